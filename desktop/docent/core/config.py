@@ -1,0 +1,227 @@
+"""Settings: a pydantic model loaded from ``settings.toml`` with ``DOCENT_*`` overrides.
+
+Where things live:
+- ``DOCENT_HOME`` set: everything (settings, store, text cache, logs) under that folder.
+- otherwise the platform's config and data folders (platformdirs).
+
+Every key is declared with bounds and ``extra="forbid"``, so a typo or a bad value in the
+file or the environment fails at load with a message naming the key and saying why.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tomllib
+from pathlib import Path
+from typing import Any, Literal
+from urllib.parse import urlparse
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from docent.core.errors import SettingsError
+
+APP_NAME = "docent"
+ENV_PREFIX = "DOCENT_"
+BUNDLED_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
+REPO_ROOT = Path(__file__).resolve().parents[3]
+
+
+def resources_dir() -> Path:
+    """The bundled resources (models, samples). Overridable for packaged builds."""
+    env = os.environ.get("DOCENT_RESOURCES")
+    return Path(env) if env else REPO_ROOT / "resources"
+
+
+def _check_url(value: str, field: str) -> str:
+    parsed = urlparse(value)
+    if parsed.scheme not in ("http", "https") or not parsed.netloc:
+        raise ValueError(f"{field} must be an http(s) URL such as http://127.0.0.1:11434")
+    return value.rstrip("/")
+
+
+class Settings(BaseModel):
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+    # Where the data lives. Empty: the platform default (or DOCENT_HOME).
+    data_dir: str = ""
+    # Qdrant server/cluster. Empty: the embedded Qdrant Edge store under data_dir.
+    qdrant_url: str = ""
+    qdrant_api_key: str = ""
+
+    embedding_model: str = BUNDLED_MODEL
+    embed_batch_size: int = Field(16, ge=1, le=64)
+    # Extraction in a separate process so parsing uses the second core.
+    extract_in_subprocess: bool = True
+
+    ollama_host: str = ""  # empty: OLLAMA_HOST, else http://127.0.0.1:11434
+    ollama_model: str = "llama3.2:3b"
+    llm_connect_timeout: float = Field(2.0, gt=0, le=60)
+    llm_first_token_timeout: float = Field(120.0, gt=0, le=3600)
+    llm_total_timeout: float = Field(600.0, gt=0, le=7200)
+    llm_context_tokens: int = Field(4096, ge=512, le=262144)
+    llm_max_requests_per_question: int = Field(3, ge=1, le=10)
+    domain_preamble: str = ""
+
+    results_k: int = Field(0, ge=0, le=100)  # 0: adaptive
+    max_chunks_per_document: int = Field(3, ge=1, le=100)
+
+    max_words_per_section: int = Field(1500, ge=100, le=100000)
+    summary_type: Literal["brief", "detailed", "bullets"] = "brief"
+    summary_timeout_per_call: float = Field(300.0, gt=0, le=7200)
+    summary_timeout_total: float = Field(3600.0, gt=0, le=86400)
+
+    watched_folders: list[str] = Field(default_factory=list)
+    sweep_interval_minutes: float = Field(10.0, ge=0, le=1440)  # 0: no periodic sweep
+
+    @field_validator("qdrant_url")
+    @classmethod
+    def _qdrant_url(cls, v: str) -> str:
+        return _check_url(v, "qdrant_url") if v else v
+
+    @field_validator("ollama_host")
+    @classmethod
+    def _ollama_host(cls, v: str) -> str:
+        return _check_url(v, "ollama_host") if v else v
+
+    @field_validator("embedding_model", "ollama_model")
+    @classmethod
+    def _not_blank(cls, v: str) -> str:
+        if not v.strip():
+            raise ValueError("must not be empty")
+        return v.strip()
+
+    # Derived locations -------------------------------------------------------
+
+    def effective_ollama_host(self) -> str:
+        return self.ollama_host or os.environ.get("OLLAMA_HOST", "") or "http://127.0.0.1:11434"
+
+    @property
+    def data_path(self) -> Path:
+        if self.data_dir:
+            return Path(self.data_dir).expanduser()
+        return default_data_dir()
+
+    @property
+    def store_path(self) -> Path:
+        return self.data_path / "qdrant"
+
+    @property
+    def text_cache_path(self) -> Path:
+        return self.data_path / "text"
+
+    @property
+    def log_path(self) -> Path:
+        return self.data_path / "logs"
+
+    @property
+    def catalog_path(self) -> Path:
+        return self.data_path / "catalog.sqlite3"
+
+    @property
+    def model_cache_path(self) -> Path:
+        return self.data_path / "models"
+
+
+def _home() -> Path | None:
+    home = os.environ.get("DOCENT_HOME")
+    return Path(home).expanduser() if home else None
+
+
+def default_data_dir() -> Path:
+    home = _home()
+    if home:
+        return home
+    import platformdirs
+
+    return Path(platformdirs.user_data_dir(APP_NAME, appauthor=False))
+
+
+def config_dir() -> Path:
+    home = _home()
+    if home:
+        return home
+    import platformdirs
+
+    return Path(platformdirs.user_config_dir(APP_NAME, appauthor=False))
+
+
+def settings_file() -> Path:
+    return config_dir() / "settings.toml"
+
+
+def _format_errors(err: ValidationError, source: str) -> str:
+    lines = []
+    for e in err.errors():
+        key = ".".join(str(p) for p in e["loc"]) or "(settings)"
+        msg = e["msg"]
+        if e["type"] == "extra_forbidden":
+            msg = "is not a known setting (check the spelling)"
+        lines.append(f"setting '{key}' {msg}" if msg.startswith("is ") else f"setting '{key}': {msg}")
+    return f"Bad settings in {source}: " + "; ".join(lines)
+
+
+def _env_overrides() -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    fields = Settings.model_fields
+    for name, value in os.environ.items():
+        if not name.startswith(ENV_PREFIX) or name in ("DOCENT_HOME", "DOCENT_RESOURCES"):
+            continue
+        key = name[len(ENV_PREFIX) :].lower()
+        if key not in fields:
+            continue  # other DOCENT_* variables (test switches etc.) are not settings
+        if key == "watched_folders":
+            out[key] = json.loads(value) if value.startswith("[") else value.split(os.pathsep)
+        else:
+            out[key] = value
+    return out
+
+
+def load_settings(path: Path | None = None, **overrides: Any) -> Settings:
+    """Read the settings file (if any), then DOCENT_* variables, then ``overrides``."""
+    path = path or settings_file()
+    data: dict[str, Any] = {}
+    if path.exists():
+        try:
+            data = tomllib.loads(path.read_text(encoding="utf-8"))
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+            raise SettingsError(f"{path} is not valid TOML: {exc}") from exc
+    data.update(_env_overrides())
+    data.update(overrides)
+    try:
+        return Settings(**data)
+    except ValidationError as exc:
+        raise SettingsError(_format_errors(exc, str(path))) from exc
+
+
+def validate_change(settings: Settings, **changes: Any) -> Settings:
+    """A copy of ``settings`` with ``changes`` applied, or SettingsError naming the key."""
+    try:
+        return Settings(**{**settings.model_dump(), **changes})
+    except ValidationError as exc:
+        raise SettingsError(_format_errors(exc, "the new values")) from exc
+
+
+def _toml_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return repr(value)
+    if isinstance(value, list):
+        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
+    return json.dumps(str(value))  # a JSON string is a valid TOML basic string
+
+
+def save_settings(settings: Settings, path: Path | None = None) -> Path:
+    """Write the settings that differ from the defaults (atomically)."""
+    path = path or settings_file()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    defaults = Settings().model_dump()
+    lines = ["# Docent settings. Unknown keys are refused; see README for each key.\n"]
+    for key, value in settings.model_dump().items():
+        if value != defaults[key]:
+            lines.append(f"{key} = {_toml_value(value)}\n")
+    tmp = path.with_suffix(".toml.tmp")
+    tmp.write_text("".join(lines), encoding="utf-8")
+    os.replace(tmp, path)
+    return path

@@ -1,0 +1,99 @@
+"""Typed errors. Each carries a sentence a user can act on (``str(err)``)."""
+
+from __future__ import annotations
+
+
+class DocentError(Exception):
+    """Base for every error Docent reports to a user."""
+
+
+class DocumentError(DocentError):
+    """A file could not be turned into text. ``reason`` is a stable code for UIs/JSON."""
+
+    reason = "unreadable"
+
+    def __init__(self, path: str, message: str) -> None:
+        super().__init__(message)
+        self.path = path
+
+
+class EncryptedDocument(DocumentError):
+    """The PDF needs a password. Fix: supply it (a later version accepts one)."""
+
+    reason = "encrypted"
+
+
+class NoTextLayer(DocumentError):
+    """A scanned PDF with no text layer. Fix: run OCR (e.g. ocrmypdf) first."""
+
+    reason = "no_text"
+
+
+class EmptyDocument(DocumentError):
+    reason = "empty"
+
+
+class DamagedDocument(DocumentError):
+    reason = "damaged"
+
+
+class UnsupportedType(DocumentError):
+    reason = "unsupported"
+
+
+class FileVanished(DocumentError):
+    reason = "missing"
+
+
+class UnreadableFile(DocumentError):
+    reason = "unreadable"
+
+
+class SettingsError(DocentError):
+    """A setting has a bad value; the message names the key and why."""
+
+
+class StoreError(DocentError):
+    """The vector store failed."""
+
+
+class StoreLocked(StoreError):
+    """Another Docent (window or command) has this data folder open. Fix: close it."""
+
+
+class AmbiguousFile(DocentError):
+    """A file name matched several documents; ``candidates`` lists their paths."""
+
+    def __init__(self, name: str, candidates: list[str]) -> None:
+        listed = "\n  ".join(candidates)
+        super().__init__(f"'{name}' matches {len(candidates)} documents; say which:\n  {listed}")
+        self.name = name
+        self.candidates = candidates
+
+
+class UnknownFile(DocentError):
+    """No indexed document matches a file name or path."""
+
+
+class Cancelled(DocentError):
+    """The user cancelled the operation."""
+
+
+class LLMError(DocentError):
+    """Base for Ollama failures."""
+
+
+class LLMUnavailable(LLMError):
+    """Ollama is not running or not reachable. Fix: start it (`ollama serve`)."""
+
+
+class ModelNotFound(LLMError):
+    """The model is not pulled. Fix: `ollama pull MODEL`."""
+
+
+class LLMTimeout(LLMError):
+    """Ollama did not answer within the configured timeout."""
+
+
+class LLMStreamError(LLMError):
+    """The answer stream was cut or the server reported an error mid-answer."""
