@@ -1,0 +1,259 @@
+"""`docent` command line. Heavy modules are imported inside commands so --help is instant."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+import time
+from dataclasses import asdict
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from docent.core.engine import Engine
+    from docent.core.indexer import IndexReport, Progress
+
+
+class ProgressBar:
+    """One status line on stderr: a bar with counts when a terminal, sparse lines otherwise."""
+
+    def __init__(self, stream: Any = None, quiet: bool = False) -> None:
+        self.stream = stream or sys.stderr
+        self.tty = bool(getattr(self.stream, "isatty", lambda: False)())
+        self.quiet = quiet
+        self._last = 0.0
+
+    def __call__(self, p: Progress) -> None:
+        if self.quiet:
+            return
+        name = Path(p.path).name
+        if p.phase == "embedding" and p.chunks_total:
+            detail = f"embedding {p.chunks_done}/{p.chunks_total} chunks"
+        elif p.phase == "failed":
+            detail = f"failed: {p.message}"
+        else:
+            detail = p.phase
+        done = p.file_index - (0 if p.phase in ("ready", "unchanged", "failed", "renamed") else 1)
+        width = 24
+        filled = int(width * done / max(p.file_count, 1))
+        line = f"[{'#' * filled}{'.' * (width - filled)}] {p.file_index}/{p.file_count} {name}: {detail}"
+        if self.tty:
+            self.stream.write("\r\x1b[K" + line[:150])
+            if p.phase in ("failed",):
+                self.stream.write("\n")
+        else:
+            now = time.monotonic()
+            final = p.phase in ("ready", "failed", "renamed")
+            if final or now - self._last > 2.0:
+                self.stream.write(line + "\n")
+                self._last = now
+        self.stream.flush()
+
+    def close(self) -> None:
+        if self.tty and not self.quiet:
+            self.stream.write("\r\x1b[K")
+            self.stream.flush()
+
+
+def _open_engine() -> Engine:
+    from docent.core.engine import Engine
+
+    return Engine().open()
+
+
+def _print_json(data: Any) -> None:
+    json.dump(data, sys.stdout, indent=2, ensure_ascii=False, default=str)
+    sys.stdout.write("\n")
+
+
+def _report_dict(r: IndexReport) -> dict[str, Any]:
+    return {
+        "indexed": r.indexed,
+        "unchanged": r.unchanged,
+        "renamed": [{"from": a, "to": b} for a, b in r.renamed],
+        "removed": r.removed,
+        "failed": [{"path": f.path, "reason": f.reason, "message": f.message} for f in r.failed],
+        "chunks_embedded": r.chunks_embedded,
+        "chunks_reused": r.chunks_reused,
+        "seconds": round(r.seconds, 3),
+        "cancelled": r.cancelled,
+    }
+
+
+def cmd_index(args: argparse.Namespace) -> int:
+    import threading
+
+    cancel = threading.Event()
+    bar = ProgressBar(quiet=args.quiet)
+    with _open_engine() as eng:
+        try:
+            report = eng.resume(bar, cancel) if eng.recovered else None
+            main = eng.index(args.paths, recursive=args.recursive, progress=bar, cancel=cancel)
+        except KeyboardInterrupt:
+            cancel.set()
+            print("\nCancelled; what finished is kept.", file=sys.stderr)
+            return 130
+        finally:
+            bar.close()
+        if report:
+            main.merge(report)
+    if args.json:
+        _print_json(_report_dict(main))
+    else:
+        print(f"indexed {len(main.indexed)}, unchanged {len(main.unchanged)}, "
+              f"renamed {len(main.renamed)}, removed {len(main.removed)}, "
+              f"failed {len(main.failed)}; {main.chunks_embedded} chunks embedded "
+              f"({main.chunks_reused} reused) in {main.seconds:.1f} s")
+        for f in main.failed:
+            print(f"  failed: {f.path}: {f.message}")
+    total = len(main.indexed) + len(main.unchanged) + len(main.renamed) + len(main.removed)
+    return 1 if main.failed and total == 0 else 0
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    with _open_engine() as eng:
+        docs = eng.documents()
+    if args.json:
+        _print_json([{"path": d.path, "file_name": d.file_name, "state": d.state.value,
+                      "pages": d.pages, "chunks": d.chunks, "error": d.error} for d in docs])
+        return 0
+    if not docs:
+        print("No documents yet. Add some with `docent index PATH`.")
+    for d in docs:
+        state = d.state.value + (f": {d.error}" if d.error else "")
+        print(f"{d.file_name:48.48} {d.pages:>5} p {d.chunks:>6} chunks  {state}")
+    return 0
+
+
+def cmd_status(args: argparse.Namespace) -> int:
+    with _open_engine() as eng:
+        st = eng.status()
+    if args.json:
+        _print_json(asdict(st))
+        return 0
+    print(f"Documents: {st.documents} ({st.ready} ready, {st.failed} failed, "
+          f"{st.queued} queued, {st.indexing} indexing)")
+    print(f"Chunks:    {st.chunks}")
+    print(f"Store:     {st.store} ({st.backend})")
+    print(f"Data:      {st.data_dir}")
+    print(f"Embedding: {st.embedding_model}")
+    for w in st.watched:
+        print(f"Watching:  {w.get('path')} ({w.get('state')})")
+    return 0
+
+
+def cmd_search(args: argparse.Namespace) -> int:
+    with _open_engine() as eng:
+        result = eng.search(args.query, files=args.file or None, k=args.k)
+    hits = [{"file_name": h.file_name, "path": h.path, "page_start": h.page_start,
+             "page_end": h.page_end, "score": round(h.score, 6), "text": h.text,
+             "chunk_id": h.chunk_id, "doc_id": h.doc_id} for h in result.hits]
+    if args.json:
+        out: dict[str, Any] = {"query": args.query, "confidence": result.confidence,
+                               "sufficient": result.sufficient, "hits": hits}
+        if getattr(args, "debug", False):
+            out["debug"] = result.debug
+        _print_json(out)
+        return 0
+    if not hits:
+        print("No matches.")
+    for n, h in enumerate(result.hits, 1):
+        text = " ".join(h.text.split())
+        print(f"[{n}] {h.file_name} {h.pages_label}  (score {h.score:.4f})\n    {text[:300]}")
+    if getattr(args, "debug", False):
+        print("\n--- debug ---")
+        print(json.dumps(result.debug, indent=2, default=str))
+    return 0
+
+
+def cmd_grep(args: argparse.Namespace) -> int:
+    with _open_engine() as eng:
+        matches = eng.grep(args.pattern)
+    if args.json:
+        _print_json([asdict(m) for m in matches])
+        return 0
+    for m in matches:
+        pages = f"p.{m.page_start}" if m.page_start == m.page_end else f"pp.{m.page_start}-{m.page_end}"
+        print(f"{m.file_name} {pages}: {m.line}")
+    if not matches:
+        print("No matches.")
+    return 0
+
+
+def cmd_dump(args: argparse.Namespace) -> int:
+    with _open_engine() as eng:
+        text = eng.dump(args.file)
+    if args.output:
+        Path(args.output).write_text(text, encoding="utf-8")
+        print(f"wrote {args.output}", file=sys.stderr)
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+def cmd_remove(args: argparse.Namespace) -> int:
+    with _open_engine() as eng:
+        rec = eng.remove(args.file)
+    if args.json:
+        _print_json({"removed": rec.path})
+    else:
+        print(f"removed {rec.path}")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="docent", description="Chat with your own documents, locally.")
+    p.add_argument("-v", "--verbose", action="store_true", help="log what happens")
+    sub = p.add_subparsers(dest="command")
+
+    def add(name: str, func: Any, help_: str, json_: bool = True) -> argparse.ArgumentParser:
+        sp = sub.add_parser(name, help=help_, description=help_)
+        sp.set_defaults(func=func)
+        if json_:
+            sp.add_argument("--json", action="store_true", help="machine-readable output")
+        return sp
+
+    sp = add("index", cmd_index, "index files and folders (incremental)")
+    sp.add_argument("paths", nargs="+")
+    sp.add_argument("-r", "--recursive", action="store_true", default=True,
+                    help="descend into subfolders (default)")
+    sp.add_argument("--no-recursive", dest="recursive", action="store_false")
+    sp.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
+    add("list", cmd_list, "list indexed documents")
+    add("status", cmd_status, "library and store status")
+    sp = add("search", cmd_search, "hybrid search over the library")
+    sp.add_argument("query")
+    sp.add_argument("--file", action="append", help="limit to a document (name or path); repeatable")
+    sp.add_argument("-k", "--k", type=int, default=None, help="number of results")
+    sp.add_argument("--debug", action="store_true", help="show retrieval stages")
+    sp = add("grep", cmd_grep, "case-insensitive exact text search (at most 100 matches)")
+    sp.add_argument("pattern")
+    sp = add("dump", cmd_dump, "extracted text as Markdown with page markers", json_=False)
+    sp.add_argument("file")
+    sp.add_argument("-o", "--output")
+    sp = add("remove", cmd_remove, "remove a document from the library")
+    sp.add_argument("file")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
+                        format="%(levelname)s %(name)s: %(message)s")
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return 0
+    from docent.core.errors import DocentError
+
+    try:
+        return int(args.func(args))
+    except DocentError as exc:
+        print(f"docent: {exc}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,148 @@
+"""The catalog: what is indexed, one DocumentRecord per file, in SQLite.
+
+SQLite (WAL, one connection, one lock) is the source of truth for document state; the
+Qdrant ``documents`` collection mirrors ready documents for two-tier retrieval. The write
+order (indexing -> chunks -> ready) means a crash leaves at most one document not
+``ready``, which ``Engine.open`` cleans and re-queues.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+import uuid
+from collections.abc import Iterable
+from dataclasses import astuple, fields
+from pathlib import Path
+
+from docent.core.models import DocState, DocumentRecord
+
+_COLUMNS = [f.name for f in fields(DocumentRecord)]
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS documents (
+    doc_id TEXT PRIMARY KEY,
+    path TEXT NOT NULL UNIQUE,
+    file_name TEXT NOT NULL,
+    sha256 TEXT NOT NULL DEFAULT '',
+    size INTEGER NOT NULL DEFAULT 0,
+    mtime REAL NOT NULL DEFAULT 0,
+    pages INTEGER NOT NULL DEFAULT 0,
+    chunks INTEGER NOT NULL DEFAULT 0,
+    state TEXT NOT NULL,
+    reason TEXT NOT NULL DEFAULT '',
+    error TEXT NOT NULL DEFAULT '',
+    page_unit TEXT NOT NULL DEFAULT 'page',
+    indexed_at REAL NOT NULL DEFAULT 0,
+    summary TEXT NOT NULL DEFAULT ''
+);
+CREATE INDEX IF NOT EXISTS documents_sha ON documents(sha256);
+CREATE INDEX IF NOT EXISTS documents_name ON documents(file_name);
+CREATE TABLE IF NOT EXISTS summaries (
+    sha256 TEXT NOT NULL,
+    type TEXT NOT NULL,
+    model TEXT NOT NULL,
+    result TEXT NOT NULL,
+    PRIMARY KEY (sha256, type, model)
+);
+"""
+
+
+def new_doc_id() -> str:
+    return uuid.uuid4().hex
+
+
+def _row_to_record(row: sqlite3.Row) -> DocumentRecord:
+    values = dict(zip(_COLUMNS, row, strict=True))
+    values["state"] = DocState(values["state"])
+    return DocumentRecord(**values)
+
+
+class Catalog:
+    def __init__(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._lock = threading.RLock()
+        self._db = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA synchronous=NORMAL")
+        self._db.executescript(_SCHEMA)
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+    def _select(self, where: str = "", args: Iterable[object] = ()) -> list[DocumentRecord]:
+        sql = f"SELECT {', '.join(_COLUMNS)} FROM documents {where}"
+        with self._lock:
+            return [_row_to_record(r) for r in self._db.execute(sql, tuple(args))]
+
+    def get(self, doc_id: str) -> DocumentRecord | None:
+        rows = self._select("WHERE doc_id = ?", (doc_id,))
+        return rows[0] if rows else None
+
+    def by_path(self, path: str) -> DocumentRecord | None:
+        rows = self._select("WHERE path = ?", (path,))
+        return rows[0] if rows else None
+
+    def by_sha(self, sha256: str, state: DocState | None = None) -> list[DocumentRecord]:
+        if state is None:
+            return self._select("WHERE sha256 = ?", (sha256,))
+        return self._select("WHERE sha256 = ? AND state = ?", (sha256, state.value))
+
+    def by_name(self, file_name: str) -> list[DocumentRecord]:
+        return self._select("WHERE file_name = ? COLLATE NOCASE ORDER BY path", (file_name,))
+
+    def under(self, folder: str) -> list[DocumentRecord]:
+        """Records whose path lies inside ``folder``."""
+        prefix = folder.rstrip("/\\") + "/"
+        escaped = prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+        return self._select("WHERE path LIKE ? ESCAPE '\\' ORDER BY path", (escaped + "%",))
+
+    def all(self) -> list[DocumentRecord]:
+        return self._select("ORDER BY file_name COLLATE NOCASE, path")
+
+    def in_states(self, *states: DocState) -> list[DocumentRecord]:
+        marks = ", ".join("?" for _ in states)
+        return self._select(f"WHERE state IN ({marks}) ORDER BY path", [s.value for s in states])
+
+    def put(self, record: DocumentRecord) -> None:
+        values = list(astuple(record))
+        values[_COLUMNS.index("state")] = record.state.value
+        marks = ", ".join("?" for _ in _COLUMNS)
+        with self._lock:
+            self._db.execute(
+                f"INSERT OR REPLACE INTO documents ({', '.join(_COLUMNS)}) VALUES ({marks})",
+                values,
+            )
+
+    def delete(self, doc_id: str) -> None:
+        with self._lock:
+            self._db.execute("DELETE FROM documents WHERE doc_id = ?", (doc_id,))
+
+    def counts(self) -> dict[str, int]:
+        with self._lock:
+            rows = self._db.execute("SELECT state, COUNT(*), SUM(chunks) FROM documents GROUP BY state")
+            out: dict[str, int] = {"documents": 0, "chunks": 0}
+            for state, n, chunks in rows:
+                out[state] = n
+                out["documents"] += n
+                if state == DocState.READY.value:
+                    out["chunks"] += chunks or 0
+            return out
+
+    # Summaries cache -------------------------------------------------------
+
+    def get_summary(self, sha256: str, kind: str, model: str) -> str | None:
+        with self._lock:
+            row = self._db.execute(
+                "SELECT result FROM summaries WHERE sha256 = ? AND type = ? AND model = ?",
+                (sha256, kind, model),
+            ).fetchone()
+        return row[0] if row else None
+
+    def put_summary(self, sha256: str, kind: str, model: str, result: str) -> None:
+        with self._lock:
+            self._db.execute(
+                "INSERT OR REPLACE INTO summaries (sha256, type, model, result) VALUES (?, ?, ?, ?)",
+                (sha256, kind, model, result),
+            )

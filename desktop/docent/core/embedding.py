@@ -1,0 +1,134 @@
+"""Dense (MiniLM via fastembed) and sparse (BM25) embeddings, loaded once and reused.
+
+The bundled model is used for the default ``embedding_model`` and needs no network. Any
+other fastembed model name downloads into the data folder's model cache when online.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from docent.core.config import BUNDLED_MODEL, resources_dir
+from docent.core.errors import DocentError
+from docent.core.models import SparseVec
+
+log = logging.getLogger(__name__)
+
+#: MiniLM sees at most 256 tokens; chunking keeps a margin below it.
+MODEL_MAX_TOKENS = 256
+
+
+class EmbeddingError(DocentError):
+    """The embedding model could not be loaded or run."""
+
+
+class Embedder:
+    """Wraps fastembed's TextEmbedding (dense) and SparseTextEmbedding (BM25).
+
+    Thread-safe for use from one indexing worker plus query threads: inference is
+    serialised by a lock per model (onnxruntime sessions are thread-safe, but batching
+    from two threads at once only thrashes two cores).
+    """
+
+    def __init__(self, model_name: str = BUNDLED_MODEL, cache_dir: Path | None = None,
+                 batch_size: int = 16) -> None:
+        self.model_name = model_name
+        self.batch_size = batch_size
+        self._cache_dir = str(cache_dir) if cache_dir else None
+        self._dense: Any = None
+        self._sparse: Any = None
+        self._tokenizer: Any = None
+        self._lock = threading.Lock()
+        self._load_lock = threading.Lock()
+        self.dim = 384
+        #: How many texts went through the dense model (tests count re-embedding with it).
+        self.texts_embedded = 0
+
+    # Loading -------------------------------------------------------------
+
+    def _load(self) -> None:
+        with self._load_lock:
+            if self._dense is not None:
+                return
+            from fastembed import SparseTextEmbedding, TextEmbedding
+
+            models = resources_dir() / "models"
+            kwargs: dict[str, Any] = {}
+            if self._cache_dir:
+                kwargs["cache_dir"] = self._cache_dir
+            try:
+                if self.model_name == BUNDLED_MODEL:
+                    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+                    dense = TextEmbedding(
+                        self.model_name,
+                        specific_model_path=str(models / "all-MiniLM-L6-v2-int8"),
+                        **kwargs,
+                    )
+                else:
+                    dense = TextEmbedding(self.model_name, **kwargs)
+                sparse = SparseTextEmbedding(
+                    "Qdrant/bm25", specific_model_path=str(models / "bm25"), **kwargs
+                )
+            except Exception as exc:  # fastembed raises many kinds (ValueError, OSError, HF errors)
+                raise EmbeddingError(
+                    f"Could not load the embedding model '{self.model_name}': {exc}. "
+                    f"The bundled model '{BUNDLED_MODEL}' works offline."
+                ) from exc
+            from tokenizers import Tokenizer
+
+            tok = Tokenizer.from_str(dense.model.tokenizer.to_str())
+            tok.no_truncation()
+            tok.no_padding()
+            self._tokenizer = tok
+            self._sparse = sparse
+            self.dim = len(next(iter(dense.embed(["dimension probe"]))))
+            self._dense = dense
+            log.info("embedding model %s loaded (dim %d)", self.model_name, self.dim)
+
+    def ensure_loaded(self) -> None:
+        if self._dense is None:
+            self._load()
+
+    # Tokens --------------------------------------------------------------
+
+    def count_tokens(self, text: str) -> int:
+        """Tokens the dense model would see for ``text`` (special tokens included)."""
+        self.ensure_loaded()
+        return len(self._tokenizer.encode(text).ids)
+
+    # Documents -----------------------------------------------------------
+
+    def embed_dense(self, texts: Sequence[str]) -> list[list[float]]:
+        if not texts:
+            return []
+        self.ensure_loaded()
+        with self._lock:
+            vecs = [v.tolist() for v in self._dense.embed(list(texts), batch_size=self.batch_size)]
+        self.texts_embedded += len(texts)
+        return vecs
+
+    def embed_sparse(self, texts: Sequence[str]) -> list[SparseVec]:
+        if not texts:
+            return []
+        self.ensure_loaded()
+        with self._lock:
+            out = list(self._sparse.embed(list(texts), batch_size=max(self.batch_size, 64)))
+        return [SparseVec(v.indices.tolist(), v.values.tolist()) for v in out]
+
+    # Queries -------------------------------------------------------------
+
+    def query_dense(self, text: str) -> list[float]:
+        self.ensure_loaded()
+        with self._lock:
+            return [float(x) for x in next(iter(self._dense.query_embed(text)))]
+
+    def query_sparse(self, text: str) -> SparseVec:
+        self.ensure_loaded()
+        with self._lock:
+            v = next(iter(self._sparse.query_embed(text)))
+        return SparseVec(v.indices.tolist(), v.values.tolist())

@@ -1,0 +1,300 @@
+"""Engine: the one facade the GUI and the CLI use.
+
+``with Engine(settings) as eng: eng.index([...]); eng.search("...")``. It owns the
+store, catalog, embedder and indexer, holds the data folder's lock (a second Engine on
+the same folder raises StoreLocked), and turns names into documents.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+from docent.core import files as filemod
+from docent.core.catalog import Catalog
+from docent.core.config import Settings, load_settings
+from docent.core.embedding import Embedder
+from docent.core.errors import AmbiguousFile, StoreLocked, UnknownFile
+from docent.core.indexer import FailedFile, IndexReport, Indexer, ProgressCallback
+from docent.core.models import DocState, DocumentRecord, ExtractedDocument
+from docent.core.retrieval import Retriever, SearchResult
+from docent.core.store import ScoredPoint, Store, open_store
+from docent.core.textcache import TextCache
+
+log = logging.getLogger(__name__)
+
+GREP_LIMIT = 100
+
+
+@dataclass(slots=True)
+class Status:
+    documents: int
+    ready: int
+    failed: int
+    queued: int
+    indexing: int
+    chunks: int
+    data_dir: str
+    store: str
+    backend: str
+    embedding_model: str
+    watched: list[dict[str, Any]] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class GrepMatch:
+    file_name: str
+    path: str
+    page_start: int
+    page_end: int
+    chunk_id: str
+    line: str
+
+
+class _DataDirLock:
+    """An exclusive, non-blocking lock on ``<data dir>/docent.lock`` held while open."""
+
+    def __init__(self, folder: Path) -> None:
+        self.path = folder / "docent.lock"
+        self._fh: IO[str] | None = None
+
+    def acquire(self) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        fh = open(self.path, "a+", encoding="utf-8")  # noqa: SIM115 - held until release()
+        try:
+            import fcntl
+
+            fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except ImportError:  # Windows
+            import msvcrt
+
+            try:
+                msvcrt.locking(fh.fileno(), msvcrt.LK_NBLCK, 1)
+            except OSError as exc:
+                fh.close()
+                raise StoreLocked(self._message()) from exc
+        except OSError as exc:
+            fh.close()
+            raise StoreLocked(self._message()) from exc
+        fh.seek(0)
+        fh.truncate()
+        fh.write(str(os.getpid()))
+        fh.flush()
+        self._fh = fh
+
+    def _message(self) -> str:
+        return (f"Docent is already open on {self.path.parent} (another window or command "
+                "is using it). Close it first, or set DOCENT_HOME to use another folder.")
+
+    def release(self) -> None:
+        if self._fh is not None:
+            self._fh.close()
+            self._fh = None
+
+
+class Engine:
+    def __init__(self, settings: Settings | None = None) -> None:
+        self.settings = settings or load_settings()
+        self._lock = _DataDirLock(self.settings.data_path)
+        self.store: Store | None = None
+        self.catalog: Catalog | None = None
+        self.embedder = Embedder(
+            self.settings.embedding_model, self.settings.model_cache_path,
+            self.settings.embed_batch_size,
+        )
+        self.cache = TextCache(self.settings.text_cache_path)
+        self._indexer: Indexer | None = None
+        self._retriever: Retriever | None = None
+        self.recovered: list[DocumentRecord] = []
+
+    # Lifecycle ---------------------------------------------------------------
+
+    def open(self) -> Engine:
+        s = self.settings
+        self._lock.acquire()
+        try:
+            s.data_path.mkdir(parents=True, exist_ok=True)
+            self.catalog = Catalog(s.catalog_path)
+            if s.qdrant_url:
+                self.store = open_store(url=s.qdrant_url, api_key=s.qdrant_api_key,
+                                        dim=self.embedder.dim)
+            else:
+                self.store = open_store(path=s.store_path, dim=self.embedder.dim)
+            self._indexer = Indexer(self.catalog, self.store, self.embedder, self.cache,
+                                    subprocess_extraction=s.extract_in_subprocess)
+            self._retriever = Retriever(self.store, self.embedder)
+            self.recovered = self._indexer.recover()
+        except BaseException:
+            self.close()
+            raise
+        return self
+
+    def close(self) -> None:
+        if self._indexer is not None:
+            self._indexer.close()
+            self._indexer = None
+        if self.store is not None:
+            self.store.close()
+            self.store = None
+        if self.catalog is not None:
+            self.catalog.close()
+            self.catalog = None
+        self._lock.release()
+
+    def __enter__(self) -> Engine:
+        return self.open()
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @property
+    def indexer(self) -> Indexer:
+        if self._indexer is None:
+            raise RuntimeError("Engine is not open")
+        return self._indexer
+
+    @property
+    def _cat(self) -> Catalog:
+        if self.catalog is None:
+            raise RuntimeError("Engine is not open")
+        return self.catalog
+
+    @property
+    def _store(self) -> Store:
+        if self.store is None:
+            raise RuntimeError("Engine is not open")
+        return self.store
+
+    # Indexing ----------------------------------------------------------------
+
+    def index(self, paths: Sequence[str | Path], recursive: bool = True,
+              progress: ProgressCallback | None = None,
+              cancel: threading.Event | None = None) -> IndexReport:
+        """Index files and folders; in folders, drop documents whose file is gone."""
+        found = filemod.collect(list(paths), recursive)
+        report = self.indexer.index_files(found.files, progress, cancel)
+        for missing in found.missing:
+            report.failed.append(
+                FailedFile(str(missing), "missing", f"{missing} does not exist.")
+            )
+        for folder in found.folders:
+            for rec in self._cat.under(str(folder)):
+                if not os.path.exists(rec.path) and (recursive or Path(rec.path).parent == folder):
+                    self.indexer.remove(rec)
+                    report.removed.append(rec.path)
+        return report
+
+    def resume(self, progress: ProgressCallback | None = None,
+               cancel: threading.Event | None = None) -> IndexReport:
+        """Index what is queued (interrupted or cancelled earlier)."""
+        queued = self._cat.in_states(DocState.QUEUED)
+        present = [Path(r.path) for r in queued if os.path.exists(r.path)]
+        report = self.indexer.index_files(present, progress, cancel)
+        for rec in queued:
+            if not os.path.exists(rec.path):
+                self.indexer.remove(rec)
+                report.removed.append(rec.path)
+        return report
+
+    def remove(self, name_or_path: str) -> DocumentRecord:
+        rec = self.resolve(name_or_path)
+        self.indexer.remove(rec)
+        return rec
+
+    # Looking things up ------------------------------------------------------
+
+    def documents(self) -> list[DocumentRecord]:
+        return self._cat.all()
+
+    def document(self, doc_id: str) -> DocumentRecord | None:
+        return self._cat.get(doc_id)
+
+    def resolve(self, name_or_path: str) -> DocumentRecord:
+        """One document by path, file name, or unique part of a name.
+
+        Raises AmbiguousFile with the candidates when several match, UnknownFile when none.
+        """
+        cat = self._cat
+        rec = cat.by_path(str(filemod.normalise(name_or_path)))
+        if rec:
+            return rec
+        matches = cat.by_name(Path(name_or_path).name)
+        if not matches:
+            needle = name_or_path.lower()
+            matches = [r for r in cat.all() if needle in r.file_name.lower()]
+        if len(matches) == 1:
+            return matches[0]
+        if matches:
+            raise AmbiguousFile(name_or_path, [r.path for r in matches])
+        raise UnknownFile(f"No indexed document matches '{name_or_path}'. "
+                          "See `docent list` for what is indexed.")
+
+    def extracted(self, rec: DocumentRecord) -> ExtractedDocument:
+        doc = self.cache.get(rec.sha256) if rec.sha256 else None
+        if doc is None:
+            raise UnknownFile(f"The text of {rec.file_name} is not available; re-index it.")
+        return doc
+
+    def dump(self, name_or_path: str) -> str:
+        """The extracted text as Markdown with page markers."""
+        rec = self.resolve(name_or_path)
+        doc = self.extracted(rec)
+        unit = "Page" if doc.page_unit == "page" else f"Lines block ({doc.page_unit})"
+        parts = [f"# {rec.file_name}\n\n_Source: {rec.path}_\n"]
+        for page in doc.pages:
+            parts.append(f"\n<!-- page {page.number} -->\n## {unit} {page.number}\n\n{page.text}\n")
+        return "".join(parts)
+
+    def status(self) -> Status:
+        counts = self._cat.counts()
+        s = self.settings
+        return Status(
+            documents=counts["documents"], ready=counts.get("ready", 0),
+            failed=counts.get("failed", 0), queued=counts.get("queued", 0),
+            indexing=counts.get("indexing", 0), chunks=counts["chunks"],
+            data_dir=str(s.data_path), store=s.qdrant_url or str(s.store_path),
+            backend="qdrant-server" if s.qdrant_url else "qdrant-edge",
+            embedding_model=s.embedding_model,
+        )
+
+    # Search ------------------------------------------------------------------
+
+    def _busy_doc_ids(self) -> list[str]:
+        """Documents whose chunks may be half-written: never searched."""
+        return [r.doc_id for r in self._cat.in_states(DocState.INDEXING, DocState.REMOVING)]
+
+    def scope_ids(self, names: Sequence[str] | None) -> list[str] | None:
+        if not names:
+            return None
+        return [self.resolve(n).doc_id for n in names]
+
+    def search(self, query: str, *, files: Sequence[str] | None = None,
+               k: int | None = None) -> SearchResult:
+        if self._retriever is None:
+            raise RuntimeError("Engine is not open")
+        return self._retriever.search(
+            query, k=k or 5, doc_ids=self.scope_ids(files), exclude_doc_ids=self._busy_doc_ids()
+        )
+
+    def grep(self, pattern: str, limit: int = GREP_LIMIT) -> list[GrepMatch]:
+        """Case-insensitive exact text over chunks: at most ``limit`` (≤ 100) matches."""
+        limit = max(1, min(limit, GREP_LIMIT))
+        busy = set(self._busy_doc_ids())
+        points = [p for p in self._store.grep(pattern, limit=limit)
+                  if p.payload["doc_id"] not in busy]
+        return [_grep_match(p, pattern) for p in points[:limit]]
+
+
+def _grep_match(p: ScoredPoint, pattern: str) -> GrepMatch:
+    pl = p.payload
+    text: str = pl["text"]
+    at = text.lower().find(pattern.lower())
+    start = max(0, at - 60) if at >= 0 else 0
+    line = " ".join(text[start : start + len(pattern) + 120].split())
+    return GrepMatch(pl["file_name"], pl["path"], int(pl["page_start"]), int(pl["page_end"]),
+                     p.id, line)

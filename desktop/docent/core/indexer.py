@@ -1,0 +1,411 @@
+"""Incremental indexing: hash, skip unchanged, replace changed, follow renames.
+
+Per file: size+mtime equal to the catalog -> unchanged (no hashing). Otherwise hash it;
+equal sha256 -> unchanged; the sha256 of a ready document whose file is gone -> a rename
+(payloads move, nothing is re-embedded); else extract (or take the text cache), chunk and
+embed, reusing the vectors of any chunk text already in the store (same content at two
+paths, or the unchanged parts of an edited file, cost no embedding).
+
+Extraction runs in a worker process one file ahead of embedding, so parsing the next PDF
+uses the second core while the current one embeds.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import multiprocessing
+import os
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import Executor, Future, ProcessPoolExecutor, ThreadPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from docent.core.catalog import Catalog, new_doc_id
+from docent.core.chunking import chunk_pages
+from docent.core.embedding import Embedder
+from docent.core.errors import Cancelled, DocumentError, FileVanished, UnreadableFile
+from docent.core.extract import extract
+from docent.core.models import Chunk, DocState, DocumentRecord, ExtractedDocument
+from docent.core.store import ChunkPoint, Store, chunk_point_id
+from docent.core.textcache import TextCache, sha256_file
+
+log = logging.getLogger(__name__)
+
+EMBED_BATCH = 32
+LOOKAHEAD = 2  # files extracted ahead of the one being embedded
+
+
+@dataclass(slots=True)
+class Progress:
+    #: "extracting" | "embedding" | "ready" | "unchanged" | "renamed" | "failed" | "removed"
+    phase: str
+    file_index: int  # 1-based position in this run
+    file_count: int
+    path: str
+    doc_id: str = ""
+    chunks_done: int = 0
+    chunks_total: int = 0
+    message: str = ""
+
+
+ProgressCallback = Callable[[Progress], None]
+
+
+@dataclass(slots=True)
+class FailedFile:
+    path: str
+    reason: str
+    message: str
+
+
+@dataclass(slots=True)
+class IndexReport:
+    indexed: list[str] = field(default_factory=list)
+    unchanged: list[str] = field(default_factory=list)
+    renamed: list[tuple[str, str]] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+    failed: list[FailedFile] = field(default_factory=list)
+    chunks_embedded: int = 0
+    chunks_reused: int = 0
+    seconds: float = 0.0
+    cancelled: bool = False
+
+    def merge(self, other: IndexReport) -> None:
+        for name in ("indexed", "unchanged", "renamed", "removed", "failed"):
+            getattr(self, name).extend(getattr(other, name))
+        self.chunks_embedded += other.chunks_embedded
+        self.chunks_reused += other.chunks_reused
+        self.cancelled = self.cancelled or other.cancelled
+
+
+@dataclass(slots=True)
+class Prepared:
+    """What the extraction worker sends back (plain data: exceptions do not pickle well)."""
+
+    sha256: str = ""
+    doc: ExtractedDocument | None = None
+    unchanged: bool = False
+    reason: str = ""
+    message: str = ""
+
+
+def prepare_file(path: str, cache_root: str, known_sha: str) -> Prepared:
+    """Hash ``path``; extract it unless its text is cached. Runs in the worker process."""
+    try:
+        try:
+            sha = sha256_file(path)
+        except FileNotFoundError as exc:
+            raise FileVanished(path, f"{Path(path).name} disappeared before it was read.") from exc
+        except OSError as exc:
+            raise UnreadableFile(path, f"{Path(path).name} cannot be read: {exc.strerror}.") from exc
+        if sha == known_sha:
+            return Prepared(sha, unchanged=True)
+        cache = TextCache(Path(cache_root))
+        if cache.has(sha):
+            return Prepared(sha)
+        doc = extract(path)
+        cache.put(sha, doc)
+        return Prepared(sha, doc)
+    except DocumentError as exc:
+        return Prepared(reason=exc.reason, message=str(exc))
+
+
+def content_hash(text: str) -> str:
+    return hashlib.sha1(text.encode("utf-8")).hexdigest()
+
+
+def record_payload(rec: DocumentRecord) -> dict[str, object]:
+    data = asdict(rec)
+    data["state"] = rec.state.value
+    return data
+
+
+class Indexer:
+    def __init__(self, catalog: Catalog, store: Store, embedder: Embedder, cache: TextCache,
+                 *, subprocess_extraction: bool = True) -> None:
+        self.catalog = catalog
+        self.store = store
+        self.embedder = embedder
+        self.cache = cache
+        self._subprocess = subprocess_extraction
+        self._executor: Executor | None = None
+        self._lock = threading.Lock()  # one indexing run at a time
+
+    def close(self) -> None:
+        if self._executor is not None:
+            self._executor.shutdown(wait=False, cancel_futures=True)
+            self._executor = None
+
+    def _pool(self) -> Executor:
+        if self._executor is None:
+            if self._subprocess:
+                ctx = multiprocessing.get_context("spawn")
+                self._executor = ProcessPoolExecutor(max_workers=1, mp_context=ctx)
+            else:
+                self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="extract")
+        return self._executor
+
+    # Runs ------------------------------------------------------------------
+
+    def index_files(self, files: Sequence[Path], progress: ProgressCallback | None = None,
+                    cancel: threading.Event | None = None) -> IndexReport:
+        with self._lock:
+            return self._run(list(files), progress or (lambda p: None), cancel or threading.Event())
+
+    def _run(self, files: list[Path], progress: ProgressCallback,
+             cancel: threading.Event) -> IndexReport:
+        started = time.perf_counter()
+        report = IndexReport()
+        n = len(files)
+        todo: list[tuple[int, Path, DocumentRecord | None, os.stat_result]] = []
+        for i, path in enumerate(files, 1):
+            key = str(path)
+            rec = self.catalog.by_path(key)
+            try:
+                st = path.stat()
+            except OSError as exc:
+                self._fail(report, progress, i, n, key, rec,
+                           FileVanished(key, f"{path.name} cannot be read: {exc.strerror}."))
+                continue
+            if rec and self._stat_unchanged(rec, st):
+                self._note_unchanged(report, progress, i, n, rec)
+                continue
+            todo.append((i, path, rec, st))
+
+        pending: deque[tuple[int, Path, DocumentRecord | None, os.stat_result, Future[Prepared]]]
+        pending = deque()
+        queue = iter(todo)
+        try:
+            while True:
+                while len(pending) < LOOKAHEAD and not cancel.is_set():
+                    item = next(queue, None)
+                    if item is None:
+                        break
+                    i, path, rec, st = item
+                    progress(Progress("extracting", i, n, str(path)))
+                    known = rec.sha256 if rec and rec.state is not DocState.QUEUED else ""
+                    fut = self._pool().submit(prepare_file, str(path), str(self.cache.root), known)
+                    pending.append((i, path, rec, st, fut))
+                if not pending:
+                    break
+                i, path, rec, st, fut = pending.popleft()
+                if cancel.is_set():
+                    fut.cancel()
+                    report.cancelled = True
+                    continue
+                prepared = self._result(fut, str(path))
+                self._handle(report, progress, cancel, i, n, path, rec, st, prepared)
+        finally:
+            for *_, fut in pending:
+                fut.cancel()
+        report.cancelled = report.cancelled or cancel.is_set()
+        report.seconds = time.perf_counter() - started
+        return report
+
+    def _result(self, fut: Future[Prepared], path: str) -> Prepared:
+        try:
+            return fut.result()
+        except BrokenProcessPool:
+            # The parser process died (a pathological file, or memory). Start a new one.
+            self.close()
+            return Prepared(reason="damaged",
+                            message=f"{Path(path).name} crashed the PDF parser; it was skipped.")
+        except Exception as exc:  # noqa: BLE001 - one bad file never stops the others
+            log.exception("extraction of %s failed", path)
+            return Prepared(reason="damaged", message=f"{Path(path).name} could not be read: {exc}")
+
+    @staticmethod
+    def _stat_unchanged(rec: DocumentRecord, st: os.stat_result) -> bool:
+        return (rec.state in (DocState.READY, DocState.FAILED) and rec.size == st.st_size
+                and rec.mtime == st.st_mtime)
+
+    def _note_unchanged(self, report: IndexReport, progress: ProgressCallback, i: int, n: int,
+                        rec: DocumentRecord) -> None:
+        if rec.state is DocState.FAILED:
+            report.failed.append(FailedFile(rec.path, rec.reason, rec.error))
+            progress(Progress("failed", i, n, rec.path, rec.doc_id, message=rec.error))
+        else:
+            report.unchanged.append(rec.path)
+            progress(Progress("unchanged", i, n, rec.path, rec.doc_id, rec.chunks, rec.chunks))
+
+    def _handle(self, report: IndexReport, progress: ProgressCallback, cancel: threading.Event,
+                i: int, n: int, path: Path, rec: DocumentRecord | None, st: os.stat_result,
+                prepared: Prepared) -> None:
+        key = str(path)
+        if prepared.reason:
+            err = DocumentError(key, prepared.message)
+            err.reason = prepared.reason
+            self._fail(report, progress, i, n, key, rec, err, st)
+            return
+        if rec and prepared.unchanged:
+            rec.size, rec.mtime = st.st_size, st.st_mtime
+            self.catalog.put(rec)
+            self._note_unchanged(report, progress, i, n, rec)
+            return
+        if rec is None and self._try_rename(report, progress, i, n, key, prepared.sha256, st):
+            return
+        doc = prepared.doc or self.cache.get(prepared.sha256)
+        if doc is None:  # cache vanished between the worker's check and now
+            try:
+                doc = extract(key)
+            except DocumentError as exc:
+                self._fail(report, progress, i, n, key, rec, exc, st)
+                return
+            self.cache.put(prepared.sha256, doc)
+        rec = rec or DocumentRecord(doc_id=new_doc_id(), path=key, file_name=path.name)
+        rec.sha256, rec.size, rec.mtime = prepared.sha256, st.st_size, st.st_mtime
+        try:
+            self.index_document(rec, doc, report, lambda done, total: progress(
+                Progress("embedding", i, n, key, rec.doc_id, done, total)), cancel)
+        except Cancelled:
+            report.cancelled = True
+            return
+        except DocumentError as exc:
+            self._fail(report, progress, i, n, key, rec, exc, st)
+            return
+        report.indexed.append(key)
+        progress(Progress("ready", i, n, key, rec.doc_id, rec.chunks, rec.chunks))
+
+    def _fail(self, report: IndexReport, progress: ProgressCallback, i: int, n: int, key: str,
+              rec: DocumentRecord | None, err: DocumentError,
+              st: os.stat_result | None = None) -> None:
+        if rec is not None and rec.chunks:
+            self._drop_vectors(rec.doc_id)  # the old version's chunks no longer match the file
+        rec = rec or DocumentRecord(doc_id=new_doc_id(), path=key, file_name=Path(key).name)
+        rec.state, rec.reason, rec.error, rec.chunks = DocState.FAILED, err.reason, str(err), 0
+        if st is not None:
+            rec.size, rec.mtime = st.st_size, st.st_mtime
+        self.catalog.put(rec)
+        report.failed.append(FailedFile(key, err.reason, str(err)))
+        progress(Progress("failed", i, n, key, rec.doc_id, message=str(err)))
+
+    def _try_rename(self, report: IndexReport, progress: ProgressCallback, i: int, n: int,
+                    key: str, sha: str, st: os.stat_result) -> bool:
+        for old in self.catalog.by_sha(sha, DocState.READY):
+            if not os.path.exists(old.path):
+                self.move(old, key, st)
+                report.renamed.append((old.path, key))
+                progress(Progress("renamed", i, n, key, old.doc_id, old.chunks, old.chunks))
+                return True
+        return False
+
+    # Single documents ------------------------------------------------------
+
+    def move(self, rec: DocumentRecord, new_path: str, st: os.stat_result | None = None) -> None:
+        """The file moved: update paths everywhere, re-embed nothing."""
+        old_path = rec.path
+        rec.path, rec.file_name = new_path, Path(new_path).name
+        if st is not None:
+            rec.size, rec.mtime = st.st_size, st.st_mtime
+        names = {"path": rec.path, "file_name": rec.file_name}
+        self.store.set_chunks_payload(rec.doc_id, names)
+        self.store.set_document_payload(rec.doc_id, record_payload(rec))
+        self.catalog.put(rec)
+        log.info("moved %s -> %s", old_path, new_path)
+
+    def index_document(self, rec: DocumentRecord, doc: ExtractedDocument, report: IndexReport,
+                       on_chunks: Callable[[int, int], None], cancel: threading.Event) -> None:
+        """Write order: catalog ``indexing`` -> chunks -> documents point -> ``ready``."""
+        rec.state, rec.reason, rec.error = DocState.INDEXING, "", ""
+        rec.pages, rec.page_unit = len(doc.pages), doc.page_unit
+        self.catalog.put(rec)
+        chunks = chunk_pages(doc.pages, self.embedder.count_tokens)
+        if not chunks:
+            from docent.core.errors import EmptyDocument
+
+            raise EmptyDocument(rec.path, f"{rec.file_name} has no text to index.")
+        try:
+            first_vectors = self._write_chunks(rec, chunks, report, on_chunks, cancel)
+        except Cancelled:
+            self._drop_vectors(rec.doc_id)
+            rec.state, rec.chunks, rec.error = DocState.QUEUED, 0, "Indexing was cancelled."
+            self.catalog.put(rec)
+            raise
+        self.store.delete_chunks(rec.doc_id, from_ordinal=len(chunks))
+        rec.chunks, rec.indexed_at = len(chunks), time.time()
+        rec.state = DocState.READY
+        self.store.upsert_document(rec.doc_id, _mean(first_vectors), record_payload(rec))
+        self.store.flush()
+        self.catalog.put(rec)
+
+    def _write_chunks(self, rec: DocumentRecord, chunks: list[Chunk], report: IndexReport,
+                      on_chunks: Callable[[int, int], None],
+                      cancel: threading.Event) -> list[list[float]]:
+        total = len(chunks)
+        first: list[list[float]] = []
+        on_chunks(0, total)
+        for start in range(0, total, EMBED_BATCH):
+            if cancel.is_set():
+                raise Cancelled("Indexing was cancelled.")
+            batch = chunks[start : start + EMBED_BATCH]
+            hashes = [content_hash(c.text) for c in batch]
+            known = self.store.vectors_by_content_hash(sorted(set(hashes)))
+            fresh = sorted({h: c.text for h, c in zip(hashes, batch, strict=True)
+                            if h not in known}.items())
+            if fresh:
+                texts = [t for _, t in fresh]
+                dense = self.embedder.embed_dense(texts)
+                sparse = self.embedder.embed_sparse(texts)
+                for (h, _), d, s in zip(fresh, dense, sparse, strict=True):
+                    known[h] = (d, s)
+            report.chunks_embedded += len(fresh)
+            report.chunks_reused += len(batch) - len(fresh)
+            points = [
+                ChunkPoint(
+                    id=chunk_point_id(rec.doc_id, c.ordinal),
+                    dense=known[h][0],
+                    sparse=known[h][1],
+                    payload={
+                        "doc_id": rec.doc_id, "path": rec.path, "file_name": rec.file_name,
+                        "page_start": c.page_start, "page_end": c.page_end,
+                        "ordinal": c.ordinal, "text": c.text, "content_hash": h,
+                        "heading": c.heading,
+                    },
+                )
+                for c, h in zip(batch, hashes, strict=True)
+            ]
+            self.store.upsert_chunks(points)
+            if len(first) < 3:
+                first.extend(p.dense for p in points[: 3 - len(first)])
+            on_chunks(min(start + EMBED_BATCH, total), total)
+        return first
+
+    def _drop_vectors(self, doc_id: str) -> None:
+        self.store.delete_chunks(doc_id)
+        self.store.delete_document(doc_id)
+
+    def remove(self, rec: DocumentRecord) -> None:
+        """Drop a document: ``removing`` -> chunks -> documents point -> catalog row."""
+        rec.state = DocState.REMOVING
+        self.catalog.put(rec)
+        self._drop_vectors(rec.doc_id)
+        self.store.flush()
+        self.catalog.delete(rec.doc_id)
+        if rec.sha256 and not self.catalog.by_sha(rec.sha256):
+            self.cache.discard(rec.sha256)
+
+    def recover(self) -> list[DocumentRecord]:
+        """After a crash: finish removals, clean half-written documents, re-queue them."""
+        for rec in self.catalog.in_states(DocState.REMOVING):
+            self.remove(rec)
+        requeued = self.catalog.in_states(DocState.INDEXING, DocState.QUEUED)
+        for rec in requeued:
+            self._drop_vectors(rec.doc_id)
+            rec.state, rec.chunks = DocState.QUEUED, 0
+            self.catalog.put(rec)
+        if requeued:
+            self.store.flush()
+        return requeued
+
+
+def _mean(vectors: Iterable[list[float]]) -> list[float]:
+    vecs = list(vectors)
+    dim = len(vecs[0])
+    total = [sum(v[j] for v in vecs) for j in range(dim)]
+    norm = sum(x * x for x in total) ** 0.5 or 1.0
+    return [x / norm for x in total]

@@ -1,0 +1,301 @@
+"""The one module that talks to Ollama: health, model list, streamed and joined chat.
+
+Every failure leaves as a typed error from ``docent.core.errors`` with a sentence a
+user can act on. Timeouts are enforced here, not by the server:
+
+- ``connect_timeout``: the TCP connect (httpx);
+- ``first_token_timeout``: from the request to the first streamed chunk (model load and
+  prompt evaluation happen before it, and Ollama sends no headers until then);
+- ``total_timeout``: the whole answer.
+
+The HTTP stream runs in a daemon thread that feeds a queue; the caller waits on the queue
+with the remaining time, polling ``cancel`` meanwhile. A blocked ``recv`` cannot be
+interrupted by closing the response from another thread (Linux keeps the socket alive
+until the read returns), so to stop a call the socket is ``shutdown()``: the reader wakes
+at once and Ollama sees the hang-up and stops generating. The socket is captured through
+httpcore's ``trace`` request extension, which needs a fresh connection per stream
+(keep-alive is off on the streaming client).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import queue
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import httpx
+import ollama
+
+from docent.core.errors import (
+    Cancelled,
+    LLMError,
+    LLMStreamError,
+    LLMTimeout,
+    LLMUnavailable,
+    ModelNotFound,
+)
+
+if TYPE_CHECKING:
+    from docent.core.config import Settings
+
+_CANCEL_POLL = 0.05  # seconds between checks of the cancel event
+_LIST_TIMEOUT = 10.0  # /api/tags reads a few manifests: quick, but not instant
+_END = object()  # queue item: the stream finished normally
+_local = threading.local()  # the _Call of the stream running on this thread
+
+
+@dataclass(frozen=True)
+class Health:
+    """``ok``: Ollama answers and the configured model is installed."""
+
+    ok: bool
+    models: list[str] = field(default_factory=list)
+    message: str = ""
+
+
+class _Call:
+    """One streaming request: its queue, and the socket to shut down to abort it."""
+
+    def __init__(self) -> None:
+        self.items: queue.Queue[object] = queue.Queue()
+        self._lock = threading.Lock()
+        self._sock: socket.socket | None = None
+        self._aborted = False
+
+    @property
+    def aborted(self) -> bool:
+        return self._aborted
+
+    def trace(self, event: str, info: dict[str, Any]) -> None:
+        if event != "connection.connect_tcp.complete" or info.get("return_value") is None:
+            return
+        sock = info["return_value"].get_extra_info("socket")
+        with self._lock:
+            self._sock = sock
+            if self._aborted:
+                _shutdown(sock)
+
+    def abort(self) -> None:
+        with self._lock:
+            self._aborted = True
+            if self._sock is not None:
+                _shutdown(self._sock)
+
+
+def _shutdown(sock: socket.socket | None) -> None:
+    with contextlib.suppress(OSError):  # already closed: nothing to stop
+        if sock is not None:
+            sock.shutdown(socket.SHUT_RDWR)
+
+
+def _attach_trace(request: httpx.Request) -> None:
+    call = getattr(_local, "call", None)
+    if call is not None:
+        request.extensions["trace"] = call.trace
+
+
+class OllamaClient:
+    def __init__(
+        self,
+        host: str,
+        model: str,
+        connect_timeout: float,
+        first_token_timeout: float,
+        total_timeout: float,
+    ) -> None:
+        self.host = host
+        self.model = model
+        self.connect_timeout = connect_timeout
+        self.first_token_timeout = first_token_timeout
+        self.total_timeout = total_timeout
+        # The read timeout is only a backstop: the consumer enforces the deadlines.
+        self._stream_client = ollama.Client(
+            host=host,
+            timeout=httpx.Timeout(total_timeout, connect=connect_timeout),
+            limits=httpx.Limits(max_keepalive_connections=0),
+            event_hooks={"request": [_attach_trace]},
+        )
+        self._quick: dict[float, ollama.Client] = {}
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> OllamaClient:
+        return cls(
+            host=settings.effective_ollama_host(),
+            model=settings.ollama_model,
+            connect_timeout=settings.llm_connect_timeout,
+            first_token_timeout=settings.llm_first_token_timeout,
+            total_timeout=settings.llm_total_timeout,
+        )
+
+    def close(self) -> None:
+        self._stream_client.close()
+        for client in self._quick.values():
+            client.close()
+        self._quick.clear()
+
+    # Status -----------------------------------------------------------------
+
+    def health(self, timeout: float = 1.0) -> Health:
+        """Never raises; bounded by ``timeout`` for the connect and again for the reply."""
+        try:
+            models = self._list(timeout)
+        except LLMError as exc:
+            return Health(False, [], str(exc))
+        if not _has_model(models, self.model):
+            return Health(False, models, _not_installed(self.model))
+        return Health(True, models, f"Ollama is running at {self.host} with {self.model}.")
+
+    def list_models(self) -> list[str]:
+        """Installed model names (``/api/tags``)."""
+        return self._list(_LIST_TIMEOUT)
+
+    def _list(self, timeout: float) -> list[str]:
+        client = self._quick.get(timeout)
+        if client is None:
+            connect = min(timeout, self.connect_timeout)
+            client = ollama.Client(host=self.host, timeout=httpx.Timeout(timeout, connect=connect))
+            self._quick[timeout] = client
+        try:
+            listing = client.list()
+        except Exception as exc:
+            raise self._map_error(exc, self.model, timeout) from exc
+        return [m.model for m in listing.models if m.model]
+
+    # Chat -------------------------------------------------------------------
+
+    def stream_chat(
+        self,
+        messages: list[dict[str, str]],
+        *,
+        model: str | None = None,
+        cancel: threading.Event | None = None,
+        options: dict[str, Any] | None = None,
+    ) -> Iterator[str]:
+        """Yield the answer's content tokens as they arrive.
+
+        Raises Cancelled when ``cancel`` is set (checked every 50 ms, even while waiting),
+        LLMTimeout, LLMUnavailable, ModelNotFound, LLMStreamError or LLMError. Closing the
+        iterator early also hangs up on Ollama.
+        """
+        name = model or self.model
+        call = _Call()
+        worker = threading.Thread(
+            target=self._produce, args=(call, name, messages, options), name="ollama-stream", daemon=True
+        )
+        start = time.monotonic()
+        worker.start()
+        got_first = False
+        try:
+            while True:
+                item = self._next_item(call, cancel, start, got_first)
+                if item is _END:
+                    return
+                if isinstance(item, BaseException):
+                    raise self._map_error(item, name, self.connect_timeout) from item
+                got_first = True
+                if item:
+                    yield str(item)
+        finally:
+            call.abort()  # no-op once the stream ended; otherwise hang up at once
+
+    def chat(
+        self,
+        messages: list[dict[str, str]],
+        *,
+        model: str | None = None,
+        cancel: threading.Event | None = None,
+        options: dict[str, Any] | None = None,
+    ) -> str:
+        """The whole answer as one string (query rewrites, summaries)."""
+        return "".join(self.stream_chat(messages, model=model, cancel=cancel, options=options))
+
+    def _produce(
+        self, call: _Call, name: str, messages: list[dict[str, str]], options: dict[str, Any] | None
+    ) -> None:
+        _local.call = call
+        try:
+            parts = self._stream_client.chat(model=name, messages=messages, stream=True, options=options)
+            with contextlib.closing(parts):
+                for part in parts:
+                    if call.aborted:
+                        return
+                    call.items.put(part.message.content or "")
+            call.items.put(_END)
+        except Exception as exc:
+            call.items.put(exc)
+        finally:
+            _local.call = None
+
+    def _next_item(
+        self, call: _Call, cancel: threading.Event | None, start: float, got_first: bool
+    ) -> object:
+        total_deadline = start + self.total_timeout
+        first_deadline = start + self.first_token_timeout
+        while True:
+            if cancel is not None and cancel.is_set():
+                raise Cancelled("Stopped: the answer was cancelled.")
+            now = time.monotonic()
+            if not got_first and first_deadline <= total_deadline:
+                deadline, error = first_deadline, self._first_token_error
+            else:
+                deadline, error = total_deadline, self._total_error
+            remaining = deadline - now
+            if remaining <= 0:
+                raise error()
+            wait = min(remaining, _CANCEL_POLL) if cancel is not None else remaining
+            try:
+                return call.items.get(timeout=wait)
+            except queue.Empty:
+                continue
+
+    # Errors -----------------------------------------------------------------
+
+    def _first_token_error(self) -> LLMTimeout:
+        return LLMTimeout(
+            f"Ollama sent nothing for {self.first_token_timeout:g} s (first-token timeout, "
+            "llm_first_token_timeout). The model may still be loading: try again, or raise "
+            "the timeout in the settings."
+        )
+
+    def _total_error(self) -> LLMTimeout:
+        return LLMTimeout(
+            f"The answer took longer than {self.total_timeout:g} s (total timeout, "
+            "llm_total_timeout) and was stopped."
+        )
+
+    def _unavailable(self) -> LLMUnavailable:
+        return LLMUnavailable(
+            f"Ollama is not running at {self.host} — start it with `ollama serve` "
+            "(answers are extractive until then)."
+        )
+
+    def _map_error(self, exc: BaseException, model: str, read_timeout: float) -> LLMError:
+        """``exc`` from the ollama client or httpx as a typed error with a user sentence."""
+        if isinstance(exc, LLMError):
+            return exc
+        if isinstance(exc, ConnectionError | httpx.ConnectError | httpx.ConnectTimeout):
+            return self._unavailable()
+        if isinstance(exc, httpx.TimeoutException):
+            return LLMTimeout(f"Ollama at {self.host} did not answer within {read_timeout:g} s.")
+        if isinstance(exc, ollama.ResponseError):
+            if exc.status_code == 404:
+                return ModelNotFound(_not_installed(model))
+            if exc.status_code == -1:  # an {"error": ...} line inside the stream
+                return LLMStreamError(f"Ollama stopped the answer with an error: {exc.error}")
+            return LLMError(f"Ollama failed (HTTP {exc.status_code}): {exc.error}")
+        if isinstance(exc, httpx.RemoteProtocolError | httpx.ReadError | ValueError):
+            return LLMStreamError(f"The connection to Ollama was cut mid-answer ({exc}).")
+        return LLMError(f"Ollama request failed: {exc}")
+
+
+def _has_model(models: list[str], name: str) -> bool:
+    return name in models or f"{name}:latest" in models
+
+
+def _not_installed(model: str) -> str:
+    return f"Model '{model}' is not installed — run `ollama pull {model}`."
