@@ -179,7 +179,14 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _model_entry(self, name: str) -> dict[str, Any]:
         details = {"format": "gguf", "family": "stub", "parameter_size": "1M"}
-        return {"name": name, "model": name, "modified_at": _now(), "size": 1000, "digest": "0" * 64, "details": details}
+        return {
+            "name": name,
+            "model": name,
+            "modified_at": _now(),
+            "size": 1000,
+            "digest": "0" * 64,
+            "details": details,
+        }
 
     def _show(self, body: dict[str, Any], model: str) -> None:
         self._send_json(
@@ -199,16 +206,34 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _generate(self, body: dict[str, Any], model: str) -> None:
         if not body.get("prompt"):  # Ollama: an empty prompt just loads the model
-            self._send_json({"model": model, "created_at": _now(), "response": "", "done": True, "done_reason": "load"})
+            self._send_json(
+                {
+                    "model": model,
+                    "created_at": _now(),
+                    "response": "",
+                    "done": True,
+                    "done_reason": "load",
+                }
+            )
             return
         system = [{"role": "system", "content": body["system"]}] if body.get("system") else []
-        self._answer(body, model, [*system, {"role": "user", "content": body["prompt"]}], key="response")
+        self._answer(
+            body, model, [*system, {"role": "user", "content": body["prompt"]}], key="response"
+        )
 
     def _embed(self, body: dict[str, Any], model: str) -> None:
         texts = body.get("input") or []
         texts = texts if isinstance(texts, list) else [texts]
         embs = [_fake_embedding(str(t), self.stub.embedding_dim) for t in texts]
-        self._send_json({"model": model, "embeddings": embs, "total_duration": 1, "load_duration": 0, "prompt_eval_count": len(texts)})
+        self._send_json(
+            {
+                "model": model,
+                "embeddings": embs,
+                "total_duration": 1,
+                "load_duration": 0,
+                "prompt_eval_count": len(texts),
+            }
+        )
 
     # Answers ----------------------------------------------------------------
 
@@ -218,7 +243,9 @@ class _Handler(BaseHTTPRequestHandler):
         out.update(extra)
         return out
 
-    def _answer(self, body: dict[str, Any], model: str, messages: list[dict[str, Any]], key: str) -> None:
+    def _answer(
+        self, body: dict[str, Any], model: str, messages: list[dict[str, Any]], key: str
+    ) -> None:
         reply = self.stub.responder(messages, model)
         tokens = split_tokens(reply) if isinstance(reply, str) else list(reply)
         if body.get("stream", True):
@@ -260,7 +287,11 @@ class _Handler(BaseHTTPRequestHandler):
                 if i < len(tokens):
                     emit(self._wrap(model, key, tokens[i], done=False))
                 else:
-                    emit(self._wrap(model, key, "", done=True, done_reason="stop", eval_count=len(tokens)))
+                    emit(
+                        self._wrap(
+                            model, key, "", done=True, done_reason="stop", eval_count=len(tokens)
+                        )
+                    )
             self.wfile.write(b"0\r\n\r\n")
             self.wfile.flush()
         except (BrokenPipeError, ConnectionResetError):
@@ -310,7 +341,10 @@ class OllamaStub:
         self._server = _Server(("127.0.0.1", 0), _Handler)
         self._server.stub = self
         self._thread = threading.Thread(
-            target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, name="ollama-stub", daemon=True
+            target=self._server.serve_forever,
+            kwargs={"poll_interval": 0.05},
+            name="ollama-stub",
+            daemon=True,
         )
         self._thread.start()
         return self

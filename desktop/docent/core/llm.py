@@ -24,7 +24,7 @@ import queue
 import socket
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Generator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -175,7 +175,7 @@ class OllamaClient:
         model: str | None = None,
         cancel: threading.Event | None = None,
         options: dict[str, Any] | None = None,
-    ) -> Iterator[str]:
+    ) -> Generator[str, None, None]:
         """Yield the answer's content tokens as they arrive.
 
         Raises Cancelled when ``cancel`` is set (checked every 50 ms, even while waiting),
@@ -185,7 +185,10 @@ class OllamaClient:
         name = model or self.model
         call = _Call()
         worker = threading.Thread(
-            target=self._produce, args=(call, name, messages, options), name="ollama-stream", daemon=True
+            target=self._produce,
+            args=(call, name, messages, options),
+            name="ollama-stream",
+            daemon=True,
         )
         start = time.monotonic()
         worker.start()
@@ -196,7 +199,7 @@ class OllamaClient:
                 if item is _END:
                     return
                 if isinstance(item, BaseException):
-                    raise self._map_error(item, name, self.connect_timeout) from item
+                    raise self._map_error(item, name, self.total_timeout) from item
                 got_first = True
                 if item:
                     yield str(item)
@@ -219,12 +222,18 @@ class OllamaClient:
     ) -> None:
         _local.call = call
         try:
-            parts = self._stream_client.chat(model=name, messages=messages, stream=True, options=options)
-            with contextlib.closing(parts):
+            parts = self._stream_client.chat(
+                model=name, messages=messages, stream=True, options=options
+            )
+            try:
                 for part in parts:
                     if call.aborted:
                         return
                     call.items.put(part.message.content or "")
+            finally:
+                close = getattr(parts, "close", None)  # a generator: exits its `with stream`
+                if close is not None:
+                    close()
             call.items.put(_END)
         except Exception as exc:
             call.items.put(exc)

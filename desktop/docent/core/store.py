@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import threading
 import uuid
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -236,18 +236,3 @@ def usable_sparse(sparse: SparseVec | None) -> SparseVec | None:
 
 def by_ordinal(payload: dict[str, Any]) -> int:
     return int(payload.get("ordinal", 0))
-
-
-def first_per_hash(
-    records: Iterator[tuple[dict[str, Any], list[float], SparseVec]],
-    wanted: set[str],
-    found: dict[str, tuple[list[float], SparseVec]],
-    stop: Callable[[], bool] | None = None,
-) -> None:
-    """Keep one (dense, sparse) pair per wanted content hash."""
-    for payload, dense, sparse in records:
-        h = payload.get("content_hash")
-        if isinstance(h, str) and h in wanted and h not in found:
-            found[h] = (dense, sparse)
-        if stop is not None and stop():
-            return

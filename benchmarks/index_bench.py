@@ -1,0 +1,97 @@
+"""Indexing benchmark: pipeline throughput vs embedding alone, memory, re-scan time.
+
+    .venv/bin/python benchmarks/index_bench.py [--files a.pdf b.pdf ...] [--corpus DIR]
+
+Prints figures; asserts nothing (machines are noisy: compare the ratio, not seconds).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+DEFAULT_FILES = [
+    "r-doc-pdf__R-intro.pdf",
+    "packaging-tutorial__packaging-tutorial.pdf",
+    "libsuitesparse-doc__KLU_UserGuide.pdf",
+    "simh__simh_doc.pdf",
+    "simh__pdp11_doc.pdf",
+    "r-cran-hsaur3__Ch_simple_inference.pdf",
+]
+
+
+def peak_rss_mb() -> tuple[float, float]:
+    me = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    return me, kids
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--corpus", default=str(REPO.parent / "shared" / "corpus" / "pdfs"))
+    ap.add_argument("--files", nargs="*", default=DEFAULT_FILES)
+    ap.add_argument("--embed-repeats", type=int, default=1)
+    args = ap.parse_args()
+    corpus = Path(args.corpus)
+    files = [corpus / f for f in args.files]
+    missing = [f for f in files if not f.exists()]
+    if missing:
+        print(f"missing corpus files: {missing}", file=sys.stderr)
+        return 2
+
+    with tempfile.TemporaryDirectory(prefix="docent-bench-") as home:
+        os.environ["DOCENT_HOME"] = home
+        from docent.core.config import load_settings
+        from docent.core.engine import Engine
+
+        with Engine(load_settings()) as eng:
+            eng.embedder.ensure_loaded()  # model load is not indexing throughput
+            t0 = time.perf_counter()
+            report = eng.index(files)
+            pipeline_s = time.perf_counter() - t0
+            docs = eng.documents()
+            pages = sum(d.pages for d in docs)
+            chunks = sum(d.chunks for d in docs)
+            assert eng.store is not None
+            texts = [pl["text"] for d in docs for pl, _ in eng.store.iter_chunks(d.doc_id)]
+
+            embed_times = []
+            for _ in range(args.embed_repeats):
+                t0 = time.perf_counter()
+                eng.embedder.embed_dense(texts)
+                eng.embedder.embed_sparse(texts)
+                embed_times.append(time.perf_counter() - t0)
+            embed_s = statistics.median(embed_times)
+
+            rescans = []
+            for _ in range(3):
+                t0 = time.perf_counter()
+                again = eng.index(files)
+                rescans.append(time.perf_counter() - t0)
+            assert again.chunks_embedded == 0
+
+    me, kids = peak_rss_mb()
+    pipe_cps = chunks / pipeline_s
+    embed_cps = len(texts) / embed_s
+    print(f"files                 {len(files)} ({len(report.failed)} failed)")
+    print(f"pages / chunks        {pages} / {chunks}")
+    print(f"pipeline              {pipeline_s:.1f} s  = {pages / pipeline_s:.1f} pages/s, "
+          f"{pipe_cps:.1f} chunks/s")
+    print(f"embed only (same run) {embed_s:.1f} s  = {embed_cps:.1f} chunks/s")
+    print(f"pipeline / embed-only {pipe_cps / embed_cps:.2f}  (target >= 0.9)")
+    print(f"peak RSS              {me:.0f} MB main, {kids:.0f} MB extraction process "
+          f"(target < 1.5 GB)")
+    print(f"re-scan unchanged     median {statistics.median(rescans) * 1000:.0f} ms "
+          f"over {len(files)} files")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,397 @@
+"""The server store: ``qdrant-client`` against a Qdrant server or cluster.
+
+The same class runs on qdrant-client's local mode (``":memory:"`` or a folder), which
+shares the API; the tests use it for want of a server. Local mode is not the embedded
+default: it is slow (a linear scan per query), ignores payload indexes and is not
+thread-safe (DESIGN.md).
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Sequence
+from typing import Any
+
+import httpx
+from qdrant_client import QdrantClient
+from qdrant_client import models as qm
+from qdrant_client.http.exceptions import ApiException
+
+from docent.core.errors import StoreError, StoreLocked
+from docent.core.models import SparseVec
+from docent.core.store import (
+    CHUNKS,
+    DENSE,
+    DOCUMENTS,
+    RRF_K,
+    SCROLL_PAGE,
+    SPARSE,
+    TEXT_LOWER,
+    UPSERT_BATCH,
+    ChunkPoint,
+    LockedBackend,
+    ScoredPoint,
+    batches,
+    by_ordinal,
+    document_point_id,
+    payload_update,
+    public_payload,
+    stored_chunk_payload,
+    usable_sparse,
+)
+
+_TIMEOUT_S = 30
+
+_CHUNK_INDEXES: dict[str, Any] = {
+    "doc_id": qm.PayloadSchemaType.KEYWORD,
+    "file_name": qm.PayloadSchemaType.KEYWORD,
+    "content_hash": qm.PayloadSchemaType.KEYWORD,
+    "ordinal": qm.IntegerIndexParams(type=qm.IntegerIndexType.INTEGER, lookup=True, range=True),
+    "text": qm.TextIndexParams(
+        type=qm.TextIndexType.TEXT,
+        tokenizer=qm.TokenizerType.WORD,
+        lowercase=True,
+        phrase_matching=True,
+    ),
+    TEXT_LOWER: qm.PayloadSchemaType.KEYWORD,
+}
+_DOCUMENT_INDEXES: dict[str, Any] = {"doc_id": qm.PayloadSchemaType.KEYWORD}
+_PAYLOAD = qm.PayloadSelectorExclude(exclude=[TEXT_LOWER])
+
+
+def _doc_filter(
+    doc_ids: Sequence[str] | None = None, exclude_doc_ids: Sequence[str] | None = None
+) -> qm.Filter | None:
+    must: list[qm.Condition] = []
+    must_not: list[qm.Condition] = []
+    if doc_ids is not None:
+        must.append(qm.FieldCondition(key="doc_id", match=qm.MatchAny(any=list(doc_ids))))
+    if exclude_doc_ids:
+        must_not.append(
+            qm.FieldCondition(key="doc_id", match=qm.MatchAny(any=list(exclude_doc_ids)))
+        )
+    if not must and not must_not:
+        return None
+    return qm.Filter(must=must or None, must_not=must_not or None)
+
+
+def _one_doc(doc_id: str, *more: qm.Condition) -> qm.Filter:
+    return qm.Filter(
+        must=[qm.FieldCondition(key="doc_id", match=qm.MatchValue(value=doc_id)), *more]
+    )
+
+
+def _with(flt: qm.Filter | None, condition: qm.Condition) -> qm.Filter:
+    if flt is None:
+        return qm.Filter(must=[condition])
+    must = flt.must if isinstance(flt.must, list) else ([flt.must] if flt.must else [])
+    return qm.Filter(must=[*must, condition], must_not=flt.must_not)
+
+
+def _scored(points: Sequence[qm.ScoredPoint]) -> list[ScoredPoint]:
+    return [ScoredPoint(str(p.id), float(p.score), public_payload(p.payload)) for p in points]
+
+
+def _unscored(records: Sequence[qm.Record]) -> list[ScoredPoint]:
+    return [ScoredPoint(str(r.id), 0.0, public_payload(r.payload)) for r in records]
+
+
+def _sparse(vec: SparseVec) -> qm.SparseVector:
+    return qm.SparseVector(indices=list(vec.indices), values=list(vec.values))
+
+
+def _named(record: qm.Record, name: str) -> Any:
+    return record.vector.get(name) if isinstance(record.vector, dict) else None
+
+
+class ClientStore(LockedBackend):
+    backend_name = "Qdrant"
+
+    def __init__(
+        self, *, url: str = "", api_key: str = "", dim: int = 384, local_path: str | None = None
+    ) -> None:
+        super().__init__()
+        self.dim = dim
+        self.url = url
+        self.local = not url
+        where = url or local_path or ":memory:"
+        try:
+            if url:
+                self._client = QdrantClient(
+                    url=url, api_key=api_key or None, timeout=_TIMEOUT_S, check_compatibility=False
+                )
+            elif local_path == ":memory:" or local_path is None:
+                self._client = QdrantClient(location=":memory:")
+            else:
+                self._client = QdrantClient(path=local_path)
+        except RuntimeError as exc:  # local mode: the folder's lock is taken
+            raise StoreLocked(f"Another Docent is using {local_path}; close it first.") from exc
+        try:
+            self._ensure(CHUNKS, sparse=True, indexes=_CHUNK_INDEXES)
+            self._ensure(DOCUMENTS, sparse=False, indexes=_DOCUMENT_INDEXES)
+        except Exception as exc:
+            self._client.close()
+            if isinstance(exc, StoreError) or not self._is_backend_error(exc):
+                raise
+            raise StoreError(f"Cannot use the Qdrant store at {where}: {exc}") from exc
+
+    def _ensure(self, name: str, *, sparse: bool, indexes: dict[str, Any]) -> None:
+        client = self._client
+        if not client.collection_exists(name):
+            client.create_collection(
+                name,
+                vectors_config={DENSE: qm.VectorParams(size=self.dim, distance=qm.Distance.COSINE)},
+                sparse_vectors_config=(
+                    {SPARSE: qm.SparseVectorParams(modifier=qm.Modifier.IDF)} if sparse else None
+                ),
+            )
+        info = client.get_collection(name)
+        vectors = info.config.params.vectors
+        size = vectors[DENSE].size if isinstance(vectors, dict) and DENSE in vectors else None
+        if size != self.dim:
+            raise StoreError(
+                f"The Qdrant collection '{name}' holds vectors of size {size}, but the "
+                f"embedding model makes {self.dim}: use another collection or re-index."
+            )
+        present = set(info.payload_schema or {})
+        with warnings.catch_warnings():
+            # Local mode warns that it ignores payload indexes; we know.
+            warnings.simplefilter("ignore", UserWarning)
+            for field, schema in indexes.items():
+                if field not in present:
+                    client.create_payload_index(name, field, field_schema=schema, wait=True)
+
+    def _is_backend_error(self, exc: Exception) -> bool:
+        # Local mode reports bad requests as ValueError; a server as ApiException/httpx.
+        return isinstance(exc, ApiException | httpx.HTTPError | OSError | ValueError)
+
+    # Lifecycle ----------------------------------------------------------------------
+
+    def flush(self) -> None:
+        # Writes use wait=True: the server has them in its WAL on return. Local mode
+        # in a folder saves on every write.
+        with self._call("save to disk"):
+            pass
+
+    def close(self) -> None:
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+            self._client.close()
+
+    def __enter__(self) -> ClientStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # Chunks -------------------------------------------------------------------------
+
+    def upsert_chunks(self, points: Sequence[ChunkPoint]) -> None:
+        for batch in batches(points, UPSERT_BATCH):
+            structs = [
+                qm.PointStruct(
+                    id=p.id,
+                    vector={DENSE: list(p.dense), SPARSE: _sparse(p.sparse)},
+                    payload=stored_chunk_payload(p.payload),
+                )
+                for p in batch
+            ]
+            with self._call("write chunks"):
+                self._client.upsert(CHUNKS, structs, wait=True)
+
+    def delete_chunks(self, doc_id: str, from_ordinal: int = 0) -> None:
+        more: list[qm.Condition] = []
+        if from_ordinal > 0:
+            more.append(qm.FieldCondition(key="ordinal", range=qm.Range(gte=from_ordinal)))
+        selector = qm.FilterSelector(filter=_one_doc(doc_id, *more))
+        with self._call("delete chunks"):
+            self._client.delete(CHUNKS, points_selector=selector, wait=True)
+
+    def set_chunks_payload(self, doc_id: str, payload: dict[str, Any]) -> None:
+        with self._call("update chunks"):
+            self._client.set_payload(
+                CHUNKS, payload_update(payload), points=_one_doc(doc_id), wait=True
+            )
+
+    def count_chunks(self, doc_id: str | None = None) -> int:
+        flt = _one_doc(doc_id) if doc_id is not None else None
+        with self._call("count chunks"):
+            return self._client.count(CHUNKS, count_filter=flt, exact=True).count
+
+    def _scroll_all(
+        self, flt: qm.Filter, with_vectors: bool | list[str], stop: Any = None
+    ) -> list[qm.Record]:
+        out: list[qm.Record] = []
+        offset: Any = None
+        while True:
+            records, offset = self._client.scroll(
+                CHUNKS,
+                scroll_filter=flt,
+                limit=SCROLL_PAGE,
+                offset=offset,
+                with_payload=_PAYLOAD,
+                with_vectors=with_vectors,
+            )
+            out.extend(records)
+            if offset is None or (stop is not None and stop(out)):
+                return out
+
+    def vectors_by_content_hash(
+        self, hashes: Sequence[str]
+    ) -> dict[str, tuple[list[float], SparseVec]]:
+        found: dict[str, tuple[list[float], SparseVec]] = {}
+        wanted = list(dict.fromkeys(hashes))
+        for group in batches(wanted, SCROLL_PAGE):
+            cond = qm.FieldCondition(key="content_hash", match=qm.MatchAny(any=list(group)))
+
+            def all_found(records: list[qm.Record], group: Sequence[str] = group) -> bool:
+                return len({(r.payload or {}).get("content_hash") for r in records}) >= len(group)
+
+            with self._call("read stored vectors"):
+                records = self._scroll_all(qm.Filter(must=[cond]), [DENSE, SPARSE], stop=all_found)
+            for r in records:
+                h = (r.payload or {}).get("content_hash")
+                dense, sv = _named(r, DENSE), _named(r, SPARSE)
+                if isinstance(h, str) and h not in found and dense is not None and sv is not None:
+                    found[h] = (
+                        list(dense),
+                        SparseVec([int(i) for i in sv.indices], [float(v) for v in sv.values]),
+                    )
+        return found
+
+    def chunks_by_ordinals(self, doc_id: str, ordinals: Sequence[int]) -> list[dict[str, Any]]:
+        wanted = sorted({int(o) for o in ordinals})
+        if not wanted:
+            return []
+        cond = qm.FieldCondition(key="ordinal", match=qm.MatchAny(any=wanted))
+        with self._call("read chunks"):
+            records = self._scroll_all(_one_doc(doc_id, cond), False)
+        return sorted((public_payload(r.payload) for r in records), key=by_ordinal)
+
+    def iter_chunks(
+        self, doc_id: str, with_vectors: bool = False
+    ) -> list[tuple[dict[str, Any], list[float] | None]]:
+        with self._call("read chunks"):
+            records = self._scroll_all(_one_doc(doc_id), [DENSE] if with_vectors else False)
+        rows: list[tuple[dict[str, Any], list[float] | None]] = []
+        for r in records:
+            dense = _named(r, DENSE) if with_vectors else None
+            rows.append((public_payload(r.payload), list(dense) if dense is not None else None))
+        rows.sort(key=lambda row: by_ordinal(row[0]))
+        return rows
+
+    def query(
+        self,
+        *,
+        dense: list[float] | None = None,
+        sparse: SparseVec | None = None,
+        limit: int = 10,
+        doc_ids: Sequence[str] | None = None,
+        exclude_doc_ids: Sequence[str] | None = None,
+        prefetch_limit: int = 50,
+    ) -> list[ScoredPoint]:
+        sparse = usable_sparse(sparse)
+        if (dense is None and sparse is None) or (doc_ids is not None and not doc_ids):
+            return []
+        flt = _doc_filter(doc_ids, exclude_doc_ids)
+        searches: list[tuple[Any, str]] = []
+        if dense is not None:
+            searches.append((list(dense), DENSE))
+        if sparse is not None:
+            searches.append((_sparse(sparse), SPARSE))
+        with self._call("search chunks"):
+            if len(searches) == 2:
+                depth = max(prefetch_limit, limit)
+                response = self._client.query_points(
+                    CHUNKS,
+                    prefetch=[
+                        qm.Prefetch(query=q, using=name, limit=depth, filter=flt)
+                        for q, name in searches
+                    ],
+                    query=qm.RrfQuery(rrf=qm.Rrf(k=RRF_K)),
+                    query_filter=flt,
+                    limit=limit,
+                    with_payload=_PAYLOAD,
+                    with_vectors=False,
+                )
+            else:
+                q, name = searches[0]
+                response = self._client.query_points(
+                    CHUNKS,
+                    query=q,
+                    using=name,
+                    query_filter=flt,
+                    limit=limit,
+                    with_payload=_PAYLOAD,
+                    with_vectors=False,
+                )
+        return _scored(response.points)
+
+    def text_match(
+        self,
+        text: str,
+        limit: int = 100,
+        doc_ids: Sequence[str] | None = None,
+        exclude_doc_ids: Sequence[str] | None = None,
+    ) -> list[ScoredPoint]:
+        if not text.strip() or (doc_ids is not None and not doc_ids):
+            return []
+        cond = qm.FieldCondition(key="text", match=qm.MatchText(text=text))
+        return self._scroll_limited(_with(_doc_filter(doc_ids, exclude_doc_ids), cond), limit)
+
+    def grep(self, needle: str, limit: int = 100) -> list[ScoredPoint]:
+        if not needle:
+            return []
+        cond = qm.FieldCondition(key=TEXT_LOWER, match=qm.MatchSubstring(substring=needle.lower()))
+        return self._scroll_limited(qm.Filter(must=[cond]), limit)
+
+    def _scroll_limited(self, flt: qm.Filter, limit: int) -> list[ScoredPoint]:
+        if limit <= 0:
+            return []
+        with self._call("search chunk text"):
+            records, _ = self._client.scroll(
+                CHUNKS, scroll_filter=flt, limit=limit, with_payload=_PAYLOAD, with_vectors=False
+            )
+        return _unscored(records)
+
+    # Documents ----------------------------------------------------------------------
+
+    def upsert_document(self, doc_id: str, dense: list[float], payload: dict[str, Any]) -> None:
+        point = qm.PointStruct(
+            id=document_point_id(doc_id),
+            vector={DENSE: list(dense)},
+            payload={**payload, "doc_id": doc_id},
+        )
+        with self._call("write a document"):
+            self._client.upsert(DOCUMENTS, [point], wait=True)
+
+    def delete_document(self, doc_id: str) -> None:
+        selector = qm.PointIdsList(points=[document_point_id(doc_id)])
+        with self._call("delete a document"):
+            self._client.delete(DOCUMENTS, points_selector=selector, wait=True)
+
+    def query_documents(self, dense: list[float], limit: int = 20) -> list[ScoredPoint]:
+        with self._call("search documents"):
+            response = self._client.query_points(
+                DOCUMENTS,
+                query=list(dense),
+                using=DENSE,
+                limit=limit,
+                with_payload=True,
+                with_vectors=False,
+            )
+        return _scored(response.points)
+
+    def get_document(self, doc_id: str) -> dict[str, Any] | None:
+        with self._call("read a document"):
+            records = self._client.retrieve(
+                DOCUMENTS, [document_point_id(doc_id)], with_payload=True, with_vectors=False
+            )
+        return public_payload(records[0].payload) if records else None
+
+    def set_document_payload(self, doc_id: str, payload: dict[str, Any]) -> None:
+        # By filter, so a document without a point is a no-op rather than an error.
+        with self._call("update a document"):
+            self._client.set_payload(DOCUMENTS, dict(payload), points=_one_doc(doc_id), wait=True)

@@ -1,0 +1,427 @@
+"""The embedded store: Qdrant Edge in process, one shard per collection.
+
+Layout under the store folder: ``chunks/`` and ``documents/`` (each an Edge shard with
+its own write-ahead log) and ``docent.lock``.
+
+Facts this relies on (qdrant-edge-py 0.9.0, see DESIGN.md):
+- every error is a plain ``Exception``; a second open of a shard (any process) fails
+  with ``WouldBlock`` from the WAL lock;
+- each call holds the GIL, so writes go in batches of ``UPSERT_BATCH`` points and
+  ``optimize()`` is never called here (11 s at 27k points; not needed at desktop scale);
+- an ``optimize()`` cut short by a crash leaves ``temp_segments/``, cleared before load.
+  Clearing it is only safe while no one else has the shard open, hence our own lock file,
+  taken first.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import shutil
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import IO, Any
+
+import qdrant_edge as qe
+
+from docent.core.errors import StoreError, StoreLocked
+from docent.core.models import SparseVec
+from docent.core.store import (
+    CHUNKS,
+    DENSE,
+    DOCUMENTS,
+    RRF_K,
+    SCROLL_PAGE,
+    SPARSE,
+    TEXT_LOWER,
+    UPSERT_BATCH,
+    ChunkPoint,
+    LockedBackend,
+    ScoredPoint,
+    batches,
+    by_ordinal,
+    document_point_id,
+    payload_update,
+    public_payload,
+    stored_chunk_payload,
+    usable_sparse,
+)
+
+LOCK_FILE = "docent.lock"
+
+_CHUNK_INDEXES: dict[str, Any] = {
+    "doc_id": qe.PayloadSchemaType.Keyword,
+    "file_name": qe.PayloadSchemaType.Keyword,
+    "content_hash": qe.PayloadSchemaType.Keyword,
+    "ordinal": qe.IntegerIndexParams(lookup=True, range=True),
+    # phrase_matching: without it MatchPhrase silently finds nothing.
+    "text": qe.TextIndexParams(
+        tokenizer=qe.TokenizerType.Word, lowercase=True, phrase_matching=True
+    ),
+    TEXT_LOWER: qe.PayloadSchemaType.Keyword,
+}
+_DOCUMENT_INDEXES: dict[str, Any] = {"doc_id": qe.PayloadSchemaType.Keyword}
+# Returned payloads never carry the grep copy of the text.
+_PAYLOAD = qe.PayloadSelector.Exclude([TEXT_LOWER])
+
+
+def _chunks_config(dim: int) -> qe.EdgeConfig:
+    return qe.EdgeConfig(
+        vectors={DENSE: qe.EdgeVectorParams(size=dim, distance=qe.Distance.Cosine)},
+        sparse_vectors={SPARSE: qe.EdgeSparseVectorParams(modifier=qe.Modifier.Idf)},
+    )
+
+
+def _documents_config(dim: int) -> qe.EdgeConfig:
+    return qe.EdgeConfig(
+        vectors={DENSE: qe.EdgeVectorParams(size=dim, distance=qe.Distance.Cosine)}
+    )
+
+
+def _locked_message(path: Path) -> str:
+    return f"Another Docent is using {path}; close it first."
+
+
+class _LockFile:
+    """An exclusive, non-blocking OS lock on a file, held until released (or exit)."""
+
+    def __init__(self, path: Path, message: str) -> None:
+        self._fh: IO[bytes] | None = open(path, "a+b")  # noqa: SIM115 - held open on purpose
+        try:
+            if sys.platform == "win32":
+                import msvcrt
+
+                self._fh.seek(0)
+                msvcrt.locking(self._fh.fileno(), msvcrt.LK_NBLCK, 1)
+            else:
+                import fcntl
+
+                fcntl.flock(self._fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as exc:
+            self._fh.close()
+            self._fh = None
+            raise StoreLocked(message) from exc
+
+    def release(self) -> None:
+        if self._fh is not None:
+            self._fh.close()  # closing the file drops the lock
+            self._fh = None
+
+
+def _open_shard(path: Path, config: qe.EdgeConfig, indexes: dict[str, Any]) -> qe.EdgeShard:
+    shutil.rmtree(path / "temp_segments", ignore_errors=True)
+    if (path / "edge_config.json").exists():
+        # Passing the config checks it against the stored segments (e.g. the dimension).
+        shard = qe.EdgeShard.load(str(path), config)
+    else:
+        shard = qe.EdgeShard.create(str(path), config)
+    try:
+        present = set(shard.info().payload_schema)
+        for field, schema in indexes.items():
+            if field not in present:
+                shard.update(qe.UpdateOperation.create_field_index(field, schema))
+    except BaseException:
+        shard.close()
+        raise
+    return shard
+
+
+def _doc_filter(
+    doc_ids: Sequence[str] | None = None, exclude_doc_ids: Sequence[str] | None = None
+) -> qe.Filter | None:
+    must: list[Any] = []
+    must_not: list[Any] = []
+    if doc_ids is not None:
+        must.append(qe.FieldCondition("doc_id", match=qe.MatchAny(list(doc_ids))))
+    if exclude_doc_ids:
+        must_not.append(qe.FieldCondition("doc_id", match=qe.MatchAny(list(exclude_doc_ids))))
+    if not must and not must_not:
+        return None
+    return qe.Filter(must=must or None, must_not=must_not or None)
+
+
+def _one_doc(doc_id: str, *more: Any) -> qe.Filter:
+    return qe.Filter(must=[qe.FieldCondition("doc_id", match=qe.MatchValue(doc_id)), *more])
+
+
+def _with(flt: qe.Filter | None, condition: Any) -> qe.Filter:
+    if flt is None:
+        return qe.Filter(must=[condition])
+    return qe.Filter(must=[*(flt.must or []), condition], must_not=flt.must_not)
+
+
+def _scored(points: Sequence[Any]) -> list[ScoredPoint]:
+    return [ScoredPoint(str(p.id), float(p.score), public_payload(p.payload)) for p in points]
+
+
+def _unscored(records: Sequence[Any]) -> list[ScoredPoint]:
+    return [ScoredPoint(str(r.id), 0.0, public_payload(r.payload)) for r in records]
+
+
+def _sparse(vec: SparseVec) -> qe.SparseVector:
+    return qe.SparseVector(list(vec.indices), list(vec.values))
+
+
+class EdgeStore(LockedBackend):
+    backend_name = "Qdrant Edge"
+
+    def __init__(self, path: Path, dim: int = 384) -> None:
+        super().__init__()
+        self.path = Path(path)
+        self.dim = dim
+        try:
+            self.path.mkdir(parents=True, exist_ok=True)
+            self._lock_file = _LockFile(self.path / LOCK_FILE, _locked_message(self.path))
+        except OSError as exc:
+            raise StoreError(f"Cannot open the store folder {self.path}: {exc}") from exc
+        opened: list[qe.EdgeShard] = []
+        try:
+            for name, config, indexes in (
+                (CHUNKS, _chunks_config(dim), _CHUNK_INDEXES),
+                (DOCUMENTS, _documents_config(dim), _DOCUMENT_INDEXES),
+            ):
+                opened.append(self._open(name, config, indexes))
+        except BaseException:
+            for shard in opened:
+                shard.close()
+            self._lock_file.release()
+            raise
+        self._chunks, self._docs = opened
+
+    def _open(self, name: str, config: qe.EdgeConfig, indexes: dict[str, Any]) -> qe.EdgeShard:
+        try:
+            return _open_shard(self.path / name, config, indexes)
+        except Exception as exc:
+            if "WouldBlock" in str(exc):  # another program holds the shard's WAL
+                raise StoreLocked(_locked_message(self.path)) from exc
+            raise StoreError(f"Qdrant Edge could not open {self.path / name}: {exc}") from exc
+
+    def _is_backend_error(self, exc: Exception) -> bool:
+        # Edge raises bare ``Exception``; TypeError & co. are bugs in our calls.
+        return type(exc) is Exception or isinstance(exc, OSError)
+
+    # Lifecycle ----------------------------------------------------------------------
+
+    def flush(self) -> None:
+        with self._call("save to disk"):
+            self._chunks.flush()
+            self._docs.flush()
+
+    def close(self) -> None:
+        with self._lock:
+            if self._closed:
+                return
+            try:
+                self.flush()
+            finally:
+                self._closed = True
+                for shard in (self._chunks, self._docs):
+                    # If close fails the WAL still holds every acknowledged write.
+                    with contextlib.suppress(Exception):
+                        shard.close()
+                self._lock_file.release()
+
+    def __enter__(self) -> EdgeStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # Chunks -------------------------------------------------------------------------
+
+    def upsert_chunks(self, points: Sequence[ChunkPoint]) -> None:
+        # The lock is taken per batch so queries can run between batches.
+        for batch in batches(points, UPSERT_BATCH):
+            ops = [
+                qe.Point(
+                    p.id,
+                    {DENSE: list(p.dense), SPARSE: _sparse(p.sparse)},
+                    stored_chunk_payload(p.payload),
+                )
+                for p in batch
+            ]
+            with self._call("write chunks"):
+                self._chunks.update(qe.UpdateOperation.upsert_points(ops))
+
+    def delete_chunks(self, doc_id: str, from_ordinal: int = 0) -> None:
+        more = []
+        if from_ordinal > 0:
+            more.append(qe.FieldCondition("ordinal", range=qe.RangeFloat(gte=from_ordinal)))
+        with self._call("delete chunks"):
+            self._chunks.update(qe.UpdateOperation.delete_points_by_filter(_one_doc(doc_id, *more)))
+
+    def set_chunks_payload(self, doc_id: str, payload: dict[str, Any]) -> None:
+        op = qe.UpdateOperation.set_payload_by_filter(_one_doc(doc_id), payload_update(payload))
+        with self._call("update chunks"):
+            self._chunks.update(op)
+
+    def count_chunks(self, doc_id: str | None = None) -> int:
+        flt = _one_doc(doc_id) if doc_id is not None else None
+        with self._call("count chunks"):
+            return self._chunks.count(qe.CountRequest(exact=True, filter=flt))
+
+    def _scroll_all(
+        self, flt: qe.Filter, with_vector: bool | list[str], stop: Any = None
+    ) -> list[Any]:
+        out: list[Any] = []
+        offset: Any = None
+        while True:
+            req = qe.ScrollRequest(
+                offset=offset,
+                limit=SCROLL_PAGE,
+                filter=flt,
+                with_payload=_PAYLOAD,
+                with_vector=with_vector,
+            )
+            records, offset = self._chunks.scroll(req)
+            out.extend(records)
+            if offset is None or (stop is not None and stop(out)):
+                return out
+
+    def vectors_by_content_hash(
+        self, hashes: Sequence[str]
+    ) -> dict[str, tuple[list[float], SparseVec]]:
+        found: dict[str, tuple[list[float], SparseVec]] = {}
+        wanted = list(dict.fromkeys(hashes))
+        for group in batches(wanted, SCROLL_PAGE):
+            flt = qe.Filter(
+                must=[qe.FieldCondition("content_hash", match=qe.MatchAny(list(group)))]
+            )
+
+            def all_found(records: list[Any], group: Sequence[str] = group) -> bool:
+                return len({r.payload.get("content_hash") for r in records}) >= len(group)
+
+            with self._call("read stored vectors"):
+                records = self._scroll_all(flt, [DENSE, SPARSE], stop=all_found)
+            for r in records:
+                h = r.payload.get("content_hash")
+                if h not in found and r.vector and DENSE in r.vector and SPARSE in r.vector:
+                    sv = r.vector[SPARSE]
+                    found[h] = (
+                        list(r.vector[DENSE]),
+                        SparseVec([int(i) for i in sv.indices], [float(v) for v in sv.values]),
+                    )
+        return found
+
+    def chunks_by_ordinals(self, doc_id: str, ordinals: Sequence[int]) -> list[dict[str, Any]]:
+        wanted = sorted({int(o) for o in ordinals})
+        if not wanted:
+            return []
+        flt = _one_doc(doc_id, qe.FieldCondition("ordinal", match=qe.MatchAny(wanted)))
+        with self._call("read chunks"):
+            records = self._scroll_all(flt, False)
+        return sorted((public_payload(r.payload) for r in records), key=by_ordinal)
+
+    def iter_chunks(
+        self, doc_id: str, with_vectors: bool = False
+    ) -> list[tuple[dict[str, Any], list[float] | None]]:
+        with self._call("read chunks"):
+            records = self._scroll_all(_one_doc(doc_id), [DENSE] if with_vectors else False)
+        rows = [
+            (
+                public_payload(r.payload),
+                list(r.vector[DENSE]) if with_vectors and r.vector else None,
+            )
+            for r in records
+        ]
+        rows.sort(key=lambda row: by_ordinal(row[0]))
+        return rows
+
+    def query(
+        self,
+        *,
+        dense: list[float] | None = None,
+        sparse: SparseVec | None = None,
+        limit: int = 10,
+        doc_ids: Sequence[str] | None = None,
+        exclude_doc_ids: Sequence[str] | None = None,
+        prefetch_limit: int = 50,
+    ) -> list[ScoredPoint]:
+        sparse = usable_sparse(sparse)
+        if (dense is None and sparse is None) or (doc_ids is not None and not doc_ids):
+            return []
+        flt = _doc_filter(doc_ids, exclude_doc_ids)
+        searches = []
+        if dense is not None:
+            searches.append(qe.Query.Nearest(list(dense), using=DENSE))
+        if sparse is not None:
+            searches.append(qe.Query.Nearest(_sparse(sparse), using=SPARSE))
+        if len(searches) == 2:
+            depth = max(prefetch_limit, limit)
+            req = qe.QueryRequest(
+                limit=limit,
+                prefetches=[qe.Prefetch(limit=depth, query=q, filter=flt) for q in searches],
+                query=qe.Fusion.Rrf(k=RRF_K),  # type: ignore[arg-type]  # stub omits Rrf
+                filter=flt,
+                with_payload=_PAYLOAD,
+                with_vector=False,
+            )
+        else:
+            req = qe.QueryRequest(
+                limit=limit, query=searches[0], filter=flt, with_payload=_PAYLOAD, with_vector=False
+            )
+        with self._call("search chunks"):
+            return _scored(self._chunks.query(req))
+
+    def text_match(
+        self,
+        text: str,
+        limit: int = 100,
+        doc_ids: Sequence[str] | None = None,
+        exclude_doc_ids: Sequence[str] | None = None,
+    ) -> list[ScoredPoint]:
+        if not text.strip() or (doc_ids is not None and not doc_ids):
+            return []
+        cond = qe.FieldCondition("text", match=qe.MatchText(text))
+        flt = _with(_doc_filter(doc_ids, exclude_doc_ids), cond)
+        return self._scroll_limited(flt, limit, "search chunk text")
+
+    def grep(self, needle: str, limit: int = 100) -> list[ScoredPoint]:
+        if not needle:
+            return []
+        cond = qe.FieldCondition(TEXT_LOWER, match=qe.MatchSubstring(needle.lower()))
+        return self._scroll_limited(qe.Filter(must=[cond]), limit, "search chunk text")
+
+    def _scroll_limited(self, flt: qe.Filter, limit: int, what: str) -> list[ScoredPoint]:
+        if limit <= 0:
+            return []
+        req = qe.ScrollRequest(limit=limit, filter=flt, with_payload=_PAYLOAD, with_vector=False)
+        with self._call(what):
+            records, _ = self._chunks.scroll(req)
+        return _unscored(records)
+
+    # Documents ----------------------------------------------------------------------
+
+    def upsert_document(self, doc_id: str, dense: list[float], payload: dict[str, Any]) -> None:
+        point = qe.Point(
+            document_point_id(doc_id), {DENSE: list(dense)}, {**payload, "doc_id": doc_id}
+        )
+        with self._call("write a document"):
+            self._docs.update(qe.UpdateOperation.upsert_points([point]))
+
+    def delete_document(self, doc_id: str) -> None:
+        with self._call("delete a document"):
+            self._docs.update(qe.UpdateOperation.delete_points([document_point_id(doc_id)]))
+
+    def query_documents(self, dense: list[float], limit: int = 20) -> list[ScoredPoint]:
+        req = qe.QueryRequest(
+            limit=limit,
+            query=qe.Query.Nearest(list(dense), using=DENSE),
+            with_payload=True,
+            with_vector=False,
+        )
+        with self._call("search documents"):
+            return _scored(self._docs.query(req))
+
+    def get_document(self, doc_id: str) -> dict[str, Any] | None:
+        with self._call("read a document"):
+            records = self._docs.retrieve(
+                [document_point_id(doc_id)], with_payload=True, with_vector=False
+            )
+        return public_payload(records[0].payload) if records else None
+
+    def set_document_payload(self, doc_id: str, payload: dict[str, Any]) -> None:
+        # By filter, so a document without a point is a no-op rather than an error.
+        op = qe.UpdateOperation.set_payload_by_filter(_one_doc(doc_id), dict(payload))
+        with self._call("update a document"):
+            self._docs.update(op)

@@ -1,0 +1,55 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from docent.core.config import Settings, load_settings, save_settings, validate_change
+from docent.core.errors import SettingsError
+
+
+def test_docent_home_puts_everything_under_one_folder(_isolated_home: Path) -> None:
+    s = load_settings()
+    for p in (s.data_path, s.store_path, s.text_cache_path, s.log_path, s.catalog_path):
+        assert p.is_relative_to(_isolated_home)
+
+
+def test_env_override_and_file_roundtrip(_isolated_home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    s = validate_change(Settings(), ollama_model="qwen2.5:7b", watched_folders=["/tmp/a"])
+    path = save_settings(s)
+    assert path.parent == _isolated_home
+    assert load_settings().ollama_model == "qwen2.5:7b"
+    monkeypatch.setenv("DOCENT_OLLAMA_MODEL", "phi3")
+    loaded = load_settings()
+    assert loaded.ollama_model == "phi3"
+    assert loaded.watched_folders == ["/tmp/a"]
+
+
+def test_bad_value_names_the_key_and_why(_isolated_home: Path) -> None:
+    (_isolated_home).mkdir(parents=True, exist_ok=True)
+    (_isolated_home / "settings.toml").write_text('embed_batch_size = 500\nqdrant_url = "ftp://x"\n')
+    with pytest.raises(SettingsError) as err:
+        load_settings()
+    msg = str(err.value)
+    assert "embed_batch_size" in msg and "less than or equal to 64" in msg
+    assert "qdrant_url" in msg and "http" in msg
+
+
+def test_unknown_key_is_refused(_isolated_home: Path) -> None:
+    (_isolated_home).mkdir(parents=True, exist_ok=True)
+    (_isolated_home / "settings.toml").write_text("ollama_modle = 'x'\n")
+    with pytest.raises(SettingsError, match="ollama_modle.*not a known setting"):
+        load_settings()
+
+
+def test_env_bad_value(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("DOCENT_EMBED_BATCH_SIZE", "lots")
+    with pytest.raises(SettingsError, match="embed_batch_size"):
+        load_settings()
+
+
+def test_invalid_toml_says_so(_isolated_home: Path) -> None:
+    (_isolated_home).mkdir(parents=True, exist_ok=True)
+    (_isolated_home / "settings.toml").write_text("this is = = not toml")
+    with pytest.raises(SettingsError, match="not valid TOML"):
+        load_settings()

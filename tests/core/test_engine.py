@@ -1,0 +1,144 @@
+"""The engine on real files: incremental indexing, renames, duplicates, removal, locking."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from docent.core.config import load_settings
+from docent.core.engine import Engine
+from docent.core.errors import AmbiguousFile, StoreLocked, UnknownFile
+from docent.core.models import DocState
+
+PARA = (
+    "The quartermaster counted {n} crates of lamp oil in the north storehouse. "
+    "Each crate held twelve tins, and every tin was marked with the harbour seal. "
+    "Inspectors checked the seals twice a season and wrote the totals in the ledger. "
+)
+
+
+def write_notes(path: Path, paragraphs: int, tag: str = "") -> None:
+    path.write_text("\n\n".join(PARA.format(n=f"{tag}{i}") * 3 for i in range(paragraphs)))
+
+
+@pytest.fixture
+def library(tmp_path: Path, samples_dir: Path) -> Path:
+    lib = tmp_path / "library"
+    lib.mkdir()
+    shutil.copy(samples_dir / "simh__ctss_hardware.pdf", lib / "ctss.pdf")
+    write_notes(lib / "notes.txt", 12)
+    (lib / "sub").mkdir()
+    write_notes(lib / "sub" / "more.md", 4, tag="m")
+    (lib / "picture.png").write_bytes(b"\x89PNG not really")
+    return lib
+
+
+@pytest.fixture
+def engine() -> Engine:
+    eng = Engine(load_settings(extract_in_subprocess=False)).open()
+    yield eng
+    eng.close()
+
+
+def chunks_of(eng: Engine, name: str) -> int:
+    assert eng.store is not None
+    return eng.store.count_chunks(eng.resolve(name).doc_id)
+
+
+def test_index_then_nothing_to_do_on_rescan(engine: Engine, library: Path) -> None:
+    first = engine.index([library])
+    assert sorted(Path(p).name for p in first.indexed) == ["ctss.pdf", "more.md", "notes.txt"]
+    assert first.chunks_embedded > 0 and not first.failed
+    for rec in engine.documents():
+        assert rec.state is DocState.READY and rec.chunks > 0 and rec.pages > 0
+        assert chunks_of(engine, rec.path) == rec.chunks
+    before = engine.embedder.texts_embedded
+    again = engine.index([library])
+    assert again.chunks_embedded == 0 and len(again.unchanged) == 3 and not again.indexed
+    assert engine.embedder.texts_embedded == before
+
+
+def test_changed_file_replaces_its_chunks_only(engine: Engine, library: Path) -> None:
+    engine.index([library])
+    old = engine.resolve("notes.txt")
+    write_notes(library / "notes.txt", 5, tag="v2-")  # shorter, different numbers
+    report = engine.index([library])
+    assert [Path(p).name for p in report.indexed] == ["notes.txt"]
+    assert sorted(Path(p).name for p in report.unchanged) == ["ctss.pdf", "more.md"]
+    new = engine.resolve("notes.txt")
+    assert new.doc_id == old.doc_id and new.sha256 != old.sha256
+    assert new.chunks < old.chunks
+    assert chunks_of(engine, "notes.txt") == new.chunks  # leftovers of the long version gone
+    assert engine.grep("counted v2-3 crates")
+    assert not engine.grep("counted 11 crates")  # only the old, longer version had it
+
+
+def test_rename_costs_no_embedding(engine: Engine, library: Path) -> None:
+    engine.index([library])
+    chunks = engine.resolve("ctss.pdf").chunks
+    (library / "ctss.pdf").rename(library / "sub" / "renamed.pdf")
+    report = engine.index([library])
+    assert report.chunks_embedded == 0 and not report.indexed
+    assert report.renamed == [(str(library / "ctss.pdf"), str(library / "sub" / "renamed.pdf"))]
+    rec = engine.resolve("renamed.pdf")
+    assert rec.chunks == chunks and rec.state is DocState.READY
+    hits = engine.search("CTSS hardware", files=["renamed.pdf"]).hits
+    assert hits and all(h.path.endswith("renamed.pdf") for h in hits)
+    with pytest.raises(UnknownFile):
+        engine.resolve(str(library / "ctss.pdf"))
+
+
+def test_deleted_file_drops_its_chunks(engine: Engine, library: Path) -> None:
+    engine.index([library])
+    doc_id = engine.resolve("more.md").doc_id
+    (library / "sub" / "more.md").unlink()
+    report = engine.index([library])
+    assert report.removed == [str(library / "sub" / "more.md")]
+    assert engine.store is not None and engine.store.count_chunks(doc_id) == 0
+    assert all(h.doc_id != doc_id for h in engine.search("quartermaster crates", k=20).hits)
+
+
+def test_same_content_at_two_paths_is_embedded_once(engine: Engine, library: Path) -> None:
+    engine.index([library / "notes.txt"])
+    shutil.copy(library / "notes.txt", library / "sub" / "copy.txt")
+    report = engine.index([library / "sub" / "copy.txt"])
+    assert report.indexed == [str(library / "sub" / "copy.txt")]
+    assert report.chunks_embedded == 0 and report.chunks_reused == engine.resolve("copy.txt").chunks
+
+
+def test_remove_and_ambiguous_names(engine: Engine, library: Path) -> None:
+    shutil.copy(library / "notes.txt", library / "sub" / "notes.txt")
+    engine.index([library])
+    with pytest.raises(AmbiguousFile) as err:
+        engine.resolve("notes.txt")
+    assert len(err.value.candidates) == 2
+    rec = engine.remove(str(library / "sub" / "notes.txt"))
+    assert engine.resolve("notes.txt").path == str(library / "notes.txt")
+    assert engine.store is not None and engine.store.count_chunks(rec.doc_id) == 0
+
+
+def test_bad_files_do_not_stop_the_others(engine: Engine, library: Path, corpus_dir: Path) -> None:
+    shutil.copy(corpus_dir / "ocrmypdf__invalid.pdf", library / "broken.pdf")
+    shutil.copy(corpus_dir / "pypdf__crazyones-encrypted-256.pdf", library / "locked.pdf")
+    (library / "empty.txt").write_text("   \n")
+    report = engine.index([library, library / "nowhere.pdf"])
+    reasons = {Path(f.path).name: f.reason for f in report.failed}
+    assert reasons == {"broken.pdf": "damaged", "locked.pdf": "encrypted", "empty.txt": "empty",
+                       "nowhere.pdf": "missing"}
+    assert len(report.indexed) == 3
+    locked = engine.resolve("locked.pdf")
+    assert locked.state is DocState.FAILED and "password" in locked.error.lower()
+
+
+def test_second_engine_on_same_folder_is_refused(engine: Engine) -> None:
+    with pytest.raises(StoreLocked, match="already open"):
+        Engine(load_settings()).open()
+
+
+def test_dump_has_page_markers(engine: Engine, library: Path) -> None:
+    engine.index([library / "ctss.pdf"])
+    md = engine.dump("ctss.pdf")
+    assert md.startswith("# ctss.pdf")
+    assert "<!-- page 1 -->" in md and "<!-- page 11 -->" in md
