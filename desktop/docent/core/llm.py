@@ -155,15 +155,14 @@ class OllamaClient:
         return self._list(_LIST_TIMEOUT)
 
     def _list(self, timeout: float) -> list[str]:
-        client = self._quick.get(timeout)
-        if client is None:
-            connect = min(timeout, self.connect_timeout)
-            client = ollama.Client(host=self.host, timeout=httpx.Timeout(timeout, connect=connect))
-            self._quick[timeout] = client
         try:
+            client = self._quick.get(timeout)
+            if client is None:
+                limit = httpx.Timeout(timeout, connect=min(timeout, self.connect_timeout))
+                client = self._quick[timeout] = ollama.Client(host=self.host, timeout=limit)
             listing = client.list()
         except Exception as exc:
-            raise self._map_error(exc, self.model, timeout) from exc
+            raise self._map_error(exc, None, timeout) from exc
         return [m.model for m in listing.models if m.model]
 
     # Chat -------------------------------------------------------------------
@@ -283,7 +282,7 @@ class OllamaClient:
             "(answers are extractive until then)."
         )
 
-    def _map_error(self, exc: BaseException, model: str, read_timeout: float) -> LLMError:
+    def _map_error(self, exc: BaseException, model: str | None, read_timeout: float) -> LLMError:
         """``exc`` from the ollama client or httpx as a typed error with a user sentence."""
         if isinstance(exc, LLMError):
             return exc
@@ -292,7 +291,7 @@ class OllamaClient:
         if isinstance(exc, httpx.TimeoutException):
             return LLMTimeout(f"Ollama at {self.host} did not answer within {read_timeout:g} s.")
         if isinstance(exc, ollama.ResponseError):
-            if exc.status_code == 404:
+            if exc.status_code == 404 and model is not None:
                 return ModelNotFound(_not_installed(model))
             if exc.status_code == -1:  # an {"error": ...} line inside the stream
                 return LLMStreamError(f"Ollama stopped the answer with an error: {exc.error}")

@@ -1,0 +1,251 @@
+"""The documents table: one row per file, from the catalog plus live indexing progress."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import (
+    QAbstractTableModel,
+    QModelIndex,
+    QPersistentModelIndex,
+    QRect,
+    Qt,
+)
+from PySide6.QtGui import QBrush, QColor, QPainter
+from PySide6.QtWidgets import (
+    QApplication,
+    QStyle,
+    QStyledItemDelegate,
+    QStyleOptionProgressBar,
+    QStyleOptionViewItem,
+)
+
+from docent.core.indexer import Progress
+from docent.core.models import DocState, DocumentRecord
+
+COLUMNS = ("Name", "Pages", "Chunks", "State", "Indexed")
+NAME, PAGES, CHUNKS, STATE, INDEXED = range(len(COLUMNS))
+#: Sort key for each row and column (numbers sort as numbers).
+SORT_ROLE = Qt.ItemDataRole.UserRole
+#: The Row object behind a row.
+ROW_ROLE = Qt.ItemDataRole.UserRole + 1
+#: Indexing fraction 0..1 while indexing, -1 otherwise (for the progress delegate).
+FRACTION_ROLE = Qt.ItemDataRole.UserRole + 2
+
+FAILED_COLOUR = QColor("#b3261e")
+MUTED_COLOUR = QColor("#6b6b6b")
+
+Index = QModelIndex | QPersistentModelIndex
+
+
+@dataclass(slots=True)
+class Row:
+    path: str
+    file_name: str
+    state: str = "queued"  # queued | indexing | ready | failed | removing
+    fraction: float = 0.0
+    pages: int = 0
+    chunks: int = 0
+    error: str = ""
+    indexed_at: float = 0.0
+    doc_id: str = ""
+    page_unit: str = "page"
+
+    @classmethod
+    def from_record(cls, rec: DocumentRecord) -> Row:
+        return cls(
+            path=rec.path,
+            file_name=rec.file_name,
+            state=rec.state.value,
+            fraction=1.0 if rec.state is DocState.READY else 0.0,
+            pages=rec.pages,
+            chunks=rec.chunks,
+            error=rec.error,
+            indexed_at=rec.indexed_at,
+            doc_id=rec.doc_id,
+            page_unit=rec.page_unit,
+        )
+
+    @property
+    def state_text(self) -> str:
+        if self.state == "indexing":
+            return f"indexing {int(self.fraction * 100)}%"
+        if self.state == "failed":
+            return f"failed: {self.error}" if self.error else "failed"
+        if self.state == "queued" and self.error:  # cancelled earlier
+            return "queued (cancelled)"
+        return self.state
+
+    @property
+    def is_pdf(self) -> bool:
+        return Path(self.path).suffix.lower() == ".pdf"
+
+
+def _when(ts: float) -> str:
+    if not ts:
+        return ""
+    if time.time() - ts < 86400:
+        return time.strftime("%H:%M", time.localtime(ts))
+    return time.strftime("%Y-%m-%d", time.localtime(ts))
+
+
+class DocumentTableModel(QAbstractTableModel):
+    def __init__(self, parent: Any = None) -> None:
+        super().__init__(parent)
+        self._rows: list[Row] = []
+        self._by_path: dict[str, int] = {}
+
+    # Qt API -------------------------------------------------------------------
+
+    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008 - Qt signature
+        return 0 if parent.isValid() else len(self._rows)
+
+    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(COLUMNS)
+
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = 0) -> Any:
+        if role == Qt.ItemDataRole.DisplayRole and orientation == Qt.Orientation.Horizontal:
+            return COLUMNS[section]
+        return None
+
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid():
+            return None
+        row = self._rows[index.row()]
+        col = index.column()
+        if role == Qt.ItemDataRole.DisplayRole:
+            return self._display(row, col)
+        if role == SORT_ROLE:
+            return self._sort_key(row, col)
+        if role == ROW_ROLE:
+            return row
+        if role == FRACTION_ROLE:
+            return row.fraction if row.state == "indexing" and col == STATE else -1.0
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return row.error if col == STATE and row.error else row.path
+        if role == Qt.ItemDataRole.ForegroundRole:
+            if row.state == "failed" and col in (NAME, STATE):
+                return QBrush(FAILED_COLOUR)
+            if row.state in ("queued", "removing"):
+                return QBrush(MUTED_COLOUR)
+        if role == Qt.ItemDataRole.TextAlignmentRole and col in (PAGES, CHUNKS):
+            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        return None
+
+    @staticmethod
+    def _display(row: Row, col: int) -> str:
+        if col == NAME:
+            return row.file_name
+        if col == PAGES:
+            return str(row.pages) if row.pages else ""
+        if col == CHUNKS:
+            return str(row.chunks) if row.chunks else ""
+        if col == STATE:
+            return row.state_text
+        return _when(row.indexed_at)
+
+    @staticmethod
+    def _sort_key(row: Row, col: int) -> Any:
+        return (row.file_name.lower(), row.pages, row.chunks, row.state_text, row.indexed_at)[col]
+
+    # Updates ------------------------------------------------------------------
+
+    def rows(self) -> list[Row]:
+        return list(self._rows)
+
+    def row_for(self, path: str) -> Row | None:
+        i = self._by_path.get(path)
+        return self._rows[i] if i is not None else None
+
+    def set_records(self, records: list[DocumentRecord], keep: set[str] | None = None) -> None:
+        """Replace the rows with the catalog's; ``keep``: paths of rows still pending."""
+        pending = [r for r in self._rows if keep and r.path in keep]
+        rows = [Row.from_record(rec) for rec in records]
+        known = {r.path for r in rows}
+        live = {r.path: r for r in pending}
+        for i, row in enumerate(rows):  # a run in flight knows better than the catalog
+            if row.path in live and live[row.path].state in ("queued", "indexing"):
+                rows[i] = live[row.path]
+        rows += [r for r in pending if r.path not in known]
+        self.beginResetModel()
+        self._rows = rows
+        self._reindex()
+        self.endResetModel()
+
+    def mark_queued(self, paths: list[str]) -> None:
+        for path in paths:
+            row = self.row_for(path)
+            if row is None:
+                self._append(Row(path, Path(path).name))
+            elif row.state != "indexing":
+                row.state, row.fraction, row.error = "queued", 0.0, ""
+                self._changed(path)
+
+    def apply(self, p: Progress, rec: DocumentRecord | None) -> None:
+        if rec is not None:
+            new = Row.from_record(rec)
+            if self.row_for(p.path) is None:
+                self._append(new)
+            else:
+                self._rows[self._by_path[p.path]] = new
+                self._changed(p.path)
+            return
+        row = self.row_for(p.path)
+        if row is None:
+            row = self._append(Row(p.path, Path(p.path).name))
+        if p.phase == "embedding" and p.chunks_total:
+            row.state, row.fraction = "indexing", p.chunks_done / p.chunks_total
+            row.chunks = p.chunks_total
+        elif p.phase == "extracting":
+            row.state, row.fraction = "indexing", 0.0
+        elif p.phase == "failed":
+            row.state, row.error = "failed", p.message
+        elif p.phase in ("ready", "unchanged", "renamed"):
+            row.state, row.fraction = "ready", 1.0
+        row.doc_id = p.doc_id or row.doc_id
+        self._changed(p.path)
+
+    def finish_pending(self) -> None:
+        """A run ended: rows that never started are no longer queued (cancelled)."""
+        for row in self._rows:
+            if row.state in ("queued", "indexing") and not row.doc_id:
+                row.state, row.error = "queued", "Indexing was cancelled."
+                self._changed(row.path)
+
+    def _append(self, row: Row) -> Row:
+        n = len(self._rows)
+        self.beginInsertRows(QModelIndex(), n, n)
+        self._rows.append(row)
+        self._by_path[row.path] = n
+        self.endInsertRows()
+        return row
+
+    def _reindex(self) -> None:
+        self._by_path = {r.path: i for i, r in enumerate(self._rows)}
+
+    def _changed(self, path: str) -> None:
+        i = self._by_path[path]
+        self.dataChanged.emit(self.index(i, 0), self.index(i, len(COLUMNS) - 1))
+
+
+class StateDelegate(QStyledItemDelegate):
+    """Draws a progress bar in the State cell of a document being indexed."""
+
+    def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: Index) -> None:
+        fraction = index.data(FRACTION_ROLE)
+        if not isinstance(fraction, float) or fraction < 0:
+            super().paint(painter, option, index)
+            return
+        bar = QStyleOptionProgressBar()
+        rect: QRect = option.rect  # type: ignore[attr-defined]
+        bar.rect = rect.adjusted(2, 3, -2, -3)  # type: ignore[attr-defined]
+        bar.minimum, bar.maximum = 0, 100  # type: ignore[attr-defined]
+        bar.progress = int(fraction * 100)  # type: ignore[attr-defined]
+        bar.text = index.data(Qt.ItemDataRole.DisplayRole)  # type: ignore[attr-defined]
+        bar.textVisible = True  # type: ignore[attr-defined]
+        bar.state = QStyle.StateFlag.State_Enabled | QStyle.StateFlag.State_Horizontal  # type: ignore[attr-defined]
+        style = option.widget.style() if option.widget else QApplication.style()  # type: ignore[attr-defined]
+        style.drawControl(QStyle.ControlElement.CE_ProgressBar, bar, painter)

@@ -1,0 +1,253 @@
+"""The library pane: documents table, filter, progress with Cancel, context menu, watched folders."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+from PySide6.QtCore import QMimeData, QModelIndex, QPoint, QSortFilterProxyModel, Qt, QUrl, Signal
+from PySide6.QtGui import QDesktopServices
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QMenu,
+    QMessageBox,
+    QProgressBar,
+    QPushButton,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from docent.core.engine import Engine
+from docent.core.indexer import IndexReport
+from docent.gui.indexing import Collected, DocProgress, IndexController, Request
+from docent.gui.library_model import (
+    INDEXED,
+    NAME,
+    ROW_ROLE,
+    SORT_ROLE,
+    STATE,
+    DocumentTableModel,
+    Row,
+    StateDelegate,
+)
+from docent.gui.messages import bridge
+from docent.gui.text_dialog import show_text
+from docent.gui.watched_folders import WatchedFoldersBox
+from docent.gui.workers import Report, run_in_worker
+
+
+def local_paths(mime: QMimeData) -> list[str]:
+    """The local files and folders in a drop (other URLs are not ours to fetch)."""
+    return [u.toLocalFile() for u in mime.urls() if u.isLocalFile() and u.toLocalFile()]
+
+
+class LibraryPane(QWidget):
+    #: the user wants the chat scoped to these documents (list of paths)
+    ask_about_requested = Signal(list)
+    #: the user wants a summary of this document (path)
+    summarize_requested = Signal(str)
+
+    def __init__(self, engine: Engine, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.engine = engine
+        self.controller = IndexController(engine, self)
+        self.model = DocumentTableModel(self)
+        self.proxy = QSortFilterProxyModel(self)
+        self.proxy.setSourceModel(self.model)
+        self.proxy.setSortRole(SORT_ROLE)
+        self.proxy.setFilterKeyColumn(NAME)
+        self.proxy.setFilterCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
+        self._build()
+        self._connect()
+
+    def _build(self) -> None:
+        title = QLabel("Library")
+        title.setObjectName("paneTitle")
+        self.filter_edit = QLineEdit()
+        self.filter_edit.setPlaceholderText("Filter documents…")
+        self.filter_edit.setClearButtonEnabled(True)
+        self.table = QTableView()
+        self.table.setObjectName("documentsTable")
+        self.table.setModel(self.proxy)
+        self.table.setSortingEnabled(True)
+        self.table.sortByColumn(NAME, Qt.SortOrder.AscendingOrder)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
+        self.table.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.table.setItemDelegateForColumn(STATE, StateDelegate(self.table))
+        self.table.verticalHeader().setVisible(False)
+        self.table.setWordWrap(False)
+        self.table.setAlternatingRowColors(True)
+        self.table.setShowGrid(False)
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(NAME, QHeaderView.ResizeMode.Stretch)
+        for col in range(1, INDEXED + 1):
+            header.setSectionResizeMode(col, QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(STATE, QHeaderView.ResizeMode.Interactive)
+        header.resizeSection(STATE, 120)
+        self.empty_hint = QLabel("Drop PDFs or folders here, or use File ▸ Add files…")
+        self.empty_hint.setObjectName("hint")
+        self.empty_hint.setWordWrap(True)
+
+        self.progress = QProgressBar()
+        self.progress.setRange(0, 1000)
+        self.progress.setTextVisible(False)
+        self.progress_label = QLabel()
+        self.progress_label.setObjectName("muted")
+        self.cancel_button = QPushButton("Cancel")
+        self.cancel_button.setToolTip("Stop indexing; documents already ready are kept")
+        self.progress_row = QWidget()
+        row = QHBoxLayout(self.progress_row)
+        row.setContentsMargins(0, 0, 0, 0)
+        col = QVBoxLayout()
+        col.addWidget(self.progress_label)
+        col.addWidget(self.progress)
+        row.addLayout(col, 1)
+        row.addWidget(self.cancel_button)
+        self.progress_row.setVisible(False)
+
+        self.watched = WatchedFoldersBox(self.engine, self)
+
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(8, 8, 4, 8)
+        layout.addWidget(title)
+        layout.addWidget(self.filter_edit)
+        layout.addWidget(self.table, 1)
+        layout.addWidget(self.empty_hint)
+        layout.addWidget(self.progress_row)
+        layout.addWidget(self.watched)
+
+    def _connect(self) -> None:
+        c = self.controller
+        self.filter_edit.textChanged.connect(self.proxy.setFilterFixedString)
+        self.table.customContextMenuRequested.connect(self._on_context_menu)
+        self.table.doubleClicked.connect(self._on_double_clicked)
+        self.cancel_button.clicked.connect(c.cancel)
+        c.documents_changed.connect(self._on_documents)
+        c.collected.connect(self._on_collected)
+        c.document_progressed.connect(self._on_doc_progress)
+        c.overall_progressed.connect(self._on_overall)
+        c.run_started.connect(self._on_run_started)
+        c.run_finished.connect(self._on_run_finished)
+        self.watched.index_requested.connect(lambda p: self.add_paths([p]))
+
+    # Public -------------------------------------------------------------------
+
+    def add_paths(self, paths: list[str], *, force: bool = False) -> None:
+        """Index files and folders (recursively); unsupported ones are reported."""
+        self.controller.add(paths, force=force)
+
+    def refresh(self) -> None:
+        self.controller.refresh()
+
+    def selected_rows(self) -> list[Row]:
+        rows = []
+        for idx in self.table.selectionModel().selectedRows():
+            row = idx.data(ROW_ROLE)
+            if isinstance(row, Row):
+                rows.append(row)
+        return rows
+
+    # Controller signals -------------------------------------------------------
+
+    def _on_documents(self, records: list) -> None:
+        pending = {r.path for r in self.model.rows() if r.state in ("queued", "indexing")}
+        self.model.set_records(records, keep=pending if self.controller.busy else set())
+        self.empty_hint.setVisible(self.model.rowCount() == 0)
+
+    def _on_collected(self, found: Collected) -> None:
+        self.model.mark_queued(found.files)
+        self.empty_hint.setVisible(self.model.rowCount() == 0)
+
+    def _on_doc_progress(self, item: DocProgress) -> None:
+        self.model.apply(item.progress, item.record)
+
+    def _on_overall(self, fraction: float, label: str) -> None:
+        self.progress.setValue(int(fraction * 1000))
+        self.progress_label.setText(label)
+
+    def _on_run_started(self, req: Request) -> None:
+        self.progress.setValue(0)
+        self.progress_label.setText(f"Preparing {req.label}…")
+        self.progress_row.setVisible(True)
+
+    def _on_run_finished(self, report: IndexReport | None) -> None:
+        self.model.finish_pending()
+        if not self.controller._queue:
+            self.progress_row.setVisible(False)
+
+    # Context menu -------------------------------------------------------------
+
+    def _on_double_clicked(self, index: QModelIndex) -> None:
+        row = index.data(ROW_ROLE)
+        if isinstance(row, Row):
+            self.ask_about_requested.emit([row.path])
+
+    def _on_context_menu(self, pos: QPoint) -> None:
+        rows = self.selected_rows()
+        if not rows:
+            return
+        menu = self.build_menu(rows)
+        menu.popup(self.table.viewport().mapToGlobal(pos))
+
+    def build_menu(self, rows: list[Row]) -> QMenu:
+        menu = QMenu(self)
+        one = rows[0] if len(rows) == 1 else None
+        ready = [r for r in rows if r.state == "ready"]
+        label = "Ask about this document" if one else f"Ask about these {len(rows)} documents"
+        ask = menu.addAction(label, lambda: self.ask_about_requested.emit([r.path for r in ready]))
+        ask.setEnabled(bool(ready))
+        summ = menu.addAction("Summarize…", lambda: self._summarize(rows[0]))
+        summ.setEnabled(one is not None and one.state == "ready")
+        menu.addSeparator()
+        menu.addAction("Open file", lambda: self._open(rows))
+        dump = menu.addAction("Show extracted text", lambda: self._show_text(rows[0]))
+        dump.setEnabled(one is not None and one.state == "ready")
+        menu.addSeparator()
+        menu.addAction("Re-index", lambda: self.add_paths([r.path for r in rows], force=True))
+        menu.addAction("Remove from library", lambda: self._remove(rows))
+        return menu
+
+    def _summarize(self, row: Row) -> None:
+        self.summarize_requested.emit(row.path)
+
+    def _open(self, rows: list[Row]) -> None:
+        for row in rows:
+            if not QDesktopServices.openUrl(QUrl.fromLocalFile(row.path)):
+                bridge().warning(f"No application opened {row.file_name}.")
+
+    def _show_text(self, row: Row) -> None:
+        engine = self.engine
+
+        def job(report: Report, cancel: threading.Event) -> str:
+            return engine.dump(row.path)
+
+        run_in_worker(
+            job,
+            name="dump",
+            on_result=lambda text: show_text(self, f"Extracted text — {row.file_name}", text),
+            on_error=lambda exc: bridge().error(str(exc)),
+        )
+
+    def _remove(self, rows: list[Row]) -> None:
+        names = ", ".join(r.file_name for r in rows[:3]) + ("…" if len(rows) > 3 else "")
+        answer = QMessageBox.question(
+            self,
+            "Remove from library",
+            f"Remove {names} from the library? The files themselves are not touched.",
+        )
+        if answer != QMessageBox.StandardButton.Yes:
+            return
+        for row in rows:
+            if row.state in ("queued",) and not row.doc_id:
+                continue
+            self.controller.remove(row.path)
+
+
+def display_name(path: str) -> str:
+    return Path(path).name or path

@@ -1,0 +1,153 @@
+"""Markdown that cannot act: model output and document text shown in a QTextBrowser.
+
+QTextBrowser is not safe by default: raw ``<a href=file:...>`` is live, an image
+``![x](file:///etc/hostname)`` makes it read a local file, and a clicked ``file:`` link
+shows that file. SafeBrowser turns all of that off: it never navigates on its own, it
+parses Markdown without HTML, and it loads no resources at all. Clicks come out as the
+``link_activated`` signal for the owner to judge.
+
+Citation markers ``[1]`` become internal ``cite:<turn>.<n>`` links styled as chips, and
+sentences the faithfulness check did not support get a wavy underline and a tooltip.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from PySide6.QtCore import QUrl, Signal
+from PySide6.QtGui import QColor, QTextCharFormat, QTextCursor, QTextDocument
+from PySide6.QtWidgets import QTextBrowser, QWidget
+
+MARKDOWN_FEATURES = (
+    QTextDocument.MarkdownFeature.MarkdownDialectGitHub
+    | QTextDocument.MarkdownFeature.MarkdownNoHTML
+)
+CITE_SCHEME = "cite"
+CHIP_BACKGROUND = QColor("#dbe7ff")
+CHIP_FOREGROUND = QColor("#1a4fb5")
+UNSUPPORTED_COLOUR = QColor("#c77700")
+UNSUPPORTED_TIP = "Not clearly supported by the cited passage — check the source."
+
+# [1], [2, 3], [1][2] — but not an existing Markdown link [text](url) or a footnote [^1].
+_CITE_GROUP = re.compile(r"\[(\d{1,3}(?:\s*,\s*\d{1,3})*)\](?!\()")
+_FENCE = re.compile(r"^(```|~~~)", re.MULTILINE)
+
+
+def cite_url(turn: int, n: int) -> str:
+    return f"{CITE_SCHEME}:{turn}.{n}"
+
+
+def parse_cite(url: QUrl) -> tuple[int, int] | None:
+    """``cite:3.2`` -> (turn 3, citation 2); anything else -> None."""
+    if url.scheme() != CITE_SCHEME:
+        return None
+    turn, _, n = url.path().partition(".")
+    if not (turn.isdigit() and n.isdigit()):
+        return None
+    return int(turn), int(n)
+
+
+def linkify_citations(markdown: str, turn: int) -> str:
+    """``[1]`` -> a chip link to citation 1 of ``turn``; code blocks are left alone."""
+    parts = _FENCE.split(markdown)
+    out: list[str] = []
+    in_code = False
+    for part in parts:
+        if part in ("```", "~~~"):
+            in_code = not in_code
+            out.append(part)
+        elif in_code:
+            out.append(part)
+        else:
+            out.append(_CITE_GROUP.sub(lambda m: _chips(m, turn), part))
+    return "".join(out)
+
+
+def _chips(m: re.Match[str], turn: int) -> str:
+    numbers = [int(x) for x in re.findall(r"\d+", m.group(1))]
+    return " ".join(f"[\\[{n}\\]]({cite_url(turn, n)})" for n in numbers)
+
+
+class SafeBrowser(QTextBrowser):
+    #: the user clicked a link (QUrl); nothing was opened
+    link_activated = Signal(QUrl)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setOpenLinks(False)
+        self.setOpenExternalLinks(False)
+        self.setUndoRedoEnabled(False)
+        self.anchorClicked.connect(self.link_activated.emit)
+        self.resources_requested = 0
+
+    def loadResource(self, type: int, name: QUrl) -> Any:  # noqa: A002 - Qt's name
+        """No images, style sheets or files: nothing in a document or answer is fetched."""
+        self.resources_requested += 1
+        return None
+
+    def setSource(self, name: QUrl, type: Any = None) -> None:  # noqa: A002
+        """Never navigate (a click or a call must not load a file into the view)."""
+
+    def set_markdown(self, markdown: str) -> None:
+        self.document().setMarkdown(markdown, MARKDOWN_FEATURES)
+        self.style_chips()
+
+    def style_chips(self) -> None:
+        """Give every ``cite:`` link the look of a chip."""
+        doc = self.document()
+        chip = QTextCharFormat()
+        chip.setBackground(CHIP_BACKGROUND)
+        chip.setForeground(CHIP_FOREGROUND)
+        chip.setFontUnderline(False)
+        chip.setFontWeight(600)
+        block = doc.begin()
+        while block.isValid():
+            it = block.begin()
+            while not it.atEnd():
+                frag = it.fragment()
+                fmt = frag.charFormat()
+                if fmt.isAnchor() and fmt.anchorHref().startswith(CITE_SCHEME + ":"):
+                    cur = QTextCursor(doc)
+                    cur.setPosition(frag.position())
+                    cur.setPosition(frag.position() + frag.length(), QTextCursor.MoveMode.KeepAnchor)
+                    cur.mergeCharFormat(chip)
+                it += 1
+            block = block.next()
+
+    def mark_sentences(self, sentences: list[str]) -> int:
+        """Underline each sentence found in the view; returns how many were found."""
+        found = 0
+        mark = QTextCharFormat()
+        mark.setUnderlineStyle(QTextCharFormat.UnderlineStyle.WaveUnderline)
+        mark.setUnderlineColor(UNSUPPORTED_COLOUR)
+        mark.setBackground(QColor(255, 196, 0, 40))
+        mark.setToolTip(UNSUPPORTED_TIP)
+        doc = self.document()
+        for sentence in sentences:
+            cur = _find_loosely(doc, sentence)
+            if cur is not None:
+                cur.mergeCharFormat(mark)
+                found += 1
+        return found
+
+
+def _find_loosely(doc: QTextDocument, sentence: str) -> QTextCursor | None:
+    """The sentence as shown, tolerating Markdown marks and citation chips in it."""
+    plain = re.sub(r"[*_`]+", "", sentence).strip()
+    for candidate in (plain, re.sub(r"\s*\[\d+(?:\s*,\s*\d+)*\]", "", plain).strip()):
+        if len(candidate) < 8:
+            continue
+        cur = doc.find(candidate)
+        if not cur.isNull():
+            return cur
+    words = plain.split()
+    if len(words) >= 6:  # the start and the end of it, when the middle was reformatted
+        head = doc.find(" ".join(words[:5]))
+        if not head.isNull():
+            tail = doc.find(" ".join(words[-3:]), head.selectionEnd())
+            end = tail.selectionEnd() if not tail.isNull() else head.selectionEnd()
+            head.setPosition(head.selectionStart())
+            head.setPosition(end, QTextCursor.MoveMode.KeepAnchor)
+            return head
+    return None
