@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from docent.core.engine import Engine
     from docent.core.indexer import IndexReport, Progress
+    from docent.core.jobs import JobResult
 
 
 class ProgressBar:
@@ -203,6 +204,63 @@ def cmd_remove(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_watch(args: argparse.Namespace) -> int:
+    from datetime import datetime
+    from threading import Event
+
+    def emit(entry: dict[str, str]) -> None:
+        stamp = datetime.now().isoformat(timespec="seconds")
+        if args.json:
+            print(json.dumps({"time": stamp, **entry}, ensure_ascii=False), flush=True)
+            return
+        extra = f" (from {entry['from']})" if "from" in entry else ""
+        extra += f": {entry['message']}" if entry.get("message") else ""
+        print(f"{stamp} {entry['event']:<10} {entry['path']}{extra}", flush=True)
+
+    with _open_engine() as eng:
+        for folder in args.dirs:
+            eng.watch(folder)
+        if not eng.settings.watched_folders:
+            print("No watched folders. Give one: `docent watch DIR`.", file=sys.stderr)
+            return 1
+        def on_result(result: JobResult) -> None:
+            for entry in result.events():
+                emit(entry)
+
+        eng.queue.add_result_listener(on_result)
+        for st in eng.start_watching():
+            emit({"event": st.state.value, "path": st.path, "message": st.message})
+        assert eng.watcher is not None
+        eng.watcher.on_state = lambda st: emit(
+            {"event": st.state.value, "path": st.path, "message": st.message}
+        )
+        if not args.json:
+            print("Watching; Ctrl-C to stop.", file=sys.stderr, flush=True)
+        try:
+            while not Event().wait(3600):
+                pass
+        except KeyboardInterrupt:
+            print("Stopped watching; what finished is kept.", file=sys.stderr)
+    return 0
+
+
+def cmd_unwatch(args: argparse.Namespace) -> int:
+    from docent.core.files import normalise
+
+    with _open_engine() as eng:
+        folder = str(normalise(args.dir))
+        count = len(eng.catalog.under(folder)) if eng.catalog and args.drop else 0
+        if eng.unwatch(args.dir, drop_documents=args.drop) is not None:
+            eng.queue.wait_idle()
+    if args.json:
+        _print_json({"unwatched": folder, "removed": count})
+    elif args.drop:
+        print(f"stopped watching {folder}; removed its {count} documents")
+    else:
+        print(f"stopped watching {folder}; its documents are kept (--drop removes them)")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="docent", description="Chat with your own documents, locally.")
     p.add_argument("-v", "--verbose", action="store_true", help="log what happens")
@@ -235,6 +293,11 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("-o", "--output")
     sp = add("remove", cmd_remove, "remove a document from the library")
     sp.add_argument("file")
+    sp = add("watch", cmd_watch, "watch folders and keep them indexed until Ctrl-C")
+    sp.add_argument("dirs", nargs="*", help="folders to add (default: the saved ones)")
+    sp = add("unwatch", cmd_unwatch, "stop watching a folder")
+    sp.add_argument("dir")
+    sp.add_argument("--drop", action="store_true", help="also remove its documents")
     return p
 
 

@@ -373,6 +373,13 @@ def test_closed_store_raises_store_error(store: Store) -> None:
         store.count_chunks()
 
 
+def test_backend_failure_is_a_store_error(store: Store) -> None:
+    bad = point("bad", 0, "wrong size vector", [0.5] * 8)
+    with pytest.raises(StoreError):
+        store.upsert_chunks([bad])
+    assert store.count_chunks() == 0
+
+
 def test_concurrent_reads_and_writes(store: Store, corpus: Corpus) -> None:
     rng = np.random.default_rng(5)
     points = [point("conc", i, f"concurrent text {i}", unit(rng)) for i in range(150)]
@@ -409,6 +416,15 @@ def test_edge_persists_across_close_and_reopen(tmp_path: Path) -> None:
         assert len(s.text_match("terminal")) == 2  # the text index came back too
         assert len(s.grep("TERMINAL")) == 3
         assert s.get_document("alpha") == {"state": "ready", "doc_id": "alpha"}
+
+
+def test_edge_explicit_optimize_keeps_data(tmp_path: Path) -> None:
+    with EdgeStore(tmp_path / "qdrant") as s:
+        corpus = Corpus(s)
+        assert isinstance(s.optimize(), bool)
+        assert s.count_chunks() == 9
+        assert s.query(dense=corpus.q_dense, sparse=corpus.q_sparse)[0].id == corpus.t.id
+        assert len(s.text_match("terminal")) == 2
 
 
 def test_edge_clears_leftover_temp_segments(tmp_path: Path) -> None:
@@ -486,6 +502,11 @@ def test_point_ids_are_deterministic_uuids() -> None:
     assert chunk_point_id("doc", 3) != chunk_point_id("doc", 4)
     assert document_point_id("doc") not in {chunk_point_id("doc", i) for i in range(10)}
     assert len(chunk_point_id("doc", 0)) == 36
+
+
+def test_unreachable_server_is_a_store_error() -> None:
+    with pytest.raises(StoreError, match=r"127\.0\.0\.1:1.*server is running"):
+        open_store(url="http://127.0.0.1:1")
 
 
 def test_open_store_needs_a_path_or_url() -> None:

@@ -225,3 +225,24 @@ def save_settings(settings: Settings, path: Path | None = None) -> Path:
     tmp.write_text("".join(lines), encoding="utf-8")
     os.replace(tmp, path)
     return path
+
+
+def update_settings_file(path: Path | None = None, **changes: Any) -> Path:
+    """Change ``changes`` in the settings file, keeping its other keys as written.
+
+    Unlike ``save_settings(settings)``, DOCENT_* overrides and values passed in code are
+    not written to the file (e.g. the watched folders change, nothing else does).
+    """
+    path = path or settings_file()
+    data: dict[str, Any] = {}
+    if path.exists():
+        try:
+            data = tomllib.loads(path.read_text(encoding="utf-8"))
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+            raise SettingsError(f"{path} is not valid TOML: {exc}") from exc
+    data.update(changes)
+    try:
+        settings = Settings(**data)
+    except ValidationError as exc:
+        raise SettingsError(_format_errors(exc, str(path))) from exc
+    return save_settings(settings, path)

@@ -132,3 +132,11 @@ class Embedder:
         with self._lock:
             v = next(iter(self._sparse.query_embed(text)))
         return SparseVec(v.indices.tolist(), v.values.tolist())
+
+    def query_dense_many(self, texts: Sequence[str]) -> list[list[float]]:
+        """Dense vectors of several queries in one model call (retrieval's variants)."""
+        if not texts:
+            return []
+        self.ensure_loaded()
+        with self._lock:
+            return [v.tolist() for v in self._dense.query_embed(list(texts))]

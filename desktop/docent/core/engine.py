@@ -13,18 +13,22 @@ import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from docent.core import files as filemod
 from docent.core.catalog import Catalog
 from docent.core.config import Settings, load_settings
 from docent.core.embedding import Embedder
 from docent.core.errors import AmbiguousFile, StoreLocked, UnknownFile
-from docent.core.indexer import FailedFile, IndexReport, Indexer, ProgressCallback
+from docent.core.indexer import FailedFile, Indexer, IndexReport, ProgressCallback
+from docent.core.jobs import IndexQueue, Job
 from docent.core.models import DocState, DocumentRecord, ExtractedDocument
 from docent.core.retrieval import Retriever, SearchResult
 from docent.core.store import ScoredPoint, Store, open_store
 from docent.core.textcache import TextCache
+
+if TYPE_CHECKING:
+    from docent.core.watching import FolderStatus, Watcher
 
 log = logging.getLogger(__name__)
 
@@ -111,6 +115,8 @@ class Engine:
         self._indexer: Indexer | None = None
         self._retriever: Retriever | None = None
         self.recovered: list[DocumentRecord] = []
+        self._queue: IndexQueue | None = None  # the one indexing queue (watcher, GUI)
+        self.watcher: Watcher | None = None  # only after start_watching()
 
     # Lifecycle ---------------------------------------------------------------
 
@@ -129,12 +135,19 @@ class Engine:
                                     subprocess_extraction=s.extract_in_subprocess)
             self._retriever = Retriever(self.store, self.embedder)
             self.recovered = self._indexer.recover()
+            self._queue = IndexQueue(self._indexer, self.catalog)
         except BaseException:
             self.close()
             raise
         return self
 
     def close(self) -> None:
+        if self.watcher is not None:
+            self.watcher.stop()
+            self.watcher = None
+        if self._queue is not None:
+            self._queue.stop()
+            self._queue = None
         if self._indexer is not None:
             self._indexer.close()
             self._indexer = None
@@ -206,6 +219,72 @@ class Engine:
         self.indexer.remove(rec)
         return rec
 
+    # Watched folders (see core/watching.py) ----------------------------------
+
+    @property
+    def queue(self) -> IndexQueue:
+        if self._queue is None:
+            raise RuntimeError("Engine is not open")
+        return self._queue
+
+    def start_watching(self) -> list[FolderStatus]:
+        """Watch the saved folders (each swept first). Only the GUI and `docent watch`."""
+        from docent.core.watching import Watcher
+
+        if self.watcher is None:
+            self.watcher = Watcher(self.queue,
+                                   sweep_interval=self.settings.sweep_interval_minutes * 60)
+            self.watcher.start()
+            for folder in self.settings.watched_folders:
+                self.watcher.add(folder)
+        return self.watcher.statuses()
+
+    def watch(self, path: str | Path) -> FolderStatus | None:
+        """Add a watched folder (saved in settings); live at once if watching started."""
+        from docent.core.watching import plan_watch
+
+        folder, replaced = plan_watch(self.settings.watched_folders, path,
+                                      self.settings.data_path)
+        kept = [w for w in self.settings.watched_folders if w not in replaced]
+        self._save_watched(kept if folder in kept else [*kept, folder])
+        if self.watcher is None:
+            return None
+        for old in replaced:
+            self.watcher.remove(old)
+        return self.watcher.add(folder)
+
+    def unwatch(self, path: str | Path, drop_documents: bool = False) -> Job | None:
+        """Stop watching a folder; with ``drop_documents``, queue removing its documents."""
+        from docent.core.watching import WatchError
+
+        folder = str(filemod.normalise(path))
+        if folder not in self.settings.watched_folders:
+            raise WatchError(f"{folder} is not a watched folder. "
+                             "See `docent status` for the watched folders.")
+        self._save_watched([w for w in self.settings.watched_folders if w != folder])
+        if self.watcher is not None:
+            self.watcher.remove(folder)
+        return self.queue.drop(folder) if drop_documents else None
+
+    def _save_watched(self, folders: list[str]) -> None:
+        from docent.core.config import update_settings_file
+
+        update_settings_file(watched_folders=folders)
+        self.settings.watched_folders = folders
+
+    def wait_idle(self, timeout: float | None = None) -> bool:
+        """Block until no event timer is armed and no job is queued or running."""
+        if self.watcher is not None:
+            return self.watcher.wait_settled(3600.0 if timeout is None else timeout)
+        return self.queue.wait_idle(timeout)
+
+    def _watched_status(self) -> list[dict[str, Any]]:
+        if self.watcher is not None:
+            return [st.as_dict() for st in self.watcher.statuses()]
+        return [{"path": p, "state": "off", "last_sweep": 0.0,
+                 "message": "Watched while the Docent window or `docent watch` runs."}
+                for p in self.settings.watched_folders]
+
     # Looking things up ------------------------------------------------------
 
     def documents(self) -> list[DocumentRecord]:
@@ -259,7 +338,7 @@ class Engine:
             indexing=counts.get("indexing", 0), chunks=counts["chunks"],
             data_dir=str(s.data_path), store=s.qdrant_url or str(s.store_path),
             backend="qdrant-server" if s.qdrant_url else "qdrant-edge",
-            embedding_model=s.embedding_model,
+            embedding_model=s.embedding_model, watched=self._watched_status(),
         )
 
     # Search ------------------------------------------------------------------

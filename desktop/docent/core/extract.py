@@ -61,6 +61,8 @@ MIN_MEAN_PAGE_CHARS = 5
 MIN_MEAN_CHARS_WHEN_MOSTLY_EMPTY = 25
 
 _CID = re.compile(r"\(cid:\d+\)")
+#: Dot leaders of a table of contents (". . . . . 42"): a token each for the model.
+_LEADER = re.compile(r"(?: ?\.){4,}")
 _SPACES = re.compile(r"[ \t\f\v\u00a0\u2000-\u200a\u202f\u3000]+")
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0e-\x1f\x7f]")
 _BLANK_LINES = re.compile(r"\n{3,}")
@@ -113,8 +115,8 @@ def iter_pdf_pages(path: str | Path, password: str | None = None) -> Iterator[Pa
 
 
 def clean_pdf_text(text: str) -> str:
-    """Drop ``(cid:NN)`` glyph codes and collapse spaces, keeping line breaks."""
-    text = _CID.sub("", text)
+    """Drop ``(cid:NN)`` glyph codes and dot leaders, collapse spaces, keep line breaks."""
+    text = _LEADER.sub(" … ", _CID.sub("", text))
     text = _CONTROL.sub("", text.replace("\r\n", "\n").replace("\r", "\n"))
     text = _SPACES.sub(" ", text)
     lines = (line.strip() for line in text.split("\n"))

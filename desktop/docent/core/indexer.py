@@ -288,8 +288,8 @@ class Indexer:
                     key: str, sha: str, st: os.stat_result) -> bool:
         for old in self.catalog.by_sha(sha, DocState.READY):
             if not os.path.exists(old.path):
+                report.renamed.append((old.path, key))  # before move() rewrites old.path
                 self.move(old, key, st)
-                report.renamed.append((old.path, key))
                 progress(Progress("renamed", i, n, key, old.doc_id, old.chunks, old.chunks))
                 return True
         return False

@@ -25,13 +25,13 @@ from pathlib import Path
 
 from docent.core import files as filemod
 from docent.core.catalog import Catalog
-from docent.core.indexer import FailedFile, IndexReport, Indexer, Progress, ProgressCallback
+from docent.core.indexer import FailedFile, Indexer, IndexReport, Progress, ProgressCallback
 from docent.core.models import DocState, DocumentRecord
 
 log = logging.getLogger(__name__)
 
 
-class JobKind(str, enum.Enum):
+class JobKind(enum.StrEnum):
     INDEX = "index"  # paths: the files
     REMOVE = "remove"  # paths: [file or folder]; drops documents whose file is gone
     MOVE = "move"  # paths: [old, new] (a file or a folder)
@@ -55,6 +55,19 @@ class JobResult:
     report: IndexReport
     #: A sentence when the job itself failed (not a file in it: those are in report.failed).
     error: str = ""
+
+    def events(self) -> list[dict[str, str]]:
+        """What changed, one entry per file: event (indexed / renamed / removed / failed /
+        error), path, and ``from`` (renames) or ``message`` (failures). Unchanged files
+        are left out: a sweep of an unchanged folder says nothing."""
+        r = self.report
+        out = [{"event": "indexed", "path": p} for p in r.indexed]
+        out += [{"event": "renamed", "path": new, "from": old} for old, new in r.renamed]
+        out += [{"event": "removed", "path": p} for p in r.removed]
+        out += [{"event": "failed", "path": f.path, "message": f.message} for f in r.failed]
+        if self.error:
+            out.append({"event": "error", "path": self.job.paths[0], "message": self.error})
+        return out
 
 
 ResultCallback = Callable[[JobResult], None]
@@ -163,7 +176,11 @@ class IndexQueue:
 
     def _cancel_running_index(self, path: str) -> None:
         run = self._running
-        if run is not None and run.kind is JobKind.INDEX and all(_inside(p, path) for p in run.paths):
+        if (
+            run is not None
+            and run.kind is JobKind.INDEX
+            and all(_inside(p, path) for p in run.paths)
+        ):
             run.cancel.set()
 
     def discard(self, path: str) -> None:
@@ -189,8 +206,7 @@ class IndexQueue:
     def wait_idle(self, timeout: float | None = None) -> bool:
         """Block until no job is pending or running; False on timeout."""
         with self._cond:
-            return self._cond.wait_for(lambda: not self._pending and self._running is None,
-                                       timeout)
+            return self._cond.wait_for(lambda: not self._pending and self._running is None, timeout)
 
     def cancel(self) -> None:
         """Cancel the running job (what finished is kept)."""
@@ -216,8 +232,9 @@ class IndexQueue:
 
     def _ensure_thread(self) -> None:
         if self._thread is None:
-            self._thread = threading.Thread(target=self._loop, name="docent-index-queue",
-                                            daemon=True)
+            self._thread = threading.Thread(
+                target=self._loop, name="docent-index-queue", daemon=True
+            )
             self._thread.start()
 
     def _loop(self) -> None:
@@ -339,9 +356,14 @@ class IndexQueue:
             return  # missing (unplugged?): the watcher pauses it; its documents stay
         found = filemod.collect([folder])
         for bad in found.unreadable:
-            report.failed.append(FailedFile(str(bad), "unreadable",
-                                            f"The folder {bad} cannot be read; its files are "
-                                            "skipped. Check its permissions."))
+            report.failed.append(
+                FailedFile(
+                    str(bad),
+                    "unreadable",
+                    f"The folder {bad} cannot be read; its files are "
+                    "skipped. Check its permissions.",
+                )
+            )
         self._index_files([str(p) for p in found.files], job, report)
         if job.cancel.is_set():
             return

@@ -1,14 +1,71 @@
-"""Retrieval: plain hybrid (dense + BM25 fused with RRF) for now; see issue 3."""
+"""Retrieval: find the passages a question is about, from the question's words or its meaning.
+
+Stages of :meth:`Retriever.search` (each one's ranks, scores and time go to ``debug``):
+
+1. variants: the question, its keyword form (stopwords out, exact terms kept), and up
+   to two rewrites the caller got from an LLM;
+2. two-tier (large libraries only): rank documents by their ``documents`` vector and
+   search chunks within the best ones, next to an unrestricted search of the question;
+3. per variant, Qdrant's hybrid query (dense + BM25 prefetch fused with RRF), plus the
+   question's dense-only list, which also gives each chunk its cosine similarity;
+4. fuse all lists with weighted RRF (one dict entry per chunk id);
+5. keyword boost: chunks holding the question's rare exact terms (Qdrant full-text
+   index) join the fusion as one more list, weighted by how rare each term is;
+6. dedup identical text, per-document cap, adaptive k;
+7. neighbour expansion (ordinal ±1 as context, not as hits) and the retrieval evaluation.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import math
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
+from docent.core import fusion
 from docent.core.embedding import Embedder
+from docent.core.evaluation import RetrievalEvaluation, evaluate_retrieval
+from docent.core.fusion import Candidate, RankedList
 from docent.core.models import Hit
+from docent.core.queryterms import QueryTerms, analyse
 from docent.core.store import ScoredPoint, Store
+
+MAX_REWRITES = 2
+
+
+@dataclass(frozen=True, slots=True)
+class RetrievalConfig:
+    """Knobs of the pipeline; the defaults are the ones benchmarks/retrieval_eval.py chose."""
+
+    #: At most this many hits per document while other documents still have some.
+    max_chunks_per_document: int = 3
+    #: Fixed number of hits; 0 = adaptive (5, 20 or 25 by the size of the scope).
+    results_k: int = 0
+    #: Depth of every ranked list (and of Qdrant's dense/BM25 prefetch).
+    depth: int = 50
+    question_weight: float = 1.0
+    keyword_weight: float = 0.5
+    rewrite_weight: float = 0.7
+    #: Weight of the question's dense-only list in the fusion (0: similarity only).
+    dense_weight: float = 1.0
+    #: Weight of the exact-term list for a term found in very few chunks.
+    exact_weight: float = 1.0
+    #: How many chunks a term may match and still count as rare.
+    exact_probe: int = 40
+    #: Two-tier retrieval above this many documents in the library.
+    two_tier_min_docs: int = 60
+    #: Documents kept as candidates by two-tier retrieval.
+    two_tier_docs: int = 12
+    expand_neighbours: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class Variant:
+    name: str
+    text: str
+    weight: float
 
 
 @dataclass(slots=True)
@@ -18,6 +75,30 @@ class SearchResult:
     confidence: str = ""
     sufficient: bool = True
     debug: dict[str, Any] = field(default_factory=dict)
+    #: The query texts searched (question, keyword form, rewrites).
+    variants: list[str] = field(default_factory=list)
+    evaluation: RetrievalEvaluation | None = None
+    #: The number of hits asked for (adaptive unless given).
+    k: int = 0
+
+
+def build_variants(query: str, terms: QueryTerms, rewrites: Sequence[str],
+                   config: RetrievalConfig) -> list[Variant]:
+    out = [Variant("question", query, config.question_weight)]
+    seen = {" ".join(query.lower().split())}
+    keywords = terms.keyword_form
+    if keywords and config.keyword_weight > 0 and keywords.lower() not in seen:
+        out.append(Variant("keywords", keywords, config.keyword_weight))
+        seen.add(keywords.lower())
+    for text in rewrites:
+        norm = " ".join(text.split())
+        if len(out) >= 2 + MAX_REWRITES or sum(v.name.startswith("rewrite") for v in out) >= 2:
+            break
+        if norm and norm.lower() not in seen and config.rewrite_weight > 0:
+            n = 1 + sum(v.name.startswith("rewrite") for v in out)
+            out.append(Variant(f"rewrite{n}", norm, config.rewrite_weight))
+            seen.add(norm.lower())
+    return out
 
 
 def hit_from_point(p: ScoredPoint) -> Hit:
@@ -29,15 +110,181 @@ def hit_from_point(p: ScoredPoint) -> Hit:
     )
 
 
+class _Clock:
+    def __init__(self) -> None:
+        self.ms: dict[str, float] = {}
+
+    @contextmanager
+    def stage(self, name: str) -> Iterator[None]:
+        t0 = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.ms[name] = round(self.ms.get(name, 0.0) + (time.perf_counter() - t0) * 1e3, 2)
+
+
 class Retriever:
-    def __init__(self, store: Store, embedder: Embedder) -> None:
+    def __init__(self, store: Store, embedder: Embedder,
+                 config: RetrievalConfig | None = None) -> None:
         self.store = store
         self.embedder = embedder
+        self.config = config or RetrievalConfig()
 
-    def search(self, query: str, *, k: int = 5, doc_ids: Sequence[str] | None = None,
-               exclude_doc_ids: Sequence[str] | None = None) -> SearchResult:
-        points = self.store.query(
-            dense=self.embedder.query_dense(query), sparse=self.embedder.query_sparse(query),
-            limit=k, doc_ids=doc_ids, exclude_doc_ids=exclude_doc_ids,
+    def search(self, query: str, *, k: int | None = None,
+               doc_ids: Sequence[str] | None = None,
+               exclude_doc_ids: Sequence[str] | None = None, debug: bool = False,
+               rewrites: Sequence[str] = ()) -> SearchResult:
+        cfg, clock = self.config, _Clock()
+        t0 = time.perf_counter()
+        scope = list(doc_ids) if doc_ids is not None else None
+        exclude = list(exclude_doc_ids or ())
+        terms = analyse(query)
+        variants = build_variants(query, terms, rewrites, cfg)
+        with clock.stage("count"):
+            want = k or cfg.results_k or fusion.adaptive_k(self._chunks_in(scope))
+        depth = max(cfg.depth, 2 * want)
+        with clock.stage("embed"):
+            dense = self.embedder.query_dense_many([v.text for v in variants])
+            sparse = [self.embedder.query_sparse(v.text) for v in variants]
+        with clock.stage("two_tier"):
+            tier_docs = self._two_tier(dense[0], scope, exclude)
+        lists: list[RankedList] = []
+        with clock.stage("hybrid"):
+            for v, d, s in zip(variants, dense, sparse, strict=True):
+                restrict = tier_docs if tier_docs is not None else scope
+                pts = self.store.query(dense=d, sparse=s, limit=depth, doc_ids=restrict,
+                                       exclude_doc_ids=exclude, prefetch_limit=depth)
+                lists.append(RankedList(v.name, v.weight, pts))
+            if tier_docs is not None:  # recall guard: the question over the whole scope
+                pts = self.store.query(dense=dense[0], sparse=sparse[0], limit=depth,
+                                       doc_ids=scope, exclude_doc_ids=exclude,
+                                       prefetch_limit=depth)
+                lists.append(RankedList("question_all", cfg.question_weight, pts))
+        with clock.stage("dense"):
+            dense_pts = self.store.query(dense=dense[0], limit=depth, doc_ids=scope,
+                                         exclude_doc_ids=exclude)
+            similarity = {p.id: p.score for p in dense_pts}
+            if cfg.dense_weight > 0:
+                lists.append(RankedList("dense", cfg.dense_weight, dense_pts))
+        with clock.stage("fuse"):
+            pool = fusion.rrf(lists)
+        with clock.stage("exact"):
+            exact_info = self._exact_boost(pool, terms, scope, exclude)
+        with clock.stage("cap"):
+            order = fusion.dedup_text(fusion.ranked(pool))
+            chosen = fusion.cap_per_document(order, cfg.max_chunks_per_document, want)
+            hits = [self._hit(c, similarity) for c in chosen]
+        if cfg.expand_neighbours:
+            with clock.stage("expand"):
+                self.expand(hits)
+        with clock.stage("evaluate"):
+            evaluation = evaluate_retrieval(query, hits, absent_terms=exact_info["absent"])
+        clock.ms["total"] = round((time.perf_counter() - t0) * 1e3, 2)
+        info: dict[str, Any] = {}
+        if debug:
+            info = self._debug(variants, lists, exact_info, order, hits, tier_docs, want)
+            info["timings_ms"] = clock.ms
+        return SearchResult(
+            query=query, hits=hits, confidence=evaluation.confidence,
+            sufficient=evaluation.sufficient, debug=info,
+            variants=[v.text for v in variants], evaluation=evaluation, k=want,
         )
-        return SearchResult(query, [hit_from_point(p) for p in points])
+
+    # Stages ----------------------------------------------------------------------
+
+    def _chunks_in(self, scope: list[str] | None) -> int:
+        if scope is None:
+            return self.store.count_chunks()
+        total = 0
+        for doc_id in scope:
+            total += self.store.count_chunks(doc_id)
+            if total > 200:  # adaptive k does not grow beyond this
+                break
+        return total
+
+    def _two_tier(self, dense: list[float], scope: list[str] | None,
+                  exclude: list[str]) -> list[str] | None:
+        """The best documents for the question, when the library is large; else None."""
+        cfg = self.config
+        if scope is not None and len(scope) <= cfg.two_tier_min_docs:
+            return None
+        probe = max(cfg.two_tier_min_docs + 1, cfg.two_tier_docs + len(exclude))
+        docs = self.store.query_documents(dense, limit=probe)
+        if len(docs) <= cfg.two_tier_min_docs:
+            return None
+        allowed = set(scope) if scope is not None else None
+        skip = set(exclude)
+        ids = [str(p.payload.get("doc_id", "")) for p in docs]
+        ids = [d for d in ids if d and d not in skip and (allowed is None or d in allowed)]
+        return ids[: cfg.two_tier_docs]
+
+    def _exact_boost(self, pool: dict[str, Candidate], terms: QueryTerms,
+                     scope: list[str] | None, exclude: list[str]) -> dict[str, Any]:
+        """Chunks holding a rare exact term join the fusion, ranked by their fused score."""
+        cfg = self.config
+        info: dict[str, Any] = {"terms": {}, "absent": []}
+        if cfg.exact_weight <= 0:
+            return info
+        for term in terms.exact:
+            pts = self.store.text_match(term, limit=cfg.exact_probe, doc_ids=scope,
+                                        exclude_doc_ids=exclude)
+            n = len(pts)
+            info["terms"][term] = n
+            if n == 0:
+                info["absent"].append(term)
+                continue
+            if n >= cfg.exact_probe:
+                continue  # a common word in this library: BM25 already weighs it
+            weight = cfg.exact_weight * (1.0 - math.log(n) / math.log(cfg.exact_probe))
+            known = sorted((p for p in pts if p.id in pool),
+                           key=lambda p: -pool[p.id].score)
+            fresh = [p for p in pts if p.id not in pool]
+            fusion.rrf([RankedList(f"exact:{term}", weight, [*known, *fresh])], pool=pool)
+        return info
+
+    def _hit(self, c: Candidate, similarity: dict[str, float]) -> Hit:
+        hit = hit_from_point(ScoredPoint(c.chunk_id, c.score, c.payload))
+        hit.debug = {"ranks": dict(c.ranks), "scores": dict(c.scores)}
+        sim = similarity.get(c.chunk_id)
+        if sim is not None:
+            hit.debug["similarity"] = sim
+        return hit
+
+    def expand(self, hits: Sequence[Hit]) -> None:
+        """Fill each hit's context with its neighbours (ordinal ±1), one read per document."""
+        wanted: dict[str, set[int]] = {}
+        for h in hits:
+            wanted.setdefault(h.doc_id, set()).update((h.ordinal - 1, h.ordinal + 1))
+        texts: dict[tuple[str, int], str] = {}
+        for doc_id, ordinals in wanted.items():
+            for pl in self.store.chunks_by_ordinals(doc_id, sorted(o for o in ordinals if o >= 0)):
+                texts[(doc_id, int(pl["ordinal"]))] = str(pl.get("text", ""))
+        for h in hits:
+            h.context_before = texts.get((h.doc_id, h.ordinal - 1), "")
+            h.context_after = texts.get((h.doc_id, h.ordinal + 1), "")
+
+    # Debug -----------------------------------------------------------------------
+
+    @staticmethod
+    def _debug(variants: list[Variant], lists: list[RankedList], exact: dict[str, Any],
+               order: list[Candidate], hits: list[Hit], tier_docs: list[str] | None,
+               k: int) -> dict[str, Any]:
+        def label(pl: dict[str, Any]) -> str:
+            a, b = pl.get("page_start"), pl.get("page_end")
+            return f"{pl.get('file_name')} p.{a}" + (f"-{b}" if b != a else "")
+
+        return {
+            "k": k,
+            "variants": [{"name": v.name, "text": v.text, "weight": v.weight} for v in variants],
+            "two_tier_docs": tier_docs,
+            "exact_terms": exact["terms"],
+            "stages": {
+                rl.name: [{"rank": i, "score": round(p.score, 5), "chunk": label(p.payload)}
+                          for i, p in enumerate(rl.points[:10], 1)]
+                for rl in lists
+            },
+            "fused": [{"rank": i, "score": round(c.score, 5), "chunk": label(c.payload),
+                       "ranks": c.ranks} for i, c in enumerate(order[:15], 1)],
+            "hits": [{"chunk_id": h.chunk_id, "chunk": f"{h.file_name} {h.pages_label}",
+                      **h.debug} for h in hits],
+        }

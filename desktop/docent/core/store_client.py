@@ -133,7 +133,8 @@ class ClientStore(LockedBackend):
             self._client.close()
             if isinstance(exc, StoreError) or not self._is_backend_error(exc):
                 raise
-            raise StoreError(f"Cannot use the Qdrant store at {where}: {exc}") from exc
+            hint = " Check qdrant_url and that the server is running." if url else ""
+            raise StoreError(f"Cannot use the Qdrant store at {where}: {exc}.{hint}") from exc
 
     def _ensure(self, name: str, *, sparse: bool, indexes: dict[str, Any]) -> None:
         client = self._client

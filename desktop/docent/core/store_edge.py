@@ -221,6 +221,18 @@ class EdgeStore(LockedBackend):
                         shard.close()
                 self._lock_file.release()
 
+    def optimize(self) -> bool:
+        """Merge and index the segments; True if anything changed. Explicit only.
+
+        It holds the GIL for seconds (11 s at 10k chunks here), so never while the user
+        works. What it buys: until a shard is optimized, every open rebuilds the full-text
+        index of its appendable segment (2.8 s at 10k chunks; 0.3 s after optimizing).
+        """
+        with self._call("optimize the index"):
+            chunks = self._chunks.optimize()
+            documents = self._docs.optimize()
+            return bool(chunks or documents)
+
     def __enter__(self) -> EdgeStore:
         return self
 

@@ -64,6 +64,43 @@ def describe_unsupported(paths: list[str]) -> str:
     )
 
 
+class QueueBridge(QObject):
+    """The engine's indexing queue (watched folders) reported as signals.
+
+    The queue calls its listeners on its own thread; this only emits, and Qt queues the
+    signals to the GUI thread. ``detach()`` before the engine closes.
+    """
+
+    #: a document moved on in a queued job (DocProgress)
+    document_progressed = Signal(object)
+    #: a queued job ended (its JobResult)
+    job_finished = Signal(object)
+
+    def __init__(self, engine: Engine, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.engine = engine
+        self._attached = False
+        queue = getattr(engine, "queue", None)
+        if queue is not None and hasattr(queue, "add_progress_listener"):
+            queue.add_progress_listener(self._on_progress)
+            queue.add_result_listener(self._on_result)
+            self._attached = True
+
+    def detach(self) -> None:
+        if self._attached:
+            queue = self.engine.queue
+            queue.remove_progress_listener(self._on_progress)
+            queue.remove_result_listener(self._on_result)
+            self._attached = False
+
+    def _on_progress(self, p: Progress) -> None:  # the queue's thread
+        rec = self.engine.document(p.doc_id) if p.phase in FINAL_PHASES and p.doc_id else None
+        self.document_progressed.emit(DocProgress(p, rec))
+
+    def _on_result(self, result: object) -> None:  # the queue's thread
+        self.job_finished.emit(result)
+
+
 class IndexController(QObject):
     #: files a run is about to index (Collected)
     collected = Signal(object)
@@ -85,10 +122,18 @@ class IndexController(QObject):
         self._worker: Worker[IndexReport] | None = None
         self._fractions: dict[str, float] = {}
         self._refresh_pending = False
+        self.queue_bridge = QueueBridge(engine, self)
+        self.queue_bridge.document_progressed.connect(self.document_progressed.emit)
+        self.queue_bridge.job_finished.connect(self._on_job_finished)
 
     @property
     def busy(self) -> bool:
         return self._worker is not None
+
+    @property
+    def pending(self) -> int:
+        """Requests waiting for the current run to end."""
+        return len(self._queue)
 
     # Requests -----------------------------------------------------------------
 
@@ -187,6 +232,17 @@ class IndexController(QObject):
             return engine.index(req.paths, req.recursive, progress=on_progress, cancel=cancel)
 
         return job
+
+    def _on_job_finished(self, result: object) -> None:
+        error = str(getattr(result, "error", "") or "")
+        if error:
+            bridge().warning(error)
+        self.refresh()
+
+    def detach(self) -> None:
+        """Before the engine closes: stop listening to its queue, stop the run."""
+        self.queue_bridge.detach()
+        self.cancel()
 
     def _on_progress(self, item: object) -> None:
         if isinstance(item, Collected):

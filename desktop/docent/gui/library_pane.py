@@ -178,7 +178,7 @@ class LibraryPane(QWidget):
 
     def _on_run_finished(self, report: IndexReport | None) -> None:
         self.model.finish_pending()
-        if not self.controller._queue:
+        if not self.controller.pending:
             self.progress_row.setVisible(False)
 
     # Context menu -------------------------------------------------------------
@@ -248,6 +248,3 @@ class LibraryPane(QWidget):
                 continue
             self.controller.remove(row.path)
 
-
-def display_name(path: str) -> str:
-    return Path(path).name or path

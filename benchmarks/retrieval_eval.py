@@ -1,0 +1,258 @@
+"""Retrieval quality and latency on the real corpus.
+
+    .venv/bin/python benchmarks/retrieval_eval.py                # dev library, quality table
+    .venv/bin/python benchmarks/retrieval_eval.py --library full # all 46 PDFs, + latency
+    .venv/bin/python benchmarks/retrieval_eval.py --questions benchmarks/retrieval_questions.jsonl
+
+Libraries (persistent, so re-runs only index what changed):
+- ``dev``: the PDFs the questions refer to plus look-alike distractors, in /tmp/docent-eval;
+- ``full``: every PDF of the corpus, in /tmp/docent-eval-full.
+
+For each mode (dense only, BM25 only, Qdrant hybrid, the full pipeline) it prints
+page-level hit@1/5/10 and MRR@10 (right file and a gold page inside the chunk's page
+range), file-level hit@5, and for unanswerable questions how often the retrieval
+evaluation says "low" (and for answerable ones how often it wrongly does). With
+``--latency``: p50/p95 of a whole search, query embedding included.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED = Path(os.environ.get("DOCENT_SHARED", REPO.parent / "shared"))
+CORPUS = SHARED / "corpus" / "pdfs"
+DEV_QUESTIONS = SHARED / "corpus" / "dev-questions.jsonl"
+#: Manuals that share words with the dev documents (simh, R, Debian): hard negatives.
+DISTRACTORS = [
+    "simh__vax780_doc.pdf",
+    "simh__ctss_hardware.pdf",
+    "r-doc-pdf__R-data.pdf",
+    "debian-edu-doc-legacy-en__debian-edu-itil-manual.pdf",
+    "debian-history__project-history.en.pdf",
+]
+HOMES = {"dev": Path("/tmp/docent-eval"), "full": Path("/tmp/docent-eval-full")}
+
+if TYPE_CHECKING:
+    from docent.core.engine import Engine
+    from docent.core.models import Hit
+    from docent.core.retrieval import RetrievalConfig
+
+Search = Callable[[str], tuple[list["Hit"], str]]
+
+
+@dataclass(frozen=True, slots=True)
+class Question:
+    id: str
+    question: str
+    file: str | None
+    pages: tuple[int, ...]
+
+    @property
+    def answerable(self) -> bool:
+        return self.file is not None
+
+
+def load_questions(paths: Sequence[Path]) -> list[Question]:
+    out = []
+    for path in paths:
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if line.strip():
+                d = json.loads(line)
+                out.append(Question(d["id"], d["question"], d.get("file"),
+                                    tuple(d.get("pages") or ())))
+    return out
+
+
+def open_library(name: str, questions: Sequence[Question]) -> Engine:
+    from docent.core.config import Settings
+    from docent.core.engine import Engine
+
+    home = HOMES[name]
+    if name == "full":
+        files = sorted(p for p in CORPUS.glob("*.pdf"))
+    else:
+        wanted = {q.file for q in questions if q.file} | set(DISTRACTORS)
+        files = sorted(CORPUS / f for f in wanted)
+    eng = Engine(Settings(data_dir=str(home), extract_in_subprocess=True)).open()
+    t0 = time.perf_counter()
+    report = eng.index(files)
+    if report.indexed:
+        print(f"indexed {len(report.indexed)} files ({report.chunks_embedded} chunks) "
+              f"in {time.perf_counter() - t0:.0f} s", file=sys.stderr)
+    return eng
+
+
+# Modes ---------------------------------------------------------------------------
+
+
+def single_mode(eng: Engine, use_dense: bool, use_sparse: bool, limit: int = 10) -> Search:
+    from docent.core.retrieval import hit_from_point
+
+    assert eng.store is not None
+    store, emb = eng.store, eng.embedder
+
+    def run(q: str) -> tuple[list[Hit], str]:
+        from docent.core.evaluation import evaluate_retrieval
+
+        pts = store.query(dense=emb.query_dense(q) if use_dense else None,
+                          sparse=emb.query_sparse(q) if use_sparse else None,
+                          limit=limit, prefetch_limit=50)
+        hits = [hit_from_point(p) for p in pts]
+        if use_dense and not use_sparse:
+            for h in hits:
+                h.debug["similarity"] = h.score
+        return hits, evaluate_retrieval(q, hits).confidence
+
+    return run
+
+
+def pipeline_mode(eng: Engine, config: RetrievalConfig) -> Search:
+    from docent.core.retrieval import Retriever
+
+    assert eng.store is not None
+    retriever = Retriever(eng.store, eng.embedder, config)
+
+    def run(q: str) -> tuple[list[Hit], str]:
+        res = retriever.search(q)
+        return res.hits, res.confidence
+
+    return run
+
+
+# Scoring -------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class Row:
+    mode: str
+    hit1: float
+    hit5: float
+    hit10: float
+    mrr10: float
+    file5: float
+    unans_low: float
+    ans_low: float
+    misses: list[str]
+
+
+def score(mode: str, search: Search, questions: Sequence[Question]) -> Row:
+    from docent.core.evaluation import first_right_rank
+
+    ranks: list[int | None] = []
+    file5: list[bool] = []
+    unans_low: list[bool] = []
+    ans_low: list[bool] = []
+    misses: list[str] = []
+    for q in questions:
+        hits, confidence = search(q.question)
+        if not q.answerable:
+            unans_low.append(confidence == "low")
+            continue
+        assert q.file is not None
+        ans_low.append(confidence == "low")
+        r = first_right_rank(hits[:10], q.file, q.pages)
+        ranks.append(r)
+        file5.append(any(h.file_name == q.file for h in hits[:5]))
+        if r is None or r > 5:
+            got = ", ".join(f"{h.file_name.split('__')[-1]} p{h.page_start}" for h in hits[:3])
+            misses.append(f"{q.id} rank={r} want p{list(q.pages)}: {got}")
+    n = max(len(ranks), 1)
+
+    def share(xs: Sequence[bool]) -> float:
+        return sum(xs) / len(xs) if xs else float("nan")
+
+    return Row(
+        mode=mode,
+        hit1=sum(r == 1 for r in ranks) / n,
+        hit5=sum(r is not None and r <= 5 for r in ranks) / n,
+        hit10=sum(r is not None for r in ranks) / n,
+        mrr10=sum(1 / r for r in ranks if r is not None) / n,
+        file5=share(file5), unans_low=share(unans_low), ans_low=share(ans_low), misses=misses,
+    )
+
+
+def print_table(rows: Sequence[Row], n_ans: int, n_unans: int) -> None:
+    print(f"\n{n_ans} answerable + {n_unans} unanswerable questions\n")
+    print("| mode | hit@1 | hit@5 | hit@10 | MRR@10 | file hit@5 | unanswerable -> low "
+          "| answerable -> low |")
+    print("|---|---|---|---|---|---|---|---|")
+    for r in rows:
+        print(f"| {r.mode} | {r.hit1:.2f} | {r.hit5:.2f} | {r.hit10:.2f} | {r.mrr10:.3f} "
+              f"| {r.file5:.2f} | {r.unans_low:.2f} | {r.ans_low:.2f} |")
+
+
+def latency(search: Callable[[str], object], questions: Sequence[Question],
+            repeats: int) -> tuple[float, float]:
+    for q in questions[:3]:
+        search(q.question)  # warm-up: model load, first-query caches
+    times = []
+    for _ in range(repeats):
+        for q in questions:
+            t0 = time.perf_counter()
+            search(q.question)
+            times.append((time.perf_counter() - t0) * 1e3)
+    times.sort()
+    return statistics.median(times), times[min(len(times) - 1, int(0.95 * len(times)))]
+
+
+def main() -> int:
+    from docent.core.retrieval import RetrievalConfig
+
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--library", choices=sorted(HOMES), default="dev")
+    ap.add_argument("--questions", nargs="*", type=Path, default=[DEV_QUESTIONS])
+    ap.add_argument("--latency", action="store_true", help="time the full pipeline")
+    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--set", nargs="*", default=[], metavar="KEY=VALUE",
+                    help="override RetrievalConfig fields for the full pipeline")
+    ap.add_argument("--misses", action="store_true", help="list the questions missed")
+    ap.add_argument("--only-pipeline", action="store_true")
+    args = ap.parse_args()
+
+    questions = load_questions(args.questions)
+    config = RetrievalConfig()
+    for item in args.set:
+        key, value = item.split("=", 1)
+        kind = type(getattr(config, key))
+        config = replace(config, **{key: kind(value) if kind is not bool else value == "1"})
+    eng = open_library(args.library, questions)
+    try:
+        st = eng.status()
+        print(f"library '{args.library}': {st.ready} documents, {st.chunks} chunks",
+              file=sys.stderr)
+        modes: list[tuple[str, Search]] = []
+        if not args.only_pipeline:
+            modes += [("dense only", single_mode(eng, True, False)),
+                      ("BM25 only", single_mode(eng, False, True)),
+                      ("hybrid (Qdrant RRF)", single_mode(eng, True, True))]
+        modes.append(("full pipeline", pipeline_mode(eng, config)))
+        rows = [score(name, fn, questions) for name, fn in modes]
+        print_table(rows, sum(q.answerable for q in questions),
+                    sum(not q.answerable for q in questions))
+        if args.misses:
+            for r in rows:
+                print(f"\n{r.mode} misses (top 5):")
+                for m in r.misses:
+                    print("  " + m)
+        if args.latency:
+            p50, p95 = latency(pipeline_mode(eng, config), questions, args.repeats)
+            print(f"\nfull pipeline latency over {st.ready} documents / {st.chunks} chunks: "
+                  f"p50 {p50:.1f} ms, p95 {p95:.1f} ms")
+    finally:
+        eng.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,382 @@
+"""Cut pages into passages that the embedding model sees whole.
+
+Pages become *units*: sentences of prose, plus whole lines for headings, table rows and
+long unpunctuated runs (manuals and tables have few full stops). Units are packed into
+chunks of about ``target_words``, never more than ``max_words`` and, when a token
+counter is given, never more than ``max_tokens`` of the model's own tokenizer: MiniLM
+sees 256 tokens and silently drops the rest. Each unit keeps its page, so a chunk that
+crosses a page boundary still knows both ends.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+
+from docent.core.models import Chunk, Page
+
+TokenCounter = Callable[[str], int]
+
+#: A "sentence" longer than this with line breaks in it is a list or table: cut at lines.
+LONG_RUN_WORDS = 80
+#: Lines are regrouped into units of about this many words when a run is cut at lines.
+LINE_GROUP_WORDS = 50
+#: An overlap sentence longer than this is not repeated in the next chunk.
+MAX_OVERLAP_WORDS = 40
+#: Above this share of max_tokens the estimate is checked with the real counter...
+VERIFY_SHARE = 0.9
+#: ...until this many checks in a row have agreed with it (the counter adds up).
+TRUST_AFTER_AGREEING = 8
+HEADING_MAX_WORDS = 10
+#: A heading in sentence case ("Suggestions to the reader") is at most this long.
+SENTENCE_CASE_HEADING_WORDS = 6
+#: A first or last line seen (digits aside) on this many pages is a running header/footer.
+RUNNING_LINE_PAGES = 3
+
+_SENTENCE_END = re.compile(r"[.!?]+[\"'”’)\]]*(?=\s+[\"'“‘(\[]?[A-Z0-9])")
+_ABBREVIATIONS = frozenset({"e.g", "i.e", "etc", "vs", "cf", "fig", "no", "dr", "mr", "mrs", "st"})
+_NUMBERED = re.compile(r"^(?:\d+(?:\.\d+)+\.?|[A-Z]\.\d+(?:\.\d+)*\.?)\s+\S")
+_LEADING_NUMBER = re.compile(r"^(?:\d+(?:\.\d+)*\.?|[A-Z]\.|Chapter\s+\d+:?|Appendix\s+[A-Z]:?)\s+")
+_MARKDOWN_HEADING = re.compile(r"^#{1,6}\s+\S")
+_LIST_START = re.compile(r"^(?:[•·▪◦‣∙*–—-]|\(?\d{1,3}[.)]|\(?[a-z][.)])\s+")
+_NUMERIC = re.compile(r"[-+(]?[$€£]?\d[\d.,:%/eE+-]*\)?")
+_SENTENCE_CLOSERS = (".", "!", "?", ":", ";", ")")
+_INNER_PUNCTUATION = re.compile(r"[,;:.!?()\[\]{}=<>@/\\|\"“”]")
+_DIGITS = re.compile(r"\d+")
+
+
+@dataclass(slots=True)
+class _Unit:
+    text: str
+    page: int
+    words: int
+    kind: str  # "sentence" | "line" | "heading" | "furniture" (running header, folio)
+    tokens: int = 0
+    #: The most recent heading at this unit (its own text for a heading).
+    section: str = ""
+
+
+def chunk_pages(
+    pages: Sequence[Page],
+    count_tokens: TokenCounter | None = None,
+    *,
+    target_words: int = 180,
+    max_words: int = 220,
+    min_words: int = 40,
+    max_tokens: int = 240,
+    overlap_sentences: int = 1,
+) -> list[Chunk]:
+    """Split ``pages`` into chunks numbered 0..n-1; the same input gives the same chunks.
+
+    ``count_tokens`` must count a text the way the embedding model does (special tokens
+    included); without it only the word limits apply.
+    """
+    packer = _Packer(count_tokens, target_words, max_words, min_words, max_tokens)
+    units: list[_Unit] = []
+    section = ""
+    for unit in _units(pages):
+        if unit.kind == "heading":
+            section = unit.text.lstrip("#").strip()
+        unit.section = section
+        units.extend(packer.fit(unit))
+    chunks: list[Chunk] = []
+    for group in packer.pack(units, overlap_sentences):
+        text = _join(group).strip()
+        if text:
+            chunks.append(
+                Chunk(
+                    text=text,
+                    page_start=group[0].page,
+                    page_end=group[-1].page,
+                    ordinal=len(chunks),
+                    heading=_heading_of(group),
+                )
+            )
+    return chunks
+
+
+# ---------------------------------------------------------------- pages -> units
+
+
+def _units(pages: Sequence[Page]) -> Iterable[_Unit]:
+    furniture = _running_lines(pages)
+    for page in pages:
+        lines = [line.strip() for line in page.text.split("\n")]
+        paragraph: list[str] = []
+        prev = ""
+        for i, line in enumerate(lines):
+            if not line:
+                yield from _paragraph_units(paragraph, page.number)
+                paragraph, prev = [], ""
+                continue
+            words = line.split()
+            nxt = lines[i + 1] if i + 1 < len(lines) else ""
+            if _DIGITS.sub("#", line) in furniture:
+                kind = "furniture"
+            elif _is_heading(line, words, prev, nxt):
+                kind = "heading"
+            elif _is_table_row(words):
+                kind = "line"
+            else:
+                if _LIST_START.match(line):
+                    yield from _paragraph_units(paragraph, page.number)
+                    paragraph = []
+                paragraph.append(line)
+                prev = line
+                continue
+            yield from _paragraph_units(paragraph, page.number)
+            paragraph = []
+            yield _Unit(line, page.number, len(words), kind)
+            prev = "" if kind == "furniture" else line  # a page header ends nothing
+        yield from _paragraph_units(paragraph, page.number)
+
+
+def _running_lines(pages: Sequence[Page]) -> set[str]:
+    """First/last lines that recur (digits aside) on several pages: running headers, folios."""
+    seen: Counter[str] = Counter()
+    for page in pages:
+        lines = [line.strip() for line in page.text.split("\n") if line.strip()]
+        if lines:
+            seen.update({_DIGITS.sub("#", lines[0]), _DIGITS.sub("#", lines[-1])})
+    return {line for line, n in seen.items() if n >= RUNNING_LINE_PAGES}
+
+
+def _paragraph_units(lines: list[str], page: int) -> Iterable[_Unit]:
+    if not lines:
+        return
+    for sentence in _split_sentences("\n".join(lines)):
+        words = sentence.split()
+        if len(words) > LONG_RUN_WORDS and "\n" in sentence:
+            yield from _line_groups(sentence.split("\n"), page)
+        elif words:
+            yield _Unit(" ".join(words), page, len(words), "sentence")
+
+
+def _split_sentences(text: str) -> list[str]:
+    out: list[str] = []
+    start = 0
+    for m in _SENTENCE_END.finditer(text):
+        before = text[start : m.start()].rsplit(None, 1)
+        if before and before[-1].lower().rstrip(".") in _ABBREVIATIONS and m.group() == ".":
+            continue
+        out.append(text[start : m.end()])
+        start = m.end()
+    out.append(text[start:])
+    return [s.strip() for s in out if s.strip()]
+
+
+def _line_groups(lines: list[str], page: int) -> Iterable[_Unit]:
+    group: list[str] = []
+    words = 0
+    for line in lines:
+        n = len(line.split())
+        if group and words + n > LINE_GROUP_WORDS:
+            yield _Unit("\n".join(group), page, words, "line")
+            group, words = [], 0
+        group.append(line)
+        words += n
+    if group:
+        yield _Unit("\n".join(group), page, words, "line")
+
+
+def _is_heading(line: str, words: list[str], prev: str, nxt: str) -> bool:
+    if not words or len(words) > HEADING_MAX_WORDS:
+        return False
+    if _MARKDOWN_HEADING.match(line):
+        return True
+    if line.endswith((".", ",", ";", ":")) or not (line[0].isupper() or line[0].isdigit()):
+        return False
+    # A heading starts after a finished sentence, not in the middle of a wrapped one.
+    if prev and not prev.endswith(_SENTENCE_CLOSERS):
+        return False
+    if _NUMBERED.match(line):
+        return True
+    title = _LEADING_NUMBER.sub("", line)
+    letters = [ch for ch in title if ch.isalpha()]
+    if len(letters) < 3 or not title[:1].isupper():
+        return False
+    if len(letters) >= 4 and all(ch.isupper() for ch in letters):
+        return True
+    long_words = [w for w in title.split() if len(w) >= 4 and w[0].isalpha()]
+    if long_words and all(w[0].isupper() for w in long_words):
+        return True
+    # "Suggestions to the reader": short, unpunctuated, between two sentences.
+    return (
+        len(words) <= SENTENCE_CASE_HEADING_WORDS
+        and not _INNER_PUNCTUATION.search(line)
+        and nxt[:1].isupper()
+    )
+
+
+def _heading_of(group: Sequence[_Unit]) -> str:
+    """The heading in force at the chunk's first text (past any leading headings)."""
+    text = (u for u in group if u.kind not in ("heading", "furniture"))
+    return next((u.section for u in text), group[-1].section)
+
+
+def _is_table_row(words: list[str]) -> bool:
+    if len(words) < 3:
+        return False
+    numeric = sum(1 for w in words if _NUMERIC.fullmatch(w))
+    return 2 * numeric >= len(words)
+
+
+def _join(units: Sequence[_Unit]) -> str:
+    parts: list[str] = []
+    for i, unit in enumerate(units):
+        if i:
+            prose = unit.kind == "sentence" and units[i - 1].kind == "sentence"
+            parts.append(" " if prose else "\n")
+        parts.append(unit.text)
+    return "".join(parts)
+
+
+# ---------------------------------------------------------------- units -> chunks
+
+
+class _Packer:
+    def __init__(
+        self,
+        count_tokens: TokenCounter | None,
+        target_words: int,
+        max_words: int,
+        min_words: int,
+        max_tokens: int,
+    ) -> None:
+        if not 0 < min_words <= target_words <= max_words:
+            raise ValueError("need 0 < min_words <= target_words <= max_words")
+        self.count = count_tokens
+        self.target_words = target_words
+        self.max_words = max_words
+        self.min_words = min_words
+        self.max_tokens = max_tokens
+        #: Tokens a counter adds to any text ([CLS] and [SEP] for MiniLM).
+        self.special = count_tokens("") if count_tokens else 0
+        #: Consecutive checks where the sum of unit counts equalled the real count;
+        #: -1 once they differed (then every candidate near the limit is checked).
+        self.agreed = 0
+        if count_tokens and max_tokens - self.special < 8:
+            raise ValueError("max_tokens leaves no room for text")
+
+    def fit(self, unit: _Unit) -> list[_Unit]:
+        """Measure ``unit``; split it by words if it alone breaks a limit."""
+        if self.count:
+            unit.tokens = self.count(unit.text) - self.special
+        if unit.words <= self.max_words and unit.tokens <= self.max_tokens - self.special:
+            return [unit]
+        words = unit.text.split()
+        if len(words) <= 1:  # one enormous "word" (a hash, a URL list): halve it
+            half = len(unit.text) // 2
+            if half == 0:
+                return [unit]
+            parts = [unit.text[:half], unit.text[half:]]
+        else:
+            n = max(2, math.ceil(len(words) / self.target_words))
+            if self.count:
+                n = max(n, math.ceil(unit.tokens / (self.max_tokens - self.special)))
+            size = math.ceil(len(words) / n)
+            parts = [" ".join(words[i : i + size]) for i in range(0, len(words), size)]
+        out: list[_Unit] = []
+        for part in parts:
+            piece = _Unit(part, unit.page, len(part.split()), unit.kind, section=unit.section)
+            out.extend(self.fit(piece))
+        return out
+
+    def fits(self, group: Sequence[_Unit], extra: Sequence[_Unit]) -> bool:
+        both = [*group, *extra]
+        if _words(both) > self.max_words:
+            return False
+        if not self.count:
+            return True
+        estimate = self.special + sum(u.tokens for u in both)
+        if estimate < VERIFY_SHARE * self.max_tokens:
+            return True
+        if self.agreed >= TRUST_AFTER_AGREEING:
+            return estimate <= self.max_tokens
+        # WordPiece counts add up across whitespace, so the sum is exact; a counter that
+        # does not (BPE, SentencePiece) is caught here and then always checked.
+        real = self.count(_join(both))
+        if self.agreed >= 0:
+            self.agreed = self.agreed + 1 if real == estimate else -1
+        return real <= self.max_tokens
+
+    def pack(self, units: Sequence[_Unit], overlap: int) -> list[list[_Unit]]:
+        """Group units into chunks, each within the limits."""
+        groups: list[list[_Unit]] = []
+        cur: list[_Unit] = []
+        carried = 0  # units at the start of cur that repeat the end of the previous chunk
+        for unit in units:
+            if unit.kind == "heading" and self._section_starts(cur, carried):
+                if cur[carried:]:
+                    groups.append(cur)
+                cur, carried = [], 0  # a new section does not repeat the old one
+            if cur and (_words(cur) >= self.target_words or not self.fits(cur, [unit])):
+                cur, carried = self._roll(groups, cur, carried, unit, overlap)
+            cur.append(unit)
+        fresh = cur[carried:]
+        if fresh:
+            if groups and _words(fresh) < self.min_words and self.fits(groups[-1], fresh):
+                groups[-1] = groups[-1] + fresh
+            else:
+                groups.append(cur)
+        return groups
+
+    def _section_starts(self, cur: list[_Unit], carried: int) -> bool:
+        fresh = cur[carried:]
+        if not fresh:
+            return True
+        return _words(cur) >= self.min_words and fresh[-1].kind != "heading"
+
+    def _roll(
+        self,
+        groups: list[list[_Unit]],
+        cur: list[_Unit],
+        carried: int,
+        unit: _Unit,
+        overlap: int,
+    ) -> tuple[list[_Unit], int]:
+        """Close the full chunk ``cur``; return the start of the next one and its carry.
+
+        Trailing headings move to the next chunk with the text they introduce; the last
+        sentence(s) repeat there too when they fit.
+        """
+        tail = _trailing_headings(cur)
+        body = cur[: len(cur) - len(tail)]
+        keep: list[_Unit] = []
+        if len(body) > carried:
+            if self.fits(tail, [unit]):
+                groups.append(body)
+                keep = [] if tail else _overlap(body, overlap)
+                while keep and not self.fits([*keep, *tail], [unit]):
+                    keep = keep[1:]
+                return [*keep, *tail], len(keep)
+            groups.append([*body, *tail])  # rare: heading + huge unit
+            return [], 0
+        if self.fits(tail, [unit]):
+            return tail, 0
+        if tail:
+            groups.append(tail)
+        return [], 0
+
+
+def _words(units: Sequence[_Unit]) -> int:
+    return sum(u.words for u in units)
+
+
+def _trailing_headings(units: list[_Unit]) -> list[_Unit]:
+    i = len(units)
+    while i > 0 and units[i - 1].kind == "heading":
+        i -= 1
+    return units[i:]
+
+
+def _overlap(units: list[_Unit], n: int) -> list[_Unit]:
+    if n <= 0:
+        return []
+    tail = units[-n:]
+    if any(u.kind in ("heading", "furniture") or u.words > MAX_OVERLAP_WORDS for u in tail):
+        return []
+    return list(tail)

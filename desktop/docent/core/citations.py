@@ -1,0 +1,120 @@
+"""Citation markers in answers: parse ``[n]``, drop numbers never offered, build Citations.
+
+Numbering: a citation keeps the number its passage had in the prompt (``[3]`` in the
+answer is ``Citation(n=3)``, the third passage offered). Answers are never renumbered, so
+the chips a GUI draws while tokens stream in still point at the right passage once the
+answer is final. A number that was not offered is removed from the text (``[1, 9]``
+becomes ``[1]``; a lone ``[9]`` disappears) and reported in ``Answer.invalid_citations``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from docent.core.models import Hit
+
+#: ``[1]``, ``[1, 2]``, ``[1;2]``, ``[1-3]`` (``[1][2]`` is two markers). 1 to 3 digits, no
+#: leading zero, so ``[2005]`` or a character class ``[0-9]`` is not taken for a citation.
+MARKER = re.compile(r"\[\s*([1-9]\d{0,2}(?:\s*(?:[,;]|[-–])\s*[1-9]\d{0,2})*)\s*\]")
+_MAX_RANGE = 20  # "[1-300]" is not a citation of 300 passages
+
+
+@dataclass(frozen=True, slots=True)
+class Citation:
+    """One passage an answer cites, ready to show: chip ``[n]`` -> file, page, passage."""
+
+    n: int
+    chunk_id: str
+    doc_id: str
+    file_name: str
+    path: str
+    page: int
+    page_end: int
+    text: str
+
+    @property
+    def pages_label(self) -> str:
+        return f"p.{self.page}" if self.page == self.page_end else f"pp.{self.page}-{self.page_end}"
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "n": self.n,
+            "file_name": self.file_name,
+            "path": self.path,
+            "page": self.page,
+            "page_end": self.page_end,
+            "chunk_id": self.chunk_id,
+            "doc_id": self.doc_id,
+            "text": self.text,
+        }
+
+
+def citation_for(n: int, hit: Hit) -> Citation:
+    return Citation(
+        n=n,
+        chunk_id=hit.chunk_id,
+        doc_id=hit.doc_id,
+        file_name=hit.file_name,
+        path=hit.path,
+        page=hit.page_start,
+        page_end=hit.page_end,
+        text=hit.text,
+    )
+
+
+def citations_for(numbers: Iterable[int], offered: list[Hit]) -> list[Citation]:
+    """Citations for valid numbers (1-based into ``offered``), ascending, each once."""
+    valid = sorted({n for n in numbers if 1 <= n <= len(offered)})
+    return [citation_for(n, offered[n - 1]) for n in valid]
+
+
+def _numbers(group: str) -> list[int]:
+    out: list[int] = []
+    for part in re.split(r"\s*[,;]\s*", group.strip()):
+        bounds = re.split(r"\s*[-–]\s*", part)
+        if len(bounds) == 2:
+            lo, hi = int(bounds[0]), int(bounds[1])
+            if lo <= hi and hi - lo < _MAX_RANGE:
+                out.extend(range(lo, hi + 1))
+            else:
+                out.extend((lo, hi))
+        else:
+            out.append(int(part))
+    return out
+
+
+def cited_numbers(text: str) -> list[int]:
+    """Every number cited in ``text``, in order of first appearance."""
+    seen: dict[int, None] = {}
+    for m in MARKER.finditer(text):
+        for n in _numbers(m.group(1)):
+            seen.setdefault(n, None)
+    return list(seen)
+
+
+def strip_markers(text: str) -> str:
+    """``text`` without citation markers (and without the space left before them)."""
+    return re.sub(r"\s*" + MARKER.pattern, "", text)
+
+
+def drop_invalid(text: str, offered: int) -> tuple[str, list[int]]:
+    """Remove numbers outside ``1..offered`` from the markers; return (text, dropped)."""
+    dropped: dict[int, None] = {}
+
+    def fix(m: re.Match[str]) -> str:
+        numbers = _numbers(m.group(1))
+        keep = [n for n in dict.fromkeys(numbers) if 1 <= n <= offered]
+        for n in numbers:
+            if not 1 <= n <= offered:
+                dropped.setdefault(n, None)
+        if len(keep) == len(numbers):
+            return m.group(0)  # untouched, as the model wrote it
+        return "[" + ", ".join(str(n) for n in keep) + "]" if keep else ""
+
+    fixed = MARKER.sub(fix, text)
+    if dropped:
+        fixed = re.sub(r"[ \t]+([.,;:!?])", r"\1", fixed)  # "word [9]." -> "word."
+        fixed = re.sub(r"[ \t]{2,}", " ", fixed)
+    return fixed, list(dropped)

@@ -1,0 +1,123 @@
+"""The words of a query: content words, the keyword form, and the rare exact terms.
+
+Shared by retrieval (query variants, keyword boost) and evaluation (keyword overlap).
+Stopwords are the BM25 model's own English list (``resources/models/bm25/english.txt``),
+so the keyword form drops exactly the words BM25 would ignore anyway.
+
+*Exact terms* are the parts of a question that must match literally for a passage to be
+about the same thing: quoted phrases, identifiers (``is.na()``, ``max_chunks``,
+``PDP-11/40``), acronyms (``SIMH``, ``GPG``), numbers (``4095``). They are picked by
+their shape, never by a list of known terms, so they work on any library.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass
+
+from docent.core.config import resources_dir
+
+#: A word, possibly joined by . - / : + _ (``is.na``, ``PDP-11/40``), with an optional ().
+_TOKEN = re.compile(r"[^\W_]\w*(?:[.\-/:+]\w+)*(?:\(\))?")
+#: Quoted spans: "double", “curly”, `code` and 'single' (not apostrophes inside words).
+_QUOTED = re.compile(r"\"([^\"]{2,80})\"|“([^”]{2,80})”|`([^`]{1,80})`|(?<!\w)'([^']{2,80})'(?!\w)")
+_CAMEL = re.compile(r"[a-z][A-Z]")
+#: Words of questions that say nothing about the subject ("how do I ...").
+_QUESTION_FILLER = frozenset(
+    {"would", "could", "might", "must", "shall", "may", "also", "get", "instead",
+     "way", "ways", "want", "need", "please", "tell", "know", "using", "use",
+     "e.g", "i.e", "etc", "eg", "ie"}
+)
+#: The longest keyword form: BM25 and the embedding both lose focus beyond it.
+MAX_KEYWORDS = 16
+
+
+@functools.lru_cache(maxsize=1)
+def stopwords() -> frozenset[str]:
+    """The BM25 model's English stopwords (plus a few question fillers)."""
+    path = resources_dir() / "models" / "bm25" / "english.txt"
+    try:
+        words = {w.strip().lower() for w in path.read_text(encoding="utf-8").split()}
+    except OSError:  # a stripped-down install: fall back to question fillers only
+        words = set()
+    return frozenset(words | _QUESTION_FILLER)
+
+
+def tokens(text: str) -> list[str]:
+    """Word-like tokens in order, original case, identifiers kept whole."""
+    return [m.group(0) for m in _TOKEN.finditer(text)]
+
+
+def _plain(token: str) -> str:
+    return token.removesuffix("()").lower()
+
+
+def content_words(text: str) -> list[str]:
+    """Lower-cased words that carry meaning: no stopwords, no single letters (but digits)."""
+    stop = stopwords()
+    out: list[str] = []
+    for tok in tokens(text):
+        word = _plain(tok)
+        if word in stop or (len(word) < 2 and not word.isdigit()):
+            continue
+        out.append(word)
+    return out
+
+
+def is_exact_term(token: str) -> bool:
+    """True when a token's shape says it is a name, code or number, not an ordinary word."""
+    if token.endswith("()") or "_" in token:
+        return True
+    core = token.removesuffix("()")
+    has_digit = any(c.isdigit() for c in core)
+    has_alpha = any(c.isalpha() for c in core)
+    if has_digit and (has_alpha or len(core) >= 2):
+        return True  # TM11, PDP-11, x86, 4095 (not a lone digit)
+    if any(c in core for c in ".-/:+") and has_alpha:
+        return len(core) > 3  # is.na, debian/rules, dh-make (not "e.g")
+    letters = [c for c in core if c.isalpha()]
+    if len(letters) >= 2 and all(c.isupper() for c in letters):
+        return True  # SIMH, GPG, DNS
+    return bool(_CAMEL.search(core))  # setMarkdown, YubiKey
+
+
+def quoted_phrases(text: str) -> list[str]:
+    out = []
+    for m in _QUOTED.finditer(text):
+        phrase = next(g for g in m.groups() if g is not None).strip()
+        if phrase:
+            out.append(phrase)
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class QueryTerms:
+    """What a question says, as the retrieval stages need it."""
+
+    question: str
+    #: Content words in order, lower-cased, without duplicates.
+    words: tuple[str, ...]
+    #: Quoted phrases and identifier-like tokens, as written (deduplicated, case-folded).
+    exact: tuple[str, ...]
+
+    @property
+    def keyword_form(self) -> str:
+        """The question with stopwords removed; exact terms kept as written."""
+        inside = {w for e in self.exact for w in content_words(e)}
+        kept = [*self.exact, *(w for w in self.words if w not in inside)]
+        return " ".join(kept[:MAX_KEYWORDS])
+
+
+def analyse(question: str) -> QueryTerms:
+    words = tuple(dict.fromkeys(content_words(question)))
+    exact: dict[str, str] = {}
+    for phrase in quoted_phrases(question):
+        exact.setdefault(phrase.lower(), phrase)
+    for tok in tokens(question):
+        if is_exact_term(tok) and _plain(tok) not in stopwords():
+            exact.setdefault(tok.lower(), tok.removesuffix("()") if tok.endswith("()") else tok)
+    # A phrase already covers the identifiers inside it; keep the longest forms only.
+    kept = [t for t in exact.values()
+            if not any(t.lower() != o.lower() and t.lower() in o.lower() for o in exact.values())]
+    return QueryTerms(question=question, words=words, exact=tuple(kept))

@@ -1,0 +1,139 @@
+"""Cut a document's pages into sections a language model can read in one call.
+
+Sections follow page boundaries: whole pages are packed until the next one would pass
+``max_words``. Each section after the first starts with the last page(s) of the one
+before (the overlap), so a topic that straddles a boundary is seen whole at least once.
+A page longer than a section is cut by words into even pieces that keep its page number.
+Page markers (``[page 12]``) in a section's text let the model give page references.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from docent.core.models import Page
+
+#: Default overlap budget as a share of ``max_words``.
+OVERLAP_SHARE = 0.25
+
+
+@dataclass(frozen=True, slots=True)
+class Piece:
+    """A whole page, or a run of words of a long page (``part`` of ``parts``)."""
+
+    page: int
+    text: str
+    words: int
+    part: int = 1
+    parts: int = 1
+
+
+@dataclass(frozen=True, slots=True)
+class Section:
+    index: int  # 1-based
+    page_start: int
+    page_end: int
+    pieces: tuple[Piece, ...]
+    #: Words at the start repeated from the previous section.
+    overlap_words: int = 0
+
+    @property
+    def words(self) -> int:
+        return sum(p.words for p in self.pieces)
+
+    @property
+    def pages(self) -> tuple[int, int]:
+        return (self.page_start, self.page_end)
+
+    @property
+    def text(self) -> str:
+        """The section with a ``[page N]`` marker wherever a page (or part of one) starts."""
+        out: list[str] = []
+        for piece in self.pieces:
+            label = f"[page {piece.page}]"
+            if piece.parts > 1:
+                label = f"[page {piece.page}, part {piece.part} of {piece.parts}]"
+            out.append(f"{label}\n{piece.text}")
+        return "\n\n".join(out)
+
+
+def pages_label(pages: tuple[int, int]) -> str:
+    start, end = pages
+    return f"page {start}" if start == end else f"pages {start}–{end}"
+
+
+def split_sections(
+    pages: Sequence[Page], max_words: int, overlap_words: int | None = None
+) -> list[Section]:
+    """Sections of at most ``max_words`` words; [] when the pages hold no words.
+
+    ``overlap_words`` (default a quarter of ``max_words``) bounds the repeated part:
+    whole trailing pages when they fit, else the tail of the last page.
+    """
+    if max_words < 2:
+        raise ValueError("max_words must be at least 2")
+    budget = int(max_words * OVERLAP_SHARE) if overlap_words is None else overlap_words
+    budget = max(0, min(budget, max_words // 2))
+    pieces = [p for page in pages for p in _pieces(page, max_words, max_words - budget)]
+    sections: list[Section] = []
+    current: list[Piece] = []
+    carried = 0  # leading pieces of ``current`` repeated from the previous section
+    for piece in pieces:
+        if current and _words(current) + piece.words > max_words:
+            sections.append(_section(len(sections) + 1, current, carried))
+            current = _overlap(current[carried:], min(budget, max_words - piece.words))
+            carried = len(current)
+        current.append(piece)
+    if current:
+        sections.append(_section(len(sections) + 1, current, carried))
+    return sections
+
+
+def _pieces(page: Page, max_words: int, piece_max: int) -> list[Piece]:
+    """The page whole if it fits a section, else even runs leaving room for an overlap."""
+    words = page.text.split()
+    if not words:
+        return []
+    if len(words) <= max_words:
+        return [Piece(page.number, page.text.strip(), len(words))]
+    parts = math.ceil(len(words) / piece_max)
+    size = math.ceil(len(words) / parts)
+    runs = [words[i : i + size] for i in range(0, len(words), size)]
+    return [
+        Piece(page.number, " ".join(run), len(run), part, len(runs))
+        for part, run in enumerate(runs, 1)
+    ]
+
+
+def _overlap(previous: list[Piece], allowed: int) -> list[Piece]:
+    """The trailing whole pieces of ``previous`` within ``allowed`` words, or the tail."""
+    if allowed <= 0 or not previous:
+        return []
+    taken: list[Piece] = []
+    total = 0
+    for piece in reversed(previous):
+        if total + piece.words > allowed:
+            break
+        taken.insert(0, piece)
+        total += piece.words
+    if taken:
+        return taken
+    last = previous[-1]
+    tail = last.text.split()[-allowed:]
+    return [Piece(last.page, " ".join(tail), len(tail), last.part, last.parts)]
+
+
+def _section(index: int, pieces: list[Piece], carried: int) -> Section:
+    return Section(
+        index=index,
+        page_start=pieces[0].page,
+        page_end=pieces[-1].page,
+        pieces=tuple(pieces),
+        overlap_words=_words(pieces[:carried]),
+    )
+
+
+def _words(pieces: Sequence[Piece]) -> int:
+    return sum(p.words for p in pieces)

@@ -1,0 +1,336 @@
+"""Summaries of documents of any length: page-section map-reduce over the text cache.
+
+The text comes from the extracted-text cache (never a re-parse). It is cut into page
+sections (core/sectioning.py); each is summarised with its page range in the prompt
+(map), then the section summaries are combined (reduce), in rounds when they do not fit
+one call. A section that fails is retried once, then reported, and the summary says
+which pages it does not cover. With no model (Ollama down, model not pulled) the summary
+is extractive: each section's most central sentences (core/extractive_summary.py).
+
+Results are cached in the catalog by (sha256, type, model). A brief summary becomes the
+document's vector in the ``documents`` collection, for two-tier retrieval.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal, cast, get_args
+
+from docent.core.catalog import Catalog
+from docent.core.config import Settings
+from docent.core.embedding import Embedder
+from docent.core.errors import Cancelled, EmptyDocument, LLMUnavailable, ModelNotFound
+from docent.core.indexer import record_payload
+from docent.core.models import DocState, DocumentRecord, ExtractedDocument
+from docent.core.sectioning import Section, pages_label, split_sections
+from docent.core.store import Store
+from docent.core.summary_llm import MapReduce, Reduced
+
+log = logging.getLogger(__name__)
+
+SummaryType = Literal["brief", "detailed", "bullets"]
+SUMMARY_TYPES: tuple[str, ...] = get_args(SummaryType)
+Mode = Literal["generated", "extractive"]
+
+#: Extractive picks per section, and how many of them the final summary keeps.
+EXTRACT_PER_SECTION = {"brief": 1, "bullets": 2, "detailed": 3}
+EXTRACT_KEEP = {"brief": 6, "bullets": 12, "detailed": 0}  # 0: every pick
+EXTRACTIVE_NOTE = (
+    "_Extractive summary: no language model was available ({why}). These are the "
+    "document's most central sentences, in page order._"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class SectionSummary:
+    section: int  # 1-based
+    pages: tuple[int, int]
+    summary: str
+
+
+@dataclass(frozen=True, slots=True)
+class FailedSection:
+    """A section with no summary. ``section`` 0 means the synthesis step."""
+
+    section: int
+    pages: tuple[int, int]
+    error: str
+
+
+@dataclass(slots=True)
+class SummaryResult:
+    summary: str
+    type: str
+    document: str  # file name
+    path: str
+    total_words: int
+    pages: int
+    sections_processed: int
+    section_summaries: list[SectionSummary]
+    model: str
+    seconds: float
+    mode: Mode = "generated"
+    failed_sections: list[FailedSection] = field(default_factory=list)
+    cached: bool = False
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self), ensure_ascii=False)
+
+    @classmethod
+    def from_json(cls, text: str) -> SummaryResult:
+        data: dict[str, Any] = json.loads(text)
+        data["section_summaries"] = [
+            SectionSummary(s["section"], _pair(s["pages"]), s["summary"])
+            for s in data["section_summaries"]
+        ]
+        data["failed_sections"] = [
+            FailedSection(f["section"], _pair(f["pages"]), f["error"])
+            for f in data.get("failed_sections", [])
+        ]
+        return cls(**data)
+
+
+@dataclass(frozen=True, slots=True)
+class SummaryProgress:
+    """``phase``: "section" (step i of total sections), "retry", "synthesis" (step i of
+    total calls in reduce round ``round``), "extractive" (step i of total sections), "done".
+    """
+
+    phase: str
+    step: int
+    total: int
+    pages: tuple[int, int]
+    message: str
+    round: int = 0
+
+
+SummaryProgressCallback = Callable[[SummaryProgress], None]
+
+
+def _pair(pages: Sequence[int]) -> tuple[int, int]:
+    return (int(pages[0]), int(pages[1]))
+
+
+def extractive_model_key(embedding_model: str) -> str:
+    return f"extractive:{embedding_model}"
+
+
+class Summarizer:
+    """Summarises one document; shares the Engine's catalog, store and embedder."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        catalog: Catalog,
+        store: Store,
+        embedder: Embedder,
+        text: Callable[[DocumentRecord], ExtractedDocument],
+    ) -> None:
+        self.settings = settings
+        self.catalog = catalog
+        self.store = store
+        self.embedder = embedder
+        self._text = text
+
+    def summarize(
+        self,
+        rec: DocumentRecord,
+        *,
+        kind: str | None = None,
+        model: str | None = None,
+        progress: SummaryProgressCallback | None = None,
+        cancel: threading.Event | None = None,
+    ) -> SummaryResult:
+        """Cached, generated, or (no model) extractive. Raises Cancelled, LLMError kinds
+        when every section failed, UnknownFile when the text is not cached."""
+        kind = kind or self.settings.summary_type
+        if kind not in SUMMARY_TYPES:
+            raise ValueError(f"summary type must be one of {', '.join(SUMMARY_TYPES)}")
+        model = model or self.settings.ollama_model
+        report = progress or (lambda p: None)
+        hit = self._cached(rec, kind, model)
+        if hit is None:
+            hit = self._fresh(rec, kind, model, report, cancel)
+        self._remember(rec, hit)
+        pages = (1, max(hit.pages, 1))
+        report(SummaryProgress("done", 1, 1, pages, f"{kind} summary ready ({hit.mode})"))
+        return hit
+
+    # Producing ------------------------------------------------------------------
+
+    def _fresh(
+        self,
+        rec: DocumentRecord,
+        kind: str,
+        model: str,
+        report: SummaryProgressCallback,
+        cancel: threading.Event | None,
+    ) -> SummaryResult:
+        start = time.monotonic()
+        doc = self._text(rec)
+        sections = split_sections(doc.pages, self.settings.max_words_per_section)
+        if not sections:
+            raise EmptyDocument(rec.path, f"{rec.file_name} has no text to summarise.")
+        try:
+            reduced = MapReduce(self.settings, model, rec.file_name, kind, report, cancel).run(
+                sections, len(doc.pages)
+            )
+        except (LLMUnavailable, ModelNotFound) as exc:
+            log.info("summary of %s is extractive: %s", rec.file_name, exc)
+            cached = self._cached(rec, kind, extractive_model_key(self.embedder.model_name))
+            if cached is not None:
+                return cached
+            result = self._extractive(rec, doc, sections, kind, str(exc), report, cancel)
+        else:
+            result = self._result(rec, doc, kind, reduced, model, len(sections))
+        result.seconds = round(time.monotonic() - start, 3)
+        if not result.failed_sections:  # a partial summary is worth another try later
+            key = model if result.mode == "generated" else extractive_model_key(result.model)
+            self.catalog.put_summary(rec.sha256, kind, key, result.to_json())
+        return result
+
+    def _result(
+        self,
+        rec: DocumentRecord,
+        doc: ExtractedDocument,
+        kind: str,
+        reduced: Reduced,
+        model: str,
+        sections: int,
+    ) -> SummaryResult:
+        return SummaryResult(
+            summary=reduced.summary,
+            type=kind,
+            document=rec.file_name,
+            path=rec.path,
+            total_words=doc.word_count,
+            pages=len(doc.pages),
+            sections_processed=sections,
+            section_summaries=[SectionSummary(i, p, s) for i, p, s in reduced.sections],
+            model=model,
+            seconds=0.0,
+            failed_sections=[FailedSection(i, p, e) for i, p, e in reduced.failed],
+        )
+
+    def _extractive(
+        self,
+        rec: DocumentRecord,
+        doc: ExtractedDocument,
+        sections: list[Section],
+        kind: str,
+        why: str,
+        report: SummaryProgressCallback,
+        cancel: threading.Event | None,
+    ) -> SummaryResult:
+        from docent.core.extractive_summary import central_sentences
+
+        chunks = self.store.iter_chunks(rec.doc_id, with_vectors=True)
+        total = len(sections)
+
+        def on_section(s: Section) -> None:
+            msg = f"extracting from section {s.index} of {total} ({pages_label(s.pages)})"
+            report(SummaryProgress("extractive", s.index, total, s.pages, msg))
+
+        picks = central_sentences(
+            sections,
+            chunks,
+            self.embedder.embed_dense,
+            EXTRACT_PER_SECTION[kind],
+            cancel=cancel,
+            on_section=on_section,
+        )
+        per_section = [
+            SectionSummary(s.index, s.pages, " ".join(p.text for p in sents))
+            for s, sents in zip(sections, picks, strict=True)
+        ]
+        body = _compose_extractive(kind, sections, picks)
+        note = EXTRACTIVE_NOTE.format(why=why.rstrip("."))
+        return SummaryResult(
+            summary=f"{note}\n\n{body}",
+            type=kind,
+            document=rec.file_name,
+            path=rec.path,
+            total_words=doc.word_count,
+            pages=len(doc.pages),
+            sections_processed=total,
+            section_summaries=per_section,
+            model=self.embedder.model_name,
+            seconds=0.0,
+            mode="extractive",
+        )
+
+    # Cache and retrieval -----------------------------------------------------------
+
+    def _cached(self, rec: DocumentRecord, kind: str, model: str) -> SummaryResult | None:
+        if not rec.sha256:
+            return None
+        raw = self.catalog.get_summary(rec.sha256, kind, model)
+        if raw is None:
+            return None
+        try:
+            result = SummaryResult.from_json(raw)
+        except (ValueError, KeyError, TypeError):
+            log.warning("ignoring an unreadable cached summary of %s", rec.file_name)
+            return None
+        result.cached = True
+        result.document, result.path = rec.file_name, rec.path  # the same text may have moved
+        return result
+
+    def _remember(self, rec: DocumentRecord, result: SummaryResult) -> None:
+        """A brief summary becomes the document's text and vector for two-tier retrieval.
+
+        Only for a ready document with the same content (an indexing run owns the others),
+        and an extractive summary never replaces one the model wrote.
+        """
+        if result.type != "brief":
+            return
+        current = self.catalog.get(rec.doc_id)
+        if current is None or current.state is not DocState.READY:
+            return
+        if current.sha256 != rec.sha256:
+            return
+        text = retrieval_text(result)
+        if not text or (result.mode == "extractive" and current.summary):
+            return
+        stored = self.store.get_document(current.doc_id) or {}
+        if current.summary == text and stored.get("summary") == text:
+            return
+        vector = self.embedder.embed_dense([text])[0]
+        current.summary = text
+        self.catalog.put(current)
+        self.store.upsert_document(current.doc_id, vector, record_payload(current))
+        self.store.flush()
+
+
+def retrieval_text(result: SummaryResult) -> str:
+    """The summary without Docent's own notes (extractive label, pages not covered)."""
+    paragraphs = [p for p in result.summary.split("\n\n") if not p.startswith("_")]
+    return "\n\n".join(paragraphs).strip()
+
+
+def _compose_extractive(kind: str, sections: list[Section], picks: list[list[Any]]) -> str:
+    if kind == "detailed":
+        parts = []
+        for section, sents in zip(sections, picks, strict=True):
+            if sents:
+                lines = "\n".join(f"- {s.text} (p. {s.page})" for s in sents)
+                parts.append(f"## {pages_label(section.pages).capitalize()}\n\n{lines}")
+        return "\n\n".join(parts)
+    flat = [s for sents in picks for s in sents]
+    keep = EXTRACT_KEEP[kind]
+    chosen = sorted(flat, key=lambda s: -s.doc_score)[:keep]
+    ordered = [s for s in flat if s in chosen]  # back to page order
+    if kind == "bullets":
+        return "\n".join(f"- {s.text} (p. {s.page})" for s in ordered)
+    return " ".join(s.text for s in ordered)
+
+
+def cast_type(value: str) -> SummaryType:
+    if value not in SUMMARY_TYPES:
+        raise ValueError(f"summary type must be one of {', '.join(SUMMARY_TYPES)}")
+    return cast(SummaryType, value)

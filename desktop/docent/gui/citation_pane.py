@@ -1,0 +1,320 @@
+"""The citation pane: the answer's sources, and the cited page with the passage lit up.
+
+PDF pages are rendered in a worker (pdf_render) at the zoom asked for, or to fit the
+pane's width; text files show the whole extracted text with the passage selected.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QSize, Qt, QTimer, QUrl, Signal
+from PySide6.QtGui import QDesktopServices, QPixmap, QResizeEvent
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QLabel,
+    QListWidget,
+    QListWidgetItem,
+    QPushButton,
+    QScrollArea,
+    QSplitter,
+    QStackedWidget,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from docent.core.engine import Engine
+from docent.gui.messages import bridge
+from docent.gui.pdf_render import PageRender, render_page
+from docent.gui.text_passage import TextPassage, TextPassageView, load_passage
+from docent.gui.workers import Report, run_in_worker
+
+ZOOM_STEPS = (0.5, 0.67, 0.8, 1.0, 1.25, 1.5, 2.0, 2.5, 3.0)
+CACHE_SIZE = 8
+SNIPPET_CHARS = 140
+PLACEHOLDER, PDF, TEXT = range(3)
+
+
+def snippet(text: str, n: int = SNIPPET_CHARS) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= n else flat[: n - 1].rstrip() + "…"
+
+
+def page_label(c: Any) -> str:
+    start, end = int(getattr(c, "page", 0) or 0), int(getattr(c, "page_end", 0) or 0)
+    if not start:
+        return ""
+    return f"p. {start}" if not end or end == start else f"pp. {start}–{end}"
+
+
+class CitationPane(QWidget):
+    #: the page shown changed: (path, page)
+    page_shown = Signal(str, int)
+
+    def __init__(self, engine: Engine, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.engine = engine
+        self.citations: list[Any] = []
+        self.current: Any = None
+        self.page = 0
+        self.page_count = 0
+        self.zoom: float | None = None  # None: fit the width
+        self.last_render: PageRender | None = None
+        self._generation = 0
+        self._cache: OrderedDict[tuple[Any, ...], PageRender] = OrderedDict()
+        self._refit = QTimer(self)
+        self._refit.setSingleShot(True)
+        self._refit.setInterval(150)
+        self._refit.timeout.connect(self._rerender)
+        self._build()
+
+    def _build(self) -> None:
+        title = QLabel("Sources")
+        title.setObjectName("paneTitle")
+        self.list = QListWidget()
+        self.list.setObjectName("citationList")
+        self.list.setWordWrap(True)
+        self.list.setAlternatingRowColors(True)
+        self.list.currentRowChanged.connect(self._on_row)
+
+        self.header = QLabel("Click a citation [n] in an answer to see its page.")
+        self.header.setObjectName("citationHeader")
+        self.header.setWordWrap(True)
+        self.header.setTextFormat(Qt.TextFormat.PlainText)
+        self.prev_button = self._tool("◀", "Previous page", lambda: self.go_page(self.page - 1))
+        self.next_button = self._tool("▶", "Next page", lambda: self.go_page(self.page + 1))
+        self.zoom_out = self._tool("−", "Zoom out", lambda: self.step_zoom(-1))
+        self.zoom_in = self._tool("+", "Zoom in", lambda: self.step_zoom(1))
+        self.fit_button = self._tool("Fit", "Fit the page to the pane's width", self.fit_width)
+        self.zoom_label = QLabel("")
+        self.zoom_label.setObjectName("muted")
+        self.open_button = QPushButton("Open in viewer")
+        self.open_button.setToolTip("Open the document in the system's viewer")
+        self.open_button.clicked.connect(self.open_external)
+        bar = QHBoxLayout()
+        for w in (self.prev_button, self.next_button, self.zoom_out, self.zoom_in, self.fit_button):
+            bar.addWidget(w)
+        bar.addWidget(self.zoom_label)
+        bar.addStretch(1)
+        bar.addWidget(self.open_button)
+        self.toolbar = QWidget()
+        self.toolbar.setLayout(bar)
+        bar.setContentsMargins(0, 0, 0, 0)
+        self.toolbar.setEnabled(False)
+
+        self.page_label = QLabel()
+        self.page_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.scroll = QScrollArea()
+        self.scroll.setObjectName("pageScroll")
+        self.scroll.setWidget(self.page_label)
+        self.scroll.setAlignment(Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignTop)
+        self.text_view = TextPassageView()
+        placeholder = QLabel("The cited page appears here.")
+        placeholder.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        placeholder.setObjectName("hint")
+        self.stack = QStackedWidget()
+        self.stack.addWidget(placeholder)
+        self.stack.addWidget(self.scroll)
+        self.stack.addWidget(self.text_view)
+        self.note = QLabel()
+        self.note.setObjectName("muted")
+        self.note.setWordWrap(True)
+
+        viewer = QWidget()
+        v = QVBoxLayout(viewer)
+        v.setContentsMargins(0, 0, 0, 0)
+        v.addWidget(self.header)
+        v.addWidget(self.toolbar)
+        v.addWidget(self.stack, 1)
+        v.addWidget(self.note)
+        self.splitter = QSplitter(Qt.Orientation.Vertical)
+        self.splitter.setObjectName("citationSplitter")
+        self.splitter.addWidget(self.list)
+        self.splitter.addWidget(viewer)
+        self.splitter.setSizes([140, 600])
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 8, 8, 8)
+        layout.addWidget(title)
+        layout.addWidget(self.splitter, 1)
+
+    def _tool(self, text: str, tip: str, slot: Any) -> QToolButton:
+        b = QToolButton()
+        b.setText(text)
+        b.setToolTip(tip)
+        b.clicked.connect(slot)
+        return b
+
+    # Citations ----------------------------------------------------------------
+
+    def set_citations(self, citations: list[Any]) -> None:
+        self.citations = list(citations)
+        self.list.blockSignals(True)
+        self.list.clear()
+        for c in self.citations:
+            head = f"[{getattr(c, 'n', '?')}] {getattr(c, 'file_name', '')}  {page_label(c)}"
+            item = QListWidgetItem(f"{head}\n{snippet(str(getattr(c, 'text', '')))}")
+            item.setToolTip(str(getattr(c, "path", "")))
+            self.list.addItem(item)
+        self.list.setCurrentRow(-1)
+        self.list.blockSignals(False)
+
+    def select(self, n: int) -> bool:
+        """Show citation number ``n`` (as printed in the answer)."""
+        for row, c in enumerate(self.citations):
+            if getattr(c, "n", None) == n:
+                if self.list.currentRow() == row:
+                    self.show_citation(c)  # again: back to the cited page
+                else:
+                    self.list.setCurrentRow(row)  # -> _on_row -> show_citation
+                return True
+        bridge().info(f"Citation [{n}] is not among this answer's sources.")
+        return False
+
+    def _on_row(self, row: int) -> None:
+        if 0 <= row < len(self.citations):
+            self.show_citation(self.citations[row])
+
+    def show_citation(self, c: Any) -> None:
+        self.current = c
+        self.page = int(getattr(c, "page", 1) or 1)
+        self.header.setText(f"{getattr(c, 'file_name', '')} — {page_label(c)}")
+        self.toolbar.setEnabled(True)
+        if Path(str(getattr(c, "path", ""))).suffix.lower() == ".pdf":
+            self._render_pdf()
+        else:
+            self._load_text()
+
+    # PDF pages ----------------------------------------------------------------
+
+    def _render_pdf(self) -> None:
+        c = self.current
+        path, passage, page = str(c.path), str(getattr(c, "text", "")), self.page
+        zoom = self.zoom
+        width = max(200, self.scroll.viewport().width() - 24)
+        ratio = self.devicePixelRatioF()
+        key = (path, page, zoom if zoom is not None else ("fit", width), hash(passage), ratio)
+        self._generation += 1
+        gen = self._generation
+        for w in (self.prev_button, self.next_button, self.zoom_out, self.zoom_in, self.fit_button):
+            w.setVisible(True)
+        if key in self._cache:
+            self._cache.move_to_end(key)
+            self._show_render(gen, key, self._cache[key])
+            return
+        self.note.setText("Rendering the page…")
+
+        def job(report: Report, cancel: threading.Event) -> PageRender:
+            return render_page(path, page, passage, zoom=zoom, fit_width=width, device_ratio=ratio)
+
+        run_in_worker(
+            job,
+            name="render-page",
+            on_result=lambda r: self._show_render(gen, key, r),
+            on_error=lambda exc: self._show_error(gen, exc),
+        )
+
+    def _show_render(self, gen: int, key: tuple[Any, ...], r: PageRender) -> None:
+        if gen != self._generation:
+            return  # a later click won
+        self._cache[key] = r
+        while len(self._cache) > CACHE_SIZE:
+            self._cache.popitem(last=False)
+        self.last_render = r
+        self.page, self.page_count = r.page, r.page_count
+        pix = QPixmap.fromImage(r.image)
+        self.page_label.setPixmap(pix)
+        self.page_label.resize(QSize(int(pix.width() / pix.devicePixelRatio()),
+                                     int(pix.height() / pix.devicePixelRatio())))
+        self.stack.setCurrentIndex(PDF)
+        self.zoom_label.setText(f"page {r.page} of {r.page_count} · {int(r.zoom * 100)}%")
+        self.prev_button.setEnabled(r.page > 1)
+        self.next_button.setEnabled(r.page < r.page_count)
+        c = self.current
+        cited = int(getattr(c, "page", 0) or 0) <= r.page <= int(getattr(c, "page_end", 0) or 0)
+        if r.rects:
+            self.note.setText("The cited passage is highlighted.")
+            first = r.rects[0]
+            self.scroll.ensureVisible(int(first.center().x()), int(first.top()), 40, 120)
+        elif cited or r.page == int(getattr(c, "page", 0) or 0):
+            self.note.setText("The passage could not be located on the page; it is quoted above.")
+            self.scroll.verticalScrollBar().setValue(0)
+        else:
+            self.note.setText("")
+        self.page_shown.emit(str(c.path), r.page)
+
+    def _show_error(self, gen: int, exc: Exception) -> None:
+        if gen != self._generation:
+            return
+        self.stack.setCurrentIndex(PLACEHOLDER)
+        self.note.setText(str(exc))
+        bridge().warning(str(exc))
+
+    def go_page(self, page: int) -> None:
+        if self.current is None or not (1 <= page <= max(self.page_count, 1)):
+            return
+        self.page = page
+        self._render_pdf()
+
+    def step_zoom(self, direction: int) -> None:
+        current = self.zoom or (self.last_render.zoom if self.last_render else 1.0)
+        if direction > 0:
+            bigger = [z for z in ZOOM_STEPS if z > current + 0.01]
+            self.zoom = bigger[0] if bigger else ZOOM_STEPS[-1]
+        else:
+            smaller = [z for z in ZOOM_STEPS if z < current - 0.01]
+            self.zoom = smaller[-1] if smaller else ZOOM_STEPS[0]
+        self._rerender()
+
+    def fit_width(self) -> None:
+        self.zoom = None
+        self._rerender()
+
+    def _rerender(self) -> None:
+        if self.current is not None and self.stack.currentIndex() == PDF:
+            self._render_pdf()
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        if self.zoom is None and self.current is not None:
+            self._refit.start()
+
+    # Text files ---------------------------------------------------------------
+
+    def _load_text(self) -> None:
+        c = self.current
+        engine = self.engine
+        for w in (self.prev_button, self.next_button, self.zoom_out, self.zoom_in, self.fit_button):
+            w.setVisible(False)
+        self.zoom_label.setText("")
+        self._generation += 1
+        gen = self._generation
+
+        def job(report: Report, cancel: threading.Event) -> TextPassage:
+            return load_passage(engine, c)
+
+        def shown(p: TextPassage) -> None:
+            if gen != self._generation:
+                return
+            self.stack.setCurrentIndex(TEXT)
+            found = self.text_view.show_passage(p)
+            self.note.setText(
+                "The cited passage is highlighted."
+                if found
+                else "The passage could not be located; it is quoted above."
+            )
+            self.page_shown.emit(str(c.path), self.page)
+
+        run_in_worker(
+            job, name="load-text", on_result=shown, on_error=lambda e: self._show_error(gen, e)
+        )
+
+    def open_external(self) -> None:
+        if self.current is None:
+            return
+        path = str(self.current.path)
+        if not QDesktopServices.openUrl(QUrl.fromLocalFile(path)):
+            bridge().warning(f"No application opened {Path(path).name}.")

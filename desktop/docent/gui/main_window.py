@@ -1,0 +1,366 @@
+"""The main window: library | chat | sources in splitters, menus, status bar, drops."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QByteArray, QSettings, Qt, QTimer
+from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QKeySequence
+from PySide6.QtWidgets import (
+    QFileDialog,
+    QLabel,
+    QMainWindow,
+    QMessageBox,
+    QSplitter,
+    QVBoxLayout,
+    QWidget,
+)
+
+from docent.core.config import Settings
+from docent.core.engine import Engine, Status
+from docent.core.llm import Health
+from docent.gui.chat_pane import ChatPane
+from docent.gui.citation_pane import CitationPane
+from docent.gui.conversation import Turn
+from docent.gui.health import describe, engine_health, engine_models
+from docent.gui.library_pane import LibraryPane, local_paths
+from docent.gui.messages import NotificationArea, bridge
+from docent.gui.settings_dialog import SettingsDialog
+from docent.gui.summary_dialog import SummaryDialog
+from docent.gui.workers import Report, run_in_worker
+
+STATUS_POLL_MS = 10_000
+HEALTH_POLL_MS = 30_000
+#: Settings the running engine picks up at once; the others need a restart.
+LIVE_KEYS = ("ollama_host", "ollama_model", "summary_type")
+
+
+class MainWindow(QMainWindow):
+    def __init__(self, engine: Engine, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.engine = engine
+        self.setWindowTitle("Docent")
+        self.setAcceptDrops(True)
+        self.gui_settings = QSettings(
+            str(engine.settings.data_path / "gui.ini"), QSettings.Format.IniFormat
+        )
+        self.health: Health | None = None
+        self._health_running = False
+        self._status_running = False
+        self.dialogs: list[QWidget] = []
+        self._build()
+        self._menus()
+        self._wire()
+        self._restore()
+        self._timers()
+        QTimer.singleShot(0, self, self._start)
+
+    # Building -----------------------------------------------------------------
+
+    def _build(self) -> None:
+        self.notifications = NotificationArea()
+        self.library = LibraryPane(self.engine)
+        self.chat = ChatPane(self.engine)
+        self.citations = CitationPane(self.engine)
+        self.splitter = QSplitter(Qt.Orientation.Horizontal)
+        self.splitter.setObjectName("mainSplitter")
+        self.splitter.addWidget(self.library)
+        self.splitter.addWidget(self.chat)
+        self.splitter.addWidget(self.citations)
+        self.splitter.setChildrenCollapsible(False)
+        self.splitter.setSizes([420, 560, 560])
+        central = QWidget()
+        layout = QVBoxLayout(central)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(0)
+        layout.addWidget(self.notifications)
+        layout.addWidget(self.splitter, 1)
+        self.setCentralWidget(central)
+
+        sb = self.statusBar()
+        self.docs_label = QLabel("Opening the library…")
+        self.index_label = QLabel("")
+        self.ollama_label = QLabel("Ollama: checking…")
+        self.store_label = QLabel("")
+        self.store_label.setObjectName("muted")
+        sb.addWidget(self.docs_label)
+        sb.addWidget(self.index_label, 1)
+        sb.addPermanentWidget(self.ollama_label)
+        sb.addPermanentWidget(self.store_label)
+        self._show_store()
+
+    def _action(self, text: str, slot: Any, shortcut: QKeySequence | str | None = None) -> QAction:
+        action = QAction(text, self)
+        action.triggered.connect(slot)
+        if shortcut is not None:
+            action.setShortcut(QKeySequence(shortcut))
+        self.addAction(action)
+        return action
+
+    def _menus(self) -> None:
+        std = QKeySequence.StandardKey
+        self.add_files_action = self._action("Add files…", self.add_files, std.Open)
+        self.add_folder_action = self._action("Add folder…", self.add_folder, "Ctrl+Shift+O")
+        self.watch_action = self._action("Watch folder…", self.library.watched.choose_folder,
+                                         "Ctrl+Shift+W")
+        self.export_action = self._action("Export chat…", self.export_chat, "Ctrl+E")
+        self.settings_action = self._action("Settings…", self.open_settings, std.Preferences)
+        if self.settings_action.shortcut().isEmpty():
+            self.settings_action.setShortcut(QKeySequence("Ctrl+,"))
+        self.quit_action = self._action("Quit", self.close, std.Quit)
+        if self.quit_action.shortcut().isEmpty():
+            self.quit_action.setShortcut(QKeySequence("Ctrl+Q"))
+        file_menu = self.menuBar().addMenu("&File")
+        for a in (self.add_files_action, self.add_folder_action, self.watch_action):
+            file_menu.addAction(a)
+        file_menu.addSeparator()
+        file_menu.addAction(self.export_action)
+        file_menu.addSeparator()
+        file_menu.addAction(self.settings_action)
+        file_menu.addSeparator()
+        file_menu.addAction(self.quit_action)
+        chat_menu = self.menuBar().addMenu("&Chat")
+        chat_menu.addAction(self._action("Ask the whole library", self.chat.clear_scope))
+        chat_menu.addAction(self._action("Stop answering", self.chat.stop, "Esc"))
+        help_menu = self.menuBar().addMenu("&Help")
+        help_menu.addAction(self._action("About Docent", self._about))
+
+    def _wire(self) -> None:
+        lib, chat, cit = self.library, self.chat, self.citations
+        lib.ask_about_requested.connect(chat.set_scope)
+        lib.summarize_requested.connect(self.summarize)
+        lib.controller.overall_progressed.connect(
+            lambda f, label: self.index_label.setText(f"{label} ({int(f * 100)}%)")
+        )
+        lib.controller.run_finished.connect(lambda _: self._after_run())
+        lib.controller.documents_changed.connect(lambda _: self.refresh_status())
+        chat.answer_finished.connect(self._on_answer_finished)
+        chat.citation_activated.connect(self.show_citation)
+        chat.retry_requested.connect(self._retry)
+
+    def _timers(self) -> None:
+        self.status_timer = QTimer(self)
+        self.status_timer.setInterval(STATUS_POLL_MS)
+        self.status_timer.timeout.connect(self.refresh_status)
+        self.status_timer.start()
+        self.health_timer = QTimer(self)
+        self.health_timer.setInterval(HEALTH_POLL_MS)
+        self.health_timer.timeout.connect(self.check_health)
+        self.health_timer.start()
+
+    def _start(self) -> None:
+        self.library.refresh()
+        self.refresh_status()
+        self.check_health()
+        if self.engine.recovered:
+            n = len(self.engine.recovered)
+            bridge().info(f"Resuming {n} document{'s' if n > 1 else ''} left unfinished last time.")
+            self.library.controller.resume()
+        if hasattr(self.engine, "start_watching") and self.engine.settings.watched_folders:
+            engine: Any = self.engine
+            run_in_worker(
+                lambda report, cancel: engine.start_watching(),
+                name="start-watching",
+                on_result=lambda _: self.library.watched.refresh(),
+                on_error=lambda exc: bridge().warning(f"Watching folders failed: {exc}"),
+            )
+
+    # Persistence --------------------------------------------------------------
+
+    def _restore(self) -> None:
+        s = self.gui_settings
+        geometry = s.value("window/geometry")
+        if isinstance(geometry, QByteArray):
+            self.restoreGeometry(geometry)
+        else:
+            self.resize(1500, 920)
+        for splitter in (self.splitter, self.citations.splitter):
+            state = s.value(f"splitters/{splitter.objectName()}")
+            if isinstance(state, QByteArray):
+                splitter.restoreState(state)
+
+    def save_layout(self) -> None:
+        s = self.gui_settings
+        s.setValue("window/geometry", self.saveGeometry())
+        for splitter in (self.splitter, self.citations.splitter):
+            s.setValue(f"splitters/{splitter.objectName()}", splitter.saveState())
+        s.sync()
+
+    # Status -------------------------------------------------------------------
+
+    def _show_store(self) -> None:
+        s = self.engine.settings
+        where = s.qdrant_url or str(s.data_path)
+        self.store_label.setText(f"Store: {where}")
+        self.store_label.setToolTip(f"Data folder: {s.data_path}")
+
+    def refresh_status(self) -> None:
+        if self._status_running:
+            return
+        self._status_running = True
+        engine = self.engine
+
+        def job(report: Report, cancel: threading.Event) -> Status:
+            return engine.status()
+
+        def done() -> None:
+            self._status_running = False
+
+        run_in_worker(job, name="status", on_result=self._show_status, on_finished=done)
+
+    def _show_status(self, st: Status) -> None:
+        extra = []
+        if st.failed:
+            extra.append(f"{st.failed} failed")
+        if st.queued or st.indexing:
+            extra.append(f"{st.queued + st.indexing} waiting")
+        tail = f" ({', '.join(extra)})" if extra else ""
+        self.docs_label.setText(f"{st.ready} documents · {st.chunks:,} chunks{tail}")
+
+    def _after_run(self) -> None:
+        self.index_label.setText("")
+        self.refresh_status()
+
+    def check_health(self, then: Any = None) -> None:
+        if self._health_running:
+            return
+        self._health_running = True
+        engine = self.engine
+
+        def job(report: Report, cancel: threading.Event) -> tuple[Health, list[str]]:
+            health = engine_health(engine)
+            return health, engine_models(engine, health) if health.models else []
+
+        def done() -> None:
+            self._health_running = False
+            if then is not None:
+                then()
+
+        run_in_worker(job, name="health", on_result=self._show_health, on_finished=done)
+
+    def _show_health(self, result: tuple[Health, list[str]]) -> None:
+        health, models = result
+        self.health = health
+        model = self.engine.settings.ollama_model
+        self.ollama_label.setText(describe(health, model))
+        self.ollama_label.setToolTip(health.message)
+        self.chat.set_models(models or list(health.models), self.chat.selected_model() or model)
+        last = self.chat.turns[-1] if self.chat.turns else None
+        if health.ok and (last is None or last.mode != "extractive"):
+            self.chat.set_extractive(False)
+        elif not health.ok:
+            self.chat.set_extractive(True, health.message)
+
+    # Chat <-> citations -------------------------------------------------------
+
+    def _on_answer_finished(self, turn: Turn) -> None:
+        self.citations.set_citations(turn.citations)
+        self._citations_turn = turn.index
+
+    def show_citation(self, turn_index: int, n: int) -> None:
+        if not 0 <= turn_index < len(self.chat.turns):
+            return
+        if getattr(self, "_citations_turn", None) != turn_index:
+            self.citations.set_citations(self.chat.turns[turn_index].citations)
+            self._citations_turn = turn_index
+        self.citations.select(n)
+
+    def _retry(self) -> None:
+        self.check_health(then=self.chat.retry_last)
+
+    # Actions ------------------------------------------------------------------
+
+    def add_files(self) -> None:
+        files, _ = QFileDialog.getOpenFileNames(
+            self, "Add files", "", "Documents (*.pdf *.txt *.md *.csv *.json);;All files (*)"
+        )
+        if files:
+            self.library.add_paths(files)
+
+    def add_folder(self) -> None:
+        folder = QFileDialog.getExistingDirectory(self, "Add folder")
+        if folder:
+            self.library.add_paths([folder])
+
+    def summarize(self, path: str) -> None:
+        if not hasattr(self.engine, "summarize"):
+            bridge().warning("Summaries are not available in this build yet.")
+            return
+        dialog = SummaryDialog(self.engine, path, self.engine.settings.summary_type, self)
+        self.dialogs.append(dialog)
+        dialog.finished.connect(lambda _: self.dialogs.remove(dialog))
+        dialog.show()
+        dialog.start()
+
+    def export_chat(self) -> None:
+        if not self.chat.turns:
+            bridge().info("There is no conversation to export yet.")
+            return
+        name, _ = QFileDialog.getSaveFileName(
+            self, "Export chat", "docent-chat.md", "Markdown (*.md)"
+        )
+        if not name:
+            return
+        text = self.chat.export_markdown()
+
+        def job(report: Report, cancel: threading.Event) -> str:
+            Path(name).write_text(text, encoding="utf-8")
+            return name
+
+        run_in_worker(
+            job,
+            name="export",
+            on_result=lambda n: bridge().info(f"Saved the conversation to {n}."),
+            on_error=lambda exc: bridge().error(f"Could not save the conversation: {exc}"),
+        )
+
+    def open_settings(self) -> SettingsDialog:
+        dialog = SettingsDialog(self.engine.settings, self)
+        dialog.settings_saved.connect(self.apply_settings)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.open()
+        return dialog
+
+    def apply_settings(self, new: Settings, restart: list[str]) -> None:
+        from docent.gui.settings_apply import apply_settings
+
+        apply_settings(self, new, restart)
+
+    def _about(self) -> None:
+        QMessageBox.about(
+            self,
+            "About Docent",
+            "Docent — chat with your own documents, locally.\n\n"
+            f"Data folder: {self.engine.settings.data_path}",
+        )
+
+    # Drag and drop ------------------------------------------------------------
+
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:
+        if local_paths(event.mimeData()):
+            event.acceptProposedAction()
+        else:
+            event.ignore()
+
+    def dragMoveEvent(self, event: Any) -> None:
+        event.acceptProposedAction()
+
+    def dropEvent(self, event: QDropEvent) -> None:
+        paths = local_paths(event.mimeData())
+        if not paths:
+            event.ignore()
+            return
+        event.acceptProposedAction()
+        self.library.add_paths(paths)
+
+    # Closing ------------------------------------------------------------------
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        self.save_layout()
+        self.status_timer.stop()
+        self.health_timer.stop()
+        self.library.controller.detach()
+        self.chat.stop()
+        super().closeEvent(event)

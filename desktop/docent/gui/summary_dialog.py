@@ -1,0 +1,156 @@
+"""Summarize one document (brief / detailed / bullets) with progress and Cancel."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QGuiApplication
+from PySide6.QtWidgets import (
+    QComboBox,
+    QDialog,
+    QHBoxLayout,
+    QLabel,
+    QProgressBar,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from docent.core.engine import Engine
+from docent.core.errors import Cancelled
+from docent.gui.markdown_view import SafeBrowser
+from docent.gui.workers import Report, Worker, run_in_worker
+
+TYPES = ("brief", "detailed", "bullets")
+
+
+def progress_fraction(p: Any) -> tuple[float | None, str]:
+    """Whatever the summarizer reports -> (fraction or None, a label)."""
+    if isinstance(p, tuple) and len(p) == 2 and all(isinstance(x, int) for x in p):
+        done, total = p
+        return (done / total if total else None), f"Section {done} of {total}"
+    for done_name, total_name in (("done", "total"), ("sections_done", "sections_total")):
+        done, total = getattr(p, done_name, None), getattr(p, total_name, None)
+        if isinstance(done, int) and isinstance(total, int) and total:
+            label = str(getattr(p, "message", "") or f"Section {done} of {total}")
+            return done / total, label
+    if isinstance(p, float):
+        return p, ""
+    return None, str(getattr(p, "message", "") or p)
+
+
+class SummaryDialog(QDialog):
+    def __init__(
+        self, engine: Engine, path: str, default_type: str = "brief", parent: QWidget | None = None
+    ) -> None:
+        super().__init__(parent)
+        self.engine = engine
+        self.path = path
+        self.worker: Worker[Any] | None = None
+        self.result: Any = None
+        self.setWindowTitle(f"Summary — {Path(path).name}")
+        self.resize(640, 520)
+        self.type_combo = QComboBox()
+        self.type_combo.addItems(list(TYPES))
+        self.type_combo.setCurrentText(default_type if default_type in TYPES else "brief")
+        self.start_button = QPushButton("Summarize")
+        self.cancel_button = QPushButton("Cancel")
+        self.cancel_button.setEnabled(False)
+        self.copy_button = QPushButton("Copy")
+        self.copy_button.setEnabled(False)
+        close = QPushButton("Close")
+        top = QHBoxLayout()
+        top.addWidget(QLabel("Kind"))
+        top.addWidget(self.type_combo)
+        top.addWidget(self.start_button)
+        top.addWidget(self.cancel_button)
+        top.addStretch(1)
+        self.progress = QProgressBar()
+        self.progress.setRange(0, 1000)
+        self.progress.setVisible(False)
+        self.status = QLabel("")
+        self.status.setObjectName("muted")
+        self.status.setWordWrap(True)
+        self.status.setTextFormat(Qt.TextFormat.PlainText)
+        self.view = SafeBrowser()
+        bottom = QHBoxLayout()
+        bottom.addStretch(1)
+        bottom.addWidget(self.copy_button)
+        bottom.addWidget(close)
+        layout = QVBoxLayout(self)
+        layout.addLayout(top)
+        layout.addWidget(self.progress)
+        layout.addWidget(self.status)
+        layout.addWidget(self.view, 1)
+        layout.addLayout(bottom)
+        self.start_button.clicked.connect(self.start)
+        self.cancel_button.clicked.connect(self.cancel)
+        self.copy_button.clicked.connect(
+            lambda: QGuiApplication.clipboard().setText(self.view.toPlainText())
+        )
+        close.clicked.connect(self.close)
+
+    def start(self) -> None:
+        if self.worker is not None:
+            return
+        engine: Any = self.engine
+        path, kind = self.path, self.type_combo.currentText()
+        model = engine.settings.ollama_model
+
+        def job(report: Report, cancel: threading.Event) -> Any:
+            return engine.summarize(path, type=kind, model=model, progress=report, cancel=cancel)
+
+        self.progress.setRange(0, 0)  # busy until the first report
+        self.progress.setVisible(True)
+        self.status.setText(f"Writing a {kind} summary…")
+        self.start_button.setEnabled(False)
+        self.cancel_button.setEnabled(True)
+        self.worker = run_in_worker(
+            job,
+            name="summarize",
+            on_progress=self._on_progress,
+            on_result=self._on_result,
+            on_error=self._on_error,
+            on_finished=self._on_finished,
+        )
+
+    def cancel(self) -> None:
+        if self.worker is not None:
+            self.worker.cancel()
+            self.status.setText("Cancelling…")
+
+    def _on_progress(self, p: Any) -> None:
+        fraction, label = progress_fraction(p)
+        if fraction is not None:
+            self.progress.setRange(0, 1000)
+            self.progress.setValue(int(fraction * 1000))
+        if label:
+            self.status.setText(label)
+
+    def _on_result(self, result: Any) -> None:
+        self.result = result
+        text = str(getattr(result, "summary", result) or "")
+        self.view.set_markdown(text)
+        mode = str(getattr(result, "mode", "") or "")
+        note = " (extractive: no language model was running)" if mode == "extractive" else ""
+        self.status.setText(f"{self.type_combo.currentText().capitalize()} summary{note}.")
+        self.copy_button.setEnabled(bool(text))
+
+    def _on_error(self, exc: Exception) -> None:
+        if isinstance(exc, Cancelled):
+            self.status.setText("Cancelled.")
+        else:
+            self.status.setText(f"The summary failed: {exc}")
+
+    def _on_finished(self) -> None:
+        self.worker = None
+        self.progress.setVisible(False)
+        self.start_button.setEnabled(True)
+        self.cancel_button.setEnabled(False)
+
+    def closeEvent(self, event: Any) -> None:
+        self.cancel()
+        super().closeEvent(event)

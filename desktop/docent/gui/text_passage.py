@@ -1,0 +1,81 @@
+"""A cited passage in a text file: the whole extracted text, the passage selected."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from PySide6.QtGui import QColor, QFont, QTextCharFormat, QTextCursor
+from PySide6.QtWidgets import QPlainTextEdit, QTextEdit, QWidget
+
+from docent.core.engine import Engine
+from docent.gui.pdf_render import locate_spans
+
+HIGHLIGHT = QColor(255, 214, 0, 150)
+
+
+@dataclass(slots=True)
+class TextPassage:
+    text: str
+    #: (start, length) in ``text``
+    spans: list[tuple[int, int]] = field(default_factory=list)
+
+
+def load_passage(engine: Engine, citation: Any) -> TextPassage:
+    """Runs in a worker: the document's extracted text and where the passage is in it."""
+    rec = engine.document(str(citation.doc_id)) if getattr(citation, "doc_id", "") else None
+    if rec is None:
+        rec = engine.resolve(str(citation.path))
+    doc = engine.extracted(rec)
+    page = int(getattr(citation, "page", 1) or 1)
+    offsets: list[int] = []
+    parts: list[str] = []
+    at = 0
+    for p in doc.pages:
+        offsets.append(at)
+        parts.append(p.text)
+        at += len(p.text) + 1
+    text = "\n".join(parts)
+    start = offsets[min(max(page, 1), len(offsets)) - 1] if offsets else 0
+    spans = [(s + start, n) for s, n in locate_spans(text[start:], str(citation.text))]
+    if not spans:
+        spans = locate_spans(text, str(citation.text))
+    return TextPassage(text, spans)
+
+
+class TextPassageView(QPlainTextEdit):
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setReadOnly(True)
+        self.setObjectName("textPassage")
+        font = QFont("monospace")
+        font.setStyleHint(QFont.StyleHint.TypeWriter)
+        self.setFont(font)
+        self.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
+        self._text = ""
+
+    def show_passage(self, passage: TextPassage) -> bool:
+        if passage.text != self._text:
+            self.setPlainText(passage.text)  # plain text: nothing in a file is markup
+            self._text = passage.text
+        selections = []
+        fmt = QTextCharFormat()
+        fmt.setBackground(HIGHLIGHT)
+        for start, length in passage.spans:
+            sel = QTextEdit.ExtraSelection()
+            cur = QTextCursor(self.document())
+            cur.setPosition(start)
+            cur.setPosition(start + length, QTextCursor.MoveMode.KeepAnchor)
+            sel.cursor = cur  # type: ignore[attr-defined]
+            sel.format = fmt  # type: ignore[attr-defined]
+            selections.append(sel)
+        self.setExtraSelections(selections)
+        if passage.spans:
+            cur = QTextCursor(self.document())
+            cur.setPosition(passage.spans[0][0])
+            self.setTextCursor(cur)
+            self.centerCursor()
+        return bool(passage.spans)
+
+    def highlighted_text(self) -> str:
+        return " ".join(s.cursor.selectedText() for s in self.extraSelections())  # type: ignore[attr-defined]

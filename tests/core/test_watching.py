@@ -1,0 +1,457 @@
+"""Watched folders on real folders, real watchdog (inotify), a real engine and model.
+
+No sleep synchronises anything: tests wait for conditions (a job result, a folder state)
+with ``Recorder.wait_until``, and for "nothing else is going to happen" with
+``Engine.wait_idle`` (no event timer armed, no job queued or running). Every file here
+is one chunk, so "indexed exactly once" is also "embedded exactly one text".
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import shutil
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from docent.core import watching
+from docent.core.config import load_settings
+from docent.core.engine import Engine
+from docent.core.jobs import IndexQueue, JobKind, JobResult
+from docent.core.models import DocState
+from docent.core.textcache import sha256_file
+from docent.core.watching import FolderStatus, WatchError
+
+TIMEOUT = 30.0
+WORDS = "lantern harbour ledger crate seal tin oil inspector season north".split()
+
+
+def text_for(tag: str) -> str:
+    """A short, unique text (one chunk): unique so no chunk vector is shared."""
+    words = " ".join(WORDS[(i * 7 + len(tag)) % len(WORDS)] for i in range(30))
+    return f"Note {tag}. The {tag} record says: {words}. End of {tag}.\n"
+
+
+class Recorder:
+    """Listens to an engine's queue (and watcher) and waits for conditions."""
+
+    def __init__(self, eng: Engine) -> None:
+        self.eng = eng
+        self.results: list[JobResult] = []
+        self._cond = threading.Condition()
+        eng.queue.add_result_listener(self._on_result)
+
+    def _on_result(self, result: JobResult) -> None:
+        with self._cond:
+            self.results.append(result)
+            self._cond.notify_all()
+
+    def on_state(self, status: FolderStatus) -> None:
+        with self._cond:
+            self._cond.notify_all()
+
+    def follow_watcher(self) -> None:
+        assert self.eng.watcher is not None
+        self.eng.watcher.on_state = self.on_state
+
+    def wait_until(self, pred: Callable[[], bool], what: str, timeout: float = TIMEOUT) -> None:
+        """Wake on every job result / state change (and every 0.1 s) until ``pred()``."""
+        deadline = time.monotonic() + timeout
+        with self._cond:
+            while not pred():
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise AssertionError(f"timed out waiting for {what}")
+                self._cond.wait(min(left, 0.1))
+
+    def count(self, field: str, path: Path | str) -> int:
+        with self._cond:
+            return sum(1 for r in self.results for p in getattr(r.report, field) if p == str(path))
+
+    def renames(self) -> list[tuple[str, str]]:
+        with self._cond:
+            return [pair for r in self.results for pair in r.report.renamed]
+
+    def clear(self) -> None:
+        with self._cond:
+            self.results.clear()
+
+
+def open_engine() -> Engine:
+    return Engine(load_settings(extract_in_subprocess=False)).open()
+
+
+@pytest.fixture
+def lib(tmp_path: Path) -> Path:
+    folder = tmp_path / "lib"
+    folder.mkdir()
+    return folder
+
+
+@pytest.fixture
+def outside(tmp_path: Path) -> Path:
+    folder = tmp_path / "outside"
+    folder.mkdir()
+    return folder
+
+
+@pytest.fixture
+def engine() -> Iterator[Engine]:
+    eng = open_engine()
+    yield eng
+    eng.close()
+
+
+def start(eng: Engine, lib: Path) -> Recorder:
+    rec = Recorder(eng)
+    eng.watch(lib)
+    eng.start_watching()
+    rec.follow_watcher()
+    assert eng.wait_idle(TIMEOUT)
+    return rec
+
+
+def catalog_paths(eng: Engine) -> set[str]:
+    return {d.path for d in eng.documents()}
+
+
+def assert_catalog_matches(eng: Engine, folder: Path) -> None:
+    on_disk = {str(p) for p in folder.rglob("*") if p.is_file() and p.suffix in (".txt", ".md")}
+    assert catalog_paths(eng) == on_disk
+    for doc in eng.documents():
+        assert doc.state is DocState.READY, doc
+        assert doc.sha256 == sha256_file(doc.path)
+        assert doc.chunks == 1
+
+
+def write_slowly(path: Path, text: str, pieces: int = 20, pause: float = 0.1) -> None:
+    """A writer in ~20 flushed writes spread over ~2 s (longer than the 0.5 s quiet
+    period, shorter than the 3 s fallback). The pause simulates a slow copy; it does
+    not synchronise the test with anything."""
+    step = max(1, len(text) // pieces)
+    with open(path, "w", encoding="utf-8") as fh:
+        for at in range(0, len(text), step):
+            fh.write(text[at : at + step])
+            fh.flush()
+            os.fsync(fh.fileno())
+            time.sleep(pause)
+
+
+# Events ---------------------------------------------------------------------------
+
+
+def test_create_modify_delete(engine: Engine, lib: Path) -> None:
+    rec = start(engine, lib)
+    a = lib / "a.txt"
+    before = engine.embedder.texts_embedded
+    a.write_text(text_for("alpha"))
+    rec.wait_until(lambda: rec.count("indexed", a) == 1, "a.txt indexed")
+    assert engine.wait_idle(TIMEOUT)
+    assert engine.embedder.texts_embedded - before == 1
+    assert_catalog_matches(engine, lib)
+
+    a.write_text(text_for("alpha-2"))
+    rec.wait_until(lambda: rec.count("indexed", a) == 2, "a.txt re-indexed")
+    assert engine.wait_idle(TIMEOUT)
+    assert engine.embedder.texts_embedded - before == 2
+    assert engine.grep("alpha-2 record")
+    assert_catalog_matches(engine, lib)
+
+    a.unlink()
+    rec.wait_until(lambda: rec.count("removed", a) == 1, "a.txt removed")
+    assert engine.wait_idle(TIMEOUT)
+    assert catalog_paths(engine) == set()
+    assert rec.count("indexed", a) == 2
+
+
+def test_rename_and_moves_inside_cost_no_embedding(engine: Engine, lib: Path) -> None:
+    (lib / "sub").mkdir()
+    (lib / "a.txt").write_text(text_for("a"))
+    (lib / "sub" / "b.md").write_text(text_for("b"))
+    rec = start(engine, lib)
+    assert len(catalog_paths(engine)) == 2
+    ids = {d.file_name: d.doc_id for d in engine.documents()}
+    before = engine.embedder.texts_embedded
+
+    os.rename(lib / "a.txt", lib / "renamed.txt")
+    rec.wait_until(lambda: str(lib / "renamed.txt") in catalog_paths(engine), "rename")
+    os.rename(lib / "renamed.txt", lib / "sub" / "renamed.txt")
+    rec.wait_until(lambda: str(lib / "sub" / "renamed.txt") in catalog_paths(engine), "move")
+    os.rename(lib / "sub", lib / "moved-sub")
+    rec.wait_until(
+        lambda: catalog_paths(engine)
+        == {str(lib / "moved-sub" / "renamed.txt"), str(lib / "moved-sub" / "b.md")},
+        "folder move",
+    )
+    assert engine.wait_idle(TIMEOUT)
+    assert engine.embedder.texts_embedded == before
+    assert {d.file_name: d.doc_id for d in engine.documents()} == {
+        "renamed.txt": ids["a.txt"],
+        "b.md": ids["b.md"],
+    }
+    matches = engine.grep("record says")  # chunk payloads follow the move too
+    assert len(matches) == 2
+    assert all(m.path.startswith(str(lib / "moved-sub")) for m in matches)
+    assert_catalog_matches(engine, lib)
+
+
+def test_move_in_and_out(engine: Engine, lib: Path, outside: Path) -> None:
+    rec = start(engine, lib)
+    src = outside / "in.md"
+    src.write_text(text_for("moved-in"))
+    (outside / "folder").mkdir()
+    (outside / "folder" / "deep.txt").write_text(text_for("deep"))
+    before = engine.embedder.texts_embedded
+
+    os.rename(src, lib / "in.md")  # inotify: only `created` -> the 3 s fallback
+    os.rename(outside / "folder", lib / "folder")
+    rec.wait_until(
+        lambda: rec.count("indexed", lib / "in.md") == 1
+        and rec.count("indexed", lib / "folder" / "deep.txt") == 1,
+        "moved-in files indexed",
+    )
+    assert engine.wait_idle(TIMEOUT)
+    assert engine.embedder.texts_embedded - before == 2
+    assert_catalog_matches(engine, lib)
+
+    os.rename(lib / "in.md", outside / "in.md")
+    os.rename(lib / "folder", outside / "folder")
+    rec.wait_until(lambda: not catalog_paths(engine), "moved-out files removed")
+    assert engine.wait_idle(TIMEOUT)
+    assert rec.count("indexed", lib / "in.md") == 1
+    assert engine.embedder.texts_embedded - before == 2
+
+
+def test_slow_copy_and_download_are_indexed_once_at_final_size(engine: Engine, lib: Path) -> None:
+    rec = start(engine, lib)
+    before = engine.embedder.texts_embedded
+    copy_text = text_for("slow-copy") + "FINAL-COPY-MARK\n"
+    write_slowly(lib / "copy.txt", copy_text)
+    part = lib / "report.md.part"
+    write_slowly(part, text_for("download") + "FINAL-DOWNLOAD-MARK\n")
+    os.rename(part, lib / "report.md")
+    rec.wait_until(
+        lambda: rec.count("indexed", lib / "copy.txt") == 1
+        and rec.count("indexed", lib / "report.md") == 1,
+        "slow copy and download indexed",
+    )
+    assert engine.wait_idle(TIMEOUT)
+    assert rec.count("indexed", lib / "copy.txt") == 1
+    assert rec.count("indexed", lib / "report.md") == 1
+    assert engine.embedder.texts_embedded - before == 2
+    assert engine.grep("FINAL-COPY-MARK") and engine.grep("FINAL-DOWNLOAD-MARK")
+    assert_catalog_matches(engine, lib)  # no .part document, every sha at final content
+
+
+def test_temp_hidden_and_unsupported_files_are_ignored(engine: Engine, lib: Path) -> None:
+    rec = start(engine, lib)
+    (lib / ".hidden").mkdir()
+    for name in ("~$draft.txt", ".#notes.txt", "x.txt.swp", "film.crdownload", "pic.png"):
+        (lib / name).write_text("ignored")
+    (lib / ".hidden" / "secret.txt").write_text(text_for("secret"))
+    (lib / "real.txt").write_text(text_for("real"))  # the one to wait for
+    rec.wait_until(lambda: rec.count("indexed", lib / "real.txt") == 1, "real.txt indexed")
+    assert engine.wait_idle(TIMEOUT)
+    assert catalog_paths(engine) == {str(lib / "real.txt")}
+
+
+# Startup sweep ---------------------------------------------------------------------
+
+
+def test_startup_sweep_catches_up_with_changes_made_while_closed(lib: Path) -> None:
+    for tag in ("keep", "edit", "gone", "old-name"):
+        (lib / f"{tag}.txt").write_text(text_for(tag))
+    eng = open_engine()
+    try:
+        start(eng, lib)
+        assert eng.embedder.texts_embedded == 4
+        ids = {d.file_name: d.doc_id for d in eng.documents()}
+    finally:
+        eng.close()
+
+    (lib / "edit.txt").write_text(text_for("edited"))
+    (lib / "gone.txt").unlink()
+    os.rename(lib / "old-name.txt", lib / "new-name.txt")
+    (lib / "added.md").write_text(text_for("added"))
+
+    eng = open_engine()  # the watched folder comes from the saved settings
+    try:
+        assert eng.settings.watched_folders == [str(lib)]
+        rec = Recorder(eng)
+        eng.start_watching()
+        assert eng.wait_idle(TIMEOUT)
+        assert rec.count("indexed", lib / "edit.txt") == 1
+        assert rec.count("indexed", lib / "added.md") == 1
+        assert rec.count("unchanged", lib / "keep.txt") == 1
+        assert rec.renames() == [(str(lib / "old-name.txt"), str(lib / "new-name.txt"))]
+        assert rec.count("removed", lib / "gone.txt") == 1
+        assert eng.embedder.texts_embedded == 2  # edit.txt and added.md, nothing else
+        docs = {d.file_name: d.doc_id for d in eng.documents()}
+        assert docs["new-name.txt"] == ids["old-name.txt"]
+        assert docs["keep.txt"] == ids["keep.txt"] and docs["edit.txt"] == ids["edit.txt"]
+        assert_catalog_matches(eng, lib)
+    finally:
+        eng.close()
+
+
+# Folder states ---------------------------------------------------------------------
+
+
+def state_of(eng: Engine, folder: Path) -> str:
+    return next(w["state"] for w in eng.status().watched if w["path"] == str(folder))
+
+
+def test_folder_removed_then_recreated_pauses_then_resumes(
+    engine: Engine, lib: Path, outside: Path
+) -> None:
+    (lib / "a.txt").write_text(text_for("a"))
+    rec = start(engine, lib)
+    assert state_of(engine, lib) == "watching"
+
+    # Unplugged drive: the folder vanishes without per-file deletions. Documents stay.
+    os.rename(lib, outside / "unplugged")
+    rec.wait_until(lambda: state_of(engine, lib) == "paused", "paused")
+    watched = engine.status().watched[0]
+    assert "missing" in watched["message"] and "paused" in watched["message"]
+    assert catalog_paths(engine) == {str(lib / "a.txt")}
+    before = engine.embedder.texts_embedded
+    os.rename(outside / "unplugged", lib)
+    rec.wait_until(lambda: state_of(engine, lib) == "watching", "resumed")
+    assert engine.wait_idle(TIMEOUT)
+    assert engine.embedder.texts_embedded == before  # back unchanged: nothing re-embedded
+    assert_catalog_matches(engine, lib)
+
+    # Deleted and recreated with other content: the sweep on return brings it in line.
+    shutil.rmtree(lib)
+    rec.wait_until(lambda: state_of(engine, lib) == "paused", "paused after rmtree")
+    lib.mkdir()
+    (lib / "b.txt").write_text(text_for("b"))
+    rec.wait_until(lambda: state_of(engine, lib) == "watching", "resumed after mkdir")
+    rec.wait_until(lambda: catalog_paths(engine) == {str(lib / "b.txt")}, "b indexed")
+    (lib / "c.txt").write_text(text_for("c"))  # and it is watched live again
+    rec.wait_until(lambda: rec.count("indexed", lib / "c.txt") == 1, "c indexed")
+    assert engine.wait_idle(TIMEOUT)
+    assert_catalog_matches(engine, lib)
+
+
+def test_inotify_limit_falls_back_to_sweeps(
+    engine: Engine, lib: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def no_watches(self: object) -> None:
+        raise OSError(errno.ENOSPC, "inotify watch limit reached")
+
+    monkeypatch.setattr(watching.Observer, "start", no_watches)
+    (lib / "a.txt").write_text(text_for("a"))
+    start(engine, lib)
+    watched = engine.status().watched[0]
+    assert watched["state"] == "sweep-only" and "limit" in watched["message"]
+    assert catalog_paths(engine) == {str(lib / "a.txt")}  # the startup sweep still ran
+    (lib / "b.txt").write_text(text_for("b"))
+    assert engine.watcher is not None
+    engine.watcher.sweep_now()
+    assert engine.wait_idle(TIMEOUT)
+    assert_catalog_matches(engine, lib)
+
+
+def test_symlink_loop_and_vanished_files(engine: Engine, lib: Path) -> None:
+    (lib / "sub").mkdir()
+    (lib / "sub" / "a.txt").write_text(text_for("a"))
+    (lib / "sub" / "loop").symlink_to(lib, target_is_directory=True)
+    rec = start(engine, lib)
+    assert catalog_paths(engine) == {str(lib / "sub" / "a.txt")}
+    # A file gone before its job runs is neither indexed nor a failed document.
+    engine.queue.index([str(lib / "vanished.txt")])
+    assert engine.wait_idle(TIMEOUT)
+    assert catalog_paths(engine) == {str(lib / "sub" / "a.txt")}
+    assert not rec.results[-1].report.failed
+
+
+# Watch / unwatch -----------------------------------------------------------------
+
+
+def test_watch_persists_and_unwatch_keeps_or_drops(engine: Engine, lib: Path) -> None:
+    (lib / "a.txt").write_text(text_for("a"))
+    start(engine, lib)
+    assert load_settings().watched_folders == [str(lib)]
+    engine.watch(lib / ".." / "lib")  # the same folder again: nothing changes
+    assert engine.settings.watched_folders == [str(lib)]
+    with pytest.raises(WatchError, match="not a folder"):
+        engine.watch(lib / "missing")
+    (lib / "inner").mkdir()
+    with pytest.raises(WatchError, match="already watched as part of"):
+        engine.watch(lib / "inner")
+    with pytest.raises(WatchError, match="Docent's own data"):
+        engine.watch(engine.settings.data_path.parent)
+
+    assert engine.unwatch(lib) is None
+    assert load_settings().watched_folders == [] and engine.status().watched == []
+    assert catalog_paths(engine) == {str(lib / "a.txt")}  # kept
+    engine.watch(lib)
+    assert engine.wait_idle(TIMEOUT)
+    job = engine.unwatch(lib, drop_documents=True)
+    assert job is not None and job.kind is JobKind.DROP
+    assert engine.wait_idle(TIMEOUT)
+    assert catalog_paths(engine) == set()
+    with pytest.raises(WatchError, match="not a watched folder"):
+        engine.unwatch(lib)
+
+
+def test_plain_engine_spawns_no_observer(engine: Engine, lib: Path) -> None:
+    engine.watch(lib)
+    assert engine.watcher is None
+    assert engine.status().watched == [
+        {
+            "path": str(lib),
+            "state": "off",
+            "last_sweep": 0.0,
+            "message": "Watched while the Docent window or `docent watch` runs.",
+        }
+    ]
+    report = engine.index([lib])  # the synchronous path still works beside the queue
+    assert not report.failed
+
+
+# The queue itself ------------------------------------------------------------------
+
+
+def test_queue_coalesces_pending_jobs_and_runs_them_in_order(engine: Engine, lib: Path) -> None:
+    files = []
+    for tag in ("a", "b", "c"):
+        files.append(lib / f"{tag}.txt")
+        files[-1].write_text(text_for(tag))
+    queue: IndexQueue = engine.queue
+    gate = threading.Event()
+    started = threading.Event()
+
+    def hold(progress: object) -> None:  # keeps the first job running until released
+        started.set()
+        gate.wait(TIMEOUT)
+
+    queue.add_progress_listener(hold)
+    rec = Recorder(engine)
+    queue.index([str(files[0])])
+    assert started.wait(TIMEOUT)
+    queue.remove_progress_listener(hold)
+    queue.index([str(files[1])])
+    queue.index([str(files[1]), str(files[2])])  # b already pending: only c is added
+    queue.sweep(str(lib))
+    queue.sweep(str(lib))  # a duplicate pending sweep
+    queue.index([str(files[2])], source="watch")
+    queue.remove(str(files[2]), source="watch")  # c gone: pending indexing of c dropped
+    pending = queue.pending()
+    assert [(j.kind, j.paths) for j in pending] == [
+        (JobKind.INDEX, [str(files[1])]),
+        (JobKind.SWEEP, [str(lib)]),
+        (JobKind.REMOVE, [str(files[2])]),
+    ]
+    gate.set()
+    assert queue.wait_idle(TIMEOUT)
+    kinds = [r.job.kind for r in rec.results]
+    assert kinds == [JobKind.INDEX, JobKind.INDEX, JobKind.SWEEP, JobKind.REMOVE]
+    # c exists, so the removal is a no-op and the sweep indexed it
+    assert catalog_paths(engine) == {str(f) for f in files}
+    assert engine.embedder.texts_embedded == 3
