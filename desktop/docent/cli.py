@@ -194,6 +194,36 @@ def cmd_dump(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_summarize(args: argparse.Namespace) -> int:
+    import threading
+
+    from docent.core.summarizing import SummaryProgress
+
+    def progress(p: SummaryProgress) -> None:
+        if not args.quiet and p.phase != "done":
+            print(f"{p.phase}: {p.message}", file=sys.stderr, flush=True)
+
+    cancel = threading.Event()
+    with _open_engine() as eng:
+        try:
+            result = eng.summarize(args.file, type=args.type, model=args.model,
+                                   progress=progress, cancel=cancel)
+        except KeyboardInterrupt:
+            cancel.set()
+            print("\nCancelled.", file=sys.stderr)
+            return 130
+    if args.json:
+        _print_json(asdict(result))
+        return 0
+    print(result.summary)
+    how = "cached" if result.cached else f"{result.seconds:.1f} s"
+    print(f"\n[{result.type} summary of {result.document}: {result.mode} by {result.model}, "
+          f"{result.sections_processed} sections, {result.pages} pages; {how}]", file=sys.stderr)
+    for f in result.failed_sections:
+        print(f"  not covered: pages {f.pages[0]}-{f.pages[1]}: {f.error}", file=sys.stderr)
+    return 0
+
+
 def cmd_remove(args: argparse.Namespace) -> int:
     with _open_engine() as eng:
         rec = eng.remove(args.file)
@@ -291,6 +321,12 @@ def build_parser() -> argparse.ArgumentParser:
     sp = add("dump", cmd_dump, "extracted text as Markdown with page markers", json_=False)
     sp.add_argument("file")
     sp.add_argument("-o", "--output")
+    sp = add("summarize", cmd_summarize, "summarise a document (map-reduce over its pages)")
+    sp.add_argument("file")
+    sp.add_argument("--type", choices=["brief", "detailed", "bullets"], default=None,
+                    help="kind of summary (default: the summary_type setting)")
+    sp.add_argument("--model", default=None, help="Ollama model (default: ollama_model)")
+    sp.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
     sp = add("remove", cmd_remove, "remove a document from the library")
     sp.add_argument("file")
     sp = add("watch", cmd_watch, "watch folders and keep them indexed until Ctrl-C")
@@ -298,7 +334,35 @@ def build_parser() -> argparse.ArgumentParser:
     sp = add("unwatch", cmd_unwatch, "stop watching a folder")
     sp.add_argument("dir")
     sp.add_argument("--drop", action="store_true", help="also remove its documents")
+    add("gui", cmd_gui, "open the Docent window (the default with no command)", json_=False)
     return p
+
+
+def has_display() -> bool:
+    """Can Qt open a window? (Linux needs X11 or Wayland unless QT_QPA_PLATFORM says.)"""
+    import os
+
+    if os.environ.get("QT_QPA_PLATFORM"):
+        return True
+    if sys.platform.startswith("linux"):
+        return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
+    return True
+
+
+def cmd_gui(args: argparse.Namespace) -> int:
+    if not has_display():
+        from docent.core.config import resources_dir
+
+        print("docent: no display is available (DISPLAY, WAYLAND_DISPLAY and QT_QPA_PLATFORM "
+              "are unset), so the window cannot open; indexing the bundled samples and "
+              "showing the library status instead.", file=sys.stderr)
+        samples = str(resources_dir() / "samples")
+        rc = cmd_index(argparse.Namespace(paths=[samples], recursive=True, quiet=True,
+                                          json=False))
+        return rc or cmd_status(argparse.Namespace(json=False))
+    from docent.gui.app import main as gui_main
+
+    return gui_main([sys.argv[0]])
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -307,8 +371,7 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
                         format="%(levelname)s %(name)s: %(message)s")
     if not getattr(args, "func", None):
-        parser.print_help()
-        return 0
+        args.func = cmd_gui  # `docent` alone opens the window
     from docent.core.errors import DocentError
 
     try:

@@ -27,7 +27,18 @@ from docent.core.textcache import sha256_file
 from docent.core.watching import FolderStatus, WatchError
 
 TIMEOUT = 30.0
-WORDS = "lantern harbour ledger crate seal tin oil inspector season north".split()
+WORDS = [
+    "lantern",
+    "harbour",
+    "ledger",
+    "crate",
+    "seal",
+    "tin",
+    "oil",
+    "inspector",
+    "season",
+    "north",
+]
 
 
 def text_for(tag: str) -> str:
@@ -183,8 +194,10 @@ def test_rename_and_moves_inside_cost_no_embedding(engine: Engine, lib: Path) ->
     rec.wait_until(lambda: str(lib / "sub" / "renamed.txt") in catalog_paths(engine), "move")
     os.rename(lib / "sub", lib / "moved-sub")
     rec.wait_until(
-        lambda: catalog_paths(engine)
-        == {str(lib / "moved-sub" / "renamed.txt"), str(lib / "moved-sub" / "b.md")},
+        lambda: (
+            catalog_paths(engine)
+            == {str(lib / "moved-sub" / "renamed.txt"), str(lib / "moved-sub" / "b.md")}
+        ),
         "folder move",
     )
     assert engine.wait_idle(TIMEOUT)
@@ -210,8 +223,10 @@ def test_move_in_and_out(engine: Engine, lib: Path, outside: Path) -> None:
     os.rename(src, lib / "in.md")  # inotify: only `created` -> the 3 s fallback
     os.rename(outside / "folder", lib / "folder")
     rec.wait_until(
-        lambda: rec.count("indexed", lib / "in.md") == 1
-        and rec.count("indexed", lib / "folder" / "deep.txt") == 1,
+        lambda: (
+            rec.count("indexed", lib / "in.md") == 1
+            and rec.count("indexed", lib / "folder" / "deep.txt") == 1
+        ),
         "moved-in files indexed",
     )
     assert engine.wait_idle(TIMEOUT)
@@ -235,8 +250,10 @@ def test_slow_copy_and_download_are_indexed_once_at_final_size(engine: Engine, l
     write_slowly(part, text_for("download") + "FINAL-DOWNLOAD-MARK\n")
     os.rename(part, lib / "report.md")
     rec.wait_until(
-        lambda: rec.count("indexed", lib / "copy.txt") == 1
-        and rec.count("indexed", lib / "report.md") == 1,
+        lambda: (
+            rec.count("indexed", lib / "copy.txt") == 1
+            and rec.count("indexed", lib / "report.md") == 1
+        ),
         "slow copy and download indexed",
     )
     assert engine.wait_idle(TIMEOUT)
@@ -455,3 +472,50 @@ def test_queue_coalesces_pending_jobs_and_runs_them_in_order(engine: Engine, lib
     # c exists, so the removal is a no-op and the sweep indexed it
     assert catalog_paths(engine) == {str(f) for f in files}
     assert engine.embedder.texts_embedded == 3
+
+
+# `docent watch` / `docent unwatch` --------------------------------------------------
+
+
+def test_cli_watch_logs_until_ctrl_c_then_unwatch_drops(lib: Path) -> None:
+    import json
+    import queue
+    import signal
+    import subprocess
+    import sys
+
+    env = {**os.environ, "DOCENT_EXTRACT_IN_SUBPROCESS": "false"}
+    cmd = [sys.executable, "-m", "docent.cli", "watch", str(lib), "--json"]
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, text=True)
+    lines: queue.Queue[dict[str, str]] = queue.Queue()
+    assert proc.stdout is not None
+    stdout = proc.stdout
+    threading.Thread(target=lambda: [lines.put(json.loads(x)) for x in stdout], daemon=True).start()
+
+    def next_event(event: str) -> dict[str, str]:
+        deadline = time.monotonic() + TIMEOUT
+        while True:
+            entry = lines.get(timeout=max(0.01, deadline - time.monotonic()))
+            if entry["event"] == event:
+                return entry
+
+    try:
+        assert next_event("watching")["path"] == str(lib)
+        (lib / "a.txt").write_text(text_for("cli"))
+        entry = next_event("indexed")
+        assert entry["path"] == str(lib / "a.txt") and "time" in entry
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(TIMEOUT) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    out = subprocess.run(
+        [sys.executable, "-m", "docent.cli", "unwatch", str(lib), "--drop", "--json"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+        check=True,
+    )
+    assert json.loads(out.stdout) == {"unwatched": str(lib), "removed": 1}
+    assert load_settings().watched_folders == []

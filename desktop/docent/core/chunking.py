@@ -36,7 +36,10 @@ SENTENCE_CASE_HEADING_WORDS = 6
 #: A first or last line seen (digits aside) on this many pages is a running header/footer.
 RUNNING_LINE_PAGES = 3
 
-_SENTENCE_END = re.compile(r"[.!?]+[\"'”’)\]]*(?=\s+[\"'“‘(\[]?[A-Z0-9])")
+_SENTENCE_END = re.compile(
+    r"[.!?]+[\"'”’)\]]*(?=\s+[\"'“‘(\[]?[A-Z0-9])"  # Latin: needs a space and a capital
+    r"|[。！？]+[」』）)]*"  # CJK: no space follows
+)
 _ABBREVIATIONS = frozenset({"e.g", "i.e", "etc", "vs", "cf", "fig", "no", "dr", "mr", "mrs", "st"})
 _NUMBERED = re.compile(r"^(?:\d+(?:\.\d+)+\.?|[A-Z]\.\d+(?:\.\d+)*\.?)\s+\S")
 _LEADING_NUMBER = re.compile(r"^(?:\d+(?:\.\d+)*\.?|[A-Z]\.|Chapter\s+\d+:?|Appendix\s+[A-Z]:?)\s+")
@@ -262,23 +265,32 @@ class _Packer:
             raise ValueError("max_tokens leaves no room for text")
 
     def fit(self, unit: _Unit) -> list[_Unit]:
-        """Measure ``unit``; split it by words if it alone breaks a limit."""
+        """Measure ``unit``; split one bigger than half a chunk at lines, else at words.
+
+        Half, not whole: a unit that fills most of a chunk would leave the previous chunk
+        under-filled (code listings and CJK text run to 5 tokens a word).
+        """
+        budget = self.max_tokens - self.special
         if self.count:
             unit.tokens = self.count(unit.text) - self.special
-        if unit.words <= self.max_words and unit.tokens <= self.max_tokens - self.special:
+        if unit.words <= self.max_words // 2 and unit.tokens <= budget // 2:
             return [unit]
+        lines = unit.text.split("\n")
         words = unit.text.split()
-        if len(words) <= 1:  # one enormous "word" (a hash, a URL list): halve it
-            half = len(unit.text) // 2
-            if half == 0:
-                return [unit]
-            parts = [unit.text[:half], unit.text[half:]]
-        else:
-            n = max(2, math.ceil(len(words) / self.target_words))
+        if len(lines) > 1:
+            mid = len(lines) // 2
+            parts = ["\n".join(lines[:mid]), "\n".join(lines[mid:])]
+        elif len(words) > 1:
+            n = max(2, math.ceil(unit.words / (self.max_words // 2)))
             if self.count:
-                n = max(n, math.ceil(unit.tokens / (self.max_tokens - self.special)))
+                n = max(n, math.ceil(unit.tokens / (budget // 2)))
             size = math.ceil(len(words) / n)
             parts = [" ".join(words[i : i + size]) for i in range(0, len(words), size)]
+        elif unit.tokens > budget and len(unit.text) > 1:  # one huge "word": halve it
+            half = len(unit.text) // 2
+            parts = [unit.text[:half], unit.text[half:]]
+        else:
+            return [unit]
         out: list[_Unit] = []
         for part in parts:
             piece = _Unit(part, unit.page, len(part.split()), unit.kind, section=unit.section)

@@ -168,7 +168,11 @@ def _opening(payload: dict[str, Any] | None, section: Section) -> list[_Candidat
     words = text.split()[:MAX_WORDS]
     if not words:
         return []
-    return [_Candidate(" ".join(words) + (" …" if len(words) == MAX_WORDS else ""), int(start), int(end))]
+    return [
+        _Candidate(
+            " ".join(words) + (" …" if len(words) == MAX_WORDS else ""), int(start), int(end)
+        )
+    ]
 
 
 def _sample(items: list[_Candidate], n: int) -> list[_Candidate]:
@@ -184,9 +188,7 @@ def _page_of(cand: _Candidate, section: Section) -> int:
         return cand.page_start
     probe = " ".join(cand.text.split()[:8])
     for piece in section.pieces:
-        if cand.page_start <= piece.page <= cand.page_end and probe in " ".join(
-            piece.text.split()
-        ):
+        if cand.page_start <= piece.page <= cand.page_end and probe in " ".join(piece.text.split()):
             return piece.page
     return cand.page_start
 

@@ -38,6 +38,9 @@ log = logging.getLogger(__name__)
 
 EMBED_BATCH = 32
 LOOKAHEAD = 2  # files extracted ahead of the one being embedded
+CRASHED = "crashed"
+#: Failures that say nothing about the file itself: try again on the next run.
+RETRY_REASONS = frozenset({CRASHED, "missing", "unreadable"})
 
 
 @dataclass(slots=True)
@@ -188,8 +191,8 @@ class Indexer:
                         break
                     i, path, rec, st = item
                     progress(Progress("extracting", i, n, str(path)))
-                    known = rec.sha256 if rec and rec.state is not DocState.QUEUED else ""
-                    fut = self._pool().submit(prepare_file, str(path), str(self.cache.root), known)
+                    fut = self._pool().submit(prepare_file, str(path), str(self.cache.root),
+                                              self._known_sha(rec))
                     pending.append((i, path, rec, st, fut))
                 if not pending:
                     break
@@ -198,7 +201,7 @@ class Indexer:
                     fut.cancel()
                     report.cancelled = True
                     continue
-                prepared = self._result(fut, str(path))
+                prepared = self._result(fut, str(path), self._known_sha(rec))
                 self._handle(report, progress, cancel, i, n, path, rec, st, prepared)
         finally:
             for *_, fut in pending:
@@ -207,22 +210,36 @@ class Indexer:
         report.seconds = time.perf_counter() - started
         return report
 
-    def _result(self, fut: Future[Prepared], path: str) -> Prepared:
+    def _result(self, fut: Future[Prepared], path: str, known: str) -> Prepared:
         try:
             return fut.result()
         except BrokenProcessPool:
-            # The parser process died (a pathological file, or memory). Start a new one.
+            # The parser process died (a pathological file, memory, a kill). Files in flight
+            # with it are retried once in a fresh process; a second death is this file's.
             self.close()
-            return Prepared(reason="damaged",
-                            message=f"{Path(path).name} crashed the PDF parser; it was skipped.")
+            try:
+                return self._pool().submit(prepare_file, path, str(self.cache.root), known).result()
+            except BrokenProcessPool:
+                self.close()
+                return Prepared(reason=CRASHED,
+                                message=f"{Path(path).name} crashed the PDF parser; it was skipped.")
         except Exception as exc:  # noqa: BLE001 - one bad file never stops the others
             log.exception("extraction of %s failed", path)
             return Prepared(reason="damaged", message=f"{Path(path).name} could not be read: {exc}")
 
     @staticmethod
+    def _known_sha(rec: DocumentRecord | None) -> str:
+        """The sha256 under which the file needs no work (ready or failed for good)."""
+        if rec is None or rec.state not in (DocState.READY, DocState.FAILED):
+            return ""
+        return "" if rec.reason in RETRY_REASONS else rec.sha256
+
+    @staticmethod
     def _stat_unchanged(rec: DocumentRecord, st: os.stat_result) -> bool:
-        return (rec.state in (DocState.READY, DocState.FAILED) and rec.size == st.st_size
-                and rec.mtime == st.st_mtime)
+        settled = rec.state is DocState.READY or (
+            rec.state is DocState.FAILED and rec.reason not in RETRY_REASONS
+        )
+        return settled and rec.size == st.st_size and rec.mtime == st.st_mtime
 
     def _note_unchanged(self, report: IndexReport, progress: ProgressCallback, i: int, n: int,
                         rec: DocumentRecord) -> None:

@@ -21,10 +21,11 @@ import math
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from docent.core import fusion
+from docent.core.config import Settings
 from docent.core.embedding import Embedder
 from docent.core.evaluation import RetrievalEvaluation, evaluate_retrieval
 from docent.core.fusion import Candidate, RankedList
@@ -129,6 +130,15 @@ class Retriever:
         self.store = store
         self.embedder = embedder
         self.config = config or RetrievalConfig()
+
+    def apply_settings(self, settings: Settings) -> None:
+        """Take the user's result count and per-document cap (they can change any time)."""
+        cfg = self.config
+        if (cfg.results_k, cfg.max_chunks_per_document) != (
+            settings.results_k, settings.max_chunks_per_document
+        ):
+            self.config = replace(cfg, results_k=settings.results_k,
+                                  max_chunks_per_document=settings.max_chunks_per_document)
 
     def search(self, query: str, *, k: int | None = None,
                doc_ids: Sequence[str] | None = None,

@@ -19,17 +19,31 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Any, Literal, cast, get_args
+from typing import Any, Literal, get_args
 
 from docent.core.catalog import Catalog
 from docent.core.config import Settings
 from docent.core.embedding import Embedder
-from docent.core.errors import Cancelled, EmptyDocument, LLMUnavailable, ModelNotFound
+from docent.core.errors import EmptyDocument, LLMUnavailable, ModelNotFound
 from docent.core.indexer import record_payload
 from docent.core.models import DocState, DocumentRecord, ExtractedDocument
 from docent.core.sectioning import Section, pages_label, split_sections
 from docent.core.store import Store
-from docent.core.summary_llm import MapReduce, Reduced
+from docent.core.summary_mapreduce import (
+    MapReduce,
+    Reduced,
+    SummaryProgress,
+    SummaryProgressCallback,
+)
+
+__all__ = [
+    "FailedSection",
+    "SectionSummary",
+    "Summarizer",
+    "SummaryProgress",
+    "SummaryProgressCallback",
+    "SummaryResult",
+]
 
 log = logging.getLogger(__name__)
 
@@ -93,23 +107,6 @@ class SummaryResult:
             for f in data.get("failed_sections", [])
         ]
         return cls(**data)
-
-
-@dataclass(frozen=True, slots=True)
-class SummaryProgress:
-    """``phase``: "section" (step i of total sections), "retry", "synthesis" (step i of
-    total calls in reduce round ``round``), "extractive" (step i of total sections), "done".
-    """
-
-    phase: str
-    step: int
-    total: int
-    pages: tuple[int, int]
-    message: str
-    round: int = 0
-
-
-SummaryProgressCallback = Callable[[SummaryProgress], None]
 
 
 def _pair(pages: Sequence[int]) -> tuple[int, int]:
@@ -328,9 +325,3 @@ def _compose_extractive(kind: str, sections: list[Section], picks: list[list[Any
     if kind == "bullets":
         return "\n".join(f"- {s.text} (p. {s.page})" for s in ordered)
     return " ".join(s.text for s in ordered)
-
-
-def cast_type(value: str) -> SummaryType:
-    if value not in SUMMARY_TYPES:
-        raise ValueError(f"summary type must be one of {', '.join(SUMMARY_TYPES)}")
-    return cast(SummaryType, value)

@@ -51,7 +51,7 @@ class ChatPane(QWidget):
         self._render_timer = QTimer(self)
         self._render_timer.setSingleShot(True)
         self._render_timer.setInterval(RENDER_INTERVAL_MS)
-        self._render_timer.timeout.connect(self.render)
+        self._render_timer.timeout.connect(self.redraw)
         self._build()
         self._update_scope_label()
         self.set_models([], engine.settings.ollama_model)
@@ -189,7 +189,7 @@ class ChatPane(QWidget):
         self.turns.append(turn)
         self._set_streaming(True)
         self.answer_started.emit()
-        self.render()
+        self.redraw()
         self._worker = run_in_worker(
             self._ask_job(turn),
             name="ask",
@@ -253,7 +253,7 @@ class ChatPane(QWidget):
         turn.set_answer(answer)
         mode = turn.mode
         self.set_extractive(mode == "extractive", getattr(answer, "reason", "") or "")
-        self.render()
+        self.redraw()
         self.answer_finished.emit(turn)
 
     def _on_ask_error(self, turn: Turn, exc: Exception) -> None:
@@ -262,13 +262,13 @@ class ChatPane(QWidget):
         else:
             turn.error = str(exc) or exc.__class__.__name__
             bridge().error(f"The question could not be answered: {turn.error}")
-        self.render()
+        self.redraw()
 
     def _on_ask_finished(self) -> None:
         worker, self._worker = self._worker, None
         if worker is not None and worker.cancelled and self.turns:
             self.turns[-1].stopped = True
-            self.render()
+            self.redraw()
         self._set_streaming(False)
 
     def _set_streaming(self, on: bool) -> None:
@@ -278,7 +278,7 @@ class ChatPane(QWidget):
 
     # Rendering ----------------------------------------------------------------
 
-    def render(self) -> None:
+    def redraw(self) -> None:
         self._render_timer.stop()
         bar = self.view.verticalScrollBar()
         at_bottom = bar.value() >= bar.maximum() - 4

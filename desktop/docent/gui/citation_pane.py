@@ -108,17 +108,17 @@ class CitationPane(QWidget):
 
         self.page_label = QLabel()
         self.page_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self.scroll = QScrollArea()
-        self.scroll.setObjectName("pageScroll")
-        self.scroll.setWidget(self.page_label)
-        self.scroll.setAlignment(Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignTop)
+        self.page_scroll = QScrollArea()
+        self.page_scroll.setObjectName("pageScroll")
+        self.page_scroll.setWidget(self.page_label)
+        self.page_scroll.setAlignment(Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignTop)
         self.text_view = TextPassageView()
         placeholder = QLabel("The cited page appears here.")
         placeholder.setAlignment(Qt.AlignmentFlag.AlignCenter)
         placeholder.setObjectName("hint")
         self.stack = QStackedWidget()
         self.stack.addWidget(placeholder)
-        self.stack.addWidget(self.scroll)
+        self.stack.addWidget(self.page_scroll)
         self.stack.addWidget(self.text_view)
         self.note = QLabel()
         self.note.setObjectName("muted")
@@ -194,7 +194,7 @@ class CitationPane(QWidget):
         c = self.current
         path, passage, page = str(c.path), str(getattr(c, "text", "")), self.page
         zoom = self.zoom
-        width = max(200, self.scroll.viewport().width() - 24)
+        width = max(200, self.page_scroll.viewport().width() - 24)
         ratio = self.devicePixelRatioF()
         key = (path, page, zoom if zoom is not None else ("fit", width), hash(passage), ratio)
         self._generation += 1
@@ -227,8 +227,12 @@ class CitationPane(QWidget):
         self.page, self.page_count = r.page, r.page_count
         pix = QPixmap.fromImage(r.image)
         self.page_label.setPixmap(pix)
-        self.page_label.resize(QSize(int(pix.width() / pix.devicePixelRatio()),
-                                     int(pix.height() / pix.devicePixelRatio())))
+        self.page_label.resize(
+            QSize(
+                int(pix.width() / pix.devicePixelRatio()),
+                int(pix.height() / pix.devicePixelRatio()),
+            )
+        )
         self.stack.setCurrentIndex(PDF)
         self.zoom_label.setText(f"page {r.page} of {r.page_count} · {int(r.zoom * 100)}%")
         self.prev_button.setEnabled(r.page > 1)
@@ -238,10 +242,10 @@ class CitationPane(QWidget):
         if r.rects:
             self.note.setText("The cited passage is highlighted.")
             first = r.rects[0]
-            self.scroll.ensureVisible(int(first.center().x()), int(first.top()), 40, 120)
+            self.page_scroll.ensureVisible(int(first.center().x()), int(first.top()), 40, 120)
         elif cited or r.page == int(getattr(c, "page", 0) or 0):
             self.note.setText("The passage could not be located on the page; it is quoted above.")
-            self.scroll.verticalScrollBar().setValue(0)
+            self.page_scroll.verticalScrollBar().setValue(0)
         else:
             self.note.setText("")
         self.page_shown.emit(str(c.path), r.page)

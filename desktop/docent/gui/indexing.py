@@ -22,7 +22,7 @@ from docent.core.errors import AmbiguousFile, UnknownFile
 from docent.core.indexer import IndexReport, Progress
 from docent.core.models import DocumentRecord
 from docent.gui.messages import bridge
-from docent.gui.workers import Report, Worker, run_in_worker
+from docent.gui.workers import Job, Report, Worker, run_in_worker
 
 #: Progress phases after which a document's catalog record is final for this run.
 FINAL_PHASES = frozenset({"ready", "unchanged", "renamed", "failed"})
@@ -206,7 +206,7 @@ class IndexController(QObject):
             on_finished=self._on_finished,
         )
 
-    def _job(self, req: Request) -> object:
+    def _job(self, req: Request) -> Job[IndexReport]:
         engine = self.engine
 
         def job(report: Report, cancel: threading.Event) -> IndexReport:

@@ -240,12 +240,12 @@ class StateDelegate(QStyledItemDelegate):
             super().paint(painter, option, index)
             return
         bar = QStyleOptionProgressBar()
-        rect: QRect = option.rect  # type: ignore[attr-defined]
-        bar.rect = rect.adjusted(2, 3, -2, -3)  # type: ignore[attr-defined]
-        bar.minimum, bar.maximum = 0, 100  # type: ignore[attr-defined]
-        bar.progress = int(fraction * 100)  # type: ignore[attr-defined]
-        bar.text = index.data(Qt.ItemDataRole.DisplayRole)  # type: ignore[attr-defined]
-        bar.textVisible = True  # type: ignore[attr-defined]
-        bar.state = QStyle.StateFlag.State_Enabled | QStyle.StateFlag.State_Horizontal  # type: ignore[attr-defined]
-        style = option.widget.style() if option.widget else QApplication.style()  # type: ignore[attr-defined]
+        rect: QRect = option.rect
+        bar.rect = rect.adjusted(2, 3, -2, -3)
+        bar.minimum, bar.maximum = 0, 100
+        bar.progress = int(fraction * 100)
+        bar.text = index.data(Qt.ItemDataRole.DisplayRole)
+        bar.textVisible = True
+        bar.state = QStyle.StateFlag.State_Enabled | QStyle.StateFlag.State_Horizontal
+        style = option.widget.style() if option.widget else QApplication.style()
         style.drawControl(QStyle.ControlElement.CE_ProgressBar, bar, painter)

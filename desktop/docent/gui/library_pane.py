@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import threading
-from pathlib import Path
 
 from PySide6.QtCore import QMimeData, QModelIndex, QPoint, QSortFilterProxyModel, Qt, QUrl, Signal
 from PySide6.QtGui import QDesktopServices
@@ -104,10 +103,10 @@ class LibraryPane(QWidget):
         self.progress_row = QWidget()
         row = QHBoxLayout(self.progress_row)
         row.setContentsMargins(0, 0, 0, 0)
-        col = QVBoxLayout()
-        col.addWidget(self.progress_label)
-        col.addWidget(self.progress)
-        row.addLayout(col, 1)
+        bars = QVBoxLayout()
+        bars.addWidget(self.progress_label)
+        bars.addWidget(self.progress)
+        row.addLayout(bars, 1)
         row.addWidget(self.cancel_button)
         self.progress_row.setVisible(False)
 
@@ -230,9 +229,12 @@ class LibraryPane(QWidget):
         run_in_worker(
             job,
             name="dump",
-            on_result=lambda text: show_text(self, f"Extracted text — {row.file_name}", text),
+            on_result=lambda text: self._show_dump(row, text),
             on_error=lambda exc: bridge().error(str(exc)),
         )
+
+    def _show_dump(self, row: Row, text: str) -> None:
+        show_text(self, f"Extracted text — {row.file_name}", text)
 
     def _remove(self, rows: list[Row]) -> None:
         names = ", ".join(r.file_name for r in rows[:3]) + ("…" if len(rows) > 3 else "")
@@ -247,4 +249,3 @@ class LibraryPane(QWidget):
             if row.state in ("queued",) and not row.doc_id:
                 continue
             self.controller.remove(row.path)
-

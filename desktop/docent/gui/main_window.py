@@ -33,8 +33,6 @@ from docent.gui.workers import Report, run_in_worker
 
 STATUS_POLL_MS = 10_000
 HEALTH_POLL_MS = 30_000
-#: Settings the running engine picks up at once; the others need a restart.
-LIVE_KEYS = ("ollama_host", "ollama_model", "summary_type")
 
 
 class MainWindow(QMainWindow):
@@ -91,7 +89,12 @@ class MainWindow(QMainWindow):
         sb.addPermanentWidget(self.store_label)
         self._show_store()
 
-    def _action(self, text: str, slot: Any, shortcut: QKeySequence | str | None = None) -> QAction:
+    def _action(
+        self,
+        text: str,
+        slot: Any,
+        shortcut: QKeySequence | QKeySequence.StandardKey | str | None = None,
+    ) -> QAction:
         action = QAction(text, self)
         action.triggered.connect(slot)
         if shortcut is not None:
@@ -103,8 +106,9 @@ class MainWindow(QMainWindow):
         std = QKeySequence.StandardKey
         self.add_files_action = self._action("Add files…", self.add_files, std.Open)
         self.add_folder_action = self._action("Add folder…", self.add_folder, "Ctrl+Shift+O")
-        self.watch_action = self._action("Watch folder…", self.library.watched.choose_folder,
-                                         "Ctrl+Shift+W")
+        self.watch_action = self._action(
+            "Watch folder…", self.library.watched.choose_folder, "Ctrl+Shift+W"
+        )
         self.export_action = self._action("Export chat…", self.export_chat, "Ctrl+E")
         self.settings_action = self._action("Settings…", self.open_settings, std.Preferences)
         if self.settings_action.shortcut().isEmpty():
@@ -128,7 +132,7 @@ class MainWindow(QMainWindow):
         help_menu.addAction(self._action("About Docent", self._about))
 
     def _wire(self) -> None:
-        lib, chat, cit = self.library, self.chat, self.citations
+        lib, chat = self.library, self.chat
         lib.ask_about_requested.connect(chat.set_scope)
         lib.summarize_requested.connect(self.summarize)
         lib.controller.overall_progressed.connect(

@@ -81,12 +81,12 @@ class SafeBrowser(QTextBrowser):
         self.anchorClicked.connect(self.link_activated.emit)
         self.resources_requested = 0
 
-    def loadResource(self, type: int, name: QUrl) -> Any:  # noqa: A002 - Qt's name
+    def loadResource(self, type: int, name: QUrl | str) -> Any:  # noqa: A002 - Qt's name
         """No images, style sheets or files: nothing in a document or answer is fetched."""
         self.resources_requested += 1
         return None
 
-    def setSource(self, name: QUrl, type: Any = None) -> None:  # noqa: A002
+    def setSource(self, name: QUrl | str, type: Any = None) -> None:  # noqa: A002
         """Never navigate (a click or a call must not load a file into the view)."""
 
     def set_markdown(self, markdown: str) -> None:
@@ -110,7 +110,9 @@ class SafeBrowser(QTextBrowser):
                 if fmt.isAnchor() and fmt.anchorHref().startswith(CITE_SCHEME + ":"):
                     cur = QTextCursor(doc)
                     cur.setPosition(frag.position())
-                    cur.setPosition(frag.position() + frag.length(), QTextCursor.MoveMode.KeepAnchor)
+                    cur.setPosition(
+                        frag.position() + frag.length(), QTextCursor.MoveMode.KeepAnchor
+                    )
                     cur.mergeCharFormat(chip)
                 it += 1
             block = block.next()

@@ -113,7 +113,12 @@ def passage_rects(doc: QPdfDocument, index: int, passage: str) -> tuple[list[QRe
 
 
 def render_page(
-    path: str, page: int, passage: str, *, zoom: float | None = None, fit_width: int = 0,
+    path: str,
+    page: int,
+    passage: str,
+    *,
+    zoom: float | None = None,
+    fit_width: int = 0,
     device_ratio: float = 1.0,
 ) -> PageRender:
     """Page ``page`` (1-based) of ``path`` with ``passage`` highlighted.
@@ -131,7 +136,10 @@ def render_page(
         if zoom is None:
             zoom = max(0.25, min(4.0, (fit_width or 600) / (size_pt.width() * BASE_DPI / 72)))
         scale = zoom * BASE_DPI / 72  # points -> device-independent pixels
-        px = QSize(int(size_pt.width() * scale * device_ratio), int(size_pt.height() * scale * device_ratio))
+        px = QSize(
+            int(size_pt.width() * scale * device_ratio),
+            int(size_pt.height() * scale * device_ratio),
+        )
         image = QImage(px, QImage.Format.Format_ARGB32_Premultiplied)
         image.fill(QColor("white"))
         rects_pt, method = passage_rects(doc, index, passage) if passage else ([], "")

@@ -95,8 +95,11 @@ class SettingsDialog(QDialog):
         add = QPushButton("Add…")
         remove = QPushButton("Remove")
         add.clicked.connect(self._add_folder)
-        remove.clicked.connect(lambda: [self.folders.takeItem(self.folders.row(i))
-                                        for i in self.folders.selectedItems()])
+        remove.clicked.connect(
+            lambda: [
+                self.folders.takeItem(self.folders.row(i)) for i in self.folders.selectedItems()
+            ]
+        )
         folder_buttons = QVBoxLayout()
         folder_buttons.addWidget(add)
         folder_buttons.addWidget(remove)

@@ -66,8 +66,8 @@ class TextPassageView(QPlainTextEdit):
             cur = QTextCursor(self.document())
             cur.setPosition(start)
             cur.setPosition(start + length, QTextCursor.MoveMode.KeepAnchor)
-            sel.cursor = cur  # type: ignore[attr-defined]
-            sel.format = fmt  # type: ignore[attr-defined]
+            sel.cursor = cur
+            sel.format = fmt
             selections.append(sel)
         self.setExtraSelections(selections)
         if passage.spans:
@@ -78,4 +78,4 @@ class TextPassageView(QPlainTextEdit):
         return bool(passage.spans)
 
     def highlighted_text(self) -> str:
-        return " ".join(s.cursor.selectedText() for s in self.extraSelections())  # type: ignore[attr-defined]
+        return " ".join(s.cursor.selectedText() for s in self.extraSelections())
