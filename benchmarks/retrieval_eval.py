@@ -68,8 +68,9 @@ def load_questions(paths: Sequence[Path]) -> list[Question]:
         for line in path.read_text(encoding="utf-8").splitlines():
             if line.strip():
                 d = json.loads(line)
-                out.append(Question(d["id"], d["question"], d.get("file"),
-                                    tuple(d.get("pages") or ())))
+                out.append(
+                    Question(d["id"], d["question"], d.get("file"), tuple(d.get("pages") or ()))
+                )
     return out
 
 
@@ -87,8 +88,11 @@ def open_library(name: str, questions: Sequence[Question]) -> Engine:
     t0 = time.perf_counter()
     report = eng.index(files)
     if report.indexed:
-        print(f"indexed {len(report.indexed)} files ({report.chunks_embedded} chunks) "
-              f"in {time.perf_counter() - t0:.0f} s", file=sys.stderr)
+        print(
+            f"indexed {len(report.indexed)} files ({report.chunks_embedded} chunks) "
+            f"in {time.perf_counter() - t0:.0f} s",
+            file=sys.stderr,
+        )
     return eng
 
 
@@ -104,9 +108,12 @@ def single_mode(eng: Engine, use_dense: bool, use_sparse: bool, limit: int = 10)
     def run(q: str) -> tuple[list[Hit], str]:
         from docent.core.evaluation import evaluate_retrieval
 
-        pts = store.query(dense=emb.query_dense(q) if use_dense else None,
-                          sparse=emb.query_sparse(q) if use_sparse else None,
-                          limit=limit, prefetch_limit=50)
+        pts = store.query(
+            dense=emb.query_dense(q) if use_dense else None,
+            sparse=emb.query_sparse(q) if use_sparse else None,
+            limit=limit,
+            prefetch_limit=50,
+        )
         hits = [hit_from_point(p) for p in pts]
         if use_dense and not use_sparse:
             for h in hits:
@@ -177,22 +184,30 @@ def score(mode: str, search: Search, questions: Sequence[Question]) -> Row:
         hit5=sum(r is not None and r <= 5 for r in ranks) / n,
         hit10=sum(r is not None for r in ranks) / n,
         mrr10=sum(1 / r for r in ranks if r is not None) / n,
-        file5=share(file5), unans_low=share(unans_low), ans_low=share(ans_low), misses=misses,
+        file5=share(file5),
+        unans_low=share(unans_low),
+        ans_low=share(ans_low),
+        misses=misses,
     )
 
 
 def print_table(rows: Sequence[Row], n_ans: int, n_unans: int) -> None:
     print(f"\n{n_ans} answerable + {n_unans} unanswerable questions\n")
-    print("| mode | hit@1 | hit@5 | hit@10 | MRR@10 | file hit@5 | unanswerable -> low "
-          "| answerable -> low |")
+    print(
+        "| mode | hit@1 | hit@5 | hit@10 | MRR@10 | file hit@5 | unanswerable -> low "
+        "| answerable -> low |"
+    )
     print("|---|---|---|---|---|---|---|---|")
     for r in rows:
-        print(f"| {r.mode} | {r.hit1:.2f} | {r.hit5:.2f} | {r.hit10:.2f} | {r.mrr10:.3f} "
-              f"| {r.file5:.2f} | {r.unans_low:.2f} | {r.ans_low:.2f} |")
+        print(
+            f"| {r.mode} | {r.hit1:.2f} | {r.hit5:.2f} | {r.hit10:.2f} | {r.mrr10:.3f} "
+            f"| {r.file5:.2f} | {r.unans_low:.2f} | {r.ans_low:.2f} |"
+        )
 
 
-def latency(search: Callable[[str], object], questions: Sequence[Question],
-            repeats: int) -> tuple[float, float]:
+def latency(
+    search: Callable[[str], object], questions: Sequence[Question], repeats: int
+) -> tuple[float, float]:
     for q in questions[:3]:
         search(q.question)  # warm-up: model load, first-query caches
     times = []
@@ -208,14 +223,20 @@ def latency(search: Callable[[str], object], questions: Sequence[Question],
 def main() -> int:
     from docent.core.retrieval import RetrievalConfig
 
-    ap = argparse.ArgumentParser(description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--library", choices=sorted(HOMES), default="dev")
     ap.add_argument("--questions", nargs="*", type=Path, default=[DEV_QUESTIONS])
     ap.add_argument("--latency", action="store_true", help="time the full pipeline")
     ap.add_argument("--repeats", type=int, default=3)
-    ap.add_argument("--set", nargs="*", default=[], metavar="KEY=VALUE",
-                    help="override RetrievalConfig fields for the full pipeline")
+    ap.add_argument(
+        "--set",
+        nargs="*",
+        default=[],
+        metavar="KEY=VALUE",
+        help="override RetrievalConfig fields for the full pipeline",
+    )
     ap.add_argument("--misses", action="store_true", help="list the questions missed")
     ap.add_argument("--only-pipeline", action="store_true")
     args = ap.parse_args()
@@ -229,17 +250,21 @@ def main() -> int:
     eng = open_library(args.library, questions)
     try:
         st = eng.status()
-        print(f"library '{args.library}': {st.ready} documents, {st.chunks} chunks",
-              file=sys.stderr)
+        print(
+            f"library '{args.library}': {st.ready} documents, {st.chunks} chunks", file=sys.stderr
+        )
         modes: list[tuple[str, Search]] = []
         if not args.only_pipeline:
-            modes += [("dense only", single_mode(eng, True, False)),
-                      ("BM25 only", single_mode(eng, False, True)),
-                      ("hybrid (Qdrant RRF)", single_mode(eng, True, True))]
+            modes += [
+                ("dense only", single_mode(eng, True, False)),
+                ("BM25 only", single_mode(eng, False, True)),
+                ("hybrid (Qdrant RRF)", single_mode(eng, True, True)),
+            ]
         modes.append(("full pipeline", pipeline_mode(eng, config)))
         rows = [score(name, fn, questions) for name, fn in modes]
-        print_table(rows, sum(q.answerable for q in questions),
-                    sum(not q.answerable for q in questions))
+        print_table(
+            rows, sum(q.answerable for q in questions), sum(not q.answerable for q in questions)
+        )
         if args.misses:
             for r in rows:
                 print(f"\n{r.mode} misses (top 5):")
@@ -247,8 +272,10 @@ def main() -> int:
                     print("  " + m)
         if args.latency:
             p50, p95 = latency(pipeline_mode(eng, config), questions, args.repeats)
-            print(f"\nfull pipeline latency over {st.ready} documents / {st.chunks} chunks: "
-                  f"p50 {p50:.1f} ms, p95 {p95:.1f} ms")
+            print(
+                f"\nfull pipeline latency over {st.ready} documents / {st.chunks} chunks: "
+                f"p50 {p50:.1f} ms, p95 {p95:.1f} ms"
+            )
     finally:
         eng.close()
     return 0

@@ -5,12 +5,16 @@ Tests never touch the user's real data: DOCENT_HOME is a tmp folder."""
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
 from ollama_stub import OllamaStub, unused_port
+
+if TYPE_CHECKING:
+    from docent.core.models import ExtractedDocument
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -69,3 +73,21 @@ def ollama_stub() -> Iterator[OllamaStub]:
 def ollama_down_host() -> str:
     """An http URL on 127.0.0.1 where nothing listens (connection refused)."""
     return f"http://127.0.0.1:{unused_port()}"
+
+
+# Extraction -------------------------------------------------------------------
+
+
+@pytest.fixture(scope="session")
+def extracted_corpus(corpus_dir: Path) -> Callable[[str], ExtractedDocument]:
+    """``get(name)``: ``extract()`` of a corpus PDF, cached for the session (R-intro ~15 s)."""
+    from docent.core.extract import extract
+
+    cache: dict[str, ExtractedDocument] = {}
+
+    def get(name: str) -> ExtractedDocument:
+        if name not in cache:
+            cache[name] = extract(corpus_dir / name)
+        return cache[name]
+
+    return get

@@ -146,15 +146,20 @@ def cmd_status(args: argparse.Namespace) -> int:
 
 
 def cmd_search(args: argparse.Namespace) -> int:
+    debug = bool(getattr(args, "debug", False))
     with _open_engine() as eng:
-        result = eng.search(args.query, files=args.file or None, k=args.k)
+        result = eng.search(args.query, files=args.file or None, k=args.k, debug=debug)
     hits = [{"file_name": h.file_name, "path": h.path, "page_start": h.page_start,
              "page_end": h.page_end, "score": round(h.score, 6), "text": h.text,
-             "chunk_id": h.chunk_id, "doc_id": h.doc_id} for h in result.hits]
+             "chunk_id": h.chunk_id, "doc_id": h.doc_id, "context_before": h.context_before,
+             "context_after": h.context_after} for h in result.hits]
+    ev = result.evaluation
     if args.json:
         out: dict[str, Any] = {"query": args.query, "confidence": result.confidence,
-                               "sufficient": result.sufficient, "hits": hits}
-        if getattr(args, "debug", False):
+                               "sufficient": result.sufficient, "k": result.k, "hits": hits}
+        if ev is not None:
+            out["evaluation"] = asdict(ev)
+        if debug:
             out["debug"] = result.debug
         _print_json(out)
         return 0
@@ -163,10 +168,41 @@ def cmd_search(args: argparse.Namespace) -> int:
     for n, h in enumerate(result.hits, 1):
         text = " ".join(h.text.split())
         print(f"[{n}] {h.file_name} {h.pages_label}  (score {h.score:.4f})\n    {text[:300]}")
-    if getattr(args, "debug", False):
-        print("\n--- debug ---")
-        print(json.dumps(result.debug, indent=2, default=str))
+    if ev is not None:
+        print(f"\nconfidence: {ev.confidence} (keyword overlap {ev.keyword_overlap:.2f}"
+              + (f", similarity {ev.top_similarity:.2f}" if ev.top_similarity is not None else "")
+              + ")")
+        for issue in ev.issues:
+            print(f"  - {issue}")
+        if ev.recommendation:
+            print(f"  suggestion: {ev.recommendation}")
+    if debug:
+        _print_search_debug(result.debug)
     return 0
+
+
+def _print_search_debug(debug: dict[str, Any]) -> None:
+    """Variants, each stage's top ranks and scores, and the time each stage took."""
+    print("\n--- debug ---")
+    for v in debug.get("variants", []):
+        print(f"variant {v['name']} (weight {v['weight']}): {v['text']}")
+    if debug.get("two_tier_docs") is not None:
+        print(f"two-tier candidate documents: {len(debug['two_tier_docs'])}")
+    if debug.get("exact_terms"):
+        print("exact terms (chunks containing them): "
+              + ", ".join(f"{t}={n}" for t, n in debug["exact_terms"].items()))
+    for stage, rows in [*debug.get("stages", {}).items(), ("fused", debug.get("fused", []))]:
+        print(f"\n{stage}:")
+        for row in rows[:10]:
+            print(f"  {row['rank']:>2}. {row['score']:.5f}  {row['chunk']}")
+    print("\nhits (rank in each list):")
+    for n, row in enumerate(debug.get("hits", []), 1):
+        ranks = ", ".join(f"{k}#{v}" for k, v in row.get("ranks", {}).items())
+        sim = row.get("similarity")
+        sim_text = f" similarity {sim:.3f}" if isinstance(sim, float) else ""
+        print(f"  [{n}] {row['chunk']}{sim_text}: {ranks}")
+    timings = debug.get("timings_ms", {})
+    print("\ntimings (ms): " + ", ".join(f"{k} {v:.1f}" for k, v in timings.items()))
 
 
 def cmd_grep(args: argparse.Namespace) -> int:
@@ -180,6 +216,55 @@ def cmd_grep(args: argparse.Namespace) -> int:
         print(f"{m.file_name} {pages}: {m.line}")
     if not matches:
         print("No matches.")
+    return 0
+
+
+def cmd_ask(args: argparse.Namespace) -> int:
+    import threading
+
+    from docent.core.answering import AnswerCancelled
+
+    streamed: list[str] = []
+
+    def on_token(token: str) -> None:
+        if not args.json:
+            streamed.append(token)
+            sys.stdout.write(token)
+            sys.stdout.flush()
+
+    cancel = threading.Event()
+    with _open_engine() as eng:
+        try:
+            answer = eng.ask(args.question, files=args.file, model=args.model,
+                             on_token=on_token, cancel=cancel)
+        except (KeyboardInterrupt, AnswerCancelled):
+            cancel.set()
+            print("\nStopped.", file=sys.stderr)
+            return 130
+    if args.json:
+        _print_json(answer.as_dict())
+        return 0
+    if not streamed:
+        print(answer.text)
+    elif answer.partial and "(Answer incomplete:" in answer.text:
+        print("\n\n" + answer.text[answer.text.rindex("(Answer incomplete:"):])
+    else:
+        print()
+    if answer.citations:
+        print("\nCitations:")
+    for c in answer.citations:
+        text = " ".join(c.text.split())
+        print(f"  [{c.n}] {c.file_name} {c.pages_label}  ({c.path})\n      {text[:200]}")
+    if answer.invalid_citations:
+        print("\nDropped citations (never offered to the model): "
+              + ", ".join(f"[{n}]" for n in answer.invalid_citations))
+    if answer.unsupported_sentences:
+        print("\nNot clearly supported by the cited passages:")
+        for sentence in answer.unsupported_sentences:
+            print(f"  - {sentence}")
+    how = f"{answer.mode}, confidence {answer.confidence or 'unknown'}"
+    print(f"\n[{how}; {answer.seconds:.1f} s]{' ' + answer.reason if answer.reason else ''}",
+          file=sys.stderr)
     return 0
 
 
@@ -270,6 +355,9 @@ def cmd_watch(args: argparse.Namespace) -> int:
             while not Event().wait(3600):
                 pass
         except KeyboardInterrupt:
+            import signal
+
+            signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C: let close finish
             print("Stopped watching; what finished is kept.", file=sys.stderr)
     return 0
 
@@ -318,6 +406,10 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--debug", action="store_true", help="show retrieval stages")
     sp = add("grep", cmd_grep, "case-insensitive exact text search (at most 100 matches)")
     sp.add_argument("pattern")
+    sp = add("ask", cmd_ask, "answer a question from the library, with checked citations")
+    sp.add_argument("question")
+    sp.add_argument("--file", action="append", help="limit to a document (name or path); repeatable")
+    sp.add_argument("--model", default=None, help="Ollama model (default: ollama_model)")
     sp = add("dump", cmd_dump, "extracted text as Markdown with page markers", json_=False)
     sp.add_argument("file")
     sp.add_argument("-o", "--output")
@@ -349,14 +441,18 @@ def has_display() -> bool:
     return True
 
 
+def samples_dir() -> Path:
+    from docent.core.config import resources_dir
+
+    return resources_dir() / "samples"
+
+
 def cmd_gui(args: argparse.Namespace) -> int:
     if not has_display():
-        from docent.core.config import resources_dir
-
         print("docent: no display is available (DISPLAY, WAYLAND_DISPLAY and QT_QPA_PLATFORM "
               "are unset), so the window cannot open; indexing the bundled samples and "
               "showing the library status instead.", file=sys.stderr)
-        samples = str(resources_dir() / "samples")
+        samples = str(samples_dir())
         rc = cmd_index(argparse.Namespace(paths=[samples], recursive=True, quiet=True,
                                           json=False))
         return rc or cmd_status(argparse.Namespace(json=False))

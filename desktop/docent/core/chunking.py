@@ -1,7 +1,9 @@
 """Cut pages into passages that the embedding model sees whole.
 
 Pages become *units*: sentences of prose, plus whole lines for headings, table rows and
-long unpunctuated runs (manuals and tables have few full stops). Units are packed into
+long unpunctuated runs (manuals and tables have few full stops). Running headers and
+folios (first/last lines repeated on several pages) are left out: they are noise to the
+model and would stretch a chunk's page range. Units are packed into
 chunks of about ``target_words``, never more than ``max_words`` and, when a token
 counter is given, never more than ``max_tokens`` of the model's own tokenizer: MiniLM
 sees 256 tokens and silently drops the rest. Each unit keeps its page, so a chunk that
@@ -26,6 +28,8 @@ LONG_RUN_WORDS = 80
 LINE_GROUP_WORDS = 50
 #: An overlap sentence longer than this is not repeated in the next chunk.
 MAX_OVERLAP_WORDS = 40
+#: ...or that takes more than this share of a chunk's tokens (dense code, CJK).
+MAX_OVERLAP_SHARE = 0.25
 #: Above this share of max_tokens the estimate is checked with the real counter...
 VERIFY_SHARE = 0.9
 #: ...until this many checks in a row have agreed with it (the counter adds up).
@@ -41,8 +45,9 @@ _SENTENCE_END = re.compile(
     r"|[。！？]+[」』）)]*"  # CJK: no space follows
 )
 _ABBREVIATIONS = frozenset({"e.g", "i.e", "etc", "vs", "cf", "fig", "no", "dr", "mr", "mrs", "st"})
-_NUMBERED = re.compile(r"^(?:\d+(?:\.\d+)+\.?|[A-Z]\.\d+(?:\.\d+)*\.?)\s+\S")
+_NUMBERED = re.compile(r"^(?:\d+(?:\.\d+)+\.?|[A-Z]\.\d+(?:\.\d+)*\.?)\s+[A-Z]")
 _LEADING_NUMBER = re.compile(r"^(?:\d+(?:\.\d+)*\.?|[A-Z]\.|Chapter\s+\d+:?|Appendix\s+[A-Z]:?)\s+")
+_ITEM_MARK = re.compile(r"^\s*\(?[0-9A-Za-z]{1,3}$")  # "1." or "(a)." opening a list item
 _MARKDOWN_HEADING = re.compile(r"^#{1,6}\s+\S")
 _LIST_START = re.compile(r"^(?:[•·▪◦‣∙*–—-]|\(?\d{1,3}[.)]|\(?[a-z][.)])\s+")
 _NUMERIC = re.compile(r"[-+(]?[$€£]?\d[\d.,:%/eE+-]*\)?")
@@ -56,7 +61,7 @@ class _Unit:
     text: str
     page: int
     words: int
-    kind: str  # "sentence" | "line" | "heading" | "furniture" (running header, folio)
+    kind: str  # "sentence" | "line" | "heading"
     tokens: int = 0
     #: The most recent heading at this unit (its own text for a heading).
     section: str = ""
@@ -85,20 +90,11 @@ def chunk_pages(
             section = unit.text.lstrip("#").strip()
         unit.section = section
         units.extend(packer.fit(unit))
-    chunks: list[Chunk] = []
-    for group in packer.pack(units, overlap_sentences):
-        text = _join(group).strip()
-        if text:
-            chunks.append(
-                Chunk(
-                    text=text,
-                    page_start=group[0].page,
-                    page_end=group[-1].page,
-                    ordinal=len(chunks),
-                    heading=_heading_of(group),
-                )
-            )
-    return chunks
+    groups = [(g, _join(g).strip()) for g in packer.pack(units, overlap_sentences)]
+    return [
+        Chunk(text, g[0].page, g[-1].page, ordinal=i, heading=_heading_of(g))
+        for i, (g, text) in enumerate((g, t) for g, t in groups if t)
+    ]
 
 
 # ---------------------------------------------------------------- pages -> units
@@ -118,8 +114,9 @@ def _units(pages: Sequence[Page]) -> Iterable[_Unit]:
             words = line.split()
             nxt = lines[i + 1] if i + 1 < len(lines) else ""
             if _DIGITS.sub("#", line) in furniture:
-                kind = "furniture"
-            elif _is_heading(line, words, prev, nxt):
+                prev = ""  # a running header ends no sentence and is not content
+                continue
+            if _is_heading(line, words, prev, nxt):
                 kind = "heading"
             elif _is_table_row(words):
                 kind = "line"
@@ -133,17 +130,26 @@ def _units(pages: Sequence[Page]) -> Iterable[_Unit]:
             yield from _paragraph_units(paragraph, page.number)
             paragraph = []
             yield _Unit(line, page.number, len(words), kind)
-            prev = "" if kind == "furniture" else line  # a page header ends nothing
+            prev = line
         yield from _paragraph_units(paragraph, page.number)
 
 
 def _running_lines(pages: Sequence[Page]) -> set[str]:
-    """First/last lines that recur (digits aside) on several pages: running headers, folios."""
+    """First/last lines that recur (digits aside) on several pages: running headers, folios.
+
+    Only lines with a number or of three words and more, not ending like a sentence: the
+    tail of a paragraph ("data.") can also end several pages.
+    """
     seen: Counter[str] = Counter()
     for page in pages:
         lines = [line.strip() for line in page.text.split("\n") if line.strip()]
-        if lines:
-            seen.update({_DIGITS.sub("#", lines[0]), _DIGITS.sub("#", lines[-1])})
+        ends = {lines[0], lines[-1]} if lines else set()
+        seen.update(
+            _DIGITS.sub("#", line)
+            for line in ends
+            if not line.endswith((".", ",", ";", ":", "!", "?"))
+            and (_DIGITS.search(line) or len(line.split()) >= 3)
+        )
     return {line for line, n in seen.items() if n >= RUNNING_LINE_PAGES}
 
 
@@ -162,8 +168,9 @@ def _split_sentences(text: str) -> list[str]:
     out: list[str] = []
     start = 0
     for m in _SENTENCE_END.finditer(text):
-        before = text[start : m.start()].rsplit(None, 1)
-        if before and before[-1].lower().rstrip(".") in _ABBREVIATIONS and m.group() == ".":
+        before = text[start : m.start()]
+        last = before.rsplit(None, 1)[-1] if before.strip() else ""
+        if m.group() == "." and (last.lower() in _ABBREVIATIONS or _ITEM_MARK.match(before)):
             continue
         out.append(text[start : m.end()])
         start = m.end()
@@ -189,14 +196,16 @@ def _is_heading(line: str, words: list[str], prev: str, nxt: str) -> bool:
     if not words or len(words) > HEADING_MAX_WORDS:
         return False
     if _MARKDOWN_HEADING.match(line):
-        return True
+        return not prev  # after a blank line; else a "# comment" in a code listing
+    if "…" in line:  # a table-of-contents entry (dot leaders shortened by extract)
+        return False
     if line.endswith((".", ",", ";", ":")) or not (line[0].isupper() or line[0].isdigit()):
         return False
+    if _NUMBERED.match(line):  # "2.7 Index vectors", even after a footnote mark
+        return True
     # A heading starts after a finished sentence, not in the middle of a wrapped one.
     if prev and not prev.endswith(_SENTENCE_CLOSERS):
         return False
-    if _NUMBERED.match(line):
-        return True
     title = _LEADING_NUMBER.sub("", line)
     letters = [ch for ch in title if ch.isalpha()]
     if len(letters) < 3 or not title[:1].isupper():
@@ -216,8 +225,7 @@ def _is_heading(line: str, words: list[str], prev: str, nxt: str) -> bool:
 
 def _heading_of(group: Sequence[_Unit]) -> str:
     """The heading in force at the chunk's first text (past any leading headings)."""
-    text = (u for u in group if u.kind not in ("heading", "furniture"))
-    return next((u.section for u in text), group[-1].section)
+    return next((u.section for u in group if u.kind != "heading"), group[-1].section)
 
 
 def _is_table_row(words: list[str]) -> bool:
@@ -240,28 +248,24 @@ def _join(units: Sequence[_Unit]) -> str:
 # ---------------------------------------------------------------- units -> chunks
 
 
+@dataclass
 class _Packer:
-    def __init__(
-        self,
-        count_tokens: TokenCounter | None,
-        target_words: int,
-        max_words: int,
-        min_words: int,
-        max_tokens: int,
-    ) -> None:
-        if not 0 < min_words <= target_words <= max_words:
+    count: TokenCounter | None
+    target_words: int
+    max_words: int
+    min_words: int
+    max_tokens: int
+    #: Tokens a counter adds to any text ([CLS] and [SEP] for MiniLM).
+    special: int = 0
+    #: Consecutive checks where the sum of unit counts equalled the real count;
+    #: -1 once they differed (then every candidate near the limit is checked).
+    agreed: int = 0
+
+    def __post_init__(self) -> None:
+        if not 0 < self.min_words <= self.target_words <= self.max_words:
             raise ValueError("need 0 < min_words <= target_words <= max_words")
-        self.count = count_tokens
-        self.target_words = target_words
-        self.max_words = max_words
-        self.min_words = min_words
-        self.max_tokens = max_tokens
-        #: Tokens a counter adds to any text ([CLS] and [SEP] for MiniLM).
-        self.special = count_tokens("") if count_tokens else 0
-        #: Consecutive checks where the sum of unit counts equalled the real count;
-        #: -1 once they differed (then every candidate near the limit is checked).
-        self.agreed = 0
-        if count_tokens and max_tokens - self.special < 8:
+        self.special = self.count("") if self.count else 0
+        if self.count and self.max_tokens - self.special < 8:
             raise ValueError("max_tokens leaves no room for text")
 
     def fit(self, unit: _Unit) -> list[_Unit]:
@@ -361,7 +365,7 @@ class _Packer:
         if len(body) > carried:
             if self.fits(tail, [unit]):
                 groups.append(body)
-                keep = [] if tail else _overlap(body, overlap)
+                keep = [] if tail else self._overlap(body, overlap)
                 while keep and not self.fits([*keep, *tail], [unit]):
                     keep = keep[1:]
                 return [*keep, *tail], len(keep)
@@ -373,6 +377,17 @@ class _Packer:
             groups.append(tail)
         return [], 0
 
+    def _overlap(self, units: list[_Unit], n: int) -> list[_Unit]:
+        """The last ``n`` units, unless one is a heading or too long to be worth repeating."""
+        if n <= 0:
+            return []
+        tail = units[-n:]
+        max_tokens = (self.max_tokens - self.special) * MAX_OVERLAP_SHARE
+        for u in tail:
+            if u.kind == "heading" or u.words > MAX_OVERLAP_WORDS or u.tokens > max_tokens:
+                return []
+        return list(tail)
+
 
 def _words(units: Sequence[_Unit]) -> int:
     return sum(u.words for u in units)
@@ -383,12 +398,3 @@ def _trailing_headings(units: list[_Unit]) -> list[_Unit]:
     while i > 0 and units[i - 1].kind == "heading":
         i -= 1
     return units[i:]
-
-
-def _overlap(units: list[_Unit], n: int) -> list[_Unit]:
-    if n <= 0:
-        return []
-    tail = units[-n:]
-    if any(u.kind in ("heading", "furniture") or u.words > MAX_OVERLAP_WORDS for u in tail):
-        return []
-    return list(tail)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 import os
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
@@ -28,6 +28,9 @@ from docent.core.store import ScoredPoint, Store, open_store
 from docent.core.textcache import TextCache
 
 if TYPE_CHECKING:
+    from docent.core.answering import Answer
+    from docent.core.conversation import Conversation
+    from docent.core.llm import Health, OllamaClient
     from docent.core.summarizing import SummaryProgressCallback, SummaryResult
     from docent.core.watching import FolderStatus, Watcher
 
@@ -118,6 +121,8 @@ class Engine:
         self.recovered: list[DocumentRecord] = []
         self._queue: IndexQueue | None = None  # the one indexing queue (watcher, GUI)
         self.watcher: Watcher | None = None  # only after start_watching()
+        self._llm: OllamaClient | None = None  # see the `llm` property
+        self._llm_key: tuple[object, ...] = ()
 
     # Lifecycle ---------------------------------------------------------------
 
@@ -144,6 +149,9 @@ class Engine:
         return self
 
     def close(self) -> None:
+        if self._llm is not None:
+            self._llm.close()
+            self._llm = None
         if self.watcher is not None:
             self.watcher.stop()
             self.watcher = None
@@ -162,7 +170,8 @@ class Engine:
         self._lock.release()
 
     def __enter__(self) -> Engine:
-        return self.open()
+        # `with Engine(...).open() as eng` is fine too: a second open would hit our own lock.
+        return self if self.catalog is not None else self.open()
 
     def __exit__(self, *exc: object) -> None:
         self.close()
@@ -308,6 +317,10 @@ class Engine:
         if not matches:
             needle = name_or_path.lower()
             matches = [r for r in cat.all() if needle in r.file_name.lower()]
+        if len(matches) > 1 and ("/" in name_or_path or "\\" in name_or_path):
+            # "a/notes.txt" picks the notes.txt whose path ends that way.
+            tail = "/" + name_or_path.replace("\\", "/").lstrip("./")
+            matches = [r for r in matches if r.path.replace("\\", "/").endswith(tail)] or matches
         if len(matches) == 1:
             return matches[0]
         if matches:
@@ -382,11 +395,57 @@ class Engine:
             debug=debug, rewrites=rewrites,
         )
 
+    # Answers (core/answering.py) ----------------------------------------------
+
+    @property
+    def llm(self) -> OllamaClient:
+        """The Ollama client for the current settings (made anew when they change)."""
+        from docent.core.llm import OllamaClient
+
+        s = self.settings
+        key = (s.effective_ollama_host(), s.ollama_model, s.llm_connect_timeout,
+               s.llm_first_token_timeout, s.llm_total_timeout)
+        if self._llm is None or key != self._llm_key:
+            if self._llm is not None:
+                self._llm.close()
+            self._llm, self._llm_key = OllamaClient.from_settings(s), key
+        return self._llm
+
+    def llm_health(self, timeout: float = 1.0) -> Health:
+        """Is Ollama up with the configured model? Never raises; about ``timeout`` at most."""
+        return self.llm.health(timeout)
+
+    def list_models(self) -> list[str]:
+        """Installed Ollama models; LLMUnavailable etc. when Ollama cannot be asked."""
+        return self.llm.list_models()
+
+    def ask(self, question: str, *, conversation: Conversation | None = None,
+            files: Sequence[str] | None = None, model: str | None = None,
+            on_token: Callable[[str], None] | None = None,
+            cancel: threading.Event | None = None) -> Answer:
+        """Answer from the library with checked citations (generated, extractive or
+        abstained). ``files`` sets the conversation's scope (``[]`` clears it; None keeps
+        it); the turn is added to ``conversation``. AnswerCancelled when ``cancel`` is set."""
+        from docent.core.answering import Answerer
+        from docent.core.conversation import Conversation
+
+        conv = conversation if conversation is not None else Conversation()
+        if files is not None:
+            conv.scope = [self.resolve(f).path for f in files] or None
+        scope = list(conv.scope) if conv.scope else None
+        answerer = Answerer(
+            self.llm, self.settings,
+            lambda query, rewrites: self.search(query, files=scope, rewrites=rewrites),
+            count_tokens=self.embedder.count_tokens,
+        )
+        return answerer.answer(question, conv, model=model, on_token=on_token, cancel=cancel)
+
     def grep(self, pattern: str, limit: int = GREP_LIMIT) -> list[GrepMatch]:
         """Case-insensitive exact text over chunks: at most ``limit`` (≤ 100) matches."""
         limit = max(1, min(limit, GREP_LIMIT))
         busy = set(self._busy_doc_ids())
-        points = [p for p in self._store.grep(pattern, limit=limit)
+        # Ask for more when half-written documents may take some of the matches.
+        points = [p for p in self._store.grep(pattern, limit=limit + (GREP_LIMIT if busy else 0))
                   if p.payload["doc_id"] not in busy]
         return [_grep_match(p, pattern) for p in points[:limit]]
 

@@ -66,7 +66,10 @@ class AmbiguousFile(DocentError):
 
     def __init__(self, name: str, candidates: list[str]) -> None:
         listed = "\n  ".join(candidates)
-        super().__init__(f"'{name}' matches {len(candidates)} documents; say which:\n  {listed}")
+        first = candidates[0].replace("\\", "/").split("/")[-2:] if candidates else []
+        example = f", e.g. {'/'.join(first)}" if len(first) == 2 and first[0] else ""
+        super().__init__(f"'{name}' matches {len(candidates)} documents; name one by its path "
+                         f"or the end of its path{example}:\n  {listed}")
         self.name = name
         self.candidates = candidates
 

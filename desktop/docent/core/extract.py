@@ -63,6 +63,8 @@ MIN_MEAN_CHARS_WHEN_MOSTLY_EMPTY = 25
 _CID = re.compile(r"\(cid:\d+\)")
 #: Dot leaders of a table of contents (". . . . . 42"): a token each for the model.
 _LEADER = re.compile(r"(?: ?\.){4,}")
+#: Rules drawn with characters ("/* ====...=== */"): one token per character, no meaning.
+_RULE = re.compile(r"([-=_*~#+])\1{5,}")
 _SPACES = re.compile(r"[ \t\f\v\u00a0\u2000-\u200a\u202f\u3000]+")
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0e-\x1f\x7f]")
 _BLANK_LINES = re.compile(r"\n{3,}")
@@ -97,7 +99,11 @@ def iter_pdf_pages(path: str | Path, password: str | None = None) -> Iterator[Pa
     Errors opening the file are raised at the first ``next()``. A page that fails on its
     own is logged and yielded empty, so one bad page does not lose the document.
     """
-    p = Path(path)
+    for page, _ok in _read_pdf_pages(Path(path), password):
+        yield page
+
+
+def _read_pdf_pages(p: Path, password: str | None) -> Iterator[tuple[Page, bool]]:
     with _open_binary(p) as fh, _open_pdf(p, fh, password) as pdf:
         try:
             pages = pdf.pages
@@ -105,18 +111,18 @@ def iter_pdf_pages(path: str | Path, password: str | None = None) -> Iterator[Pa
             raise _damaged(p, exc) from exc
         for number, page in enumerate(pages, start=1):
             try:
-                raw = page.extract_text(**_EXTRACT_OPTIONS)
+                raw, ok = page.extract_text(**_EXTRACT_OPTIONS), True
             except Exception as exc:  # one bad page must not fail the whole document
                 log.warning("%s: page %d could not be read (%r); left empty", p, number, exc)
-                raw = ""
+                raw, ok = "", False
             finally:
                 page.close()
-            yield Page(number=number, text=clean_pdf_text(raw))
+            yield Page(number=number, text=clean_pdf_text(raw)), ok
 
 
 def clean_pdf_text(text: str) -> str:
-    """Drop ``(cid:NN)`` glyph codes and dot leaders, collapse spaces, keep line breaks."""
-    text = _LEADER.sub(" … ", _CID.sub("", text))
+    """Drop glyph codes, shorten dot leaders and rules, collapse spaces; keep line breaks."""
+    text = _RULE.sub(r"\1\1\1", _LEADER.sub(" … ", _CID.sub("", text)))
     text = _CONTROL.sub("", text.replace("\r\n", "\n").replace("\r", "\n"))
     text = _SPACES.sub(" ", text)
     lines = (line.strip() for line in text.split("\n"))
@@ -124,9 +130,12 @@ def clean_pdf_text(text: str) -> str:
 
 
 def _extract_pdf(path: Path, password: str | None) -> ExtractedDocument:
-    pages = list(iter_pdf_pages(path, password))
+    read = list(_read_pdf_pages(path, password))
+    pages = [page for page, _ok in read]
     if not pages:
         raise EmptyDocument(str(path), f"{path.name} has no pages.")
+    if not any(ok for _page, ok in read):
+        raise _damaged(path, RuntimeError(f"none of its {len(pages)} pages could be read"))
     if _looks_scanned([_visible_chars(pg.text) for pg in pages]):
         raise NoTextLayer(
             str(path),

@@ -1,11 +1,13 @@
 """Extractive summaries: the most central sentences of each section, no language model.
 
 A section's centre is the mean of its chunks' vectors, already in the store from
-indexing, so nothing is re-embedded to find it. Only the sentences of the few chunks
-closest to that centre are embedded and ranked by closeness to it: a 300-page manual
-costs a few thousand short sentence embeddings, not one per sentence in the book.
-Without stored vectors (a document still indexing), a sample of the section's own
-sentences is embedded and their mean is the centre.
+indexing, so finding it costs no embedding. Its sentences (from the page text, so each
+knows its page) are ranked first by how central their page is (the best chunk on it),
+and only the leading few are embedded and scored by closeness to the centre. Embedding
+is the expensive part (~25 short sentences/s on a busy 2-core machine), so the number
+embedded is budgeted per document: a 300-page manual costs a few hundred, not one per
+sentence in the book. Without stored vectors (a document still indexing), an even sample
+of the section's sentences is embedded and their mean is the centre.
 """
 
 from __future__ import annotations
@@ -24,13 +26,15 @@ from docent.core.sectioning import Section
 Embed = Callable[[Sequence[str]], list[list[float]]]
 ChunkRow = tuple[dict[str, Any], list[float] | None]
 
-#: Chunks nearest a section's centre whose sentences are candidates.
-TOP_CHUNKS = 3
-#: Candidate sentences embedded per section, at most.
-MAX_CANDIDATES = 40
-MIN_WORDS, MAX_WORDS = 6, 60
+#: Sentences embedded per document, spread over its sections within the bounds below.
+EMBED_BUDGET = 400
+MIN_CANDIDATES, MAX_CANDIDATES = 4, 16
+MIN_WORDS, MAX_WORDS = 6, 50
+#: A line at least this share of the page's longest line is wrapped prose: join the next.
+WRAP_SHARE = 0.7
 
-_SENTENCE_END = re.compile(r"(?<=[.!?])[\"'”’)\]]*\s+(?=[\"'“‘(\[]?[A-Z0-9])|\n+")
+_SENTENCE_END = re.compile(r"(?<=[.!?])[\"'”’)\]]*\s+(?=[\"'“‘(\[]?[A-Z0-9])")
+_ENDS_SENTENCE = re.compile(r"[.!?][\"'”’)\]]*$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,8 +49,8 @@ class Sentence:
 @dataclass(frozen=True, slots=True)
 class _Candidate:
     text: str
-    page_start: int
-    page_end: int
+    page: int
+    order: int  # reading order within the section
 
 
 def central_sentences(
@@ -59,53 +63,93 @@ def central_sentences(
     on_section: Callable[[Section], None] | None = None,
 ) -> list[list[Sentence]]:
     """For each section, its ``per_section`` most central sentences in page order."""
-    rows = [(pl, vec) for pl, vec in chunks if vec is not None and pl.get("text")]
+    rows = [(pl, vec) for pl, vec in chunks if vec is not None]
     matrix = _normalise(np.asarray([vec for _, vec in rows], dtype=np.float32))
+    budget = max(MIN_CANDIDATES, min(MAX_CANDIDATES, EMBED_BUDGET // max(len(sections), 1)))
+    budget = max(budget, per_section)
     seen: set[str] = set()  # overlapping sections must not repeat a sentence
+    picked: list[list[tuple[_Candidate, np.ndarray, float]]] = []
     centres: list[np.ndarray] = []
-    scored: list[list[tuple[_Candidate, np.ndarray, float]]] = []
     for section in sections:
         if cancel is not None and cancel.is_set():
             raise Cancelled("Stopped: the summary was cancelled.")
         if on_section is not None:
             on_section(section)
+        cands = [c for c in _candidates(section) if c.text not in seen]
         near = _chunks_in(section, rows)
         if near:
             centre = _unit(matrix[near].mean(axis=0))
-            ranked = sorted(near, key=lambda i: -float(matrix[i] @ centre))[:TOP_CHUNKS]
-            cands = _from_chunks([rows[i][0] for i in sorted(ranked)])
-            central: dict[str, Any] | None = rows[ranked[0]][0]
+            cands = _most_central_pages(cands, near, rows, matrix, centre, budget)
         else:
-            cands = _sample(_from_section(section), MAX_CANDIDATES)
-            centre, central = np.zeros(0, dtype=np.float32), None
-        cands = [c for c in cands if c.text not in seen][:MAX_CANDIDATES]
-        if not cands:  # tables or code only: the most central passage's opening words
-            cands = _opening(central, section)
+            cands = _sample(cands, budget)
         vecs = _normalise(np.asarray(embed([c.text for c in cands]), dtype=np.float32))
-        if centre.size == 0 and len(cands):
-            centre = _unit(vecs.mean(axis=0))
+        if not near:
+            centre = _unit(vecs.mean(axis=0)) if len(cands) else np.zeros(0, np.float32)
         picks = _top(cands, vecs, centre, per_section)
         seen.update(c.text for c, _, _ in picks)
+        picked.append(picks)
         centres.append(centre)
-        scored.append(picks)
     doc_centre = _document_centre(matrix, centres)
     return [
-        [
-            Sentence(c.text, _page_of(c, section), score, float(vec @ doc_centre))
-            for c, vec, score in picks
-        ]
-        for section, picks in zip(sections, scored, strict=True)
+        [Sentence(c.text, c.page, score, float(vec @ doc_centre)) for c, vec, score in picks]
+        for picks in picked
     ]
 
 
-def _top(
-    cands: list[_Candidate], vecs: np.ndarray, centre: np.ndarray, n: int
-) -> list[tuple[_Candidate, np.ndarray, float]]:
-    if not cands:
-        return []
-    scores = vecs @ centre
-    best = sorted(np.argsort(-scores)[:n].tolist())  # back in reading order
-    return [(cands[i], vecs[i], float(scores[i])) for i in best]
+def sentences_of(text: str, strict: bool = True) -> list[str]:
+    """Whole prose sentences of a page: wrapped lines joined, tables and code left out.
+
+    Not ``strict``: any mostly-alphabetic run (a page of tables or code has no sentence),
+    cut to MAX_WORDS.
+    """
+    lines = [line.strip() for line in text.split("\n")]
+    width = max((len(line) for line in lines), default=0)
+    blocks: list[str] = []
+    current: list[str] = []
+    for line in lines:
+        if line:
+            current.append(line)
+        if not line or len(line) < WRAP_SHARE * width or line.endswith(":"):
+            if current:
+                blocks.append(" ".join(current))
+            current = []
+    if current:
+        blocks.append(" ".join(current))
+    out = []
+    for block in blocks:
+        for raw in _SENTENCE_END.split(block):
+            words = raw.split()
+            if strict and MIN_WORDS <= len(words) <= MAX_WORDS and _is_prose(words):
+                out.append(" ".join(words))
+            elif not strict and len(words) >= MIN_WORDS and _mostly_words(words, 0.5):
+                out.append(" ".join(words[:MAX_WORDS]) + (" …" if len(words) > MAX_WORDS else ""))
+    return out
+
+
+def _is_prose(words: list[str]) -> bool:
+    return (
+        _mostly_words(words, 0.7)
+        and words[0][:1].isupper()
+        and _ENDS_SENTENCE.search(words[-1]) is not None
+    )
+
+
+def _mostly_words(words: list[str], share: float) -> bool:
+    return sum(1 for w in words if w.strip(".,;:()\"'?!").isalpha()) >= share * len(words)
+
+
+def _candidates(section: Section) -> list[_Candidate]:
+    for strict in (True, False):
+        out: list[_Candidate] = []
+        seen: set[str] = set()
+        for piece in section.pieces:
+            for text in sentences_of(piece.text, strict):
+                if text not in seen:
+                    seen.add(text)
+                    out.append(_Candidate(text, piece.page, len(out)))
+        if out:
+            return out
+    return []
 
 
 def _chunks_in(section: Section, rows: Sequence[ChunkRow]) -> list[int]:
@@ -117,62 +161,33 @@ def _chunks_in(section: Section, rows: Sequence[ChunkRow]) -> list[int]:
     ]
 
 
-def _from_chunks(payloads: Sequence[dict[str, Any]]) -> list[_Candidate]:
-    out: list[_Candidate] = []
-    for pl in payloads:
-        start, end = int(pl.get("page_start", 0)), int(pl.get("page_end", 0))
-        out.extend(_Candidate(s, start, end) for s in sentences_of(str(pl["text"])))
-    return _dedupe(out)
+def _most_central_pages(
+    cands: list[_Candidate],
+    near: list[int],
+    rows: Sequence[ChunkRow],
+    matrix: np.ndarray,
+    centre: np.ndarray,
+    n: int,
+) -> list[_Candidate]:
+    """The ``n`` candidates on the pages whose best chunk is closest to the centre."""
+    page_score: dict[int, float] = {}
+    for i in near:
+        score = float(matrix[i] @ centre)
+        pl = rows[i][0]
+        for page in range(int(pl["page_start"]), int(pl["page_end"]) + 1):
+            page_score[page] = max(page_score.get(page, -1.0), score)
+    ranked = sorted(cands, key=lambda c: (-page_score.get(c.page, -1.0), c.order))
+    return sorted(ranked[:n], key=lambda c: c.order)
 
 
-def _from_section(section: Section) -> list[_Candidate]:
-    out = [
-        _Candidate(s, piece.page, piece.page)
-        for piece in section.pieces
-        for s in sentences_of(piece.text)
-    ]
-    return _dedupe(out)
-
-
-def sentences_of(text: str) -> list[str]:
-    """Sentence-like runs of prose: not code lines, tables or headings."""
-    out = []
-    for raw in _SENTENCE_END.split(text):
-        words = raw.split()
-        if MIN_WORDS <= len(words) <= MAX_WORDS and _is_prose(words):
-            out.append(" ".join(words))
-    return out
-
-
-def _is_prose(words: list[str]) -> bool:
-    alpha = sum(1 for w in words if w.strip(".,;:()\"'").isalpha())
-    return alpha >= 0.6 * len(words) and words[0][:1].isalnum()
-
-
-def _dedupe(cands: list[_Candidate]) -> list[_Candidate]:
-    seen: set[str] = set()
-    out = []
-    for c in cands:
-        if c.text not in seen:
-            seen.add(c.text)
-            out.append(c)
-    return out
-
-
-def _opening(payload: dict[str, Any] | None, section: Section) -> list[_Candidate]:
-    if payload is not None:
-        text, start, end = str(payload["text"]), payload["page_start"], payload["page_end"]
-    else:
-        piece = section.pieces[0]
-        text, start, end = piece.text, piece.page, piece.page
-    words = text.split()[:MAX_WORDS]
-    if not words:
+def _top(
+    cands: list[_Candidate], vecs: np.ndarray, centre: np.ndarray, n: int
+) -> list[tuple[_Candidate, np.ndarray, float]]:
+    if not cands or centre.size == 0:
         return []
-    return [
-        _Candidate(
-            " ".join(words) + (" …" if len(words) == MAX_WORDS else ""), int(start), int(end)
-        )
-    ]
+    scores = vecs @ centre
+    best = sorted(np.argsort(-scores)[:n].tolist())  # back to reading order
+    return [(cands[i], vecs[i], float(scores[i])) for i in best]
 
 
 def _sample(items: list[_Candidate], n: int) -> list[_Candidate]:
@@ -182,22 +197,11 @@ def _sample(items: list[_Candidate], n: int) -> list[_Candidate]:
     return [items[int(i * step)] for i in range(n)]
 
 
-def _page_of(cand: _Candidate, section: Section) -> int:
-    """The page a sentence is on: the chunk's page, or the one whose text holds it."""
-    if cand.page_start == cand.page_end:
-        return cand.page_start
-    probe = " ".join(cand.text.split()[:8])
-    for piece in section.pieces:
-        if cand.page_start <= piece.page <= cand.page_end and probe in " ".join(piece.text.split()):
-            return piece.page
-    return cand.page_start
-
-
 def _document_centre(matrix: np.ndarray, centres: list[np.ndarray]) -> np.ndarray:
     if len(matrix):
         return _unit(matrix.mean(axis=0))
     usable = [c for c in centres if c.size]
-    return _unit(np.mean(usable, axis=0)) if usable else np.zeros(0, dtype=np.float32)
+    return _unit(np.mean(usable, axis=0)) if usable else np.zeros(0, np.float32)
 
 
 def _unit(vec: np.ndarray) -> np.ndarray:
@@ -206,7 +210,7 @@ def _unit(vec: np.ndarray) -> np.ndarray:
 
 
 def _normalise(matrix: np.ndarray) -> np.ndarray:
-    if matrix.ndim != 2 or not len(matrix):
-        return matrix.reshape(0, 0) if matrix.ndim != 2 else matrix
+    if matrix.ndim != 2:
+        return matrix.reshape(0, 0)
     norms = np.linalg.norm(matrix, axis=1, keepdims=True)
     return matrix / np.where(norms > 0, norms, 1.0)

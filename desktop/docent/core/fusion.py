@@ -47,8 +47,9 @@ class RankedList:
     points: Sequence[ScoredPoint]
 
 
-def rrf(lists: Iterable[RankedList], k: int = RRF_K,
-        pool: dict[str, Candidate] | None = None) -> dict[str, Candidate]:
+def rrf(
+    lists: Iterable[RankedList], k: int = RRF_K, pool: dict[str, Candidate] | None = None
+) -> dict[str, Candidate]:
     """Weighted reciprocal rank fusion; one entry per chunk id (a dict: O(1) dedup).
 
     A chunk that comes back in several lists collects each list's share; within one list

@@ -97,6 +97,13 @@ class Prepared:
     message: str = ""
 
 
+def _ignore_sigint() -> None:
+    """In the extraction worker: Ctrl-C is for the parent, which shuts the pool down."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 def prepare_file(path: str, cache_root: str, known_sha: str) -> Prepared:
     """Hash ``path``; extract it unless its text is cached. Runs in the worker process."""
     try:
@@ -148,7 +155,8 @@ class Indexer:
         if self._executor is None:
             if self._subprocess:
                 ctx = multiprocessing.get_context("spawn")
-                self._executor = ProcessPoolExecutor(max_workers=1, mp_context=ctx)
+                self._executor = ProcessPoolExecutor(max_workers=1, mp_context=ctx,
+                                                     initializer=_ignore_sigint)
             else:
                 self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="extract")
         return self._executor

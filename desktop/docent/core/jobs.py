@@ -102,6 +102,8 @@ class IndexQueue:
             self._progress.remove(cb)
 
     def add_result_listener(self, cb: ResultCallback) -> None:
+        """``cb(result)`` after each job, on the queue's thread (never wait on the queue
+        from it). Results are delivered before ``wait_idle`` returns."""
         self._results.append(cb)
 
     def remove_result_listener(self, cb: ResultCallback) -> None:
@@ -214,7 +216,7 @@ class IndexQueue:
             if self._running is not None:
                 self._running.cancel.set()
 
-    def stop(self, timeout: float = 10.0) -> None:
+    def stop(self, timeout: float = 30.0) -> None:
         """Drop pending jobs, cancel the running one and end the thread."""
         with self._cond:
             self._stopping = True

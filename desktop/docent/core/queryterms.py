@@ -25,9 +25,9 @@ _QUOTED = re.compile(r"\"([^\"]{2,80})\"|“([^”]{2,80})”|`([^`]{1,80})`|(?<
 _CAMEL = re.compile(r"[a-z][A-Z]")
 #: Words of questions that say nothing about the subject ("how do I ...").
 _QUESTION_FILLER = frozenset(
-    {"would", "could", "might", "must", "shall", "may", "also", "get", "instead",
-     "way", "ways", "want", "need", "please", "tell", "know", "using", "use",
-     "e.g", "i.e", "etc", "eg", "ie"}
+    """would could might must shall may also get instead way ways want need please tell
+    know using use often many much whether possible able exactly really actually something
+    anything thing things e.g i.e etc eg ie""".split()
 )
 #: The longest keyword form: BM25 and the embedding both lose focus beyond it.
 MAX_KEYWORDS = 16
@@ -112,12 +112,13 @@ class QueryTerms:
 def analyse(question: str) -> QueryTerms:
     words = tuple(dict.fromkeys(content_words(question)))
     exact: dict[str, str] = {}
-    for phrase in quoted_phrases(question):
+    phrases = quoted_phrases(question)
+    for phrase in phrases:
         exact.setdefault(phrase.lower(), phrase)
+    # A quoted phrase already covers the identifiers inside it.
+    inside = {t.lower() for phrase in phrases for t in tokens(phrase)}
     for tok in tokens(question):
-        if is_exact_term(tok) and _plain(tok) not in stopwords():
-            exact.setdefault(tok.lower(), tok.removesuffix("()") if tok.endswith("()") else tok)
-    # A phrase already covers the identifiers inside it; keep the longest forms only.
-    kept = [t for t in exact.values()
-            if not any(t.lower() != o.lower() and t.lower() in o.lower() for o in exact.values())]
-    return QueryTerms(question=question, words=words, exact=tuple(kept))
+        term = tok.removesuffix("()")
+        if is_exact_term(tok) and term.lower() not in inside | stopwords():
+            exact.setdefault(term.lower(), term)
+    return QueryTerms(question=question, words=words, exact=tuple(exact.values()))

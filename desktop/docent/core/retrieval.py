@@ -83,8 +83,9 @@ class SearchResult:
     k: int = 0
 
 
-def build_variants(query: str, terms: QueryTerms, rewrites: Sequence[str],
-                   config: RetrievalConfig) -> list[Variant]:
+def build_variants(
+    query: str, terms: QueryTerms, rewrites: Sequence[str], config: RetrievalConfig
+) -> list[Variant]:
     out = [Variant("question", query, config.question_weight)]
     seen = {" ".join(query.lower().split())}
     keywords = terms.keyword_form
@@ -105,9 +106,15 @@ def build_variants(query: str, terms: QueryTerms, rewrites: Sequence[str],
 def hit_from_point(p: ScoredPoint) -> Hit:
     pl = p.payload
     return Hit(
-        chunk_id=p.id, doc_id=pl["doc_id"], file_name=pl["file_name"], path=pl["path"],
-        page_start=int(pl["page_start"]), page_end=int(pl["page_end"]),
-        ordinal=int(pl["ordinal"]), score=p.score, text=pl["text"],
+        chunk_id=p.id,
+        doc_id=pl["doc_id"],
+        file_name=pl["file_name"],
+        path=pl["path"],
+        page_start=int(pl["page_start"]),
+        page_end=int(pl["page_end"]),
+        ordinal=int(pl["ordinal"]),
+        score=p.score,
+        text=pl["text"],
     )
 
 
@@ -125,8 +132,9 @@ class _Clock:
 
 
 class Retriever:
-    def __init__(self, store: Store, embedder: Embedder,
-                 config: RetrievalConfig | None = None) -> None:
+    def __init__(
+        self, store: Store, embedder: Embedder, config: RetrievalConfig | None = None
+    ) -> None:
         self.store = store
         self.embedder = embedder
         self.config = config or RetrievalConfig()
@@ -135,15 +143,25 @@ class Retriever:
         """Take the user's result count and per-document cap (they can change any time)."""
         cfg = self.config
         if (cfg.results_k, cfg.max_chunks_per_document) != (
-            settings.results_k, settings.max_chunks_per_document
+            settings.results_k,
+            settings.max_chunks_per_document,
         ):
-            self.config = replace(cfg, results_k=settings.results_k,
-                                  max_chunks_per_document=settings.max_chunks_per_document)
+            self.config = replace(
+                cfg,
+                results_k=settings.results_k,
+                max_chunks_per_document=settings.max_chunks_per_document,
+            )
 
-    def search(self, query: str, *, k: int | None = None,
-               doc_ids: Sequence[str] | None = None,
-               exclude_doc_ids: Sequence[str] | None = None, debug: bool = False,
-               rewrites: Sequence[str] = ()) -> SearchResult:
+    def search(
+        self,
+        query: str,
+        *,
+        k: int | None = None,
+        doc_ids: Sequence[str] | None = None,
+        exclude_doc_ids: Sequence[str] | None = None,
+        debug: bool = False,
+        rewrites: Sequence[str] = (),
+    ) -> SearchResult:
         cfg, clock = self.config, _Clock()
         t0 = time.perf_counter()
         scope = list(doc_ids) if doc_ids is not None else None
@@ -162,17 +180,29 @@ class Retriever:
         with clock.stage("hybrid"):
             for v, d, s in zip(variants, dense, sparse, strict=True):
                 restrict = tier_docs if tier_docs is not None else scope
-                pts = self.store.query(dense=d, sparse=s, limit=depth, doc_ids=restrict,
-                                       exclude_doc_ids=exclude, prefetch_limit=depth)
+                pts = self.store.query(
+                    dense=d,
+                    sparse=s,
+                    limit=depth,
+                    doc_ids=restrict,
+                    exclude_doc_ids=exclude,
+                    prefetch_limit=depth,
+                )
                 lists.append(RankedList(v.name, v.weight, pts))
             if tier_docs is not None:  # recall guard: the question over the whole scope
-                pts = self.store.query(dense=dense[0], sparse=sparse[0], limit=depth,
-                                       doc_ids=scope, exclude_doc_ids=exclude,
-                                       prefetch_limit=depth)
+                pts = self.store.query(
+                    dense=dense[0],
+                    sparse=sparse[0],
+                    limit=depth,
+                    doc_ids=scope,
+                    exclude_doc_ids=exclude,
+                    prefetch_limit=depth,
+                )
                 lists.append(RankedList("question_all", cfg.question_weight, pts))
         with clock.stage("dense"):
-            dense_pts = self.store.query(dense=dense[0], limit=depth, doc_ids=scope,
-                                         exclude_doc_ids=exclude)
+            dense_pts = self.store.query(
+                dense=dense[0], limit=depth, doc_ids=scope, exclude_doc_ids=exclude
+            )
             similarity = {p.id: p.score for p in dense_pts}
             if cfg.dense_weight > 0:
                 lists.append(RankedList("dense", cfg.dense_weight, dense_pts))
@@ -195,9 +225,14 @@ class Retriever:
             info = self._debug(variants, lists, exact_info, order, hits, tier_docs, want)
             info["timings_ms"] = clock.ms
         return SearchResult(
-            query=query, hits=hits, confidence=evaluation.confidence,
-            sufficient=evaluation.sufficient, debug=info,
-            variants=[v.text for v in variants], evaluation=evaluation, k=want,
+            query=query,
+            hits=hits,
+            confidence=evaluation.confidence,
+            sufficient=evaluation.sufficient,
+            debug=info,
+            variants=[v.text for v in variants],
+            evaluation=evaluation,
+            k=want,
         )
 
     # Stages ----------------------------------------------------------------------
@@ -212,8 +247,9 @@ class Retriever:
                 break
         return total
 
-    def _two_tier(self, dense: list[float], scope: list[str] | None,
-                  exclude: list[str]) -> list[str] | None:
+    def _two_tier(
+        self, dense: list[float], scope: list[str] | None, exclude: list[str]
+    ) -> list[str] | None:
         """The best documents for the question, when the library is large; else None."""
         cfg = self.config
         if scope is not None and len(scope) <= cfg.two_tier_min_docs:
@@ -228,16 +264,22 @@ class Retriever:
         ids = [d for d in ids if d and d not in skip and (allowed is None or d in allowed)]
         return ids[: cfg.two_tier_docs]
 
-    def _exact_boost(self, pool: dict[str, Candidate], terms: QueryTerms,
-                     scope: list[str] | None, exclude: list[str]) -> dict[str, Any]:
+    def _exact_boost(
+        self,
+        pool: dict[str, Candidate],
+        terms: QueryTerms,
+        scope: list[str] | None,
+        exclude: list[str],
+    ) -> dict[str, Any]:
         """Chunks holding a rare exact term join the fusion, ranked by their fused score."""
         cfg = self.config
         info: dict[str, Any] = {"terms": {}, "absent": []}
         if cfg.exact_weight <= 0:
             return info
         for term in terms.exact:
-            pts = self.store.text_match(term, limit=cfg.exact_probe, doc_ids=scope,
-                                        exclude_doc_ids=exclude)
+            pts = self.store.text_match(
+                term, limit=cfg.exact_probe, doc_ids=scope, exclude_doc_ids=exclude
+            )
             n = len(pts)
             info["terms"][term] = n
             if n == 0:
@@ -246,8 +288,7 @@ class Retriever:
             if n >= cfg.exact_probe:
                 continue  # a common word in this library: BM25 already weighs it
             weight = cfg.exact_weight * (1.0 - math.log(n) / math.log(cfg.exact_probe))
-            known = sorted((p for p in pts if p.id in pool),
-                           key=lambda p: -pool[p.id].score)
+            known = sorted((p for p in pts if p.id in pool), key=lambda p: -pool[p.id].score)
             fresh = [p for p in pts if p.id not in pool]
             fusion.rrf([RankedList(f"exact:{term}", weight, [*known, *fresh])], pool=pool)
         return info
@@ -276,9 +317,15 @@ class Retriever:
     # Debug -----------------------------------------------------------------------
 
     @staticmethod
-    def _debug(variants: list[Variant], lists: list[RankedList], exact: dict[str, Any],
-               order: list[Candidate], hits: list[Hit], tier_docs: list[str] | None,
-               k: int) -> dict[str, Any]:
+    def _debug(
+        variants: list[Variant],
+        lists: list[RankedList],
+        exact: dict[str, Any],
+        order: list[Candidate],
+        hits: list[Hit],
+        tier_docs: list[str] | None,
+        k: int,
+    ) -> dict[str, Any]:
         def label(pl: dict[str, Any]) -> str:
             a, b = pl.get("page_start"), pl.get("page_end")
             return f"{pl.get('file_name')} p.{a}" + (f"-{b}" if b != a else "")
@@ -289,12 +336,18 @@ class Retriever:
             "two_tier_docs": tier_docs,
             "exact_terms": exact["terms"],
             "stages": {
-                rl.name: [{"rank": i, "score": round(p.score, 5), "chunk": label(p.payload)}
-                          for i, p in enumerate(rl.points[:10], 1)]
+                rl.name: [
+                    {"rank": i, "score": round(p.score, 5), "chunk": label(p.payload)}
+                    for i, p in enumerate(rl.points[:10], 1)
+                ]
                 for rl in lists
             },
-            "fused": [{"rank": i, "score": round(c.score, 5), "chunk": label(c.payload),
-                       "ranks": c.ranks} for i, c in enumerate(order[:15], 1)],
-            "hits": [{"chunk_id": h.chunk_id, "chunk": f"{h.file_name} {h.pages_label}",
-                      **h.debug} for h in hits],
+            "fused": [
+                {"rank": i, "score": round(c.score, 5), "chunk": label(c.payload), "ranks": c.ranks}
+                for i, c in enumerate(order[:15], 1)
+            ],
+            "hits": [
+                {"chunk_id": h.chunk_id, "chunk": f"{h.file_name} {h.pages_label}", **h.debug}
+                for h in hits
+            ],
         }

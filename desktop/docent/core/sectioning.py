@@ -36,12 +36,21 @@ class Section:
     page_start: int
     page_end: int
     pieces: tuple[Piece, ...]
-    #: Words at the start repeated from the previous section.
-    overlap_words: int = 0
+    #: Leading pieces repeated from the previous section (the overlap).
+    carried: int = 0
 
     @property
     def words(self) -> int:
         return sum(p.words for p in self.pieces)
+
+    @property
+    def overlap_words(self) -> int:
+        return sum(p.words for p in self.pieces[: self.carried])
+
+    @property
+    def new_pieces(self) -> tuple[Piece, ...]:
+        """The pieces no earlier section holds."""
+        return self.pieces[self.carried :]
 
     @property
     def pages(self) -> tuple[int, int]:
@@ -131,7 +140,7 @@ def _section(index: int, pieces: list[Piece], carried: int) -> Section:
         page_start=pieces[0].page,
         page_end=pieces[-1].page,
         pieces=tuple(pieces),
-        overlap_words=_words(pieces[:carried]),
+        carried=carried,
     )
 
 

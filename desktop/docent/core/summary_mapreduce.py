@@ -269,12 +269,12 @@ def _groups(items: list[tuple[Span, str]], limit: int) -> list[list[tuple[Span, 
 
 
 def _uncovered(sections: Sequence[Section], failed: set[int]) -> str:
-    """The pages only failed sections held, as "pages 4–6, page 9" ("" when none)."""
-    if not failed:
-        return ""
-    lost = {p.page for s in sections if s.index in failed for p in s.pieces}
-    kept = {p.page for s in sections if s.index not in failed for p in s.pieces}
-    pages = sorted(lost - kept) or sorted(lost)
+    """The pages new in failed sections, as "pages 4–6, page 9" ("" when none).
+
+    A page the next section repeats as its overlap still counts: the overlap is only the
+    end of it.
+    """
+    pages = sorted({p.page for s in sections if s.index in failed for p in s.new_pieces})
     runs: list[Span] = []
     for page in pages:
         if runs and page == runs[-1][1] + 1:

@@ -1,24 +1,21 @@
 """Watched folders: a watchdog observer per folder, debounced, feeding the index queue.
 
-The watcher never indexes: it turns file-system events into jobs on the IndexQueue.
-The event policy was measured on inotify (see DESIGN.md) and indexes each file once, at
-its final content:
+The watcher never indexes; it turns events into IndexQueue jobs. The event policy, measured
+on inotify (DESIGN.md), indexes each file once, at its final content:
 
 - ``closed`` (a writer finished) or a ``moved`` destination: index after 0.5 s of quiet;
-- ``created`` / ``modified``: only arm a 3 s fallback timer (a copy emits one ``modified``
-  per write; a file moved in from outside emits only ``created``); each event restarts
-  the path's timer;
-- ``opened`` / ``closed_no_write`` / ``attrib``, directory created/modified, temp names
-  (``*.part``, ``~$*``, ...), hidden files and unsupported types: ignored;
-- ``deleted``: cancel pending work for the path and remove the document;
-- ``moved`` inside the watched folders: a move job (paths follow, nothing re-embedded);
-  moved out: a removal; moved in (or from a temp name such as ``x.part``): index.
+- ``created`` / ``modified``: only (re)arm a 3 s fallback timer (a copy emits a ``modified``
+  per write; a file moved in from outside emits only ``created``);
+- ignored: ``opened`` / ``closed_no_write`` / ``attrib``, directory created/modified, temp
+  names (``*.part``, ``~$*``, ...), hidden files, unsupported types;
+- ``deleted``: cancel pending work for the path, remove the document;
+- ``moved`` inside the watched folders: a move job (nothing re-embedded); out: a removal;
+  in (or from a temp name such as ``x.part``): index.
 
-A sweep (the indexer's size+mtime then sha256 check, then dropping what is gone) runs
-when a folder starts being watched, every ``sweep_interval`` seconds, and when a missing
-folder comes back. A missing folder is *paused* (its documents are kept: an unplugged
-drive is not a deletion); a folder the OS cannot watch live (inotify limit) is swept
-every minute instead (*sweep-only*).
+A sweep (size+mtime, then sha256, then drop what is gone) runs when a folder starts being
+watched, every ``sweep_interval`` seconds and when a missing folder returns. A missing
+folder is *paused* (documents kept: an unplugged drive is not a deletion); one the OS
+cannot watch live (inotify limit) is swept every minute instead (*sweep-only*).
 """
 
 from __future__ import annotations
@@ -146,6 +143,9 @@ class Watcher:
         self._folders: dict[str, _Folder] = {}
         self._timers = Debouncer()
         self._cond = threading.Condition(threading.RLock())  # guards _folders and their state
+        # Serialises starting/stopping observers (add, remove, pause, resume, stop). Never
+        # taken by observer threads, so joining an observer while holding it is safe.
+        self._lifecycle = threading.Lock()
         self._next_poll = 0.0
         self._thread = threading.Thread(target=self._loop, name="docent-watcher", daemon=True)
 
@@ -156,31 +156,27 @@ class Watcher:
 
     def add(self, folder: str) -> FolderStatus:
         """Start watching ``folder`` (an absolute path) and queue a sweep of it."""
-        with self._cond:
-            if folder in self._folders:
-                return self._folders[folder].status
-            f = self._folders[folder] = _Folder(folder)
-        if os.path.isdir(folder):
-            self._start(f)
-        else:
-            self._set(f, FolderState.PAUSED, _paused_message(folder))
-        return f.status
+        with self._lifecycle:
+            with self._cond:
+                new = folder not in self._folders
+                f = self._folders.setdefault(folder, _Folder(folder))
+            if new and os.path.isdir(folder):
+                self._start(f)
+            elif new:
+                self._set(f, FolderState.PAUSED, _paused_message(folder))
+            return FolderStatus(**asdict(f.status))
 
     def remove(self, folder: str) -> None:
-        with self._cond:
-            f = self._folders.pop(folder, None)
-        self._timers.disarm_under(folder)
-        if f is not None:
-            self._stop_observer(f)
+        with self._lifecycle:
+            with self._cond:
+                f = self._folders.pop(folder, None)
+            self._timers.disarm_under(folder)
+            if f is not None:
+                self._stop_observer(f)
 
     def statuses(self) -> list[FolderStatus]:
         with self._cond:
             return [FolderStatus(**asdict(f.status)) for f in self._folders.values()]
-
-    def status(self, folder: str) -> FolderStatus | None:
-        with self._cond:
-            f = self._folders.get(folder)
-            return FolderStatus(**asdict(f.status)) if f else None
 
     def sweep_now(self, folder: str | None = None) -> None:
         with self._cond:
@@ -191,10 +187,11 @@ class Watcher:
 
     def stop(self) -> None:
         self._timers.close()
-        with self._cond:
-            folders = list(self._folders.values())
-        for f in folders:
-            self._stop_observer(f)
+        with self._lifecycle:
+            with self._cond:
+                folders = list(self._folders.values())
+            for f in folders:
+                self._stop_observer(f)
         if self._thread.is_alive() and self._thread is not threading.current_thread():
             self._thread.join(5.0)
 
@@ -284,9 +281,11 @@ class Watcher:
                         self.queue.index(present, source="watch")
                 finally:
                     self._timers.fired()
-            if time.monotonic() >= self._next_poll and not self._timers.closed:
+            if time.monotonic() >= self._next_poll:
                 self._next_poll = time.monotonic() + self.poll
-                self._maintain()
+                with self._lifecycle:
+                    if not self._timers.closed:
+                        self._maintain()
 
     def _maintain(self) -> None:
         with self._cond:
@@ -388,15 +387,11 @@ class Watcher:
 
 
 def _paused_message(folder: str) -> str:
-    return (
-        f"{folder} is missing (unplugged drive?). Watching is paused until it comes back; "
-        "its documents are kept."
-    )
+    return f"{folder} is missing (unplugged drive?). Paused until it comes back; documents kept."
 
 
 def _limit_message(folder: str) -> str:
     return (
-        f"The system's limit of watched folders is reached (inotify), so {folder} cannot "
-        f"be watched live: it is checked every {SWEEP_ONLY_SECONDS:.0f} s instead. Raise "
-        "fs.inotify.max_user_watches to watch it live."
+        f"The system's limit of watched folders (inotify) is reached: {folder} is checked "
+        f"every {SWEEP_ONLY_SECONDS:.0f} s instead of live. Raise fs.inotify.max_user_watches."
     )

@@ -34,7 +34,7 @@ EXTRACTIVE_TEXT = "No language model is running — answers quote the best passa
 class ChatPane(QWidget):
     #: a citation chip was clicked: (turn index, citation number)
     citation_activated = Signal(int, int)
-    #: a new answer's citations should be listed (the Turn)
+    #: an answer ended — answered, stopped or failed — and the pane is idle again (Turn)
     answer_finished = Signal(object)
     #: an answer began streaming
     answer_started = Signal()
@@ -48,6 +48,7 @@ class ChatPane(QWidget):
         self.scope: list[str] = []
         self._conversation: Any = None
         self._worker: Worker[Any] | None = None
+        self.streamed_tokens = 0  # tokens shown as they arrived (all answers)
         self._render_timer = QTimer(self)
         self._render_timer.setSingleShot(True)
         self._render_timer.setInterval(RENDER_INTERVAL_MS)
@@ -84,8 +85,7 @@ class ChatPane(QWidget):
         self.view = SafeBrowser()
         self.view.setObjectName("conversation")
         self.view.setPlaceholderText(
-            "Ask a question about your documents. Answers cite their sources as [1] [2]; "
-            "click one to see the page."
+            "Ask about your documents. Answers cite sources as [1] [2]: click one."
         )
 
         self.scope_label = QLabel()
@@ -202,7 +202,7 @@ class ChatPane(QWidget):
     def _ask_job(self, turn: Turn) -> Any:
         engine: Any = self.engine
         conversation = self._conversation_for_ask()
-        files = turn.scope or None
+        files = list(turn.scope)  # [] clears an earlier scope
         model = self.selected_model()
 
         def job(report: Report, cancel: threading.Event) -> Any:
@@ -220,7 +220,7 @@ class ChatPane(QWidget):
     def _conversation_for_ask(self) -> Any:
         if self._conversation is None:
             try:
-                from docent.core.answering import Conversation
+                from docent.core.conversation import Conversation
             except ImportError:
                 return None
             self._conversation = Conversation()
@@ -246,6 +246,7 @@ class ChatPane(QWidget):
         if not self.turns or not isinstance(token, str):
             return
         self.turns[-1].text += token
+        self.streamed_tokens += 1
         if not self._render_timer.isActive():
             self._render_timer.start()
 
@@ -253,23 +254,26 @@ class ChatPane(QWidget):
         turn.set_answer(answer)
         mode = turn.mode
         self.set_extractive(mode == "extractive", getattr(answer, "reason", "") or "")
-        self.redraw()
-        self.answer_finished.emit(turn)
 
     def _on_ask_error(self, turn: Turn, exc: Exception) -> None:
         if isinstance(exc, Cancelled):
+            partial = getattr(exc, "answer", None)  # AnswerCancelled keeps what arrived
+            if partial is not None:
+                turn.set_answer(partial)
             turn.stopped = True
         else:
             turn.error = str(exc) or exc.__class__.__name__
             bridge().error(f"The question could not be answered: {turn.error}")
-        self.redraw()
 
     def _on_ask_finished(self) -> None:
         worker, self._worker = self._worker, None
-        if worker is not None and worker.cancelled and self.turns:
-            self.turns[-1].stopped = True
-            self.redraw()
+        turn = self.turns[-1] if self.turns else None
+        if worker is not None and worker.cancelled and turn is not None:
+            turn.stopped = True
         self._set_streaming(False)
+        self.redraw()
+        if turn is not None:
+            self.answer_finished.emit(turn)
 
     def _set_streaming(self, on: bool) -> None:
         self.send_button.setVisible(not on)

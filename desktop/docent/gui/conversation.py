@@ -24,7 +24,7 @@ class Turn:
     citations: list[Any] = field(default_factory=list)
     unsupported: list[str] = field(default_factory=list)
     invalid_citations: list[int] = field(default_factory=list)
-    confidence: float | None = None
+    confidence: str = ""  # "high" | "medium" | "low"
     model: str = ""
     reason: str = ""
     stopped: bool = False
@@ -37,8 +37,7 @@ class Turn:
         self.citations = list(getattr(answer, "citations", []) or [])
         self.unsupported = [str(s) for s in getattr(answer, "unsupported_sentences", []) or []]
         self.invalid_citations = list(getattr(answer, "invalid_citations", []) or [])
-        conf = getattr(answer, "confidence", None)
-        self.confidence = float(conf) if isinstance(conf, (int, float)) else None
+        self.confidence = str(getattr(answer, "confidence", "") or "")
         self.model = str(getattr(answer, "model", "") or "")
         self.reason = str(getattr(answer, "reason", "") or "")
 
@@ -61,12 +60,12 @@ def _footer(turn: Turn) -> str:
     if turn.stopped:
         notes.append("Stopped.")
     if turn.mode == "generated":
-        conf = f" · confidence {turn.confidence:.2f}" if turn.confidence is not None else ""
+        conf = f" · {turn.confidence} confidence" if turn.confidence else ""
         notes.append(f"Answered by {escape_markdown(turn.model or 'the model')}{conf}.")
     elif turn.mode == "extractive":
         notes.append("Quoted from your documents: no language model answered.")
     elif turn.mode == "abstained":
-        notes.append("Docent did not find this in your documents.")
+        notes.append("Not found in your documents: the sources listed are only the closest.")
     if turn.invalid_citations:
         nums = ", ".join(str(n) for n in turn.invalid_citations)
         notes.append(f"Dropped citation {nums}: the model cited passages it was not given.")

@@ -53,6 +53,8 @@ class Row:
     indexed_at: float = 0.0
     doc_id: str = ""
     page_unit: str = "page"
+    #: while indexing: "reading" (extracting text) or "embedding"
+    phase: str = ""
 
     @classmethod
     def from_record(cls, rec: DocumentRecord) -> Row:
@@ -71,6 +73,8 @@ class Row:
 
     @property
     def state_text(self) -> str:
+        if self.state == "indexing" and self.phase == "reading":
+            return "reading…"
         if self.state == "indexing":
             return f"indexing {int(self.fraction * 100)}%"
         if self.state == "failed":
@@ -123,7 +127,8 @@ class DocumentTableModel(QAbstractTableModel):
         if role == ROW_ROLE:
             return row
         if role == FRACTION_ROLE:
-            return row.fraction if row.state == "indexing" and col == STATE else -1.0
+            busy = row.state == "indexing" and row.phase != "reading"
+            return row.fraction if busy and col == STATE else -1.0
         if role == Qt.ItemDataRole.ToolTipRole:
             return row.error if col == STATE and row.error else row.path
         if role == Qt.ItemDataRole.ForegroundRole:
@@ -198,9 +203,9 @@ class DocumentTableModel(QAbstractTableModel):
             row = self._append(Row(p.path, Path(p.path).name))
         if p.phase == "embedding" and p.chunks_total:
             row.state, row.fraction = "indexing", p.chunks_done / p.chunks_total
-            row.chunks = p.chunks_total
+            row.chunks, row.phase = p.chunks_total, "embedding"
         elif p.phase == "extracting":
-            row.state, row.fraction = "indexing", 0.0
+            row.state, row.fraction, row.phase = "indexing", 0.0, "reading"
         elif p.phase == "failed":
             row.state, row.error = "failed", p.message
         elif p.phase in ("ready", "unchanged", "renamed"):

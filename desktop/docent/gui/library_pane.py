@@ -81,6 +81,7 @@ class LibraryPane(QWidget):
         self.table.setItemDelegateForColumn(STATE, StateDelegate(self.table))
         self.table.verticalHeader().setVisible(False)
         self.table.setWordWrap(False)
+        self.table.setTextElideMode(Qt.TextElideMode.ElideMiddle)
         self.table.setAlternatingRowColors(True)
         self.table.setShowGrid(False)
         header = self.table.horizontalHeader()
@@ -88,7 +89,7 @@ class LibraryPane(QWidget):
         for col in range(1, INDEXED + 1):
             header.setSectionResizeMode(col, QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(STATE, QHeaderView.ResizeMode.Interactive)
-        header.resizeSection(STATE, 120)
+        header.resizeSection(STATE, 110)
         self.empty_hint = QLabel("Drop PDFs or folders here, or use File ▸ Add files…")
         self.empty_hint.setObjectName("hint")
         self.empty_hint.setWordWrap(True)

@@ -6,7 +6,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QByteArray, QSettings, Qt, QTimer
+from PySide6.QtCore import QByteArray, QSettings, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QKeySequence
 from PySide6.QtWidgets import (
     QFileDialog,
@@ -36,6 +36,9 @@ HEALTH_POLL_MS = 30_000
 
 
 class MainWindow(QMainWindow):
+    #: a health check finished (Health)
+    health_changed = Signal(object)
+
     def __init__(self, engine: Engine, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.engine = engine
@@ -68,7 +71,7 @@ class MainWindow(QMainWindow):
         self.splitter.addWidget(self.chat)
         self.splitter.addWidget(self.citations)
         self.splitter.setChildrenCollapsible(False)
-        self.splitter.setSizes([420, 560, 560])
+        self.splitter.setSizes([470, 540, 520])
         central = QWidget()
         layout = QVBoxLayout(central)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -140,6 +143,9 @@ class MainWindow(QMainWindow):
         )
         lib.controller.run_finished.connect(lambda _: self._after_run())
         lib.controller.documents_changed.connect(lambda _: self.refresh_status())
+        lib.controller.document_progressed.connect(
+            lambda item: self.refresh_status() if item.record is not None else None
+        )
         chat.answer_finished.connect(self._on_answer_finished)
         chat.citation_activated.connect(self.show_citation)
         chat.retry_requested.connect(self._retry)
@@ -256,6 +262,7 @@ class MainWindow(QMainWindow):
             self.chat.set_extractive(False)
         elif not health.ok:
             self.chat.set_extractive(True, health.message)
+        self.health_changed.emit(health)
 
     # Chat <-> citations -------------------------------------------------------
 

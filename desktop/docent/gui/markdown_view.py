@@ -6,6 +6,11 @@ shows that file. SafeBrowser turns all of that off: it never navigates on its ow
 parses Markdown without HTML, and it loads no resources at all. Clicks come out as the
 ``link_activated`` signal for the owner to judge.
 
+Overriding the browser's ``loadResource`` is not enough: when it returns nothing,
+``QTextDocument::loadResource`` itself falls back to reading local files (checked on
+6.11.2: ``document().resource(ImageResource, file:///etc/hostname)`` returned the file).
+So the document is a SafeDocument, whose ``loadResource`` is the last word.
+
 Citation markers ``[1]`` become internal ``cite:<turn>.<n>`` links styled as chips, and
 sentences the faithfulness check did not support get a wavy underline and a tooltip.
 """
@@ -69,21 +74,32 @@ def _chips(m: re.Match[str], turn: int) -> str:
     return " ".join(f"[\\[{n}\\]]({cite_url(turn, n)})" for n in numbers)
 
 
+class SafeDocument(QTextDocument):
+    """A document that fetches nothing: no images, style sheets or files, ever."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.resources_requested = 0
+
+    def loadResource(self, type: int, name: QUrl | str) -> Any:  # noqa: A002 - Qt's name
+        self.resources_requested += 1
+        return None
+
+
 class SafeBrowser(QTextBrowser):
     #: the user clicked a link (QUrl); nothing was opened
     link_activated = Signal(QUrl)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        self.setDocument(SafeDocument(self))
         self.setOpenLinks(False)
         self.setOpenExternalLinks(False)
         self.setUndoRedoEnabled(False)
         self.anchorClicked.connect(self.link_activated.emit)
-        self.resources_requested = 0
 
     def loadResource(self, type: int, name: QUrl | str) -> Any:  # noqa: A002 - Qt's name
         """No images, style sheets or files: nothing in a document or answer is fetched."""
-        self.resources_requested += 1
         return None
 
     def setSource(self, name: QUrl | str, type: Any = None) -> None:  # noqa: A002

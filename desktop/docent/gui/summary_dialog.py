@@ -32,11 +32,13 @@ def progress_fraction(p: Any) -> tuple[float | None, str]:
     if isinstance(p, tuple) and len(p) == 2 and all(isinstance(x, int) for x in p):
         done, total = p
         return (done / total if total else None), f"Section {done} of {total}"
-    for done_name, total_name in (("done", "total"), ("sections_done", "sections_total")):
+    for done_name, total_name in (("step", "total"), ("done", "total")):
         done, total = getattr(p, done_name, None), getattr(p, total_name, None)
         if isinstance(done, int) and isinstance(total, int) and total:
             label = str(getattr(p, "message", "") or f"Section {done} of {total}")
-            return done / total, label
+            if getattr(p, "phase", "") == "synthesis":  # the last part of the work
+                return 0.8 + 0.2 * done / total, label
+            return 0.8 * done / total if getattr(p, "phase", "") != "done" else 1.0, label
     if isinstance(p, float):
         return p, ""
     return None, str(getattr(p, "message", "") or p)

@@ -1,0 +1,408 @@
+"""Answers: question -> retrieval -> numbered passages -> streamed answer -> checked citations.
+
+Every answer has one of three modes:
+
+- ``generated``: the model answered from passages listed as ``[n] file p.N: text``.
+  Citation numbers are the prompt's numbers (never renumbered, see ``citations``);
+  numbers never offered are removed and reported; each sentence gets a support score
+  (``evaluation``) and weak ones are listed in ``unsupported_sentences``.
+- ``extractive``: no model answered (not running, model not pulled, nothing within the
+  first-token timeout, a server error, or a stream that broke before saying anything
+  useful): the best passages are quoted with their citations, labelled as not generated,
+  with the reason and how to start Ollama.
+- ``abstained``: retrieval says the library cannot answer (``SearchResult.sufficient`` is
+  False or its confidence is "low", or nothing matched): no model is asked; the answer
+  says what was searched and lists the closest passages as citations.
+
+Stream-break policy: when the stream fails after tokens arrived (error line, cut
+connection, total timeout), what arrived is kept if it holds at least one judgeable
+sentence — ``partial=True``, a closing ``(Answer incomplete: ...)`` line, citations and
+support checked as usual, confidence lowered — otherwise the answer falls back to
+extractive. Cancel raises ``AnswerCancelled`` carrying the partial answer (or None).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from docent.core.citations import Citation, citations_for, cited_numbers, drop_invalid
+from docent.core.config import Settings
+from docent.core.conversation import (
+    Conversation,
+    fallback_query,
+    parse_rewrite,
+    rewrite_messages,
+)
+from docent.core.errors import Cancelled, LLMError, LLMTimeout, LLMUnavailable, ModelNotFound
+from docent.core.evaluation import (
+    Faithfulness,
+    check_faithfulness,
+    judge_messages,
+    judged_sentences,
+    parse_judge,
+    terms,
+)
+from docent.core.llm import OllamaClient
+from docent.core.models import Hit
+from docent.core.prompting import Prompt, build_prompt, context_plan, extractive_text
+from docent.core.retrieval import SearchResult
+
+__all__ = ["Answer", "AnswerCancelled", "Answerer", "Citation", "Conversation", "Mode"]
+
+Mode = Literal["generated", "extractive", "abstained"]
+#: ``search(query, rewrites)``: the scope is bound by the caller (Engine.ask).
+SearchFn = Callable[[str, Sequence[str]], SearchResult]
+TokenFn = Callable[[str], None]
+CountFn = Callable[[str], int]
+
+_LEVELS = ("low", "medium", "high")
+#: A partial answer is kept when it has at least this many content words.
+MIN_PARTIAL_TERMS = 4
+#: Passages listed by an abstained answer, and quoted by an extractive one.
+ABSTAIN_PASSAGES = 3
+EXTRACTIVE_PASSAGES = 3
+
+
+@dataclass(slots=True)
+class Answer:
+    question: str
+    text: str
+    mode: Mode
+    citations: list[Citation] = field(default_factory=list)
+    #: The passages given to the model: ``offered[n - 1]`` is ``[n]``. For extractive and
+    #: abstained answers, the passages shown.
+    offered: list[Hit] = field(default_factory=list)
+    #: Numbers the model cited that were never offered (removed from ``text``).
+    invalid_citations: list[int] = field(default_factory=list)
+    unsupported_sentences: list[str] = field(default_factory=list)
+    sentence_support: list[tuple[str, float]] = field(default_factory=list)
+    confidence: str = ""  # "high" | "medium" | "low"
+    #: Why the answer is extractive, abstained, partial or less trusted ("" otherwise).
+    reason: str = ""
+    model: str = ""
+    seconds: float = 0.0
+    #: The standalone query searched, and the rewrites passed to retrieval.
+    query: str = ""
+    rewrites: list[str] = field(default_factory=list)
+    #: The stream broke or was stopped: ``text`` is what arrived.
+    partial: bool = False
+    #: Model requests made for this question (rewrite, answer, judge).
+    requests: int = 0
+
+    def citation(self, n: int) -> Citation | None:
+        return next((c for c in self.citations if c.n == n), None)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "question": self.question,
+            "answer": self.text,
+            "mode": self.mode,
+            "citations": [c.as_dict() for c in self.citations],
+            "invalid_citations": self.invalid_citations,
+            "unsupported_sentences": self.unsupported_sentences,
+            "sentence_support": [[s, score] for s, score in self.sentence_support],
+            "confidence": self.confidence,
+            "reason": self.reason,
+            "model": self.model,
+            "query": self.query,
+            "partial": self.partial,
+            "requests": self.requests,
+            "seconds": round(self.seconds, 3),
+        }
+
+
+class AnswerCancelled(Cancelled):
+    """The user stopped the answer; ``answer`` holds what had arrived (or None)."""
+
+    def __init__(self, message: str, answer: Answer | None = None) -> None:
+        super().__init__(message)
+        self.answer = answer
+
+
+class _Requests:
+    """The per-question cap on model requests (``llm_max_requests_per_question``)."""
+
+    def __init__(self, cap: int) -> None:
+        self.cap = cap
+        self.used = 0
+        #: Set when the model is out of reach: no further request this question.
+        self.down: LLMError | None = None
+
+    def left(self) -> int:
+        return 0 if self.down else self.cap - self.used
+
+    def take(self) -> bool:
+        if self.left() <= 0:
+            return False
+        self.used += 1
+        return True
+
+
+class Answerer:
+    """Answers one question of a conversation. Cheap to create; one per question is fine."""
+
+    def __init__(
+        self,
+        llm: OllamaClient,
+        settings: Settings,
+        search: SearchFn,
+        *,
+        count_tokens: CountFn | None = None,
+        judge: bool = False,
+    ) -> None:
+        self.llm = llm
+        self.settings = settings
+        self.search = search
+        self.count_tokens = count_tokens
+        #: Ask the model to rate each sentence (one more request) instead of term overlap.
+        self.judge = judge
+
+    def answer(
+        self,
+        question: str,
+        conversation: Conversation | None = None,
+        *,
+        model: str | None = None,
+        on_token: TokenFn | None = None,
+        cancel: threading.Event | None = None,
+    ) -> Answer:
+        conv = conversation if conversation is not None else Conversation()
+        started = time.monotonic()
+        name = model or self.settings.ollama_model
+        requests = _Requests(self.settings.llm_max_requests_per_question)
+        _check(cancel, None)
+        query, rewrites = self._standalone(question, conv, name, requests, cancel)
+        _check(cancel, None)
+        result = self.search(query, rewrites)
+        _check(cancel, None)
+        run = _Run(question, query, rewrites, name, result, requests, conv, cancel, on_token)
+        try:
+            answer = self._abstain(run) or self._generate(run)
+        except AnswerCancelled as exc:
+            if exc.answer is not None:
+                exc.answer.seconds = time.monotonic() - started
+                conv.add(question, query, exc.answer, stopped=True)
+            raise
+        answer.seconds = time.monotonic() - started
+        answer.requests = requests.used
+        conv.add(question, query, answer)
+        return answer
+
+    # Steps ----------------------------------------------------------------------
+
+    def _standalone(
+        self,
+        question: str,
+        conv: Conversation,
+        model: str,
+        requests: _Requests,
+        cancel: threading.Event | None,
+    ) -> tuple[str, list[str]]:
+        """The query to search and the rewrites for retrieval (follow-ups only)."""
+        if not conv.turns:
+            return question, []
+        fallback = fallback_query(conv, question)
+        if requests.left() < 2:  # the answer itself needs the last request
+            return fallback, []
+        requests.take()
+        try:
+            reply = self.llm.chat(
+                rewrite_messages(conv, question),
+                model=model,
+                cancel=cancel,
+                options={"temperature": 0, "num_predict": 64},
+            )
+        except Cancelled as exc:
+            raise AnswerCancelled(str(exc)) from exc
+        except (LLMUnavailable, ModelNotFound, LLMTimeout) as exc:
+            requests.down = exc  # the answer request would fail the same way
+            return fallback, []
+        except LLMError:
+            return fallback, []
+        standalone = parse_rewrite(reply, conv, question)
+        if not standalone:
+            return fallback, []
+        return standalone, [fallback] if fallback != standalone else []
+
+    def _abstain(self, run: _Run) -> Answer | None:
+        result = run.result
+        low = result.confidence == "low" or not result.sufficient
+        if result.hits and not low:
+            return None
+        shown = result.hits[:ABSTAIN_PASSAGES]
+        scope = self._scope_text(run.conv)
+        searched = [run.query, *run.rewrites]
+        lines = ["I could not find an answer to this in your documents."]
+        lines.append("Searched for: " + "; ".join(f"“{q}”" for q in searched) + f" in {scope}.")
+        recommendation = getattr(result.evaluation, "recommendation", "") or ""
+        if recommendation:
+            lines.append(str(recommendation))
+        if shown:
+            marks = " ".join(f"[{n}]" for n in range(1, len(shown) + 1))
+            lines.append(f"The closest passages, which do not seem to answer it: {marks}")
+            reason = f"Retrieval confidence is {result.confidence or 'low'}."
+        else:
+            reason = "Nothing in the searched documents matched the question."
+        return Answer(
+            question=run.question,
+            text="\n\n".join(lines),
+            mode="abstained",
+            citations=citations_for(range(1, len(shown) + 1), shown),
+            offered=shown,
+            confidence="low",
+            reason=reason,
+            query=run.query,
+            rewrites=run.rewrites,
+        )
+
+    def _generate(self, run: _Run) -> Answer:
+        prompt = build_prompt(
+            run.question,
+            run.query,
+            run.result.hits,
+            run.conv,
+            context_plan(self.settings, self._count),
+            self.settings.domain_preamble,
+        )
+        if not run.requests.take():
+            down = run.requests.down
+            reason = str(down) if down else "The request cap for this question was reached."
+            return self._extractive(run, prompt.offered or run.result.hits, reason)
+        tokens: list[str] = []
+        try:
+            for token in self.llm.stream_chat(
+                prompt.messages, model=run.model, cancel=run.cancel, options=prompt.options
+            ):
+                tokens.append(token)
+                if run.on_token is not None:
+                    run.on_token(token)
+        except Cancelled as exc:
+            partial = self._finish(run, prompt, tokens, partial=str(exc)) if tokens else None
+            raise AnswerCancelled(str(exc), partial) from exc
+        except LLMError as exc:
+            return self._broken(run, prompt, tokens, exc)
+        if not "".join(tokens).strip():
+            return self._extractive(run, prompt.offered, "The model returned an empty answer.")
+        return self._finish(run, prompt, tokens)
+
+    def _broken(self, run: _Run, prompt: Prompt, tokens: list[str], exc: LLMError) -> Answer:
+        """The stream failed: keep a useful partial answer, else quote passages."""
+        if isinstance(exc, LLMUnavailable | ModelNotFound) or not tokens:
+            return self._extractive(run, prompt.offered, str(exc))
+        if len(terms("".join(tokens))) < MIN_PARTIAL_TERMS:
+            reason = f"{exc} (the answer broke off before saying anything useful)"
+            return self._extractive(run, prompt.offered, reason)
+        answer = self._finish(run, prompt, tokens, partial=str(exc))
+        answer.text = f"{answer.text}\n\n(Answer incomplete: {exc})"
+        return answer
+
+    def _finish(self, run: _Run, prompt: Prompt, tokens: list[str], *, partial: str = "") -> Answer:
+        text, invalid = drop_invalid("".join(tokens).strip(), len(prompt.offered))
+        cited = cited_numbers(text)
+        faith = self._faithfulness(run, prompt, text)
+        reasons = [partial] if partial else []
+        if not cited:
+            reasons.append(
+                "The model cited no passage; its sentences were checked against all passages "
+                "it was given."
+            )
+        if invalid:
+            nums = ", ".join(f"[{n}]" for n in invalid)
+            reasons.append(f"Citations to passages that were never offered were dropped: {nums}.")
+        return Answer(
+            question=run.question,
+            text=text,
+            mode="generated",
+            citations=citations_for(cited, prompt.offered),
+            offered=prompt.offered,
+            invalid_citations=invalid,
+            unsupported_sentences=faith.unsupported,
+            sentence_support=faith.pairs,
+            confidence=_confidence(run.result.confidence, faith, bool(cited), invalid, partial),
+            reason=" ".join(reasons),
+            model=run.model,
+            query=run.query,
+            rewrites=run.rewrites,
+            partial=bool(partial),
+        )
+
+    def _faithfulness(self, run: _Run, prompt: Prompt, text: str) -> Faithfulness:
+        scores: list[float] | None = None
+        sentences = judged_sentences(text)
+        if self.judge and sentences and run.requests.take():
+            try:
+                reply = self.llm.chat(
+                    judge_messages(sentences, prompt.shown),
+                    model=run.model,
+                    cancel=run.cancel,
+                    options={"temperature": 0, "num_predict": 12 * len(sentences) + 32},
+                )
+                scores = parse_judge(reply, len(sentences))
+            except Cancelled as exc:
+                raise AnswerCancelled(str(exc)) from exc
+            except LLMError:
+                scores = None  # no judge reply: term overlap decides
+        return check_faithfulness(text, prompt.shown, judge_scores=scores)
+
+    def _extractive(self, run: _Run, hits: list[Hit], reason: str) -> Answer:
+        shown = hits[:EXTRACTIVE_PASSAGES]
+        return Answer(
+            question=run.question,
+            text=extractive_text(run.query, shown, reason, run.model),
+            mode="extractive",
+            citations=citations_for(range(1, len(shown) + 1), shown),
+            offered=shown,
+            confidence=run.result.confidence,
+            reason=reason,
+            query=run.query,
+            rewrites=run.rewrites,
+        )
+
+    # Helpers --------------------------------------------------------------------
+
+    def _count(self, text: str) -> int:
+        return self.count_tokens(text) if self.count_tokens else len(text) // 3 + 1
+
+    @staticmethod
+    def _scope_text(conv: Conversation) -> str:
+        if not conv.scope:
+            return "all documents"
+        return ", ".join(Path(p).name for p in conv.scope)
+
+
+@dataclass(slots=True)
+class _Run:
+    """What one question carries between the steps."""
+
+    question: str
+    query: str
+    rewrites: list[str]
+    model: str
+    result: SearchResult
+    requests: _Requests
+    conv: Conversation
+    cancel: threading.Event | None
+    on_token: TokenFn | None
+
+
+def _check(cancel: threading.Event | None, answer: Answer | None) -> None:
+    if cancel is not None and cancel.is_set():
+        raise AnswerCancelled("Stopped: the answer was cancelled.", answer)
+
+
+def _confidence(
+    retrieval: str, faith: Faithfulness, cited: bool, invalid: list[int], partial: str
+) -> str:
+    """Retrieval's confidence, lowered for what the checks found in the answer."""
+    level = _LEVELS.index(retrieval) if retrieval in _LEVELS else 1
+    if not cited or faith.unsupported_share > 2 / 3:
+        return "low"
+    level -= faith.unsupported_share > 1 / 3
+    level -= bool(invalid)
+    level -= bool(partial)
+    return _LEVELS[max(0, level)]

@@ -1,0 +1,194 @@
+"""A conversation: its turns, its document scope, follow-up rewriting and Markdown export.
+
+- ``scope`` (document paths, or None for the whole library) persists across turns until
+  it is changed (``Engine.ask(files=[...])`` sets it, ``files=[]`` clears it).
+- Earlier turns go back to the model as question + answer only: their passages are
+  replaced by a marker such as ``[passages from turn 2 omitted]``, so a long chat never
+  resends old context.
+- A follow-up ("and on the 11/70?") is rewritten into a standalone query: by the model
+  when one is available (``rewrite_messages`` / ``parse_rewrite``), otherwise by
+  ``fallback_query``: the question plus the previous question's keywords.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from docent.core.citations import strip_markers
+from docent.core.evaluation import stem
+from docent.core.queryterms import analyse, content_words
+
+if TYPE_CHECKING:
+    from docent.core.answering import Answer
+
+#: Earlier turns sent back to the model (newest first, while they fit the budget).
+MAX_HISTORY_TURNS = 4
+#: An earlier answer is cut to this many characters in the prompt.
+HISTORY_ANSWER_CHARS = 600
+#: Keywords of the previous question added to a follow-up when no model rewrites it.
+FALLBACK_KEYWORDS = 6
+_MAX_REWRITE_CHARS = 300
+_QUOTE_CHARS = 700
+
+_REWRITE_SYSTEM = (
+    "Rewrite the user's follow-up question as one standalone question that can be "
+    "understood without the conversation. Keep names, numbers, commands and technical "
+    "terms exactly. Reply with the question only."
+)
+_REWRITE_PREFIX = re.compile(r"^\s*(?:standalone\s+question|question|rewritten)\s*:\s*", re.I)
+
+
+@dataclass(slots=True)
+class Turn:
+    number: int  # 1-based
+    question: str
+    #: What was searched: the standalone form of the question.
+    query: str
+    answer: Answer
+    #: The scope (document paths) in force for this turn; None: the whole library.
+    scope: list[str] | None = None
+    stopped: bool = False
+
+
+@dataclass(slots=True)
+class Conversation:
+    turns: list[Turn] = field(default_factory=list)
+    #: Document paths the questions are limited to; None: the whole library.
+    scope: list[str] | None = None
+
+    def add(self, question: str, query: str, answer: Answer, *, stopped: bool = False) -> Turn:
+        scope = list(self.scope) if self.scope else None
+        turn = Turn(len(self.turns) + 1, question, query, answer, scope, stopped)
+        self.turns.append(turn)
+        return turn
+
+    def clear(self) -> None:
+        """Forget the turns (the scope stays)."""
+        self.turns.clear()
+
+    @property
+    def last(self) -> Turn | None:
+        return self.turns[-1] if self.turns else None
+
+    def history_messages(self, turns: int = MAX_HISTORY_TURNS) -> list[dict[str, str]]:
+        """The last ``turns`` turns as chat messages, their passages replaced by a marker."""
+        out: list[dict[str, str]] = []
+        for turn in self.turns[-turns:] if turns > 0 else []:
+            marker = f"[passages from turn {turn.number} omitted]"
+            out.append({"role": "user", "content": f"{marker}\nQuestion: {turn.question}"})
+            out.append({"role": "assistant", "content": _history_answer(turn.answer)})
+        return out
+
+    def to_markdown(self) -> str:
+        """The chat with every citation's file, page and passage."""
+        parts = ["# Docent conversation\n"]
+        for turn in self.turns:
+            parts.append(_turn_markdown(turn))
+        return "\n".join(parts).rstrip() + "\n"
+
+
+def _history_answer(answer: Answer) -> str:
+    if answer.mode == "abstained":
+        return "I could not find this in the documents."
+    if answer.mode == "extractive":
+        return "[no model answer: passages were quoted]"
+    text = strip_markers(answer.text).strip()
+    if len(text) > HISTORY_ANSWER_CHARS:
+        text = text[:HISTORY_ANSWER_CHARS].rsplit(" ", 1)[0] + " …"
+    return text
+
+
+# Follow-ups -------------------------------------------------------------------
+
+
+def rewrite_messages(conversation: Conversation, question: str) -> list[dict[str, str]]:
+    lines = []
+    for turn in conversation.turns[-MAX_HISTORY_TURNS:]:
+        lines.append(f"User: {turn.question}")
+        answer = _history_answer(turn.answer)
+        lines.append(f"Assistant: {answer[:300]}")
+    history = "\n".join(lines)
+    user = f"Conversation:\n{history}\n\nFollow-up: {question}\nStandalone question:"
+    return [{"role": "system", "content": _REWRITE_SYSTEM}, {"role": "user", "content": user}]
+
+
+def parse_rewrite(output: str, conversation: Conversation, question: str) -> str | None:
+    """The standalone question from a rewrite reply, or None when it is unusable.
+
+    A rewrite must share a content word with the follow-up (or, when the follow-up has
+    none, with the previous query): a small model that answers instead of rewriting, or
+    drifts to another subject, is not searched.
+    """
+    for line in output.splitlines():
+        text = _REWRITE_PREFIX.sub("", strip_markers(line)).strip().strip("\"'`*“”").strip()
+        if not text:
+            continue
+        words = {stem(w) for w in content_words(text)}
+        anchor = {stem(w) for w in content_words(question)}
+        if not anchor and conversation.last is not None:
+            anchor = {stem(w) for w in content_words(conversation.last.query)}
+        if len(text) > _MAX_REWRITE_CHARS or not words or (anchor and not words & anchor):
+            return None
+        return text
+    return None
+
+
+def fallback_query(conversation: Conversation, question: str) -> str:
+    """The follow-up plus the previous question's keywords it does not already have."""
+    last = conversation.last
+    if last is None:
+        return question
+    have = set(content_words(question))
+    extra = [w for w in analyse(last.query).keyword_form.split() if w.lower() not in have]
+    extra = list(dict.fromkeys(extra))[:FALLBACK_KEYWORDS]
+    return f"{question} {' '.join(extra)}".strip() if extra else question
+
+
+# Markdown export --------------------------------------------------------------
+
+
+def _quote(text: str) -> str:
+    flat = " ".join(text.split())
+    if len(flat) > _QUOTE_CHARS:
+        flat = flat[:_QUOTE_CHARS].rsplit(" ", 1)[0] + " …"
+    return "> " + flat
+
+
+def _notes(answer: Answer) -> list[str]:
+    notes: list[str] = []
+    if answer.mode == "extractive":
+        notes.append(f"Quoted from the documents, not generated by a model. {answer.reason}")
+    elif answer.mode == "abstained":
+        notes.append(f"Not found in the documents. {answer.reason}")
+    elif answer.partial:
+        notes.append(f"Incomplete answer. {answer.reason}")
+    elif answer.reason:
+        notes.append(answer.reason)
+    if answer.confidence:
+        notes.append(f"Confidence: {answer.confidence}.")
+    return [n.strip() for n in notes if n.strip()]
+
+
+def _turn_markdown(turn: Turn) -> str:
+    answer = turn.answer
+    out = [f"## {turn.number}. {' '.join(turn.question.split())}\n"]
+    if turn.scope:
+        out.append("_Scope: " + ", ".join(Path(p).name for p in turn.scope) + "_\n")
+    if turn.query and turn.query != turn.question:
+        out.append(f"_Searched as: {turn.query}_\n")
+    out.append(answer.text.strip() + "\n")
+    for note in _notes(answer):
+        out.append(f"_{note}_\n")
+    if answer.unsupported_sentences:
+        out.append("Not clearly supported by the cited passages:\n")
+        out.extend(f"- {s}" for s in answer.unsupported_sentences)
+        out.append("")
+    if answer.citations:
+        out.append("### Citations\n")
+        for c in answer.citations:
+            out.append(f"**[{c.n}] {c.file_name}, {c.pages_label}** — `{c.path}`\n")
+            out.append(_quote(c.text) + "\n")
+    return "\n".join(out)

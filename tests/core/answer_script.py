@@ -1,0 +1,82 @@
+"""A scripted model for the stand-in Ollama: it reads Docent's prompts and answers from them.
+
+Each request is recognised by its system message (answer, follow-up rewrite, judge), so
+one stub can serve a whole question. Answers quote the passage they cite, so the
+faithfulness check has real support to find; ``extra`` adds sentences (e.g. an invented
+one) and ``cite`` overrides the markers written.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+PASSAGE = re.compile(r"^\[(\d+)\] (\S+) (pp?\.[\d-]+): (.*)$", re.M)
+
+
+@dataclass(frozen=True)
+class Offered:
+    n: int
+    file_name: str
+    pages: str
+    text: str
+
+
+def offered_in(messages: list[dict[str, Any]]) -> list[Offered]:
+    """The passages listed in the last user message of an answer request."""
+    user = messages[-1]["content"]
+    return [Offered(int(n), f, p, t) for n, f, p, t in PASSAGE.findall(user)]
+
+
+def first_sentence(text: str, min_words: int = 6) -> str:
+    for sentence in re.split(r"(?<=[.!?])\s+", text):
+        if len(sentence.split()) >= min_words:
+            return sentence.rstrip(".!?")
+    return " ".join(text.split()[:20])
+
+
+def kind(messages: list[dict[str, Any]]) -> str:
+    system = messages[0]["content"] if messages and messages[0]["role"] == "system" else ""
+    if system.startswith("Rewrite"):
+        return "rewrite"
+    if system.startswith("You check whether statements"):
+        return "judge"
+    return "answer"
+
+
+@dataclass
+class ScriptedModel:
+    """``stub.responder = ScriptedModel(...)``; records what each request looked like."""
+
+    #: Markers written after the quoted sentence; None: ``[1]`` (the best passage).
+    cite: str | None = None
+    #: Sentences appended to the answer (e.g. one that no passage supports).
+    extra: list[str] = field(default_factory=list)
+    #: Reply to a follow-up rewrite request (None: the last question, unchanged).
+    rewrite: str | Callable[[str], str] | None = None
+    judge: str = "1: 0.9"
+    #: Replace the whole answer text.
+    answer: str | None = None
+    seen: dict[str, list[list[dict[str, Any]]]] = field(default_factory=dict)
+
+    def __call__(self, messages: list[dict[str, Any]], model: str) -> str:
+        what = kind(messages)
+        self.seen.setdefault(what, []).append(messages)
+        if what == "rewrite":
+            follow_up = re.search(r"Follow-up: (.*)", messages[-1]["content"])
+            question = follow_up.group(1) if follow_up else ""
+            if callable(self.rewrite):
+                return self.rewrite(question)
+            return self.rewrite if self.rewrite is not None else question
+        if what == "judge":
+            return self.judge
+        if self.answer is not None:
+            return self.answer
+        passages = offered_in(messages)
+        if not passages:
+            return "I could not find it in the documents."
+        marks = self.cite if self.cite is not None else f"[{passages[0].n}]"
+        text = f"{first_sentence(passages[0].text)} {marks}.".replace(" .", ".")
+        return " ".join([text, *self.extra])

@@ -1,0 +1,461 @@
+"""Answers end to end: a real Engine over the sample PDFs, the stand-in Ollama over real HTTP.
+
+The library is indexed once for the module; each test points the engine's settings at
+its own stub (or at a dead port) and scripts the model with ``ScriptedModel``.
+"""
+
+from __future__ import annotations
+
+import shutil
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from answer_script import ScriptedModel, offered_in
+
+from docent.core.answering import Answer, AnswerCancelled, Answerer
+from docent.core.config import Settings
+from docent.core.conversation import Conversation
+from docent.core.engine import Engine
+from docent.core.evaluation import SUPPORT_THRESHOLD
+from docent.core.retrieval import SearchResult
+from ollama_stub import OllamaStub
+
+MODEL = "stub-model:latest"
+MEMORY_Q = "How is memory relocation and protection done in CTSS?"
+VAX_Q = "How much memory could the VAX-11/780 MS780C controllers hold?"
+OFF_TOPIC = "How do I bake sourdough bread with rye flour?"
+
+
+@pytest.fixture(scope="module")
+def library(tmp_path_factory: pytest.TempPathFactory, samples_dir: Path) -> Iterator[Engine]:
+    root = tmp_path_factory.mktemp("answering")
+    docs = root / "docs"
+    docs.mkdir()
+    for pdf in samples_dir.glob("*.pdf"):
+        shutil.copy(pdf, docs / pdf.name)
+    eng = Engine(Settings(data_dir=str(root / "data"), extract_in_subprocess=False)).open()
+    report = eng.index([docs])
+    assert len(report.indexed) == 3 and not report.failed
+    yield eng
+    eng.close()
+
+
+def point_at(eng: Engine, host: str, **changes: object) -> Engine:
+    values: dict[str, object] = {
+        "data_dir": eng.settings.data_dir,
+        "extract_in_subprocess": False,
+        "ollama_host": host,
+        "ollama_model": MODEL,
+        "llm_connect_timeout": 1.0,
+        "llm_first_token_timeout": 5.0,
+        "llm_total_timeout": 10.0,
+    }
+    values.update(changes)
+    eng.settings = Settings.model_validate(values)
+    return eng
+
+
+@pytest.fixture
+def engine(library: Engine, ollama_stub: OllamaStub) -> Engine:
+    return point_at(library, ollama_stub.url)
+
+
+@pytest.fixture
+def model(ollama_stub: OllamaStub) -> ScriptedModel:
+    scripted = ScriptedModel()
+    ollama_stub.responder = scripted
+    return scripted
+
+
+def ask(eng: Engine, question: str = MEMORY_Q, **kw: object) -> tuple[Answer, list[str]]:
+    tokens: list[str] = []
+    answer = eng.ask(question, on_token=tokens.append, **kw)  # type: ignore[arg-type]
+    return answer, tokens
+
+
+# Generated answers -----------------------------------------------------------
+
+
+def test_generated_answer_cites_an_offered_passage(
+    engine: Engine, model: ScriptedModel, ollama_stub: OllamaStub
+) -> None:
+    answer, tokens = ask(engine)
+    assert answer.mode == "generated" and answer.model == MODEL
+    assert "".join(tokens).strip() == answer.text  # streamed as it arrived
+    (body,) = ollama_stub.bodies("/api/chat")
+    offered = offered_in(body["messages"])
+    assert [o.n for o in offered] == list(range(1, len(answer.offered) + 1))
+    for o, hit in zip(offered, answer.offered, strict=True):
+        assert (o.file_name, o.pages) == (hit.file_name, hit.pages_label)
+    assert body["options"]["num_ctx"] == engine.settings.llm_context_tokens
+    assert "cite the passages" in body["messages"][0]["content"]
+    (citation,) = answer.citations
+    best = answer.offered[0]
+    assert citation.n == 1 and citation.chunk_id == best.chunk_id
+    assert (citation.file_name, citation.page, citation.text) == (
+        best.file_name,
+        best.page_start,
+        best.text,
+    )
+    assert citation.file_name == "simh__ctss_hardware.pdf"
+    assert answer.unsupported_sentences == [] and answer.invalid_citations == []
+    assert answer.sentence_support and all(
+        s >= SUPPORT_THRESHOLD for _, s in answer.sentence_support
+    )
+    assert answer.confidence in ("high", "medium") and answer.reason == ""
+    assert answer.requests == 1 and answer.seconds > 0
+
+
+def test_numbers_never_offered_are_dropped_and_reported(
+    engine: Engine, model: ScriptedModel
+) -> None:
+    model.cite = "[1, 42][2][77]"
+    answer, tokens = ask(engine)
+    assert "[1, 42]" in "".join(tokens)  # the model did write them
+    assert answer.invalid_citations == [42, 77]
+    assert "42" not in answer.text and "77" not in answer.text
+    assert "[1][2]" in answer.text
+    assert [c.n for c in answer.citations] == [1, 2]
+    assert "never offered" in answer.reason
+    assert answer.confidence != "high"
+
+
+def test_no_citations_at_all(engine: Engine, model: ScriptedModel) -> None:
+    model.cite = ""
+    answer, _ = ask(engine)
+    assert answer.mode == "generated" and answer.citations == []
+    assert answer.confidence == "low" and "cited no passage" in answer.reason
+    # Checked against every passage offered: the quoted sentence is still supported.
+    assert answer.unsupported_sentences == []
+
+
+def test_invented_sentence_is_flagged(engine: Engine, model: ScriptedModel) -> None:
+    model.extra = ["The lunar rover carried twelve penguins to Jupiter [2]."]
+    answer, _ = ask(engine)
+    assert answer.unsupported_sentences == [
+        "The lunar rover carried twelve penguins to Jupiter [2]."
+    ]
+    scores = dict(answer.sentence_support)
+    assert scores["The lunar rover carried twelve penguins to Jupiter [2]."] < SUPPORT_THRESHOLD
+    assert [c.n for c in answer.citations] == [1, 2]
+
+
+def test_domain_preamble_leads_the_instructions(
+    library: Engine, ollama_stub: OllamaStub, model: ScriptedModel
+) -> None:
+    eng = point_at(library, ollama_stub.url, domain_preamble="You help PDP-10 historians.")
+    ask(eng)
+    system = model.seen["answer"][0][0]["content"]
+    assert system.startswith("You help PDP-10 historians.\n\nAnswer the question")
+
+
+def test_context_budget_offers_best_first_prefix(
+    library: Engine, ollama_stub: OllamaStub, model: ScriptedModel
+) -> None:
+    roomy, _ = ask(point_at(library, ollama_stub.url, results_k=12, llm_context_tokens=16384))
+    tight, _ = ask(point_at(library, ollama_stub.url, results_k=12, llm_context_tokens=768))
+    assert len(roomy.offered) == 12
+    assert 1 <= len(tight.offered) < len(roomy.offered)
+    assert [h.chunk_id for h in tight.offered] == [h.chunk_id for h in roomy.offered][
+        : len(tight.offered)
+    ]
+    body = ollama_stub.bodies("/api/chat")[-1]
+    assert body["options"]["num_ctx"] == 768 and body["options"]["num_predict"] == 192
+    prompt_tokens = sum(library.embedder.count_tokens(m["content"]) for m in body["messages"])
+    assert prompt_tokens + 192 <= 768
+
+
+# Abstaining ---------------------------------------------------------------------
+
+
+def test_abstains_when_the_library_cannot_answer(
+    engine: Engine, model: ScriptedModel, ollama_stub: OllamaStub
+) -> None:
+    result = engine.search(OFF_TOPIC)
+    assert result.confidence == "low" or not result.sufficient  # the retrieval's verdict
+    answer, tokens = ask(engine, OFF_TOPIC)
+    assert answer.mode == "abstained" and answer.confidence == "low"
+    assert ollama_stub.bodies("/api/chat") == [] and tokens == []  # no model asked
+    assert "could not find" in answer.text and OFF_TOPIC in answer.text
+    assert "all documents" in answer.text
+    assert 1 <= len(answer.citations) <= 3
+    assert [c.chunk_id for c in answer.citations] == [h.chunk_id for h in result.hits[:3]]
+    assert "[1]" in answer.text
+
+
+@pytest.mark.parametrize(
+    ("confidence", "sufficient", "mode"),
+    [("low", True, "abstained"), ("medium", False, "abstained"), ("high", True, "generated")],
+)
+def test_abstain_follows_search_result_fields(
+    engine: Engine, model: ScriptedModel, confidence: str, sufficient: bool, mode: str
+) -> None:
+    real = engine.search(MEMORY_Q)
+
+    def search(query: str, rewrites: object) -> SearchResult:
+        return SearchResult(query, real.hits, confidence=confidence, sufficient=sufficient)
+
+    answerer = Answerer(engine.llm, engine.settings, search)
+    assert answerer.answer(MEMORY_Q).mode == mode
+
+
+# No model: extractive -------------------------------------------------------------
+
+
+def assert_extractive(answer: Answer, model_name: str = MODEL) -> None:
+    assert answer.mode == "extractive" and answer.model == ""
+    assert answer.text.startswith("**Not generated")
+    assert "`ollama serve`" in answer.text and f"`ollama pull {model_name}`" in answer.text
+    assert answer.reason and answer.reason in answer.text
+    assert [c.n for c in answer.citations] == list(range(1, len(answer.citations) + 1))
+    assert len(answer.citations) == 3
+    for c in answer.citations:
+        assert f"[{c.n}] {c.file_name}, {c.pages_label}:\n> " in answer.text
+
+
+def test_extractive_when_ollama_is_down(library: Engine, ollama_down_host: str) -> None:
+    eng = point_at(library, ollama_down_host)
+    started = time.monotonic()
+    answer, tokens = ask(eng)
+    assert time.monotonic() - started < 10
+    assert_extractive(answer)
+    assert "not running" in answer.reason and tokens == []
+    assert answer.citations[0].file_name == "simh__ctss_hardware.pdf"
+    assert "memory" in answer.text.lower()  # the excerpt nearest the question
+
+
+def test_extractive_when_the_model_is_not_pulled(engine: Engine, model: ScriptedModel) -> None:
+    answer, _ = ask(engine, model="llama3.2:3b")
+    assert_extractive(answer, "llama3.2:3b")
+    assert "run `ollama pull llama3.2:3b`" in answer.reason
+
+
+def test_extractive_when_no_first_token_in_time(
+    library: Engine, ollama_stub: OllamaStub, model: ScriptedModel
+) -> None:
+    eng = point_at(library, ollama_stub.url, llm_first_token_timeout=0.5)
+    ollama_stub.stall_after_tokens = 0
+    started = time.monotonic()
+    answer, _ = ask(eng)
+    assert time.monotonic() - started < 8
+    assert_extractive(answer)
+    assert "first-token timeout" in answer.reason
+
+
+def test_extractive_on_server_error(
+    engine: Engine, model: ScriptedModel, ollama_stub: OllamaStub
+) -> None:
+    ollama_stub.fail_status = 500
+    answer, _ = ask(engine)
+    assert_extractive(answer)
+    assert "HTTP 500" in answer.reason
+
+
+# Streams that break ---------------------------------------------------------------
+
+
+def test_error_line_mid_stream_keeps_the_partial_answer(
+    engine: Engine, model: ScriptedModel, ollama_stub: OllamaStub
+) -> None:
+    model.answer = (
+        "Memory is managed in 256W blocks [1]. Relocation and protection use three 7b "
+        "registers [1]. These registers are loaded by privileged instructions only [1]."
+    )
+    ollama_stub.error_after_tokens = 15  # the first two sentences
+    answer, tokens = ask(engine)
+    assert len(tokens) == 15
+    assert answer.mode == "generated" and answer.partial
+    assert answer.text.startswith("".join(tokens).strip())
+    assert answer.text.endswith(
+        "(Answer incomplete: Ollama stopped the answer with an error: "
+        "stub: the model runner crashed)"
+    )
+    assert "runner crashed" in answer.reason
+    assert [c.n for c in answer.citations] == [1]
+
+
+def test_stream_broken_before_anything_useful_falls_back(
+    engine: Engine, model: ScriptedModel, ollama_stub: OllamaStub
+) -> None:
+    ollama_stub.error_after_tokens = 1
+    answer, tokens = ask(engine)
+    assert len(tokens) == 1
+    assert_extractive(answer)
+    assert "broke off before saying anything useful" in answer.reason
+
+
+def test_stall_mid_stream_past_the_total_timeout(
+    library: Engine, ollama_stub: OllamaStub, model: ScriptedModel
+) -> None:
+    eng = point_at(library, ollama_stub.url, llm_total_timeout=1.5)
+    ollama_stub.stall_after_tokens = 8
+    started = time.monotonic()
+    answer, tokens = ask(eng)
+    assert time.monotonic() - started < 8
+    assert len(tokens) == 8 and answer.partial and answer.mode == "generated"
+    assert "total timeout" in answer.reason and "(Answer incomplete:" in answer.text
+    assert ollama_stub.client_disconnected.wait(5)  # Docent hung up
+
+
+def test_cancel_mid_stream_raises_with_the_partial_answer(
+    engine: Engine, model: ScriptedModel, ollama_stub: OllamaStub
+) -> None:
+    model.extra = ["More words follow slowly " * 4]
+    ollama_stub.stall_after_tokens = 6
+    cancel = threading.Event()
+    conv = Conversation()
+    tokens: list[str] = []
+
+    def on_token(token: str) -> None:
+        tokens.append(token)
+        if len(tokens) == 6:
+            cancel.set()
+
+    with pytest.raises(AnswerCancelled) as info:
+        engine.ask(MEMORY_Q, conversation=conv, on_token=on_token, cancel=cancel)
+    partial = info.value.answer
+    assert partial is not None and partial.partial and partial.text == "".join(tokens).strip()
+    assert conv.turns[-1].stopped and conv.turns[-1].answer is partial
+    assert ollama_stub.client_disconnected.wait(5)
+
+
+def test_cancel_before_anything_asks_nothing(
+    engine: Engine, model: ScriptedModel, ollama_stub: OllamaStub
+) -> None:
+    cancel = threading.Event()
+    cancel.set()
+    conv = Conversation()
+    with pytest.raises(AnswerCancelled) as info:
+        engine.ask(MEMORY_Q, conversation=conv, cancel=cancel)
+    assert info.value.answer is None and conv.turns == []
+    assert ollama_stub.bodies("/api/chat") == []
+
+
+# Conversations --------------------------------------------------------------------
+
+
+def history_of(messages: list[dict[str, str]]) -> list[dict[str, str]]:
+    """The messages between the system prompt and the current question."""
+    return messages[1:-1]
+
+
+def test_follow_up_is_rewritten_and_scope_persists(
+    engine: Engine, model: ScriptedModel, ollama_stub: OllamaStub
+) -> None:
+    conv = Conversation()
+    first, _ = ask(engine, MEMORY_Q, conversation=conv, files=["simh__ctss_hardware.pdf"])
+    assert conv.scope is not None and [Path(p).name for p in conv.scope] == [
+        "simh__ctss_hardware.pdf"
+    ]
+    model.rewrite = "How many registers does CTSS use for memory relocation?"
+    second, _ = ask(engine, "And how many registers does it use?", conversation=conv)
+    assert second.query == "How many registers does CTSS use for memory relocation?"
+    assert second.rewrites and "registers" in second.rewrites[0]  # the keyword fallback too
+    assert {c.file_name for c in first.citations + second.citations} == {"simh__ctss_hardware.pdf"}
+    assert all(h.file_name == "simh__ctss_hardware.pdf" for h in second.offered)
+    # Turn 1's passages are not resent: a marker stands in for them.
+    history = history_of(model.seen["answer"][-1])
+    assert history[0]["content"].startswith("[passages from turn 1 omitted]\nQuestion: ")
+    assert history[1] == {"role": "assistant", "content": first.text.split(" [1]")[0] + "."}
+    assert not any("Passages from the documents" in m["content"] for m in history)
+    assert "(In full: How many registers" in model.seen["answer"][-1][-1]["content"]
+    assert [t.number for t in conv.turns] == [1, 2]
+    assert conv.turns[1].scope == conv.scope
+    # files=[] clears the scope: the whole library again.
+    model.rewrite = None  # the stub echoes the question
+    third, _ = ask(engine, VAX_Q, conversation=conv, files=[])
+    assert conv.scope is None and conv.turns[2].scope is None
+    assert third.citations[0].file_name == "simh__vax780_doc.pdf"
+    assert len(ollama_stub.bodies("/api/chat")) == 5  # answer, rewrite + answer, rewrite + answer
+
+
+def test_unusable_rewrite_falls_back_to_keywords(engine: Engine, model: ScriptedModel) -> None:
+    conv = Conversation()
+    ask(engine, MEMORY_Q, conversation=conv)
+    model.rewrite = "Penguins are birds that cannot fly."  # an answer, not a rewrite
+    answer, _ = ask(engine, "What about the registers?", conversation=conv)
+    assert answer.query.startswith("What about the registers?")
+    assert "ctss" in answer.query.lower() and answer.rewrites == []
+
+
+def test_follow_up_without_a_model_uses_previous_keywords(
+    library: Engine, ollama_down_host: str
+) -> None:
+    eng = point_at(library, ollama_down_host)
+    conv = Conversation()
+    ask(eng, MEMORY_Q, conversation=conv)
+    answer, _ = ask(eng, "And how many registers?", conversation=conv)
+    assert answer.mode == "extractive"
+    assert answer.query.startswith("And how many registers? ")
+    assert {"memory", "relocation", "ctss"} <= set(answer.query.lower().split())
+
+
+def test_request_cap_skips_the_rewrite(
+    library: Engine, ollama_stub: OllamaStub, model: ScriptedModel
+) -> None:
+    eng = point_at(library, ollama_stub.url, llm_max_requests_per_question=1)
+    conv = Conversation()
+    ask(eng, MEMORY_Q, conversation=conv)
+    answer, _ = ask(eng, "And how many registers?", conversation=conv)
+    assert answer.requests == 1 and "rewrite" not in model.seen
+    assert answer.mode == "generated" and "ctss" in answer.query.lower()
+    assert len(ollama_stub.bodies("/api/chat")) == 2
+
+
+def test_llm_judge_and_its_unreadable_reply(engine: Engine, model: ScriptedModel) -> None:
+    answerer = Answerer(
+        engine.llm, engine.settings, lambda q, rw: engine.search(q, rewrites=rw), judge=True
+    )
+    model.judge = "1: 0.9"
+    good = answerer.answer(MEMORY_Q)
+    assert good.requests == 2 and good.unsupported_sentences == []
+    assert good.sentence_support[0][1] == 0.9
+    model.judge = "These statements look fine to me!"
+    bad = answerer.answer(MEMORY_Q)
+    assert bad.unsupported_sentences == [bad.text]  # unparseable -> 0, never "faithful"
+    assert bad.sentence_support[0][1] == 0.0
+
+
+def test_request_cap_leaves_out_the_judge(
+    library: Engine, ollama_stub: OllamaStub, model: ScriptedModel
+) -> None:
+    eng = point_at(library, ollama_stub.url, llm_max_requests_per_question=1)
+    answerer = Answerer(eng.llm, eng.settings, lambda q, rw: eng.search(q), judge=True)
+    model.judge = "nonsense"
+    answer = answerer.answer(MEMORY_Q)
+    assert answer.requests == 1 and "judge" not in model.seen
+    assert answer.unsupported_sentences == []  # term overlap decided
+
+
+def test_export_to_markdown(engine: Engine, model: ScriptedModel) -> None:
+    conv = Conversation()
+    first, _ = ask(engine, MEMORY_Q, conversation=conv, files=["ctss"])
+    ask(engine, OFF_TOPIC, conversation=conv)
+    md = conv.to_markdown()
+    cited = first.citations[0]
+    assert md.startswith("# Docent conversation\n")
+    assert f"## 1. {MEMORY_Q}" in md and f"## 2. {OFF_TOPIC}" in md
+    assert "_Scope: simh__ctss_hardware.pdf_" in md
+    assert f"**[1] simh__ctss_hardware.pdf, {cited.pages_label}** — `{cited.path}`" in md
+    assert "> " + " ".join(cited.text.split())[:80] in md
+    assert "_Not found in the documents." in md
+
+
+# Engine: Ollama status ------------------------------------------------------------
+
+
+def test_engine_llm_health_and_models(
+    library: Engine, ollama_stub: OllamaStub, ollama_down_host: str
+) -> None:
+    ollama_stub.models.append("llama3.2:3b")
+    eng = point_at(library, ollama_stub.url)
+    assert eng.llm_health().ok
+    assert eng.list_models() == [MODEL, "llama3.2:3b"]
+    eng = point_at(library, ollama_down_host)
+    health = eng.llm_health()
+    assert not health.ok and "ollama serve" in health.message
+    eng = point_at(library, ollama_stub.url, ollama_model="mistral:7b")
+    assert "ollama pull mistral:7b" in eng.llm_health().message

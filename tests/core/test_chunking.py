@@ -1,0 +1,292 @@
+"""chunk_pages(): limits measured with MiniLM's own tokenizer, pages never lost."""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from tokenizers import Tokenizer
+
+from docent.core.chunking import chunk_pages
+from docent.core.models import Chunk, ExtractedDocument, Page
+
+REPO = Path(__file__).resolve().parents[2]
+TOKENIZER = REPO / "resources" / "models" / "all-MiniLM-L6-v2-int8" / "tokenizer.json"
+INTRO = "r-doc-pdf__R-intro.pdf"
+
+Counter = Callable[[str], int]
+WORDS = [
+    *("data", "model", "vector", "index", "search", "page", "value", "table", "list", "file"),
+    *("user", "system", "answer", "question", "manual", "section", "option", "command"),
+    *("output", "input", "memory", "network", "server", "client"),
+]
+
+
+@pytest.fixture(scope="module")
+def count_tokens() -> Counter:
+    tok = Tokenizer.from_file(str(TOKENIZER))
+    tok.no_truncation()
+    tok.no_padding()
+    return lambda text: len(tok.encode(text, add_special_tokens=True).ids)
+
+
+def ws(text: str) -> str:
+    return re.sub(r"\s+", " ", text).strip()
+
+
+def prose(rng: random.Random, n_sentences: int, tag: str, words: tuple[int, int] = (8, 20)) -> str:
+    """Sentences "Tag3 model data ... index." with a unique tag word each, wrapped at 12 words."""
+    sentences = []
+    for i in range(n_sentences):
+        body = " ".join(rng.choice(WORDS) for _ in range(rng.randint(*words)))
+        sentences.append(f"{tag}s{i} {body}.")
+    text = " ".join(sentences)
+    flat = text.split()
+    return "\n".join(" ".join(flat[i : i + 12]) for i in range(0, len(flat), 12))
+
+
+def tagged_pages(n_pages: int, per_page: int = 6, seed: int = 1) -> list[Page]:
+    rng = random.Random(seed)
+    return [Page(p, prose(rng, per_page, f"P{p}")) for p in range(1, n_pages + 1)]
+
+
+def pages_of(chunk: Chunk) -> list[int]:
+    return [int(m) for m in re.findall(r"\bP(\d+)s\d+\b", chunk.text)]
+
+
+# Pages -----------------------------------------------------------------------------
+
+
+def test_page_ranges_follow_the_sentences_across_page_breaks() -> None:
+    chunks = chunk_pages(tagged_pages(12))
+    assert len(chunks) > 3
+    for c in chunks:
+        seen = pages_of(c)
+        assert seen, c.text
+        assert (c.page_start, c.page_end) == (seen[0], seen[-1])
+    assert any(c.page_start < c.page_end for c in chunks)
+    assert {p for c in chunks for p in range(c.page_start, c.page_end + 1)} == set(range(1, 13))
+
+
+def test_every_sentence_is_kept_in_order() -> None:
+    pages = tagged_pages(8)
+    chunks = chunk_pages(pages, overlap_sentences=0)
+    assert " ".join(ws(c.text) for c in chunks) == " ".join(ws(p.text) for p in pages)
+
+
+def test_ordinals_are_dense_and_chunking_is_deterministic() -> None:
+    pages = tagged_pages(10, seed=7)
+    first, second = chunk_pages(pages), chunk_pages(list(pages))
+    assert first == second
+    assert [c.ordinal for c in first] == list(range(len(first)))
+
+
+def test_no_empty_chunks_and_blank_pages_give_none() -> None:
+    assert chunk_pages([]) == []
+    assert chunk_pages([Page(1, ""), Page(2, "  \n\n \t ")]) == []
+    pages = [Page(1, ""), Page(2, "Short note here."), Page(3, "\n\n")]
+    chunks = chunk_pages(pages)
+    assert [(c.text, c.page_start, c.page_end) for c in chunks] == [("Short note here.", 2, 2)]
+
+
+# Limits ----------------------------------------------------------------------------
+
+
+def test_word_limits_are_respected() -> None:
+    chunks = chunk_pages(tagged_pages(30, seed=3), target_words=120, max_words=150, min_words=30)
+    sizes = [len(c.text.split()) for c in chunks]
+    assert max(sizes) <= 150
+    assert all(s >= 30 for s in sizes[:-1])
+    assert sum(s >= 100 for s in sizes) >= 0.8 * len(sizes)  # filled close to the target
+
+
+def test_token_limit_is_respected_with_the_real_tokenizer(count_tokens: Counter) -> None:
+    # Identifiers and numbers run at ~4 tokens a word: 180 words would be ~700 tokens.
+    rng = random.Random(5)
+    dense = [
+        " ".join(f"klu_{rng.choice(WORDS)}[{rng.randint(0, 999)}]" for _ in range(15)) + "."
+        for _ in range(120)
+    ]
+    pages = [Page(n + 1, "\n".join(dense[n * 20 : (n + 1) * 20])) for n in range(6)]
+    unbounded = chunk_pages(pages)
+    assert max(count_tokens(c.text) for c in unbounded) > 400  # the test can fail
+    chunks = chunk_pages(pages, count_tokens)
+    counts = [count_tokens(c.text) for c in chunks]
+    assert max(counts) <= 240
+    assert sum(counts) / len(counts) > 160  # not cut needlessly small
+
+
+def test_a_sentence_longer_than_the_limits_is_split_by_words(count_tokens: Counter) -> None:
+    rng = random.Random(11)
+    words = [f"{rng.choice(WORDS)}{i}" for i in range(700)]
+    chunks = chunk_pages([Page(4, " ".join(words))], count_tokens)
+    assert len(chunks) >= 4
+    for c in chunks:
+        assert len(c.text.split()) <= 220 and count_tokens(c.text) <= 240
+        assert (c.page_start, c.page_end) == (4, 4)
+    joined = [w for c in chunks for w in c.text.split()]
+    assert joined == words  # nothing lost, nothing repeated (pieces too long to overlap)
+
+
+def test_a_long_unpunctuated_table_is_cut_at_lines(count_tokens: Counter) -> None:
+    rows = [f"option{i} sets the {WORDS[i % len(WORDS)]} mode for device{i}" for i in range(90)]
+    chunks = chunk_pages([Page(1, "\n".join(rows))], count_tokens)
+    assert len(chunks) >= 3
+    for c in chunks:
+        assert count_tokens(c.text) <= 240
+        assert c.text.split("\n")[0] in rows  # every chunk starts at a row
+
+
+def test_cjk_text_without_spaces_is_limited_by_tokens(count_tokens: Counter) -> None:
+    sentence = "Debian プロジェクトは、フリーソフトウェアだけからなるオペレーティングシステムです。"
+    assert count_tokens(sentence * 40) > 400
+    chunks = chunk_pages([Page(1, sentence * 40)], count_tokens)
+    assert len(chunks) >= 3
+    assert all(count_tokens(c.text) <= 240 for c in chunks)
+    assert all(c.text.endswith("。") for c in chunks)  # cut between sentences
+
+
+# Overlap ---------------------------------------------------------------------------
+
+
+def test_the_last_sentence_starts_the_next_chunk() -> None:
+    chunks = chunk_pages(tagged_pages(10, seed=2))
+    assert len(chunks) > 3
+    for prev, nxt in zip(chunks, chunks[1:], strict=False):
+        last = re.findall(r"P\d+s\d+ [^.]*\.", prev.text)[-1]
+        assert ws(nxt.text).startswith(ws(last))
+
+
+def test_long_sentences_are_not_repeated() -> None:
+    pages = tagged_pages(10, seed=2)
+    long_pages = [
+        Page(p.number, prose(random.Random(p.number), 4, f"P{p.number}", (45, 50))) for p in pages
+    ]
+    chunks = chunk_pages(long_pages)
+    tags = [t for c in chunks for t in re.findall(r"P\d+s\d+", c.text)]
+    assert len(tags) == len(set(tags)) == 40
+
+
+# Headings --------------------------------------------------------------------------
+
+
+def section(heading: str, tag: str, n: int, seed: int) -> str:
+    """A heading line, then ``n`` sentences of 15 words."""
+    return heading + "\n" + prose(random.Random(seed), n, tag, (14, 14))
+
+
+def test_headings_stay_with_the_text_that_follows() -> None:
+    text = "\n".join(
+        [
+            section("1 Introduction", "A", 4, 1),
+            section("2.1 Configuring The Network", "B", 9, 2),
+            section("TROUBLESHOOTING", "C", 3, 3),
+            section("Frequently Asked Questions", "D", 14, 4),
+        ]
+    )
+    chunks = chunk_pages([Page(1, text)])
+    for c in chunks:
+        last_line = c.text.rstrip().split("\n")[-1]
+        assert last_line not in {
+            "1 Introduction",
+            "2.1 Configuring The Network",
+            "TROUBLESHOOTING",
+            "Frequently Asked Questions",
+        }
+    starts = [c.text.split("\n")[0] for c in chunks]
+    assert "2.1 Configuring The Network" in starts  # previous chunk was >= min_words
+    assert "Frequently Asked Questions" in starts
+    by_tag = {t[0]: c.heading for c in chunks for t in re.findall(r"\b[ABCD]s\d+", c.text)}
+    assert by_tag["B"] == "2.1 Configuring The Network"
+    assert chunks[-1].heading == "Frequently Asked Questions"
+
+
+def test_a_short_first_section_is_not_cut_off_at_the_next_heading() -> None:
+    text = section("Overview", "A", 1, 1) + "\n" + section("Details Of The Setup", "B", 6, 2)
+    chunks = chunk_pages([Page(1, text)])
+    assert chunks[0].text.startswith("Overview\nAs0")
+    assert "Details Of The Setup" in chunks[0].text  # < min_words before it: kept together
+
+
+def test_a_wrapped_line_is_not_taken_for_a_heading() -> None:
+    text = (
+        "The server keeps a copy of every file that the users store in\n"
+        "Their Home Directory\n"
+        "and the backup runs every night at two in the morning without fail."
+    )
+    (chunk,) = chunk_pages([Page(1, text)])
+    assert chunk.heading == ""
+
+
+def test_running_headers_are_left_out_and_do_not_stretch_ranges() -> None:
+    rng = random.Random(9)
+    pages = [
+        Page(n, f"Chapter 2: Simple manipulations {n + 4}\n{prose(rng, 6, f'P{n}')}\n{n + 4}")
+        for n in range(1, 9)
+    ]
+    chunks = chunk_pages(pages)
+    assert not any("Simple manipulations" in c.text for c in chunks)
+    for c in chunks:
+        seen = pages_of(c)
+        assert c.page_start == seen[0] and c.page_end <= seen[-1] + 1
+
+
+def test_a_tiny_tail_merges_into_the_previous_chunk() -> None:
+    text = prose(random.Random(3), 9, "A", (19, 19)) + "\nThe end."  # 180 words, then 2
+    (merged,) = chunk_pages([Page(1, text)], overlap_sentences=0)
+    assert merged.text.endswith("The end.")
+    # When the merge would break max_words, the tail stays alone rather than overflow.
+    alone = chunk_pages([Page(1, text)], overlap_sentences=0, max_words=181)
+    assert [c.text for c in alone][-1] == "The end."
+
+
+def test_bad_limits_are_refused() -> None:
+    with pytest.raises(ValueError):
+        chunk_pages([Page(1, "x")], target_words=300, max_words=200)
+
+
+# A real manual ---------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def intro(extracted_corpus: Callable[[str], ExtractedDocument]) -> ExtractedDocument:
+    return extracted_corpus(INTRO)
+
+
+def test_r_intro_chunks_fit_the_model_and_cover_every_page(
+    intro: ExtractedDocument, count_tokens: Counter
+) -> None:
+    measured: list[int] = []
+
+    def counting(text: str) -> int:
+        measured.append(len(text))
+        return count_tokens(text)
+
+    chunks = chunk_pages(intro.pages, counting)
+    assert len(chunks) > 200
+    for c in chunks:
+        assert count_tokens(c.text) <= 240, c.text
+        assert len(c.text.split()) <= 220
+        assert 1 <= c.page_start <= c.page_end <= len(intro.pages)
+    covered = {p for c in chunks for p in range(c.page_start, c.page_end + 1)}
+    with_text = {p.number for p in intro.pages if len(p.text.split()) >= 15}
+    assert with_text <= covered
+    # The tokenizer is the cost: it reads the text about once, not once per candidate.
+    assert sum(measured) < 1.6 * sum(len(p.text) for p in intro.pages)
+
+
+def test_r_intro_evidence_lands_in_a_chunk_citing_its_page(
+    intro: ExtractedDocument, count_tokens: Counter, corpus_dir: Path
+) -> None:
+    chunks = chunk_pages(intro.pages, count_tokens)
+    lines = (corpus_dir.parent / "dev-questions.jsonl").read_text().splitlines()
+    questions = [q for q in map(json.loads, filter(None, lines)) if q["file"] == INTRO]
+    assert len(questions) >= 4
+    for q in questions:
+        holders = [c for c in chunks if ws(q["evidence"]) in ws(c.text)]
+        assert holders, q["id"]
+        assert any(c.page_start <= q["pages"][0] <= c.page_end for c in holders), q["id"]

@@ -1,0 +1,394 @@
+"""extract(): real pdfplumber on the real corpus, plus small files written by the tests."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import pickle
+import re
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from docent.core.errors import (
+    DamagedDocument,
+    DocumentError,
+    EmptyDocument,
+    EncryptedDocument,
+    FileVanished,
+    NoTextLayer,
+    UnreadableFile,
+    UnsupportedType,
+)
+from docent.core.extract import (
+    TEXT_LINES_PER_PAGE,
+    clean_pdf_text,
+    extract,
+    is_supported,
+    iter_pdf_pages,
+)
+from docent.core.models import ExtractedDocument
+
+Extracted = Callable[[str], ExtractedDocument]
+
+ENCRYPTED = {
+    "forensics-samples-files__a-text-pass-peanuts.pdf": "peanuts",
+    "pypdf__libreoffice-writer-password.pdf": "openpassword",
+    "pypdf__crazyones-encrypted-256.pdf": "password",
+    "pikepdf__graph-encrypted.pdf": "owner",
+}
+CHEAP_EVIDENCE_FILES = {"r-doc-pdf__R-intro.pdf", "simh__simh_doc.pdf", "simh__pdp11_doc.pdf"}
+SCANS = ["pikepdf__congress.pdf", "ocrmypdf__c03-29.pdf", "ocrmypdf__multipage.pdf"]
+
+
+def ws(text: str) -> str:
+    return re.sub(r"\s+", " ", text).strip()
+
+
+def make_pdf(page_streams: list[bytes], bad_filter_on: frozenset[int] = frozenset()) -> bytes:
+    """A minimal valid PDF (Helvetica) with one content stream per page.
+
+    Pages whose index is in ``bad_filter_on`` get a stream filter that does not exist,
+    which pdfminer refuses on that page only.
+    """
+    n = len(page_streams)
+    font = 3 + 2 * n
+    kids = " ".join(f"{3 + 2 * i} 0 R" for i in range(n))
+    objs = [b"<< /Type /Catalog /Pages 2 0 R >>", f"<< /Type /Pages /Kids [{kids}] /Count {n} >>"]
+    for i, content in enumerate(page_streams):
+        objs.append(
+            f"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents {4 + 2 * i} 0 R "
+            f"/Resources << /Font << /F1 {font} 0 R >> >> >>"
+        )
+        extra = b" /Filter /NoSuchFilter" if i in bad_filter_on else b""
+        objs.append(b"<< /Length %d%s >>\nstream\n%s\nendstream" % (len(content), extra, content))
+    objs.append(b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>")
+    out = bytearray(b"%PDF-1.4\n")
+    offsets = []
+    for i, obj in enumerate(objs, start=1):
+        offsets.append(len(out))
+        body = obj.encode() if isinstance(obj, str) else obj
+        out += b"%d 0 obj\n%s\nendobj\n" % (i, body)
+    xref = len(out)
+    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objs) + 1)
+    out += b"".join(b"%010d 00000 n \n" % off for off in offsets)
+    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objs) + 1, xref)
+    return bytes(out)
+
+
+def text_stream(text: str) -> bytes:
+    return b"BT /F1 12 Tf 72 720 Td (%s) Tj ET" % text.encode("latin-1")
+
+
+def first_pages(path: Path, n: int) -> list[str]:
+    """Texts of the first ``n`` pages, read lazily (cheaper than a whole long manual)."""
+    pages = iter_pdf_pages(path)
+    return [next(pages).text for _ in range(n)]
+
+
+# Suffixes --------------------------------------------------------------------------
+
+
+def test_supported_suffixes_are_case_insensitive() -> None:
+    assert is_supported("a/B.PDF") and is_supported("notes.md") and is_supported("x.Py")
+    assert not is_supported("setup.exe") and not is_supported("Makefile")
+    assert not is_supported("archive.tar.gz")
+
+
+# Real PDFs: text -------------------------------------------------------------------
+
+
+def test_tex_pdfs_keep_the_spaces_between_words(
+    extracted_corpus: Extracted, corpus_dir: Path
+) -> None:
+    intro = extracted_corpus("r-doc-pdf__R-intro.pdf")
+    assert "Permission is granted to make and distribute verbatim copies" in ws(intro.pages[1].text)
+    # pdfplumber's default tolerance gives "permutationtoblocktriangularform" here.
+    klu = ws(first_pages(corpus_dir / "libsuitesparse-doc__KLU_UserGuide.pdf", 1)[0])
+    assert "permutation to block triangular form (BTF)" in klu
+
+
+def test_kerned_punctuation_is_not_split_off(extracted_corpus: Extracted) -> None:
+    """x_tolerance=1 gives "f (x;" and "Book ”."; the size-relative tolerance does not."""
+    pages = extracted_corpus("r-doc-pdf__R-intro.pdf").pages
+    assert "f(x; y) = cos(y)/(1 + x2)" in pages[28].text
+    assert "the “Blue Book”." in pages[112].text
+
+
+def test_page_numbers_are_physical_pages(extracted_corpus: Extracted, corpus_dir: Path) -> None:
+    """Each dev-question evidence snippet is on the page the question cites, verbatim.
+
+    Only the manuals that are cheap to read (R-intro is cached for the session): pdfplumber
+    reads 5-20 pages a second.
+    """
+    questions = [
+        json.loads(line)
+        for line in (corpus_dir.parent / "dev-questions.jsonl").read_text().splitlines()
+        if line.strip()
+    ]
+    checked = 0
+    for q in questions:
+        if q["file"] not in CHEAP_EVIDENCE_FILES:
+            continue
+        if q["file"] == "r-doc-pdf__R-intro.pdf":
+            texts = [p.text for p in extracted_corpus(q["file"]).pages]
+        else:
+            texts = first_pages(corpus_dir / q["file"], max(q["pages"]))
+        on_page = [n for n in q["pages"] if ws(q["evidence"]) in ws(texts[n - 1])]
+        assert on_page, f"{q['id']}: evidence not on page(s) {q['pages']} of {q['file']}"
+        checked += 1
+    assert checked >= 10
+
+
+def test_pdf_pages_are_numbered_from_one_and_cleaned(extracted_corpus: Extracted) -> None:
+    doc = extracted_corpus("r-doc-pdf__R-intro.pdf")
+    assert doc.kind == "pdf" and doc.page_unit == "page"
+    assert [p.number for p in doc.pages] == list(range(1, 114))
+    for page in doc.pages:
+        assert "(cid:" not in page.text
+        assert "  " not in page.text and not re.search(r" +\n", page.text)
+    assert sum("\n" in p.text for p in doc.pages) > 100  # line breaks kept for headings
+
+
+def test_glyph_codes_are_removed(corpus_dir: Path) -> None:
+    import pdfplumber
+
+    path = corpus_dir / "pari-doc__refcard.pdf"
+    with pdfplumber.open(path) as pdf:  # the raw text of page 1 really has them
+        assert "(cid:" in pdf.pages[0].extract_text(x_tolerance_ratio=0.15)
+    page = next(iter_pdf_pages(path))
+    assert page.number == 1 and len(page.text.split()) > 1000
+    assert "(cid:" not in page.text
+
+
+def test_japanese_text_is_extracted(corpus_dir: Path) -> None:
+    text = "".join(first_pages(corpus_dir / "debian-history__project-history.ja.pdf", 8))
+    assert "Debian プロジェクトは、フリーソフトウェアだけからなる" in ws(text)
+    assert sum(1 for ch in text if "\u3040" <= ch <= "\u30ff") > 1000  # kana
+
+
+def test_owner_restricted_form_extracts(corpus_dir: Path) -> None:
+    """Encrypted with an empty user password (only printing/copying restricted)."""
+    page = next(iter_pdf_pages(corpus_dir / "pikepdf__form_dd0293.pdf"))
+    assert "APPLICATION FOR THE REVIEW OF DISCHARGE" in page.text
+
+
+def test_damaged_but_recoverable_xref_extracts(corpus_dir: Path) -> None:
+    doc = extract(corpus_dir / "pikepdf__badlin1.pdf")
+    assert [p.text for p in doc.pages] == [f"Potato {i}" for i in range(30)]
+
+
+# Real PDFs: errors -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", sorted(ENCRYPTED))
+def test_encrypted_pdfs_say_so(corpus_dir: Path, name: str) -> None:
+    with pytest.raises(EncryptedDocument) as info:
+        extract(corpus_dir / name)
+    assert name in str(info.value) and "password-protected" in str(info.value)
+    assert info.value.path == str(corpus_dir / name) and info.value.reason == "encrypted"
+
+
+@pytest.mark.parametrize(
+    ("name", "password", "phrase"),
+    [
+        ("forensics-samples-files__a-text-pass-peanuts.pdf", "peanuts", "This is a text from"),
+        ("pypdf__libreoffice-writer-password.pdf", "openpassword", "Lorem ipsum dolor"),
+        ("pypdf__crazyones-encrypted-256.pdf", "password", "The Crazy Ones"),
+    ],
+)
+def test_the_right_password_opens_an_encrypted_pdf(
+    corpus_dir: Path, name: str, password: str, phrase: str
+) -> None:
+    assert phrase in extract(corpus_dir / name, password=password).pages[0].text
+
+
+def test_a_wrong_password_is_reported_as_such(corpus_dir: Path) -> None:
+    with pytest.raises(EncryptedDocument, match="password given was not accepted"):
+        extract(corpus_dir / "forensics-samples-files__a-text-pass-peanuts.pdf", "walnuts")
+
+
+def test_aes256_with_user_password_decrypts(corpus_dir: Path) -> None:
+    """pdfminer rejects this file's owner password ("owner", R6) but takes the user one;
+    decrypted, it is an image of a graph, so it is a scan, not an encryption error."""
+    with pytest.raises(NoTextLayer):
+        extract(corpus_dir / "pikepdf__graph-encrypted.pdf", password="user")
+
+
+@pytest.mark.parametrize("name", SCANS)
+def test_image_only_scans_have_no_text_layer(corpus_dir: Path, name: str) -> None:
+    with pytest.raises(NoTextLayer) as info:
+        extract(corpus_dir / name)
+    assert name in str(info.value) and "ocrmypdf" in str(info.value)
+
+
+def test_a_scan_with_an_ocr_layer_keeps_its_text(corpus_dir: Path) -> None:
+    doc = extract(corpus_dir / "pypdf__Seige_of_Vicksburg_Sample_OCR.pdf")
+    assert len(doc.pages) == 6 and doc.word_count > 1500
+
+
+def test_unparseable_pdf_is_damaged(corpus_dir: Path) -> None:
+    with pytest.raises(DamagedDocument, match="ocrmypdf__invalid.pdf is damaged"):
+        extract(corpus_dir / "ocrmypdf__invalid.pdf")
+
+
+@pytest.mark.slow
+def test_every_corpus_pdf_gives_pages_or_a_document_error(corpus_dir: Path) -> None:
+    """~4 min: all 46 files, 1,566 pages. Nothing but DocumentError may escape."""
+    outcomes: dict[str, str] = {}
+    for path in sorted(corpus_dir.glob("*.pdf")):
+        try:
+            doc = extract(path)
+        except DocumentError as exc:
+            assert path.name in str(exc)
+            outcomes[path.name] = exc.reason
+            continue
+        assert doc.pages and any(p.text.strip() for p in doc.pages), path.name
+        assert not any("(cid:" in p.text for p in doc.pages), path.name
+        outcomes[path.name] = "ok"
+    assert len(outcomes) == 46
+    assert [n for n, r in outcomes.items() if r == "encrypted"] == sorted(ENCRYPTED)
+    assert outcomes["ocrmypdf__invalid.pdf"] == "damaged"
+    assert sum(r == "ok" for r in outcomes.values()) >= 33
+
+
+# Synthetic PDFs ----------------------------------------------------------------------
+
+
+def test_a_page_that_fails_alone_is_left_empty(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    streams = [text_stream(f"Page {i} says something worth reading.") for i in (1, 2, 3)]
+    path = tmp_path / "one-bad-page.pdf"
+    path.write_bytes(make_pdf(streams, bad_filter_on=frozenset({1})))
+    with caplog.at_level(logging.WARNING, logger="docent.core.extract"):
+        doc = extract(path)
+    assert [(p.number, p.text) for p in doc.pages] == [
+        (1, "Page 1 says something worth reading."),
+        (2, ""),
+        (3, "Page 3 says something worth reading."),
+    ]
+    assert "page 2 could not be read" in caplog.text
+
+
+def test_a_pdf_whose_every_page_fails_is_damaged(tmp_path: Path) -> None:
+    path = tmp_path / "all-bad.pdf"
+    path.write_bytes(make_pdf([text_stream("unreadable text")] * 2, frozenset({0, 1})))
+    with pytest.raises(DamagedDocument):
+        extract(path)
+
+
+def test_a_pdf_with_no_text_at_all_has_no_text_layer(tmp_path: Path) -> None:
+    path = tmp_path / "blank.pdf"
+    path.write_bytes(make_pdf([b"", b"", text_stream("p.3")]))
+    with pytest.raises(NoTextLayer, match="blank.pdf has no text layer"):
+        extract(path)
+
+
+def test_a_short_text_pdf_is_kept(tmp_path: Path) -> None:
+    path = tmp_path / "short.pdf"
+    path.write_bytes(make_pdf([text_stream("A memo of a few words."), text_stream("Yes.")]))
+    assert [p.text for p in extract(path).pages] == ["A memo of a few words.", "Yes."]
+
+
+def test_a_text_file_named_pdf_is_damaged(tmp_path: Path) -> None:
+    path = tmp_path / "fake.pdf"
+    path.write_text("this is not a PDF at all\n")
+    with pytest.raises(DamagedDocument, match="fake.pdf"):
+        extract(path)
+
+
+# Files and folders -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["gone.pdf", "gone.txt"])
+def test_a_missing_file_has_vanished(tmp_path: Path, name: str) -> None:
+    with pytest.raises(FileVanished, match=name):
+        extract(tmp_path / name)
+
+
+@pytest.mark.parametrize("name", ["folder.pdf", "folder.md"])
+def test_a_folder_is_unreadable(tmp_path: Path, name: str) -> None:
+    (tmp_path / name).mkdir()
+    with pytest.raises(UnreadableFile, match=f"{name} is a folder"):
+        extract(tmp_path / name)
+
+
+@pytest.mark.skipif(os.name != "posix" or os.geteuid() == 0, reason="root reads anything")
+def test_a_file_without_read_permission_is_unreadable(tmp_path: Path) -> None:
+    path = tmp_path / "secret.txt"
+    path.write_text("hidden")
+    path.chmod(0)
+    with pytest.raises(UnreadableFile, match="permission denied"):
+        extract(path)
+
+
+@pytest.mark.parametrize("name", ["setup.exe", "data.bin", "README"])
+def test_unsupported_types_are_refused(tmp_path: Path, name: str) -> None:
+    (tmp_path / name).write_bytes(b"MZ\x90\x00")
+    with pytest.raises(UnsupportedType, match=re.escape(name)):
+        extract(tmp_path / name)
+
+
+# Text files --------------------------------------------------------------------------
+
+
+def test_text_files_are_split_into_pages_of_60_lines(tmp_path: Path) -> None:
+    path = tmp_path / "notes.md"
+    path.write_text("".join(f"line {i}\n" for i in range(1, 151)), encoding="utf-8")
+    doc = extract(path)
+    assert doc.kind == "text" and doc.page_unit == f"lines:{TEXT_LINES_PER_PAGE}"
+    assert [p.number for p in doc.pages] == [1, 2, 3]
+    assert [len(p.text.splitlines()) for p in doc.pages] == [60, 60, 30]
+    assert doc.pages[1].text.splitlines()[0] == "line 61"
+    assert doc.pages[2].text.splitlines()[-1] == "line 150"
+
+
+def test_text_files_keep_indentation_and_drop_the_bom(tmp_path: Path) -> None:
+    path = tmp_path / "code.py"
+    path.write_bytes("\ufeffdef f():\r\n    return 1  \r\n".encode())
+    assert extract(path).pages[0].text == "def f():\n    return 1"
+
+
+def test_invalid_utf8_is_replaced_not_fatal(tmp_path: Path) -> None:
+    path = tmp_path / "latin1.txt"
+    path.write_bytes("café au lait".encode("latin-1"))
+    assert extract(path).pages[0].text == "caf\ufffd au lait"
+
+
+def test_utf16_text_with_a_bom_is_read(tmp_path: Path) -> None:
+    path = tmp_path / "windows.txt"
+    path.write_bytes("Grüße aus Windows".encode("utf-16"))
+    assert extract(path).pages[0].text == "Grüße aus Windows"
+
+
+@pytest.mark.parametrize("content", [b"", b"   \n\t\n  \n"])
+def test_an_empty_text_file_is_empty(tmp_path: Path, content: bytes) -> None:
+    path = tmp_path / "empty.txt"
+    path.write_bytes(content)
+    with pytest.raises(EmptyDocument, match="empty.txt is empty"):
+        extract(path)
+
+
+def test_a_binary_file_named_txt_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "image.txt"
+    path.write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(range(256)))
+    with pytest.raises(UnsupportedType, match="image.txt looks like a binary file"):
+        extract(path)
+
+
+# Helpers -----------------------------------------------------------------------------
+
+
+def test_clean_pdf_text_is_light() -> None:
+    raw = "Title  (cid:13)here \t \nbody   text   \n\n\n\nContents. . . . . . 7\n/* ======== */"
+    assert clean_pdf_text(raw) == "Title here\nbody text\n\nContents … 7\n/* === */"
+
+
+def test_results_survive_pickling_for_a_worker_process(tmp_path: Path) -> None:
+    path = tmp_path / "a.txt"
+    path.write_text("one\ntwo\n")
+    doc = extract(path)
+    assert pickle.loads(pickle.dumps(doc)) == doc

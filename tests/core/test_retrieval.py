@@ -1,0 +1,315 @@
+"""Retrieval: fusion, caps, adaptive k, variants, exact-term boost, expansion, two-tier.
+
+The pure rules are tested on plain candidates; the pipeline runs on a real Qdrant Edge
+store filled with a small synthetic library embedded by the real (bundled) model.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from docent.core import fusion
+from docent.core.embedding import Embedder
+from docent.core.fusion import Candidate, RankedList
+from docent.core.queryterms import analyse, is_exact_term
+from docent.core.retrieval import RetrievalConfig, Retriever, build_variants
+from docent.core.store import ChunkPoint, ScoredPoint, Store, chunk_point_id, open_store
+
+# Pure rules ---------------------------------------------------------------------------
+
+
+def sp(pid: str, doc: str = "d", score: float = 1.0, text: str = "") -> ScoredPoint:
+    return ScoredPoint(
+        pid,
+        score,
+        {
+            "doc_id": doc,
+            "text": text or pid,
+            "content_hash": hashlib.sha1((text or pid).encode()).hexdigest(),
+        },
+    )
+
+
+def test_rrf_sums_weighted_shares_and_keeps_one_entry_per_chunk() -> None:
+    pool = fusion.rrf(
+        [
+            RankedList("a", 1.0, [sp("x"), sp("y"), sp("x")]),  # x twice in one list: once
+            RankedList("b", 0.5, [sp("y", score=3.0), sp("z")]),
+        ],
+        k=60,
+    )
+    assert set(pool) == {"x", "y", "z"}
+    assert pool["x"].score == pytest.approx(1 / 61)
+    assert pool["y"].score == pytest.approx(1 / 62 + 0.5 / 61)
+    assert pool["z"].score == pytest.approx(0.5 / 62)
+    assert pool["y"].ranks == {"a": 2, "b": 1} and pool["y"].scores["b"] == 3.0
+    assert [c.chunk_id for c in fusion.ranked(pool)] == ["y", "x", "z"]
+
+
+def test_rrf_adds_into_an_existing_pool() -> None:
+    pool = fusion.rrf([RankedList("a", 1.0, [sp("x")])])
+    fusion.rrf([RankedList("exact", 2.0, [sp("w"), sp("x")])], pool=pool)
+    assert pool["x"].score == pytest.approx(1 / 61 + 2 / 62)
+    assert pool["w"].ranks == {"exact": 1}
+
+
+def test_dedup_text_keeps_the_first_copy() -> None:
+    cands = [
+        Candidate("1", sp("1", text="same").payload),
+        Candidate("2", sp("2").payload),
+        Candidate("3", sp("3", text="same").payload),
+    ]
+    assert [c.chunk_id for c in fusion.dedup_text(cands)] == ["1", "2"]
+
+
+def cands(*docs: str) -> list[Candidate]:
+    return [Candidate(f"{d}{i}", {"doc_id": d}) for i, d in enumerate(docs)]
+
+
+def test_cap_per_document_while_other_documents_remain() -> None:
+    order = cands("a", "a", "a", "a", "a", "b", "c")
+    got = [c.chunk_id for c in fusion.cap_per_document(order, cap=3, k=5)]
+    assert got == ["a0", "a1", "a2", "b5", "c6"]
+
+
+def test_cap_fills_from_capped_chunks_when_nothing_else_is_left() -> None:
+    order = cands("a", "a", "a", "a", "b", "a")
+    got = [c.chunk_id for c in fusion.cap_per_document(order, cap=2, k=5)]
+    assert got == ["a0", "a1", "b4", "a2", "a3"]  # waiting ones in their order
+    one_doc = cands(*"aaaaaaa")
+    assert len(fusion.cap_per_document(one_doc, cap=3, k=5)) == 5  # one-file scope: still k
+
+
+@pytest.mark.parametrize(
+    ("chunks", "k"), [(0, 5), (100, 5), (101, 20), (200, 20), (201, 25), (100_000, 25)]
+)
+def test_adaptive_k(chunks: int, k: int) -> None:
+    assert fusion.adaptive_k(chunks) == k
+
+
+def test_adaptive_k_is_capped_at_25() -> None:
+    assert fusion.adaptive_k(500, base=10) == 25
+
+
+# Query terms and variants -------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "token",
+    ["is.na()", "max_chunks", "PDP-11/40", "TM11", "4095", "SIMH", "setMarkdown", "debian/rules"],
+)
+def test_exact_terms_by_shape(token: str) -> None:
+    assert is_exact_term(token)
+
+
+@pytest.mark.parametrize("token", ["printer", "Debian", "e.g", "7", "I", "don't"])
+def test_ordinary_words_are_not_exact_terms(token: str) -> None:
+    assert not is_exact_term(token)
+
+
+def test_analyse_keeps_exact_terms_and_quoted_phrases() -> None:
+    terms = analyse('How do I tell "not a number" from NA with is.na() in R 4.2?')
+    assert terms.exact == ("not a number", "NA", "is.na", "4.2")
+    form = terms.keyword_form
+    assert form.startswith("not a number NA is.na 4.2")
+    assert "how" not in form.split() and "do" not in form.split()
+
+
+def test_variants_question_keywords_and_two_rewrites() -> None:
+    cfg = RetrievalConfig()
+    q = "How can I make the simulator run slower?"
+    vs = build_variants(
+        q, analyse(q), ["throttle simulator speed", " ", q, "limit CPU use", "a third rewrite"], cfg
+    )
+    assert [v.name for v in vs] == ["question", "keywords", "rewrite1", "rewrite2"]
+    assert [v.text for v in vs][1:] == [
+        "make simulator run slower",
+        "throttle simulator speed",
+        "limit CPU use",
+    ]
+
+
+def test_no_keyword_variant_when_it_is_the_question() -> None:
+    vs = build_variants("gnuplot terminal", analyse("gnuplot terminal"), (), RetrievalConfig())
+    assert [v.name for v in vs] == ["question"]
+
+
+# The pipeline on a real store ---------------------------------------------------------
+
+DOCS: dict[str, list[str]] = {
+    "lighthouse.txt": [
+        "The keeper climbs the tower at dusk to light the lamp.",
+        "Lamp oil is stored in the cellar in sealed tins.",
+        "The lens must be polished every morning to remove soot.",
+        "Fog signals sound every thirty seconds when visibility is poor.",
+        "The keeper logs passing ships and weather in the daybook.",
+        "Storm shutters protect the lantern room windows in winter gales.",
+    ],
+    "bakery.txt": [
+        "Sourdough starter is fed with flour and water each day.",
+        "Loaves proof overnight in a cool room before baking.",
+        "The oven is heated to a high temperature for a crisp crust.",
+        "Call xq_flush_ring() before the dough mixer is cleaned.",
+    ],
+    "garden.txt": [
+        "Tomatoes need full sun and regular watering.",
+        "Compost improves the soil structure for vegetables.",
+        "Prune the roses in early spring before new growth.",
+    ],
+}
+
+
+def _payload(doc: str, i: int, text: str) -> dict[str, object]:
+    return {
+        "doc_id": doc,
+        "path": f"/lib/{doc}",
+        "file_name": doc,
+        "page_start": i + 1,
+        "page_end": i + 1,
+        "ordinal": i,
+        "text": text,
+        "content_hash": hashlib.sha256(text.encode()).hexdigest(),
+        "heading": "",
+    }
+
+
+@pytest.fixture(scope="module")
+def embedder() -> Embedder:
+    emb = Embedder()
+    emb.ensure_loaded()
+    return emb
+
+
+def fill(store: Store, embedder: Embedder, docs: dict[str, list[str]]) -> None:
+    for doc, texts in docs.items():
+        dense = embedder.embed_dense(texts)
+        sparse = embedder.embed_sparse(texts)
+        store.upsert_chunks(
+            [
+                ChunkPoint(chunk_point_id(doc, i), d, s, _payload(doc, i, t))
+                for i, (t, d, s) in enumerate(zip(texts, dense, sparse, strict=True))
+            ]
+        )
+        mean = [sum(col) / len(dense) for col in zip(*dense, strict=True)]
+        store.upsert_document(doc, mean, {"file_name": doc})
+
+
+@pytest.fixture
+def store(tmp_path: Path, embedder: Embedder) -> Iterator[Store]:
+    st = open_store(path=tmp_path / "qdrant", dim=embedder.dim)
+    fill(st, embedder, DOCS)
+    yield st
+    st.close()
+
+
+def test_search_finds_the_passage_by_meaning_with_every_field(
+    store: Store, embedder: Embedder
+) -> None:
+    res = Retriever(store, embedder).search("How often is the lighthouse lens cleaned?")
+    top = res.hits[0]
+    assert top.text.startswith("The lens must be polished")
+    assert (top.doc_id, top.file_name, top.path) == (
+        "lighthouse.txt",
+        "lighthouse.txt",
+        "/lib/lighthouse.txt",
+    )
+    assert (top.page_start, top.page_end, top.ordinal) == (3, 3, 2)
+    assert top.chunk_id == chunk_point_id("lighthouse.txt", 2) and top.score > 0
+    assert res.k == 5 and len(res.hits) == 5  # 13 chunks: a small library
+    assert res.variants[0] == "How often is the lighthouse lens cleaned?"
+    assert res.confidence in ("high", "medium") and res.sufficient
+    assert res.evaluation is not None and res.evaluation.top_similarity is not None
+
+
+def test_neighbours_are_context_not_hits(store: Store, embedder: Embedder) -> None:
+    res = Retriever(store, embedder).search("polish the lens to remove soot", k=3)
+    top = res.hits[0]
+    assert top.ordinal == 2
+    assert top.context_before == DOCS["lighthouse.txt"][1]
+    assert top.context_after == DOCS["lighthouse.txt"][3]
+    assert len(res.hits) == 3
+    first = Retriever(store, embedder).search("keeper climbs the tower at dusk", k=1).hits[0]
+    assert first.ordinal == 0 and first.context_before == ""
+    assert first.context_after == DOCS["lighthouse.txt"][1]
+
+
+def test_per_document_cap(store: Store, embedder: Embedder) -> None:
+    q = "lighthouse keeper lamp lens lantern"
+    capped = Retriever(store, embedder).search(q, k=5)
+    assert sum(h.doc_id == "lighthouse.txt" for h in capped.hits) == 3
+    loose = Retriever(store, embedder, RetrievalConfig(max_chunks_per_document=10))
+    assert sum(h.doc_id == "lighthouse.txt" for h in loose.search(q, k=5).hits) == 5
+    one_file = Retriever(store, embedder).search(q, k=5, doc_ids=["lighthouse.txt"])
+    assert len(one_file.hits) == 5 and {h.doc_id for h in one_file.hits} == {"lighthouse.txt"}
+
+
+def test_scope_and_exclusion(store: Store, embedder: Embedder) -> None:
+    r = Retriever(store, embedder)
+    q = "what do plants need"
+    assert {h.doc_id for h in r.search(q, doc_ids=["garden.txt"]).hits} == {"garden.txt"}
+    got = r.search(q, exclude_doc_ids=["garden.txt"]).hits
+    assert got and "garden.txt" not in {h.doc_id for h in got}
+    assert r.search(q, doc_ids=[]).hits == []
+
+
+def test_exact_term_boost_uses_the_text_index(store: Store, embedder: Embedder) -> None:
+    q = "what must happen before xq_flush_ring is called"
+    res = Retriever(store, embedder).search(q, k=3, debug=True)
+    assert "xq_flush_ring()" in res.hits[0].text
+    assert res.debug["exact_terms"] == {"xq_flush_ring": 1}
+    assert "exact:xq_flush_ring" in res.hits[0].debug["ranks"]
+
+
+def test_unknown_exact_term_lowers_confidence(store: Store, embedder: Embedder) -> None:
+    res = Retriever(store, embedder).search("How do I configure the ZX81Frobnicator?")
+    assert res.evaluation is not None
+    assert any("ZX81Frobnicator" in issue for issue in res.evaluation.issues)
+    assert res.confidence == "low" and not res.sufficient
+
+
+def test_adaptive_k_grows_with_the_library(store: Store, embedder: Embedder) -> None:
+    filler = [f"Filler note number {i} about nothing in particular." for i in range(120)]
+    vec = embedder.embed_dense(["filler"])[0]
+    sparse = embedder.embed_sparse(["filler"])[0]
+    store.upsert_chunks(
+        [
+            ChunkPoint(chunk_point_id("filler", i), vec, sparse, _payload("filler", i, t))
+            for i, t in enumerate(filler)
+        ]
+    )
+    r = Retriever(store, embedder)
+    assert r.search("lighthouse lamp").k == 20  # 133 chunks
+    assert len(r.search("lighthouse lamp").hits) == 20
+    assert r.search("lighthouse lamp", k=7).k == 7  # k overrides
+    assert r.search("lighthouse lamp", doc_ids=["garden.txt"]).k == 5  # scope decides
+    fixed = Retriever(store, embedder, RetrievalConfig(results_k=9))
+    assert fixed.search("lighthouse lamp").k == 9
+
+
+def test_two_tier_searches_within_the_best_documents(store: Store, embedder: Embedder) -> None:
+    cfg = RetrievalConfig(two_tier_min_docs=2, two_tier_docs=1)
+    res = Retriever(store, embedder, cfg).search("sourdough bread baking", debug=True)
+    assert res.debug["two_tier_docs"] == ["bakery.txt"]
+    assert "question_all" in res.debug["stages"]  # the unrestricted recall guard
+    assert res.hits[0].doc_id == "bakery.txt"
+    small = Retriever(store, embedder, RetrievalConfig(two_tier_min_docs=10))
+    assert small.search("sourdough", debug=True).debug["two_tier_docs"] is None
+
+
+def test_debug_shows_variants_stages_and_timings(store: Store, embedder: Embedder) -> None:
+    res = Retriever(store, embedder).search(
+        "When are the roses pruned?", debug=True, rewrites=["rose pruning season"]
+    )
+    dbg = res.debug
+    assert [v["name"] for v in dbg["variants"]] == ["question", "keywords", "rewrite1"]
+    assert {"question", "keywords", "rewrite1", "dense"} <= set(dbg["stages"])
+    first = dbg["stages"]["question"][0]
+    assert set(first) == {"rank", "score", "chunk"} and first["rank"] == 1
+    assert dbg["fused"][0]["rank"] == 1 and dbg["hits"][0]["ranks"]
+    assert {"embed", "hybrid", "fuse", "cap", "expand", "total"} <= set(dbg["timings_ms"])
+    assert res.hits[0].text.startswith("Prune the roses")
+    assert Retriever(store, embedder).search("roses").debug == {}

@@ -1,0 +1,88 @@
+"""GUI fixtures: an opened Engine on the test's DOCENT_HOME and the main window over it.
+
+Tests wait on signals (``qtbot.waitSignal``), which run a real event loop, rather than on
+polling loops: each poll is a processEvents() call, and those are kept few.
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from docent.core.config import load_settings
+from docent.core.engine import Engine
+from gui_helpers import ENCRYPTED_PDF, SMALL_PDFS
+
+
+@pytest.fixture
+def library_dir(tmp_path: Path, corpus_dir: Path) -> Path:
+    """Three small PDFs, an encrypted one and a file Docent cannot read."""
+    lib = tmp_path / "library"
+    (lib / "sub").mkdir(parents=True)
+    for name in SMALL_PDFS[:2]:
+        shutil.copy(corpus_dir / name, lib / name)
+    shutil.copy(corpus_dir / SMALL_PDFS[2], lib / "sub" / SMALL_PDFS[2])  # recursion
+    shutil.copy(corpus_dir / ENCRYPTED_PDF, lib / ENCRYPTED_PDF)
+    (lib / "minutes.docx").write_bytes(b"PK\x03\x04 not really a Word file")
+    return lib
+
+
+EngineFactory = Callable[..., Engine]
+
+
+@pytest.fixture
+def make_engine() -> Iterator[EngineFactory]:
+    """``make_engine(ollama_host=...)``: an opened Engine; closed after the test."""
+    opened: list[Engine] = []
+
+    def make(**overrides: Any) -> Engine:
+        overrides.setdefault("extract_in_subprocess", False)  # no process start-up per test
+        eng = Engine(load_settings(**overrides)).open()
+        opened.append(eng)
+        return eng
+
+    yield make
+    for eng in opened:
+        eng.close()
+
+
+@pytest.fixture
+def make_window(qtbot: Any, make_engine: EngineFactory) -> Iterator[Callable[..., Any]]:
+    """``make_window(engine)``: the main window, shown; its workers are drained at the end."""
+    from docent.gui.main_window import MainWindow
+    from docent.gui.workers import cancel_all, wait_for_all
+
+    windows: list[MainWindow] = []
+
+    def make(engine: Engine) -> MainWindow:
+        window = MainWindow(engine)
+        qtbot.addWidget(window)
+        window.resize(1400, 860)
+        window.show()
+        windows.append(window)
+        return window
+
+    yield make
+    for window in windows:
+        window.close()
+    cancel_all()
+    assert wait_for_all(30_000), "workers still running after the test"
+    # Deliver the finished workers' last queued signals while their receivers still exist.
+    qtbot.wait(10)
+
+
+#: The offscreen platform plugin warns whenever a top-level window's layout sets its
+#: minimum size (QPlatformWindow::propagateSizeHints is not implemented there). That is
+#: the test platform talking, not Docent; every other Qt warning still fails a test.
+OFFSCREEN_NOISE = r"^This plugin does not support propagateSizeHints\(\)$"
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    here = Path(__file__).parent
+    for item in items:
+        if here in Path(str(item.fspath)).parents:
+            item.add_marker(pytest.mark.qt_log_ignore(OFFSCREEN_NOISE))

@@ -1,0 +1,33 @@
+"""Constants and helpers shared by the GUI tests (fixtures are in conftest.py)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
+from PySide6.QtGui import QDragEnterEvent, QDropEvent
+from PySide6.QtWidgets import QApplication
+
+#: Small corpus PDFs that index in seconds, and one that is encrypted.
+SMALL_PDFS = (
+    "forensics-samples-files__a-text.pdf",
+    "simh__ctss_hardware.pdf",
+    "tabula-py__data.pdf",
+)
+ENCRYPTED_PDF = "forensics-samples-files__a-text-pass-peanuts.pdf"
+INDEX_TIMEOUT_MS = 180_000
+ANSWER_TIMEOUT_MS = 60_000
+
+
+def drop(widget: Any, paths: list[Path]) -> None:
+    """What the desktop sends when files are dragged onto the window."""
+    mime = QMimeData()
+    mime.setUrls([QUrl.fromLocalFile(str(p)) for p in paths])
+    pos = QPointF(widget.width() / 2, widget.height() / 2)
+    action = Qt.DropAction.CopyAction
+    buttons, mods = Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier
+    enter = QDragEnterEvent(pos.toPoint(), action, mime, buttons, mods)
+    QApplication.sendEvent(widget, enter)
+    assert enter.isAccepted(), "the window refused a drag of local files"
+    QApplication.sendEvent(widget, QDropEvent(pos, action, mime, buttons, mods))

@@ -1,0 +1,123 @@
+"""Asking: a streamed answer with chips; a chip shows the page; Ollama down -> extractive."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from PySide6.QtCore import Qt, QUrl
+from PySide6.QtGui import QTextCursor
+
+from gui_helpers import ANSWER_TIMEOUT_MS
+from ollama_stub import OllamaStub
+
+PDF = "simh__ctss_hardware.pdf"
+QUESTION = "How is the interval timer in location 5 incremented, and what happens on overflow?"
+REPLY = (
+    "Location 5 is incremented at 60Hz [1]. When it overflows, a trap occurs and the PC "
+    "is saved in location 6 [1]."
+)
+
+
+@pytest.fixture
+def indexed_pdf(tmp_path: Path, corpus_dir: Path) -> Path:
+    pdf = tmp_path / "docs" / PDF
+    pdf.parent.mkdir()
+    pdf.write_bytes((corpus_dir / PDF).read_bytes())
+    return pdf
+
+
+def ask(qtbot: Any, chat: Any, question: str) -> Any:
+    with qtbot.waitSignal(chat.answer_finished, timeout=ANSWER_TIMEOUT_MS) as done:
+        chat.input.setPlainText(question)
+        qtbot.mouseClick(chat.send_button, Qt.MouseButton.LeftButton)
+        assert chat.stop_button.isVisibleTo(chat), "no Stop button while answering"
+    return done.args[0]
+
+
+def click_text(qtbot: Any, view: Any, text: str) -> None:
+    found = view.document().find(text)
+    assert not found.isNull(), f"{text!r} is not in the conversation"
+    cursor = QTextCursor(found)
+    cursor.setPosition(found.selectionStart() + 1)
+    qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=view.cursorRect(cursor).center())
+
+
+def test_streamed_answer_with_chips_opens_the_cited_page(
+    qtbot: Any, make_engine: Any, make_window: Any, indexed_pdf: Path, ollama_stub: OllamaStub
+) -> None:
+    ollama_stub.responder = lambda messages, model: REPLY
+    engine = make_engine(ollama_host=ollama_stub.url, ollama_model="stub-model:latest")
+    engine.index([indexed_pdf])
+    window = make_window(engine)
+    chat, sources = window.chat, window.citations
+    with qtbot.waitSignal(window.health_changed, timeout=ANSWER_TIMEOUT_MS) as checked:
+        pass
+    assert checked.args[0].ok
+    assert window.ollama_label.text() == "Ollama: stub-model:latest"
+    assert chat.model_combo.currentText() == "stub-model:latest"
+
+    turn = ask(qtbot, chat, QUESTION)
+
+    assert turn.mode == "generated", turn.reason
+    assert chat.streamed_tokens > 5, "the answer did not arrive token by token"
+    assert not chat.stop_button.isVisibleTo(chat)
+    assert "Location 5 is incremented at 60Hz" in chat.view.toPlainText()
+    assert 'href="cite:0.1"' in chat.view.toHtml(), "no citation chip"
+    citation = turn.citation(1)
+    assert citation is not None and citation.file_name == PDF
+    assert sources.list.count() == len(turn.citations)
+
+    with qtbot.waitSignal(sources.page_shown, timeout=ANSWER_TIMEOUT_MS) as shown:
+        click_text(qtbot, chat.view, "[1]")
+    assert shown.args == [str(indexed_pdf), citation.page]
+    assert sources.current is citation
+    assert sources.list.currentRow() == turn.citations.index(citation)
+    assert f"{PDF} — p. {citation.page}" in sources.header.text()
+    render = sources.last_render
+    assert render is not None and render.page == citation.page
+    assert render.rects, "the cited passage was not highlighted on the page"
+    assert render.image.pixel(5, 5) == 0xFFFFFFFF, "the page is not on white"
+
+
+def test_ollama_down_shows_banner_and_extractive_answer(
+    qtbot: Any, make_engine: Any, make_window: Any, indexed_pdf: Path, ollama_down_host: str
+) -> None:
+    engine = make_engine(ollama_host=ollama_down_host)
+    engine.index([indexed_pdf])
+    window = make_window(engine)
+    chat = window.chat
+
+    turn = ask(qtbot, chat, QUESTION)
+
+    assert turn.mode == "extractive"
+    assert chat.banner.isVisibleTo(chat)
+    assert "ollama" in chat.banner_label.text().lower()
+    assert turn.citations, "an extractive answer quotes passages with citations"
+    shown = chat.view.toPlainText()
+    assert "[1]" in shown and "Quoted from your documents" in shown
+    assert "not running" in window.ollama_label.text()
+
+
+def test_links_in_answers_are_never_followed_to_files(
+    qtbot: Any, make_engine: Any, make_window: Any, monkeypatch: Any
+) -> None:
+    from PySide6.QtGui import QDesktopServices, QTextDocument
+
+    opened: list[QUrl] = []
+    monkeypatch.setattr(QDesktopServices, "openUrl", lambda url: opened.append(url) or True)
+    window = make_window(make_engine())
+    view = window.chat.view
+    view.set_markdown(
+        'See <a href="file:///etc/passwd">this</a>, ![x](file:///etc/hostname) and '
+        "[the notes](file:///etc/hostname) [1]."
+    )
+    html = view.toHtml()
+    assert 'href="file:///etc/passwd"' not in html, "raw HTML became a live link"
+    image = view.document().resource(QTextDocument.ResourceType.ImageResource,
+                                     QUrl("file:///etc/hostname"))
+    assert image is None, "a local file was loaded into the view"
+    click_text(qtbot, view, "the notes")
+    assert opened == [] and view.source().isEmpty()
+    assert any("file:" in t for t in window.notifications.texts())

@@ -1,0 +1,82 @@
+"""Dropping a folder on the window indexes it: rows, progress, final states, reports."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from gui_helpers import ENCRYPTED_PDF, INDEX_TIMEOUT_MS, SMALL_PDFS, drop
+
+
+def test_dropped_folder_is_indexed_with_progress_and_reasons(
+    qtbot: Any, make_engine: Any, make_window: Any, library_dir: Path
+) -> None:
+    window = make_window(make_engine())
+    lib = window.library
+    progress: list[float] = []
+    lib.controller.overall_progressed.connect(lambda f, label: progress.append(f))
+    rows_seen: list[int] = []
+    lib.controller.collected.connect(lambda _: rows_seen.append(lib.model.rowCount()))
+
+    with qtbot.waitSignal(lib.controller.run_finished, timeout=INDEX_TIMEOUT_MS) as run:
+        drop(window, [library_dir])
+        assert lib.progress_row.isVisibleTo(lib), "no progress shown while indexing"
+
+    assert run.args[0] is not None and not run.args[0].cancelled
+    assert rows_seen == [4], "rows for the four supported files appear before indexing ends"
+    assert any(0 < f < 1 for f in progress), f"progress never moved: {progress}"
+    assert progress[-1] == 1.0
+    rows = {r.file_name: r for r in lib.model.rows()}
+    assert set(rows) == {*SMALL_PDFS, ENCRYPTED_PDF}
+    for name in SMALL_PDFS:
+        assert rows[name].state == "ready", rows[name].state_text
+        assert rows[name].chunks > 0 and rows[name].pages > 0
+    failed = rows[ENCRYPTED_PDF]
+    assert failed.state == "failed"
+    assert "password" in failed.state_text.lower()
+    texts = " ".join(window.notifications.texts())
+    assert "minutes.docx" in texts, "the unsupported file was not reported"
+    assert "could not be indexed" in texts
+    assert not lib.progress_row.isVisibleTo(lib)
+
+    lib.filter_edit.setText("simh")
+    assert lib.proxy.rowCount() == 1
+
+
+def test_reindex_and_remove_from_context_menu(
+    qtbot: Any, make_engine: Any, make_window: Any, corpus_dir: Path, tmp_path: Path,
+    monkeypatch: Any,
+) -> None:
+    pdf = tmp_path / SMALL_PDFS[0]
+    pdf.write_bytes((corpus_dir / SMALL_PDFS[0]).read_bytes())
+    engine = make_engine()
+    engine.index([pdf])
+    window = make_window(engine)
+    lib = window.library
+    with qtbot.waitSignal(lib.controller.documents_changed):
+        pass  # the window's first read of the library
+    (row,) = lib.model.rows()
+    assert row.state == "ready"
+    menu = lib.build_menu([row])
+    actions = {a.text(): a for a in menu.actions() if a.text()}
+    assert {"Ask about this document", "Summarize…", "Open file", "Show extracted text",
+            "Re-index", "Remove from library"} <= set(actions)
+
+    with qtbot.waitSignal(lib.ask_about_requested) as asked:
+        actions["Ask about this document"].trigger()
+    assert asked.args == [[str(pdf)]]
+    assert window.chat.scope == [str(pdf)]
+    assert SMALL_PDFS[0] in window.chat.scope_label.text()
+
+    with qtbot.waitSignal(lib.controller.run_finished, timeout=INDEX_TIMEOUT_MS) as run:
+        actions["Re-index"].trigger()
+    assert run.args[0].indexed == [str(pdf)], "Re-index rebuilt nothing"
+
+    from PySide6.QtWidgets import QMessageBox
+
+    monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: QMessageBox.StandardButton.Yes)
+    with qtbot.waitSignal(
+        lib.controller.documents_changed, check_params_cb=lambda records: records == []
+    ):
+        actions["Remove from library"].trigger()
+    assert lib.model.rowCount() == 0
