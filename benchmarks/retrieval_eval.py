@@ -152,9 +152,15 @@ class Row:
     misses: list[str]
 
 
-def score(mode: str, search: Search, questions: Sequence[Question]) -> Row:
-    from docent.core.evaluation import first_right_rank
+def first_right_rank(hits: Sequence[Hit], file_name: str, pages: Sequence[int]) -> int | None:
+    """1-based rank of the first hit in the gold file whose page range holds a gold page."""
+    for i, h in enumerate(hits, 1):
+        if h.file_name == file_name and any(h.page_start <= p <= h.page_end for p in pages):
+            return i
+    return None
 
+
+def score(mode: str, search: Search, questions: Sequence[Question]) -> Row:
     ranks: list[int | None] = []
     file5: list[bool] = []
     unans_low: list[bool] = []

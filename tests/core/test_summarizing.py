@@ -355,7 +355,9 @@ def test_no_ollama_gives_an_extractive_summary(engine: Engine, ollama_down_host:
     assert 3 <= len(bullets) <= 12
     numbers = []
     for bullet in bullets:
-        sentence, page = re.fullmatch(r"- (.*) \(p\. (\d+)\)", bullet).groups()  # type: ignore[union-attr]
+        found = re.fullmatch(r"- (.*) \(p\. (\d+)\)", bullet)
+        assert found is not None, bullet
+        sentence, page = found.groups()
         assert sentence in pages[int(page)]
         numbers.append(int(page))
     assert numbers == sorted(numbers)  # page order

@@ -145,6 +145,8 @@ class Indexer:
         self._subprocess = subprocess_extraction
         self._executor: Executor | None = None
         self._lock = threading.Lock()  # one indexing run at a time
+        #: Chunk points written since this indexer was made (Engine.close optimizes after many).
+        self.points_written = 0
 
     def close(self) -> None:
         if self._executor is not None:
@@ -395,6 +397,7 @@ class Indexer:
                 for c, h in zip(batch, hashes, strict=True)
             ]
             self.store.upsert_chunks(points)
+            self.points_written += len(points)
             if len(first) < 3:
                 first.extend(p.dense for p in points[: 3 - len(first)])
             on_chunks(min(start + EMBED_BATCH, total), total)

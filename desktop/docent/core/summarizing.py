@@ -186,7 +186,7 @@ class Summarizer:
         else:
             result = self._result(rec, doc, kind, reduced, model, len(sections))
         result.seconds = round(time.monotonic() - start, 3)
-        if not result.failed_sections:  # a partial summary is worth another try later
+        if rec.sha256 and not result.failed_sections:  # a partial one is worth a retry later
             key = model if result.mode == "generated" else extractive_model_key(result.model)
             self.catalog.put_summary(rec.sha256, kind, key, result.to_json())
         return result

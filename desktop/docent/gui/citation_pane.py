@@ -194,7 +194,9 @@ class CitationPane(QWidget):
         c = self.current
         path, passage, page = str(c.path), str(getattr(c, "text", "")), self.page
         zoom = self.zoom
-        width = max(200, self.page_scroll.viewport().width() - 24)
+        # The stack, not the scroll area's viewport: that is stale while it is hidden.
+        bar = self.page_scroll.verticalScrollBar().sizeHint().width()
+        width = max(200, self.stack.width() - bar - 12)
         ratio = self.devicePixelRatioF()
         key = (path, page, zoom if zoom is not None else ("fit", width), hash(passage), ratio)
         self._generation += 1

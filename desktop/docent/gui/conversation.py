@@ -76,20 +76,21 @@ def _footer(turn: Turn) -> str:
             f"⚠ {n} sentence{'s are' if several else ' is'} not clearly supported by "
             f"{'their' if several else 'its'} citation (underlined)."
         )
-    return " ".join(f"_{escape_markdown(note)}_" for note in notes)
+    # *italic*: with Qt's GitHub dialect, _text_ is underlined (it reads as a link)
+    return " ".join(f"*{escape_markdown(note)}*" for note in notes)
 
 
 def turn_markdown(turn: Turn, *, streaming: bool = False) -> str:
     question = "\n".join(f"> {escape_markdown(line)}" for line in turn.question.splitlines())
     scope = ""
     if turn.scope:
-        scope = " _(in " + escape_markdown(", ".join(Path(p).name for p in turn.scope)) + ")_"
+        scope = " *(in " + escape_markdown(", ".join(Path(p).name for p in turn.scope)) + ")*"
     parts = [f"**You**{scope}\n\n{question or '>'}"]
     body = turn.text.strip()
     if body:
         parts.append(linkify_citations(body, turn.index))
     elif streaming and not turn.answer and not turn.error and not turn.stopped:
-        parts.append("_Searching your documents…_")
+        parts.append("*Searching your documents…*")
     footer = _footer(turn)
     if footer:
         parts.append(footer)

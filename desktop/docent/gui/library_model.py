@@ -239,6 +239,11 @@ class DocumentTableModel(QAbstractTableModel):
 class StateDelegate(QStyledItemDelegate):
     """Draws a progress bar in the State cell of a document being indexed."""
 
+    def initStyleOption(self, option: QStyleOptionViewItem, index: Index) -> None:
+        super().initStyleOption(option, index)
+        # names elide in the middle (the table's mode); a reason reads from its start
+        option.textElideMode = Qt.TextElideMode.ElideRight
+
     def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: Index) -> None:
         fraction = index.data(FRACTION_ROLE)
         if not isinstance(fraction, float) or fraction < 0:

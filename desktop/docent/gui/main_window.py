@@ -227,7 +227,8 @@ class MainWindow(QMainWindow):
         if st.queued or st.indexing:
             extra.append(f"{st.queued + st.indexing} waiting")
         tail = f" ({', '.join(extra)})" if extra else ""
-        self.docs_label.setText(f"{st.ready} documents · {st.chunks:,} chunks{tail}")
+        docs = "1 document" if st.ready == 1 else f"{st.ready} documents"
+        self.docs_label.setText(f"{docs} · {st.chunks:,} chunks{tail}")
 
     def _after_run(self) -> None:
         self.index_label.setText("")

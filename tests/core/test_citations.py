@@ -1,0 +1,171 @@
+"""The pure parts of answering: markers, faithfulness, the judge's reply, follow-ups, prompts."""
+
+from __future__ import annotations
+
+import pytest
+
+from docent.core.answering import Answer
+from docent.core.citations import citations_for, cited_numbers, drop_invalid, strip_markers
+from docent.core.config import Settings
+from docent.core.conversation import Conversation, fallback_query, parse_rewrite
+from docent.core.evaluation import (
+    check_faithfulness,
+    judged_sentences,
+    parse_judge,
+    split_sentences,
+    stem,
+    support_score,
+)
+from docent.core.models import Hit
+from docent.core.prompting import best_excerpt, build_prompt, context_plan
+
+PASSAGE = (
+    "Command lines entered at the console are limited to about 4095 bytes (not characters). "
+    'The command sink("record.lis") will divert all subsequent output from the console to '
+    "an external file."
+)
+
+
+def hit(n: int, text: str = PASSAGE, words: int = 0) -> Hit:
+    body = text if not words else " ".join(f"word{n}x{i}" for i in range(words))
+    return Hit(f"c{n}", "d", "R-intro.pdf", "/docs/R-intro.pdf", n, n, n, 1.0 / n, body)
+
+
+@pytest.mark.parametrize(
+    ("text", "numbers"),
+    [
+        ("a [1] b [2].", [1, 2]),
+        ("a [1, 2] b", [1, 2]),
+        ("a [1][2] b [2]", [1, 2]),
+        ("a [3;1] b", [3, 1]),
+        ("a [2-4]", [2, 3, 4]),
+        ("a [0-9] regex, year [2005], [x], [ 7 ]", [7]),
+    ],
+)
+def test_cited_numbers(text: str, numbers: list[int]) -> None:
+    assert cited_numbers(text) == numbers
+
+
+def test_drop_invalid_keeps_offered_numbers_only() -> None:
+    text, dropped = drop_invalid("Yes [1, 9]. No [7]. Maybe [2][8] [1-2].", 2)
+    assert text == "Yes [1]. No. Maybe [2] [1-2]."
+    assert dropped == [9, 7, 8]
+    assert drop_invalid("Fine [1].", 1) == ("Fine [1].", [])
+
+
+def test_citations_for_valid_numbers_ascending() -> None:
+    offered = [hit(1), hit(2), hit(3)]
+    cites = citations_for([3, 1, 3, 5], offered)
+    assert [(c.n, c.chunk_id, c.page, c.page_end) for c in cites] == [
+        (1, "c1", 1, 1),
+        (3, "c3", 3, 3),
+    ]
+    assert cites[0].as_dict()["file_name"] == "R-intro.pdf"
+    assert strip_markers("Bytes [1][2], not characters [3].") == "Bytes, not characters."
+
+
+def test_split_sentences_keeps_markers_with_their_sentence() -> None:
+    text = "It is 4095 bytes. [1] Use sink() [2].\n- a list item [1]\n1. Numbered one. Two."
+    assert split_sentences(text) == [
+        "It is 4095 bytes. [1]",
+        "Use sink() [2].",
+        "- a list item [1]",
+        "1. Numbered one.",
+        "Two.",
+    ]
+
+
+def test_stem_meets_word_forms() -> None:
+    assert {stem(w) for w in ("use", "uses", "used", "using")} == {"us"}
+    assert stem("libraries") == stem("library")
+    assert stem("lines") == stem("line")
+    assert stem("status") == "status" and stem("4095") == "4095"
+
+
+def test_support_score_is_term_overlap() -> None:
+    supported = "The console limits lines to about 4095 bytes [1]."
+    assert support_score(supported, [PASSAGE]) == 1.0
+    invented = "Penguins migrate across Jupiter every winter [1]."
+    assert support_score(invented, [PASSAGE]) == 0.0
+
+
+def test_check_faithfulness_uses_cited_passages_or_all() -> None:
+    passages = {1: PASSAGE, 2: "Penguins are flightless birds of the southern hemisphere."}
+    answer = (
+        "Console lines are limited to 4095 bytes [2]. Penguins are flightless birds. "
+        "Yes. Output goes to an external file with sink [1]."
+    )
+    faith = check_faithfulness(answer, passages)
+    scores = dict(faith.pairs)
+    assert faith.unsupported == ["Console lines are limited to 4095 bytes [2]."]  # wrong cite
+    assert scores["Penguins are flightless birds."] == 1.0  # no cite: against all passages
+    assert scores["Yes."] == 1.0 and not faith.sentences[2].judged
+    assert faith.unsupported_share == pytest.approx(1 / 3)
+    assert judged_sentences(answer) == [s.sentence for s in faith.judged]
+
+
+def test_judge_scores_replace_overlap_and_missing_ones_are_zero() -> None:
+    answer = "Console lines are limited to 4095 bytes [1]. Output goes to a file [1]."
+    faith = check_faithfulness(answer, {1: PASSAGE}, judge_scores=[0.2])
+    assert [s.score for s in faith.sentences] == [0.2, 0.0]
+    assert len(faith.unsupported) == 2
+
+
+@pytest.mark.parametrize(
+    ("reply", "scores"),
+    [
+        ("1: 0.9\n2: 0.1", [0.9, 0.1]),
+        ("Statement 1 - yes\n2) 80%\n3. 7/10", [1.0, 0.8, 0.7]),
+        ("1: 5\n2: -1\n3: maybe", [0.0, 0.0, 0.0]),
+        ("All statements are supported.", [0.0, 0.0, 0.0]),
+        ("", [0.0, 0.0, 0.0]),
+    ],
+)
+def test_parse_judge_never_defaults_to_faithful(reply: str, scores: list[float]) -> None:
+    assert parse_judge(reply, len(scores)) == scores
+
+
+def conversation_about(question: str) -> Conversation:
+    conv = Conversation()
+    conv.add(question, question, Answer(question, "It is 4095 bytes [1].", "generated"))
+    return conv
+
+
+def test_parse_rewrite() -> None:
+    conv = conversation_about("How long can an R console line be?")
+    assert parse_rewrite('Standalone question: "Can R sink output?"', conv, "And sink?") == (
+        "Can R sink output?"
+    )
+    assert parse_rewrite("Penguins are birds.", conv, "And sink?") is None  # drifted away
+    assert parse_rewrite("", conv, "And sink?") is None
+    assert parse_rewrite("x" * 400, conv, "And sink?") is None
+    # A follow-up with no content words is anchored on the previous query.
+    assert parse_rewrite("Why is an R console line limited?", conv, "Why?") is not None
+
+
+def test_fallback_query_adds_previous_keywords() -> None:
+    conv = conversation_about("How long can an R console line be?")
+    assert fallback_query(conv, "And in bytes?") == "And in bytes? long console line"
+    assert fallback_query(Conversation(), "Alone?") == "Alone?"
+
+
+def test_prompt_lists_numbered_passages_within_budget() -> None:
+    hits = [hit(n, words=150) for n in range(1, 30)]
+    plan = context_plan(Settings(llm_context_tokens=2048), lambda t: len(t.split()))
+    prompt = build_prompt("Q?", "Q?", hits, Conversation(), plan)
+    user = prompt.messages[-1]["content"]
+    assert user.startswith("Passages from the documents:\n\n[1] R-intro.pdf p.1: word1x0")
+    assert user.endswith("Question: Q?")
+    assert prompt.offered == hits[: len(prompt.offered)] and 3 <= len(prompt.offered) < 29
+    used = sum(plan.tokens(m["content"]) for m in prompt.messages)
+    assert used + plan.answer_tokens <= 2048
+    assert prompt.shown[2].startswith("word2x0")
+
+
+def test_best_excerpt_centres_on_the_question() -> None:
+    text = (
+        "Intro words here. " * 30 + "The sink function diverts output to a file. " + "Tail. " * 30
+    )
+    excerpt = best_excerpt(text, "How do I divert output with sink?", limit=120)
+    assert excerpt.startswith("… The sink function diverts output to a file.")
+    assert excerpt.endswith(" …")

@@ -1,0 +1,85 @@
+"""`docent ask`: streamed text then citations, or --json; against the stand-in Ollama."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from answer_script import ScriptedModel
+
+from docent.cli import main
+from ollama_stub import OllamaStub
+
+QUESTION = "How many pages does the LibreOffice Writer test text have?"
+DOC = "forensics-samples-files__a-text.pdf"
+
+
+@pytest.fixture
+def indexed(samples_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("DOCENT_EXTRACT_IN_SUBPROCESS", "0")
+    assert main(["index", "-q", str(samples_dir / DOC)]) == 0
+
+
+def use_host(monkeypatch: pytest.MonkeyPatch, host: str) -> None:
+    monkeypatch.setenv("DOCENT_OLLAMA_HOST", host)
+    monkeypatch.setenv("DOCENT_OLLAMA_MODEL", "stub-model:latest")
+
+
+def test_ask_streams_then_lists_citations(
+    indexed: None,
+    ollama_stub: OllamaStub,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    use_host(monkeypatch, ollama_stub.url)
+    ollama_stub.responder = ScriptedModel(cite="[1][5]")
+    capsys.readouterr()
+    assert main(["ask", QUESTION, "--file", "a-text"]) == 0
+    out, err = capsys.readouterr()
+    answer, _, listing = out.partition("\nCitations:\n")
+    assert answer.strip().startswith("This is a text from LibreOffice Writer")
+    assert f"  [1] {DOC} pp.1-2  (" in listing
+    assert "Dropped citations (never offered to the model): [5]" in listing
+    assert "[generated, confidence" in err
+
+
+def test_ask_json(
+    indexed: None,
+    ollama_stub: OllamaStub,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    use_host(monkeypatch, ollama_stub.url)
+    ollama_stub.responder = ScriptedModel()
+    capsys.readouterr()
+    assert main(["ask", QUESTION, "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["mode"] == "generated" and data["answer"].endswith("[1].")
+    (citation,) = data["citations"]
+    assert {"n", "file_name", "path", "page", "chunk_id", "text"} <= set(citation)
+    assert citation["n"] == 1 and citation["file_name"] == DOC and citation["page"] == 1
+    assert data["unsupported_sentences"] == [] and data["invalid_citations"] == []
+    assert data["confidence"] in ("high", "medium", "low") and "reason" in data
+
+
+def test_ask_json_without_ollama_is_extractive(
+    indexed: None,
+    ollama_down_host: str,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    use_host(monkeypatch, ollama_down_host)
+    capsys.readouterr()
+    assert main(["ask", QUESTION, "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["mode"] == "extractive" and "ollama serve" in data["answer"]
+    assert data["citations"][0]["file_name"] == DOC
+
+
+def test_ask_unknown_file_says_so(
+    indexed: None, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    capsys.readouterr()
+    assert main(["ask", QUESTION, "--file", "nope.pdf"]) == 1
+    assert "No indexed document matches 'nope.pdf'" in capsys.readouterr().err
