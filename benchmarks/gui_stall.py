@@ -96,7 +96,6 @@ def main() -> int:
     for name in args.files:
         shutil.copy(Path(args.corpus) / name, folder / name)
 
-    from ollama_stub import OllamaStub
     from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QApplication
 
@@ -105,6 +104,7 @@ def main() -> int:
     from docent.gui.app import create_app
     from docent.gui.main_window import MainWindow
     from docent.gui.workers import cancel_all, wait_for_all
+    from ollama_stub import OllamaStub
 
     app = create_app([sys.argv[0]])
     stub = OllamaStub(responder=long_answer).start()

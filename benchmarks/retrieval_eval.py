@@ -255,6 +255,11 @@ def main() -> int:
         config = replace(config, **{key: kind(value) if kind is not bool else value == "1"})
     eng = open_library(args.library, questions)
     try:
+        indexed = {d.file_name for d in eng.documents()}
+        skipped = [q.id for q in questions if q.file and q.file not in indexed]
+        if skipped:
+            print(f"skipped (file not in this library): {' '.join(skipped)}", file=sys.stderr)
+        questions = [q for q in questions if q.id not in skipped]
         st = eng.status()
         print(
             f"library '{args.library}': {st.ready} documents, {st.chunks} chunks", file=sys.stderr

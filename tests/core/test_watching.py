@@ -21,6 +21,7 @@ import pytest
 from docent.core import watching
 from docent.core.config import load_settings
 from docent.core.engine import Engine
+from docent.core.indexer import Progress
 from docent.core.jobs import IndexQueue, JobKind, JobResult
 from docent.core.models import DocState
 from docent.core.textcache import sha256_file
@@ -333,7 +334,7 @@ def test_folder_removed_then_recreated_pauses_then_resumes(
     os.rename(lib, outside / "unplugged")
     rec.wait_until(lambda: state_of(engine, lib) == "paused", "paused")
     watched = engine.status().watched[0]
-    assert "missing" in watched["message"] and "paused" in watched["message"]
+    assert "missing" in watched["message"] and "paused" in watched["message"].lower()
     assert catalog_paths(engine) == {str(lib / "a.txt")}
     before = engine.embedder.texts_embedded
     os.rename(outside / "unplugged", lib)
@@ -385,6 +386,26 @@ def test_symlink_loop_and_vanished_files(engine: Engine, lib: Path) -> None:
     assert engine.wait_idle(TIMEOUT)
     assert catalog_paths(engine) == {str(lib / "sub" / "a.txt")}
     assert not rec.results[-1].report.failed
+
+
+def test_file_deleted_while_it_is_being_indexed(engine: Engine, lib: Path) -> None:
+    rec = start(engine, lib)
+    doomed = lib / "doomed.txt"
+    gate, extracting = threading.Event(), threading.Event()
+
+    def hold(p: Progress) -> None:  # the job is running: stop it at "extracting"
+        if p.path == str(doomed) and p.phase == "extracting":
+            extracting.set()
+            gate.wait(TIMEOUT)
+
+    engine.queue.add_progress_listener(hold)
+    doomed.write_text(text_for("doomed"))
+    assert extracting.wait(TIMEOUT)
+    doomed.unlink()  # `deleted` -> a removal queued behind the running job (and its cancel)
+    rec.wait_until(lambda: any(j.kind is JobKind.REMOVE for j in engine.queue.pending()), "rm")
+    gate.set()
+    assert engine.wait_idle(TIMEOUT)
+    assert catalog_paths(engine) == set()  # no "failed: missing" document left behind
 
 
 # Watch / unwatch -----------------------------------------------------------------
@@ -490,7 +511,12 @@ def test_cli_watch_logs_until_ctrl_c_then_unwatch_drops(lib: Path) -> None:
     lines: queue.Queue[dict[str, str]] = queue.Queue()
     assert proc.stdout is not None
     stdout = proc.stdout
-    threading.Thread(target=lambda: [lines.put(json.loads(x)) for x in stdout], daemon=True).start()
+
+    def read() -> None:
+        for line in stdout:
+            lines.put(json.loads(line))
+
+    threading.Thread(target=read, daemon=True).start()
 
     def next_event(event: str) -> dict[str, str]:
         deadline = time.monotonic() + TIMEOUT

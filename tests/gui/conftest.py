@@ -12,10 +12,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from gui_helpers import ENCRYPTED_PDF, SMALL_PDFS
 
 from docent.core.config import load_settings
 from docent.core.engine import Engine
-from gui_helpers import ENCRYPTED_PDF, SMALL_PDFS
 
 
 @pytest.fixture

@@ -6,10 +6,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from gui_helpers import ANSWER_TIMEOUT_MS
 from PySide6.QtCore import Qt, QUrl
 from PySide6.QtGui import QTextCursor
 
-from gui_helpers import ANSWER_TIMEOUT_MS
 from ollama_stub import OllamaStub
 
 PDF = "simh__ctss_hardware.pdf"

@@ -49,7 +49,13 @@ from docent.core.evaluation import (
 )
 from docent.core.llm import OllamaClient
 from docent.core.models import Hit
-from docent.core.prompting import Prompt, build_prompt, context_plan, extractive_text
+from docent.core.prompting import (
+    Prompt,
+    abstain_text,
+    build_prompt,
+    context_plan,
+    extractive_text,
+)
 from docent.core.retrieval import SearchResult
 
 __all__ = ["Answer", "AnswerCancelled", "Answerer", "Citation", "Conversation", "Mode"]
@@ -186,6 +192,7 @@ class Answerer:
         except AnswerCancelled as exc:
             if exc.answer is not None:
                 exc.answer.seconds = time.monotonic() - started
+                exc.answer.requests = requests.used
                 conv.add(question, query, exc.answer, stopped=True)
             raise
         answer.seconds = time.monotonic() - started
@@ -231,26 +238,25 @@ class Answerer:
 
     def _abstain(self, run: _Run) -> Answer | None:
         result = run.result
-        low = result.confidence == "low" or not result.sufficient
-        if result.hits and not low:
+        if not should_abstain(result):
             return None
         shown = result.hits[:ABSTAIN_PASSAGES]
-        scope = self._scope_text(run.conv)
-        searched = [run.query, *run.rewrites]
-        lines = ["I could not find an answer to this in your documents."]
-        lines.append("Searched for: " + "; ".join(f"“{q}”" for q in searched) + f" in {scope}.")
-        recommendation = getattr(result.evaluation, "recommendation", "") or ""
-        if recommendation:
-            lines.append(str(recommendation))
+        scope = "all documents"
+        if run.conv.scope:
+            scope = ", ".join(Path(p).name for p in run.conv.scope)
+        evaluation = result.evaluation
+        text = abstain_text(
+            [run.query, *run.rewrites], scope, getattr(evaluation, "recommendation", ""), len(shown)
+        )
         if shown:
-            marks = " ".join(f"[{n}]" for n in range(1, len(shown) + 1))
-            lines.append(f"The closest passages, which do not seem to answer it: {marks}")
-            reason = f"Retrieval confidence is {result.confidence or 'low'}."
+            issues = "; ".join(str(i) for i in getattr(evaluation, "issues", None) or [])
+            reason = f"Retrieval confidence is {result.confidence or 'low'}"
+            reason += f": {issues}." if issues else "."
         else:
             reason = "Nothing in the searched documents matched the question."
         return Answer(
             question=run.question,
-            text="\n\n".join(lines),
+            text=text,
             mode="abstained",
             citations=citations_for(range(1, len(shown) + 1), shown),
             offered=shown,
@@ -334,7 +340,8 @@ class Answerer:
     def _faithfulness(self, run: _Run, prompt: Prompt, text: str) -> Faithfulness:
         scores: list[float] | None = None
         sentences = judged_sentences(text)
-        if self.judge and sentences and run.requests.take():
+        stopped = run.cancel is not None and run.cancel.is_set()
+        if self.judge and sentences and not stopped and run.requests.take():
             try:
                 reply = self.llm.chat(
                     judge_messages(sentences, prompt.shown),
@@ -368,12 +375,6 @@ class Answerer:
     def _count(self, text: str) -> int:
         return self.count_tokens(text) if self.count_tokens else len(text) // 3 + 1
 
-    @staticmethod
-    def _scope_text(conv: Conversation) -> str:
-        if not conv.scope:
-            return "all documents"
-        return ", ".join(Path(p).name for p in conv.scope)
-
 
 @dataclass(slots=True)
 class _Run:
@@ -388,6 +389,11 @@ class _Run:
     conv: Conversation
     cancel: threading.Event | None
     on_token: TokenFn | None
+
+
+def should_abstain(result: SearchResult) -> bool:
+    """The retrieval's verdict (its fields only): nothing found, not sufficient, or low."""
+    return not result.hits or not result.sufficient or result.confidence == "low"
 
 
 def _check(cancel: threading.Event | None, answer: Answer | None) -> None:

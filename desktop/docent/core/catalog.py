@@ -121,7 +121,9 @@ class Catalog:
 
     def counts(self) -> dict[str, int]:
         with self._lock:
-            rows = self._db.execute("SELECT state, COUNT(*), SUM(chunks) FROM documents GROUP BY state")
+            rows = self._db.execute(
+                "SELECT state, COUNT(*), SUM(chunks) FROM documents GROUP BY state"
+            )
             out: dict[str, int] = {"documents": 0, "chunks": 0}
             for state, n, chunks in rows:
                 out[state] = n

@@ -19,6 +19,7 @@ from docent.core.models import Hit
 #: leading zero, so ``[2005]`` or a character class ``[0-9]`` is not taken for a citation.
 MARKER = re.compile(r"\[\s*([1-9]\d{0,2}(?:\s*(?:[,;]|[-–])\s*[1-9]\d{0,2})*)\s*\]")
 _MAX_RANGE = 20  # "[1-300]" is not a citation of 300 passages
+_GONE = "\x00"  # stands for a marker removed whole, until the space before it goes too
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,10 +112,8 @@ def drop_invalid(text: str, offered: int) -> tuple[str, list[int]]:
                 dropped.setdefault(n, None)
         if len(keep) == len(numbers):
             return m.group(0)  # untouched, as the model wrote it
-        return "[" + ", ".join(str(n) for n in keep) + "]" if keep else ""
+        return "[" + ", ".join(str(n) for n in keep) + "]" if keep else _GONE
 
-    fixed = MARKER.sub(fix, text)
-    if dropped:
-        fixed = re.sub(r"[ \t]+([.,;:!?])", r"\1", fixed)  # "word [9]." -> "word."
-        fixed = re.sub(r"[ \t]{2,}", " ", fixed)
+    # A marker removed whole takes the space before it along: "word [9]." -> "word."
+    fixed = re.sub(r"[ \t]*" + _GONE, "", MARKER.sub(fix, text))
     return fixed, list(dropped)

@@ -157,7 +157,9 @@ def _format_errors(err: ValidationError, source: str) -> str:
         msg = e["msg"]
         if e["type"] == "extra_forbidden":
             msg = "is not a known setting (check the spelling)"
-        lines.append(f"setting '{key}' {msg}" if msg.startswith("is ") else f"setting '{key}': {msg}")
+        lines.append(
+            f"setting '{key}' {msg}" if msg.startswith("is ") else f"setting '{key}': {msg}"
+        )
     return f"Bad settings in {source}: " + "; ".join(lines)
 
 

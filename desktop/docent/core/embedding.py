@@ -35,8 +35,9 @@ class Embedder:
     from two threads at once only thrashes two cores).
     """
 
-    def __init__(self, model_name: str = BUNDLED_MODEL, cache_dir: Path | None = None,
-                 batch_size: int = 16) -> None:
+    def __init__(
+        self, model_name: str = BUNDLED_MODEL, cache_dir: Path | None = None, batch_size: int = 16
+    ) -> None:
         self.model_name = model_name
         self.batch_size = batch_size
         self._cache_dir = str(cache_dir) if cache_dir else None
@@ -81,7 +82,8 @@ class Embedder:
                 ) from exc
             from tokenizers import Tokenizer
 
-            tok = Tokenizer.from_str(dense.model.tokenizer.to_str())
+            inner: Any = dense.model  # fastembed's model object owns the tokenizer
+            tok = Tokenizer.from_str(inner.tokenizer.to_str())
             tok.no_truncation()
             tok.no_padding()
             self._tokenizer = tok

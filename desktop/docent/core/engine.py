@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import os
+import sys
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -77,17 +78,14 @@ class _DataDirLock:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         fh = open(self.path, "a+", encoding="utf-8")  # noqa: SIM115 - held until release()
         try:
-            import fcntl
+            if sys.platform == "win32":
+                import msvcrt
 
-            fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except ImportError:  # Windows
-            import msvcrt
-
-            try:
                 msvcrt.locking(fh.fileno(), msvcrt.LK_NBLCK, 1)
-            except OSError as exc:
-                fh.close()
-                raise StoreLocked(self._message()) from exc
+            else:
+                import fcntl
+
+                fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError as exc:
             fh.close()
             raise StoreLocked(self._message()) from exc
@@ -98,8 +96,10 @@ class _DataDirLock:
         self._fh = fh
 
     def _message(self) -> str:
-        return (f"Docent is already open on {self.path.parent} (another window or command "
-                "is using it). Close it first, or set DOCENT_HOME to use another folder.")
+        return (
+            f"Docent is already open on {self.path.parent} (another window or command "
+            "is using it). Close it first, or set DOCENT_HOME to use another folder."
+        )
 
     def release(self) -> None:
         if self._fh is not None:
@@ -114,7 +114,8 @@ class Engine:
         self.store: Store | None = None
         self.catalog: Catalog | None = None
         self.embedder = Embedder(
-            self.settings.embedding_model, self.settings.model_cache_path,
+            self.settings.embedding_model,
+            self.settings.model_cache_path,
             self.settings.embed_batch_size,
         )
         self.cache = TextCache(self.settings.text_cache_path)
@@ -135,12 +136,18 @@ class Engine:
             s.data_path.mkdir(parents=True, exist_ok=True)
             self.catalog = Catalog(s.catalog_path)
             if s.qdrant_url:
-                self.store = open_store(url=s.qdrant_url, api_key=s.qdrant_api_key,
-                                        dim=self.embedder.dim)
+                self.store = open_store(
+                    url=s.qdrant_url, api_key=s.qdrant_api_key, dim=self.embedder.dim
+                )
             else:
                 self.store = open_store(path=s.store_path, dim=self.embedder.dim)
-            self._indexer = Indexer(self.catalog, self.store, self.embedder, self.cache,
-                                    subprocess_extraction=s.extract_in_subprocess)
+            self._indexer = Indexer(
+                self.catalog,
+                self.store,
+                self.embedder,
+                self.cache,
+                subprocess_extraction=s.extract_in_subprocess,
+            )
             self._retriever = Retriever(self.store, self.embedder)
             self._retriever.apply_settings(s)
             self.recovered = self._indexer.recover()
@@ -215,16 +222,18 @@ class Engine:
 
     # Indexing ----------------------------------------------------------------
 
-    def index(self, paths: Sequence[str | Path], recursive: bool = True,
-              progress: ProgressCallback | None = None,
-              cancel: threading.Event | None = None) -> IndexReport:
+    def index(
+        self,
+        paths: Sequence[str | Path],
+        recursive: bool = True,
+        progress: ProgressCallback | None = None,
+        cancel: threading.Event | None = None,
+    ) -> IndexReport:
         """Index files and folders; in folders, drop documents whose file is gone."""
         found = filemod.collect(list(paths), recursive)
         report = self.indexer.index_files(found.files, progress, cancel)
         for missing in found.missing:
-            report.failed.append(
-                FailedFile(str(missing), "missing", f"{missing} does not exist.")
-            )
+            report.failed.append(FailedFile(str(missing), "missing", f"{missing} does not exist."))
         for folder in found.folders:
             for rec in self._cat.under(str(folder)):
                 if not os.path.exists(rec.path) and (recursive or Path(rec.path).parent == folder):
@@ -232,8 +241,9 @@ class Engine:
                     report.removed.append(rec.path)
         return report
 
-    def resume(self, progress: ProgressCallback | None = None,
-               cancel: threading.Event | None = None) -> IndexReport:
+    def resume(
+        self, progress: ProgressCallback | None = None, cancel: threading.Event | None = None
+    ) -> IndexReport:
         """Index what is queued (interrupted or cancelled earlier)."""
         queued = self._cat.in_states(DocState.QUEUED)
         present = [Path(r.path) for r in queued if os.path.exists(r.path)]
@@ -262,8 +272,9 @@ class Engine:
         from docent.core.watching import Watcher
 
         if self.watcher is None:
-            self.watcher = Watcher(self.queue,
-                                   sweep_interval=self.settings.sweep_interval_minutes * 60)
+            self.watcher = Watcher(
+                self.queue, sweep_interval=self.settings.sweep_interval_minutes * 60
+            )
             self.watcher.start()
             for folder in self.settings.watched_folders:
                 self.watcher.add(folder)
@@ -273,8 +284,7 @@ class Engine:
         """Add a watched folder (saved in settings); live at once if watching started."""
         from docent.core.watching import plan_watch
 
-        folder, replaced = plan_watch(self.settings.watched_folders, path,
-                                      self.settings.data_path)
+        folder, replaced = plan_watch(self.settings.watched_folders, path, self.settings.data_path)
         kept = [w for w in self.settings.watched_folders if w not in replaced]
         self._save_watched(kept if folder in kept else [*kept, folder])
         if self.watcher is None:
@@ -289,8 +299,9 @@ class Engine:
 
         folder = str(filemod.normalise(path))
         if folder not in self.settings.watched_folders:
-            raise WatchError(f"{folder} is not a watched folder. "
-                             "See `docent status` for the watched folders.")
+            raise WatchError(
+                f"{folder} is not a watched folder. See `docent status` for the watched folders."
+            )
         self._save_watched([w for w in self.settings.watched_folders if w != folder])
         if self.watcher is not None:
             self.watcher.remove(folder)
@@ -311,9 +322,15 @@ class Engine:
     def _watched_status(self) -> list[dict[str, Any]]:
         if self.watcher is not None:
             return [st.as_dict() for st in self.watcher.statuses()]
-        return [{"path": p, "state": "off", "last_sweep": 0.0,
-                 "message": "Watched while the Docent window or `docent watch` runs."}
-                for p in self.settings.watched_folders]
+        return [
+            {
+                "path": p,
+                "state": "off",
+                "last_sweep": 0.0,
+                "message": "Watched while the Docent window or `docent watch` runs.",
+            }
+            for p in self.settings.watched_folders
+        ]
 
     # Looking things up ------------------------------------------------------
 
@@ -344,8 +361,9 @@ class Engine:
             return matches[0]
         if matches:
             raise AmbiguousFile(name_or_path, [r.path for r in matches])
-        raise UnknownFile(f"No indexed document matches '{name_or_path}'. "
-                          "See `docent list` for what is indexed.")
+        raise UnknownFile(
+            f"No indexed document matches '{name_or_path}'. See `docent list` for what is indexed."
+        )
 
     def extracted(self, rec: DocumentRecord) -> ExtractedDocument:
         doc = self.cache.get(rec.sha256) if rec.sha256 else None
@@ -363,29 +381,40 @@ class Engine:
             parts.append(f"\n<!-- page {page.number} -->\n## {unit} {page.number}\n\n{page.text}\n")
         return "".join(parts)
 
-    def summarize(self, name_or_path: str, *, type: str | None = None, model: str | None = None,
-                  progress: SummaryProgressCallback | None = None,
-                  cancel: threading.Event | None = None) -> SummaryResult:
+    def summarize(
+        self,
+        name_or_path: str,
+        *,
+        type: str | None = None,
+        model: str | None = None,
+        progress: SummaryProgressCallback | None = None,
+        cancel: threading.Event | None = None,
+    ) -> SummaryResult:
         """A brief | detailed | bullets summary (core/summarizing.py): cached, generated by
         the model, or extractive when no model answers. ``type``: settings.summary_type."""
         from docent.core.summarizing import Summarizer
 
         rec = self.resolve(name_or_path)
-        summarizer = Summarizer(self.settings, self._cat, self._store, self.embedder,
-                                self.extracted)
-        return summarizer.summarize(rec, kind=type, model=model, progress=progress,
-                                    cancel=cancel)
+        summarizer = Summarizer(
+            self.settings, self._cat, self._store, self.embedder, self.extracted
+        )
+        return summarizer.summarize(rec, kind=type, model=model, progress=progress, cancel=cancel)
 
     def status(self) -> Status:
         counts = self._cat.counts()
         s = self.settings
         return Status(
-            documents=counts["documents"], ready=counts.get("ready", 0),
-            failed=counts.get("failed", 0), queued=counts.get("queued", 0),
-            indexing=counts.get("indexing", 0), chunks=counts["chunks"],
-            data_dir=str(s.data_path), store=s.qdrant_url or str(s.store_path),
+            documents=counts["documents"],
+            ready=counts.get("ready", 0),
+            failed=counts.get("failed", 0),
+            queued=counts.get("queued", 0),
+            indexing=counts.get("indexing", 0),
+            chunks=counts["chunks"],
+            data_dir=str(s.data_path),
+            store=s.qdrant_url or str(s.store_path),
             backend="qdrant-server" if s.qdrant_url else "qdrant-edge",
-            embedding_model=s.embedding_model, watched=self._watched_status(),
+            embedding_model=s.embedding_model,
+            watched=self._watched_status(),
         )
 
     # Search ------------------------------------------------------------------
@@ -399,9 +428,15 @@ class Engine:
             return None
         return [self.resolve(n).doc_id for n in names]
 
-    def search(self, query: str, *, files: Sequence[str] | None = None,
-               k: int | None = None, debug: bool = False,
-               rewrites: Sequence[str] = ()) -> SearchResult:
+    def search(
+        self,
+        query: str,
+        *,
+        files: Sequence[str] | None = None,
+        k: int | None = None,
+        debug: bool = False,
+        rewrites: Sequence[str] = (),
+    ) -> SearchResult:
         """The retrieval pipeline (core/retrieval.py). ``files``: names or paths to search
         in (AmbiguousFile lists the candidates when a name matches several); ``k`` None:
         ``results_k`` from the settings, else adaptive; ``rewrites``: up to two LLM
@@ -410,8 +445,12 @@ class Engine:
             raise RuntimeError("Engine is not open")
         self._retriever.apply_settings(self.settings)
         return self._retriever.search(
-            query, k=k, doc_ids=self.scope_ids(files), exclude_doc_ids=self._busy_doc_ids(),
-            debug=debug, rewrites=rewrites,
+            query,
+            k=k,
+            doc_ids=self.scope_ids(files),
+            exclude_doc_ids=self._busy_doc_ids(),
+            debug=debug,
+            rewrites=rewrites,
         )
 
     # Answers (core/answering.py) ----------------------------------------------
@@ -422,8 +461,13 @@ class Engine:
         from docent.core.llm import OllamaClient
 
         s = self.settings
-        key = (s.effective_ollama_host(), s.ollama_model, s.llm_connect_timeout,
-               s.llm_first_token_timeout, s.llm_total_timeout)
+        key = (
+            s.effective_ollama_host(),
+            s.ollama_model,
+            s.llm_connect_timeout,
+            s.llm_first_token_timeout,
+            s.llm_total_timeout,
+        )
         if self._llm is None or key != self._llm_key:
             if self._llm is not None:
                 self._llm.close()
@@ -438,10 +482,16 @@ class Engine:
         """Installed Ollama models; LLMUnavailable etc. when Ollama cannot be asked."""
         return self.llm.list_models()
 
-    def ask(self, question: str, *, conversation: Conversation | None = None,
-            files: Sequence[str] | None = None, model: str | None = None,
-            on_token: Callable[[str], None] | None = None,
-            cancel: threading.Event | None = None) -> Answer:
+    def ask(
+        self,
+        question: str,
+        *,
+        conversation: Conversation | None = None,
+        files: Sequence[str] | None = None,
+        model: str | None = None,
+        on_token: Callable[[str], None] | None = None,
+        cancel: threading.Event | None = None,
+    ) -> Answer:
         """Answer from the library with checked citations (generated, extractive or
         abstained). ``files`` sets the conversation's scope (``[]`` clears it; None keeps
         it); the turn is added to ``conversation``. AnswerCancelled when ``cancel`` is set."""
@@ -453,7 +503,8 @@ class Engine:
             conv.scope = [self.resolve(f).path for f in files] or None
         scope = list(conv.scope) if conv.scope else None
         answerer = Answerer(
-            self.llm, self.settings,
+            self.llm,
+            self.settings,
             lambda query, rewrites: self.search(query, files=scope, rewrites=rewrites),
             count_tokens=self.embedder.count_tokens,
         )
@@ -464,8 +515,11 @@ class Engine:
         limit = max(1, min(limit, GREP_LIMIT))
         busy = set(self._busy_doc_ids())
         # Ask for more when half-written documents may take some of the matches.
-        points = [p for p in self._store.grep(pattern, limit=limit + (GREP_LIMIT if busy else 0))
-                  if p.payload["doc_id"] not in busy]
+        points = [
+            p
+            for p in self._store.grep(pattern, limit=limit + (GREP_LIMIT if busy else 0))
+            if p.payload["doc_id"] not in busy
+        ]
         return [_grep_match(p, pattern) for p in points[:limit]]
 
 
@@ -475,5 +529,6 @@ def _grep_match(p: ScoredPoint, pattern: str) -> GrepMatch:
     at = text.lower().find(pattern.lower())
     start = max(0, at - 60) if at >= 0 else 0
     line = " ".join(text[start : start + len(pattern) + 120].split())
-    return GrepMatch(pl["file_name"], pl["path"], int(pl["page_start"]), int(pl["page_end"]),
-                     p.id, line)
+    return GrepMatch(
+        pl["file_name"], pl["path"], int(pl["page_start"]), int(pl["page_end"]), p.id, line
+    )

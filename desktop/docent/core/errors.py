@@ -16,6 +16,10 @@ class DocumentError(DocentError):
         super().__init__(message)
         self.path = path
 
+    def __reduce__(self) -> tuple[type[DocumentError], tuple[str, str]]:
+        # Survive pickling across the extraction process boundary.
+        return (type(self), (self.path, str(self)))
+
 
 class EncryptedDocument(DocumentError):
     """The PDF needs a password. Fix: supply it (a later version accepts one)."""
@@ -68,8 +72,10 @@ class AmbiguousFile(DocentError):
         listed = "\n  ".join(candidates)
         first = candidates[0].replace("\\", "/").split("/")[-2:] if candidates else []
         example = f", e.g. {'/'.join(first)}" if len(first) == 2 and first[0] else ""
-        super().__init__(f"'{name}' matches {len(candidates)} documents; name one by its path "
-                         f"or the end of its path{example}:\n  {listed}")
+        super().__init__(
+            f"'{name}' matches {len(candidates)} documents; name one by its path "
+            f"or the end of its path{example}:\n  {listed}"
+        )
         self.name = name
         self.candidates = candidates
 

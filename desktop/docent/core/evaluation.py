@@ -267,8 +267,9 @@ def _suggest_term(question: str, hits: Sequence[Hit]) -> str:
     return counts.most_common(1)[0][0] if counts else ""
 
 
-def evaluate_retrieval(question: str, hits: Sequence[Hit],
-                       absent_terms: Sequence[str] = ()) -> RetrievalEvaluation:
+def evaluate_retrieval(
+    question: str, hits: Sequence[Hit], absent_terms: Sequence[str] = ()
+) -> RetrievalEvaluation:
     """Can these hits answer ``question``?
 
     ``absent_terms``: exact terms of the question (names, identifiers, quoted phrases)
@@ -276,8 +277,13 @@ def evaluate_retrieval(question: str, hits: Sequence[Hit],
     """
     top = list(hits[:TOP_HITS])
     if not top:
-        return RetrievalEvaluation(0.0, False, "low", ["nothing was found"],
-                                   "Index documents that cover this, or widen the scope.")
+        return RetrievalEvaluation(
+            0.0,
+            False,
+            "low",
+            ["nothing was found"],
+            "Index documents that cover this, or widen the scope.",
+        )
     overlap, missing = keyword_overlap(question, top)
     sim = _top_similarity(top)
     absent = list(dict.fromkeys(absent_terms))
@@ -296,20 +302,29 @@ def evaluate_retrieval(question: str, hits: Sequence[Hit],
     points -= 2 * bool(absent)
     confidence = "high" if points >= 4 else ("medium" if points >= 2 else "low")
     return RetrievalEvaluation(
-        keyword_overlap=round(overlap, 3), sufficient=confidence != "low",
-        confidence=confidence, issues=issues,
+        keyword_overlap=round(overlap, 3),
+        sufficient=confidence != "low",
+        confidence=confidence,
+        issues=issues,
         recommendation=_recommend(question, top, confidence, absent, missing),
         top_similarity=sim,
     )
 
 
-def _recommend(question: str, top: Sequence[Hit], confidence: str, absent: Sequence[str],
-               missing: Sequence[str]) -> str:
+def _recommend(
+    question: str,
+    top: Sequence[Hit],
+    confidence: str,
+    absent: Sequence[str],
+    missing: Sequence[str],
+) -> str:
     files = Counter(h.file_name for h in top)
     name, n = files.most_common(1)[0]
     if absent and confidence == "low":
-        return (f"No indexed document mentions '{absent[0]}': add one that covers it, "
-                "or rephrase with the words your documents use.")
+        return (
+            f"No indexed document mentions '{absent[0]}': add one that covers it, "
+            "or rephrase with the words your documents use."
+        )
     if confidence == "low":
         term = _suggest_term(question, top)
         hint = f" such as '{term}'" if term else ""
@@ -317,5 +332,7 @@ def _recommend(question: str, top: Sequence[Hit], confidence: str, absent: Seque
     if len(files) > 1 and n / len(top) >= CONCENTRATION:
         return f"Most passages come from {name}: scope the question to it to see more of it."
     if missing and confidence == "medium":
-        return f"Rephrase with the term '{missing[0]}' as the documents spell it, or scope to a file."
+        return (
+            f"Rephrase with the term '{missing[0]}' as the documents spell it, or scope to a file."
+        )
     return ""

@@ -33,7 +33,14 @@ MIN_WORDS, MAX_WORDS = 6, 50
 #: A line at least this share of the page's longest line is wrapped prose: join the next.
 WRAP_SHARE = 0.7
 
-_SENTENCE_END = re.compile(r"(?<=[.!?])[\"'”’)\]]*\s+(?=[\"'“‘(\[]?[A-Z0-9])")
+# A full stop ends a sentence unless it ends a short abbreviation ("p. 12", "e.g. X").
+_SENTENCE_END = re.compile(
+    r"(?<=[.!?])(?<!\bp\.)(?<!\bpp\.)(?<!e\.g\.)(?<!i\.e\.)(?<!\bcf\.)(?<!\bvs\.)"
+    r"(?<!\bNo\.)(?<!\bFig\.)(?<!\bSec\.)"
+    r"[\"'”’)\]]*\s+(?=[\"'“‘(\[]?[A-Z0-9])"
+)
+#: Dot leaders of a table of contents or an index ("Grid data .... 230").
+_LEADERS = re.compile(r"…|\.{3,}|(?:\. ){3,}")
 _ENDS_SENTENCE = re.compile(r"[.!?][\"'”’)\]]*$")
 
 
@@ -99,7 +106,7 @@ def central_sentences(
 def sentences_of(text: str, strict: bool = True) -> list[str]:
     """Whole prose sentences of a page: wrapped lines joined, tables and code left out.
 
-    Not ``strict``: any mostly-alphabetic run (a page of tables or code has no sentence),
+    Not ``strict``: any run of mostly words (a page of tables or code has no sentence),
     cut to MAX_WORDS.
     """
     lines = [line.strip() for line in text.split("\n")]
@@ -118,10 +125,12 @@ def sentences_of(text: str, strict: bool = True) -> list[str]:
     out = []
     for block in blocks:
         for raw in _SENTENCE_END.split(block):
+            if _LEADERS.search(raw):
+                continue
             words = raw.split()
             if strict and MIN_WORDS <= len(words) <= MAX_WORDS and _is_prose(words):
                 out.append(" ".join(words))
-            elif not strict and len(words) >= MIN_WORDS and _mostly_words(words, 0.5):
+            elif not strict and len(words) >= MIN_WORDS and _mostly_words(words, 0.75):
                 out.append(" ".join(words[:MAX_WORDS]) + (" …" if len(words) > MAX_WORDS else ""))
     return out
 

@@ -6,6 +6,7 @@ store or a model.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -16,6 +17,10 @@ from docent.core.store import ScoredPoint
 RRF_K = 60
 #: Adaptive k never goes above this.
 MAX_ADAPTIVE_K = 25
+#: Dot leaders of tables of contents and indexes ("Encodings … 4", "Setup ....... 12").
+_LEADER = re.compile(r"…|\.{4,}|(?:\. ){3,}")
+#: A chunk with this many leaders is navigation (contents, index), not content.
+NAVIGATION_LEADERS = 3
 
 
 @dataclass(slots=True)
@@ -124,3 +129,18 @@ def adaptive_k(chunks_in_scope: int, base: int = 5) -> int:
     else:
         k = base
     return max(1, min(k, MAX_ADAPTIVE_K))
+
+
+def is_navigation(text: str) -> bool:
+    """A table of contents or index chunk: it names every topic and answers none."""
+    return len(_LEADER.findall(text)) >= NAVIGATION_LEADERS
+
+
+def demote_navigation(pool: dict[str, Candidate], factor: float) -> int:
+    """Scale down the fused score of navigation chunks; returns how many there were."""
+    n = 0
+    for c in pool.values():
+        if is_navigation(str(c.payload.get("text", ""))):
+            c.score *= factor
+            n += 1
+    return n

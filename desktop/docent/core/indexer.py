@@ -40,6 +40,8 @@ EMBED_BATCH = 32
 LOOKAHEAD = 2  # files extracted ahead of the one being embedded
 CRASHED = "crashed"
 #: Failures that say nothing about the file itself: try again on the next run.
+FLUSH_POINTS = 1000
+FLUSH_SECONDS = 5.0
 RETRY_REASONS = frozenset({CRASHED, "missing", "unreadable"})
 
 
@@ -112,7 +114,9 @@ def prepare_file(path: str, cache_root: str, known_sha: str) -> Prepared:
         except FileNotFoundError as exc:
             raise FileVanished(path, f"{Path(path).name} disappeared before it was read.") from exc
         except OSError as exc:
-            raise UnreadableFile(path, f"{Path(path).name} cannot be read: {exc.strerror}.") from exc
+            raise UnreadableFile(
+                path, f"{Path(path).name} cannot be read: {exc.strerror}."
+            ) from exc
         if sha == known_sha:
             return Prepared(sha, unchanged=True)
         cache = TextCache(Path(cache_root))
@@ -136,8 +140,15 @@ def record_payload(rec: DocumentRecord) -> dict[str, object]:
 
 
 class Indexer:
-    def __init__(self, catalog: Catalog, store: Store, embedder: Embedder, cache: TextCache,
-                 *, subprocess_extraction: bool = True) -> None:
+    def __init__(
+        self,
+        catalog: Catalog,
+        store: Store,
+        embedder: Embedder,
+        cache: TextCache,
+        *,
+        subprocess_extraction: bool = True,
+    ) -> None:
         self.catalog = catalog
         self.store = store
         self.embedder = embedder
@@ -147,6 +158,8 @@ class Indexer:
         self._lock = threading.Lock()  # one indexing run at a time
         #: Chunk points written since this indexer was made (Engine.close optimizes after many).
         self.points_written = 0
+        self._flushed_at_points = 0
+        self._flushed_at = time.monotonic()
 
     def close(self) -> None:
         if self._executor is not None:
@@ -157,21 +170,27 @@ class Indexer:
         if self._executor is None:
             if self._subprocess:
                 ctx = multiprocessing.get_context("spawn")
-                self._executor = ProcessPoolExecutor(max_workers=1, mp_context=ctx,
-                                                     initializer=_ignore_sigint)
+                self._executor = ProcessPoolExecutor(
+                    max_workers=1, mp_context=ctx, initializer=_ignore_sigint
+                )
             else:
                 self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="extract")
         return self._executor
 
     # Runs ------------------------------------------------------------------
 
-    def index_files(self, files: Sequence[Path], progress: ProgressCallback | None = None,
-                    cancel: threading.Event | None = None) -> IndexReport:
+    def index_files(
+        self,
+        files: Sequence[Path],
+        progress: ProgressCallback | None = None,
+        cancel: threading.Event | None = None,
+    ) -> IndexReport:
         with self._lock:
             return self._run(list(files), progress or (lambda p: None), cancel or threading.Event())
 
-    def _run(self, files: list[Path], progress: ProgressCallback,
-             cancel: threading.Event) -> IndexReport:
+    def _run(
+        self, files: list[Path], progress: ProgressCallback, cancel: threading.Event
+    ) -> IndexReport:
         started = time.perf_counter()
         report = IndexReport()
         n = len(files)
@@ -182,8 +201,15 @@ class Indexer:
             try:
                 st = path.stat()
             except OSError as exc:
-                self._fail(report, progress, i, n, key, rec,
-                           FileVanished(key, f"{path.name} cannot be read: {exc.strerror}."))
+                self._fail(
+                    report,
+                    progress,
+                    i,
+                    n,
+                    key,
+                    rec,
+                    FileVanished(key, f"{path.name} cannot be read: {exc.strerror}."),
+                )
                 continue
             if rec and self._stat_unchanged(rec, st):
                 self._note_unchanged(report, progress, i, n, rec)
@@ -201,8 +227,9 @@ class Indexer:
                         break
                     i, path, rec, st = item
                     progress(Progress("extracting", i, n, str(path)))
-                    fut = self._pool().submit(prepare_file, str(path), str(self.cache.root),
-                                              self._known_sha(rec))
+                    fut = self._pool().submit(
+                        prepare_file, str(path), str(self.cache.root), self._known_sha(rec)
+                    )
                     pending.append((i, path, rec, st, fut))
                 if not pending:
                     break
@@ -217,6 +244,8 @@ class Indexer:
             for *_, fut in pending:
                 fut.cancel()
         report.cancelled = report.cancelled or cancel.is_set()
+        if self.points_written != self._flushed_at_points:
+            self._maybe_flush(force=True)
         report.seconds = time.perf_counter() - started
         return report
 
@@ -231,8 +260,10 @@ class Indexer:
                 return self._pool().submit(prepare_file, path, str(self.cache.root), known).result()
             except BrokenProcessPool:
                 self.close()
-                return Prepared(reason=CRASHED,
-                                message=f"{Path(path).name} crashed the PDF parser; it was skipped.")
+                return Prepared(
+                    reason=CRASHED,
+                    message=f"{Path(path).name} crashed the PDF parser; it was skipped.",
+                )
         except Exception as exc:  # noqa: BLE001 - one bad file never stops the others
             log.exception("extraction of %s failed", path)
             return Prepared(reason="damaged", message=f"{Path(path).name} could not be read: {exc}")
@@ -251,8 +282,9 @@ class Indexer:
         )
         return settled and rec.size == st.st_size and rec.mtime == st.st_mtime
 
-    def _note_unchanged(self, report: IndexReport, progress: ProgressCallback, i: int, n: int,
-                        rec: DocumentRecord) -> None:
+    def _note_unchanged(
+        self, report: IndexReport, progress: ProgressCallback, i: int, n: int, rec: DocumentRecord
+    ) -> None:
         if rec.state is DocState.FAILED:
             report.failed.append(FailedFile(rec.path, rec.reason, rec.error))
             progress(Progress("failed", i, n, rec.path, rec.doc_id, message=rec.error))
@@ -260,9 +292,18 @@ class Indexer:
             report.unchanged.append(rec.path)
             progress(Progress("unchanged", i, n, rec.path, rec.doc_id, rec.chunks, rec.chunks))
 
-    def _handle(self, report: IndexReport, progress: ProgressCallback, cancel: threading.Event,
-                i: int, n: int, path: Path, rec: DocumentRecord | None, st: os.stat_result,
-                prepared: Prepared) -> None:
+    def _handle(
+        self,
+        report: IndexReport,
+        progress: ProgressCallback,
+        cancel: threading.Event,
+        i: int,
+        n: int,
+        path: Path,
+        rec: DocumentRecord | None,
+        st: os.stat_result,
+        prepared: Prepared,
+    ) -> None:
         key = str(path)
         if prepared.reason:
             err = DocumentError(key, prepared.message)
@@ -287,8 +328,15 @@ class Indexer:
         rec = rec or DocumentRecord(doc_id=new_doc_id(), path=key, file_name=path.name)
         rec.sha256, rec.size, rec.mtime = prepared.sha256, st.st_size, st.st_mtime
         try:
-            self.index_document(rec, doc, report, lambda done, total: progress(
-                Progress("embedding", i, n, key, rec.doc_id, done, total)), cancel)
+            self.index_document(
+                rec,
+                doc,
+                report,
+                lambda done, total: progress(
+                    Progress("embedding", i, n, key, rec.doc_id, done, total)
+                ),
+                cancel,
+            )
         except Cancelled:
             report.cancelled = True
             return
@@ -298,9 +346,17 @@ class Indexer:
         report.indexed.append(key)
         progress(Progress("ready", i, n, key, rec.doc_id, rec.chunks, rec.chunks))
 
-    def _fail(self, report: IndexReport, progress: ProgressCallback, i: int, n: int, key: str,
-              rec: DocumentRecord | None, err: DocumentError,
-              st: os.stat_result | None = None) -> None:
+    def _fail(
+        self,
+        report: IndexReport,
+        progress: ProgressCallback,
+        i: int,
+        n: int,
+        key: str,
+        rec: DocumentRecord | None,
+        err: DocumentError,
+        st: os.stat_result | None = None,
+    ) -> None:
         if rec is not None and rec.chunks:
             self._drop_vectors(rec.doc_id)  # the old version's chunks no longer match the file
         rec = rec or DocumentRecord(doc_id=new_doc_id(), path=key, file_name=Path(key).name)
@@ -311,8 +367,16 @@ class Indexer:
         report.failed.append(FailedFile(key, err.reason, str(err)))
         progress(Progress("failed", i, n, key, rec.doc_id, message=str(err)))
 
-    def _try_rename(self, report: IndexReport, progress: ProgressCallback, i: int, n: int,
-                    key: str, sha: str, st: os.stat_result) -> bool:
+    def _try_rename(
+        self,
+        report: IndexReport,
+        progress: ProgressCallback,
+        i: int,
+        n: int,
+        key: str,
+        sha: str,
+        st: os.stat_result,
+    ) -> bool:
         for old in self.catalog.by_sha(sha, DocState.READY):
             if not os.path.exists(old.path):
                 report.renamed.append((old.path, key))  # before move() rewrites old.path
@@ -335,8 +399,14 @@ class Indexer:
         self.catalog.put(rec)
         log.info("moved %s -> %s", old_path, new_path)
 
-    def index_document(self, rec: DocumentRecord, doc: ExtractedDocument, report: IndexReport,
-                       on_chunks: Callable[[int, int], None], cancel: threading.Event) -> None:
+    def index_document(
+        self,
+        rec: DocumentRecord,
+        doc: ExtractedDocument,
+        report: IndexReport,
+        on_chunks: Callable[[int, int], None],
+        cancel: threading.Event,
+    ) -> None:
         """Write order: catalog ``indexing`` -> chunks -> documents point -> ``ready``."""
         rec.state, rec.reason, rec.error = DocState.INDEXING, "", ""
         rec.pages, rec.page_unit = len(doc.pages), doc.page_unit
@@ -357,12 +427,32 @@ class Indexer:
         rec.chunks, rec.indexed_at = len(chunks), time.time()
         rec.state = DocState.READY
         self.store.upsert_document(rec.doc_id, _mean(first_vectors), record_payload(rec))
-        self.store.flush()
+        self._maybe_flush()
         self.catalog.put(rec)
 
-    def _write_chunks(self, rec: DocumentRecord, chunks: list[Chunk], report: IndexReport,
-                      on_chunks: Callable[[int, int], None],
-                      cancel: threading.Event) -> list[list[float]]:
+    def _maybe_flush(self, force: bool = False) -> None:
+        """Flush the store every FLUSH_POINTS points or FLUSH_SECONDS.
+
+        The store's write-ahead log already makes every acknowledged write survive a kill;
+        flushing bounds the log's replay time on the next open and covers power loss. Once
+        per document would cost more than a small document's embedding.
+        """
+        due = (
+            self.points_written - self._flushed_at_points >= FLUSH_POINTS
+            or time.monotonic() - self._flushed_at >= FLUSH_SECONDS
+        )
+        if force or due:
+            self.store.flush()
+            self._flushed_at_points, self._flushed_at = self.points_written, time.monotonic()
+
+    def _write_chunks(
+        self,
+        rec: DocumentRecord,
+        chunks: list[Chunk],
+        report: IndexReport,
+        on_chunks: Callable[[int, int], None],
+        cancel: threading.Event,
+    ) -> list[list[float]]:
         total = len(chunks)
         first: list[list[float]] = []
         on_chunks(0, total)
@@ -372,8 +462,9 @@ class Indexer:
             batch = chunks[start : start + EMBED_BATCH]
             hashes = [content_hash(c.text) for c in batch]
             known = self.store.vectors_by_content_hash(sorted(set(hashes)))
-            fresh = sorted({h: c.text for h, c in zip(hashes, batch, strict=True)
-                            if h not in known}.items())
+            fresh = sorted(
+                {h: c.text for h, c in zip(hashes, batch, strict=True) if h not in known}.items()
+            )
             if fresh:
                 texts = [t for _, t in fresh]
                 dense = self.embedder.embed_dense(texts)
@@ -388,9 +479,14 @@ class Indexer:
                     dense=known[h][0],
                     sparse=known[h][1],
                     payload={
-                        "doc_id": rec.doc_id, "path": rec.path, "file_name": rec.file_name,
-                        "page_start": c.page_start, "page_end": c.page_end,
-                        "ordinal": c.ordinal, "text": c.text, "content_hash": h,
+                        "doc_id": rec.doc_id,
+                        "path": rec.path,
+                        "file_name": rec.file_name,
+                        "page_start": c.page_start,
+                        "page_end": c.page_end,
+                        "ordinal": c.ordinal,
+                        "text": c.text,
+                        "content_hash": h,
                         "heading": c.heading,
                     },
                 )

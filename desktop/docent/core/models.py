@@ -47,7 +47,7 @@ class Chunk:
     heading: str = ""
 
 
-class DocState(str, enum.Enum):
+class DocState(enum.StrEnum):
     QUEUED = "queued"
     INDEXING = "indexing"
     READY = "ready"

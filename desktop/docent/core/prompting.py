@@ -182,3 +182,15 @@ def extractive_text(query: str, hits: Sequence[Hit], reason: str, model: str) ->
             f"[{n}] {hit.file_name}, {hit.pages_label}:\n> {best_excerpt(hit.text, query)}"
         )
     return "\n\n".join(parts)
+
+
+def abstain_text(searched: Sequence[str], scope: str, recommendation: str, shown: int) -> str:
+    """What an abstained answer says: not found, what was searched where, what next."""
+    lines = ["I could not find an answer to this in your documents."]
+    lines.append("Searched for: " + "; ".join(f"“{q}”" for q in searched) + f" in {scope}.")
+    if recommendation:
+        lines.append(str(recommendation))
+    if shown:
+        marks = " ".join(f"[{n}]" for n in range(1, shown + 1))
+        lines.append(f"The closest passages, which do not seem to answer it: {marks}")
+    return "\n\n".join(lines)

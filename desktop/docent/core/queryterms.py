@@ -25,9 +25,44 @@ _QUOTED = re.compile(r"\"([^\"]{2,80})\"|“([^”]{2,80})”|`([^`]{1,80})`|(?<
 _CAMEL = re.compile(r"[a-z][A-Z]")
 #: Words of questions that say nothing about the subject ("how do I ...").
 _QUESTION_FILLER = frozenset(
-    """would could might must shall may also get instead way ways want need please tell
-    know using use often many much whether possible able exactly really actually something
-    anything thing things e.g i.e etc eg ie""".split()
+    [
+        "would",
+        "could",
+        "might",
+        "must",
+        "shall",
+        "may",
+        "also",
+        "get",
+        "instead",
+        "way",
+        "ways",
+        "want",
+        "need",
+        "please",
+        "tell",
+        "know",
+        "using",
+        "use",
+        "often",
+        "many",
+        "much",
+        "whether",
+        "possible",
+        "able",
+        "exactly",
+        "really",
+        "actually",
+        "something",
+        "anything",
+        "thing",
+        "things",
+        "e.g",
+        "i.e",
+        "etc",
+        "eg",
+        "ie",
+    ]
 )
 #: The longest keyword form: BM25 and the embedding both lose focus beyond it.
 MAX_KEYWORDS = 16

@@ -59,6 +59,11 @@ class RetrievalConfig:
     two_tier_min_docs: int = 60
     #: Documents kept as candidates by two-tier retrieval.
     two_tier_docs: int = 12
+    #: Fused score factor for table-of-contents and index chunks (1: no demotion).
+    navigation_factor: float = 0.5
+    #: "hard": at most max_chunks_per_document while others remain; "scaled": that
+    #: many per 5 results; "none".
+    cap_mode: str = "hard"
     expand_neighbours: bool = True
 
 
@@ -211,8 +216,10 @@ class Retriever:
         with clock.stage("exact"):
             exact_info = self._exact_boost(pool, terms, scope, exclude)
         with clock.stage("cap"):
+            if cfg.navigation_factor != 1.0:
+                fusion.demote_navigation(pool, cfg.navigation_factor)
             order = fusion.dedup_text(fusion.ranked(pool))
-            chosen = fusion.cap_per_document(order, cfg.max_chunks_per_document, want)
+            chosen = fusion.cap_per_document(order, self._cap(want), want)
             hits = [self._hit(c, similarity) for c in chosen]
         if cfg.expand_neighbours:
             with clock.stage("expand"):
@@ -236,6 +243,14 @@ class Retriever:
         )
 
     # Stages ----------------------------------------------------------------------
+
+    def _cap(self, k: int) -> int:
+        cfg = self.config
+        if cfg.cap_mode == "none":
+            return 0
+        if cfg.cap_mode == "scaled":
+            return cfg.max_chunks_per_document * math.ceil(k / 5)
+        return cfg.max_chunks_per_document
 
     def _chunks_in(self, scope: list[str] | None) -> int:
         if scope is None:
