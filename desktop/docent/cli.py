@@ -235,8 +235,9 @@ def cmd_ask(args: argparse.Namespace) -> int:
     cancel = threading.Event()
     with _open_engine() as eng:
         try:
-            answer = eng.ask(args.question, files=args.file, model=args.model,
-                             on_token=on_token, cancel=cancel)
+            answer = eng.ask(
+                args.question, files=args.file, model=args.model, on_token=on_token, cancel=cancel
+            )
         except (KeyboardInterrupt, AnswerCancelled):
             cancel.set()
             print("\nStopped.", file=sys.stderr)
@@ -247,7 +248,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
     if not streamed:
         print(answer.text)
     elif answer.partial and "(Answer incomplete:" in answer.text:
-        print("\n\n" + answer.text[answer.text.rindex("(Answer incomplete:"):])
+        print("\n\n" + answer.text[answer.text.rindex("(Answer incomplete:") :])
     else:
         print()
     if answer.citations:
@@ -256,15 +257,19 @@ def cmd_ask(args: argparse.Namespace) -> int:
         text = " ".join(c.text.split())
         print(f"  [{c.n}] {c.file_name} {c.pages_label}  ({c.path})\n      {text[:200]}")
     if answer.invalid_citations:
-        print("\nDropped citations (never offered to the model): "
-              + ", ".join(f"[{n}]" for n in answer.invalid_citations))
+        print(
+            "\nDropped citations (never offered to the model): "
+            + ", ".join(f"[{n}]" for n in answer.invalid_citations)
+        )
     if answer.unsupported_sentences:
         print("\nNot clearly supported by the cited passages:")
         for sentence in answer.unsupported_sentences:
             print(f"  - {sentence}")
     how = f"{answer.mode}, confidence {answer.confidence or 'unknown'}"
-    print(f"\n[{how}; {answer.seconds:.1f} s]{' ' + answer.reason if answer.reason else ''}",
-          file=sys.stderr)
+    print(
+        f"\n[{how}; {answer.seconds:.1f} s]{' ' + answer.reason if answer.reason else ''}",
+        file=sys.stderr,
+    )
     return 0
 
 
@@ -408,7 +413,9 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("pattern")
     sp = add("ask", cmd_ask, "answer a question from the library, with checked citations")
     sp.add_argument("question")
-    sp.add_argument("--file", action="append", help="limit to a document (name or path); repeatable")
+    sp.add_argument(
+        "--file", action="append", help="limit to a document (name or path); repeatable"
+    )
     sp.add_argument("--model", default=None, help="Ollama model (default: ollama_model)")
     sp = add("dump", cmd_dump, "extracted text as Markdown with page markers", json_=False)
     sp.add_argument("file")

@@ -188,6 +188,17 @@ def test_abstains_when_the_library_cannot_answer(
     assert "[1]" in answer.text
 
 
+def test_model_saying_not_found_is_an_abstention(
+    engine: Engine, model: ScriptedModel, ollama_stub: OllamaStub
+) -> None:
+    model.answer = "I could not find this in the documents."
+    answer, tokens = ask(engine)
+    assert tokens and answer.mode == "abstained" and answer.model == MODEL
+    assert "model found no answer" in answer.reason and answer.confidence == "low"
+    assert [c.chunk_id for c in answer.citations] == [h.chunk_id for h in answer.offered]
+    assert len(answer.citations) == 3 and answer.requests == 1
+
+
 @pytest.mark.parametrize(
     ("confidence", "sufficient", "mode"),
     [("low", True, "abstained"), ("medium", False, "abstained"), ("high", True, "generated")],

@@ -9,9 +9,13 @@ from docent.core.citations import citations_for, cited_numbers, drop_invalid, st
 from docent.core.config import Settings
 from docent.core.conversation import Conversation, fallback_query, parse_rewrite
 from docent.core.evaluation import (
+    Faithfulness,
+    SentenceSupport,
+    answer_confidence,
     check_faithfulness,
     judged_sentences,
     parse_judge,
+    says_not_found,
     split_sentences,
     stem,
     support_score,
@@ -169,3 +173,39 @@ def test_best_excerpt_centres_on_the_question() -> None:
     excerpt = best_excerpt(text, "How do I divert output with sink?", limit=120)
     assert excerpt.startswith("… The sink function diverts output to a file.")
     assert excerpt.endswith(" …")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I could not find this in the documents.",
+        "I can't find that in the passages.",
+        "The passages do not contain the answer.",
+        "It is not mentioned in the documents.",
+    ],
+)
+def test_says_not_found(text: str) -> None:
+    assert says_not_found(text)
+
+
+def test_says_not_found_only_for_short_refusals() -> None:
+    assert not says_not_found("You can find the option in the CPU menu.")
+    assert not says_not_found("I could not find a limit. " + "But here is more. " * 30)
+
+
+def faith(*supported: bool) -> Faithfulness:
+    return Faithfulness([SentenceSupport(f"s{i}", (1,), 1.0, ok) for i, ok in enumerate(supported)])
+
+
+def test_answer_confidence() -> None:
+    clean = {"cited": True, "invalid": False, "partial": False}
+    assert answer_confidence("high", faith(True, True), **clean) == "high"
+    assert answer_confidence("", faith(True), **clean) == "medium"  # retrieval did not say
+    assert answer_confidence("high", faith(True, True, False), **clean) == "high"  # 1/3
+    assert answer_confidence("high", faith(True, False), **clean) == "medium"
+    assert answer_confidence("high", faith(True), cited=True, invalid=True, partial=True) == "low"
+    assert answer_confidence("high", faith(True), cited=False, invalid=False, partial=False) == (
+        "low"
+    )
+    assert answer_confidence("high", faith(False, False, True), **clean) == "medium"  # 2/3
+    assert answer_confidence("high", faith(False, False, False, True), **clean) == "low"

@@ -271,6 +271,20 @@ def test_unknown_exact_term_lowers_confidence(store: Store, embedder: Embedder) 
     assert res.confidence == "low" and not res.sufficient
 
 
+def test_a_name_the_library_never_mentions_is_reported(store: Store, embedder: Embedder) -> None:
+    res = Retriever(store, embedder).search("Does the Keeper log ships with Harbour Master?")
+    assert res.evaluation is not None
+    issue = res.evaluation.issues[0]
+    assert "'Harbour'" in issue and "'Harbour Master'" in issue
+    assert "'Keeper'" not in issue  # the library has that word (any case)
+
+
+def test_names_and_checkable_terms() -> None:
+    terms = analyse('Can I load an Apache Parquet file with is.na() or "Mac Roman"?')
+    assert terms.names == ("Apache", "Parquet", "Apache Parquet")
+    assert terms.checkable == ("Mac Roman", "Apache", "Parquet", "Apache Parquet")
+
+
 def test_adaptive_k_grows_with_the_library(store: Store, embedder: Embedder) -> None:
     filler = [f"Filler note number {i} about nothing in particular." for i in range(120)]
     vec = embedder.embed_dense(["filler"])[0]

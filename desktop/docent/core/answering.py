@@ -12,7 +12,8 @@ Every answer has one of three modes:
   with the reason and how to start Ollama.
 - ``abstained``: retrieval says the library cannot answer (``SearchResult.sufficient`` is
   False or its confidence is "low", or nothing matched): no model is asked; the answer
-  says what was searched and lists the closest passages as citations.
+  says what was searched and lists the closest passages as citations. Also when the
+  model, citing nothing, says briefly that the passages do not hold the answer.
 
 Stream-break policy: when the stream fails after tokens arrived (error line, cut
 connection, total timeout), what arrived is kept if it holds at least one judgeable
@@ -32,33 +33,22 @@ from typing import Any, Literal
 
 from docent.core.citations import Citation, citations_for, cited_numbers, drop_invalid
 from docent.core.config import Settings
-from docent.core.conversation import (
-    Conversation,
-    fallback_query,
-    parse_rewrite,
-    rewrite_messages,
-)
+from docent.core.conversation import Conversation, fallback_query, parse_rewrite, rewrite_messages
 from docent.core.errors import Cancelled, LLMError, LLMTimeout, LLMUnavailable, ModelNotFound
 from docent.core.evaluation import (
     Faithfulness,
+    answer_confidence,
     check_faithfulness,
     judge_messages,
     judged_sentences,
     parse_judge,
+    says_not_found,
     terms,
 )
 from docent.core.llm import OllamaClient
 from docent.core.models import Hit
-from docent.core.prompting import (
-    Prompt,
-    abstain_text,
-    build_prompt,
-    context_plan,
-    extractive_text,
-)
+from docent.core.prompting import Prompt, abstain_text, build_prompt, context_plan, extractive_text
 from docent.core.retrieval import SearchResult
-
-__all__ = ["Answer", "AnswerCancelled", "Answerer", "Citation", "Conversation", "Mode"]
 
 Mode = Literal["generated", "extractive", "abstained"]
 #: ``search(query, rewrites)``: the scope is bound by the caller (Engine.ask).
@@ -66,7 +56,6 @@ SearchFn = Callable[[str, Sequence[str]], SearchResult]
 TokenFn = Callable[[str], None]
 CountFn = Callable[[str], int]
 
-_LEVELS = ("low", "medium", "high")
 #: A partial answer is kept when it has at least this many content words.
 MIN_PARTIAL_TERMS = 4
 #: Passages listed by an abstained answer, and quoted by an extractive one.
@@ -237,31 +226,35 @@ class Answerer:
         return standalone, [fallback] if fallback != standalone else []
 
     def _abstain(self, run: _Run) -> Answer | None:
+        """Retrieval's verdict: abstain before asking any model."""
         result = run.result
         if not should_abstain(result):
             return None
-        shown = result.hits[:ABSTAIN_PASSAGES]
-        scope = "all documents"
-        if run.conv.scope:
-            scope = ", ".join(Path(p).name for p in run.conv.scope)
         evaluation = result.evaluation
-        text = abstain_text(
-            [run.query, *run.rewrites], scope, getattr(evaluation, "recommendation", ""), len(shown)
-        )
-        if shown:
+        if result.hits:
             issues = "; ".join(str(i) for i in getattr(evaluation, "issues", None) or [])
             reason = f"Retrieval confidence is {result.confidence or 'low'}"
             reason += f": {issues}." if issues else "."
         else:
             reason = "Nothing in the searched documents matched the question."
+        advice = str(getattr(evaluation, "recommendation", "") or "")
+        return self._abstained(run, result.hits[:ABSTAIN_PASSAGES], reason, advice)
+
+    def _abstained(
+        self, run: _Run, shown: list[Hit], reason: str, advice: str, model: str = ""
+    ) -> Answer:
+        scope = "all documents"
+        if run.conv.scope:
+            scope = ", ".join(Path(p).name for p in run.conv.scope)
         return Answer(
             question=run.question,
-            text=text,
+            text=abstain_text([run.query, *run.rewrites], scope, advice, len(shown)),
             mode="abstained",
             citations=citations_for(range(1, len(shown) + 1), shown),
             offered=shown,
             confidence="low",
             reason=reason,
+            model=model,
             query=run.query,
             rewrites=run.rewrites,
         )
@@ -310,6 +303,9 @@ class Answerer:
     def _finish(self, run: _Run, prompt: Prompt, tokens: list[str], *, partial: str = "") -> Answer:
         text, invalid = drop_invalid("".join(tokens).strip(), len(prompt.offered))
         cited = cited_numbers(text)
+        if not partial and not cited and says_not_found(text):
+            reason = "The model found no answer in the passages it was given."
+            return self._abstained(run, prompt.offered[:ABSTAIN_PASSAGES], reason, "", run.model)
         faith = self._faithfulness(run, prompt, text)
         reasons = [partial] if partial else []
         if not cited:
@@ -320,6 +316,8 @@ class Answerer:
         if invalid:
             nums = ", ".join(f"[{n}]" for n in invalid)
             reasons.append(f"Citations to passages that were never offered were dropped: {nums}.")
+        flags = {"cited": bool(cited), "invalid": bool(invalid), "partial": bool(partial)}
+        confidence = answer_confidence(run.result.confidence, faith, **flags)
         return Answer(
             question=run.question,
             text=text,
@@ -329,7 +327,7 @@ class Answerer:
             invalid_citations=invalid,
             unsupported_sentences=faith.unsupported,
             sentence_support=faith.pairs,
-            confidence=_confidence(run.result.confidence, faith, bool(cited), invalid, partial),
+            confidence=confidence,
             reason=" ".join(reasons),
             model=run.model,
             query=run.query,
@@ -399,16 +397,3 @@ def should_abstain(result: SearchResult) -> bool:
 def _check(cancel: threading.Event | None, answer: Answer | None) -> None:
     if cancel is not None and cancel.is_set():
         raise AnswerCancelled("Stopped: the answer was cancelled.", answer)
-
-
-def _confidence(
-    retrieval: str, faith: Faithfulness, cited: bool, invalid: list[int], partial: str
-) -> str:
-    """Retrieval's confidence, lowered for what the checks found in the answer."""
-    level = _LEVELS.index(retrieval) if retrieval in _LEVELS else 1
-    if not cited or faith.unsupported_share > 2 / 3:
-        return "low"
-    level -= faith.unsupported_share > 1 / 3
-    level -= bool(invalid)
-    level -= bool(partial)
-    return _LEVELS[max(0, level)]

@@ -157,6 +157,34 @@ def judged_sentences(answer: str) -> list[str]:
     return [s for s in split_sentences(answer) if len(terms(s)) >= MIN_TERMS]
 
 
+_LEVELS = ("low", "medium", "high")
+#: A short, uncited answer saying this is the model abstaining (as its prompt asks).
+_NOT_FOUND = re.compile(
+    r"\b(?:(?:could|can|did|do)(?: ?not|n['’]t|['’]t)|unable to) (?:find|see|locate)\b"
+    r"|\bnot (?:mentioned|covered|found|stated|given) in the (?:passages|documents|text)\b"
+    r"|\b(?:passages|documents) do(?:es)?(?: not|n['’]t) (?:contain|mention|say|cover)\b",
+    re.I,
+)
+
+
+def says_not_found(answer: str) -> bool:
+    """True for a short answer that says the passages do not hold the answer."""
+    return len(answer) <= 400 and bool(_NOT_FOUND.search(answer))
+
+
+def answer_confidence(
+    retrieval: str, faith: Faithfulness, *, cited: bool, invalid: bool, partial: bool
+) -> str:
+    """Retrieval's confidence (medium when unknown), lowered for what the checks found:
+    low with no citation or over 2/3 of sentences unsupported; one step down each for over
+    1/3 unsupported, citations never offered, and an incomplete answer."""
+    level = _LEVELS.index(retrieval) if retrieval in _LEVELS else 1
+    if not cited or faith.unsupported_share > 2 / 3:
+        return "low"
+    level -= (faith.unsupported_share > 1 / 3) + invalid + partial
+    return _LEVELS[max(0, level)]
+
+
 # Optional LLM judge -----------------------------------------------------------
 
 _JUDGE_SYSTEM = (
@@ -289,7 +317,7 @@ def evaluate_retrieval(
     absent = list(dict.fromkeys(absent_terms))
     issues: list[str] = []
     if absent:
-        issues.append("no document mentions " + ", ".join(f"'{t}'" for t in absent))
+        issues.append("the documents searched never mention " + ", ".join(f"'{t}'" for t in absent))
     if missing:
         issues.append("not in the passages found: " + ", ".join(missing[:6]))
     if sim is not None and sim < LOW_SIMILARITY:
@@ -322,8 +350,8 @@ def _recommend(
     name, n = files.most_common(1)[0]
     if absent and confidence == "low":
         return (
-            f"No indexed document mentions '{absent[0]}': add one that covers it, "
-            "or rephrase with the words your documents use."
+            f"The documents searched never mention '{absent[0]}': add one that covers it, "
+            "widen the scope, or rephrase with the words your documents use."
         )
     if confidence == "low":
         term = _suggest_term(question, top)

@@ -40,7 +40,7 @@ _SENTENCE_END = re.compile(
     r"[\"'”’)\]]*\s+(?=[\"'“‘(\[]?[A-Z0-9])"
 )
 #: Dot leaders of a table of contents or an index ("Grid data .... 230").
-_LEADERS = re.compile(r"…|\.{3,}|(?:\. ){3,}")
+_LEADERS = re.compile(r"(?:…|\.{3,}|(?:\. ){3,})\s*\d")
 _ENDS_SENTENCE = re.compile(r"[.!?][\"'”’)\]]*$")
 
 
@@ -158,7 +158,9 @@ def _candidates(section: Section) -> list[_Candidate]:
                     out.append(_Candidate(text, piece.page, len(out)))
         if out:
             return out
-    return []
+    piece = section.new_pieces[0] if section.new_pieces else section.pieces[0]
+    words = piece.text.split()  # a very short text: its opening words are its summary
+    return [_Candidate(" ".join(words[:MAX_WORDS]), piece.page, 0)] if words else []
 
 
 def _chunks_in(section: Section, rows: Sequence[ChunkRow]) -> list[int]:

@@ -23,6 +23,7 @@ _TOKEN = re.compile(r"[^\W_]\w*(?:[.\-/:+]\w+)*(?:\(\))?")
 #: Quoted spans: "double", “curly”, `code` and 'single' (not apostrophes inside words).
 _QUOTED = re.compile(r"\"([^\"]{2,80})\"|“([^”]{2,80})”|`([^`]{1,80})`|(?<!\w)'([^']{2,80})'(?!\w)")
 _CAMEL = re.compile(r"[a-z][A-Z]")
+_SINGLE_WORD = re.compile(r"[^\W_]+(?: [^\W_]+)*")
 #: Words of questions that say nothing about the subject ("how do I ...").
 _QUESTION_FILLER = frozenset(
     [
@@ -135,6 +136,18 @@ class QueryTerms:
     words: tuple[str, ...]
     #: Quoted phrases and identifier-like tokens, as written (deduplicated, case-folded).
     exact: tuple[str, ...]
+    #: Capitalised words inside the question (product, place and people names).
+    names: tuple[str, ...] = ()
+
+    @property
+    def checkable(self) -> tuple[str, ...]:
+        """Single-word exact terms and names: a library that lacks one cannot answer.
+
+        Compound terms (``is.na``, ``PDP-11/40``) are left out: the text index splits
+        them into words that a passage may hold apart.
+        """
+        out = [t for t in (*self.exact, *self.names) if _SINGLE_WORD.fullmatch(t)]
+        return tuple(dict.fromkeys(out))
 
     @property
     def keyword_form(self) -> str:
@@ -156,4 +169,41 @@ def analyse(question: str) -> QueryTerms:
         term = tok.removesuffix("()")
         if is_exact_term(tok) and term.lower() not in inside | stopwords():
             exact.setdefault(term.lower(), term)
-    return QueryTerms(question=question, words=words, exact=tuple(exact.values()))
+    return QueryTerms(
+        question=question,
+        words=words,
+        exact=tuple(exact.values()),
+        names=tuple(proper_names(question, exact)),
+    )
+
+
+def proper_names(question: str, exact: dict[str, str] | None = None) -> list[str]:
+    """Capitalised words not opening a sentence (``Parquet`` in "load an Apache Parquet
+    file"), and runs of them as one name (``Apache Parquet``)."""
+    out: list[str] = []
+    run: list[str] = []
+    taken = {t.lower() for term in (exact or {}).values() for t in tokens(term)}
+    last_end = -1
+    for m in _TOKEN.finditer(question):
+        tok = m.group(0)
+        before = question[: m.start()].rstrip()
+        opens = not before or before[-1] in ".?!:;\"'“(\n"
+        is_name = not (
+            opens
+            or len(tok) < 3
+            or not tok[0].isupper()
+            or tok.lower() in stopwords()
+            or tok.lower() in taken
+        )
+        adjacent = question[last_end : m.start()].strip() == ""
+        if not (is_name and adjacent) and len(run) > 1:
+            out.append(" ".join(run))
+        if not (is_name and adjacent):
+            run = []
+        if is_name:
+            out.append(tok)
+            run.append(tok)
+        last_end = m.end()
+    if len(run) > 1:
+        out.append(" ".join(run))
+    return list(dict.fromkeys(out))

@@ -47,12 +47,12 @@ class RetrievalConfig:
     #: Depth of every ranked list (and of Qdrant's dense/BM25 prefetch).
     depth: int = 50
     question_weight: float = 1.0
-    keyword_weight: float = 0.5
+    keyword_weight: float = 0.7
     rewrite_weight: float = 0.7
     #: Weight of the question's dense-only list in the fusion (0: similarity only).
     dense_weight: float = 1.0
     #: Weight of the exact-term list for a term found in very few chunks.
-    exact_weight: float = 1.0
+    exact_weight: float = 0.5
     #: How many chunks a term may match and still count as rare.
     exact_probe: int = 40
     #: Two-tier retrieval above this many documents in the library.
@@ -63,7 +63,7 @@ class RetrievalConfig:
     navigation_factor: float = 0.5
     #: "hard": at most max_chunks_per_document while others remain; "scaled": that
     #: many per 5 results; "none".
-    cap_mode: str = "hard"
+    cap_mode: str = "scaled"
     expand_neighbours: bool = True
 
 
@@ -289,8 +289,12 @@ class Retriever:
         """Chunks holding a rare exact term join the fusion, ranked by their fused score."""
         cfg = self.config
         info: dict[str, Any] = {"terms": {}, "absent": []}
-        if cfg.exact_weight <= 0:
-            return info
+        checkable = terms.checkable
+        for name in terms.names:  # names only say whether the library knows them
+            if name in checkable and not self.store.text_match(
+                name, limit=1, doc_ids=scope, exclude_doc_ids=exclude
+            ):
+                info["absent"].append(name)
         for term in terms.exact:
             pts = self.store.text_match(
                 term, limit=cfg.exact_probe, doc_ids=scope, exclude_doc_ids=exclude
@@ -298,9 +302,10 @@ class Retriever:
             n = len(pts)
             info["terms"][term] = n
             if n == 0:
-                info["absent"].append(term)
+                if term in checkable:
+                    info["absent"].append(term)
                 continue
-            if n >= cfg.exact_probe:
+            if n >= cfg.exact_probe or cfg.exact_weight <= 0:
                 continue  # a common word in this library: BM25 already weighs it
             weight = cfg.exact_weight * (1.0 - math.log(n) / math.log(cfg.exact_probe))
             known = sorted((p for p in pts if p.id in pool), key=lambda p: -pool[p.id].score)
