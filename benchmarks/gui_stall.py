@@ -164,13 +164,17 @@ def main() -> int:
 
     result = {**beat.summary(), **{k: round(v, 1) for k, v in timings.items()}}
     result.update(files=len(args.files), questions=len(asked), tokens_streamed=streamed)
-    print(f"heartbeat {HEARTBEAT_MS} ms over {result['ticks']} ticks while indexing "
-          f"{len(args.files)} PDFs ({int(timings.get('chunks', 0))} chunks, "
-          f"{timings.get('index_s', 0):.0f} s) and streaming {len(asked)} answers "
-          f"({streamed} tokens):")
-    print(f"  max stall {result['max_ms']} ms, p99 {result['p99_ms']} ms, "
-          f"p50 {result['p50_ms']} ms, {result['over_50ms']} ticks over {TARGET_MS:.0f} ms "
-          f"(target: max < {TARGET_MS:.0f} ms)")
+    print(
+        f"heartbeat {HEARTBEAT_MS} ms over {result['ticks']} ticks while indexing "
+        f"{len(args.files)} PDFs ({int(timings.get('chunks', 0))} chunks, "
+        f"{timings.get('index_s', 0):.0f} s) and streaming {len(asked)} answers "
+        f"({streamed} tokens):"
+    )
+    print(
+        f"  max stall {result['max_ms']} ms, p99 {result['p99_ms']} ms, "
+        f"p50 {result['p50_ms']} ms, {result['over_50ms']} ticks over {TARGET_MS:.0f} ms "
+        f"(target: max < {TARGET_MS:.0f} ms)"
+    )
     print(json.dumps(result))
     return 0
 

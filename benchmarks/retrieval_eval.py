@@ -127,7 +127,9 @@ def pipeline_mode(eng: Engine, config: RetrievalConfig) -> Search:
     from docent.core.retrieval import Retriever
 
     assert eng.store is not None
-    retriever = Retriever(eng.store, eng.embedder, config)
+    docs = [d for d in eng.documents() if d.state.value == "ready"]
+    size = (len(docs), sum(d.chunks for d in docs))  # the library does not change meanwhile
+    retriever = Retriever(eng.store, eng.embedder, config, library_size=lambda: size)
 
     def run(q: str) -> tuple[list[Hit], str]:
         res = retriever.search(q)

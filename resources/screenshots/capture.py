@@ -44,9 +44,10 @@ def responder(messages: list[dict[str, Any]], model: str) -> str:
 
 def main() -> int:
     sys.path.insert(0, str(REPO / "tests"))
-    from ollama_stub import OllamaStub
     from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QApplication
+
+    from ollama_stub import OllamaStub
 
     scratch = Path(tempfile.mkdtemp(prefix="docent-shots-"))
     os.environ["DOCENT_HOME"] = str(scratch / "home")

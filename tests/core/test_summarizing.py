@@ -370,35 +370,6 @@ def test_model_not_pulled_gives_an_extractive_summary(engine: Engine, stub: Olla
     assert "## Page" in result.summary
 
 
-@pytest.mark.slow
-def test_extractive_summary_of_a_300_page_manual(
-    corpus_dir: Path, ollama_down_host: str, tmp_path: Path
-) -> None:
-    settings = Settings(
-        data_dir=str(tmp_path / "home"), extract_in_subprocess=False, ollama_host=ollama_down_host
-    )
-    with Engine(settings) as eng:
-        assert not eng.index([corpus_dir / "gnuplot-doc__gnuplot.pdf"]).failed
-        rec = eng.resolve("gnuplot")
-        assert rec.pages == 311
-        before = eng.embedder.texts_embedded
-        start = time.monotonic()
-        result = eng.summarize("gnuplot", type="brief")
-        seconds = time.monotonic() - start
-        embedded = eng.embedder.texts_embedded - before
-        n = result.sections_processed
-        assert n == len(split_sections(eng.extracted(rec).pages, settings.max_words_per_section))
-        assert n > 50 and result.mode == "extractive"
-        assert embedded <= max(EMBED_BUDGET, MIN_CANDIDATES * n) + 1  # +1: the document vector
-        assert sum(1 for s in result.section_summaries if s.summary) > 0.8 * n
-        body = result.summary.split("\n\n", 1)[1]
-        assert len(re.findall(r"[.!?](?:\s|$)", body)) >= 3 and len(body.split()) < 400
-        payload = eng.store.get_document(rec.doc_id) if eng.store else None
-        assert payload is not None and payload["summary"] == body
-        assert seconds < 240, f"extractive summary of 311 pages took {seconds:.0f} s"
-        print(f"\ngnuplot extractive brief: {seconds:.1f} s, {n} sections, {embedded} embedded")
-
-
 # Command line ---------------------------------------------------------------------------
 
 

@@ -41,7 +41,9 @@ def click_text(qtbot: Any, view: Any, text: str) -> None:
     assert not found.isNull(), f"{text!r} is not in the conversation"
     cursor = QTextCursor(found)
     cursor.setPosition(found.selectionStart() + 1)
-    qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=view.cursorRect(cursor).center())
+    qtbot.mouseClick(
+        view.viewport(), Qt.MouseButton.LeftButton, pos=view.cursorRect(cursor).center()
+    )
 
 
 def test_streamed_answer_with_chips_opens_the_cited_page(
@@ -115,8 +117,9 @@ def test_links_in_answers_are_never_followed_to_files(
     )
     html = view.toHtml()
     assert 'href="file:///etc/passwd"' not in html, "raw HTML became a live link"
-    image = view.document().resource(QTextDocument.ResourceType.ImageResource,
-                                     QUrl("file:///etc/hostname"))
+    image = view.document().resource(
+        QTextDocument.ResourceType.ImageResource, QUrl("file:///etc/hostname")
+    )
     assert image is None, "a local file was loaded into the view"
     click_text(qtbot, view, "the notes")
     assert opened == [] and view.source().isEmpty()

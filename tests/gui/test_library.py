@@ -44,7 +44,11 @@ def test_dropped_folder_is_indexed_with_progress_and_reasons(
 
 
 def test_reindex_and_remove_from_context_menu(
-    qtbot: Any, make_engine: Any, make_window: Any, corpus_dir: Path, tmp_path: Path,
+    qtbot: Any,
+    make_engine: Any,
+    make_window: Any,
+    corpus_dir: Path,
+    tmp_path: Path,
     monkeypatch: Any,
 ) -> None:
     pdf = tmp_path / SMALL_PDFS[0]
@@ -59,8 +63,14 @@ def test_reindex_and_remove_from_context_menu(
     assert row.state == "ready"
     menu = lib.build_menu([row])
     actions = {a.text(): a for a in menu.actions() if a.text()}
-    assert {"Ask about this document", "Summarize…", "Open file", "Show extracted text",
-            "Re-index", "Remove from library"} <= set(actions)
+    assert {
+        "Ask about this document",
+        "Summarize…",
+        "Open file",
+        "Show extracted text",
+        "Re-index",
+        "Remove from library",
+    } <= set(actions)
 
     with qtbot.waitSignal(lib.ask_about_requested) as asked:
         actions["Ask about this document"].trigger()

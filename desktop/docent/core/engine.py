@@ -148,7 +148,7 @@ class Engine:
                 self.cache,
                 subprocess_extraction=s.extract_in_subprocess,
             )
-            self._retriever = Retriever(self.store, self.embedder)
+            self._retriever = Retriever(self.store, self.embedder, library_size=self._library_size)
             self._retriever.apply_settings(s)
             self.recovered = self._indexer.recover()
             self._queue = IndexQueue(self._indexer, self.catalog)
@@ -418,6 +418,11 @@ class Engine:
         )
 
     # Search ------------------------------------------------------------------
+
+    def _library_size(self) -> tuple[int, int]:
+        """Ready documents and their chunks, from the catalog (cheaper than the store)."""
+        counts = self._cat.counts()
+        return counts.get("ready", 0), counts["chunks"]
 
     def _busy_doc_ids(self) -> list[str]:
         """Documents whose chunks may be half-written: never searched."""

@@ -245,6 +245,7 @@ HIGH_OVERLAP = 0.6
 LOW_OVERLAP = 0.3
 #: Share of the top hits from one document at which "scope to it" is suggested.
 CONCENTRATION = 0.8
+_WORD = re.compile(r"[^\W_]+")
 
 
 @dataclass(slots=True)
@@ -270,10 +271,11 @@ def keyword_overlap(question: str, hits: Sequence[Hit]) -> tuple[float, list[str
     words = list(dict.fromkeys(content_words(question)))
     if not words:
         return 1.0, []
-    present: set[str] = set()
+    raw: set[str] = set()
     for h in hits:
         for text in (h.text, h.context_before, h.context_after):
-            present.update(stem(w) for w in re.findall(r"[^\W_]+", text.lower()))
+            raw.update(_WORD.findall(text.lower()))
+    present = {stem(w) for w in raw}  # each distinct word stemmed once
     missing = [w for w in words if not all(s in present for s in _word_stems(w))]
     return (len(words) - len(missing)) / len(words), missing
 
@@ -360,7 +362,10 @@ def _recommend(
     if len(files) > 1 and n / len(top) >= CONCENTRATION:
         return f"Most passages come from {name}: scope the question to it to see more of it."
     if missing and confidence == "medium":
+        term = _suggest_term(question, top)
+        hint = f" (they say '{term}')" if term else ""
         return (
-            f"Rephrase with the term '{missing[0]}' as the documents spell it, or scope to a file."
+            f"The passages found never say '{missing[0]}'{hint}: rephrasing with the "
+            "documents' own words, or scoping to a file, may find a closer passage."
         )
     return ""

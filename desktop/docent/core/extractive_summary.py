@@ -30,6 +30,8 @@ ChunkRow = tuple[dict[str, Any], list[float] | None]
 EMBED_BUDGET = 400
 MIN_CANDIDATES, MAX_CANDIDATES = 4, 16
 MIN_WORDS, MAX_WORDS = 6, 50
+#: A section this short with no sentence in it is quoted from its start.
+SHORT_TEXT_WORDS = 100
 #: A line at least this share of the page's longest line is wrapped prose: join the next.
 WRAP_SHARE = 0.7
 
@@ -158,6 +160,8 @@ def _candidates(section: Section) -> list[_Candidate]:
                     out.append(_Candidate(text, piece.page, len(out)))
         if out:
             return out
+    if section.words > SHORT_TEXT_WORDS:
+        return []  # a contents page, a table, code: no sentence worth quoting
     piece = section.new_pieces[0] if section.new_pieces else section.pieces[0]
     words = piece.text.split()  # a very short text: its opening words are its summary
     return [_Candidate(" ".join(words[:MAX_WORDS]), piece.page, 0)] if words else []

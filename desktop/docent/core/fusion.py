@@ -18,7 +18,7 @@ RRF_K = 60
 #: Adaptive k never goes above this.
 MAX_ADAPTIVE_K = 25
 #: Dot leaders of tables of contents and indexes ("Encodings … 4", "Setup ....... 12").
-_LEADER = re.compile(r"…|\.{4,}|(?:\. ){3,}")
+_LEADER = re.compile(r"(?:…|\.{4,}|(?:\. ){3,})\s*\d")
 #: A chunk with this many leaders is navigation (contents, index), not content.
 NAVIGATION_LEADERS = 3
 
@@ -77,9 +77,13 @@ def rrf(
     return out
 
 
-def ranked(pool: dict[str, Candidate]) -> list[Candidate]:
+def sort_key(c: Candidate) -> tuple[float, float, str]:
     """Best first; ties broken by the best raw score, then by id so runs are stable."""
-    return sorted(pool.values(), key=lambda c: (-c.score, -c.best_raw, c.chunk_id))
+    return (-c.score, -c.best_raw, c.chunk_id)
+
+
+def ranked(pool: dict[str, Candidate]) -> list[Candidate]:
+    return sorted(pool.values(), key=sort_key)
 
 
 def dedup_text(cands: Iterable[Candidate]) -> list[Candidate]:
@@ -133,13 +137,15 @@ def adaptive_k(chunks_in_scope: int, base: int = 5) -> int:
 
 def is_navigation(text: str) -> bool:
     """A table of contents or index chunk: it names every topic and answers none."""
+    if "…" not in text and "...." not in text and ". . ." not in text:
+        return False  # the common case, without running the regex
     return len(_LEADER.findall(text)) >= NAVIGATION_LEADERS
 
 
-def demote_navigation(pool: dict[str, Candidate], factor: float) -> int:
+def demote_navigation(cands: Iterable[Candidate], factor: float) -> int:
     """Scale down the fused score of navigation chunks; returns how many there were."""
     n = 0
-    for c in pool.values():
+    for c in cands:
         if is_navigation(str(c.payload.get("text", ""))):
             c.score *= factor
             n += 1

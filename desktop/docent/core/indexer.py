@@ -326,6 +326,8 @@ class Indexer:
                 return
             self.cache.put(prepared.sha256, doc)
         rec = rec or DocumentRecord(doc_id=new_doc_id(), path=key, file_name=path.name)
+        if rec.sha256 != prepared.sha256:
+            rec.summary = ""  # it summarised the old content
         rec.sha256, rec.size, rec.mtime = prepared.sha256, st.st_size, st.st_mtime
         try:
             self.index_document(

@@ -4,22 +4,25 @@ Stages of :meth:`Retriever.search` (each one's ranks, scores and time go to ``de
 
 1. variants: the question, its keyword form (stopwords out, exact terms kept), and up
    to two rewrites the caller got from an LLM;
-2. two-tier (large libraries only): rank documents by their ``documents`` vector and
-   search chunks within the best ones, next to an unrestricted search of the question;
-3. per variant, Qdrant's hybrid query (dense + BM25 prefetch fused with RRF), plus the
-   question's dense-only list, which also gives each chunk its cosine similarity;
-4. fuse all lists with weighted RRF (one dict entry per chunk id);
-5. keyword boost: chunks holding the question's rare exact terms (Qdrant full-text
-   index) join the fusion as one more list, weighted by how rare each term is;
-6. dedup identical text, per-document cap, adaptive k;
-7. neighbour expansion (ordinal ±1 as context, not as hits) and the retrieval evaluation.
+2. the question through Qdrant's hybrid query (dense + BM25 prefetch fused with RRF);
+3. two-tier (libraries of more than ``two_tier_min_docs`` documents): the candidate
+   documents are the best by their ``documents`` vector plus those of the question's
+   best chunks, and the other variants search only within them;
+4. the other variants through the hybrid query, and the question's dense-only list,
+   which also gives each chunk its cosine similarity (for the evaluation);
+5. all lists fused with weighted RRF (one dict entry per chunk id: O(1) dedup);
+6. keyword boost: chunks holding the question's rare exact terms (Qdrant's full-text
+   index) join the fusion as one more list, weighted by how rare the term is;
+7. tables of contents and indexes demoted, identical text dropped, the per-document cap
+   (``max_chunks_per_document`` for every 5 results), adaptive k;
+8. neighbour expansion (ordinal ±1 as context, not as hits) and the retrieval evaluation.
 """
 
 from __future__ import annotations
 
 import math
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -29,7 +32,7 @@ from docent.core.config import Settings
 from docent.core.embedding import Embedder
 from docent.core.evaluation import RetrievalEvaluation, evaluate_retrieval
 from docent.core.fusion import Candidate, RankedList
-from docent.core.models import Hit
+from docent.core.models import Hit, SparseVec
 from docent.core.queryterms import QueryTerms, analyse
 from docent.core.store import ScoredPoint, Store
 
@@ -46,6 +49,8 @@ class RetrievalConfig:
     results_k: int = 0
     #: Depth of every ranked list (and of Qdrant's dense/BM25 prefetch).
     depth: int = 50
+    #: RRF constant for fusing the lists (Qdrant's own hybrid fusion uses store.RRF_K).
+    rrf_k: int = fusion.RRF_K
     question_weight: float = 1.0
     keyword_weight: float = 0.7
     rewrite_weight: float = 0.7
@@ -58,7 +63,7 @@ class RetrievalConfig:
     #: Two-tier retrieval above this many documents in the library.
     two_tier_min_docs: int = 60
     #: Documents kept as candidates by two-tier retrieval.
-    two_tier_docs: int = 12
+    two_tier_docs: int = 8
     #: Fused score factor for table-of-contents and index chunks (1: no demotion).
     navigation_factor: float = 0.5
     #: "hard": at most max_chunks_per_document while others remain; "scaled": that
@@ -136,13 +141,23 @@ class _Clock:
             self.ms[name] = round(self.ms.get(name, 0.0) + (time.perf_counter() - t0) * 1e3, 2)
 
 
+#: (documents, chunks) in the whole library, from a cheaper source than the store.
+LibrarySize = Callable[[], tuple[int, int]]
+
+
 class Retriever:
     def __init__(
-        self, store: Store, embedder: Embedder, config: RetrievalConfig | None = None
+        self,
+        store: Store,
+        embedder: Embedder,
+        config: RetrievalConfig | None = None,
+        library_size: LibrarySize | None = None,
     ) -> None:
         self.store = store
         self.embedder = embedder
         self.config = config or RetrievalConfig()
+        #: The Engine passes the catalog's counts; without it the store is asked.
+        self.library_size = library_size
 
     def apply_settings(self, settings: Settings) -> None:
         """Take the user's result count and per-document cap (they can change any time)."""
@@ -176,34 +191,21 @@ class Retriever:
         with clock.stage("count"):
             want = k or cfg.results_k or fusion.adaptive_k(self._chunks_in(scope))
         depth = max(cfg.depth, 2 * want)
+        with clock.stage("load_model"):
+            self.embedder.ensure_loaded()  # once per process; reported apart from embed
         with clock.stage("embed"):
             dense = self.embedder.query_dense_many([v.text for v in variants])
             sparse = [self.embedder.query_sparse(v.text) for v in variants]
-        with clock.stage("two_tier"):
-            tier_docs = self._two_tier(dense[0], scope, exclude)
-        lists: list[RankedList] = []
         with clock.stage("hybrid"):
-            for v, d, s in zip(variants, dense, sparse, strict=True):
-                restrict = tier_docs if tier_docs is not None else scope
-                pts = self.store.query(
-                    dense=d,
-                    sparse=s,
-                    limit=depth,
-                    doc_ids=restrict,
-                    exclude_doc_ids=exclude,
-                    prefetch_limit=depth,
-                )
+            first = self._hybrid(dense[0], sparse[0], depth, scope, exclude)
+            lists = [RankedList(variants[0].name, variants[0].weight, first)]
+        with clock.stage("two_tier"):
+            tier_docs = self._two_tier(dense[0], first, scope, exclude)
+        with clock.stage("hybrid"):
+            restrict = tier_docs if tier_docs is not None else scope
+            for v, d, s in zip(variants[1:], dense[1:], sparse[1:], strict=True):
+                pts = self._hybrid(d, s, depth, restrict, exclude)
                 lists.append(RankedList(v.name, v.weight, pts))
-            if tier_docs is not None:  # recall guard: the question over the whole scope
-                pts = self.store.query(
-                    dense=dense[0],
-                    sparse=sparse[0],
-                    limit=depth,
-                    doc_ids=scope,
-                    exclude_doc_ids=exclude,
-                    prefetch_limit=depth,
-                )
-                lists.append(RankedList("question_all", cfg.question_weight, pts))
         with clock.stage("dense"):
             dense_pts = self.store.query(
                 dense=dense[0], limit=depth, doc_ids=scope, exclude_doc_ids=exclude
@@ -212,13 +214,17 @@ class Retriever:
             if cfg.dense_weight > 0:
                 lists.append(RankedList("dense", cfg.dense_weight, dense_pts))
         with clock.stage("fuse"):
-            pool = fusion.rrf(lists)
+            pool = fusion.rrf(lists, k=cfg.rrf_k)
         with clock.stage("exact"):
             exact_info = self._exact_boost(pool, terms, scope, exclude)
         with clock.stage("cap"):
+            order = fusion.ranked(pool)
             if cfg.navigation_factor != 1.0:
-                fusion.demote_navigation(pool, cfg.navigation_factor)
-            order = fusion.dedup_text(fusion.ranked(pool))
+                # Only the head can reach the hits; a demoted chunk only moves down.
+                head = order[: 3 * want + 10]
+                if fusion.demote_navigation(head, cfg.navigation_factor):
+                    order = sorted(head, key=fusion.sort_key) + order[len(head) :]
+            order = fusion.dedup_text(order)
             chosen = fusion.cap_per_document(order, self._cap(want), want)
             hits = [self._hit(c, similarity) for c in chosen]
         if cfg.expand_neighbours:
@@ -254,7 +260,7 @@ class Retriever:
 
     def _chunks_in(self, scope: list[str] | None) -> int:
         if scope is None:
-            return self.store.count_chunks()
+            return self.library_size()[1] if self.library_size else self.store.count_chunks()
         total = 0
         for doc_id in scope:
             total += self.store.count_chunks(doc_id)
@@ -262,12 +268,41 @@ class Retriever:
                 break
         return total
 
+    def _hybrid(
+        self,
+        dense: list[float],
+        sparse: SparseVec,
+        depth: int,
+        doc_ids: list[str] | None,
+        exclude: list[str],
+    ) -> list[ScoredPoint]:
+        """Qdrant's hybrid query: dense and BM25 prefetches fused with RRF."""
+        return self.store.query(
+            dense=dense,
+            sparse=sparse,
+            limit=depth,
+            doc_ids=doc_ids,
+            exclude_doc_ids=exclude,
+            prefetch_limit=depth,
+        )
+
     def _two_tier(
-        self, dense: list[float], scope: list[str] | None, exclude: list[str]
+        self,
+        dense: list[float],
+        first: Sequence[ScoredPoint],
+        scope: list[str] | None,
+        exclude: list[str],
     ) -> list[str] | None:
-        """The best documents for the question, when the library is large; else None."""
+        """Candidate documents for the other variants when the library is large, else None.
+
+        The best documents by their ``documents`` vector, plus the documents of the
+        question's own best chunks (a document vector made from the first pages misses
+        what a long manual says on page 200).
+        """
         cfg = self.config
         if scope is not None and len(scope) <= cfg.two_tier_min_docs:
+            return None
+        if scope is None and self.library_size and self.library_size()[0] <= cfg.two_tier_min_docs:
             return None
         probe = max(cfg.two_tier_min_docs + 1, cfg.two_tier_docs + len(exclude))
         docs = self.store.query_documents(dense, limit=probe)
@@ -275,9 +310,11 @@ class Retriever:
             return None
         allowed = set(scope) if scope is not None else None
         skip = set(exclude)
-        ids = [str(p.payload.get("doc_id", "")) for p in docs]
-        ids = [d for d in ids if d and d not in skip and (allowed is None or d in allowed)]
-        return ids[: cfg.two_tier_docs]
+        by_vector = [str(p.payload.get("doc_id", "")) for p in docs]
+        by_vector = [d for d in by_vector if d and d not in skip]
+        by_vector = [d for d in by_vector if allowed is None or d in allowed]
+        by_chunks = [str(p.payload.get("doc_id", "")) for p in first[: cfg.two_tier_docs * 2]]
+        return list(dict.fromkeys([*by_vector[: cfg.two_tier_docs], *by_chunks]))
 
     def _exact_boost(
         self,
@@ -310,7 +347,8 @@ class Retriever:
             weight = cfg.exact_weight * (1.0 - math.log(n) / math.log(cfg.exact_probe))
             known = sorted((p for p in pts if p.id in pool), key=lambda p: -pool[p.id].score)
             fresh = [p for p in pts if p.id not in pool]
-            fusion.rrf([RankedList(f"exact:{term}", weight, [*known, *fresh])], pool=pool)
+            exact = RankedList(f"exact:{term}", weight, [*known, *fresh])
+            fusion.rrf([exact], k=cfg.rrf_k, pool=pool)
         return info
 
     def _hit(self, c: Candidate, similarity: dict[str, float]) -> Hit:

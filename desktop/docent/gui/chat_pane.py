@@ -27,7 +27,7 @@ from docent.gui.markdown_view import SafeBrowser, parse_cite
 from docent.gui.messages import bridge
 from docent.gui.workers import Report, Worker, run_in_worker
 
-RENDER_INTERVAL_MS = 60  # streamed tokens are drawn at most this often
+RENDER_INTERVAL_MS = 80  # streamed tokens are drawn at most this often
 EXTRACTIVE_TEXT = "No language model is running — answers quote the best passages."
 
 
@@ -49,6 +49,8 @@ class ChatPane(QWidget):
         self._conversation: Any = None
         self._worker: Worker[Any] | None = None
         self.streamed_tokens = 0  # tokens shown as they arrived (all answers)
+        self._frozen_turns = 0  # turns drawn for good, before _frozen_pos
+        self._frozen_pos = 0
         self._render_timer = QTimer(self)
         self._render_timer.setSingleShot(True)
         self._render_timer.setInterval(RENDER_INTERVAL_MS)
@@ -235,6 +237,7 @@ class ChatPane(QWidget):
         if self.streaming or not self.turns:
             return
         last = self.turns.pop()
+        self._frozen_turns, self._frozen_pos = 0, 0  # redraw the whole conversation
         if self._conversation is not None and hasattr(self._conversation, "turns"):
             turns = self._conversation.turns
             if turns and getattr(turns[-1], "question", None) == last.question:
@@ -272,6 +275,7 @@ class ChatPane(QWidget):
             turn.stopped = True
         self._set_streaming(False)
         self.redraw()
+        self._freeze()
         if turn is not None:
             self.answer_finished.emit(turn)
 
@@ -283,14 +287,25 @@ class ChatPane(QWidget):
     # Rendering ----------------------------------------------------------------
 
     def redraw(self) -> None:
+        """Draw the turns not yet final; finished turns stay as drawn (see _freeze)."""
         self._render_timer.stop()
         bar = self.view.verticalScrollBar()
         at_bottom = bar.value() >= bar.maximum() - 4
-        md = "\n\n---\n\n".join(turn_markdown(t, streaming=self.streaming) for t in self.turns)
-        self.view.set_markdown(md)
-        self.view.mark_sentences([s for t in self.turns for s in t.unsupported])
+        tail = self.turns[self._frozen_turns :]
+        md = "\n\n".join(
+            ("---\n\n" if t.index else "") + turn_markdown(t, streaming=self.streaming)
+            for t in tail
+        )
+        self.view.replace_tail(self._frozen_pos, md)
+        if not self.streaming:
+            self.view.mark_sentences([s for t in tail for s in t.unsupported], self._frozen_pos)
         if at_bottom:
             bar.setValue(bar.maximum())
+
+    def _freeze(self) -> None:
+        """The turns so far are final: later redraws leave them alone."""
+        self._frozen_turns = len(self.turns)
+        self._frozen_pos = self.view.new_tail()
 
     def _on_link(self, url: QUrl) -> None:
         cite = parse_cite(url)

@@ -161,6 +161,10 @@ class MainWindow(QMainWindow):
         self.health_timer.start()
 
     def _start(self) -> None:
+        engine: Any = self.engine
+        # Loading the embedding model holds the GIL for a moment: do it now, while the
+        # window appears, rather than in the middle of the first drop or question.
+        run_in_worker(lambda report, cancel: engine.embedder.ensure_loaded(), name="warm-up")
         self.library.refresh()
         self.refresh_status()
         self.check_health()
@@ -169,7 +173,6 @@ class MainWindow(QMainWindow):
             bridge().info(f"Resuming {n} document{'s' if n > 1 else ''} left unfinished last time.")
             self.library.controller.resume()
         if hasattr(self.engine, "start_watching") and self.engine.settings.watched_folders:
-            engine: Any = self.engine
             run_in_worker(
                 lambda report, cancel: engine.start_watching(),
                 name="start-watching",

@@ -109,15 +109,37 @@ class SafeBrowser(QTextBrowser):
         self.document().setMarkdown(markdown, MARKDOWN_FEATURES)
         self.style_chips()
 
-    def style_chips(self) -> None:
-        """Give every ``cite:`` link the look of a chip."""
+    def end_position(self) -> int:
+        return self.document().characterCount() - 1
+
+    def replace_tail(self, start: int, markdown: str) -> None:
+        """Replace everything from ``start`` on with ``markdown`` (chips styled).
+
+        A streaming answer redraws only its own turn, not the whole conversation.
+        """
+        cur = QTextCursor(self.document())
+        cur.setPosition(min(start, self.end_position()))
+        cur.movePosition(QTextCursor.MoveOperation.End, QTextCursor.MoveMode.KeepAnchor)
+        cur.removeSelectedText()
+        cur.insertMarkdown(markdown, MARKDOWN_FEATURES)
+        self.style_chips(start)
+
+    def new_tail(self) -> int:
+        """Close what is shown and return where the next tail starts."""
+        cur = QTextCursor(self.document())
+        cur.movePosition(QTextCursor.MoveOperation.End)
+        cur.insertBlock()
+        return cur.position()
+
+    def style_chips(self, start: int = 0) -> None:
+        """Give every ``cite:`` link (from ``start`` on) the look of a chip."""
         doc = self.document()
         chip = QTextCharFormat()
         chip.setBackground(CHIP_BACKGROUND)
         chip.setForeground(CHIP_FOREGROUND)
         chip.setFontUnderline(False)
         chip.setFontWeight(600)
-        block = doc.begin()
+        block = doc.findBlock(start) if start else doc.begin()
         while block.isValid():
             it = block.begin()
             while not it.atEnd():
@@ -133,8 +155,8 @@ class SafeBrowser(QTextBrowser):
                 it += 1
             block = block.next()
 
-    def mark_sentences(self, sentences: list[str]) -> int:
-        """Underline each sentence found in the view; returns how many were found."""
+    def mark_sentences(self, sentences: list[str], start: int = 0) -> int:
+        """Underline each sentence found (from ``start`` on); returns how many were."""
         found = 0
         mark = QTextCharFormat()
         mark.setUnderlineStyle(QTextCharFormat.UnderlineStyle.WaveUnderline)
@@ -143,25 +165,25 @@ class SafeBrowser(QTextBrowser):
         mark.setToolTip(UNSUPPORTED_TIP)
         doc = self.document()
         for sentence in sentences:
-            cur = _find_loosely(doc, sentence)
+            cur = _find_loosely(doc, sentence, start)
             if cur is not None:
                 cur.mergeCharFormat(mark)
                 found += 1
         return found
 
 
-def _find_loosely(doc: QTextDocument, sentence: str) -> QTextCursor | None:
+def _find_loosely(doc: QTextDocument, sentence: str, start: int = 0) -> QTextCursor | None:
     """The sentence as shown, tolerating Markdown marks and citation chips in it."""
     plain = re.sub(r"[*_`]+", "", sentence).strip()
     for candidate in (plain, re.sub(r"\s*\[\d+(?:\s*,\s*\d+)*\]", "", plain).strip()):
         if len(candidate) < 8:
             continue
-        cur = doc.find(candidate)
+        cur = doc.find(candidate, start)
         if not cur.isNull():
             return cur
     words = plain.split()
     if len(words) >= 6:  # the start and the end of it, when the middle was reformatted
-        head = doc.find(" ".join(words[:5]))
+        head = doc.find(" ".join(words[:5]), start)
         if not head.isNull():
             tail = doc.find(" ".join(words[-3:]), head.selectionEnd())
             end = tail.selectionEnd() if not tail.isNull() else head.selectionEnd()

@@ -85,7 +85,8 @@ class WatchedFoldersBox(QGroupBox):
         engine: Any = self.engine
 
         def job(report: Report, cancel: threading.Event) -> None:
-            engine.watch(folder)
+            if engine.watch(folder) is None and hasattr(engine, "start_watching"):
+                engine.start_watching()  # the first watched folder: start the watcher
 
         run_in_worker(
             job,
