@@ -74,10 +74,10 @@ def main() -> int:
     def on_progress(item: Any) -> None:
         rows = lib.model.rows()
         ready = sum(r.state == "ready" for r in rows)
-        busy = any(r.state == "indexing" and r.fraction > 0.2 for r in rows)
-        if ready >= 1 and busy and not state["indexing_shot"]:
+        busy = any(r.state == "indexing" and 0.3 < r.fraction < 0.8 for r in rows)
+        if ready >= 2 and busy and not state["indexing_shot"]:
             state["indexing_shot"] = True
-            QTimer.singleShot(50, lambda: save(window, "library-indexing.png"))
+            save(window, "library-indexing.png")  # now: the table shows this very moment
 
     def after_index(_: Any) -> None:
         QTimer.singleShot(500, lambda: chat.ask(QUESTION))

@@ -90,3 +90,24 @@ def test_reindex_and_remove_from_context_menu(
     ):
         actions["Remove from library"].trigger()
     assert lib.model.rowCount() == 0
+
+
+def test_cancel_stops_the_run_and_keeps_what_finished(
+    qtbot: Any, make_engine: Any, make_window: Any, library_dir: Path
+) -> None:
+    window = make_window(make_engine())
+    lib = window.library
+
+    def cancel_when_embedding(item: Any) -> None:
+        if item.progress.phase == "embedding":
+            lib.cancel_button.click()
+
+    lib.controller.document_progressed.connect(cancel_when_embedding)
+    with qtbot.waitSignal(lib.controller.run_finished, timeout=INDEX_TIMEOUT_MS) as run:
+        lib.add_paths([str(library_dir)])
+    report = run.args[0]
+    assert report.cancelled
+    states = {r.file_name: r.state_text for r in lib.model.rows()}
+    assert "queued (cancelled)" in states.values(), states
+    assert not any(s.startswith(("indexing", "reading")) for s in states.values()), states
+    assert any("cancelled" in t for t in window.notifications.texts())

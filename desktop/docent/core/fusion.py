@@ -17,8 +17,9 @@ from docent.core.store import ScoredPoint
 RRF_K = 60
 #: Adaptive k never goes above this.
 MAX_ADAPTIVE_K = 25
-#: Dot leaders of tables of contents and indexes ("Encodings … 4", "Setup ....... 12").
-_LEADER = re.compile(r"(?:…|\.{4,}|(?:\. ){3,})\s*\d")
+#: Dot leaders followed by a page number ("Encodings … 4", "nlm … 64, 65"), not by a
+#: table figure ("Property crime . . . 1,396 .4").
+_LEADER = re.compile(r"(?:…|\.{4,}|(?:\. ){3,})\s*\d{1,4}(?![\d.]|,\d)")
 #: A chunk with this many leaders is navigation (contents, index), not content.
 NAVIGATION_LEADERS = 3
 

@@ -21,6 +21,7 @@ Stages of :meth:`Retriever.search` (each one's ranks, scores and time go to ``de
 from __future__ import annotations
 
 import math
+import re
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -51,19 +52,23 @@ class RetrievalConfig:
     depth: int = 50
     #: RRF constant for fusing the lists (Qdrant's own hybrid fusion uses store.RRF_K).
     rrf_k: int = fusion.RRF_K
+    #: Weight of the dense prefetch against BM25's (1.0) in Qdrant's hybrid RRF.
+    hybrid_dense_weight: float = 1.0
     question_weight: float = 1.0
     keyword_weight: float = 0.7
     rewrite_weight: float = 0.7
     #: Weight of the question's dense-only list in the fusion (0: similarity only).
     dense_weight: float = 1.0
+    #: Weight of the question's BM25-only list (0: not searched).
+    sparse_weight: float = 0.0
     #: Weight of the exact-term list for a term found in very few chunks.
     exact_weight: float = 0.5
     #: How many chunks a term may match and still count as rare.
     exact_probe: int = 40
     #: Two-tier retrieval above this many documents in the library.
-    two_tier_min_docs: int = 60
+    two_tier_min_docs: int = 25
     #: Documents kept as candidates by two-tier retrieval.
-    two_tier_docs: int = 8
+    two_tier_docs: int = 6
     #: Fused score factor for table-of-contents and index chunks (1: no demotion).
     navigation_factor: float = 0.5
     #: "hard": at most max_chunks_per_document while others remain; "scaled": that
@@ -213,6 +218,12 @@ class Retriever:
             similarity = {p.id: p.score for p in dense_pts}
             if cfg.dense_weight > 0:
                 lists.append(RankedList("dense", cfg.dense_weight, dense_pts))
+        if cfg.sparse_weight > 0:
+            with clock.stage("bm25"):
+                pts = self.store.query(
+                    sparse=sparse[0], limit=depth, doc_ids=scope, exclude_doc_ids=exclude
+                )
+                lists.append(RankedList("bm25", cfg.sparse_weight, pts))
         with clock.stage("fuse"):
             pool = fusion.rrf(lists, k=cfg.rrf_k)
         with clock.stage("exact"):
@@ -284,6 +295,7 @@ class Retriever:
             doc_ids=doc_ids,
             exclude_doc_ids=exclude,
             prefetch_limit=depth,
+            weights=(self.config.hybrid_dense_weight, 1.0),
         )
 
     def _two_tier(
@@ -339,7 +351,7 @@ class Retriever:
             n = len(pts)
             info["terms"][term] = n
             if n == 0:
-                if term in checkable:
+                if term in checkable or self._unknown_part(term, scope, exclude):
                     info["absent"].append(term)
                 continue
             if n >= cfg.exact_probe or cfg.exact_weight <= 0:
@@ -350,6 +362,18 @@ class Retriever:
             exact = RankedList(f"exact:{term}", weight, [*known, *fresh])
             fusion.rrf([exact], k=cfg.rrf_k, pool=pool)
         return info
+
+    def _unknown_part(self, term: str, scope: list[str] | None, exclude: list[str]) -> bool:
+        """A compound term (``Vega-Lite``) with a word the library never uses (``Vega``).
+
+        Its words may stand apart in a passage (``PDP-11/40`` written ``11/40``), so only
+        a word of four letters or more found nowhere counts.
+        """
+        parts = [p for p in re.split(r"[\W_]+", term) if len(p) >= 4 and p.isalpha()]
+        return any(
+            not self.store.text_match(p, limit=1, doc_ids=scope, exclude_doc_ids=exclude)
+            for p in parts
+        )
 
     def _hit(self, c: Candidate, similarity: dict[str, float]) -> Hit:
         hit = hit_from_point(ScoredPoint(c.chunk_id, c.score, c.payload))

@@ -9,6 +9,7 @@ ending silently.
 from __future__ import annotations
 
 import logging
+import signal
 import sys
 import threading
 import traceback
@@ -45,6 +46,9 @@ def setup_logging(settings: Settings) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / LOG_NAME
     root = logging.getLogger()
+    for h in root.handlers:  # the terminal keeps the level it had (WARNING unless -v)
+        if h.level == logging.NOTSET:
+            h.setLevel(root.level)
     if not any(getattr(h, "baseFilename", None) == str(path) for h in root.handlers):
         handler = RotatingFileHandler(path, maxBytes=2_000_000, backupCount=3, encoding="utf-8")
         handler.setFormatter(
@@ -152,7 +156,14 @@ def open_engine(settings: Settings) -> Engine | None:
     return None
 
 
+#: How long a Python thread may hold the GIL before another may take it (default 5 ms).
+#: Workers run pure-Python stretches (chunking, scoring); a shorter interval lets the GUI
+#: thread back in sooner, which is what keeps the window responsive.
+GIL_SWITCH_INTERVAL = 0.001
+
+
 def create_app(argv: list[str] | None = None) -> QApplication:
+    sys.setswitchinterval(GIL_SWITCH_INTERVAL)
     existing = QApplication.instance()
     app = existing if isinstance(existing, QApplication) else QApplication(argv or sys.argv)
     app.setApplicationName("Docent")
@@ -163,6 +174,19 @@ def create_app(argv: list[str] | None = None) -> QApplication:
         app.setWindowIcon(QIcon(str(icon)))
     app.setStyleSheet(stylesheet())
     return app
+
+
+def quit_on_signals(window: QWidget) -> QTimer:
+    """Ctrl+C or SIGTERM in the terminal closes the window (saving its layout).
+
+    Python handles signals only when it runs, so a slow no-op timer lets it look.
+    """
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, lambda *_: window.close())
+    timer = QTimer(window)
+    timer.timeout.connect(lambda: None)
+    timer.start(250)
+    return timer
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -185,6 +209,7 @@ def main(argv: list[str] | None = None) -> int:
     window = MainWindow(engine)
     window.show()
     QTimer.singleShot(0, window.raise_)
+    quit_on_signals(window)
     try:
         return int(app.exec())
     finally:

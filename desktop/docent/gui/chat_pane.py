@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from docent.core.conversation import Conversation  # imported now, not mid-question
 from docent.core.engine import Engine
 from docent.core.errors import Cancelled
 from docent.gui.conversation import Turn, conversation_markdown, turn_markdown
@@ -46,7 +47,7 @@ class ChatPane(QWidget):
         self.engine = engine
         self.turns: list[Turn] = []
         self.scope: list[str] = []
-        self._conversation: Any = None
+        self._conversation: Conversation | None = None
         self._worker: Worker[Any] | None = None
         self.streamed_tokens = 0  # tokens shown as they arrived (all answers)
         self._frozen_turns = 0  # turns drawn for good, before _frozen_pos
@@ -219,12 +220,8 @@ class ChatPane(QWidget):
 
         return job
 
-    def _conversation_for_ask(self) -> Any:
+    def _conversation_for_ask(self) -> Conversation:
         if self._conversation is None:
-            try:
-                from docent.core.conversation import Conversation
-            except ImportError:
-                return None
             self._conversation = Conversation()
         return self._conversation
 

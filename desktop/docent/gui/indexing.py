@@ -122,6 +122,7 @@ class IndexController(QObject):
         self._worker: Worker[IndexReport] | None = None
         self._fractions: dict[str, float] = {}
         self._refresh_pending = False
+        self._refresh_again = False
         self.queue_bridge = QueueBridge(engine, self)
         self.queue_bridge.document_progressed.connect(self.document_progressed.emit)
         self.queue_bridge.job_finished.connect(self._on_job_finished)
@@ -169,10 +170,11 @@ class IndexController(QObject):
         )
 
     def refresh(self) -> None:
-        """Re-read the catalog (coalesced: one read in flight at a time)."""
+        """Re-read the catalog (coalesced: one read in flight, one more after it)."""
         if self._refresh_pending:
+            self._refresh_again = True  # the read in flight may predate this change
             return
-        self._refresh_pending = True
+        self._refresh_pending, self._refresh_again = True, False
         engine = self.engine
 
         def job(report: Report, cancel: threading.Event) -> list[DocumentRecord]:
@@ -180,6 +182,8 @@ class IndexController(QObject):
 
         def done() -> None:
             self._refresh_pending = False
+            if self._refresh_again:
+                self.refresh()
 
         run_in_worker(
             job,

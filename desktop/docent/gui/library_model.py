@@ -78,10 +78,19 @@ class Row:
         if self.state == "indexing":
             return f"indexing {int(self.fraction * 100)}%"
         if self.state == "failed":
-            return f"failed: {self.error}" if self.error else "failed"
+            return f"failed: {self.short_error}" if self.error else "failed"
         if self.state == "queued" and self.error:  # cancelled earlier
             return "queued (cancelled)"
         return self.state
+
+    @property
+    def short_error(self) -> str:
+        """The reason without the file's name in front (the row already shows it)."""
+        text = self.error
+        if text.startswith(self.file_name):
+            text = text[len(self.file_name) :].lstrip(" :")
+            text = text[3:] if text.startswith("is ") else text
+        return text
 
     @property
     def is_pdf(self) -> bool:

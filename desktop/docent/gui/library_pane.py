@@ -89,7 +89,7 @@ class LibraryPane(QWidget):
         for col in range(1, INDEXED + 1):
             header.setSectionResizeMode(col, QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(STATE, QHeaderView.ResizeMode.Interactive)
-        header.resizeSection(STATE, 110)
+        header.resizeSection(STATE, 130)
         self.empty_hint = QLabel("Drop PDFs or folders here, or use File ▸ Add files…")
         self.empty_hint.setObjectName("hint")
         self.empty_hint.setWordWrap(True)

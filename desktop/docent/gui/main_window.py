@@ -13,6 +13,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QMainWindow,
     QMessageBox,
+    QSizePolicy,
     QSplitter,
     QVBoxLayout,
     QWidget,
@@ -71,7 +72,7 @@ class MainWindow(QMainWindow):
         self.splitter.addWidget(self.chat)
         self.splitter.addWidget(self.citations)
         self.splitter.setChildrenCollapsible(False)
-        self.splitter.setSizes([470, 540, 520])
+        self.splitter.setSizes([530, 500, 530])
         central = QWidget()
         layout = QVBoxLayout(central)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -86,6 +87,9 @@ class MainWindow(QMainWindow):
         self.ollama_label = QLabel("Ollama: checking…")
         self.store_label = QLabel("")
         self.store_label.setObjectName("muted")
+        # the counts never shrink; the indexing line gives way instead
+        self.docs_label.setSizePolicy(QSizePolicy.Policy.Minimum, QSizePolicy.Policy.Preferred)
+        self.index_label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         sb.addWidget(self.docs_label)
         sb.addWidget(self.index_label, 1)
         sb.addPermanentWidget(self.ollama_label)

@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from PySide6.QtCore import QUrl, Signal
+from PySide6.QtCore import QRegularExpression, QUrl, Signal
 from PySide6.QtGui import QColor, QTextCharFormat, QTextCursor, QTextDocument
 from PySide6.QtWidgets import QTextBrowser, QWidget
 
@@ -37,6 +37,12 @@ UNSUPPORTED_TIP = "Not clearly supported by the cited passage — check the sour
 # [1], [2, 3], [1][2] — but not an existing Markdown link [text](url) or a footnote [^1].
 _CITE_GROUP = re.compile(r"\[(\d{1,3}(?:\s*,\s*\d{1,3})*)\](?!\()")
 _FENCE = re.compile(r"^(```|~~~)", re.MULTILINE)
+_CHIP_TEXT = QRegularExpression(r"\[\d{1,3}\]")
+_CHIP_FORMAT = QTextCharFormat()
+_CHIP_FORMAT.setBackground(CHIP_BACKGROUND)
+_CHIP_FORMAT.setForeground(CHIP_FOREGROUND)
+_CHIP_FORMAT.setFontUnderline(False)
+_CHIP_FORMAT.setFontWeight(600)
 
 
 def cite_url(turn: int, n: int) -> str:
@@ -132,28 +138,18 @@ class SafeBrowser(QTextBrowser):
         return cur.position()
 
     def style_chips(self, start: int = 0) -> None:
-        """Give every ``cite:`` link (from ``start`` on) the look of a chip."""
+        """Give every ``cite:`` link (from ``start`` on) the look of a chip.
+
+        Chips are found by their text, a few Qt calls each: walking every fragment of a
+        long answer costs many calls, and each call can wait for the GIL while a worker
+        holds it.
+        """
         doc = self.document()
-        chip = QTextCharFormat()
-        chip.setBackground(CHIP_BACKGROUND)
-        chip.setForeground(CHIP_FOREGROUND)
-        chip.setFontUnderline(False)
-        chip.setFontWeight(600)
-        block = doc.findBlock(start) if start else doc.begin()
-        while block.isValid():
-            it = block.begin()
-            while not it.atEnd():
-                frag = it.fragment()
-                fmt = frag.charFormat()
-                if fmt.isAnchor() and fmt.anchorHref().startswith(CITE_SCHEME + ":"):
-                    cur = QTextCursor(doc)
-                    cur.setPosition(frag.position())
-                    cur.setPosition(
-                        frag.position() + frag.length(), QTextCursor.MoveMode.KeepAnchor
-                    )
-                    cur.mergeCharFormat(chip)
-                it += 1
-            block = block.next()
+        cur = doc.find(_CHIP_TEXT, start)
+        while not cur.isNull():
+            if cur.charFormat().anchorHref().startswith(CITE_SCHEME + ":"):
+                cur.mergeCharFormat(_CHIP_FORMAT)
+            cur = doc.find(_CHIP_TEXT, cur.selectionEnd())
 
     def mark_sentences(self, sentences: list[str], start: int = 0) -> int:
         """Underline each sentence found (from ``start`` on); returns how many were."""

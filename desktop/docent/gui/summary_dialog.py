@@ -6,7 +6,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import (
     QComboBox,
@@ -45,6 +45,9 @@ def progress_fraction(p: Any) -> tuple[float | None, str]:
 
 
 class SummaryDialog(QDialog):
+    #: a summary run ended: its SummaryResult, or None (cancelled or failed)
+    summary_finished = Signal(object)
+
     def __init__(
         self, engine: Engine, path: str, default_type: str = "brief", parent: QWidget | None = None
     ) -> None:
@@ -53,6 +56,7 @@ class SummaryDialog(QDialog):
         self.path = path
         self.worker: Worker[Any] | None = None
         self.result: Any = None
+        self._failed = False
         self.setWindowTitle(f"Summary — {Path(path).name}")
         self.resize(640, 520)
         self.type_combo = QComboBox()
@@ -105,6 +109,7 @@ class SummaryDialog(QDialog):
         def job(report: Report, cancel: threading.Event) -> Any:
             return engine.summarize(path, type=kind, model=model, progress=report, cancel=cancel)
 
+        self.result, self._failed = None, False
         self.progress.setRange(0, 0)  # busy until the first report
         self.progress.setVisible(True)
         self.status.setText(f"Writing a {kind} summary…")
@@ -142,16 +147,19 @@ class SummaryDialog(QDialog):
         self.copy_button.setEnabled(bool(text))
 
     def _on_error(self, exc: Exception) -> None:
+        self._failed = True
         if isinstance(exc, Cancelled):
             self.status.setText("Cancelled.")
         else:
             self.status.setText(f"The summary failed: {exc}")
 
     def _on_finished(self) -> None:
+        finished_with = self.result if self.worker is not None and not self._failed else None
         self.worker = None
         self.progress.setVisible(False)
         self.start_button.setEnabled(True)
         self.cancel_button.setEnabled(False)
+        self.summary_finished.emit(finished_with)
 
     def closeEvent(self, event: Any) -> None:
         self.cancel()
