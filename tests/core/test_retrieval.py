@@ -340,15 +340,3 @@ def test_debug_shows_variants_stages_and_timings(store: Store, embedder: Embedde
     assert {"embed", "hybrid", "fuse", "cap", "expand", "total"} <= set(dbg["timings_ms"])
     assert res.hits[0].text.startswith("Prune the roses")
     assert Retriever(store, embedder).search("roses").debug == {}
-
-
-def test_hybrid_query_weights_favour_one_side(store: Store, embedder: Embedder) -> None:
-    dense = embedder.query_dense("Prune the roses in early spring")
-    sparse = embedder.query_sparse("sourdough starter flour water")
-
-    def top(weights: tuple[float, float]) -> str:
-        pts = store.query(dense=dense, sparse=sparse, limit=3, weights=weights)
-        return str(pts[0].payload["doc_id"])
-
-    assert top((10.0, 1.0)) == "garden.txt"
-    assert top((1.0, 10.0)) == "bakery.txt"

@@ -96,6 +96,10 @@ def test_ollama_down_shows_banner_and_extractive_answer(
     engine.index([indexed_pdf])
     window = make_window(engine)
     chat = window.chat
+    with qtbot.waitSignal(window.health_changed, timeout=ANSWER_TIMEOUT_MS) as checked:
+        pass
+    assert not checked.args[0].ok
+    assert chat.banner.isVisibleTo(chat), "no banner before the first question"
 
     turn = ask(qtbot, chat, QUESTION)
 

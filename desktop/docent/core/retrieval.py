@@ -52,15 +52,13 @@ class RetrievalConfig:
     depth: int = 50
     #: RRF constant for fusing the lists (Qdrant's own hybrid fusion uses store.RRF_K).
     rrf_k: int = fusion.RRF_K
-    #: Weight of the dense prefetch against BM25's (1.0) in Qdrant's hybrid RRF.
-    hybrid_dense_weight: float = 1.0
     question_weight: float = 1.0
     keyword_weight: float = 0.7
     rewrite_weight: float = 0.7
     #: Weight of the question's dense-only list in the fusion (0: similarity only).
     dense_weight: float = 1.0
-    #: Weight of the question's BM25-only list (0: not searched).
-    sparse_weight: float = 0.0
+    #: Weight of the cosine similarity (above the dense list's last) added to the RRF score.
+    similarity_weight: float = 0.0
     #: Weight of the exact-term list for a term found in very few chunks.
     exact_weight: float = 0.5
     #: How many chunks a term may match and still count as rare.
@@ -218,14 +216,13 @@ class Retriever:
             similarity = {p.id: p.score for p in dense_pts}
             if cfg.dense_weight > 0:
                 lists.append(RankedList("dense", cfg.dense_weight, dense_pts))
-        if cfg.sparse_weight > 0:
-            with clock.stage("bm25"):
-                pts = self.store.query(
-                    sparse=sparse[0], limit=depth, doc_ids=scope, exclude_doc_ids=exclude
-                )
-                lists.append(RankedList("bm25", cfg.sparse_weight, pts))
         with clock.stage("fuse"):
             pool = fusion.rrf(lists, k=cfg.rrf_k)
+            if cfg.similarity_weight > 0 and similarity:
+                # Ranks hide how close a chunk is; the cosine keeps a clear winner on top.
+                floor = min(similarity.values())
+                for c in pool.values():
+                    c.score += cfg.similarity_weight * (similarity.get(c.chunk_id, floor) - floor)
         with clock.stage("exact"):
             exact_info = self._exact_boost(pool, terms, scope, exclude)
         with clock.stage("cap"):
@@ -295,7 +292,6 @@ class Retriever:
             doc_ids=doc_ids,
             exclude_doc_ids=exclude,
             prefetch_limit=depth,
-            weights=(self.config.hybrid_dense_weight, 1.0),
         )
 
     def _two_tier(

@@ -114,7 +114,6 @@ class Store(Protocol):
         doc_ids: Sequence[str] | None = None,
         exclude_doc_ids: Sequence[str] | None = None,
         prefetch_limit: int = 50,
-        weights: tuple[float, float] | None = None,
     ) -> list[ScoredPoint]: ...
     def text_match(
         self,
@@ -226,11 +225,6 @@ def payload_update(payload: dict[str, Any]) -> dict[str, Any]:
 def batches(items: Sequence[Any], size: int) -> Iterator[Sequence[Any]]:
     for start in range(0, len(items), size):
         yield items[start : start + size]
-
-
-def fusion_weights(weights: tuple[float, float] | None) -> list[float] | None:
-    """RRF weights of a hybrid query's (dense, BM25) prefetches; None: equal."""
-    return [float(w) for w in weights] if weights is not None else None
 
 
 def usable_sparse(sparse: SparseVec | None) -> SparseVec | None:

@@ -34,7 +34,6 @@ from docent.core.store import (
     batches,
     by_ordinal,
     document_point_id,
-    fusion_weights,
     payload_update,
     public_payload,
     stored_chunk_payload,
@@ -293,7 +292,6 @@ class ClientStore(LockedBackend):
         doc_ids: Sequence[str] | None = None,
         exclude_doc_ids: Sequence[str] | None = None,
         prefetch_limit: int = 50,
-        weights: tuple[float, float] | None = None,
     ) -> list[ScoredPoint]:
         sparse = usable_sparse(sparse)
         if (dense is None and sparse is None) or (doc_ids is not None and not doc_ids):
@@ -313,7 +311,7 @@ class ClientStore(LockedBackend):
                         qm.Prefetch(query=q, using=name, limit=depth, filter=flt)
                         for q, name in searches
                     ],
-                    query=qm.RrfQuery(rrf=qm.Rrf(k=RRF_K, weights=fusion_weights(weights))),
+                    query=qm.RrfQuery(rrf=qm.Rrf(k=RRF_K)),
                     query_filter=flt,
                     limit=limit,
                     with_payload=_PAYLOAD,

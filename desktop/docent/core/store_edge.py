@@ -41,7 +41,6 @@ from docent.core.store import (
     batches,
     by_ordinal,
     document_point_id,
-    fusion_weights,
     payload_update,
     public_payload,
     stored_chunk_payload,
@@ -349,7 +348,6 @@ class EdgeStore(LockedBackend):
         doc_ids: Sequence[str] | None = None,
         exclude_doc_ids: Sequence[str] | None = None,
         prefetch_limit: int = 50,
-        weights: tuple[float, float] | None = None,
     ) -> list[ScoredPoint]:
         sparse = usable_sparse(sparse)
         if (dense is None and sparse is None) or (doc_ids is not None and not doc_ids):
@@ -365,7 +363,7 @@ class EdgeStore(LockedBackend):
             req = qe.QueryRequest(
                 limit=limit,
                 prefetches=[qe.Prefetch(limit=depth, query=q, filter=flt) for q in searches],
-                query=qe.Fusion.Rrf(k=RRF_K, weights=fusion_weights(weights)),  # type: ignore[arg-type]
+                query=qe.Fusion.Rrf(k=RRF_K),  # type: ignore[arg-type]  # stub omits Rrf
                 filter=flt,
                 with_payload=_PAYLOAD,
                 with_vector=False,

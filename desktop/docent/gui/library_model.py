@@ -222,11 +222,20 @@ class DocumentTableModel(QAbstractTableModel):
         row.doc_id = p.doc_id or row.doc_id
         self._changed(p.path)
 
-    def finish_pending(self) -> None:
-        """A run ended: rows that never started are no longer queued (cancelled)."""
+    def finish_pending(self, paths: set[str]) -> None:
+        """A run over ``paths`` ended: what it did not finish waits (it was cancelled).
+
+        The catalog read that follows every run has the last word; this keeps the table
+        from showing "indexing" for a run that is over until then.
+        """
         for row in self._rows:
-            if row.state in ("queued", "indexing") and not row.doc_id:
-                row.state, row.error = "queued", "Indexing was cancelled."
+            if row.path in paths and row.state in ("queued", "indexing"):
+                row.state, row.error, row.fraction, row.phase = (
+                    "queued",
+                    "Indexing was cancelled.",
+                    0.0,
+                    "",
+                )
                 self._changed(row.path)
 
     def _append(self, row: Row) -> Row:

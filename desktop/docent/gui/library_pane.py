@@ -61,6 +61,7 @@ class LibraryPane(QWidget):
         self.proxy.setSortRole(SORT_ROLE)
         self.proxy.setFilterKeyColumn(NAME)
         self.proxy.setFilterCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
+        self._run_paths: set[str] = set()  # files the current run is about
         self._build()
         self._connect()
 
@@ -161,10 +162,13 @@ class LibraryPane(QWidget):
         self.empty_hint.setVisible(self.model.rowCount() == 0)
 
     def _on_collected(self, found: Collected) -> None:
+        self._run_paths.update(found.files)
         self.model.mark_queued(found.files)
         self.empty_hint.setVisible(self.model.rowCount() == 0)
 
     def _on_doc_progress(self, item: DocProgress) -> None:
+        if self.controller.busy:
+            self._run_paths.add(item.progress.path)
         self.model.apply(item.progress, item.record)
 
     def _on_overall(self, fraction: float, label: str) -> None:
@@ -172,12 +176,13 @@ class LibraryPane(QWidget):
         self.progress_label.setText(label)
 
     def _on_run_started(self, req: Request) -> None:
+        self._run_paths = set()
         self.progress.setValue(0)
         self.progress_label.setText(f"Preparing {req.label}…")
         self.progress_row.setVisible(True)
 
     def _on_run_finished(self, report: IndexReport | None) -> None:
-        self.model.finish_pending()
+        self.model.finish_pending(self._run_paths)
         if not self.controller.pending:
             self.progress_row.setVisible(False)
 
