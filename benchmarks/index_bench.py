@@ -82,14 +82,20 @@ def main() -> int:
     embed_cps = len(texts) / embed_s
     print(f"files                 {len(files)} ({len(report.failed)} failed)")
     print(f"pages / chunks        {pages} / {chunks}")
-    print(f"pipeline              {pipeline_s:.1f} s  = {pages / pipeline_s:.1f} pages/s, "
-          f"{pipe_cps:.1f} chunks/s")
+    print(
+        f"pipeline              {pipeline_s:.1f} s  = {pages / pipeline_s:.1f} pages/s, "
+        f"{pipe_cps:.1f} chunks/s"
+    )
     print(f"embed only (same run) {embed_s:.1f} s  = {embed_cps:.1f} chunks/s")
     print(f"pipeline / embed-only {pipe_cps / embed_cps:.2f}  (target >= 0.9)")
-    print(f"peak RSS              {me:.0f} MB main, {kids:.0f} MB extraction process "
-          f"(target < 1.5 GB)")
-    print(f"re-scan unchanged     median {statistics.median(rescans) * 1000:.0f} ms "
-          f"over {len(files)} files")
+    print(
+        f"peak RSS              {me:.0f} MB main, {kids:.0f} MB extraction process "
+        f"(target < 1.5 GB)"
+    )
+    print(
+        f"re-scan unchanged     median {statistics.median(rescans) * 1000:.0f} ms "
+        f"over {len(files)} files"
+    )
     return 0
 
 

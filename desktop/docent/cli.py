@@ -103,10 +103,12 @@ def cmd_index(args: argparse.Namespace) -> int:
     if args.json:
         _print_json(_report_dict(main))
     else:
-        print(f"indexed {len(main.indexed)}, unchanged {len(main.unchanged)}, "
-              f"renamed {len(main.renamed)}, removed {len(main.removed)}, "
-              f"failed {len(main.failed)}; {main.chunks_embedded} chunks embedded "
-              f"({main.chunks_reused} reused) in {main.seconds:.1f} s")
+        print(
+            f"indexed {len(main.indexed)}, unchanged {len(main.unchanged)}, "
+            f"renamed {len(main.renamed)}, removed {len(main.removed)}, "
+            f"failed {len(main.failed)}; {main.chunks_embedded} chunks embedded "
+            f"({main.chunks_reused} reused) in {main.seconds:.1f} s"
+        )
         for f in main.failed:
             print(f"  failed: {f.path}: {f.message}")
     total = len(main.indexed) + len(main.unchanged) + len(main.renamed) + len(main.removed)
@@ -117,8 +119,19 @@ def cmd_list(args: argparse.Namespace) -> int:
     with _open_engine() as eng:
         docs = eng.documents()
     if args.json:
-        _print_json([{"path": d.path, "file_name": d.file_name, "state": d.state.value,
-                      "pages": d.pages, "chunks": d.chunks, "error": d.error} for d in docs])
+        _print_json(
+            [
+                {
+                    "path": d.path,
+                    "file_name": d.file_name,
+                    "state": d.state.value,
+                    "pages": d.pages,
+                    "chunks": d.chunks,
+                    "error": d.error,
+                }
+                for d in docs
+            ]
+        )
         return 0
     if not docs:
         print("No documents yet. Add some with `docent index PATH`.")
@@ -134,8 +147,10 @@ def cmd_status(args: argparse.Namespace) -> int:
     if args.json:
         _print_json(asdict(st))
         return 0
-    print(f"Documents: {st.documents} ({st.ready} ready, {st.failed} failed, "
-          f"{st.queued} queued, {st.indexing} indexing)")
+    print(
+        f"Documents: {st.documents} ({st.ready} ready, {st.failed} failed, "
+        f"{st.queued} queued, {st.indexing} indexing)"
+    )
     print(f"Chunks:    {st.chunks}")
     print(f"Store:     {st.store} ({st.backend})")
     print(f"Data:      {st.data_dir}")
@@ -149,14 +164,30 @@ def cmd_search(args: argparse.Namespace) -> int:
     debug = bool(getattr(args, "debug", False))
     with _open_engine() as eng:
         result = eng.search(args.query, files=args.file or None, k=args.k, debug=debug)
-    hits = [{"file_name": h.file_name, "path": h.path, "page_start": h.page_start,
-             "page_end": h.page_end, "score": round(h.score, 6), "text": h.text,
-             "chunk_id": h.chunk_id, "doc_id": h.doc_id, "context_before": h.context_before,
-             "context_after": h.context_after} for h in result.hits]
+    hits = [
+        {
+            "file_name": h.file_name,
+            "path": h.path,
+            "page_start": h.page_start,
+            "page_end": h.page_end,
+            "score": round(h.score, 6),
+            "text": h.text,
+            "chunk_id": h.chunk_id,
+            "doc_id": h.doc_id,
+            "context_before": h.context_before,
+            "context_after": h.context_after,
+        }
+        for h in result.hits
+    ]
     ev = result.evaluation
     if args.json:
-        out: dict[str, Any] = {"query": args.query, "confidence": result.confidence,
-                               "sufficient": result.sufficient, "k": result.k, "hits": hits}
+        out: dict[str, Any] = {
+            "query": args.query,
+            "confidence": result.confidence,
+            "sufficient": result.sufficient,
+            "k": result.k,
+            "hits": hits,
+        }
         if ev is not None:
             out["evaluation"] = asdict(ev)
         if debug:
@@ -169,9 +200,11 @@ def cmd_search(args: argparse.Namespace) -> int:
         text = " ".join(h.text.split())
         print(f"[{n}] {h.file_name} {h.pages_label}  (score {h.score:.4f})\n    {text[:300]}")
     if ev is not None:
-        print(f"\nconfidence: {ev.confidence} (keyword overlap {ev.keyword_overlap:.2f}"
-              + (f", similarity {ev.top_similarity:.2f}" if ev.top_similarity is not None else "")
-              + ")")
+        print(
+            f"\nconfidence: {ev.confidence} (keyword overlap {ev.keyword_overlap:.2f}"
+            + (f", similarity {ev.top_similarity:.2f}" if ev.top_similarity is not None else "")
+            + ")"
+        )
         for issue in ev.issues:
             print(f"  - {issue}")
         if ev.recommendation:
@@ -189,8 +222,10 @@ def _print_search_debug(debug: dict[str, Any]) -> None:
     if debug.get("two_tier_docs") is not None:
         print(f"two-tier candidate documents: {len(debug['two_tier_docs'])}")
     if debug.get("exact_terms"):
-        print("exact terms (chunks containing them): "
-              + ", ".join(f"{t}={n}" for t, n in debug["exact_terms"].items()))
+        print(
+            "exact terms (chunks containing them): "
+            + ", ".join(f"{t}={n}" for t, n in debug["exact_terms"].items())
+        )
     for stage, rows in [*debug.get("stages", {}).items(), ("fused", debug.get("fused", []))]:
         print(f"\n{stage}:")
         for row in rows[:10]:
@@ -212,7 +247,9 @@ def cmd_grep(args: argparse.Namespace) -> int:
         _print_json([asdict(m) for m in matches])
         return 0
     for m in matches:
-        pages = f"p.{m.page_start}" if m.page_start == m.page_end else f"pp.{m.page_start}-{m.page_end}"
+        pages = (
+            f"p.{m.page_start}" if m.page_start == m.page_end else f"pp.{m.page_start}-{m.page_end}"
+        )
         print(f"{m.file_name} {pages}: {m.line}")
     if not matches:
         print("No matches.")
@@ -296,8 +333,9 @@ def cmd_summarize(args: argparse.Namespace) -> int:
     cancel = threading.Event()
     with _open_engine() as eng:
         try:
-            result = eng.summarize(args.file, type=args.type, model=args.model,
-                                   progress=progress, cancel=cancel)
+            result = eng.summarize(
+                args.file, type=args.type, model=args.model, progress=progress, cancel=cancel
+            )
         except KeyboardInterrupt:
             cancel.set()
             print("\nCancelled.", file=sys.stderr)
@@ -307,8 +345,11 @@ def cmd_summarize(args: argparse.Namespace) -> int:
         return 0
     print(result.summary)
     how = "cached" if result.cached else f"{result.seconds:.1f} s"
-    print(f"\n[{result.type} summary of {result.document}: {result.mode} by {result.model}, "
-          f"{result.sections_processed} sections, {result.pages} pages; {how}]", file=sys.stderr)
+    print(
+        f"\n[{result.type} summary of {result.document}: {result.mode} by {result.model}, "
+        f"{result.sections_processed} sections, {result.pages} pages; {how}]",
+        file=sys.stderr,
+    )
     for f in result.failed_sections:
         print(f"  not covered: pages {f.pages[0]}-{f.pages[1]}: {f.error}", file=sys.stderr)
     return 0
@@ -343,6 +384,7 @@ def cmd_watch(args: argparse.Namespace) -> int:
         if not eng.settings.watched_folders:
             print("No watched folders. Give one: `docent watch DIR`.", file=sys.stderr)
             return 1
+
         def on_result(result: JobResult) -> None:
             for entry in result.events():
                 emit(entry)
@@ -398,15 +440,22 @@ def build_parser() -> argparse.ArgumentParser:
 
     sp = add("index", cmd_index, "index files and folders (incremental)")
     sp.add_argument("paths", nargs="+")
-    sp.add_argument("-r", "--recursive", action="store_true", default=True,
-                    help="descend into subfolders (default)")
+    sp.add_argument(
+        "-r",
+        "--recursive",
+        action="store_true",
+        default=True,
+        help="descend into subfolders (default)",
+    )
     sp.add_argument("--no-recursive", dest="recursive", action="store_false")
     sp.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
     add("list", cmd_list, "list indexed documents")
     add("status", cmd_status, "library and store status")
     sp = add("search", cmd_search, "hybrid search over the library")
     sp.add_argument("query")
-    sp.add_argument("--file", action="append", help="limit to a document (name or path); repeatable")
+    sp.add_argument(
+        "--file", action="append", help="limit to a document (name or path); repeatable"
+    )
     sp.add_argument("-k", "--k", type=int, default=None, help="number of results")
     sp.add_argument("--debug", action="store_true", help="show retrieval stages")
     sp = add("grep", cmd_grep, "case-insensitive exact text search (at most 100 matches)")
@@ -422,8 +471,12 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("-o", "--output")
     sp = add("summarize", cmd_summarize, "summarise a document (map-reduce over its pages)")
     sp.add_argument("file")
-    sp.add_argument("--type", choices=["brief", "detailed", "bullets"], default=None,
-                    help="kind of summary (default: the summary_type setting)")
+    sp.add_argument(
+        "--type",
+        choices=["brief", "detailed", "bullets"],
+        default=None,
+        help="kind of summary (default: the summary_type setting)",
+    )
     sp.add_argument("--model", default=None, help="Ollama model (default: ollama_model)")
     sp.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
     sp = add("remove", cmd_remove, "remove a document from the library")
@@ -456,12 +509,14 @@ def samples_dir() -> Path:
 
 def cmd_gui(args: argparse.Namespace) -> int:
     if not has_display():
-        print("docent: no display is available (DISPLAY, WAYLAND_DISPLAY and QT_QPA_PLATFORM "
-              "are unset), so the window cannot open; indexing the bundled samples and "
-              "showing the library status instead.", file=sys.stderr)
+        print(
+            "docent: no display is available (DISPLAY, WAYLAND_DISPLAY and QT_QPA_PLATFORM "
+            "are unset), so the window cannot open; indexing the bundled samples and "
+            "showing the library status instead.",
+            file=sys.stderr,
+        )
         samples = str(samples_dir())
-        rc = cmd_index(argparse.Namespace(paths=[samples], recursive=True, quiet=True,
-                                          json=False))
+        rc = cmd_index(argparse.Namespace(paths=[samples], recursive=True, quiet=True, json=False))
         return rc or cmd_status(argparse.Namespace(json=False))
     from docent.gui.app import main as gui_main
 
@@ -471,8 +526,10 @@ def cmd_gui(args: argparse.Namespace) -> int:
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
-                        format="%(levelname)s %(name)s: %(message)s")
+    logging.basicConfig(
+        level=logging.INFO if args.verbose else logging.WARNING,
+        format="%(levelname)s %(name)s: %(message)s",
+    )
     if not getattr(args, "func", None):
         args.func = cmd_gui  # `docent` alone opens the window
     from docent.core.errors import DocentError

@@ -14,7 +14,9 @@ def test_docent_home_puts_everything_under_one_folder(_isolated_home: Path) -> N
         assert p.is_relative_to(_isolated_home)
 
 
-def test_env_override_and_file_roundtrip(_isolated_home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_env_override_and_file_roundtrip(
+    _isolated_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     s = validate_change(Settings(), ollama_model="qwen2.5:7b", watched_folders=["/tmp/a"])
     path = save_settings(s)
     assert path.parent == _isolated_home
@@ -27,7 +29,9 @@ def test_env_override_and_file_roundtrip(_isolated_home: Path, monkeypatch: pyte
 
 def test_bad_value_names_the_key_and_why(_isolated_home: Path) -> None:
     (_isolated_home).mkdir(parents=True, exist_ok=True)
-    (_isolated_home / "settings.toml").write_text('embed_batch_size = 500\nqdrant_url = "ftp://x"\n')
+    (_isolated_home / "settings.toml").write_text(
+        'embed_batch_size = 500\nqdrant_url = "ftp://x"\n'
+    )
     with pytest.raises(SettingsError) as err:
         load_settings()
     msg = str(err.value)

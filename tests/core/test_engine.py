@@ -125,8 +125,12 @@ def test_bad_files_do_not_stop_the_others(engine: Engine, library: Path, corpus_
     (library / "empty.txt").write_text("   \n")
     report = engine.index([library, library / "nowhere.pdf"])
     reasons = {Path(f.path).name: f.reason for f in report.failed}
-    assert reasons == {"broken.pdf": "damaged", "locked.pdf": "encrypted", "empty.txt": "empty",
-                       "nowhere.pdf": "missing"}
+    assert reasons == {
+        "broken.pdf": "damaged",
+        "locked.pdf": "encrypted",
+        "empty.txt": "empty",
+        "nowhere.pdf": "missing",
+    }
     assert len(report.indexed) == 3
     locked = engine.resolve("locked.pdf")
     assert locked.state is DocState.FAILED and "password" in locked.error.lower()

@@ -13,8 +13,9 @@ from docent.core.indexer import IndexReport
 
 
 @pytest.fixture(scope="session")
-def corpus_engine(corpus_dir: Path, tmp_path_factory: pytest.TempPathFactory
-                  ) -> Iterator[tuple[Engine, IndexReport]]:
+def corpus_engine(
+    corpus_dir: Path, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[tuple[Engine, IndexReport]]:
     home = tmp_path_factory.mktemp("corpus-home")
     eng = Engine(Settings(data_dir=str(home))).open()
     report = eng.index([corpus_dir])

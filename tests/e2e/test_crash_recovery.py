@@ -34,8 +34,9 @@ print(json.dumps({"phase": "finished"}), flush=True)
 def test_kill_during_indexing_then_reopen(corpus_dir: Path, _isolated_home: Path) -> None:
     paths = [str(corpus_dir / f) for f in FILES]
     env = {**os.environ, "DOCENT_HOME": str(_isolated_home)}
-    child = subprocess.Popen([sys.executable, "-c", CHILD, *paths], stdout=subprocess.PIPE,
-                             text=True, env=env)
+    child = subprocess.Popen(
+        [sys.executable, "-c", CHILD, *paths], stdout=subprocess.PIPE, text=True, env=env
+    )
     assert child.stdout is not None
     killed_in = None
     for line in child.stdout:  # wait on the child's own progress, not on time

@@ -36,10 +36,16 @@ class Embedder:
     """
 
     def __init__(
-        self, model_name: str = BUNDLED_MODEL, cache_dir: Path | None = None, batch_size: int = 16
+        self,
+        model_name: str = BUNDLED_MODEL,
+        cache_dir: Path | None = None,
+        batch_size: int = 16,
+        threads: int = 0,
     ) -> None:
         self.model_name = model_name
         self.batch_size = batch_size
+        #: onnxruntime threads; 0 = every core but one, left for the UI and the PDF parser.
+        self.threads = threads or max(1, (os.cpu_count() or 2) - 1)
         self._cache_dir = str(cache_dir) if cache_dir else None
         self._dense: Any = None
         self._sparse: Any = None
@@ -60,6 +66,7 @@ class Embedder:
 
             models = resources_dir() / "models"
             kwargs: dict[str, Any] = {}
+            dense_kwargs: dict[str, Any] = {"threads": self.threads}
             if self._cache_dir:
                 kwargs["cache_dir"] = self._cache_dir
             try:
@@ -69,9 +76,10 @@ class Embedder:
                         self.model_name,
                         specific_model_path=str(models / "all-MiniLM-L6-v2-int8"),
                         **kwargs,
+                        **dense_kwargs,
                     )
                 else:
-                    dense = TextEmbedding(self.model_name, **kwargs)
+                    dense = TextEmbedding(self.model_name, **kwargs, **dense_kwargs)
                 sparse = SparseTextEmbedding(
                     "Qdrant/bm25", specific_model_path=str(models / "bm25"), **kwargs
                 )

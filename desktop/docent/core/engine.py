@@ -117,6 +117,7 @@ class Engine:
             self.settings.embedding_model,
             self.settings.model_cache_path,
             self.settings.embed_batch_size,
+            self.settings.embed_threads,
         )
         self.cache = TextCache(self.settings.text_cache_path)
         self._indexer: Indexer | None = None
