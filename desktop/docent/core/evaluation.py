@@ -364,8 +364,9 @@ def _recommend(
     if missing and confidence == "medium":
         term = _suggest_term(question, top)
         hint = f" (they say '{term}')" if term else ""
+        word = max(missing, key=len)  # the longest is usually the most specific
         return (
-            f"The passages found never say '{missing[0]}'{hint}: rephrasing with the "
+            f"The passages found never say '{word}'{hint}: rephrasing with the "
             "documents' own words, or scoping to a file, may find a closer passage."
         )
     return ""

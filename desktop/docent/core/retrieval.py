@@ -57,8 +57,6 @@ class RetrievalConfig:
     rewrite_weight: float = 0.7
     #: Weight of the question's dense-only list in the fusion (0: similarity only).
     dense_weight: float = 1.0
-    #: Weight of the cosine similarity (above the dense list's last) added to the RRF score.
-    similarity_weight: float = 0.0
     #: Weight of the exact-term list for a term found in very few chunks.
     exact_weight: float = 0.5
     #: How many chunks a term may match and still count as rare.
@@ -218,11 +216,6 @@ class Retriever:
                 lists.append(RankedList("dense", cfg.dense_weight, dense_pts))
         with clock.stage("fuse"):
             pool = fusion.rrf(lists, k=cfg.rrf_k)
-            if cfg.similarity_weight > 0 and similarity:
-                # Ranks hide how close a chunk is; the cosine keeps a clear winner on top.
-                floor = min(similarity.values())
-                for c in pool.values():
-                    c.score += cfg.similarity_weight * (similarity.get(c.chunk_id, floor) - floor)
         with clock.stage("exact"):
             exact_info = self._exact_boost(pool, terms, scope, exclude)
         with clock.stage("cap"):
