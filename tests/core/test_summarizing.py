@@ -17,7 +17,6 @@ from docent import cli
 from docent.core.config import Settings
 from docent.core.engine import Engine
 from docent.core.errors import Cancelled
-from docent.core.extractive_summary import EMBED_BUDGET, MIN_CANDIDATES
 from docent.core.models import Page
 from docent.core.sectioning import Section, pages_label, split_sections
 from docent.core.summarizing import SummaryProgress, SummaryResult
