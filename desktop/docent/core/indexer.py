@@ -157,7 +157,8 @@ class Indexer:
         self.cache = cache
         self._subprocess = subprocess_extraction
         self._executor: Executor | None = None
-        self._lock = threading.Lock()  # one indexing run at a time
+        # One run, move or removal at a time (re-entrant: a run moves renamed files itself).
+        self._lock = threading.RLock()
         #: Chunk points written since this indexer was made (Engine.close optimizes after many).
         self.points_written = 0
         self._flushed_at_points = 0
@@ -390,14 +391,15 @@ class Indexer:
 
     def move(self, rec: DocumentRecord, new_path: str, st: os.stat_result | None = None) -> None:
         """The file moved: update paths everywhere, re-embed nothing."""
-        old_path = rec.path
-        rec.path, rec.file_name = new_path, Path(new_path).name
-        if st is not None:
-            rec.size, rec.mtime = st.st_size, st.st_mtime
-        names = {"path": rec.path, "file_name": rec.file_name}
-        self.store.set_chunks_payload(rec.doc_id, names)
-        self.store.set_document_payload(rec.doc_id, record_payload(rec))
-        self.catalog.put(rec)
+        with self._lock:
+            old_path = rec.path
+            rec.path, rec.file_name = new_path, Path(new_path).name
+            if st is not None:
+                rec.size, rec.mtime = st.st_size, st.st_mtime
+            names = {"path": rec.path, "file_name": rec.file_name}
+            self.store.set_chunks_payload(rec.doc_id, names)
+            self.store.set_document_payload(rec.doc_id, record_payload(rec))
+            self.catalog.put(rec)
         log.info("moved %s -> %s", old_path, new_path)
 
     def index_document(
@@ -496,14 +498,18 @@ class Indexer:
         self.store.delete_document(doc_id)
 
     def remove(self, rec: DocumentRecord) -> None:
-        """Drop a document: ``removing`` -> chunks -> documents point -> catalog row."""
-        rec.state = DocState.REMOVING
-        self.catalog.put(rec)
-        self._drop_vectors(rec.doc_id)
-        self.store.flush()
-        self.catalog.delete(rec.doc_id)
-        if rec.sha256 and not self.catalog.by_sha(rec.sha256):
-            self.cache.discard(rec.sha256)
+        """Drop a document: ``removing`` -> chunks -> documents point -> catalog row.
+
+        No flush: the store's log keeps the deletes, and a crash before the catalog row
+        goes leaves ``removing``, which recover() finishes.
+        """
+        with self._lock:
+            rec.state = DocState.REMOVING
+            self.catalog.put(rec)
+            self._drop_vectors(rec.doc_id)
+            self.catalog.delete(rec.doc_id)
+            if rec.sha256 and not self.catalog.by_sha(rec.sha256):
+                self.cache.discard(rec.sha256)
 
     def recover(self) -> list[DocumentRecord]:
         """After a crash: finish removals, clean half-written documents, re-queue them."""
