@@ -140,7 +140,9 @@ def main() -> int:
 
     app = create_app([sys.argv[0]])
     stub = OllamaStub(responder=long_answer).start()
-    engine = Engine(load_settings(ollama_host=stub.url, ollama_model="stub-model:latest")).open()
+    engine = Engine(
+        load_settings(ollama_host=stub.url, ollama_model="stub-model:latest"), interactive=True
+    ).open()
     window = MainWindow(engine)
     window.resize(1400, 900)
     window.show()

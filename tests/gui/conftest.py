@@ -41,7 +41,7 @@ def make_engine() -> Iterator[EngineFactory]:
 
     def make(**overrides: Any) -> Engine:
         overrides.setdefault("extract_in_subprocess", False)  # no process start-up per test
-        eng = Engine(load_settings(**overrides)).open()
+        eng = Engine(load_settings(**overrides), interactive=True).open()
         opened.append(eng)
         return eng
 

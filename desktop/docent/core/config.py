@@ -51,7 +51,8 @@ class Settings(BaseModel):
 
     embedding_model: str = BUNDLED_MODEL
     embed_batch_size: int = Field(16, ge=1, le=64)
-    # onnxruntime threads for embedding; 0: every core but one (keeps the window responsive).
+    # onnxruntime threads for embedding; 0: automatic (the desktop app leaves one core for
+    # the window, the command line uses them all).
     embed_threads: int = Field(0, ge=0, le=256)
     # Extraction in a separate process so parsing uses the second core.
     extract_in_subprocess: bool = True

@@ -44,8 +44,8 @@ class Embedder:
     ) -> None:
         self.model_name = model_name
         self.batch_size = batch_size
-        #: onnxruntime threads; 0 = every core but one, left for the UI and the PDF parser.
-        self.threads = threads or max(1, (os.cpu_count() or 2) - 1)
+        #: onnxruntime threads; 0 = onnxruntime's default (every core).
+        self.threads = threads
         self._cache_dir = str(cache_dir) if cache_dir else None
         self._dense: Any = None
         self._sparse: Any = None
@@ -66,7 +66,7 @@ class Embedder:
 
             models = resources_dir() / "models"
             kwargs: dict[str, Any] = {}
-            dense_kwargs: dict[str, Any] = {"threads": self.threads}
+            dense_kwargs: dict[str, Any] = {"threads": self.threads or None}
             if self._cache_dir:
                 kwargs["cache_dir"] = self._cache_dir
             try:

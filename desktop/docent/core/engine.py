@@ -67,6 +67,10 @@ class GrepMatch:
     line: str
 
 
+def _spare_one_core() -> int:
+    return max(1, (os.cpu_count() or 2) - 1)
+
+
 class _DataDirLock:
     """An exclusive, non-blocking lock on ``<data dir>/docent.lock`` held while open."""
 
@@ -108,7 +112,8 @@ class _DataDirLock:
 
 
 class Engine:
-    def __init__(self, settings: Settings | None = None) -> None:
+    def __init__(self, settings: Settings | None = None, *, interactive: bool = False) -> None:
+        """``interactive``: a window shares the machine, so embedding leaves it a core."""
         self.settings = settings or load_settings()
         self._lock = _DataDirLock(self.settings.data_path)
         self.store: Store | None = None
@@ -117,7 +122,7 @@ class Engine:
             self.settings.embedding_model,
             self.settings.model_cache_path,
             self.settings.embed_batch_size,
-            self.settings.embed_threads,
+            self.settings.embed_threads or (_spare_one_core() if interactive else 0),
         )
         self.cache = TextCache(self.settings.text_cache_path)
         self._indexer: Indexer | None = None

@@ -146,7 +146,7 @@ def explain_locked(exc: StoreLocked) -> QMessageBox:
 def open_engine(settings: Settings) -> Engine | None:
     """The opened engine, or None after telling the user why not (already open, ...)."""
     try:
-        return Engine(settings).open()
+        return Engine(settings, interactive=True).open()
     except StoreLocked as exc:
         log.warning("%s", exc)
         explain_locked(exc).exec()
