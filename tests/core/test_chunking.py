@@ -290,3 +290,11 @@ def test_r_intro_evidence_lands_in_a_chunk_citing_its_page(
         holders = [c for c in chunks if ws(q["evidence"]) in ws(c.text)]
         assert holders, q["id"]
         assert any(c.page_start <= q["pages"][0] <= c.page_end for c in holders), q["id"]
+
+
+def test_a_line_that_is_all_of_each_page_is_content_not_a_running_header() -> None:
+    # pikepdf's badlin1.pdf: 30 pages that each say only "Potato N".
+    pages = [Page(n, f"Potato {n}") for n in range(1, 31)]
+    chunks = chunk_pages(pages)
+    assert chunks and "Potato 1" in chunks[0].text
+    assert chunks[0].page_start == 1 and chunks[-1].page_end == 30

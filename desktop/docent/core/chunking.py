@@ -143,7 +143,9 @@ def _running_lines(pages: Sequence[Page]) -> set[str]:
     seen: Counter[str] = Counter()
     for page in pages:
         lines = [line.strip() for line in page.text.split("\n") if line.strip()]
-        ends = {lines[0], lines[-1]} if lines else set()
+        if len(lines) < 2:
+            continue  # a page's only line is its content, not a header framing content
+        ends = {lines[0], lines[-1]}
         seen.update(
             _DIGITS.sub("#", line)
             for line in ends
