@@ -28,7 +28,13 @@ from pathlib import Path
 from docent.core.catalog import Catalog, new_doc_id
 from docent.core.chunking import chunk_pages
 from docent.core.embedding import Embedder
-from docent.core.errors import Cancelled, DocumentError, FileVanished, UnreadableFile
+from docent.core.errors import (
+    Cancelled,
+    DocumentError,
+    EmptyDocument,
+    FileVanished,
+    UnreadableFile,
+)
 from docent.core.extract import extract
 from docent.core.models import Chunk, DocState, DocumentRecord, ExtractedDocument
 from docent.core.store import ChunkPoint, Store, chunk_point_id
@@ -416,8 +422,6 @@ class Indexer:
         self.catalog.put(rec)
         chunks = chunk_pages(doc.pages, self.embedder.count_tokens)
         if not chunks:
-            from docent.core.errors import EmptyDocument
-
             raise EmptyDocument(rec.path, f"{rec.file_name} has no text to index.")
         try:
             first_vectors = self._write_chunks(rec, chunks, report, on_chunks, cancel)
