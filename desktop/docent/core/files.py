@@ -64,7 +64,6 @@ def walk_folder(root: Path, out: Collected, recursive: bool = True) -> None:
 
 def collect(paths: list[str | Path], recursive: bool = True) -> Collected:
     out = Collected()
-    seen: set[Path] = set()
     for raw in paths:
         p = normalise(raw)
         if p.is_dir():
@@ -76,10 +75,5 @@ def collect(paths: list[str | Path], recursive: bool = True) -> Collected:
             out.unsupported.append(p)
         else:
             out.missing.append(p)
-    unique = []
-    for f in out.files:
-        if f not in seen:
-            seen.add(f)
-            unique.append(f)
-    out.files = unique
+    out.files = list(dict.fromkeys(out.files))  # a file named twice (or inside a named folder)
     return out
