@@ -17,6 +17,16 @@ def test_dropped_folder_is_indexed_with_progress_and_reasons(
     lib.controller.overall_progressed.connect(lambda f, label: progress.append(f))
     rows_seen: list[int] = []
     lib.controller.collected.connect(lambda _: rows_seen.append(lib.model.rowCount()))
+    indexing_rows: list[tuple[str, str, str]] = []  # (name, state text, pages cell)
+
+    def on_doc(item: Any) -> None:
+        row = lib.model.row_for(item.progress.path)
+        if row is not None and row.state == "indexing" and row.phase == "embedding":
+            i = lib.model.rows().index(row)
+            cells = [lib.model.index(i, c).data() for c in range(lib.model.columnCount())]
+            indexing_rows.append((row.file_name, cells[3], cells[1]))
+
+    lib.controller.document_progressed.connect(on_doc)
 
     with qtbot.waitSignal(lib.controller.run_finished, timeout=INDEX_TIMEOUT_MS) as run:
         drop(window, [library_dir])
@@ -26,6 +36,10 @@ def test_dropped_folder_is_indexed_with_progress_and_reasons(
     assert rows_seen == [4], "rows for the four supported files appear before indexing ends"
     assert any(0 < f < 1 for f in progress), f"progress never moved: {progress}"
     assert progress[-1] == 1.0
+    assert indexing_rows, "no row was seen while its chunks were embedded"
+    for name, state, pages in indexing_rows:  # the table cells, as the view reads them
+        assert state.startswith("indexing "), (name, state)
+        assert pages.isdigit() and int(pages) > 0, f"{name} showed no page count while indexing"
     rows = {r.file_name: r for r in lib.model.rows()}
     assert set(rows) == {*SMALL_PDFS, ENCRYPTED_PDF}
     for name in SMALL_PDFS:

@@ -46,7 +46,7 @@ class Embedder:
         self.batch_size = batch_size
         #: onnxruntime threads; 0 = onnxruntime's default (every core).
         self.threads = threads
-        self._cache_dir = str(cache_dir) if cache_dir else None
+        self.cache_dir = str(cache_dir) if cache_dir else None
         self._dense: Any = None
         self._sparse: Any = None
         self._tokenizer: Any = None
@@ -62,13 +62,13 @@ class Embedder:
         with self._load_lock:
             if self._dense is not None:
                 return
-            from fastembed import SparseTextEmbedding, TextEmbedding
+            from fastembed import TextEmbedding
 
             models = resources_dir() / "models"
             kwargs: dict[str, Any] = {}
             dense_kwargs: dict[str, Any] = {"threads": self.threads or None}
-            if self._cache_dir:
-                kwargs["cache_dir"] = self._cache_dir
+            if self.cache_dir:
+                kwargs["cache_dir"] = self.cache_dir
             try:
                 if self.model_name == BUNDLED_MODEL:
                     os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -80,9 +80,7 @@ class Embedder:
                     )
                 else:
                     dense = TextEmbedding(self.model_name, **kwargs, **dense_kwargs)
-                sparse = SparseTextEmbedding(
-                    "Qdrant/bm25", specific_model_path=str(models / "bm25"), **kwargs
-                )
+                sparse = load_bm25(self.cache_dir)
             except Exception as exc:  # fastembed raises many kinds (ValueError, OSError, HF errors)
                 raise EmbeddingError(
                     f"Could not load the embedding model '{self.model_name}': {exc}. "
@@ -106,6 +104,11 @@ class Embedder:
 
     # Tokens --------------------------------------------------------------
 
+    def tokenizer_json(self) -> str:
+        """The counting tokenizer, serialised (the extraction worker rebuilds it)."""
+        self.ensure_loaded()
+        return str(self._tokenizer.to_str())
+
     def count_tokens(self, text: str) -> int:
         """Tokens the dense model would see for ``text`` (special tokens included)."""
         self.ensure_loaded()
@@ -127,8 +130,7 @@ class Embedder:
             return []
         self.ensure_loaded()
         with self._lock:
-            out = list(self._sparse.embed(list(texts), batch_size=max(self.batch_size, 64)))
-        return [SparseVec(v.indices.tolist(), v.values.tolist()) for v in out]
+            return sparse_vectors(self._sparse, texts)
 
     # Queries -------------------------------------------------------------
 
@@ -150,3 +152,19 @@ class Embedder:
         self.ensure_loaded()
         with self._lock:
             return [v.tolist() for v in self._dense.query_embed(list(texts))]
+
+
+def load_bm25(cache_dir: str | None) -> Any:
+    """fastembed's BM25 from the bundled stopwords (no download)."""
+    from fastembed import SparseTextEmbedding
+
+    kwargs: dict[str, Any] = {"cache_dir": cache_dir} if cache_dir else {}
+    path = resources_dir() / "models" / "bm25"
+    return SparseTextEmbedding("Qdrant/bm25", specific_model_path=str(path), **kwargs)
+
+
+def sparse_vectors(bm25: Any, texts: Sequence[str], batch_size: int = 64) -> list[SparseVec]:
+    if not texts:
+        return []
+    out = bm25.embed(list(texts), batch_size=batch_size)
+    return [SparseVec(v.indices.tolist(), v.values.tolist()) for v in out]

@@ -163,6 +163,19 @@ class Engine:
             raise
         return self
 
+    def warm_up(self) -> None:
+        """Load the embedding model and import what answers need, ahead of first use.
+
+        Both hold the GIL for long stretches (imports, model set-up): an app calls this
+        while its window appears, not in the middle of the first drop or question.
+        """
+        import docent.core.answering
+        import docent.core.conversation
+        import docent.core.llm
+        import docent.core.summarizing  # noqa: F401
+
+        self.embedder.ensure_loaded()
+
     def close(self) -> None:
         if self._llm is not None:
             self._llm.close()
@@ -488,6 +501,20 @@ class Engine:
     def llm_health(self, timeout: float = 1.0) -> Health:
         """Is Ollama up with the configured model? Never raises; about ``timeout`` at most."""
         return self.llm.health(timeout)
+
+    @staticmethod
+    def probe_llm(settings: Settings, timeout: float = 1.0) -> Health:
+        """Ollama as ``settings`` (maybe not yet saved or applied) describe it; never raises.
+
+        The settings dialog's Test button: no engine state changes.
+        """
+        from docent.core.llm import OllamaClient
+
+        client = OllamaClient.from_settings(settings)
+        try:
+            return client.health(timeout)
+        finally:
+            client.close()
 
     def list_models(self) -> list[str]:
         """Installed Ollama models; LLMUnavailable etc. when Ollama cannot be asked."""

@@ -6,8 +6,9 @@ equal sha256 -> unchanged; the sha256 of a ready document whose file is gone -> 
 embed, reusing the vectors of any chunk text already in the store (same content at two
 paths, or the unchanged parts of an edited file, cost no embedding).
 
-Extraction runs in a worker process one file ahead of embedding, so parsing the next PDF
-uses the second core while the current one embeds.
+Hashing, extraction, chunking and BM25 run in a worker process one file ahead of
+embedding (``preparing.py``): parsing the next PDF uses the second core while the current
+one embeds, and none of that GIL-bound work competes with the app's other threads.
 """
 
 from __future__ import annotations
@@ -26,19 +27,12 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from docent.core.catalog import Catalog, new_doc_id
-from docent.core.chunking import chunk_pages
 from docent.core.embedding import Embedder
-from docent.core.errors import (
-    Cancelled,
-    DocumentError,
-    EmptyDocument,
-    FileVanished,
-    UnreadableFile,
-)
-from docent.core.extract import extract
-from docent.core.models import Chunk, DocState, DocumentRecord, ExtractedDocument
+from docent.core.errors import Cancelled, DocumentError, FileVanished
+from docent.core.models import Chunk, DocState, DocumentRecord, SparseVec
+from docent.core.preparing import Prepared, Preparer, init_worker, prepare_file
 from docent.core.store import ChunkPoint, Store, chunk_point_id
-from docent.core.textcache import TextCache, sha256_file
+from docent.core.textcache import TextCache
 
 log = logging.getLogger(__name__)
 
@@ -64,6 +58,8 @@ class Progress:
     chunks_done: int = 0
     chunks_total: int = 0
     message: str = ""
+    #: the document's pages, once its text is read (0 before)
+    pages: int = 0
 
 
 ProgressCallback = Callable[[Progress], None]
@@ -94,47 +90,6 @@ class IndexReport:
         self.chunks_embedded += other.chunks_embedded
         self.chunks_reused += other.chunks_reused
         self.cancelled = self.cancelled or other.cancelled
-
-
-@dataclass(slots=True)
-class Prepared:
-    """What the extraction worker sends back (plain data: exceptions do not pickle well)."""
-
-    sha256: str = ""
-    doc: ExtractedDocument | None = None
-    unchanged: bool = False
-    reason: str = ""
-    message: str = ""
-
-
-def _ignore_sigint() -> None:
-    """In the extraction worker: Ctrl-C is for the parent, which shuts the pool down."""
-    import signal
-
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-
-
-def prepare_file(path: str, cache_root: str, known_sha: str) -> Prepared:
-    """Hash ``path``; extract it unless its text is cached. Runs in the worker process."""
-    try:
-        try:
-            sha = sha256_file(path)
-        except FileNotFoundError as exc:
-            raise FileVanished(path, f"{Path(path).name} disappeared before it was read.") from exc
-        except OSError as exc:
-            raise UnreadableFile(
-                path, f"{Path(path).name} cannot be read: {exc.strerror}."
-            ) from exc
-        if sha == known_sha:
-            return Prepared(sha, unchanged=True)
-        cache = TextCache(Path(cache_root))
-        if cache.has(sha):
-            return Prepared(sha)
-        doc = extract(path)
-        cache.put(sha, doc)
-        return Prepared(sha, doc)
-    except DocumentError as exc:
-        return Prepared(reason=exc.reason, message=str(exc))
 
 
 def content_hash(text: str) -> str:
@@ -178,12 +133,20 @@ class Indexer:
         if self._executor is None:
             if self._subprocess:
                 ctx = multiprocessing.get_context("spawn")
+                tools = (self.embedder.tokenizer_json(), self.embedder.cache_dir)
                 self._executor = ProcessPoolExecutor(
-                    max_workers=1, mp_context=ctx, initializer=_ignore_sigint
+                    max_workers=1, mp_context=ctx, initializer=init_worker, initargs=tools
                 )
             else:
                 self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="extract")
         return self._executor
+
+    def _submit(self, path: str, known_sha: str) -> Future[Prepared]:
+        pool, root = self._pool(), str(self.cache.root)
+        if isinstance(pool, ProcessPoolExecutor):
+            return pool.submit(prepare_file, path, root, known_sha)
+        here = Preparer(self.embedder.count_tokens, self.embedder.embed_sparse)
+        return pool.submit(here.prepare, path, root, known_sha)
 
     # Runs ------------------------------------------------------------------
 
@@ -235,9 +198,7 @@ class Indexer:
                         break
                     i, path, rec, st = item
                     progress(Progress("extracting", i, n, str(path)))
-                    fut = self._pool().submit(
-                        prepare_file, str(path), str(self.cache.root), self._known_sha(rec)
-                    )
+                    fut = self._submit(str(path), self._known_sha(rec))
                     pending.append((i, path, rec, st, fut))
                 if not pending:
                     break
@@ -263,7 +224,7 @@ class Indexer:
             # with it are retried once in a fresh process; a second death is this file's.
             self.close()
             try:
-                return self._pool().submit(prepare_file, path, str(self.cache.root), known).result()
+                return self._submit(path, known).result()
             except BrokenProcessPool:
                 self.close()
                 return Prepared(
@@ -323,14 +284,6 @@ class Indexer:
             return
         if rec is None and self._try_rename(report, progress, i, n, key, prepared.sha256, st):
             return
-        doc = prepared.doc or self.cache.get(prepared.sha256)
-        if doc is None:  # cache vanished between the worker's check and now
-            try:
-                doc = extract(key)
-            except DocumentError as exc:
-                self._fail(report, progress, i, n, key, rec, exc, st)
-                return
-            self.cache.put(prepared.sha256, doc)
         rec = rec or DocumentRecord(doc_id=new_doc_id(), path=key, file_name=path.name)
         if rec.sha256 != prepared.sha256:
             rec.summary = ""  # it summarised the old content
@@ -338,10 +291,10 @@ class Indexer:
         try:
             self.index_document(
                 rec,
-                doc,
+                prepared,
                 report,
                 lambda done, total: progress(
-                    Progress("embedding", i, n, key, rec.doc_id, done, total)
+                    Progress("embedding", i, n, key, rec.doc_id, done, total, pages=prepared.pages)
                 ),
                 cancel,
             )
@@ -411,20 +364,20 @@ class Indexer:
     def index_document(
         self,
         rec: DocumentRecord,
-        doc: ExtractedDocument,
+        prepared: Prepared,
         report: IndexReport,
         on_chunks: Callable[[int, int], None],
         cancel: threading.Event,
     ) -> None:
         """Write order: catalog ``indexing`` -> chunks -> documents point -> ``ready``."""
         rec.state, rec.reason, rec.error = DocState.INDEXING, "", ""
-        rec.pages, rec.page_unit = len(doc.pages), doc.page_unit
+        rec.pages, rec.page_unit = prepared.pages, prepared.page_unit
         self.catalog.put(rec)
-        chunks = chunk_pages(doc.pages, self.embedder.count_tokens)
-        if not chunks:
-            raise EmptyDocument(rec.path, f"{rec.file_name} has no text to index.")
+        chunks = prepared.chunks
         try:
-            first_vectors = self._write_chunks(rec, chunks, report, on_chunks, cancel)
+            first_vectors = self._write_chunks(
+                rec, chunks, prepared.sparse, report, on_chunks, cancel
+            )
         except Cancelled:
             self._drop_vectors(rec.doc_id)
             rec.state, rec.chunks, rec.error = DocState.QUEUED, 0, "Indexing was cancelled."
@@ -447,6 +400,7 @@ class Indexer:
         self,
         rec: DocumentRecord,
         chunks: list[Chunk],
+        sparse: list[SparseVec],
         report: IndexReport,
         on_chunks: Callable[[int, int], None],
         cancel: threading.Event,
@@ -459,23 +413,23 @@ class Indexer:
                 raise Cancelled("Indexing was cancelled.")
             batch = chunks[start : start + EMBED_BATCH]
             hashes = [content_hash(c.text) for c in batch]
-            known = self.store.vectors_by_content_hash(sorted(set(hashes)))
+            known = {
+                h: d
+                for h, (d, _) in self.store.vectors_by_content_hash(sorted(set(hashes))).items()
+            }
             fresh = sorted(
                 {h: c.text for h, c in zip(hashes, batch, strict=True) if h not in known}.items()
             )
             if fresh:
-                texts = [t for _, t in fresh]
-                dense = self.embedder.embed_dense(texts)
-                sparse = self.embedder.embed_sparse(texts)
-                for (h, _), d, s in zip(fresh, dense, sparse, strict=True):
-                    known[h] = (d, s)
+                dense = self.embedder.embed_dense([t for _, t in fresh])
+                known.update((h, d) for (h, _), d in zip(fresh, dense, strict=True))
             report.chunks_embedded += len(fresh)
             report.chunks_reused += len(batch) - len(fresh)
             points = [
                 ChunkPoint(
                     id=chunk_point_id(rec.doc_id, c.ordinal),
-                    dense=known[h][0],
-                    sparse=known[h][1],
+                    dense=known[h],
+                    sparse=sparse[c.ordinal],
                     payload={
                         "doc_id": rec.doc_id,
                         "path": rec.path,

@@ -159,7 +159,7 @@ def open_engine(settings: Settings) -> Engine | None:
 #: How long a Python thread may hold the GIL before another may take it (default 5 ms).
 #: Workers run pure-Python stretches (chunking, scoring); a shorter interval lets the GUI
 #: thread back in sooner, which is what keeps the window responsive.
-GIL_SWITCH_INTERVAL = 0.001
+GIL_SWITCH_INTERVAL = 0.0002
 
 
 def create_app(argv: list[str] | None = None) -> QApplication:

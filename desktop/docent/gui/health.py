@@ -13,13 +13,7 @@ HEALTH_TIMEOUT = 2.0
 
 def check_health(settings: Settings) -> Health:
     """Ollama as these (maybe unsaved) settings describe it; never raises."""
-    from docent.core.llm import OllamaClient
-
-    client = OllamaClient.from_settings(settings)
-    try:
-        return client.health(timeout=HEALTH_TIMEOUT)
-    finally:
-        client.close()
+    return Engine.probe_llm(settings, HEALTH_TIMEOUT)
 
 
 def engine_health(engine: Engine) -> Health:

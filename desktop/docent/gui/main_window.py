@@ -26,6 +26,7 @@ from docent.gui.chat_pane import ChatPane
 from docent.gui.citation_pane import CitationPane
 from docent.gui.conversation import Turn
 from docent.gui.health import describe, engine_health, engine_models
+from docent.gui.heap import settle_heap
 from docent.gui.library_pane import LibraryPane, local_paths
 from docent.gui.messages import NotificationArea, bridge
 from docent.gui.settings_dialog import SettingsDialog
@@ -39,6 +40,8 @@ HEALTH_POLL_MS = 30_000
 class MainWindow(QMainWindow):
     #: a health check finished (Health)
     health_changed = Signal(object)
+    #: the embedding model is loaded and the heap settled (the first drop or question is quick)
+    warmed_up = Signal()
 
     def __init__(self, engine: Engine, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -167,8 +170,15 @@ class MainWindow(QMainWindow):
     def _start(self) -> None:
         engine: Any = self.engine
         # Loading the embedding model holds the GIL for a moment: do it now, while the
-        # window appears, rather than in the middle of the first drop or question.
-        run_in_worker(lambda report, cancel: engine.embedder.ensure_loaded(), name="warm-up")
+        # window appears, rather than in the middle of the first drop or question; then
+        # take what startup made out of the garbage collector's sight (see heap.py).
+        settle_heap()
+
+        def warmed() -> None:
+            settle_heap()
+            self.warmed_up.emit()
+
+        run_in_worker(lambda report, cancel: engine.warm_up(), name="warm-up", on_finished=warmed)
         self.library.refresh()
         self.refresh_status()
         self.check_health()

@@ -1,0 +1,117 @@
+"""Turning a file into chunks, in the extraction worker process.
+
+Everything the indexer does to a file before embedding it happens here: hash, extract (or
+read the text cache), chunk with the dense model's own token counts, and the BM25 sparse
+vectors. All of it is CPU-bound Python or holds the GIL (the tokenizer's ``encode`` holds it
+for ~1 ms per 1,000 characters), so doing it in the parent would stall every other thread of
+the app, the window's included. The parent is left with the dense model (onnxruntime
+releases the GIL) and the store writes.
+
+The worker process builds its tools once (``init_worker``): the tokenizer from the JSON
+the parent's model uses, and fastembed's BM25 from the bundled files, so its counts and
+sparse vectors are the ones the parent would have computed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from docent.core.chunking import chunk_pages
+from docent.core.errors import DocumentError, EmptyDocument, FileVanished, UnreadableFile
+from docent.core.extract import extract
+from docent.core.models import Chunk, SparseVec
+from docent.core.textcache import TextCache, sha256_file
+
+TokenCounter = Callable[[str], int]
+SparseEmbedder = Callable[[Sequence[str]], list[SparseVec]]
+
+
+@dataclass(slots=True)
+class Prepared:
+    """What the worker sends back (plain data: exceptions do not pickle well)."""
+
+    sha256: str = ""
+    unchanged: bool = False
+    #: The file's chunks, numbered 0..n-1, and their BM25 vectors (same order).
+    chunks: list[Chunk] = field(default_factory=list)
+    sparse: list[SparseVec] = field(default_factory=list)
+    pages: int = 0
+    page_unit: str = "page"
+    reason: str = ""
+    message: str = ""
+
+
+@dataclass(slots=True)
+class Preparer:
+    """Prepares files with a given token counter and BM25 model (in whichever process)."""
+
+    count_tokens: TokenCounter
+    embed_sparse: SparseEmbedder
+
+    def prepare(self, path: str, cache_root: str, known_sha: str) -> Prepared:
+        """Hash ``path``; unless ``known_sha`` says it is unchanged, chunk its text."""
+        sha = ""
+        try:
+            try:
+                sha = sha256_file(path)
+            except FileNotFoundError as exc:
+                raise FileVanished(
+                    path, f"{Path(path).name} disappeared before it was read."
+                ) from exc
+            except OSError as exc:
+                raise UnreadableFile(
+                    path, f"{Path(path).name} cannot be read: {exc.strerror}."
+                ) from exc
+            if sha == known_sha:
+                return Prepared(sha, unchanged=True)
+            cache = TextCache(Path(cache_root))
+            doc = cache.get(sha)
+            if doc is None:
+                doc = extract(path)
+                cache.put(sha, doc)
+            chunks = chunk_pages(doc.pages, self.count_tokens)
+            if not chunks:
+                raise EmptyDocument(path, f"{Path(path).name} has no text to index.")
+            return Prepared(
+                sha,
+                chunks=chunks,
+                sparse=self.embed_sparse([c.text for c in chunks]),
+                pages=len(doc.pages),
+                page_unit=doc.page_unit,
+            )
+        except DocumentError as exc:
+            return Prepared(sha, reason=exc.reason, message=str(exc))
+
+
+# ------------------------------------------------------------- in the worker process
+
+_worker: Preparer | None = None
+
+
+def init_worker(tokenizer_json: str, cache_dir: str | None) -> None:
+    """Pool initializer: build the tools once; Ctrl-C is for the parent, which shuts down."""
+    import signal
+
+    from tokenizers import Tokenizer
+
+    from docent.core.embedding import load_bm25, sparse_vectors
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    tokenizer = Tokenizer.from_str(tokenizer_json)
+    bm25: Any = load_bm25(cache_dir)
+
+    def count(text: str) -> int:
+        return len(tokenizer.encode(text).ids)
+
+    global _worker
+    _worker = Preparer(count, lambda texts: sparse_vectors(bm25, texts))
+
+
+def prepare_file(path: str, cache_root: str, known_sha: str) -> Prepared:
+    """The worker process's entry point (see ``init_worker``)."""
+    if _worker is None:
+        raise RuntimeError("prepare_file runs in a worker started with init_worker")
+    return _worker.prepare(path, cache_root, known_sha)
