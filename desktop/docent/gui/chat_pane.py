@@ -293,9 +293,11 @@ class ChatPane(QWidget):
             ("---\n\n" if t.index else "") + turn_markdown(t, streaming=self.streaming)
             for t in tail
         )
-        self.view.replace_tail(self._frozen_pos, md)
-        if not self.streaming:
-            self.view.mark_sentences([s for t in tail for s in t.unsupported], self._frozen_pos)
+        with self.view.one_edit():
+            self.view.replace_tail(self._frozen_pos, md)
+            if not self.streaming:
+                unsupported = [s for t in tail for s in t.unsupported]
+                self.view.mark_sentences(unsupported, self._frozen_pos)
         if at_bottom:
             bar.setValue(bar.maximum())
 

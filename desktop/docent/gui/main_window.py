@@ -173,12 +173,11 @@ class MainWindow(QMainWindow):
         # window appears, rather than in the middle of the first drop or question; then
         # take what startup made out of the garbage collector's sight (see heap.py).
         settle_heap()
-
-        def warmed() -> None:
-            settle_heap()
-            self.warmed_up.emit()
-
-        run_in_worker(lambda report, cancel: engine.warm_up(), name="warm-up", on_finished=warmed)
+        run_in_worker(
+            lambda report, cancel: engine.warm_up(),
+            name="warm-up",
+            on_finished=self._on_warmed_up,  # a method: dropped if the window is gone
+        )
         self.library.refresh()
         self.refresh_status()
         self.check_health()
@@ -222,6 +221,10 @@ class MainWindow(QMainWindow):
         where = s.qdrant_url or str(s.data_path)
         self.store_label.setText(f"Store: {where}")
         self.store_label.setToolTip(f"Data folder: {s.data_path}")
+
+    def _on_warmed_up(self) -> None:
+        settle_heap()
+        self.warmed_up.emit()
 
     def refresh_status(self) -> None:
         if self._status_running:

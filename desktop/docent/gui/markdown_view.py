@@ -17,7 +17,9 @@ sentences the faithfulness check did not support get a wavy underline and a tool
 
 from __future__ import annotations
 
+import contextlib
 import re
+from collections.abc import Iterator
 from typing import Any
 
 from PySide6.QtCore import QRegularExpression, QUrl, Signal
@@ -113,7 +115,19 @@ class SafeBrowser(QTextBrowser):
 
     def set_markdown(self, markdown: str) -> None:
         self.document().setMarkdown(markdown, MARKDOWN_FEATURES)
-        self.style_chips()
+        with self.one_edit():
+            self.style_chips()
+
+    @contextlib.contextmanager
+    def one_edit(self) -> Iterator[None]:
+        """Group the changes made inside into one: the document lays itself out once, at
+        the end, instead of after every chip styled (a long answer: 40+ ms -> a few)."""
+        cur = QTextCursor(self.document())
+        cur.beginEditBlock()
+        try:
+            yield
+        finally:
+            cur.endEditBlock()
 
     def end_position(self) -> int:
         return self.document().characterCount() - 1
