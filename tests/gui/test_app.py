@@ -119,3 +119,19 @@ def test_cli_without_display_falls_back_to_indexing_samples(
     out = capsys.readouterr()
     assert "no display is available" in out.err
     assert "Documents: 1 (1 ready" in out.out
+
+
+def test_window_warms_up_and_freezes_startup_objects_out_of_the_collector(
+    qtbot: Any, make_engine: Any, make_window: Any
+) -> None:
+    import gc
+
+    engine = make_engine()
+    assert not engine.embedder.loaded
+    gc.unfreeze()  # whatever an earlier test froze
+    window = make_window(engine)
+    with qtbot.waitSignal(window.warmed_up, timeout=60_000):
+        pass
+    assert engine.embedder.loaded, "the model was not loaded ahead of the first drop"
+    frozen = gc.get_freeze_count()
+    assert frozen > 100_000, f"only {frozen} objects frozen: startup is still collected"

@@ -98,6 +98,10 @@ class Embedder:
             self._dense = dense
             log.info("embedding model %s loaded (dim %d)", self.model_name, self.dim)
 
+    @property
+    def loaded(self) -> bool:
+        return self._dense is not None
+
     def ensure_loaded(self) -> None:
         if self._dense is None:
             self._load()

@@ -91,23 +91,28 @@ class Preparer:
 _worker: Preparer | None = None
 
 
-def init_worker(tokenizer_json: str, cache_dir: str | None) -> None:
-    """Pool initializer: build the tools once; Ctrl-C is for the parent, which shuts down."""
-    import signal
-
+def worker_preparer(tokenizer_json: str, cache_dir: str | None) -> Preparer:
+    """The tools a worker process builds: the parent's tokenizer and the bundled BM25."""
     from tokenizers import Tokenizer
 
     from docent.core.embedding import load_bm25, sparse_vectors
 
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
     tokenizer = Tokenizer.from_str(tokenizer_json)
     bm25: Any = load_bm25(cache_dir)
 
     def count(text: str) -> int:
         return len(tokenizer.encode(text).ids)
 
+    return Preparer(count, lambda texts: sparse_vectors(bm25, texts))
+
+
+def init_worker(tokenizer_json: str, cache_dir: str | None) -> None:
+    """Pool initializer: build the tools once; Ctrl-C is for the parent, which shuts down."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     global _worker
-    _worker = Preparer(count, lambda texts: sparse_vectors(bm25, texts))
+    _worker = worker_preparer(tokenizer_json, cache_dir)
 
 
 def prepare_file(path: str, cache_root: str, known_sha: str) -> Prepared:

@@ -1,0 +1,68 @@
+"""The extraction worker chunks and scores a file exactly as the main process would."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from docent.core.chunking import chunk_pages
+from docent.core.embedding import Embedder
+from docent.core.extract import extract
+from docent.core.preparing import Preparer, worker_preparer
+
+PDF = "simh__vax780_doc.pdf"
+
+
+@pytest.fixture(scope="module")
+def embedder() -> Embedder:
+    e = Embedder()
+    e.ensure_loaded()
+    return e
+
+
+def test_worker_tools_give_the_parents_chunks_and_bm25(
+    embedder: Embedder, corpus_dir: Path, tmp_path: Path
+) -> None:
+    pdf = str(corpus_dir / PDF)
+    worker = worker_preparer(embedder.tokenizer_json(), embedder.cache_dir)
+    got = worker.prepare(pdf, str(tmp_path / "cache"), known_sha="")
+    assert not got.reason, got.message
+
+    doc = extract(pdf)
+    chunks = chunk_pages(doc.pages, embedder.count_tokens)
+    assert got.chunks == chunks, "the worker's token counts differ from the model's"
+    assert (got.pages, got.page_unit) == (len(doc.pages), doc.page_unit)
+    assert got.sparse == embedder.embed_sparse([c.text for c in chunks])
+    assert [c.ordinal for c in got.chunks] == list(range(len(got.chunks)))
+
+
+def test_prepare_uses_the_text_cache_and_reports_unchanged_files(
+    embedder: Embedder, corpus_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    here = Preparer(embedder.count_tokens, embedder.embed_sparse)
+    pdf, cache = str(corpus_dir / PDF), str(tmp_path / "cache")
+    first = here.prepare(pdf, cache, known_sha="")
+    assert first.chunks and first.sha256
+
+    again = here.prepare(pdf, cache, known_sha=first.sha256)
+    assert again.unchanged and not again.chunks, "a known file was chunked again"
+
+    (tmp_path / "copy.pdf").write_bytes(Path(pdf).read_bytes())
+
+    def no_parsing(path: str) -> None:
+        raise AssertionError("the cached text was parsed again")
+
+    monkeypatch.setattr("docent.core.preparing.extract", no_parsing)
+    cached = here.prepare(str(tmp_path / "copy.pdf"), cache, known_sha="")
+    assert cached.chunks == first.chunks and cached.sha256 == first.sha256
+
+
+def test_prepare_reports_bad_files_with_a_reason(embedder: Embedder, tmp_path: Path) -> None:
+    here = Preparer(embedder.count_tokens, embedder.embed_sparse)
+    gone = here.prepare(str(tmp_path / "missing.pdf"), str(tmp_path / "cache"), known_sha="")
+    assert gone.reason == "missing" and "missing.pdf" in gone.message
+    empty = tmp_path / "empty.txt"
+    empty.write_text("   \n")
+    blank = here.prepare(str(empty), str(tmp_path / "cache"), known_sha="")
+    assert blank.reason and "no text" in blank.message and blank.sha256

@@ -1,0 +1,56 @@
+"""An answer is drawn in one edit: one layout however many chips and marks it has."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtGui import QTextCharFormat, QTextCursor
+
+from docent.gui.markdown_view import CHIP_BACKGROUND, SafeBrowser, linkify_citations
+
+UNSUPPORTED = "The timer is reset by the operator at every shift change"
+ANSWER = (
+    " ".join(f"Sentence {i} says something about the timer [{1 + i % 3}]." for i in range(12))
+    + f" {UNSUPPORTED} [2]."
+)
+
+
+def format_at(view: SafeBrowser, text: str) -> QTextCharFormat:
+    found = view.document().find(text)
+    assert not found.isNull(), f"{text!r} is not shown"
+    cur = QTextCursor(view.document())
+    cur.setPosition(found.selectionStart() + 1)
+    return cur.charFormat()
+
+
+def draw(view: SafeBrowser, batched: bool) -> int:
+    """Draw the answer as the chat does; return how many content changes the view saw."""
+    changes: list[Any] = []
+    view.document().contentsChange.connect(lambda *args: changes.append(args))
+    md = linkify_citations(ANSWER, turn=0)
+    if batched:
+        with view.one_edit():
+            view.replace_tail(0, md)
+            view.mark_sentences([UNSUPPORTED])
+    else:
+        view.replace_tail(0, md)
+        view.mark_sentences([UNSUPPORTED])
+    return len(changes)
+
+
+def test_an_answer_with_chips_and_marks_is_one_change(qtbot: Any) -> None:
+    view = SafeBrowser()
+    qtbot.addWidget(view)
+    assert draw(view, batched=True) == 1, "each chip or mark re-laid out the answer"
+    chip = format_at(view, "[3]")
+    assert chip.isAnchor() and chip.anchorHref() == "cite:0.3"
+    assert chip.background().color() == CHIP_BACKGROUND, "the chip was not styled"
+    mark = format_at(view, UNSUPPORTED)
+    assert mark.underlineStyle() == QTextCharFormat.UnderlineStyle.WaveUnderline
+
+
+def test_without_the_edit_block_every_chip_is_a_change(qtbot: Any) -> None:
+    """The measurement above can fail: the same drawing, unbatched, changes many times."""
+    view = SafeBrowser()
+    qtbot.addWidget(view)
+    assert draw(view, batched=False) > 12
