@@ -135,3 +135,27 @@ def test_window_warms_up_and_freezes_startup_objects_out_of_the_collector(
     assert engine.embedder.loaded, "the model was not loaded ahead of the first drop"
     frozen = gc.get_freeze_count()
     assert frozen > 100_000, f"only {frozen} objects frozen: startup is still collected"
+
+
+def test_settings_test_button_checks_the_unsaved_host(
+    qtbot: Any, ollama_stub: Any, ollama_down_host: str
+) -> None:
+    ollama_stub.models = ["stub-model:latest", "other:7b"]
+    dialog = SettingsDialog(load_settings())
+    qtbot.addWidget(dialog)
+
+    def test(host: str) -> str:
+        dialog.host_edit.setText(host)
+        dialog.test_button.click()
+        assert not dialog.test_button.isEnabled(), "Test ran on the GUI thread"
+        qtbot.waitUntil(dialog.test_button.isEnabled, timeout=15_000)
+        return str(dialog.test_label.text())
+
+    dialog.model_combo.setCurrentText("stub-model:latest")
+    ok = test(ollama_stub.url)
+    assert ok.startswith("✓"), ok
+    models = [dialog.model_combo.itemText(i) for i in range(dialog.model_combo.count())]
+    assert models == ["stub-model:latest", "other:7b"], "the installed models were not offered"
+    down = test(ollama_down_host)
+    assert down.startswith("✗") and down[1:].strip(), down
+    assert not settings_file().exists(), "testing saved the settings"
