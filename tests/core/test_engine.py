@@ -11,6 +11,7 @@ from docent.core.config import load_settings
 from docent.core.engine import Engine
 from docent.core.errors import AmbiguousFile, StoreLocked, UnknownFile
 from docent.core.models import DocState
+from docent.core.textcache import sha256_file
 
 PARA = (
     "The quartermaster counted {n} crates of lamp oil in the north storehouse. "
@@ -134,6 +135,8 @@ def test_bad_files_do_not_stop_the_others(engine: Engine, library: Path, corpus_
     assert len(report.indexed) == 3
     locked = engine.resolve("locked.pdf")
     assert locked.state is DocState.FAILED and "password" in locked.error.lower()
+    for name in ("locked.pdf", "empty.txt"):  # what failed is known by content: not re-read
+        assert engine.resolve(name).sha256 == sha256_file(library / name), name
 
 
 def test_second_engine_on_same_folder_is_refused(engine: Engine) -> None:

@@ -275,7 +275,7 @@ class Indexer:
         if prepared.reason:
             err = DocumentError(key, prepared.message)
             err.reason = prepared.reason
-            self._fail(report, progress, i, n, key, rec, err, st)
+            self._fail(report, progress, i, n, key, rec, err, st, prepared.sha256)
             return
         if rec and prepared.unchanged:
             rec.size, rec.mtime = st.st_size, st.st_mtime
@@ -317,13 +317,18 @@ class Indexer:
         rec: DocumentRecord | None,
         err: DocumentError,
         st: os.stat_result | None = None,
+        sha256: str = "",
     ) -> None:
+        """``sha256``: the content that failed, when it was read (then an unchanged
+        file is not read again)."""
         if rec is not None and rec.chunks:
             self._drop_vectors(rec.doc_id)  # the old version's chunks no longer match the file
         rec = rec or DocumentRecord(doc_id=new_doc_id(), path=key, file_name=Path(key).name)
         rec.state, rec.reason, rec.error, rec.chunks = DocState.FAILED, err.reason, str(err), 0
         if st is not None:
             rec.size, rec.mtime = st.st_size, st.st_mtime
+        if sha256:
+            rec.sha256, rec.summary = sha256, ""
         self.catalog.put(rec)
         report.failed.append(FailedFile(key, err.reason, str(err)))
         progress(Progress("failed", i, n, key, rec.doc_id, message=str(err)))
