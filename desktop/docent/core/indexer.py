@@ -418,10 +418,7 @@ class Indexer:
                 raise Cancelled("Indexing was cancelled.")
             batch = chunks[start : start + EMBED_BATCH]
             hashes = [content_hash(c.text) for c in batch]
-            known = {
-                h: d
-                for h, (d, _) in self.store.vectors_by_content_hash(sorted(set(hashes))).items()
-            }
+            known = self.store.dense_by_content_hash(sorted(set(hashes)))
             fresh = sorted(
                 {h: c.text for h, c in zip(hashes, batch, strict=True) if h not in known}.items()
             )

@@ -239,10 +239,8 @@ class ClientStore(LockedBackend):
             if offset is None or (stop is not None and stop(out)):
                 return out
 
-    def vectors_by_content_hash(
-        self, hashes: Sequence[str]
-    ) -> dict[str, tuple[list[float], SparseVec]]:
-        found: dict[str, tuple[list[float], SparseVec]] = {}
+    def dense_by_content_hash(self, hashes: Sequence[str]) -> dict[str, list[float]]:
+        found: dict[str, list[float]] = {}
         wanted = list(dict.fromkeys(hashes))
         for group in batches(wanted, SCROLL_PAGE):
             cond = qm.FieldCondition(key="content_hash", match=qm.MatchAny(any=list(group)))
@@ -251,15 +249,12 @@ class ClientStore(LockedBackend):
                 return len({(r.payload or {}).get("content_hash") for r in records}) >= len(group)
 
             with self._call("read stored vectors"):
-                records = self._scroll_all(qm.Filter(must=[cond]), [DENSE, SPARSE], stop=all_found)
+                records = self._scroll_all(qm.Filter(must=[cond]), [DENSE], stop=all_found)
             for r in records:
                 h = (r.payload or {}).get("content_hash")
-                dense, sv = _named(r, DENSE), _named(r, SPARSE)
-                if isinstance(h, str) and h not in found and dense is not None and sv is not None:
-                    found[h] = (
-                        list(dense),
-                        SparseVec([int(i) for i in sv.indices], [float(v) for v in sv.values]),
-                    )
+                dense = _named(r, DENSE)
+                if isinstance(h, str) and h not in found and dense is not None:
+                    found[h] = list(dense)
         return found
 
     def chunks_by_ordinals(self, doc_id: str, ordinals: Sequence[int]) -> list[dict[str, Any]]:

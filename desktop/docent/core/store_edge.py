@@ -290,10 +290,8 @@ class EdgeStore(LockedBackend):
             if offset is None or (stop is not None and stop(out)):
                 return out
 
-    def vectors_by_content_hash(
-        self, hashes: Sequence[str]
-    ) -> dict[str, tuple[list[float], SparseVec]]:
-        found: dict[str, tuple[list[float], SparseVec]] = {}
+    def dense_by_content_hash(self, hashes: Sequence[str]) -> dict[str, list[float]]:
+        found: dict[str, list[float]] = {}
         wanted = list(dict.fromkeys(hashes))
         for group in batches(wanted, SCROLL_PAGE):
             flt = qe.Filter(
@@ -304,15 +302,11 @@ class EdgeStore(LockedBackend):
                 return len({r.payload.get("content_hash") for r in records}) >= len(group)
 
             with self._call("read stored vectors"):
-                records = self._scroll_all(flt, [DENSE, SPARSE], stop=all_found)
+                records = self._scroll_all(flt, [DENSE], stop=all_found)
             for r in records:
                 h = r.payload.get("content_hash")
-                if h not in found and r.vector and DENSE in r.vector and SPARSE in r.vector:
-                    sv = r.vector[SPARSE]
-                    found[h] = (
-                        list(r.vector[DENSE]),
-                        SparseVec([int(i) for i in sv.indices], [float(v) for v in sv.values]),
-                    )
+                if h not in found and r.vector and DENSE in r.vector:
+                    found[h] = list(r.vector[DENSE])
         return found
 
     def chunks_by_ordinals(self, doc_id: str, ordinals: Sequence[int]) -> list[dict[str, Any]]:

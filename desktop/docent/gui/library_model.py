@@ -215,11 +215,8 @@ class DocumentTableModel(QStandardItemModel):
             at = self._by_path.get(row.path)
             if at is None:
                 self._append(row)
-            elif self._rows[at] != row:  # updated in place: the items keep their Row
-                held = self._rows[at]
-                for f in fields(Row):
-                    setattr(held, f.name, getattr(row, f.name))
-                self._write(at, held)
+            elif self._rows[at] != row:
+                self._update(at, row)
 
     def mark_queued(self, paths: list[str]) -> None:
         for path in paths:
@@ -233,11 +230,11 @@ class DocumentTableModel(QStandardItemModel):
     def apply(self, p: Progress, rec: DocumentRecord | None) -> None:
         if rec is not None:
             new = Row.from_record(rec)
-            if self.row_for(p.path) is None:
+            at = self._by_path.get(p.path)
+            if at is None:
                 self._append(new)
             else:
-                self._rows[self._by_path[p.path]] = new
-                self._changed(p.path)
+                self._update(at, new)
             return
         row = self.row_for(p.path)
         if row is None:
@@ -284,6 +281,14 @@ class DocumentTableModel(QStandardItemModel):
         self.appendRow(items)
         self._write(len(self._rows) - 1, row)
         return row
+
+    def _update(self, i: int, row: Row) -> None:
+        """Row ``i`` now says what ``row`` says: copied in place, so the items keep their
+        Row object and only the cells that changed are written."""
+        held = self._rows[i]
+        for f in fields(Row):
+            setattr(held, f.name, getattr(row, f.name))
+        self._write(i, held)
 
     def _changed(self, path: str) -> None:
         i = self._by_path[path]
