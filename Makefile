@@ -23,6 +23,7 @@ run: $(VENV)/.installed
 lint: $(VENV)/.installed-test
 	$(BIN)/ruff check desktop tests benchmarks
 	$(BIN)/ruff format --check desktop tests benchmarks
+	$(BIN)/lint-imports
 
 typecheck: $(VENV)/.installed-test
 	$(BIN)/mypy

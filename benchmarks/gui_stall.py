@@ -209,8 +209,8 @@ def main() -> int:
         asked.append(time.perf_counter())
         window.chat.ask(QUESTIONS[len(asked) % len(QUESTIONS)])
 
-    def on_doc(item: Any) -> None:  # the first ready document: start asking
-        if item.record is not None and not asked and not state["asking"]:
+    def on_doc(change: Any) -> None:  # the first ready document: start asking
+        if change.record is not None and not asked and not state["asking"]:
             QTimer.singleShot(0, ask_next)
 
     def on_indexed(report: Any) -> None:
@@ -223,7 +223,7 @@ def main() -> int:
         if not state["indexing"] and not state["asking"] and len(asked) >= args.questions:
             QTimer.singleShot(200, app.quit)
 
-    window.library.controller.document_progressed.connect(on_doc)
+    window.library.controller.document_changed.connect(on_doc)
     window.library.controller.run_finished.connect(on_indexed)
     window.chat.answer_finished.connect(lambda turn: QTimer.singleShot(0, ask_next))
 

@@ -53,7 +53,7 @@ def main() -> int:
         os.environ["DOCENT_HOME"] = str(Path(tmp) / "home")
         from docent.core.config import load_settings
         from docent.core.engine import Engine
-        from docent.core.jobs import JobKind, JobResult
+        from docent.core.index_events import IndexEvent, JobFailed, JobFinished, JobKind
 
         library = Path(tmp) / "library"
         make_folder(library, args.files, args.folders)
@@ -72,9 +72,16 @@ def main() -> int:
         walls: list[float] = []
         sweeps: list[float] = []
         for run in range(args.runs):
-            results: list[JobResult] = []
+            results: list[JobFinished | JobFailed] = []
+
+            def on_event(
+                event: IndexEvent, results: list[JobFinished | JobFailed] = results
+            ) -> None:
+                if isinstance(event, JobFinished | JobFailed):
+                    results.append(event)
+
             with Engine(load_settings()) as eng:
-                eng.queue.add_result_listener(results.append)
+                eng.subscribe(on_event)
                 t0 = time.perf_counter()
                 eng.start_watching()
                 idle = eng.wait_idle(120)
@@ -82,7 +89,7 @@ def main() -> int:
                 embedded = eng.embedder.texts_embedded
                 after = len(eng.documents())
             sweep = [r for r in results if r.job.kind is JobKind.SWEEP]
-            changed = [e for r in results for e in r.events()]
+            changed = [e for r in results for e in r.changes()]
             unchanged = sum(len(r.report.unchanged) for r in sweep)
             print(
                 f"run {run + 1}: {wall:.3f} s to idle (sweep job "

@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from docent.core.engine import Engine
+    from docent.core.index_events import IndexEvent
     from docent.core.indexer import IndexReport, Progress
-    from docent.core.jobs import JobResult
 
 
 class ProgressBar:
@@ -156,7 +156,7 @@ def cmd_status(args: argparse.Namespace) -> int:
     print(f"Data:      {st.data_dir}")
     print(f"Embedding: {st.embedding_model}")
     for w in st.watched:
-        print(f"Watching:  {w.get('path')} ({w.get('state')})")
+        print(f"Watching:  {w.path} ({w.state.value})")
     return 0
 
 
@@ -369,6 +369,8 @@ def cmd_watch(args: argparse.Namespace) -> int:
     from datetime import datetime
     from threading import Event
 
+    from docent.core.index_events import JobFailed, JobFinished
+
     def emit(entry: dict[str, str]) -> None:
         stamp = datetime.now().isoformat(timespec="seconds")
         if args.json:
@@ -385,11 +387,12 @@ def cmd_watch(args: argparse.Namespace) -> int:
             print("No watched folders. Give one: `docent watch DIR`.", file=sys.stderr)
             return 1
 
-        def on_result(result: JobResult) -> None:
-            for entry in result.events():
-                emit(entry)
+        def on_event(event: IndexEvent) -> None:
+            if isinstance(event, JobFinished | JobFailed):
+                for entry in event.changes():
+                    emit(entry)
 
-        eng.queue.add_result_listener(on_result)
+        eng.subscribe(on_event)
         for st in eng.start_watching():
             emit({"event": st.state.value, "path": st.path, "message": st.message})
         assert eng.watcher is not None

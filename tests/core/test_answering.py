@@ -343,7 +343,10 @@ def test_cancel_before_anything_asks_nothing(
     conv = Conversation()
     with pytest.raises(AnswerCancelled) as info:
         engine.ask(MEMORY_Q, conversation=conv, cancel=cancel)
-    assert info.value.answer is None and conv.turns == []
+    assert info.value.answer is None
+    # The question is still a turn of the conversation: stopped, with no answer.
+    [turn] = conv.turns
+    assert turn.stopped and turn.answer is None and conv.last is None
     assert ollama_stub.bodies("/api/chat") == []
 
 

@@ -21,11 +21,11 @@ import pytest
 from docent.core import watching
 from docent.core.config import load_settings
 from docent.core.engine import Engine
-from docent.core.indexer import Progress
-from docent.core.jobs import IndexQueue, JobKind, JobResult
+from docent.core.index_events import DocumentProgressed, IndexEvent, JobFailed, JobFinished
+from docent.core.jobs import IndexQueue, JobKind
 from docent.core.models import DocState
 from docent.core.textcache import sha256_file
-from docent.core.watching import FolderStatus, WatchError
+from docent.core.watching import FolderState, FolderStatus, WatchError
 
 TIMEOUT = 30.0
 WORDS = [
@@ -53,13 +53,15 @@ class Recorder:
 
     def __init__(self, eng: Engine) -> None:
         self.eng = eng
-        self.results: list[JobResult] = []
+        self.results: list[JobFinished | JobFailed] = []
         self._cond = threading.Condition()
-        eng.queue.add_result_listener(self._on_result)
+        eng.subscribe(self._on_event)
 
-    def _on_result(self, result: JobResult) -> None:
+    def _on_event(self, event: IndexEvent) -> None:
+        if not isinstance(event, JobFinished | JobFailed):
+            return
         with self._cond:
-            self.results.append(result)
+            self.results.append(event)
             self._cond.notify_all()
 
     def on_state(self, status: FolderStatus) -> None:
@@ -320,7 +322,7 @@ def test_startup_sweep_catches_up_with_changes_made_while_closed(lib: Path) -> N
 
 
 def state_of(eng: Engine, folder: Path) -> str:
-    return next(w["state"] for w in eng.status().watched if w["path"] == str(folder))
+    return next(w.state.value for w in eng.status().watched if w.path == str(folder))
 
 
 def test_folder_removed_then_recreated_pauses_then_resumes(
@@ -334,7 +336,7 @@ def test_folder_removed_then_recreated_pauses_then_resumes(
     os.rename(lib, outside / "unplugged")
     rec.wait_until(lambda: state_of(engine, lib) == "paused", "paused")
     watched = engine.status().watched[0]
-    assert "missing" in watched["message"] and "paused" in watched["message"].lower()
+    assert "missing" in watched.message and "paused" in watched.message.lower()
     assert catalog_paths(engine) == {str(lib / "a.txt")}
     before = engine.embedder.texts_embedded
     os.rename(outside / "unplugged", lib)
@@ -366,7 +368,7 @@ def test_inotify_limit_falls_back_to_sweeps(
     (lib / "a.txt").write_text(text_for("a"))
     start(engine, lib)
     watched = engine.status().watched[0]
-    assert watched["state"] == "sweep-only" and "limit" in watched["message"]
+    assert watched.state == "sweep-only" and "limit" in watched.message
     assert catalog_paths(engine) == {str(lib / "a.txt")}  # the startup sweep still ran
     (lib / "b.txt").write_text(text_for("b"))
     assert engine.watcher is not None
@@ -393,12 +395,15 @@ def test_file_deleted_while_it_is_being_indexed(engine: Engine, lib: Path) -> No
     doomed = lib / "doomed.txt"
     gate, extracting = threading.Event(), threading.Event()
 
-    def hold(p: Progress) -> None:  # the job is running: stop it at "extracting"
+    def hold(event: IndexEvent) -> None:  # the job is running: stop it at "extracting"
+        if not isinstance(event, DocumentProgressed):
+            return
+        p = event.progress
         if p.path == str(doomed) and p.phase == "extracting":
             extracting.set()
             gate.wait(TIMEOUT)
 
-    engine.queue.add_progress_listener(hold)
+    engine.subscribe(hold)
     doomed.write_text(text_for("doomed"))
     assert extracting.wait(TIMEOUT)
     doomed.unlink()  # `deleted` -> a removal queued behind the running job (and its cancel)
@@ -442,12 +447,9 @@ def test_plain_engine_spawns_no_observer(engine: Engine, lib: Path) -> None:
     engine.watch(lib)
     assert engine.watcher is None
     assert engine.status().watched == [
-        {
-            "path": str(lib),
-            "state": "off",
-            "last_sweep": 0.0,
-            "message": "Watched while the Docent window or `docent watch` runs.",
-        }
+        FolderStatus(
+            str(lib), FolderState.OFF, "Watched while the Docent window or `docent watch` runs."
+        )
     ]
     report = engine.index([lib])  # the synchronous path still works beside the queue
     assert not report.failed
@@ -465,15 +467,16 @@ def test_queue_coalesces_pending_jobs_and_runs_them_in_order(engine: Engine, lib
     gate = threading.Event()
     started = threading.Event()
 
-    def hold(progress: object) -> None:  # keeps the first job running until released
-        started.set()
-        gate.wait(TIMEOUT)
+    def hold(event: IndexEvent) -> None:  # keeps the first job running until released
+        if isinstance(event, DocumentProgressed):
+            started.set()
+            gate.wait(TIMEOUT)
 
-    queue.add_progress_listener(hold)
+    stop_holding = queue.subscribe(hold)
     rec = Recorder(engine)
     queue.index([str(files[0])])
     assert started.wait(TIMEOUT)
-    queue.remove_progress_listener(hold)
+    stop_holding()
     queue.index([str(files[1])])
     queue.index([str(files[1]), str(files[2])])  # b already pending: only c is added
     queue.sweep(str(lib))

@@ -1,4 +1,5 @@
-"""GUI fixtures: an opened Engine on the test's DOCENT_HOME and the main window over it.
+"""GUI fixtures: a fake engine (fast tests) or an opened Engine on the test's DOCENT_HOME
+(end-to-end tests), and the main window over either.
 
 Tests wait on signals (``qtbot.waitSignal``), which run a real event loop, rather than on
 polling loops: each poll is a processEvents() call, and those are kept few.
@@ -12,8 +13,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from fakes import FakeEngine
 from gui_helpers import ENCRYPTED_PDF, SMALL_PDFS
 
+from docent.core.api import EngineAPI
 from docent.core.config import load_settings
 from docent.core.engine import Engine
 
@@ -51,14 +54,35 @@ def make_engine() -> Iterator[EngineFactory]:
 
 
 @pytest.fixture
-def make_window(qtbot: Any, make_engine: EngineFactory) -> Iterator[Callable[..., Any]]:
+def fake() -> Iterator[FakeEngine]:
+    """A fake engine on the test's settings (DOCENT_HOME); its job threads end with the test."""
+    engine = FakeEngine(load_settings())
+    yield engine
+    engine.release_jobs.set()
+    engine.release_answer.set()
+    engine.wait_jobs()
+
+
+@pytest.fixture
+def drain(qtbot: Any) -> Iterator[None]:
+    """Workers started by a test are finished (and their signals delivered) after it."""
+    from docent.gui.workers import cancel_all, wait_for_all
+
+    yield
+    cancel_all()
+    assert wait_for_all(30_000), "workers still running after the test"
+    qtbot.wait(10)
+
+
+@pytest.fixture
+def make_window(qtbot: Any) -> Iterator[Callable[..., Any]]:
     """``make_window(engine)``: the main window, shown; its workers are drained at the end."""
     from docent.gui.main_window import MainWindow
     from docent.gui.workers import cancel_all, wait_for_all
 
     windows: list[MainWindow] = []
 
-    def make(engine: Engine) -> MainWindow:
+    def make(engine: EngineAPI) -> MainWindow:
         window = MainWindow(engine)
         qtbot.addWidget(window)
         window.resize(1400, 860)

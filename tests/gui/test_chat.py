@@ -62,12 +62,12 @@ def test_streamed_answer_with_chips_opens_the_cited_page(
 
     turn = ask(qtbot, chat, QUESTION)
 
-    assert turn.mode == "generated", turn.reason
+    assert turn.answer.mode == "generated", turn.answer.reason
     assert chat.streamed_tokens > 5, "the answer did not arrive token by token"
     assert not chat.stop_button.isVisibleTo(chat)
     assert "Location 5 is incremented at 60Hz" in chat.view.toPlainText()
-    assert 'href="cite:0.1"' in chat.view.toHtml(), "no citation chip"
-    citation = turn.citation(1)
+    assert 'href="cite:1.1"' in chat.view.toHtml(), "no citation chip"
+    citation = turn.answer.citation(1)
     assert citation is not None and citation.file_name == PDF
     assert sources.list.count() == len(turn.citations)
 
@@ -83,10 +83,11 @@ def test_streamed_answer_with_chips_opens_the_cited_page(
     assert render.image.pixel(5, 5) == 0xFFFFFFFF, "the page is not on white"
 
     follow_up = ask(qtbot, chat, "And where is the PC saved?")
-    assert follow_up.index == 1 and follow_up.mode == "generated"
+    assert follow_up.number == 2 and follow_up.answer.mode == "generated"
     assert chat.view.toPlainText().count("Location 5 is incremented at 60Hz") == 2
-    assert 'href="cite:1.1"' in chat.view.toHtml(), "the second answer has no chips"
-    assert len(chat._conversation.turns) == 2, "the engine did not see a multi-turn chat"
+    assert 'href="cite:2.1"' in chat.view.toHtml(), "the second answer has no chips"
+    assert len(chat.conversation.turns) == 2, "the engine did not see a multi-turn chat"
+    assert follow_up.query != follow_up.question, "the follow-up was not made standalone"
 
 
 def test_ollama_down_shows_banner_and_extractive_answer(
@@ -103,7 +104,7 @@ def test_ollama_down_shows_banner_and_extractive_answer(
 
     turn = ask(qtbot, chat, QUESTION)
 
-    assert turn.mode == "extractive"
+    assert turn.answer.mode == "extractive"
     assert chat.banner.isVisibleTo(chat)
     assert "ollama" in chat.banner_label.text().lower()
     assert turn.citations, "an extractive answer quotes passages with citations"

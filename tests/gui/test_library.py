@@ -16,11 +16,11 @@ def test_dropped_folder_is_indexed_with_progress_and_reasons(
     progress: list[float] = []
     lib.controller.overall_progressed.connect(lambda f, label: progress.append(f))
     rows_seen: list[int] = []
-    lib.controller.collected.connect(lambda _: rows_seen.append(lib.model.rowCount()))
+    lib.controller.files_found.connect(lambda _: rows_seen.append(lib.model.rowCount()))
     indexing_rows: list[tuple[str, str, str]] = []  # (name, state text, pages cell)
 
-    def on_doc(item: Any) -> None:
-        row = lib.model.row_for(item.progress.path)
+    def on_doc(p: Any) -> None:
+        row = lib.model.row_for(p.path)
         if row is not None and row.state == "indexing" and row.phase == "embedding":
             i = lib.model.rows().index(row)
             cells = [lib.model.index(i, c).data() for c in range(lib.model.columnCount())]
@@ -112,8 +112,8 @@ def test_cancel_stops_the_run_and_keeps_what_finished(
     window = make_window(make_engine())
     lib = window.library
 
-    def cancel_when_embedding(item: Any) -> None:
-        if item.progress.phase == "embedding":
+    def cancel_when_embedding(p: Any) -> None:
+        if p.phase == "embedding":
             lib.cancel_button.click()
 
     lib.controller.document_progressed.connect(cancel_when_embedding)

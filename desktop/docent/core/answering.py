@@ -27,13 +27,20 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
 
-from docent.core.citations import Citation, citations_for, cited_numbers, drop_invalid
+from docent.core.citations import citations_for, cited_numbers, drop_invalid
 from docent.core.config import Settings
-from docent.core.conversation import Conversation, fallback_query, parse_rewrite, rewrite_messages
+from docent.core.conversation import (
+    Answer,
+    AnswerCancelled,
+    Conversation,
+    Mode,
+    fallback_query,
+    parse_rewrite,
+    rewrite_messages,
+)
 from docent.core.errors import Cancelled, LLMError, LLMTimeout, LLMUnavailable, ModelNotFound
 from docent.core.evaluation import (
     Faithfulness,
@@ -50,7 +57,10 @@ from docent.core.models import Hit
 from docent.core.prompting import Prompt, abstain_text, build_prompt, context_plan, extractive_text
 from docent.core.retrieval import SearchResult
 
-Mode = Literal["generated", "extractive", "abstained"]
+# Answer and AnswerCancelled are plain data of the conversation (conversation.py); they
+# are named here too because this is where answers come from.
+__all__ = ["Answer", "AnswerCancelled", "Answerer", "Mode", "should_abstain"]
+
 #: ``search(query, rewrites)``: the scope is bound by the caller (Engine.ask).
 SearchFn = Callable[[str, Sequence[str]], SearchResult]
 TokenFn = Callable[[str], None]
@@ -61,62 +71,6 @@ MIN_PARTIAL_TERMS = 4
 #: Passages listed by an abstained answer, and quoted by an extractive one.
 ABSTAIN_PASSAGES = 3
 EXTRACTIVE_PASSAGES = 3
-
-
-@dataclass(slots=True)
-class Answer:
-    question: str
-    text: str
-    mode: Mode
-    citations: list[Citation] = field(default_factory=list)
-    #: The passages given to the model: ``offered[n - 1]`` is ``[n]``. For extractive and
-    #: abstained answers, the passages shown.
-    offered: list[Hit] = field(default_factory=list)
-    #: Numbers the model cited that were never offered (removed from ``text``).
-    invalid_citations: list[int] = field(default_factory=list)
-    unsupported_sentences: list[str] = field(default_factory=list)
-    sentence_support: list[tuple[str, float]] = field(default_factory=list)
-    confidence: str = ""  # "high" | "medium" | "low"
-    #: Why the answer is extractive, abstained, partial or less trusted ("" otherwise).
-    reason: str = ""
-    model: str = ""
-    seconds: float = 0.0
-    #: The standalone query searched, and the rewrites passed to retrieval.
-    query: str = ""
-    rewrites: list[str] = field(default_factory=list)
-    #: The stream broke or was stopped: ``text`` is what arrived.
-    partial: bool = False
-    #: Model requests made for this question (rewrite, answer, judge).
-    requests: int = 0
-
-    def citation(self, n: int) -> Citation | None:
-        return next((c for c in self.citations if c.n == n), None)
-
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "question": self.question,
-            "answer": self.text,
-            "mode": self.mode,
-            "citations": [c.as_dict() for c in self.citations],
-            "invalid_citations": self.invalid_citations,
-            "unsupported_sentences": self.unsupported_sentences,
-            "sentence_support": [[s, score] for s, score in self.sentence_support],
-            "confidence": self.confidence,
-            "reason": self.reason,
-            "model": self.model,
-            "query": self.query,
-            "partial": self.partial,
-            "requests": self.requests,
-            "seconds": round(self.seconds, 3),
-        }
-
-
-class AnswerCancelled(Cancelled):
-    """The user stopped the answer; ``answer`` holds what had arrived (or None)."""
-
-    def __init__(self, message: str, answer: Answer | None = None) -> None:
-        super().__init__(message)
-        self.answer = answer
 
 
 class _Requests:
@@ -200,7 +154,7 @@ class Answerer:
         cancel: threading.Event | None,
     ) -> tuple[str, list[str]]:
         """The query to search and the rewrites for retrieval (follow-ups only)."""
-        if not conv.turns:
+        if conv.last is None:
             return question, []
         fallback = fallback_query(conv, question)
         if requests.left() < 2:  # the answer itself needs the last request

@@ -13,6 +13,8 @@ from __future__ import annotations
 import json
 import os
 import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import urlparse
@@ -207,6 +209,49 @@ def validate_change(settings: Settings, **changes: Any) -> Settings:
         raise SettingsError(_format_errors(exc, "the new values")) from exc
 
 
+#: Settings a running engine cannot take over: it has the store, the embedding model, the
+#: extraction process and the watcher's timers open. They apply when Docent starts again.
+RESTART_KEYS = frozenset(
+    {
+        "data_dir",
+        "qdrant_url",
+        "qdrant_api_key",
+        "embedding_model",
+        "embed_batch_size",
+        "embed_threads",
+        "extract_in_subprocess",
+        "sweep_interval_minutes",
+    }
+)
+
+
+@dataclass(frozen=True, slots=True)
+class SettingsChange:
+    """What a change of settings amounts to (``plan_change``)."""
+
+    #: Every value as the user wants it (what is saved).
+    wanted: Settings
+    #: What a running engine uses now: the wanted values, except those needing a restart.
+    live: Settings
+    #: Keys whose value changed, and those of them that wait for a restart.
+    changed: list[str]
+    restart: list[str]
+
+
+def plan_change(current: Settings, changes: Mapping[str, Any]) -> SettingsChange:
+    """Validate ``changes`` against ``current`` and sort them into live and restart keys.
+
+    Raises SettingsError naming the key and why.
+    """
+    wanted = validate_change(current, **changes)
+    changed = [k for k in Settings.model_fields if getattr(wanted, k) != getattr(current, k)]
+    restart = [k for k in changed if k in RESTART_KEYS]
+    live = current.model_copy(
+        update={k: getattr(wanted, k) for k in changed if k not in RESTART_KEYS}
+    )
+    return SettingsChange(wanted, live, changed, restart)
+
+
 def _toml_value(value: Any) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
@@ -232,7 +277,7 @@ def save_settings(settings: Settings, path: Path | None = None) -> Path:
     return path
 
 
-def update_settings_file(path: Path | None = None, **changes: Any) -> Path:
+def update_settings_file(changes: Mapping[str, Any], path: Path | None = None) -> Path:
     """Change ``changes`` in the settings file, keeping its other keys as written.
 
     Unlike ``save_settings(settings)``, DOCENT_* overrides and values passed in code are

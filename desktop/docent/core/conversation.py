@@ -1,13 +1,21 @@
-"""A conversation: its turns, its document scope, follow-up rewriting and Markdown export.
+"""A conversation: its answers and turns, its document scope, follow-ups and the export.
+
+This is the one model of a chat: the command line and the window both keep a
+``Conversation``, ``Engine.ask`` adds exactly one ``Turn`` to it per question (answered,
+stopped or failed), and the window draws ``turns`` as they are.
 
 - ``scope`` (document paths, or None for the whole library) persists across turns until
   it is changed (``Engine.ask(files=[...])`` sets it, ``files=[]`` clears it).
 - Earlier turns go back to the model as question + answer only: their passages are
   replaced by a marker such as ``[passages from turn 2 omitted]``, so a long chat never
-  resends old context.
+  resends old context. Turns without an answer are not sent.
 - A follow-up ("and on the 11/70?") is rewritten into a standalone query: by the model
   when one is available (``rewrite_messages`` / ``parse_rewrite``), otherwise by
   ``fallback_query``: the question plus the previous question's keywords.
+- ``to_markdown()`` is the one export of a chat.
+
+Threads: while ``Engine.ask`` runs on a worker, that worker owns the conversation (it
+reads the history and appends the turn); the window touches it only between questions.
 """
 
 from __future__ import annotations
@@ -15,14 +23,72 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Any, Literal
 
-from docent.core.citations import strip_markers
+from docent.core.citations import Citation, strip_markers
+from docent.core.errors import Cancelled
 from docent.core.evaluation import stem
+from docent.core.models import Hit
 from docent.core.queryterms import analyse, content_words
 
-if TYPE_CHECKING:
-    from docent.core.answering import Answer
+Mode = Literal["generated", "extractive", "abstained"]
+
+
+@dataclass(slots=True)
+class Answer:
+    question: str
+    text: str
+    mode: Mode
+    citations: list[Citation] = field(default_factory=list)
+    #: The passages given to the model: ``offered[n - 1]`` is ``[n]``. For extractive and
+    #: abstained answers, the passages shown.
+    offered: list[Hit] = field(default_factory=list)
+    #: Numbers the model cited that were never offered (removed from ``text``).
+    invalid_citations: list[int] = field(default_factory=list)
+    unsupported_sentences: list[str] = field(default_factory=list)
+    sentence_support: list[tuple[str, float]] = field(default_factory=list)
+    confidence: str = ""  # "high" | "medium" | "low"
+    #: Why the answer is extractive, abstained, partial or less trusted ("" otherwise).
+    reason: str = ""
+    model: str = ""
+    seconds: float = 0.0
+    #: The standalone query searched, and the rewrites passed to retrieval.
+    query: str = ""
+    rewrites: list[str] = field(default_factory=list)
+    #: The stream broke or was stopped: ``text`` is what arrived.
+    partial: bool = False
+    #: Model requests made for this question (rewrite, answer, judge).
+    requests: int = 0
+
+    def citation(self, n: int) -> Citation | None:
+        return next((c for c in self.citations if c.n == n), None)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "question": self.question,
+            "answer": self.text,
+            "mode": self.mode,
+            "citations": [c.as_dict() for c in self.citations],
+            "invalid_citations": self.invalid_citations,
+            "unsupported_sentences": self.unsupported_sentences,
+            "sentence_support": [[s, score] for s, score in self.sentence_support],
+            "confidence": self.confidence,
+            "reason": self.reason,
+            "model": self.model,
+            "query": self.query,
+            "partial": self.partial,
+            "requests": self.requests,
+            "seconds": round(self.seconds, 3),
+        }
+
+
+class AnswerCancelled(Cancelled):
+    """The user stopped the answer; ``answer`` holds what had arrived (or None)."""
+
+    def __init__(self, message: str, answer: Answer | None = None) -> None:
+        super().__init__(message)
+        self.answer = answer
+
 
 #: Earlier turns sent back to the model (newest first, while they fit the budget).
 MAX_HISTORY_TURNS = 4
@@ -45,12 +111,23 @@ _REWRITE_PREFIX = re.compile(r"^\s*(?:standalone\s+question|question|rewritten)\
 class Turn:
     number: int  # 1-based
     question: str
-    #: What was searched: the standalone form of the question.
-    query: str
-    answer: Answer
+    #: What was searched: the standalone form of the question ("" if it never got there).
+    query: str = ""
+    #: None when the question was stopped or failed before any answer.
+    answer: Answer | None = None
     #: The scope (document paths) in force for this turn; None: the whole library.
     scope: list[str] | None = None
     stopped: bool = False
+    #: Why the question could not be answered ("" unless it failed).
+    error: str = ""
+
+    @property
+    def text(self) -> str:
+        return self.answer.text if self.answer is not None else ""
+
+    @property
+    def citations(self) -> list[Citation]:
+        return self.answer.citations if self.answer is not None else []
 
 
 @dataclass(slots=True)
@@ -65,21 +142,38 @@ class Conversation:
         self.turns.append(turn)
         return turn
 
+    def add_unanswered(self, question: str, *, stopped: bool = False, error: str = "") -> Turn:
+        """A question that got no answer: stopped before one, or failed with ``error``."""
+        scope = list(self.scope) if self.scope else None
+        turn = Turn(len(self.turns) + 1, question, "", None, scope, stopped, error)
+        self.turns.append(turn)
+        return turn
+
+    def pop(self) -> Turn | None:
+        """Take back the last turn (to ask it again)."""
+        return self.turns.pop() if self.turns else None
+
     def clear(self) -> None:
         """Forget the turns (the scope stays)."""
         self.turns.clear()
 
     @property
+    def answered(self) -> list[Turn]:
+        return [t for t in self.turns if t.answer is not None]
+
+    @property
     def last(self) -> Turn | None:
-        return self.turns[-1] if self.turns else None
+        """The last turn with an answer: what a follow-up follows."""
+        answered = self.answered
+        return answered[-1] if answered else None
 
     def history_messages(self, turns: int = MAX_HISTORY_TURNS) -> list[dict[str, str]]:
-        """The last ``turns`` turns as chat messages, their passages replaced by a marker."""
+        """The last ``turns`` answered turns as chat messages, passages replaced by a marker."""
         out: list[dict[str, str]] = []
-        for turn in self.turns[-turns:] if turns > 0 else []:
+        for turn, answer in _answered(self.turns)[-turns:] if turns > 0 else []:
             marker = f"[passages from turn {turn.number} omitted]"
             out.append({"role": "user", "content": f"{marker}\nQuestion: {turn.question}"})
-            out.append({"role": "assistant", "content": _history_answer(turn.answer)})
+            out.append({"role": "assistant", "content": _history_answer(answer)})
         return out
 
     def to_markdown(self) -> str:
@@ -88,6 +182,10 @@ class Conversation:
         for turn in self.turns:
             parts.append(_turn_markdown(turn))
         return "\n".join(parts).rstrip() + "\n"
+
+
+def _answered(turns: list[Turn]) -> list[tuple[Turn, Answer]]:
+    return [(t, t.answer) for t in turns if t.answer is not None]
 
 
 def _history_answer(answer: Answer) -> str:
@@ -106,10 +204,9 @@ def _history_answer(answer: Answer) -> str:
 
 def rewrite_messages(conversation: Conversation, question: str) -> list[dict[str, str]]:
     lines = []
-    for turn in conversation.turns[-MAX_HISTORY_TURNS:]:
+    for turn, answer in _answered(conversation.turns)[-MAX_HISTORY_TURNS:]:
         lines.append(f"User: {turn.question}")
-        answer = _history_answer(turn.answer)
-        lines.append(f"Assistant: {answer[:300]}")
+        lines.append(f"Assistant: {_history_answer(answer)[:300]}")
     history = "\n".join(lines)
     user = f"Conversation:\n{history}\n\nFollow-up: {question}\nStandalone question:"
     return [{"role": "system", "content": _REWRITE_SYSTEM}, {"role": "user", "content": user}]
@@ -179,6 +276,10 @@ def _turn_markdown(turn: Turn) -> str:
         out.append("_Scope: " + ", ".join(Path(p).name for p in turn.scope) + "_\n")
     if turn.query and turn.query != turn.question:
         out.append(f"_Searched as: {turn.query}_\n")
+    if answer is None:
+        why = f"Could not answer: {turn.error}" if turn.error else "Stopped before an answer."
+        out.append(f"_{why}_\n")
+        return "\n".join(out)
     out.append(answer.text.strip() + "\n")
     for note in _notes(answer):
         out.append(f"_{note}_\n")

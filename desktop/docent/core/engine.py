@@ -1,152 +1,132 @@
-"""Engine: the one facade the GUI and the CLI use.
+"""Engine: the one facade the GUI and the CLI use (``api.EngineAPI`` is its typed face).
 
-``with Engine(settings) as eng: eng.index([...]); eng.search("...")``. It owns the
-store, catalog, embedder and indexer, holds the data folder's lock (a second Engine on
-the same folder raises StoreLocked), and turns names into documents.
+``with Engine(settings) as eng: eng.index([...]); eng.search("...")``. It holds the data
+folder's lock (a second Engine on the same folder raises StoreLocked), opens the catalog,
+store and indexer, owns the one indexing queue and the settings in force, and delegates
+each job to the module that does it. Its collaborators (embedder, store, LLM client) can be
+passed in, so tests can give it fakes.
 """
 
 from __future__ import annotations
 
 import logging
 import os
-import sys
 import threading
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from docent.core import files as filemod
+from docent.core import lookup
+from docent.core.api import IndexListener, SettingsApplied, Status, SummaryCallback, TokenCallback
 from docent.core.catalog import Catalog
-from docent.core.config import Settings, load_settings
+from docent.core.config import Settings, load_settings, plan_change, update_settings_file
 from docent.core.embedding import Embedder
-from docent.core.errors import AmbiguousFile, StoreLocked, UnknownFile
-from docent.core.indexer import FailedFile, Indexer, IndexReport, ProgressCallback
-from docent.core.jobs import IndexQueue, Job
+from docent.core.errors import SettingsError
+from docent.core.index_events import Job, JobKind
+from docent.core.indexer import Indexer, IndexReport, ProgressCallback
+from docent.core.jobs import IndexQueue
+from docent.core.lookup import GrepMatch
 from docent.core.models import DocState, DocumentRecord, ExtractedDocument
+from docent.core.oslock import FileLock
 from docent.core.retrieval import Retriever, SearchResult
-from docent.core.store import ScoredPoint, Store, open_store
+from docent.core.store import Store, open_store
 from docent.core.textcache import TextCache
 
 if TYPE_CHECKING:
-    from docent.core.answering import Answer
-    from docent.core.conversation import Conversation
+    from docent.core.conversation import Answer, Conversation
     from docent.core.llm import Health, OllamaClient
-    from docent.core.summarizing import SummaryProgressCallback, SummaryResult
+    from docent.core.summarizing import SummaryResult
     from docent.core.watching import FolderStatus, Watcher
 
 log = logging.getLogger(__name__)
 
-GREP_LIMIT = 100
 #: Chunk points written in a session after which close() optimizes the embedded store.
 OPTIMIZE_AFTER_POINTS = 2000
+#: Settings that make a new Ollama client when they change.
+LLM_KEYS = frozenset(
+    {
+        "ollama_host",
+        "ollama_model",
+        "llm_connect_timeout",
+        "llm_first_token_timeout",
+        "llm_total_timeout",
+    }
+)
 
-
-@dataclass(slots=True)
-class Status:
-    documents: int
-    ready: int
-    failed: int
-    queued: int
-    indexing: int
-    chunks: int
-    data_dir: str
-    store: str
-    backend: str
-    embedding_model: str
-    watched: list[dict[str, Any]] = field(default_factory=list)
-
-
-@dataclass(slots=True)
-class GrepMatch:
-    file_name: str
-    path: str
-    page_start: int
-    page_end: int
-    chunk_id: str
-    line: str
+LLMFactory = Callable[[Settings], "OllamaClient"]
 
 
 def _spare_one_core() -> int:
     return max(1, (os.cpu_count() or 2) - 1)
 
 
-class _DataDirLock:
-    """An exclusive, non-blocking lock on ``<data dir>/docent.lock`` held while open."""
+def _ollama_client(settings: Settings) -> OllamaClient:
+    from docent.core.llm import OllamaClient
 
-    def __init__(self, folder: Path) -> None:
-        self.path = folder / "docent.lock"
-        self._fh: IO[str] | None = None
+    return OllamaClient.from_settings(settings)
 
-    def acquire(self) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        fh = open(self.path, "a+", encoding="utf-8")  # noqa: SIM115 - held until release()
-        try:
-            if sys.platform == "win32":
-                import msvcrt
 
-                msvcrt.locking(fh.fileno(), msvcrt.LK_NBLCK, 1)
-            else:
-                import fcntl
+def _llm_key(s: Settings) -> tuple[object, ...]:
+    return (s.effective_ollama_host(), *(getattr(s, k) for k in sorted(LLM_KEYS)))
 
-                fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError as exc:
-            fh.close()
-            raise StoreLocked(self._message()) from exc
-        fh.seek(0)
-        fh.truncate()
-        fh.write(str(os.getpid()))
-        fh.flush()
-        self._fh = fh
 
-    def _message(self) -> str:
-        return (
-            f"Docent is already open on {self.path.parent} (another window or command "
-            "is using it). Close it first, or set DOCENT_HOME to use another folder."
-        )
-
-    def release(self) -> None:
-        if self._fh is not None:
-            self._fh.close()
-            self._fh = None
+def _locked_message(folder: Path) -> str:
+    return (
+        f"Docent is already open on {folder} (another window or command is using it). "
+        "Close it first, or set DOCENT_HOME to use another folder."
+    )
 
 
 class Engine:
-    def __init__(self, settings: Settings | None = None, *, interactive: bool = False) -> None:
-        """``interactive``: a window shares the machine, so embedding leaves it a core."""
-        self.settings = settings or load_settings()
-        self._lock = _DataDirLock(self.settings.data_path)
+    def __init__(
+        self,
+        settings: Settings | None = None,
+        *,
+        interactive: bool = False,
+        embedder: Embedder | None = None,
+        store: Store | None = None,
+        llm: LLMFactory | None = None,
+    ) -> None:
+        """``interactive``: a window shares the machine, so embedding leaves it a core.
+
+        ``embedder``, ``store`` and ``llm`` (a function making the Ollama client for some
+        settings) replace the real ones; a store passed in is closed with the engine.
+        """
+        self._settings = settings or load_settings()
+        s = self._settings
+        self._lock = FileLock(s.data_path / "docent.lock", _locked_message(s.data_path))
+        self.embedder = embedder or Embedder(
+            s.embedding_model,
+            s.model_cache_path,
+            s.embed_batch_size,
+            s.embed_threads or (_spare_one_core() if interactive else 0),
+        )
+        self._given_store = store
+        self._make_llm: LLMFactory = llm or _ollama_client
         self.store: Store | None = None
         self.catalog: Catalog | None = None
-        self.embedder = Embedder(
-            self.settings.embedding_model,
-            self.settings.model_cache_path,
-            self.settings.embed_batch_size,
-            self.settings.embed_threads or (_spare_one_core() if interactive else 0),
-        )
-        self.cache = TextCache(self.settings.text_cache_path)
+        self.cache = TextCache(s.text_cache_path)
         self._indexer: Indexer | None = None
         self._retriever: Retriever | None = None
-        self.recovered: list[DocumentRecord] = []
-        self._queue: IndexQueue | None = None  # the one indexing queue (watcher, GUI)
+        self._recovered: list[DocumentRecord] = []
+        self._queue: IndexQueue | None = None  # the one indexing queue
         self.watcher: Watcher | None = None  # only after start_watching()
-        self._llm: OllamaClient | None = None  # see the `llm` property
+        # Guards the settings in force and the LLM client made from them.
+        self._settings_lock = threading.RLock()
+        self._llm: OllamaClient | None = None
         self._llm_key: tuple[object, ...] = ()
+        self._retired_llms: list[OllamaClient] = []  # maybe mid-answer: closed at close()
 
     # Lifecycle ---------------------------------------------------------------
 
     def open(self) -> Engine:
-        s = self.settings
+        s = self._settings
         self._lock.acquire()
         try:
             s.data_path.mkdir(parents=True, exist_ok=True)
             self.catalog = Catalog(s.catalog_path)
-            if s.qdrant_url:
-                self.store = open_store(
-                    url=s.qdrant_url, api_key=s.qdrant_api_key, dim=self.embedder.dim
-                )
-            else:
-                self.store = open_store(path=s.store_path, dim=self.embedder.dim)
+            self.store = self._given_store or self._open_store(s)
             self._indexer = Indexer(
                 self.catalog,
                 self.store,
@@ -156,12 +136,17 @@ class Engine:
             )
             self._retriever = Retriever(self.store, self.embedder, library_size=self._library_size)
             self._retriever.apply_settings(s)
-            self.recovered = self._indexer.recover()
+            self._recovered = self._indexer.recover()
             self._queue = IndexQueue(self._indexer, self.catalog)
         except BaseException:
             self.close()
             raise
         return self
+
+    def _open_store(self, s: Settings) -> Store:
+        if s.qdrant_url:
+            return open_store(url=s.qdrant_url, api_key=s.qdrant_api_key, dim=self.embedder.dim)
+        return open_store(path=s.store_path, dim=self.embedder.dim)
 
     def warm_up(self) -> None:
         """Load the embedding model and import what answers need, ahead of first use.
@@ -170,16 +155,16 @@ class Engine:
         while its window appears, not in the middle of the first drop or question.
         """
         import docent.core.answering
-        import docent.core.conversation
         import docent.core.llm
         import docent.core.summarizing  # noqa: F401
 
         self.embedder.ensure_loaded()
 
     def close(self) -> None:
-        if self._llm is not None:
-            self._llm.close()
-            self._llm = None
+        with self._settings_lock:
+            for client in [*self._retired_llms, *([self._llm] if self._llm else [])]:
+                client.close()
+            self._llm, self._retired_llms = None, []
         if self.watcher is not None:
             self.watcher.stop()
             self.watcher = None
@@ -206,11 +191,12 @@ class Engine:
         open (about 1 s per 5k chunks). Optimizing holds the GIL for seconds, so it runs only
         here, when the user is done, never while they work.
         """
-        optimize = getattr(self.store, "optimize", None)
-        if optimize is None:
+        from docent.core.store_edge import EdgeStore
+
+        if not isinstance(self.store, EdgeStore):
             return
         try:
-            optimize()
+            self.store.optimize()
         except Exception:  # noqa: BLE001 - a slower next open is not worth failing close
             log.warning("optimizing the store failed; the next open may be slower", exc_info=True)
 
@@ -222,10 +208,30 @@ class Engine:
         self.close()
 
     @property
+    def settings(self) -> Settings:
+        return self._settings
+
+    @settings.setter
+    def settings(self, new: Settings) -> None:
+        """In force for this engine, not saved (tests, benchmarks); a user's change goes
+        through ``apply_settings``."""
+        self._use(new)
+
+    @property
+    def recovered(self) -> list[DocumentRecord]:
+        return list(self._recovered)
+
+    @property
     def indexer(self) -> Indexer:
         if self._indexer is None:
             raise RuntimeError("Engine is not open")
         return self._indexer
+
+    @property
+    def queue(self) -> IndexQueue:
+        if self._queue is None:
+            raise RuntimeError("Engine is not open")
+        return self._queue
 
     @property
     def _cat(self) -> Catalog:
@@ -239,7 +245,26 @@ class Engine:
             raise RuntimeError("Engine is not open")
         return self.store
 
-    # Indexing ----------------------------------------------------------------
+    # Indexing: every path goes through the one queue ---------------------------
+
+    def submit_index(
+        self, paths: Sequence[str], *, recursive: bool = True, force: bool = False
+    ) -> Job | None:
+        normal = [str(filemod.normalise(p)) for p in paths]
+        return self.queue.index(normal, recursive=recursive, force=force)
+
+    def submit_removal(self, paths: Sequence[str]) -> list[Job]:
+        jobs = [self.queue.drop(str(filemod.normalise(p))) for p in paths]
+        return [j for j in jobs if j is not None]
+
+    def submit_resume(self) -> Job | None:
+        return self.queue.resume()
+
+    def cancel_indexing(self) -> None:
+        self.queue.cancel()
+
+    def subscribe(self, listener: IndexListener) -> Callable[[], None]:
+        return self.queue.subscribe(listener)
 
     def index(
         self,
@@ -248,43 +273,30 @@ class Engine:
         progress: ProgressCallback | None = None,
         cancel: threading.Event | None = None,
     ) -> IndexReport:
-        """Index files and folders; in folders, drop documents whose file is gone."""
-        found = filemod.collect(list(paths), recursive)
-        report = self.indexer.index_files(found.files, progress, cancel)
-        for missing in found.missing:
-            report.failed.append(FailedFile(str(missing), "missing", f"{missing} does not exist."))
-        for folder in found.folders:
-            for rec in self._cat.under(str(folder)):
-                if not os.path.exists(rec.path) and (recursive or Path(rec.path).parent == folder):
-                    self.indexer.remove(rec)
-                    report.removed.append(rec.path)
-        return report
+        """Index files and folders and wait; in folders, drop documents whose file is gone."""
+        job = Job(JobKind.INDEX, [str(p) for p in paths], "command", recursive)
+        return self._run(job, progress, cancel)
 
     def resume(
         self, progress: ProgressCallback | None = None, cancel: threading.Event | None = None
     ) -> IndexReport:
-        """Index what is queued (interrupted or cancelled earlier)."""
-        queued = self._cat.in_states(DocState.QUEUED)
-        present = [Path(r.path) for r in queued if os.path.exists(r.path)]
-        report = self.indexer.index_files(present, progress, cancel)
-        for rec in queued:
-            if not os.path.exists(rec.path):
-                self.indexer.remove(rec)
-                report.removed.append(rec.path)
-        return report
+        """Index what is queued (interrupted or cancelled earlier) and wait."""
+        return self._run(Job(JobKind.RESUME, [], "resume"), progress, cancel)
 
     def remove(self, name_or_path: str) -> DocumentRecord:
+        """Forget a document (by name or path) and wait."""
         rec = self.resolve(name_or_path)
-        self.indexer.remove(rec)
+        self._run(Job(JobKind.DROP, [rec.path], "command"), None, None)
         return rec
 
-    # Watched folders (see core/watching.py) ----------------------------------
+    def _run(
+        self, job: Job, progress: ProgressCallback | None, cancel: threading.Event | None
+    ) -> IndexReport:
+        if cancel is not None:
+            job.cancel = cancel
+        return self.queue.run(job, progress)
 
-    @property
-    def queue(self) -> IndexQueue:
-        if self._queue is None:
-            raise RuntimeError("Engine is not open")
-        return self._queue
+    # Watched folders (see core/watching.py) ----------------------------------
 
     def start_watching(self) -> list[FolderStatus]:
         """Watch the saved folders (each swept first). Only the GUI and `docent watch`."""
@@ -303,9 +315,11 @@ class Engine:
         """Add a watched folder (saved in settings); live at once if watching started."""
         from docent.core.watching import plan_watch
 
-        folder, replaced = plan_watch(self.settings.watched_folders, path, self.settings.data_path)
-        kept = [w for w in self.settings.watched_folders if w not in replaced]
-        self._save_watched(kept if folder in kept else [*kept, folder])
+        with self._settings_lock:
+            watched = self.settings.watched_folders
+            folder, replaced = plan_watch(watched, path, self.settings.data_path)
+            kept = [w for w in watched if w not in replaced]
+            self._save(watched_folders=kept if folder in kept else [*kept, folder])
         if self.watcher is None:
             return None
         for old in replaced:
@@ -317,20 +331,25 @@ class Engine:
         from docent.core.watching import WatchError
 
         folder = str(filemod.normalise(path))
-        if folder not in self.settings.watched_folders:
-            raise WatchError(
-                f"{folder} is not a watched folder. See `docent status` for the watched folders."
-            )
-        self._save_watched([w for w in self.settings.watched_folders if w != folder])
+        with self._settings_lock:
+            watched = self.settings.watched_folders
+            if folder not in watched:
+                raise WatchError(
+                    f"{folder} is not a watched folder. "
+                    "See `docent status` for the watched folders."
+                )
+            self._save(watched_folders=[w for w in watched if w != folder])
         if self.watcher is not None:
             self.watcher.remove(folder)
         return self.queue.drop(folder) if drop_documents else None
 
-    def _save_watched(self, folders: list[str]) -> None:
-        from docent.core.config import update_settings_file
+    def watched(self) -> list[FolderStatus]:
+        from docent.core.watching import FolderState, FolderStatus
 
-        update_settings_file(watched_folders=folders)
-        self.settings.watched_folders = folders
+        if self.watcher is not None:
+            return self.watcher.statuses()
+        off = "Watched while the Docent window or `docent watch` runs."
+        return [FolderStatus(p, FolderState.OFF, off) for p in self.settings.watched_folders]
 
     def wait_idle(self, timeout: float | None = None) -> bool:
         """Block until no event timer is armed and no job is queued or running."""
@@ -338,18 +357,72 @@ class Engine:
             return self.watcher.wait_settled(3600.0 if timeout is None else timeout)
         return self.queue.wait_idle(timeout)
 
-    def _watched_status(self) -> list[dict[str, Any]]:
-        if self.watcher is not None:
-            return [st.as_dict() for st in self.watcher.statuses()]
-        return [
-            {
-                "path": p,
-                "state": "off",
-                "last_sweep": 0.0,
-                "message": "Watched while the Docent window or `docent watch` runs.",
-            }
-            for p in self.settings.watched_folders
-        ]
+    # Settings: this is their one owner ------------------------------------------
+
+    def apply_settings(self, changes: Mapping[str, object]) -> SettingsApplied:
+        """Validate ``changes``, save them once, take over what can change live (a new
+        Ollama client, the watched folders) and say which keys wait for a restart.
+
+        SettingsError names the key and why; nothing is saved or changed then.
+        """
+        with self._settings_lock:
+            current = self.settings
+            values = dict(changes)
+            folders = values.get("watched_folders")
+            if isinstance(folders, list):
+                values["watched_folders"] = self._checked_folders(folders)
+            plan = plan_change(current, values)
+            if plan.changed:
+                self._persist({k: getattr(plan.wanted, k) for k in plan.changed})
+                self._use(plan.live)
+        if self.watcher is not None and "watched_folders" in plan.changed:
+            for folder in current.watched_folders:
+                if folder not in plan.live.watched_folders:
+                    self.watcher.remove(folder)
+            for folder in plan.live.watched_folders:
+                if folder not in current.watched_folders:
+                    self.watcher.add(folder)
+        return SettingsApplied(self.settings, plan.changed, plan.restart)
+
+    def _checked_folders(self, folders: list[object]) -> list[str]:
+        """The watched folders normalised; a new one must exist, lie outside the data
+        folder and not inside another watched folder (SettingsError otherwise)."""
+        from docent.core.watching import WatchError, plan_watch
+
+        current = self.settings.watched_folders
+        out: list[str] = []
+        for raw in folders:
+            folder = str(filemod.normalise(str(raw)))
+            if folder in out:
+                continue
+            if folder not in current:
+                try:
+                    plan_watch([w for w in out if w != folder], folder, self.settings.data_path)
+                except WatchError as exc:
+                    raise SettingsError(f"setting 'watched_folders': {exc}") from exc
+            out.append(folder)
+        return out
+
+    def _save(self, **values: object) -> None:
+        """Save ``values`` and put them in force (watch / unwatch)."""
+        self._persist(values)
+        self._use(self.settings.model_copy(update=values))
+
+    def _persist(self, values: dict[str, object]) -> None:
+        """Write ``values`` to the settings file, only them: DOCENT_* overrides stay out."""
+        try:
+            update_settings_file(values)
+        except OSError as exc:
+            raise SettingsError(f"The settings could not be saved: {exc}") from exc
+
+    def _use(self, new: Settings) -> None:
+        """Put ``new`` in force; a new Ollama client if its settings changed (the old one
+        may be streaming an answer: it is closed with the engine)."""
+        with self._settings_lock:
+            old, self._settings = self._settings, new
+            if self._llm is not None and any(getattr(old, k) != getattr(new, k) for k in LLM_KEYS):
+                self._retired_llms.append(self._llm)
+                self._llm = self._make_llm(new)
 
     # Looking things up ------------------------------------------------------
 
@@ -360,31 +433,12 @@ class Engine:
         return self._cat.get(doc_id)
 
     def resolve(self, name_or_path: str) -> DocumentRecord:
-        """One document by path, file name, or unique part of a name.
-
-        Raises AmbiguousFile with the candidates when several match, UnknownFile when none.
-        """
-        cat = self._cat
-        rec = cat.by_path(str(filemod.normalise(name_or_path)))
-        if rec:
-            return rec
-        matches = cat.by_name(Path(name_or_path).name)
-        if not matches:
-            needle = name_or_path.lower()
-            matches = [r for r in cat.all() if needle in r.file_name.lower()]
-        if len(matches) > 1 and ("/" in name_or_path or "\\" in name_or_path):
-            # "a/notes.txt" picks the notes.txt whose path ends that way.
-            tail = "/" + name_or_path.replace("\\", "/").lstrip("./")
-            matches = [r for r in matches if r.path.replace("\\", "/").endswith(tail)] or matches
-        if len(matches) == 1:
-            return matches[0]
-        if matches:
-            raise AmbiguousFile(name_or_path, [r.path for r in matches])
-        raise UnknownFile(
-            f"No indexed document matches '{name_or_path}'. See `docent list` for what is indexed."
-        )
+        """One document by path, file name, or unique part of a name (see lookup.resolve)."""
+        return lookup.resolve(self._cat, name_or_path)
 
     def extracted(self, rec: DocumentRecord) -> ExtractedDocument:
+        from docent.core.errors import UnknownFile
+
         doc = self.cache.get(rec.sha256) if rec.sha256 else None
         if doc is None:
             raise UnknownFile(f"The text of {rec.file_name} is not available; re-index it.")
@@ -404,9 +458,9 @@ class Engine:
         self,
         name_or_path: str,
         *,
-        type: str | None = None,
+        type: str | None = None,  # noqa: A002 - the summary's kind, as the CLI calls it
         model: str | None = None,
-        progress: SummaryProgressCallback | None = None,
+        progress: SummaryCallback | None = None,
         cancel: threading.Event | None = None,
     ) -> SummaryResult:
         """A brief | detailed | bullets summary (core/summarizing.py): cached, generated by
@@ -433,7 +487,7 @@ class Engine:
             store=s.qdrant_url or str(s.store_path),
             backend="qdrant-server" if s.qdrant_url else "qdrant-edge",
             embedding_model=s.embedding_model,
-            watched=self._watched_status(),
+            watched=self.watched(),
         )
 
     # Search ------------------------------------------------------------------
@@ -477,40 +531,34 @@ class Engine:
             rewrites=rewrites,
         )
 
+    def grep(self, pattern: str, limit: int = lookup.GREP_LIMIT) -> list[GrepMatch]:
+        """Case-insensitive exact text over chunks: at most ``limit`` (≤ 100) matches."""
+        return lookup.grep(self._store, pattern, set(self._busy_doc_ids()), limit)
+
     # Answers (core/answering.py) ----------------------------------------------
 
     @property
     def llm(self) -> OllamaClient:
-        """The Ollama client for the current settings (made anew when they change)."""
-        from docent.core.llm import OllamaClient
-
-        s = self.settings
-        key = (
-            s.effective_ollama_host(),
-            s.ollama_model,
-            s.llm_connect_timeout,
-            s.llm_first_token_timeout,
-            s.llm_total_timeout,
-        )
-        if self._llm is None or key != self._llm_key:
-            if self._llm is not None:
-                self._llm.close()
-            self._llm, self._llm_key = OllamaClient.from_settings(s), key
-        return self._llm
+        """The Ollama client for the settings in force, made anew when they changed. The
+        one it replaces may be streaming an answer: it is closed with the engine."""
+        with self._settings_lock:
+            key = _llm_key(self.settings)
+            if self._llm is None or key != self._llm_key:
+                if self._llm is not None:
+                    self._retired_llms.append(self._llm)
+                self._llm, self._llm_key = self._make_llm(self.settings), key
+            return self._llm
 
     def llm_health(self, timeout: float = 1.0) -> Health:
         """Is Ollama up with the configured model? Never raises; about ``timeout`` at most."""
         return self.llm.health(timeout)
 
-    @staticmethod
-    def probe_llm(settings: Settings, timeout: float = 1.0) -> Health:
+    def probe_llm(self, settings: Settings, timeout: float = 1.0) -> Health:
         """Ollama as ``settings`` (maybe not yet saved or applied) describe it; never raises.
 
         The settings dialog's Test button: no engine state changes.
         """
-        from docent.core.llm import OllamaClient
-
-        client = OllamaClient.from_settings(settings)
+        client = self._make_llm(settings)
         try:
             return client.health(timeout)
         finally:
@@ -527,46 +575,34 @@ class Engine:
         conversation: Conversation | None = None,
         files: Sequence[str] | None = None,
         model: str | None = None,
-        on_token: Callable[[str], None] | None = None,
+        on_token: TokenCallback | None = None,
         cancel: threading.Event | None = None,
     ) -> Answer:
         """Answer from the library with checked citations (generated, extractive or
         abstained). ``files`` sets the conversation's scope (``[]`` clears it; None keeps
-        it); the turn is added to ``conversation``. AnswerCancelled when ``cancel`` is set."""
+        it). The question always becomes one turn of ``conversation``: answered, stopped
+        (AnswerCancelled, raised when ``cancel`` is set) or failed (the error is raised)."""
         from docent.core.answering import Answerer
-        from docent.core.conversation import Conversation
+        from docent.core.conversation import AnswerCancelled, Conversation
 
         conv = conversation if conversation is not None else Conversation()
-        if files is not None:
-            conv.scope = [self.resolve(f).path for f in files] or None
-        scope = list(conv.scope) if conv.scope else None
-        answerer = Answerer(
-            self.llm,
-            self.settings,
-            lambda query, rewrites: self.search(query, files=scope, rewrites=rewrites),
-            count_tokens=self.embedder.count_tokens,
-        )
-        return answerer.answer(question, conv, model=model, on_token=on_token, cancel=cancel)
-
-    def grep(self, pattern: str, limit: int = GREP_LIMIT) -> list[GrepMatch]:
-        """Case-insensitive exact text over chunks: at most ``limit`` (≤ 100) matches."""
-        limit = max(1, min(limit, GREP_LIMIT))
-        busy = set(self._busy_doc_ids())
-        # Ask for more when half-written documents may take some of the matches.
-        points = [
-            p
-            for p in self._store.grep(pattern, limit=limit + (GREP_LIMIT if busy else 0))
-            if p.payload["doc_id"] not in busy
-        ]
-        return [_grep_match(p, pattern) for p in points[:limit]]
-
-
-def _grep_match(p: ScoredPoint, pattern: str) -> GrepMatch:
-    pl = p.payload
-    text: str = pl["text"]
-    at = text.lower().find(pattern.lower())
-    start = max(0, at - 60) if at >= 0 else 0
-    line = " ".join(text[start : start + len(pattern) + 120].split())
-    return GrepMatch(
-        pl["file_name"], pl["path"], int(pl["page_start"]), int(pl["page_end"]), p.id, line
-    )
+        before = len(conv.turns)
+        try:
+            if files is not None:
+                conv.scope = [self.resolve(f).path for f in files] or None
+            scope = list(conv.scope) if conv.scope else None
+            answerer = Answerer(
+                self.llm,
+                self.settings,
+                lambda query, rewrites: self.search(query, files=scope, rewrites=rewrites),
+                count_tokens=self.embedder.count_tokens,
+            )
+            return answerer.answer(question, conv, model=model, on_token=on_token, cancel=cancel)
+        except AnswerCancelled:
+            if len(conv.turns) == before:
+                conv.add_unanswered(question, stopped=True)
+            raise
+        except Exception as exc:
+            if len(conv.turns) == before:
+                conv.add_unanswered(question, error=str(exc) or exc.__class__.__name__)
+            raise

@@ -19,7 +19,7 @@ from qdrant_client.http.exceptions import ApiException
 
 from docent.core.errors import StoreError, StoreLocked
 from docent.core.models import SparseVec
-from docent.core.store import (
+from docent.core.store_base import (
     CHUNKS,
     DENSE,
     DOCUMENTS,

@@ -17,16 +17,16 @@ from __future__ import annotations
 
 import contextlib
 import shutil
-import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 import qdrant_edge as qe
 
 from docent.core.errors import StoreError, StoreLocked
 from docent.core.models import SparseVec
-from docent.core.store import (
+from docent.core.oslock import FileLock
+from docent.core.store_base import (
     CHUNKS,
     DENSE,
     DOCUMENTS,
@@ -80,32 +80,6 @@ def _documents_config(dim: int) -> qe.EdgeConfig:
 
 def _locked_message(path: Path) -> str:
     return f"Another Docent is using {path}; close it first."
-
-
-class _LockFile:
-    """An exclusive, non-blocking OS lock on a file, held until released (or exit)."""
-
-    def __init__(self, path: Path, message: str) -> None:
-        self._fh: IO[bytes] | None = open(path, "a+b")  # noqa: SIM115 - held open on purpose
-        try:
-            if sys.platform == "win32":
-                import msvcrt
-
-                self._fh.seek(0)
-                msvcrt.locking(self._fh.fileno(), msvcrt.LK_NBLCK, 1)
-            else:
-                import fcntl
-
-                fcntl.flock(self._fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError as exc:
-            self._fh.close()
-            self._fh = None
-            raise StoreLocked(message) from exc
-
-    def release(self) -> None:
-        if self._fh is not None:
-            self._fh.close()  # closing the file drops the lock
-            self._fh = None
 
 
 def _open_shard(path: Path, config: qe.EdgeConfig, indexes: dict[str, Any]) -> qe.EdgeShard:
@@ -171,7 +145,8 @@ class EdgeStore(LockedBackend):
         self.dim = dim
         try:
             self.path.mkdir(parents=True, exist_ok=True)
-            self._lock_file = _LockFile(self.path / LOCK_FILE, _locked_message(self.path))
+            lock = FileLock(self.path / LOCK_FILE, _locked_message(self.path))
+            self._lock_file = lock.acquire()
         except OSError as exc:
             raise StoreError(f"Cannot open the store folder {self.path}: {exc}") from exc
         opened: list[qe.EdgeShard] = []

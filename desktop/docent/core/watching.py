@@ -80,6 +80,8 @@ class FolderState(enum.StrEnum):
     PAUSED = "paused"
     SWEEP_ONLY = "sweep-only"
     ERROR = "error"
+    #: Saved, but nothing watches it now (no window or `docent watch` is running).
+    OFF = "off"
 
 
 @dataclass(slots=True)

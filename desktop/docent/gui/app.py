@@ -49,7 +49,8 @@ def setup_logging(settings: Settings) -> Path:
     for h in root.handlers:  # the terminal keeps the level it had (WARNING unless -v)
         if h.level == logging.NOTSET:
             h.setLevel(root.level)
-    if not any(getattr(h, "baseFilename", None) == str(path) for h in root.handlers):
+    files = [h.baseFilename for h in root.handlers if isinstance(h, logging.FileHandler)]
+    if str(path) not in files:
         handler = RotatingFileHandler(path, maxBytes=2_000_000, backupCount=3, encoding="utf-8")
         handler.setFormatter(
             logging.Formatter("%(asctime)s %(levelname)s %(threadName)s %(name)s: %(message)s")

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import threading
 from pathlib import Path
-from typing import Any
 
 from PySide6.QtCore import Qt, QTimer, QUrl, Signal
 from PySide6.QtGui import QDesktopServices, QKeySequence, QShortcut
@@ -20,20 +18,18 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from docent.core.conversation import Conversation  # imported now, not mid-question
-from docent.core.engine import Engine
-from docent.core.errors import Cancelled
-from docent.gui.conversation import Turn, conversation_markdown, turn_markdown
+from docent.core.api import Answer, Conversation, EngineAPI, Turn
 from docent.gui.markdown_view import SafeBrowser, parse_cite
 from docent.gui.messages import bridge
-from docent.gui.workers import Report, Worker, run_in_worker
+from docent.gui.turn_markdown import turn_markdown
+from docent.gui.workers import Task, Worker, run_in_worker
 
 RENDER_INTERVAL_MS = 80  # streamed tokens are drawn at most this often
 EXTRACTIVE_TEXT = "No language model is running — answers quote the best passages."
 
 
 class ChatPane(QWidget):
-    #: a citation chip was clicked: (turn index, citation number)
+    #: a citation chip was clicked: (turn number, citation number)
     citation_activated = Signal(int, int)
     #: an answer ended — answered, stopped or failed — and the pane is idle again (Turn)
     answer_finished = Signal(object)
@@ -42,13 +38,16 @@ class ChatPane(QWidget):
     #: the user asked to retry with the model (after an extractive answer)
     retry_requested = Signal()
 
-    def __init__(self, engine: Engine, parent: QWidget | None = None) -> None:
+    def __init__(self, engine: EngineAPI, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.engine = engine
-        self.turns: list[Turn] = []
+        #: the chat: what the engine answered, turn by turn (see core/conversation.py)
+        self.conversation = Conversation()
         self.scope: list[str] = []
-        self._conversation: Conversation | None = None
-        self._worker: Worker[Any] | None = None
+        #: the question being answered (not in the conversation until it is answered)
+        self._asking: Turn | None = None
+        self._streamed = ""
+        self._worker: Worker[str, Answer] | None = None
         self.streamed_tokens = 0  # tokens shown as they arrived (all answers)
         self._frozen_turns = 0  # turns drawn for good, before _frozen_pos
         self._frozen_pos = 0
@@ -173,6 +172,16 @@ class ChatPane(QWidget):
     # Asking -------------------------------------------------------------------
 
     @property
+    def turns(self) -> list[Turn]:
+        return self.conversation.turns
+
+    def last_answer(self) -> Answer | None:
+        """The last turn's answer (None while a question is being answered)."""
+        if self.streaming or not self.conversation.turns:
+            return None
+        return self.conversation.turns[-1].answer
+
+    @property
     def streaming(self) -> bool:
         return self._worker is not None
 
@@ -185,45 +194,33 @@ class ChatPane(QWidget):
     def ask(self, question: str) -> None:
         if self.streaming:
             return
-        if not hasattr(self.engine, "ask"):
-            bridge().warning("Answering is not available in this build; use search instead.")
-            return
-        turn = Turn(len(self.turns), question, scope=list(self.scope))
-        self.turns.append(turn)
+        conversation = self.conversation  # the worker's until it finishes
+        files = list(self.scope)  # [] clears an earlier scope
+        self._asking = Turn(len(conversation.turns) + 1, question, scope=files or None)
+        self._streamed = ""
+        model = self.selected_model()
         self._set_streaming(True)
         self.answer_started.emit()
         self.redraw()
-        self._worker = run_in_worker(
-            self._ask_job(turn),
-            name="ask",
-            on_progress=self._on_token,
-            on_result=lambda answer: self._on_answer(turn, answer),
-            on_error=lambda exc: self._on_ask_error(turn, exc),
-            on_finished=self._on_ask_finished,
-        )
 
-    def _ask_job(self, turn: Turn) -> Any:
-        engine: Any = self.engine
-        conversation = self._conversation_for_ask()
-        files = list(turn.scope)  # [] clears an earlier scope
-        model = self.selected_model()
-
-        def job(report: Report, cancel: threading.Event) -> Any:
-            return engine.ask(
-                turn.question,
+        def job(task: Task[str]) -> Answer:
+            return self.engine.ask(
+                question,
                 conversation=conversation,
                 files=files,
                 model=model,
-                on_token=report,
-                cancel=cancel,
+                on_token=task.report,
+                cancel=task.cancel,
             )
 
-        return job
-
-    def _conversation_for_ask(self) -> Conversation:
-        if self._conversation is None:
-            self._conversation = Conversation()
-        return self._conversation
+        self._worker = run_in_worker(
+            job,
+            name="ask",
+            on_progress=self._on_token,
+            on_result=self._on_answer,
+            on_finished=self._on_ask_finished,
+            error_text="The question could not be answered",
+        )
 
     def stop(self) -> None:
         if self._worker is not None:
@@ -231,50 +228,34 @@ class ChatPane(QWidget):
 
     def retry_last(self) -> None:
         """Ask the last question again (after Ollama came back, say)."""
-        if self.streaming or not self.turns:
+        if self.streaming:
             return
-        last = self.turns.pop()
+        last = self.conversation.pop()
+        if last is None:
+            return
         self._frozen_turns, self._frozen_pos = 0, 0  # redraw the whole conversation
-        if self._conversation is not None and hasattr(self._conversation, "turns"):
-            turns = self._conversation.turns
-            if turns and getattr(turns[-1], "question", None) == last.question:
-                turns.pop()
-        self.set_scope(last.scope)
+        self.set_scope(last.scope or [])
         self.ask(last.question)
 
-    def _on_token(self, token: object) -> None:
-        if not self.turns or not isinstance(token, str):
+    def _on_token(self, token: str) -> None:
+        if self._asking is None:
             return
-        self.turns[-1].text += token
+        self._streamed += token
         self.streamed_tokens += 1
         if not self._render_timer.isActive():
             self._render_timer.start()
 
-    def _on_answer(self, turn: Turn, answer: Any) -> None:
-        turn.set_answer(answer)
-        mode = turn.mode
-        self.set_extractive(mode == "extractive", getattr(answer, "reason", "") or "")
-
-    def _on_ask_error(self, turn: Turn, exc: Exception) -> None:
-        if isinstance(exc, Cancelled):
-            partial = getattr(exc, "answer", None)  # AnswerCancelled keeps what arrived
-            if partial is not None:
-                turn.set_answer(partial)
-            turn.stopped = True
-        else:
-            turn.error = str(exc) or exc.__class__.__name__
-            bridge().error(f"The question could not be answered: {turn.error}")
+    def _on_answer(self, answer: Answer) -> None:
+        self.set_extractive(answer.mode == "extractive", answer.reason)
 
     def _on_ask_finished(self) -> None:
-        worker, self._worker = self._worker, None
-        turn = self.turns[-1] if self.turns else None
-        if worker is not None and worker.cancelled and turn is not None:
-            turn.stopped = True
+        # The worker is done with the conversation: its last turn is this question's.
+        self._worker, self._asking, self._streamed = None, None, ""
         self._set_streaming(False)
         self.redraw()
         self._freeze()
-        if turn is not None:
-            self.answer_finished.emit(turn)
+        if self.conversation.turns:
+            self.answer_finished.emit(self.conversation.turns[-1])
 
     def _set_streaming(self, on: bool) -> None:
         self.send_button.setVisible(not on)
@@ -288,22 +269,27 @@ class ChatPane(QWidget):
         self._render_timer.stop()
         bar = self.view.verticalScrollBar()
         at_bottom = bar.value() >= bar.maximum() - 4
-        tail = self.turns[self._frozen_turns :]
-        md = "\n\n".join(
-            ("---\n\n" if t.index else "") + turn_markdown(t, streaming=self.streaming)
-            for t in tail
+        # While a worker answers, the conversation is its own: only the question asked
+        # is drawn, with the tokens so far.
+        tail = [] if self._asking is not None else self.conversation.turns[self._frozen_turns :]
+        parts = [turn_markdown(t) for t in tail]
+        if self._asking is not None:
+            parts.append(turn_markdown(self._asking, streamed=self._streamed, streaming=True))
+        first = tail[0] if tail else self._asking
+        md = ("---\n\n" if first is not None and first.number > 1 else "") + "\n\n---\n\n".join(
+            parts
         )
         with self.view.one_edit():
             self.view.replace_tail(self._frozen_pos, md)
             if not self.streaming:
-                unsupported = [s for t in tail for s in t.unsupported]
+                unsupported = [s for t in tail if t.answer for s in t.answer.unsupported_sentences]
                 self.view.mark_sentences(unsupported, self._frozen_pos)
         if at_bottom:
             bar.setValue(bar.maximum())
 
     def _freeze(self) -> None:
         """The turns so far are final: later redraws leave them alone."""
-        self._frozen_turns = len(self.turns)
+        self._frozen_turns = len(self.conversation.turns)
         self._frozen_pos = self.view.new_tail()
 
     def _on_link(self, url: QUrl) -> None:
@@ -319,6 +305,4 @@ class ChatPane(QWidget):
             )
 
     def export_markdown(self) -> str:
-        if self._conversation is not None and hasattr(self._conversation, "to_markdown"):
-            return str(self._conversation.to_markdown())
-        return conversation_markdown(self.turns)
+        return self.conversation.to_markdown()

@@ -6,10 +6,9 @@ pane's width; text files show the whole extracted text with the passage selected
 
 from __future__ import annotations
 
-import threading
 from collections import OrderedDict
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from PySide6.QtCore import QSize, Qt, QTimer, QUrl, Signal
 from PySide6.QtGui import QDesktopServices, QPixmap, QResizeEvent
@@ -27,11 +26,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from docent.core.engine import Engine
+from docent.core.api import Citation, EngineAPI
 from docent.gui.messages import bridge
 from docent.gui.pdf_render import PageRender, render_page
 from docent.gui.text_passage import TextPassage, TextPassageView, load_passage
-from docent.gui.workers import Report, run_in_worker
+from docent.gui.workers import call_in_worker
 
 ZOOM_STEPS = (0.5, 0.67, 0.8, 1.0, 1.25, 1.5, 2.0, 2.5, 3.0)
 CACHE_SIZE = 8
@@ -44,8 +43,12 @@ def snippet(text: str, n: int = SNIPPET_CHARS) -> str:
     return flat if len(flat) <= n else flat[: n - 1].rstrip() + "…"
 
 
-def page_label(c: Any) -> str:
-    start, end = int(getattr(c, "page", 0) or 0), int(getattr(c, "page_end", 0) or 0)
+#: What a rendered page is cached under: path, page, zoom (or fit width), passage, ratio.
+RenderKey = tuple[str, int, float | tuple[str, int], int, float]
+
+
+def page_label(c: Citation) -> str:
+    start, end = c.page, c.page_end
     if not start:
         return ""
     return f"p. {start}" if not end or end == start else f"pp. {start}–{end}"
@@ -55,17 +58,17 @@ class CitationPane(QWidget):
     #: the page shown changed: (path, page)
     page_shown = Signal(str, int)
 
-    def __init__(self, engine: Engine, parent: QWidget | None = None) -> None:
+    def __init__(self, engine: EngineAPI, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.engine = engine
-        self.citations: list[Any] = []
-        self.current: Any = None
+        self.citations: list[Citation] = []
+        self.current: Citation | None = None
         self.page = 0
         self.page_count = 0
         self.zoom: float | None = None  # None: fit the width
         self.last_render: PageRender | None = None
         self._generation = 0
-        self._cache: OrderedDict[tuple[Any, ...], PageRender] = OrderedDict()
+        self._cache: OrderedDict[RenderKey, PageRender] = OrderedDict()
         self._refit = QTimer(self)
         self._refit.setSingleShot(True)
         self._refit.setInterval(150)
@@ -141,7 +144,7 @@ class CitationPane(QWidget):
         layout.addWidget(title)
         layout.addWidget(self.splitter, 1)
 
-    def _tool(self, text: str, tip: str, slot: Any) -> QToolButton:
+    def _tool(self, text: str, tip: str, slot: Callable[[], object]) -> QToolButton:
         b = QToolButton()
         b.setText(text)
         b.setToolTip(tip)
@@ -150,14 +153,14 @@ class CitationPane(QWidget):
 
     # Citations ----------------------------------------------------------------
 
-    def set_citations(self, citations: list[Any]) -> None:
+    def set_citations(self, citations: list[Citation]) -> None:
         self.citations = list(citations)
         self.list.blockSignals(True)
         self.list.clear()
         for c in self.citations:
-            head = f"[{getattr(c, 'n', '?')}] {getattr(c, 'file_name', '')}  {page_label(c)}"
-            item = QListWidgetItem(f"{head}\n{snippet(str(getattr(c, 'text', '')))}")
-            item.setToolTip(str(getattr(c, "path", "")))
+            head = f"[{c.n}] {c.file_name}  {page_label(c)}"
+            item = QListWidgetItem(f"{head}\n{snippet(c.text)}")
+            item.setToolTip(c.path)
             self.list.addItem(item)
         self.list.setCurrentRow(-1)
         self.list.blockSignals(False)
@@ -165,7 +168,7 @@ class CitationPane(QWidget):
     def select(self, n: int) -> bool:
         """Show citation number ``n`` (as printed in the answer)."""
         for row, c in enumerate(self.citations):
-            if getattr(c, "n", None) == n:
+            if c.n == n:
                 if self.list.currentRow() == row:
                     self.show_citation(c)  # again: back to the cited page
                 else:
@@ -178,12 +181,12 @@ class CitationPane(QWidget):
         if 0 <= row < len(self.citations):
             self.show_citation(self.citations[row])
 
-    def show_citation(self, c: Any) -> None:
+    def show_citation(self, c: Citation) -> None:
         self.current = c
-        self.page = int(getattr(c, "page", 1) or 1)
-        self.header.setText(f"{getattr(c, 'file_name', '')} — {page_label(c)}")
+        self.page = c.page or 1
+        self.header.setText(f"{c.file_name} — {page_label(c)}")
         self.toolbar.setEnabled(True)
-        if Path(str(getattr(c, "path", ""))).suffix.lower() == ".pdf":
+        if Path(c.path).suffix.lower() == ".pdf":
             self._render_pdf()
         else:
             self._load_text()
@@ -192,13 +195,21 @@ class CitationPane(QWidget):
 
     def _render_pdf(self) -> None:
         c = self.current
-        path, passage, page = str(c.path), str(getattr(c, "text", "")), self.page
+        if c is None:
+            return
+        path, passage, page = c.path, c.text, self.page
         zoom = self.zoom
         # The stack, not the scroll area's viewport: that is stale while it is hidden.
         bar = self.page_scroll.verticalScrollBar().sizeHint().width()
         width = max(200, self.stack.width() - bar - 12)
         ratio = self.devicePixelRatioF()
-        key = (path, page, zoom if zoom is not None else ("fit", width), hash(passage), ratio)
+        key: RenderKey = (
+            path,
+            page,
+            zoom if zoom is not None else ("fit", width),
+            hash(passage),
+            ratio,
+        )
         self._generation += 1
         gen = self._generation
         for w in (self.prev_button, self.next_button, self.zoom_out, self.zoom_in, self.fit_button):
@@ -209,17 +220,16 @@ class CitationPane(QWidget):
             return
         self.note.setText("Rendering the page…")
 
-        def job(report: Report, cancel: threading.Event) -> PageRender:
-            return render_page(path, page, passage, zoom=zoom, fit_width=width, device_ratio=ratio)
-
-        run_in_worker(
-            job,
+        call_in_worker(
+            lambda: render_page(
+                path, page, passage, zoom=zoom, fit_width=width, device_ratio=ratio
+            ),
             name="render-page",
             on_result=lambda r: self._show_render(gen, key, r),
             on_error=lambda exc: self._show_error(gen, exc),
         )
 
-    def _show_render(self, gen: int, key: tuple[Any, ...], r: PageRender) -> None:
+    def _show_render(self, gen: int, key: RenderKey, r: PageRender) -> None:
         if gen != self._generation:
             return  # a later click won
         self._cache[key] = r
@@ -240,17 +250,19 @@ class CitationPane(QWidget):
         self.prev_button.setEnabled(r.page > 1)
         self.next_button.setEnabled(r.page < r.page_count)
         c = self.current
-        cited = int(getattr(c, "page", 0) or 0) <= r.page <= int(getattr(c, "page_end", 0) or 0)
+        if c is None:
+            return
+        cited = c.page <= r.page <= c.page_end
         if r.rects:
             self.note.setText("The cited passage is highlighted.")
             first = r.rects[0]
             self.page_scroll.ensureVisible(int(first.center().x()), int(first.top()), 40, 120)
-        elif cited or r.page == int(getattr(c, "page", 0) or 0):
+        elif cited or r.page == c.page:
             self.note.setText("The passage could not be located on the page; it is quoted above.")
             self.page_scroll.verticalScrollBar().setValue(0)
         else:
             self.note.setText("")
-        self.page_shown.emit(str(c.path), r.page)
+        self.page_shown.emit(c.path, r.page)
 
     def _show_error(self, gen: int, exc: Exception) -> None:
         if gen != self._generation:
@@ -292,15 +304,14 @@ class CitationPane(QWidget):
 
     def _load_text(self) -> None:
         c = self.current
+        if c is None:
+            return
         engine = self.engine
         for w in (self.prev_button, self.next_button, self.zoom_out, self.zoom_in, self.fit_button):
             w.setVisible(False)
         self.zoom_label.setText("")
         self._generation += 1
         gen = self._generation
-
-        def job(report: Report, cancel: threading.Event) -> TextPassage:
-            return load_passage(engine, c)
 
         def shown(p: TextPassage) -> None:
             if gen != self._generation:
@@ -312,15 +323,18 @@ class CitationPane(QWidget):
                 if found
                 else "The passage could not be located; it is quoted above."
             )
-            self.page_shown.emit(str(c.path), self.page)
+            self.page_shown.emit(c.path, self.page)
 
-        run_in_worker(
-            job, name="load-text", on_result=shown, on_error=lambda e: self._show_error(gen, e)
+        call_in_worker(
+            lambda: load_passage(engine, c),
+            name="load-text",
+            on_result=shown,
+            on_error=lambda e: self._show_error(gen, e),
         )
 
     def open_external(self) -> None:
         if self.current is None:
             return
-        path = str(self.current.path)
+        path = self.current.path
         if not QDesktopServices.openUrl(QUrl.fromLocalFile(path)):
             bridge().warning(f"No application opened {Path(path).name}.")

@@ -1,58 +1,36 @@
-"""Indexing runs for the GUI: one at a time, queued, cancellable, reported by signals.
+"""The window's side of indexing: it submits to the engine's one queue and follows its events.
 
-The controller owns the only indexing worker. Requests (drops, Add files…, Re-index)
-queue up; each run walks the paths (reporting unsupported files), then calls
-``Engine.index`` with a progress callback that, on the worker thread, also fetches the
-finished document's record, so the GUI thread never reads the catalog.
+The GUI keeps no queue and walks no folder: ``add`` / ``remove`` / ``resume`` hand paths to
+the engine (a quick call) and the queue's typed events come back as Qt signals on the GUI
+thread. The controller remembers which jobs the user started, to show one progress bar
+for them and say how they ended; every job's documents update the table.
 """
 
 from __future__ import annotations
 
-import contextlib
-import threading
-from collections import deque
-from dataclasses import dataclass, field
 from pathlib import Path
 
-from PySide6.QtCore import QObject, QTimer, Signal
+from PySide6.QtCore import QObject, Signal
 
-from docent.core import files as filemod
-from docent.core.engine import Engine
-from docent.core.errors import AmbiguousFile, UnknownFile
-from docent.core.indexer import IndexReport, Progress
+from docent.core.api import (
+    DocumentChanged,
+    DocumentProgressed,
+    EngineAPI,
+    FilesFound,
+    IndexEvent,
+    IndexReport,
+    Job,
+    JobFailed,
+    JobFinished,
+    JobStarted,
+    Progress,
+)
 from docent.core.models import DocumentRecord
 from docent.gui.messages import bridge
-from docent.gui.workers import Job, Report, Worker, run_in_worker
+from docent.gui.workers import call_in_worker
 
-#: Progress phases after which a document's catalog record is final for this run.
-FINAL_PHASES = frozenset({"ready", "unchanged", "renamed", "failed"})
 #: How much of a file's share of the overall bar extraction is worth (embedding is the rest).
 EXTRACT_SHARE = 0.1
-
-
-@dataclass(slots=True)
-class Collected:
-    """What a run is about to index, and what it skipped."""
-
-    files: list[str]
-    unsupported: list[str]
-    missing: list[str]
-
-
-@dataclass(slots=True)
-class DocProgress:
-    progress: Progress
-    record: DocumentRecord | None = None
-
-
-@dataclass(slots=True)
-class Request:
-    paths: list[str]
-    recursive: bool = True
-    #: remove first, so the document is rebuilt even if its file did not change
-    force: bool = False
-    label: str = ""
-    files: list[str] = field(default_factory=list)
 
 
 def describe_unsupported(paths: list[str]) -> str:
@@ -64,110 +42,96 @@ def describe_unsupported(paths: list[str]) -> str:
     )
 
 
-class QueueBridge(QObject):
-    """The engine's indexing queue (watched folders) reported as signals.
+def _label(paths: list[str]) -> str:
+    return Path(paths[0]).name + (f" and {len(paths) - 1} more" if len(paths) > 1 else "")
 
-    The queue calls its listeners on its own thread; this only emits, and Qt queues the
-    signals to the GUI thread. ``detach()`` before the engine closes.
-    """
 
-    #: a document moved on in a queued job (DocProgress)
-    document_progressed = Signal(object)
-    #: a queued job ended (its JobResult)
-    job_finished = Signal(object)
+class EventBridge(QObject):
+    """The engine's index events as a signal: the queue calls ``_on_event`` on its own
+    thread; emitting from there queues the signal to this object's (the GUI) thread."""
 
-    def __init__(self, engine: Engine, parent: QObject | None = None) -> None:
+    #: an event of the indexing queue (IndexEvent)
+    event_received = Signal(object)
+
+    def __init__(self, engine: EngineAPI, parent: QObject | None = None) -> None:
         super().__init__(parent)
-        self.engine = engine
-        self._attached = False
-        queue = getattr(engine, "queue", None)
-        if queue is not None and hasattr(queue, "add_progress_listener"):
-            queue.add_progress_listener(self._on_progress)
-            queue.add_result_listener(self._on_result)
-            self._attached = True
+        unsubscribe = self._unsubscribe = engine.subscribe(self._on_event)
+        self.destroyed.connect(lambda: unsubscribe())
+
+    def _on_event(self, event: IndexEvent) -> None:  # the queue's thread
+        try:
+            self.event_received.emit(event)
+        except RuntimeError:  # deleted meanwhile (the window closed): nobody to tell
+            self._unsubscribe()
 
     def detach(self) -> None:
-        if self._attached:
-            queue = self.engine.queue
-            queue.remove_progress_listener(self._on_progress)
-            queue.remove_result_listener(self._on_result)
-            self._attached = False
-
-    def _on_progress(self, p: Progress) -> None:  # the queue's thread
-        rec = self.engine.document(p.doc_id) if p.phase in FINAL_PHASES and p.doc_id else None
-        self.document_progressed.emit(DocProgress(p, rec))
-
-    def _on_result(self, result: object) -> None:  # the queue's thread
-        self.job_finished.emit(result)
+        self._unsubscribe()
 
 
 class IndexController(QObject):
-    #: files a run is about to index (Collected)
-    collected = Signal(object)
-    #: one document moved on (DocProgress)
+    #: a job walked its paths: the files it will index (FilesFound)
+    files_found = Signal(object)
+    #: a document moved on (Progress)
     document_progressed = Signal(object)
-    #: overall progress of the run: fraction 0..1, label
+    #: a document reached a state the catalog keeps (DocumentChanged)
+    document_changed = Signal(object)
+    #: overall progress of the user's jobs: fraction 0..1, label
     overall_progressed = Signal(float, str)
-    #: a run began (its Request)
-    run_started = Signal(object)
-    #: a run ended: its IndexReport, or None when it failed
+    #: the user's first job was queued: a label for it
+    run_started = Signal(str)
+    #: the user's last queued job ended: its report, or None when it failed
     run_finished = Signal(object)
     #: the catalog's records, after a refresh (list[DocumentRecord])
     documents_changed = Signal(object)
 
-    def __init__(self, engine: Engine, parent: QObject | None = None) -> None:
+    def __init__(self, engine: EngineAPI, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.engine = engine
-        self._queue: deque[Request] = deque()
-        self._worker: Worker[IndexReport] | None = None
+        #: the user's jobs not yet ended: id -> label
+        self._runs: dict[int, str] = {}
+        self._removals: set[int] = set()
         self._fractions: dict[str, float] = {}
         self._refresh_pending = False
         self._refresh_again = False
-        self.queue_bridge = QueueBridge(engine, self)
-        self.queue_bridge.document_progressed.connect(self.document_progressed.emit)
-        self.queue_bridge.job_finished.connect(self._on_job_finished)
+        self.events = EventBridge(engine, self)
+        self.events.event_received.connect(self._on_event)
 
     @property
     def busy(self) -> bool:
-        return self._worker is not None
+        """Jobs the user started are queued or running."""
+        return bool(self._runs)
 
     @property
     def pending(self) -> int:
-        """Requests waiting for the current run to end."""
-        return len(self._queue)
+        """The user's jobs not yet ended."""
+        return len(self._runs)
 
-    # Requests -----------------------------------------------------------------
+    # Requests (quick calls: the engine only queues) ---------------------------
 
     def add(self, paths: list[str], *, recursive: bool = True, force: bool = False) -> None:
-        if not paths:
-            return
-        label = Path(paths[0]).name + (f" and {len(paths) - 1} more" if len(paths) > 1 else "")
-        self._queue.append(Request(list(paths), recursive, force, label))
-        self._next()
+        if paths:
+            self._track(self.engine.submit_index(paths, recursive=recursive, force=force), paths)
 
     def resume(self) -> None:
         """Index what is queued from an earlier session (crash or cancel)."""
-        self._queue.append(Request([], label="documents left queued last time"))
-        self._next()
+        job = self.engine.submit_resume()
+        if job is not None:
+            self._track(job, ["documents left queued last time"])
+
+    def remove(self, paths: list[str]) -> None:
+        self._removals.update(j.id for j in self.engine.submit_removal(paths))
 
     def cancel(self) -> None:
-        self._queue.clear()
-        if self._worker is not None:
-            self._worker.cancel()
+        self.engine.cancel_indexing()
 
-    def remove(self, path: str) -> None:
-        engine = self.engine
-
-        def job(report: Report, cancel: threading.Event) -> str:
-            return engine.remove(path).file_name
-
-        run_in_worker(
-            job,
-            name="remove",
-            on_result=lambda name: bridge().info(f"Removed {name} from the library."),
-            on_error=lambda exc: bridge().error(str(exc)),
-            on_finished=self.refresh,
-        )
+    def _track(self, job: Job | None, paths: list[str]) -> None:
+        if job is None or job.id in self._runs:
+            return
+        first = not self._runs
+        self._runs[job.id] = _label(paths)
+        if first:
+            self._fractions = {}
+            self.run_started.emit(self._runs[job.id])
 
     def refresh(self) -> None:
         """Re-read the catalog (coalesced: one read in flight, one more after it)."""
@@ -175,93 +139,58 @@ class IndexController(QObject):
             self._refresh_again = True  # the read in flight may predate this change
             return
         self._refresh_pending, self._refresh_again = True, False
-        engine = self.engine
-
-        def job(report: Report, cancel: threading.Event) -> list[DocumentRecord]:
-            return engine.documents()
-
-        def done() -> None:
-            self._refresh_pending = False
-            if self._refresh_again:
-                self.refresh()
-
-        run_in_worker(
-            job,
+        call_in_worker(
+            self.engine.documents,
             name="documents",
-            on_result=self.documents_changed.emit,
-            on_error=lambda exc: bridge().error(f"Could not read the library: {exc}"),
-            on_finished=done,
+            on_result=self._on_documents,
+            on_finished=self._on_refreshed,
+            error_text="Could not read the library",
         )
 
-    # Runs ---------------------------------------------------------------------
+    def _on_documents(self, records: list[DocumentRecord]) -> None:
+        self.documents_changed.emit(records)
 
-    def _next(self) -> None:
-        if self._worker is not None or not self._queue:
-            return
-        req = self._queue.popleft()
-        self._fractions = {}
-        self.run_started.emit(req)
-        self._worker = run_in_worker(
-            self._job(req),
-            name="index",
-            on_progress=self._on_progress,
-            on_result=self._on_result,
-            on_error=self._on_error,
-            on_finished=self._on_finished,
-        )
-
-    def _job(self, req: Request) -> Job[IndexReport]:
-        engine = self.engine
-
-        def job(report: Report, cancel: threading.Event) -> IndexReport:
-            def on_progress(p: Progress) -> None:
-                rec = engine.document(p.doc_id) if p.phase in FINAL_PHASES and p.doc_id else None
-                report(DocProgress(p, rec))
-
-            if not req.paths:
-                return engine.resume(on_progress, cancel)
-            found = filemod.collect(list(req.paths), req.recursive)
-            report(
-                Collected(
-                    [str(f) for f in found.files],
-                    [str(f) for f in found.unsupported],
-                    [str(f) for f in found.missing],
-                )
-            )
-            if req.force:
-                for f in found.files:
-                    with contextlib.suppress(UnknownFile, AmbiguousFile):
-                        if engine.resolve(str(f)).path == str(f):  # not a namesake
-                            engine.remove(str(f))
-            return engine.index(req.paths, req.recursive, progress=on_progress, cancel=cancel)
-
-        return job
-
-    def _on_job_finished(self, result: object) -> None:
-        error = str(getattr(result, "error", "") or "")
-        if error:
-            bridge().warning(error)
-        self.refresh()
+    def _on_refreshed(self) -> None:
+        self._refresh_pending = False
+        if self._refresh_again:
+            self.refresh()
 
     def detach(self) -> None:
-        """Before the engine closes: stop listening to its queue, stop the run."""
-        self.queue_bridge.detach()
-        self.cancel()
+        """Before the engine closes: stop listening to its queue, stop the user's jobs."""
+        self.events.detach()
+        if self._runs:
+            self.cancel()
 
-    def _on_progress(self, item: object) -> None:
-        if isinstance(item, Collected):
-            if item.unsupported:
-                bridge().warning(describe_unsupported(item.unsupported))
-            if item.files:
-                self._fractions = dict.fromkeys(item.files, 0.0)
-                self.overall_progressed.emit(0.0, f"Indexing 0/{len(item.files)}")
-            self.collected.emit(item)
-        elif isinstance(item, DocProgress):
-            self._track(item.progress)
-            self.document_progressed.emit(item)
+    # Events (GUI thread) ------------------------------------------------------
 
-    def _track(self, p: Progress) -> None:
-        if p.phase in FINAL_PHASES or p.phase == "removed":
+    def _on_event(self, event: IndexEvent) -> None:
+        if isinstance(event, JobStarted):
+            if event.job.id in self._runs:
+                self._fractions = {}
+        elif isinstance(event, FilesFound):
+            self._on_found(event)
+        elif isinstance(event, DocumentProgressed):
+            self._progress(event.job, event.progress)
+            self.document_progressed.emit(event.progress)
+        elif isinstance(event, DocumentChanged):
+            self._progress(event.job, event.progress)
+            self.document_changed.emit(event)
+        elif isinstance(event, JobFinished | JobFailed):
+            self._on_ended(event)
+
+    def _on_found(self, found: FilesFound) -> None:
+        mine = found.job.id in self._runs
+        if mine and found.unsupported:
+            bridge().warning(describe_unsupported(found.unsupported))
+        if mine and found.files:
+            self._fractions.update(dict.fromkeys(found.files, 0.0))
+            self.overall_progressed.emit(0.0, f"Indexing 0/{len(self._fractions)}")
+        self.files_found.emit(found)
+
+    def _progress(self, job: Job, p: Progress) -> None:
+        if job.id not in self._runs:
+            return
+        if p.phase in ("ready", "unchanged", "renamed", "failed", "removed"):
             frac = 1.0
         elif p.phase == "embedding" and p.chunks_total:
             frac = EXTRACT_SHARE + (1 - EXTRACT_SHARE) * p.chunks_done / p.chunks_total
@@ -274,7 +203,22 @@ class IndexController(QObject):
         name = Path(p.path).name
         self.overall_progressed.emit(min(overall, 1.0), f"Indexing {done}/{total}: {name}")
 
-    def _on_result(self, report: IndexReport) -> None:
+    def _on_ended(self, end: JobFinished | JobFailed) -> None:
+        job = end.job
+        if isinstance(end, JobFailed):
+            bridge().warning(end.error)
+        elif job.id in self._removals and end.report.removed:
+            names = ", ".join(Path(p).name for p in end.report.removed[:3])
+            more = "…" if len(end.report.removed) > 3 else ""
+            bridge().info(f"Removed {names}{more} from the library.")
+        elif job.id in self._runs:
+            self._say_how_it_ended(end.report)
+        self._removals.discard(job.id)
+        if self._runs.pop(job.id, None) is not None and not self._runs:
+            self.run_finished.emit(end.report if isinstance(end, JobFinished) else None)
+        self.refresh()
+
+    def _say_how_it_ended(self, report: IndexReport) -> None:
         if report.cancelled:
             bridge().info("Indexing cancelled; the documents that finished are kept.")
         elif report.failed:
@@ -283,14 +227,3 @@ class IndexController(QObject):
                 f"{n} file{'s' if n > 1 else ''} could not be indexed; "
                 "see the State column for why."
             )
-        self.run_finished.emit(report)
-
-    def _on_error(self, exc: Exception) -> None:
-        bridge().error(f"Indexing stopped: {exc}")
-        self.run_finished.emit(None)
-
-    def _on_finished(self) -> None:
-        self._worker = None
-        self.refresh()
-        # Let the refresh's signals settle before the next run starts reporting.
-        QTimer.singleShot(0, self, self._next)

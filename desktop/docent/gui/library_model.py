@@ -5,9 +5,8 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, fields
 from pathlib import Path
-from typing import Any
 
-from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QRect, Qt
+from PySide6.QtCore import QModelIndex, QObject, QPersistentModelIndex, QRect, Qt
 from PySide6.QtGui import QBrush, QColor, QPainter, QStandardItem, QStandardItemModel
 from PySide6.QtWidgets import (
     QApplication,
@@ -17,7 +16,7 @@ from PySide6.QtWidgets import (
     QStyleOptionViewItem,
 )
 
-from docent.core.indexer import Progress
+from docent.core.api import Progress
 from docent.core.models import DocState, DocumentRecord
 
 COLUMNS = ("Name", "Pages", "Chunks", "State", "Indexed")
@@ -33,6 +32,9 @@ FAILED_COLOUR = QColor("#b3261e")
 MUTED_COLOUR = QColor("#6b6b6b")
 
 Index = QModelIndex | QPersistentModelIndex
+#: A cell's value for one role, as plain Python (compared to skip writes that change nothing).
+CellValue = str | int | float | None
+Cell = dict[int, CellValue]
 
 
 @dataclass(slots=True)
@@ -110,8 +112,15 @@ def _display(row: Row, col: int) -> str:
     return _when(row.indexed_at)
 
 
-def _sort_key(row: Row, col: int) -> Any:
-    return (row.file_name.lower(), row.pages, row.chunks, row.state_text, row.indexed_at)[col]
+def _sort_key(row: Row, col: int) -> str | int | float:
+    keys: tuple[str, int, int, str, float] = (
+        row.file_name.lower(),
+        row.pages,
+        row.chunks,
+        row.state_text,
+        row.indexed_at,
+    )
+    return keys[col]
 
 
 def _when(ts: float) -> str:
@@ -131,22 +140,22 @@ class DocumentTableModel(QStandardItemModel):
     write only the cells whose values changed.
     """
 
-    def __init__(self, parent: Any = None) -> None:
+    def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(0, len(COLUMNS), parent)
         self.setHorizontalHeaderLabels(list(COLUMNS))
         self._rows: list[Row] = []
         self._by_path: dict[str, int] = {}
         #: What each row's cells show now, per column {role: value} (to skip no-op writes),
         #: and the Row object each row's items hold.
-        self._shown: list[list[dict[int, Any]]] = []
+        self._shown: list[list[Cell]] = []
         self._held: list[Row | None] = []
 
     @staticmethod
-    def _cells(row: Row) -> list[dict[int, Any]]:
+    def _cells(row: Row) -> list[Cell]:
         """Plain Python values only: comparing Qt objects would be calls into Qt."""
         muted = row.state in ("queued", "removing")
         busy = row.state == "indexing" and row.phase != "reading"
-        cells: list[dict[int, Any]] = []
+        cells: list[Cell] = []
         for col in range(len(COLUMNS)):
             fg = ""
             if row.state == "failed" and col in (NAME, STATE):
@@ -180,8 +189,9 @@ class DocumentTableModel(QStandardItemModel):
                 item.setData(row, ROW_ROLE)
             for role, value in changed:
                 if role == Qt.ItemDataRole.ForegroundRole:
-                    value = _BRUSHES.get(value)
-                item.setData(value, role)
+                    item.setData(_BRUSHES.get(str(value)), role)
+                else:
+                    item.setData(value, role)
         self._shown[i], self._held[i] = new, row
 
     # Updates ------------------------------------------------------------------
@@ -251,6 +261,15 @@ class DocumentTableModel(QStandardItemModel):
             row.state, row.fraction = "ready", 1.0
         row.doc_id = p.doc_id or row.doc_id
         self._changed(p.path)
+
+    def remove(self, path: str) -> None:
+        """The document is gone from the library."""
+        i = self._by_path.get(path)
+        if i is None:
+            return
+        self.removeRow(i)
+        del self._rows[i], self._shown[i], self._held[i]
+        self._by_path = {r.path: n for n, r in enumerate(self._rows)}
 
     def finish_pending(self, paths: set[str]) -> None:
         """A run over ``paths`` ended: what it did not finish waits (it was cancelled).

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import threading
-
 from PySide6.QtCore import QMimeData, QModelIndex, QPoint, QSortFilterProxyModel, Qt, QUrl, Signal
 from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import (
@@ -21,9 +19,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from docent.core.engine import Engine
-from docent.core.indexer import IndexReport
-from docent.gui.indexing import Collected, DocProgress, IndexController, Request
+from docent.core.api import DocumentChanged, EngineAPI, FilesFound, IndexReport, Progress
+from docent.core.models import DocumentRecord
+from docent.gui.indexing import IndexController
 from docent.gui.library_model import (
     INDEXED,
     NAME,
@@ -37,7 +35,7 @@ from docent.gui.library_model import (
 from docent.gui.messages import bridge
 from docent.gui.text_dialog import show_text
 from docent.gui.watched_folders import WatchedFoldersBox
-from docent.gui.workers import Report, run_in_worker
+from docent.gui.workers import call_in_worker
 
 
 def local_paths(mime: QMimeData) -> list[str]:
@@ -51,7 +49,7 @@ class LibraryPane(QWidget):
     #: the user wants a summary of this document (path)
     summarize_requested = Signal(str)
 
-    def __init__(self, engine: Engine, parent: QWidget | None = None) -> None:
+    def __init__(self, engine: EngineAPI, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.engine = engine
         self.controller = IndexController(engine, self)
@@ -130,12 +128,12 @@ class LibraryPane(QWidget):
         self.table.doubleClicked.connect(self._on_double_clicked)
         self.cancel_button.clicked.connect(c.cancel)
         c.documents_changed.connect(self._on_documents)
-        c.collected.connect(self._on_collected)
+        c.files_found.connect(self._on_files_found)
         c.document_progressed.connect(self._on_doc_progress)
+        c.document_changed.connect(self._on_doc_changed)
         c.overall_progressed.connect(self._on_overall)
         c.run_started.connect(self._on_run_started)
         c.run_finished.connect(self._on_run_finished)
-        self.watched.index_requested.connect(lambda p: self.add_paths([p]))
 
     # Public -------------------------------------------------------------------
 
@@ -156,29 +154,37 @@ class LibraryPane(QWidget):
 
     # Controller signals -------------------------------------------------------
 
-    def _on_documents(self, records: list) -> None:
+    def _on_documents(self, records: list[DocumentRecord]) -> None:
         pending = {r.path for r in self.model.rows() if r.state in ("queued", "indexing")}
         self.model.set_records(records, keep=pending if self.controller.busy else set())
         self.empty_hint.setVisible(self.model.rowCount() == 0)
 
-    def _on_collected(self, found: Collected) -> None:
-        self._run_paths.update(found.files)
+    def _on_files_found(self, found: FilesFound) -> None:
+        if self.controller.busy:
+            self._run_paths.update(found.files)
         self.model.mark_queued(found.files)
         self.empty_hint.setVisible(self.model.rowCount() == 0)
 
-    def _on_doc_progress(self, item: DocProgress) -> None:
+    def _on_doc_progress(self, p: Progress) -> None:
         if self.controller.busy:
-            self._run_paths.add(item.progress.path)
-        self.model.apply(item.progress, item.record)
+            self._run_paths.add(p.path)
+        self.model.apply(p, None)
+
+    def _on_doc_changed(self, change: DocumentChanged) -> None:
+        if change.record is None:
+            self.model.remove(change.progress.path)
+            self.empty_hint.setVisible(self.model.rowCount() == 0)
+        else:
+            self.model.apply(change.progress, change.record)
 
     def _on_overall(self, fraction: float, label: str) -> None:
         self.progress.setValue(int(fraction * 1000))
         self.progress_label.setText(label)
 
-    def _on_run_started(self, req: Request) -> None:
+    def _on_run_started(self, label: str) -> None:
         self._run_paths = set()
         self.progress.setValue(0)
-        self.progress_label.setText(f"Preparing {req.label}…")
+        self.progress_label.setText(f"Preparing {label}…")
         self.progress_row.setVisible(True)
 
     def _on_run_finished(self, report: IndexReport | None) -> None:
@@ -227,16 +233,11 @@ class LibraryPane(QWidget):
                 bridge().warning(f"No application opened {row.file_name}.")
 
     def _show_text(self, row: Row) -> None:
-        engine = self.engine
-
-        def job(report: Report, cancel: threading.Event) -> str:
-            return engine.dump(row.path)
-
-        run_in_worker(
-            job,
+        call_in_worker(
+            lambda: self.engine.dump(row.path),
             name="dump",
             on_result=lambda text: self._show_dump(row, text),
-            on_error=lambda exc: bridge().error(str(exc)),
+            error_text=f"Could not show the text of {row.file_name}",
         )
 
     def _show_dump(self, row: Row, text: str) -> None:
@@ -251,7 +252,4 @@ class LibraryPane(QWidget):
         )
         if answer != QMessageBox.StandardButton.Yes:
             return
-        for row in rows:
-            if row.state in ("queued",) and not row.doc_id:
-                continue
-            self.controller.remove(row.path)
+        self.controller.remove([r.path for r in rows if r.doc_id or r.state != "queued"])

@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
-import threading
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from PySide6.QtCore import QByteArray, QSettings, Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QKeySequence
+from PySide6.QtGui import (
+    QAction,
+    QCloseEvent,
+    QDragEnterEvent,
+    QDragMoveEvent,
+    QDropEvent,
+    QKeySequence,
+)
 from PySide6.QtWidgets import (
     QFileDialog,
     QLabel,
@@ -19,19 +25,24 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from docent.core.config import Settings
-from docent.core.engine import Engine, Status
-from docent.core.llm import Health
+from docent.core.api import (
+    DocumentChanged,
+    EngineAPI,
+    FolderStatus,
+    Health,
+    SettingsApplied,
+    Status,
+    Turn,
+)
 from docent.gui.chat_pane import ChatPane
 from docent.gui.citation_pane import CitationPane
-from docent.gui.conversation import Turn
-from docent.gui.health import describe, engine_health, engine_models
+from docent.gui.health import HEALTH_TIMEOUT, describe
 from docent.gui.heap import settle_heap
 from docent.gui.library_pane import LibraryPane, local_paths
 from docent.gui.messages import NotificationArea, bridge
-from docent.gui.settings_dialog import SettingsDialog
+from docent.gui.settings_dialog import FIELD_LABELS, SettingsDialog
 from docent.gui.summary_dialog import SummaryDialog
-from docent.gui.workers import Report, run_in_worker
+from docent.gui.workers import call_in_worker
 
 STATUS_POLL_MS = 10_000
 HEALTH_POLL_MS = 30_000
@@ -43,7 +54,7 @@ class MainWindow(QMainWindow):
     #: the embedding model is loaded and the heap settled (the first drop or question is quick)
     warmed_up = Signal()
 
-    def __init__(self, engine: Engine, parent: QWidget | None = None) -> None:
+    def __init__(self, engine: EngineAPI, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.engine = engine
         self.setWindowTitle("Docent")
@@ -55,6 +66,7 @@ class MainWindow(QMainWindow):
         self._health_running = False
         self._status_running = False
         self.dialogs: list[QWidget] = []
+        self._citations_turn = 0  # the turn whose sources the citation pane lists
         self._build()
         self._menus()
         self._wire()
@@ -102,7 +114,7 @@ class MainWindow(QMainWindow):
     def _action(
         self,
         text: str,
-        slot: Any,
+        slot: Callable[[], object],
         shortcut: QKeySequence | QKeySequence.StandardKey | str | None = None,
     ) -> QAction:
         action = QAction(text, self)
@@ -150,9 +162,7 @@ class MainWindow(QMainWindow):
         )
         lib.controller.run_finished.connect(lambda _: self._after_run())
         lib.controller.documents_changed.connect(lambda _: self.refresh_status())
-        lib.controller.document_progressed.connect(
-            lambda item: self.refresh_status() if item.record is not None else None
-        )
+        lib.controller.document_changed.connect(self._on_document_changed)
         chat.answer_finished.connect(self._on_answer_finished)
         chat.citation_activated.connect(self.show_citation)
         chat.retry_requested.connect(self._retry)
@@ -168,15 +178,15 @@ class MainWindow(QMainWindow):
         self.health_timer.start()
 
     def _start(self) -> None:
-        engine: Any = self.engine
         # Loading the embedding model holds the GIL for a moment: do it now, while the
         # window appears, rather than in the middle of the first drop or question; then
         # take what startup made out of the garbage collector's sight (see heap.py).
         settle_heap()
-        run_in_worker(
-            lambda report, cancel: engine.warm_up(),
+        call_in_worker(
+            self.engine.warm_up,
             name="warm-up",
             on_finished=self._on_warmed_up,  # a method: dropped if the window is gone
+            error_text="Loading the embedding model failed",
         )
         self.library.refresh()
         self.refresh_status()
@@ -185,13 +195,12 @@ class MainWindow(QMainWindow):
             n = len(self.engine.recovered)
             bridge().info(f"Resuming {n} document{'s' if n > 1 else ''} left unfinished last time.")
             self.library.controller.resume()
-        if hasattr(self.engine, "start_watching") and self.engine.settings.watched_folders:
-            run_in_worker(
-                lambda report, cancel: engine.start_watching(),
-                name="start-watching",
-                on_result=lambda _: self.library.watched.refresh(),
-                on_error=lambda exc: bridge().warning(f"Watching folders failed: {exc}"),
-            )
+        call_in_worker(
+            self.engine.start_watching,
+            name="start-watching",
+            on_result=self._on_watching,
+            error_text="Watching folders failed",
+        )
 
     # Persistence --------------------------------------------------------------
 
@@ -226,19 +235,26 @@ class MainWindow(QMainWindow):
         settle_heap()
         self.warmed_up.emit()
 
+    def _on_watching(self, folders: list[FolderStatus]) -> None:
+        self.library.watched.show_folders(folders)
+
+    def _on_document_changed(self, change: DocumentChanged) -> None:
+        self.refresh_status()
+
     def refresh_status(self) -> None:
         if self._status_running:
             return
         self._status_running = True
-        engine = self.engine
+        call_in_worker(
+            self.engine.status,
+            name="status",
+            on_result=self._show_status,
+            on_finished=self._on_status_done,
+            error_text="Could not read the library's status",
+        )
 
-        def job(report: Report, cancel: threading.Event) -> Status:
-            return engine.status()
-
-        def done() -> None:
-            self._status_running = False
-
-        run_in_worker(job, name="status", on_result=self._show_status, on_finished=done)
+    def _on_status_done(self) -> None:
+        self._status_running = False
 
     def _show_status(self, st: Status) -> None:
         extra = []
@@ -254,31 +270,32 @@ class MainWindow(QMainWindow):
         self.index_label.setText("")
         self.refresh_status()
 
-    def check_health(self, then: Any = None) -> None:
+    def check_health(self, then: Callable[[], None] | None = None) -> None:
         if self._health_running:
             return
         self._health_running = True
         engine = self.engine
-
-        def job(report: Report, cancel: threading.Event) -> tuple[Health, list[str]]:
-            health = engine_health(engine)
-            return health, engine_models(engine, health) if health.models else []
 
         def done() -> None:
             self._health_running = False
             if then is not None:
                 then()
 
-        run_in_worker(job, name="health", on_result=self._show_health, on_finished=done)
+        call_in_worker(
+            lambda: engine.llm_health(HEALTH_TIMEOUT),
+            name="health",
+            on_result=self._show_health,
+            on_finished=done,
+            error_text="Could not check Ollama",
+        )
 
-    def _show_health(self, result: tuple[Health, list[str]]) -> None:
-        health, models = result
+    def _show_health(self, health: Health) -> None:
         self.health = health
         model = self.engine.settings.ollama_model
         self.ollama_label.setText(describe(health, model))
         self.ollama_label.setToolTip(health.message)
-        self.chat.set_models(models or list(health.models), self.chat.selected_model() or model)
-        last = self.chat.turns[-1] if self.chat.turns else None
+        self.chat.set_models(list(health.models), self.chat.selected_model() or model)
+        last = self.chat.last_answer()
         if health.ok and (last is None or last.mode != "extractive"):
             self.chat.set_extractive(False)
         elif not health.ok:
@@ -289,14 +306,14 @@ class MainWindow(QMainWindow):
 
     def _on_answer_finished(self, turn: Turn) -> None:
         self.citations.set_citations(turn.citations)
-        self._citations_turn = turn.index
+        self._citations_turn = turn.number
 
-    def show_citation(self, turn_index: int, n: int) -> None:
-        if not 0 <= turn_index < len(self.chat.turns):
+    def show_citation(self, turn_number: int, n: int) -> None:
+        if not 1 <= turn_number <= len(self.chat.turns):
             return
-        if getattr(self, "_citations_turn", None) != turn_index:
-            self.citations.set_citations(self.chat.turns[turn_index].citations)
-            self._citations_turn = turn_index
+        if self._citations_turn != turn_number:
+            self.citations.set_citations(self.chat.turns[turn_number - 1].citations)
+            self._citations_turn = turn_number
         self.citations.select(n)
 
     def _retry(self) -> None:
@@ -317,9 +334,6 @@ class MainWindow(QMainWindow):
             self.library.add_paths([folder])
 
     def summarize(self, path: str) -> None:
-        if not hasattr(self.engine, "summarize"):
-            bridge().warning("Summaries are not available in this build yet.")
-            return
         dialog = SummaryDialog(self.engine, path, self.engine.settings.summary_type, self)
         self.dialogs.append(dialog)
         dialog.finished.connect(lambda _: self.dialogs.remove(dialog))
@@ -337,28 +351,34 @@ class MainWindow(QMainWindow):
             return
         text = self.chat.export_markdown()
 
-        def job(report: Report, cancel: threading.Event) -> str:
+        def save() -> str:
             Path(name).write_text(text, encoding="utf-8")
             return name
 
-        run_in_worker(
-            job,
+        call_in_worker(
+            save,
             name="export",
             on_result=lambda n: bridge().info(f"Saved the conversation to {n}."),
-            on_error=lambda exc: bridge().error(f"Could not save the conversation: {exc}"),
+            error_text="Could not save the conversation",
         )
 
     def open_settings(self) -> SettingsDialog:
-        dialog = SettingsDialog(self.engine.settings, self)
-        dialog.settings_saved.connect(self.apply_settings)
+        dialog = SettingsDialog(self.engine, self)
+        dialog.settings_applied.connect(self._on_settings_applied)
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         dialog.open()
         return dialog
 
-    def apply_settings(self, new: Settings, restart: list[str]) -> None:
-        from docent.gui.settings_apply import apply_settings
-
-        apply_settings(self, new, restart)
+    def _on_settings_applied(self, applied: SettingsApplied) -> None:
+        """The engine saved and applied them; the window follows."""
+        self.chat.set_models([], applied.settings.ollama_model)
+        self.check_health()
+        self.library.watched.refresh()
+        if applied.restart:
+            names = ", ".join(FIELD_LABELS.get(k, k) for k in applied.restart)
+            bridge().info(f"Saved. {names}: takes effect when Docent starts again.")
+        else:
+            bridge().info("Settings saved and applied.")
 
     def _about(self) -> None:
         QMessageBox.about(
@@ -376,7 +396,7 @@ class MainWindow(QMainWindow):
         else:
             event.ignore()
 
-    def dragMoveEvent(self, event: Any) -> None:
+    def dragMoveEvent(self, event: QDragMoveEvent) -> None:
         event.acceptProposedAction()
 
     def dropEvent(self, event: QDropEvent) -> None:

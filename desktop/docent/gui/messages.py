@@ -17,6 +17,7 @@ from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QToolButton, QVBoxLay
 log = logging.getLogger(__name__)
 
 INFO_TIMEOUT_MS = 6000
+_LEVELS = {"error": logging.ERROR, "warning": logging.WARNING, "info": logging.INFO}
 MAX_SHOWN = 4
 
 
@@ -36,7 +37,7 @@ class MessageBridge(QObject):
         self._connected = False
 
     def _post(self, level: str, text: str) -> None:
-        getattr(log, level)("%s", text)
+        log.log(_LEVELS[level], "%s", text)
         msg = Message(level, text)
         if self._connected:
             self.message_posted.emit(msg)

@@ -1,14 +1,14 @@
 """Settings: Ollama, embedding model, where the data lives, watched folders, summaries.
 
-Values are validated by ``config.validate_change`` (the same pydantic model the file and
-the environment go through), so a bad value is refused with a message naming the field.
+Save hands the values to ``Engine.apply_settings``, their one owner: it validates them
+(the same pydantic model the file and the environment go through), saves them, applies
+what can change live and says what waits for a restart. A bad value is refused with a
+message naming the field, shown here; the dialog stays open.
 """
 
 from __future__ import annotations
 
 import re
-import threading
-from typing import Any
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
@@ -26,13 +26,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from docent.core.config import Settings, update_settings_file, validate_change
+from docent.core.api import EngineAPI, Health, SettingsApplied
+from docent.core.config import Settings, validate_change
 from docent.core.errors import SettingsError
-from docent.gui.health import check_health
-from docent.gui.workers import Report, run_in_worker
+from docent.gui.health import HEALTH_TIMEOUT
+from docent.gui.workers import call_in_worker
 
-#: Changes that take effect only when Docent starts again (the store and model are open).
-RESTART_KEYS = frozenset({"data_dir", "qdrant_url", "qdrant_api_key", "embedding_model"})
 FIELD_LABELS = {
     "ollama_host": "Ollama host",
     "ollama_model": "Model",
@@ -46,17 +45,18 @@ _KEY = re.compile(r"setting '([a-z_]+)")
 
 
 class SettingsDialog(QDialog):
-    #: the user saved: (new Settings, keys that need a restart)
-    settings_saved = Signal(object, list)
+    #: the engine saved and applied the user's values (SettingsApplied)
+    settings_applied = Signal(object)
 
-    def __init__(self, settings: Settings, parent: QWidget | None = None) -> None:
+    def __init__(self, engine: EngineAPI, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setWindowTitle("Docent settings")
-        self.settings = settings
-        self.saved: Settings | None = None
+        self.engine = engine
+        self.settings = engine.settings
+        self.applied: SettingsApplied | None = None
         self.fields: dict[str, QWidget] = {}
         self._build()
-        self._load(settings)
+        self._load(self.settings)
 
     def _line(self, key: str, placeholder: str = "") -> QLineEdit:
         edit = QLineEdit()
@@ -148,7 +148,7 @@ class SettingsDialog(QDialog):
         self.folders.addItems(s.watched_folders)
         self.summary_combo.setCurrentText(s.summary_type)
 
-    def changes(self) -> dict[str, Any]:
+    def changes(self) -> dict[str, object]:
         return {
             "ollama_host": self.host_edit.text().strip(),
             "ollama_model": self.model_combo.currentText().strip(),
@@ -161,16 +161,10 @@ class SettingsDialog(QDialog):
 
     # Validation and saving ----------------------------------------------------
 
-    def validated(self) -> Settings | None:
-        """The new settings, or None with the error shown next to the buttons."""
+    def _clear_marks(self) -> None:
         for w in self.fields.values():
             w.setProperty("invalid", False)
             w.style().polish(w)
-        try:
-            return validate_change(self.settings, **self.changes())
-        except SettingsError as exc:
-            self.show_error(str(exc))
-            return None
 
     def show_error(self, message: str) -> None:
         keys = _KEY.findall(message)
@@ -185,51 +179,58 @@ class SettingsDialog(QDialog):
         self.error_label.setVisible(True)
 
     def save(self) -> None:
-        new = self.validated()
-        if new is None:
-            return
-        old = self.settings.model_dump()
-        changed = {k: v for k, v in new.model_dump().items() if v != old[k]}
-        try:
-            if changed:  # only what the user changed: DOCENT_* overrides stay out of the file
-                update_settings_file(**changed)
-        except (OSError, SettingsError) as exc:
-            self.show_error(f"The settings could not be saved: {exc}")
-            return
-        restart = sorted(k for k in changed if k in RESTART_KEYS)
-        self.saved = new
-        self.settings_saved.emit(new, restart)
+        """The engine validates, saves and applies (in a worker: it writes a file)."""
+        self._clear_marks()
+        self.error_label.setVisible(False)
+        self.buttons.setEnabled(False)
+        engine, changes = self.engine, self.changes()
+        call_in_worker(
+            lambda: engine.apply_settings(changes),
+            name="save the settings",
+            on_result=self._on_applied,
+            on_error=self._on_save_failed,
+            on_finished=lambda: self.buttons.setEnabled(True),
+        )
+
+    def _on_applied(self, applied: SettingsApplied) -> None:
+        self.applied = applied
+        self.settings_applied.emit(applied)
         self.accept()
+
+    def _on_save_failed(self, exc: Exception) -> None:
+        if isinstance(exc, SettingsError):
+            self.show_error(str(exc))
+        else:
+            self.show_error(f"The settings could not be saved: {exc}")
 
     # Test ---------------------------------------------------------------------
 
     def test_connection(self) -> None:
-        candidate = self.validated()
-        if candidate is None:
+        """Ollama as the unsaved values describe it (nothing is saved or applied)."""
+        self._clear_marks()
+        try:
+            candidate = validate_change(self.settings, **self.changes())
+        except SettingsError as exc:
+            self.show_error(str(exc))
             return
         self.error_label.setVisible(False)
         self.test_button.setEnabled(False)
         self.test_label.setText("Testing…")
-
-        def job(report: Report, cancel: threading.Event) -> Any:
-            return check_health(candidate)
-
-        run_in_worker(
-            job,
-            name="test-ollama",
+        engine = self.engine
+        call_in_worker(
+            lambda: engine.probe_llm(candidate, HEALTH_TIMEOUT),
+            name="test Ollama",
             on_result=self._on_tested,
             on_error=lambda exc: self.test_label.setText(f"Test failed: {exc}"),
             on_finished=lambda: self.test_button.setEnabled(True),
         )
 
-    def _on_tested(self, health: Any) -> None:
-        ok = bool(getattr(health, "ok", False))
-        self.test_label.setText(("✓ " if ok else "✗ ") + str(getattr(health, "message", "")))
-        models = [str(m) for m in getattr(health, "models", []) or []]
+    def _on_tested(self, health: Health) -> None:
+        self.test_label.setText(("✓ " if health.ok else "✗ ") + health.message)
         current = self.model_combo.currentText()
-        if models:
+        if health.models:
             self.model_combo.clear()
-            self.model_combo.addItems(models)
+            self.model_combo.addItems(list(health.models))
             self.model_combo.setCurrentText(current)
 
     def _browse_data(self) -> None:

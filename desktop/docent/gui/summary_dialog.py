@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import threading
 from pathlib import Path
-from typing import Any
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QGuiApplication
+from PySide6.QtGui import QCloseEvent, QGuiApplication
 from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
@@ -19,29 +17,27 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from docent.core.engine import Engine
+from docent.core.api import EngineAPI, SummaryProgress, SummaryResult
 from docent.core.errors import Cancelled
 from docent.gui.markdown_view import SafeBrowser
-from docent.gui.workers import Report, Worker, run_in_worker
+from docent.gui.workers import Task, Worker, run_in_worker
 
 TYPES = ("brief", "detailed", "bullets")
 
 
-def progress_fraction(p: Any) -> tuple[float | None, str]:
-    """Whatever the summarizer reports -> (fraction or None, a label)."""
-    if isinstance(p, tuple) and len(p) == 2 and all(isinstance(x, int) for x in p):
-        done, total = p
-        return (done / total if total else None), f"Section {done} of {total}"
-    for done_name, total_name in (("step", "total"), ("done", "total")):
-        done, total = getattr(p, done_name, None), getattr(p, total_name, None)
-        if isinstance(done, int) and isinstance(total, int) and total:
-            label = str(getattr(p, "message", "") or f"Section {done} of {total}")
-            if getattr(p, "phase", "") == "synthesis":  # the last part of the work
-                return 0.8 + 0.2 * done / total, label
-            return 0.8 * done / total if getattr(p, "phase", "") != "done" else 1.0, label
-    if isinstance(p, float):
-        return p, ""
-    return None, str(getattr(p, "message", "") or p)
+def progress_fraction(p: SummaryProgress) -> tuple[float | None, str]:
+    """A summarizer's progress -> (fraction of the bar or None, a label).
+
+    Sections are the first 80 % of the work, the synthesis calls the rest.
+    """
+    label = p.message or (f"Section {p.step} of {p.total}" if p.total else "")
+    if p.phase == "done":
+        return 1.0, label
+    if not p.total:
+        return None, label
+    if p.phase == "synthesis":
+        return 0.8 + 0.2 * p.step / p.total, label
+    return 0.8 * p.step / p.total, label
 
 
 class SummaryDialog(QDialog):
@@ -49,13 +45,17 @@ class SummaryDialog(QDialog):
     summary_finished = Signal(object)
 
     def __init__(
-        self, engine: Engine, path: str, default_type: str = "brief", parent: QWidget | None = None
+        self,
+        engine: EngineAPI,
+        path: str,
+        default_type: str = "brief",
+        parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
         self.engine = engine
         self.path = path
-        self.worker: Worker[Any] | None = None
-        self.result: Any = None
+        self.worker: Worker[SummaryProgress, SummaryResult] | None = None
+        self.summary: SummaryResult | None = None
         self._failed = False
         self.setWindowTitle(f"Summary — {Path(path).name}")
         self.resize(640, 520)
@@ -102,14 +102,16 @@ class SummaryDialog(QDialog):
     def start(self) -> None:
         if self.worker is not None:
             return
-        engine: Any = self.engine
+        engine = self.engine
         path, kind = self.path, self.type_combo.currentText()
         model = engine.settings.ollama_model
 
-        def job(report: Report, cancel: threading.Event) -> Any:
-            return engine.summarize(path, type=kind, model=model, progress=report, cancel=cancel)
+        def job(task: Task[SummaryProgress]) -> SummaryResult:
+            return engine.summarize(
+                path, type=kind, model=model, progress=task.report, cancel=task.cancel
+            )
 
-        self.result, self._failed = None, False
+        self.summary, self._failed = None, False
         self.progress.setRange(0, 0)  # busy until the first report
         self.progress.setVisible(True)
         self.status.setText(f"Writing a {kind} summary…")
@@ -120,7 +122,7 @@ class SummaryDialog(QDialog):
             name="summarize",
             on_progress=self._on_progress,
             on_result=self._on_result,
-            on_error=self._on_error,
+            on_error=self._on_error,  # shown in the dialog
             on_finished=self._on_finished,
         )
 
@@ -129,7 +131,7 @@ class SummaryDialog(QDialog):
             self.worker.cancel()
             self.status.setText("Cancelling…")
 
-    def _on_progress(self, p: Any) -> None:
+    def _on_progress(self, p: SummaryProgress) -> None:
         fraction, label = progress_fraction(p)
         if fraction is not None:
             self.progress.setRange(0, 1000)
@@ -137,12 +139,12 @@ class SummaryDialog(QDialog):
         if label:
             self.status.setText(label)
 
-    def _on_result(self, result: Any) -> None:
-        self.result = result
-        text = str(getattr(result, "summary", result) or "")
+    def _on_result(self, result: SummaryResult) -> None:
+        self.summary = result
+        text = result.summary
         self.view.set_markdown(text)
-        mode = str(getattr(result, "mode", "") or "")
-        note = " (extractive: no language model was running)" if mode == "extractive" else ""
+        extractive = result.mode == "extractive"
+        note = " (extractive: no language model was running)" if extractive else ""
         self.status.setText(f"{self.type_combo.currentText().capitalize()} summary{note}.")
         self.copy_button.setEnabled(bool(text))
 
@@ -154,13 +156,13 @@ class SummaryDialog(QDialog):
             self.status.setText(f"The summary failed: {exc}")
 
     def _on_finished(self) -> None:
-        finished_with = self.result if self.worker is not None and not self._failed else None
+        finished_with = self.summary if self.worker is not None and not self._failed else None
         self.worker = None
         self.progress.setVisible(False)
         self.start_button.setEnabled(True)
         self.cancel_button.setEnabled(False)
         self.summary_finished.emit(finished_with)
 
-    def closeEvent(self, event: Any) -> None:
+    def closeEvent(self, event: QCloseEvent) -> None:
         self.cancel()
         super().closeEvent(event)

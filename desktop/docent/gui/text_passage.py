@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 from PySide6.QtGui import QColor, QFont, QTextCharFormat, QTextCursor
 from PySide6.QtWidgets import QPlainTextEdit, QTextEdit, QWidget
 
-from docent.core.engine import Engine
+from docent.core.api import Citation, EngineAPI
 from docent.gui.pdf_render import locate_spans
 
 HIGHLIGHT = QColor(255, 214, 0, 150)
@@ -21,13 +20,13 @@ class TextPassage:
     spans: list[tuple[int, int]] = field(default_factory=list)
 
 
-def load_passage(engine: Engine, citation: Any) -> TextPassage:
+def load_passage(engine: EngineAPI, citation: Citation) -> TextPassage:
     """Runs in a worker: the document's extracted text and where the passage is in it."""
-    rec = engine.document(str(citation.doc_id)) if getattr(citation, "doc_id", "") else None
+    rec = engine.document(citation.doc_id) if citation.doc_id else None
     if rec is None:
-        rec = engine.resolve(str(citation.path))
+        rec = engine.resolve(citation.path)
     doc = engine.extracted(rec)
-    page = int(getattr(citation, "page", 1) or 1)
+    page = citation.page or 1
     offsets: list[int] = []
     parts: list[str] = []
     at = 0
@@ -37,9 +36,9 @@ def load_passage(engine: Engine, citation: Any) -> TextPassage:
         at += len(p.text) + 1
     text = "\n".join(parts)
     start = offsets[min(max(page, 1), len(offsets)) - 1] if offsets else 0
-    spans = [(s + start, n) for s, n in locate_spans(text[start:], str(citation.text))]
+    spans = [(s + start, n) for s, n in locate_spans(text[start:], citation.text)]
     if not spans:
-        spans = locate_spans(text, str(citation.text))
+        spans = locate_spans(text, citation.text)
     return TextPassage(text, spans)
 
 

@@ -1,15 +1,12 @@
 """Watched folders: the list with each folder's live state, and Add / Remove.
 
-Uses ``Engine.watch`` / ``Engine.unwatch`` and ``Engine.status().watched`` when the engine
-has them; without them, "Watch folder…" indexes the folder once and says so.
+The engine watches (``Engine.watch`` / ``unwatch``, started with the window); this box
+asks it in workers and shows ``Engine.watched()`` every few seconds.
 """
 
 from __future__ import annotations
 
-import threading
-from typing import Any
-
-from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import (
     QFileDialog,
     QGroupBox,
@@ -22,22 +19,15 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from docent.core.engine import Engine
+from docent.core.api import EngineAPI, FolderStatus
 from docent.gui.messages import bridge
-from docent.gui.workers import Report, run_in_worker
+from docent.gui.workers import call_in_worker
 
 POLL_MS = 3000
 
 
-def can_watch(engine: Engine) -> bool:
-    return hasattr(engine, "watch") and hasattr(engine, "unwatch")
-
-
 class WatchedFoldersBox(QGroupBox):
-    #: without a watcher in the engine: index this folder once (path)
-    index_requested = Signal(str)
-
-    def __init__(self, engine: Engine, parent: QWidget | None = None) -> None:
+    def __init__(self, engine: EngineAPI, parent: QWidget | None = None) -> None:
         super().__init__("Watched folders", parent)
         self.engine = engine
         self.list = QListWidget()
@@ -62,11 +52,8 @@ class WatchedFoldersBox(QGroupBox):
         self._timer = QTimer(self)
         self._timer.setInterval(POLL_MS)
         self._timer.timeout.connect(self.refresh)
-        if can_watch(engine):
-            self._timer.start()
-            QTimer.singleShot(0, self, self.refresh)
-        else:
-            self.setVisible(False)
+        self._timer.start()
+        QTimer.singleShot(0, self, self.refresh)
 
     # Actions ------------------------------------------------------------------
 
@@ -76,24 +63,13 @@ class WatchedFoldersBox(QGroupBox):
             self.watch(folder)
 
     def watch(self, folder: str) -> None:
-        if not can_watch(self.engine):
-            bridge().info(
-                f"Indexing {folder} once: this build cannot watch folders for changes yet."
-            )
-            self.index_requested.emit(folder)
-            return
-        engine: Any = self.engine
-
-        def job(report: Report, cancel: threading.Event) -> None:
-            if engine.watch(folder) is None and hasattr(engine, "start_watching"):
-                engine.start_watching()  # the first watched folder: start the watcher
-
-        run_in_worker(
-            job,
+        engine = self.engine
+        call_in_worker(
+            lambda: engine.watch(folder),
             name="watch",
             on_result=lambda _: bridge().info(f"Watching {folder}; changes are indexed."),
-            on_error=lambda exc: bridge().error(f"Could not watch {folder}: {exc}"),
             on_finished=self.refresh,
+            error_text=f"Could not watch {folder}",
         )
 
     def _on_remove(self) -> None:
@@ -116,16 +92,12 @@ class WatchedFoldersBox(QGroupBox):
         self.unwatch(folder, drop_documents=box.clickedButton() is drop)
 
     def unwatch(self, folder: str, *, drop_documents: bool) -> None:
-        engine: Any = self.engine
-
-        def job(report: Report, cancel: threading.Event) -> None:
-            engine.unwatch(folder, drop_documents)
-
-        run_in_worker(
-            job,
+        engine = self.engine
+        call_in_worker(
+            lambda: engine.unwatch(folder, drop_documents),
             name="unwatch",
-            on_error=lambda exc: bridge().error(f"Could not stop watching {folder}: {exc}"),
             on_finished=self.refresh,
+            error_text=f"Could not stop watching {folder}",
         )
 
     # Live state ---------------------------------------------------------------
@@ -134,27 +106,26 @@ class WatchedFoldersBox(QGroupBox):
         if self._polling:
             return
         self._polling = True
-        engine = self.engine
+        call_in_worker(
+            self.engine.watched,
+            name="watched",
+            on_result=self.show_folders,
+            on_finished=self._on_polled,
+            error_text="Could not read the watched folders",
+        )
 
-        def job(report: Report, cancel: threading.Event) -> list[dict[str, Any]]:
-            return list(engine.status().watched)
+    def _on_polled(self) -> None:
+        self._polling = False
 
-        def done() -> None:
-            self._polling = False
-
-        run_in_worker(job, name="watched", on_result=self.show_folders, on_finished=done)
-
-    def show_folders(self, watched: list[dict[str, Any]]) -> None:
+    def show_folders(self, watched: list[FolderStatus]) -> None:
         selected = {str(i.data(Qt.ItemDataRole.UserRole)) for i in self.list.selectedItems()}
         self.list.clear()
-        for entry in watched:
-            path = str(entry.get("path", ""))
-            state = str(entry.get("state", ""))
-            item = QListWidgetItem(f"{path} — {state}" if state else path)
-            item.setData(Qt.ItemDataRole.UserRole, path)
-            item.setToolTip(str(entry.get("message") or entry.get("error") or path))
+        for st in watched:
+            item = QListWidgetItem(f"{st.path} — {st.state.value}")
+            item.setData(Qt.ItemDataRole.UserRole, st.path)
+            item.setToolTip(st.message or st.path)
             self.list.addItem(item)
-            item.setSelected(path in selected)
+            item.setSelected(st.path in selected)
         if not watched:
             placeholder = QListWidgetItem("No folders watched. Use Watch folder… to add one.")
             placeholder.setFlags(Qt.ItemFlag.NoItemFlags)

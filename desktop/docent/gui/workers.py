@@ -1,10 +1,15 @@
 """The one worker pattern: a QRunnable on the global QThreadPool that reports by signals.
 
-``run_in_worker(job, on_result=..., on_progress=...)`` runs ``job(report, cancel)`` on a
-pool thread. ``report(value)`` emits ``progress`` (queued to the GUI thread); ``cancel`` is
-a ``threading.Event`` the job passes to the core call. Every exception becomes ``error``;
-``finished`` always comes last. Workers never touch widgets: they only emit signals, and
-Qt delivers those to slots on the GUI thread.
+``run_in_worker(job, on_result=...)`` runs ``job(task)`` on a pool thread and calls
+``on_result(value)`` on the GUI thread with the job's return value, typed: a
+``Worker[P, R]`` carries the job's progress type ``P`` and result type ``R`` through (like
+superqt's ``FunctionWorker[_R]``). ``task.report(p)`` sends progress; ``task.cancel`` is a
+``threading.Event`` the job hands to the core call.
+
+Errors go to one place, ``_on_errored``: a ``Cancelled`` is the user's own doing and is
+not reported; anything else goes to the message bridge as "<error text>: <what it says>",
+unless the caller passes ``on_error`` to show it in place (a dialog's own label). Workers
+never touch widgets: they only emit signals, which Qt delivers on the GUI thread.
 """
 
 from __future__ import annotations
@@ -16,42 +21,58 @@ from typing import Any, Generic, TypeVar
 
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
 
+from docent.core.errors import Cancelled
+from docent.gui.messages import bridge
+
 log = logging.getLogger(__name__)
 
-T = TypeVar("T")
-Report = Callable[[object], None]
-Job = Callable[[Report, threading.Event], T]
+P = TypeVar("P")
+R = TypeVar("R")
 
-#: Workers mostly wait (on Ollama, on the indexer's lock, on the store's lock), so the pool
-#: needs more threads than the machine has cores, or a long indexing run would starve a
-#: question.
+#: Workers mostly wait (on Ollama, on the store's lock, on the catalog), so the pool needs
+#: more threads than the machine has cores, or a slow answer would starve a refresh.
 MIN_POOL_THREADS = 8
 
 # Workers alive right now: PySide would otherwise collect a running worker's signals object.
-_active: set[Worker[Any]] = set()
+_active: set[Worker[Any, Any]] = set()
 
 
 class WorkerSignals(QObject):
     #: the job began on a pool thread
     started = Signal()
-    #: a value the job reported (its own progress type)
-    progress = Signal(object)
-    #: the job's return value (not emitted when it raised or was cancelled)
-    result = Signal(object)
+    #: a value the job reported (its progress type P)
+    progressed = Signal(object)
+    #: the job's return value (type R; not emitted when it raised)
+    returned = Signal(object)
     #: the exception the job raised
-    error = Signal(object)
-    #: always last, after result or error
+    errored = Signal(object)
+    #: always last, after returned or errored
     finished = Signal()
 
 
-class Worker(QRunnable, Generic[T]):
-    """Runs ``job(report, cancel)`` once on a pool thread."""
+class Task(Generic[P]):
+    """What a job gets: a way to report progress and the cancel flag to honour."""
 
-    def __init__(self, job: Job[T], name: str = "") -> None:
+    def __init__(self, signals: WorkerSignals, cancel: threading.Event) -> None:
+        self._signals = signals
+        self.cancel = cancel
+
+    def report(self, value: P) -> None:
+        self._signals.progressed.emit(value)
+
+    @property
+    def cancelled(self) -> bool:
+        return self.cancel.is_set()
+
+
+class Worker(QRunnable, Generic[P, R]):
+    """Runs ``job(task)`` once on a pool thread."""
+
+    def __init__(self, job: Callable[[Task[P]], R], name: str) -> None:
         super().__init__()
         self.setAutoDelete(False)  # Python owns it; _active keeps it alive while it runs
         self.job = job
-        self.name = name or getattr(job, "__name__", "worker")
+        self.name = name
         self.signals = WorkerSignals()
         self.cancel_event = threading.Event()
         self.done = False
@@ -64,18 +85,15 @@ class Worker(QRunnable, Generic[T]):
     def cancelled(self) -> bool:
         return self.cancel_event.is_set()
 
-    def _report(self, value: object) -> None:
-        self.signals.progress.emit(value)
-
     def run(self) -> None:
         self.signals.started.emit()
         try:
-            value = self.job(self._report, self.cancel_event)
+            value = self.job(Task(self.signals, self.cancel_event))
         except Exception as exc:  # every failure reaches the GUI as a signal
             log.info("worker %s failed: %s", self.name, exc, exc_info=True)
-            self.signals.error.emit(exc)
+            self.signals.errored.emit(exc)
         else:
-            self.signals.result.emit(value)
+            self.signals.returned.emit(value)
         finally:
             self.signals.finished.emit()
 
@@ -88,23 +106,28 @@ def pool() -> QThreadPool:
 
 
 def run_in_worker(
-    job: Job[T],
+    job: Callable[[Task[P]], R],
     *,
-    on_result: Callable[[Any], None] | None = None,
-    on_error: Callable[[Exception], None] | None = None,
-    on_progress: Callable[[Any], None] | None = None,
+    name: str,
+    on_result: Callable[[R], None] | None = None,
+    on_progress: Callable[[P], None] | None = None,
     on_finished: Callable[[], None] | None = None,
-    name: str = "",
-) -> Worker[T]:
-    """Start ``job`` on the pool and connect the callbacks (called on the GUI thread)."""
-    worker: Worker[T] = Worker(job, name)
+    error_text: str = "",
+    on_error: Callable[[Exception], None] | None = None,
+) -> Worker[P, R]:
+    """Start ``job`` on the pool; the callbacks run on the GUI thread.
+
+    A failure is posted to the message bridge as ``error_text`` (default: what failed)
+    plus the error's sentence, or handed to ``on_error`` when the caller shows it itself.
+    """
+    worker: Worker[P, R] = Worker(job, name)
     sig = worker.signals
     if on_progress is not None:
-        sig.progress.connect(on_progress)
+        sig.progressed.connect(on_progress)
     if on_result is not None:
-        sig.result.connect(on_result)
-    if on_error is not None:
-        sig.error.connect(on_error)
+        sig.returned.connect(on_result)
+    text = error_text or f"Docent could not {name}"
+    sig.errored.connect(lambda exc: _on_errored(exc, text, on_error))
     if on_finished is not None:
         sig.finished.connect(on_finished)
     sig.finished.connect(lambda: _retire(worker))
@@ -113,7 +136,39 @@ def run_in_worker(
     return worker
 
 
-def _retire(worker: Worker[Any]) -> None:
+def call_in_worker(
+    fn: Callable[[], R],
+    *,
+    name: str,
+    on_result: Callable[[R], None] | None = None,
+    on_finished: Callable[[], None] | None = None,
+    error_text: str = "",
+    on_error: Callable[[Exception], None] | None = None,
+) -> Worker[None, R]:
+    """``run_in_worker`` for a call that reports no progress and cannot be cancelled."""
+
+    def job(task: Task[None]) -> R:
+        return fn()
+
+    return run_in_worker(
+        job,
+        name=name,
+        on_result=on_result,
+        on_finished=on_finished,
+        error_text=error_text,
+        on_error=on_error,
+    )
+
+
+def _on_errored(exc: Exception, text: str, on_error: Callable[[Exception], None] | None) -> None:
+    """Every worker's failure passes here, on the GUI thread."""
+    if on_error is not None:
+        on_error(exc)
+    elif not isinstance(exc, Cancelled):
+        bridge().error(f"{text}: {exc}" if str(exc) else text)
+
+
+def _retire(worker: Worker[Any, Any]) -> None:
     worker.done = True
     _active.discard(worker)
 

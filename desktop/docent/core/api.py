@@ -1,0 +1,189 @@
+"""The one typed door between a user interface and the engine.
+
+``EngineAPI`` is everything the window may ask of the engine; ``Engine`` implements it and
+the GUI's tests implement it with a fake. Every type that crosses the door is named here
+too, so the GUI imports only this module and core's plain data modules (``models``,
+``errors``, ``config``); ``import-linter`` holds it to that (see pyproject.toml).
+
+Threads (see docs/ARCHITECTURE.md): methods marked *quick* take no I/O and no lock held
+for long, so the GUI thread may call them; every other method reads files, the catalog or
+the store, or waits on Ollama, and runs in a worker. Index events arrive on the indexing
+queue's thread.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Protocol
+
+from docent.core.citations import Citation
+from docent.core.config import Settings
+from docent.core.conversation import Answer, AnswerCancelled, Conversation, Turn
+from docent.core.index_events import (
+    DocumentChanged,
+    DocumentProgressed,
+    FilesFound,
+    IndexEvent,
+    Job,
+    JobFailed,
+    JobFinished,
+    JobKind,
+    JobStarted,
+)
+from docent.core.indexer import FailedFile, IndexReport, Progress
+from docent.core.llm import Health
+from docent.core.lookup import GrepMatch
+from docent.core.models import DocumentRecord, ExtractedDocument
+from docent.core.summarizing import SummaryProgress, SummaryResult
+from docent.core.watching import FolderState, FolderStatus
+
+__all__ = [
+    "Answer",
+    "AnswerCancelled",
+    "Citation",
+    "Conversation",
+    "DocumentChanged",
+    "DocumentProgressed",
+    "EngineAPI",
+    "FailedFile",
+    "FilesFound",
+    "FolderState",
+    "FolderStatus",
+    "GrepMatch",
+    "Health",
+    "IndexEvent",
+    "IndexListener",
+    "IndexReport",
+    "Job",
+    "JobFailed",
+    "JobFinished",
+    "JobKind",
+    "JobStarted",
+    "Progress",
+    "SettingsApplied",
+    "Status",
+    "SummaryProgress",
+    "SummaryResult",
+    "TokenCallback",
+    "Turn",
+]
+
+IndexListener = Callable[[IndexEvent], None]
+TokenCallback = Callable[[str], None]
+SummaryCallback = Callable[[SummaryProgress], None]
+
+
+@dataclass(slots=True)
+class Status:
+    documents: int
+    ready: int
+    failed: int
+    queued: int
+    indexing: int
+    chunks: int
+    data_dir: str
+    store: str
+    backend: str
+    embedding_model: str
+    watched: list[FolderStatus] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class SettingsApplied:
+    """What ``apply_settings`` did."""
+
+    #: The settings the engine runs with now.
+    settings: Settings
+    #: Keys whose value changed (all of them saved).
+    changed: list[str]
+    #: Changed keys that take effect only when Docent starts again.
+    restart: list[str]
+
+
+class EngineAPI(Protocol):
+    """What a window may ask of the engine."""
+
+    # Quick: state the engine holds in memory --------------------------------
+
+    @property
+    def settings(self) -> Settings:
+        """The settings in force (a snapshot: replaced, never changed in place)."""
+        ...
+
+    @property
+    def recovered(self) -> Sequence[DocumentRecord]:
+        """Documents found unfinished when the library was opened (a crash)."""
+        ...
+
+    def submit_index(
+        self, paths: Sequence[str], *, recursive: bool = True, force: bool = False
+    ) -> Job | None:
+        """Quick: queue indexing of files and folders (``force``: rebuild even unchanged).
+
+        Returns the job that will do it (maybe an earlier one it joined), or None when
+        nothing is left to do. Every job ends with JobFinished or JobFailed."""
+        ...
+
+    def submit_removal(self, paths: Sequence[str]) -> list[Job]:
+        """Quick: queue forgetting these documents (files or folders; files untouched)."""
+        ...
+
+    def submit_resume(self) -> Job | None:
+        """Quick: queue the documents left queued by a crash or a cancel."""
+        ...
+
+    def cancel_indexing(self) -> None:
+        """Quick: stop the running job (what finished is kept), drop the users' pending ones."""
+        ...
+
+    def subscribe(self, listener: IndexListener) -> Callable[[], None]:
+        """Quick: follow every indexing job (events on the queue's thread); returns the
+        function that stops it."""
+        ...
+
+    # Slow: in a worker ------------------------------------------------------
+
+    def warm_up(self) -> None: ...
+    def documents(self) -> list[DocumentRecord]: ...
+    def document(self, doc_id: str) -> DocumentRecord | None: ...
+    def resolve(self, name_or_path: str) -> DocumentRecord: ...
+    def extracted(self, rec: DocumentRecord) -> ExtractedDocument: ...
+    def dump(self, name_or_path: str) -> str: ...
+    def status(self) -> Status: ...
+
+    def start_watching(self) -> list[FolderStatus]: ...
+    def watch(self, path: str | Path) -> FolderStatus | None: ...
+    def unwatch(self, path: str | Path, drop_documents: bool = False) -> Job | None: ...
+    def watched(self) -> list[FolderStatus]: ...
+
+    def ask(
+        self,
+        question: str,
+        *,
+        conversation: Conversation | None = None,
+        files: Sequence[str] | None = None,
+        model: str | None = None,
+        on_token: TokenCallback | None = None,
+        cancel: threading.Event | None = None,
+    ) -> Answer: ...
+
+    def summarize(
+        self,
+        name_or_path: str,
+        *,
+        type: str | None = None,  # noqa: A002 - the summary's kind, as the CLI calls it
+        model: str | None = None,
+        progress: SummaryCallback | None = None,
+        cancel: threading.Event | None = None,
+    ) -> SummaryResult: ...
+
+    def llm_health(self, timeout: float = 1.0) -> Health: ...
+    def list_models(self) -> list[str]: ...
+    def probe_llm(self, settings: Settings, timeout: float = 1.0) -> Health: ...
+
+    def apply_settings(self, changes: Mapping[str, object]) -> SettingsApplied:
+        """Validate, save once, apply what can change live; SettingsError names the key."""
+        ...

@@ -1,0 +1,120 @@
+"""What the indexing queue tells its listeners, one typed event at a time.
+
+Every job the queue runs (from the window, a drop, the watcher, the command line) reports:
+
+- ``JobStarted`` when it begins;
+- ``FilesFound`` once its paths are walked: the files it will index and those it skipped;
+- ``DocumentProgressed`` as a document moves on (reading, embedding x of n);
+- ``DocumentChanged`` when a document reaches a state the catalog keeps (ready, unchanged,
+  renamed, failed: with its record; removed: without one);
+- ``JobFinished`` (with the run's report) or ``JobFailed`` (the job itself broke).
+
+Listeners are called on the queue's thread, in that order, and ``JobFinished`` /
+``JobFailed`` come before the queue counts as idle. A window turns them into signals.
+"""
+
+from __future__ import annotations
+
+import enum
+import threading
+from dataclasses import dataclass, field
+
+from docent.core.indexer import IndexReport, Progress
+from docent.core.models import DocumentRecord
+
+
+class JobKind(enum.StrEnum):
+    INDEX = "index"  # paths: files and folders; in folders, drops documents whose file is gone
+    REMOVE = "remove"  # paths: [file or folder]; drops documents whose file is gone
+    MOVE = "move"  # paths: [old, new] (a file or a folder)
+    SWEEP = "sweep"  # paths: [folder]; index what changed, drop what is gone
+    DROP = "drop"  # paths: [file or folder]; forget every document there (files untouched)
+    RESUME = "resume"  # no paths: documents left queued by a crash or a cancel
+
+
+@dataclass(slots=True, eq=False)
+class Job:
+    kind: JobKind
+    paths: list[str]
+    #: Who asked: "user" (a window) | "command" (waits for it) | "watch" | "sweep" |
+    #: "resume"; for logs and UIs. A command's paths that do not exist are failures.
+    source: str = "user"
+    #: INDEX: descend into sub-folders.
+    recursive: bool = True
+    #: INDEX: forget the documents first, so they are rebuilt even if unchanged.
+    force: bool = False
+    id: int = 0
+    cancel: threading.Event = field(default_factory=threading.Event, repr=False)
+
+
+@dataclass(frozen=True, slots=True)
+class JobStarted:
+    job: Job
+
+
+@dataclass(frozen=True, slots=True)
+class FilesFound:
+    job: Job
+    files: list[str]
+    #: Files of a type Docent does not read.
+    unsupported: list[str]
+    #: Paths that do not exist.
+    missing: list[str]
+
+
+@dataclass(frozen=True, slots=True)
+class DocumentProgressed:
+    job: Job
+    progress: Progress
+
+
+@dataclass(frozen=True, slots=True)
+class DocumentChanged:
+    """A document's state as the catalog now has it; ``record`` None: it was removed."""
+
+    job: Job
+    progress: Progress
+    record: DocumentRecord | None
+
+
+@dataclass(frozen=True, slots=True)
+class JobFinished:
+    job: Job
+    report: IndexReport
+
+    def changes(self) -> list[dict[str, str]]:
+        return report_changes(self.report)
+
+
+@dataclass(frozen=True, slots=True)
+class JobFailed:
+    """The job itself broke (not one file in it: those are in ``report.failed``)."""
+
+    job: Job
+    report: IndexReport
+    #: A sentence for the user.
+    error: str
+    exception: BaseException
+
+    def changes(self) -> list[dict[str, str]]:
+        path = self.job.paths[0] if self.job.paths else ""
+        return [
+            *report_changes(self.report),
+            {"event": "error", "path": path, "message": self.error},
+        ]
+
+
+IndexEvent = (
+    JobStarted | FilesFound | DocumentProgressed | DocumentChanged | JobFinished | JobFailed
+)
+
+
+def report_changes(r: IndexReport) -> list[dict[str, str]]:
+    """What changed, one entry per file: event (indexed / renamed / removed / failed), path,
+    and ``from`` (renames) or ``message`` (failures). Unchanged files are left out: a sweep
+    of an unchanged folder says nothing."""
+    out = [{"event": "indexed", "path": p} for p in r.indexed]
+    out += [{"event": "renamed", "path": new, "from": old} for old, new in r.renamed]
+    out += [{"event": "removed", "path": p} for p in r.removed]
+    out += [{"event": "failed", "path": f.path, "message": f.message} for f in r.failed]
+    return out

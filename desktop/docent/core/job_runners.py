@@ -1,0 +1,160 @@
+"""What each kind of indexing job does, run on the queue's thread (see ``jobs.py``).
+
+A runner reads the disk and the catalog as they are when the job runs, calls the indexer,
+records what happened in the job's report and reports documents through the queue.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import Protocol
+
+from docent.core import files as filemod
+from docent.core.catalog import Catalog
+from docent.core.index_events import Job, JobKind
+from docent.core.indexer import FailedFile, Indexer, IndexReport, Progress
+from docent.core.models import DocState, DocumentRecord
+
+
+class QueueOps(Protocol):
+    """What a runner needs from the queue."""
+
+    catalog: Catalog
+    indexer: Indexer
+
+    def progressed(self, job: Job, p: Progress) -> None: ...
+    def found(self, job: Job, found: filemod.Collected) -> None: ...
+    def index_files(self, paths: list[str], job: Job, report: IndexReport) -> None: ...
+    def remove_record(self, rec: DocumentRecord, job: Job, report: IndexReport) -> None: ...
+    def remove_gone(self, rec: DocumentRecord, job: Job, report: IndexReport) -> None: ...
+    def unreadable_folder(self, folder: Path) -> FailedFile: ...
+
+
+Runner = Callable[[QueueOps, Job, IndexReport], None]
+
+
+def inside(path: str, folder: str) -> bool:
+    return path == folder or path.startswith(folder.rstrip("/\\") + os.sep)
+
+
+def run_index(q: QueueOps, job: Job, report: IndexReport) -> None:
+    """Walk the paths, index the files, then drop documents whose file left a folder."""
+    found = filemod.collect(list(job.paths), job.recursive)
+    q.found(job, found)
+    if job.source == "command":  # named on a command line; a queued file that vanished
+        # meanwhile is not a failure (its deletion or the next sweep settles it)
+        for missing in found.missing:
+            report.failed.append(FailedFile(str(missing), "missing", f"{missing} does not exist."))
+    files = [str(f) for f in found.files]
+    if job.force:  # rebuilt even when unchanged: forget them first
+        for path in files:
+            rec = q.catalog.by_path(path)
+            if rec is not None:
+                q.indexer.remove(rec)
+    q.index_files(files, job, report)
+    if job.cancel.is_set():
+        return
+    _drop_gone(q, job, report, found, recursive=job.recursive)
+
+
+def run_sweep(q: QueueOps, job: Job, report: IndexReport) -> None:
+    folder = job.paths[0]
+    if not os.path.isdir(folder):
+        return  # missing (unplugged?): the watcher pauses it; its documents stay
+    found = filemod.collect([folder])
+    q.found(job, found)
+    q.index_files([str(p) for p in found.files], job, report)
+    if not job.cancel.is_set():
+        _drop_gone(q, job, report, found, recursive=True)
+
+
+def _drop_gone(
+    q: QueueOps, job: Job, report: IndexReport, found: filemod.Collected, *, recursive: bool
+) -> None:
+    """After indexing, so a file renamed meanwhile is found by its sha256 first (a rename,
+    nothing re-embedded) and only then its old path goes. Documents under a folder that
+    could not be read are kept."""
+    for bad in found.unreadable:
+        report.failed.append(q.unreadable_folder(bad))
+    unreadable = [str(u) for u in found.unreadable]
+    for folder in found.folders:
+        for rec in q.catalog.under(str(folder)):
+            if not recursive and Path(rec.path).parent != folder:
+                continue
+            if not any(inside(rec.path, u) for u in unreadable):
+                q.remove_gone(rec, job, report)
+
+
+def run_remove(q: QueueOps, job: Job, report: IndexReport) -> None:
+    path = job.paths[0]
+    rec = q.catalog.by_path(path)
+    for r in [rec] if rec else q.catalog.under(path):
+        q.remove_gone(r, job, report)
+
+
+def run_drop(q: QueueOps, job: Job, report: IndexReport) -> None:
+    path = job.paths[0]
+    rec = q.catalog.by_path(path)
+    for r in [rec] if rec else q.catalog.under(path):
+        q.remove_record(r, job, report)
+
+
+def run_resume(q: QueueOps, job: Job, report: IndexReport) -> None:
+    queued = q.catalog.in_states(DocState.QUEUED)
+    q.index_files([r.path for r in queued if os.path.exists(r.path)], job, report)
+    for rec in queued:
+        q.remove_gone(rec, job, report)
+
+
+def run_move(q: QueueOps, job: Job, report: IndexReport) -> None:
+    old, new = job.paths
+    if not os.path.exists(new):
+        return  # moved again or deleted: a later event or sweep settles it
+    rec = q.catalog.by_path(old)
+    if rec is not None:
+        _move_one(q, rec, new, job, report)
+        return
+    moved = q.catalog.under(old)
+    if not moved:  # never indexed (new, or still being written when it moved)
+        q.index_files([new], job, report)
+    for r in moved:  # a folder moved: every document under it follows
+        target = new + r.path[len(old) :]
+        if os.path.isfile(target):
+            _move_one(q, r, target, job, report)
+
+
+def _move_one(q: QueueOps, rec: DocumentRecord, new: str, job: Job, report: IndexReport) -> None:
+    old = rec.path
+    if os.path.exists(old):  # copied, not moved
+        q.index_files([new], job, report)
+        return
+    other = q.catalog.by_path(new)
+    if other is not None and other.doc_id != rec.doc_id:
+        q.indexer.remove(other)  # the move replaced a file that was indexed
+    if rec.state is not DocState.READY:
+        q.indexer.remove(rec)
+        q.index_files([new], job, report)
+        return
+    st = os.stat(new)
+    if (st.st_size, st.st_mtime) == (rec.size, rec.mtime):
+        q.indexer.move(rec, new, st)
+    else:  # changed before it moved: follow the move, then re-index what changed
+        q.indexer.move(rec, new)
+        q.index_files([new], job, report)
+        if new not in report.unchanged:
+            return  # re-indexed (or failed): reported by the indexer
+        report.unchanged.remove(new)  # only its mtime changed: still just a rename
+    report.renamed.append((old, new))
+    q.progressed(job, Progress("renamed", 1, 1, new, rec.doc_id, rec.chunks, rec.chunks))
+
+
+RUNNERS: dict[JobKind, Runner] = {
+    JobKind.INDEX: run_index,
+    JobKind.REMOVE: run_remove,
+    JobKind.MOVE: run_move,
+    JobKind.SWEEP: run_sweep,
+    JobKind.DROP: run_drop,
+    JobKind.RESUME: run_resume,
+}

@@ -1,0 +1,73 @@
+"""Finding things the user names: a document by name or path, text by exact words."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from docent.core import files as filemod
+from docent.core.catalog import Catalog
+from docent.core.errors import AmbiguousFile, UnknownFile
+from docent.core.models import DocumentRecord
+from docent.core.store import ScoredPoint, Store
+
+GREP_LIMIT = 100
+
+
+@dataclass(slots=True)
+class GrepMatch:
+    file_name: str
+    path: str
+    page_start: int
+    page_end: int
+    chunk_id: str
+    line: str
+
+
+def resolve(catalog: Catalog, name_or_path: str) -> DocumentRecord:
+    """One document by path, file name, or unique part of a name.
+
+    Raises AmbiguousFile with the candidates when several match, UnknownFile when none.
+    """
+    rec = catalog.by_path(str(filemod.normalise(name_or_path)))
+    if rec:
+        return rec
+    matches = catalog.by_name(Path(name_or_path).name)
+    if not matches:
+        needle = name_or_path.lower()
+        matches = [r for r in catalog.all() if needle in r.file_name.lower()]
+    if len(matches) > 1 and ("/" in name_or_path or "\\" in name_or_path):
+        # "a/notes.txt" picks the notes.txt whose path ends that way.
+        tail = "/" + name_or_path.replace("\\", "/").lstrip("./")
+        matches = [r for r in matches if r.path.replace("\\", "/").endswith(tail)] or matches
+    if len(matches) == 1:
+        return matches[0]
+    if matches:
+        raise AmbiguousFile(name_or_path, [r.path for r in matches])
+    raise UnknownFile(
+        f"No indexed document matches '{name_or_path}'. See `docent list` for what is indexed."
+    )
+
+
+def grep(store: Store, pattern: str, busy: set[str], limit: int = GREP_LIMIT) -> list[GrepMatch]:
+    """Case-insensitive exact text over chunks: at most ``limit`` (≤ 100) matches, none
+    from the documents in ``busy`` (half-written)."""
+    limit = max(1, min(limit, GREP_LIMIT))
+    # Ask for more when half-written documents may take some of the matches.
+    points = [
+        p
+        for p in store.grep(pattern, limit=limit + (GREP_LIMIT if busy else 0))
+        if p.payload["doc_id"] not in busy
+    ]
+    return [_grep_match(p, pattern) for p in points[:limit]]
+
+
+def _grep_match(p: ScoredPoint, pattern: str) -> GrepMatch:
+    pl = p.payload
+    text: str = pl["text"]
+    at = text.lower().find(pattern.lower())
+    start = max(0, at - 60) if at >= 0 else 0
+    line = " ".join(text[start : start + len(pattern) + 120].split())
+    return GrepMatch(
+        pl["file_name"], pl["path"], int(pl["page_start"]), int(pl["page_end"]), p.id, line
+    )

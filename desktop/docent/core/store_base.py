@@ -1,0 +1,127 @@
+"""What both store backends share: the schema's names, point types and ids, the lock.
+
+``store.py`` is the interface the rest of Docent uses; the backends (``store_edge``,
+``store_client``) build on this module, so neither needs the other nor the interface.
+"""
+
+from __future__ import annotations
+
+import threading
+import uuid
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+from docent.core.errors import StoreError
+from docent.core.models import SparseVec
+
+CHUNKS = "chunks"
+DOCUMENTS = "documents"
+DENSE = "dense"
+SPARSE = "bm25"
+#: The lower-cased copy of ``text`` behind grep; stripped from every payload returned.
+TEXT_LOWER = "text_lower"
+#: RRF constant. 60 is the value the retrieval baseline was measured with (DESIGN.md).
+RRF_K = 60
+#: Points per write: Qdrant Edge holds the GIL for a whole call (~10 ms per 100 points).
+UPSERT_BATCH = 100
+#: Points per scroll page when reading a whole document or matching hashes.
+SCROLL_PAGE = 256
+
+# Fixed namespace for point ids: never change it, or every stored id changes meaning.
+_NAMESPACE = uuid.UUID("6f0b7c4e-3d5a-5b8e-9c1d-2a4f6e8b0d13")
+
+
+@dataclass(slots=True)
+class ChunkPoint:
+    id: str
+    dense: list[float]
+    sparse: SparseVec
+    payload: dict[str, Any]
+
+
+@dataclass(slots=True)
+class ScoredPoint:
+    id: str
+    score: float
+    payload: dict[str, Any]
+
+
+def chunk_point_id(doc_id: str, ordinal: int) -> str:
+    """Deterministic, so re-indexing a document overwrites its points."""
+    return str(uuid.uuid5(_NAMESPACE, f"{doc_id}:{ordinal}"))
+
+
+def document_point_id(doc_id: str) -> str:
+    return str(uuid.uuid5(_NAMESPACE, f"document:{doc_id}"))
+
+
+# Helpers shared by the backends -------------------------------------------------------
+
+
+class LockedBackend:
+    """One lock around every backend call, and backend failures turned into StoreError."""
+
+    backend_name = "Qdrant"
+
+    def __init__(self) -> None:
+        self._lock = threading.RLock()
+        self._closed = False
+
+    def _is_backend_error(self, exc: Exception) -> bool:
+        raise NotImplementedError
+
+    @contextmanager
+    def _call(self, what: str) -> Iterator[None]:
+        with self._lock:
+            if self._closed:
+                raise StoreError(f"The vector store is closed (while trying to {what}).")
+            try:
+                yield
+            except StoreError:
+                raise
+            except Exception as exc:
+                if not self._is_backend_error(exc):
+                    raise
+                raise StoreError(f"{self.backend_name} could not {what}: {exc}") from exc
+
+
+def stored_chunk_payload(payload: dict[str, Any]) -> dict[str, Any]:
+    """The payload as written: the caller's keys plus the lower-cased text for grep."""
+    out = dict(payload)
+    out[TEXT_LOWER] = str(payload.get("text", "")).lower()
+    return out
+
+
+def public_payload(payload: dict[str, Any] | None) -> dict[str, Any]:
+    """A payload as returned to callers: without the store's private keys."""
+    if not payload:
+        return {}
+    out = dict(payload)
+    out.pop(TEXT_LOWER, None)
+    return out
+
+
+def payload_update(payload: dict[str, Any]) -> dict[str, Any]:
+    """A payload merge for chunks: keep ``text_lower`` in step if ``text`` changes."""
+    out = dict(payload)
+    if "text" in out:
+        out[TEXT_LOWER] = str(out["text"]).lower()
+    return out
+
+
+def batches(items: Sequence[Any], size: int) -> Iterator[Sequence[Any]]:
+    for start in range(0, len(items), size):
+        yield items[start : start + size]
+
+
+def usable_sparse(sparse: SparseVec | None) -> SparseVec | None:
+    """None for a missing or empty sparse query (a query with no known BM25 tokens)."""
+    if sparse is None or not sparse.indices:
+        return None
+    return sparse
+
+
+def by_ordinal(payload: dict[str, Any]) -> int:
+    return int(payload.get("ordinal", 0))

@@ -1,0 +1,195 @@
+"""The engine's seams: collaborators passed in, the one indexing queue and its events, the
+one owner of settings, one turn per question. With a hashing embedder: milliseconds each."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from docent.core import config
+from docent.core.config import Settings, load_settings
+from docent.core.conversation import Conversation
+from docent.core.engine import Engine
+from docent.core.errors import SettingsError, UnknownFile
+from docent.core.index_events import (
+    DocumentChanged,
+    DocumentProgressed,
+    FilesFound,
+    IndexEvent,
+    JobFinished,
+    JobKind,
+    JobStarted,
+)
+from docent.core.llm import OllamaClient
+from docent.core.store import open_store
+from fake_embedder import FakeEmbedder
+from ollama_stub import OllamaStub
+
+
+@pytest.fixture
+def engine() -> Iterator[Engine]:
+    eng = Engine(load_settings(extract_in_subprocess=False), embedder=FakeEmbedder()).open()
+    yield eng
+    eng.close()
+
+
+@pytest.fixture
+def lib(tmp_path: Path) -> Path:
+    folder = tmp_path / "lib"
+    (folder / "sub").mkdir(parents=True)
+    (folder / "lamp.txt").write_text("The keeper lights the lamp at dusk and trims the wick.\n")
+    (folder / "sub" / "bread.md").write_text("# Bread\n\nSourdough is fed with flour daily.\n")
+    (folder / "slides.pptx").write_bytes(b"PK\x03\x04 not supported")
+    return folder
+
+
+class Events:
+    def __init__(self, engine: Engine) -> None:
+        self.events: list[IndexEvent] = []
+        self.ended = threading.Event()
+        engine.subscribe(self._on)
+
+    def _on(self, event: IndexEvent) -> None:
+        self.events.append(event)
+        if isinstance(event, JobFinished):
+            self.ended.set()
+
+
+def test_a_submitted_folder_is_walked_and_followed_by_typed_events(
+    engine: Engine, lib: Path
+) -> None:
+    seen = Events(engine)
+    job = engine.submit_index([str(lib)])
+    assert job is not None and job.kind is JobKind.INDEX
+    assert seen.ended.wait(30)
+    kinds = [type(e) for e in seen.events]
+    assert kinds[0] is JobStarted and kinds[1] is FilesFound and kinds[-1] is JobFinished
+    found = seen.events[1]
+    assert isinstance(found, FilesFound)
+    assert sorted(Path(f).name for f in found.files) == ["bread.md", "lamp.txt"]
+    assert [Path(f).name for f in found.unsupported] == ["slides.pptx"]
+    assert any(isinstance(e, DocumentProgressed) for e in seen.events)
+    changed = [e for e in seen.events if isinstance(e, DocumentChanged)]
+    assert sorted(e.record.file_name for e in changed if e.record) == ["bread.md", "lamp.txt"]
+    assert all(e.record and e.record.state.value == "ready" for e in changed)
+    assert all(e.job is job for e in seen.events)
+
+
+def test_cancel_ends_every_queued_job_the_user_asked_for(engine: Engine, lib: Path) -> None:
+    gate, running = threading.Event(), threading.Event()
+
+    def hold(event: IndexEvent) -> None:
+        if isinstance(event, DocumentProgressed):
+            running.set()
+            gate.wait(30)
+
+    stop_holding = engine.subscribe(hold)
+    seen = Events(engine)
+    first = engine.submit_index([str(lib / "lamp.txt")])
+    assert running.wait(30)
+    second = engine.submit_index([str(lib / "sub")])
+    assert first is not None and second is not None and second is not first
+    engine.cancel_indexing()
+    stop_holding()
+    gate.set()
+    assert engine.queue.wait_idle(30)
+    ends = {e.job.id: e for e in seen.events if isinstance(e, JobFinished)}
+    assert set(ends) == {first.id, second.id}, "a cancelled job never ended"
+    assert ends[second.id].report.cancelled and ends[second.id].report.indexed == []
+    assert not any(isinstance(e, JobStarted) and e.job is second for e in seen.events)
+
+
+def test_the_command_line_path_runs_through_the_same_queue(engine: Engine, lib: Path) -> None:
+    seen = Events(engine)
+    report = engine.index([lib, lib / "missing.txt"])
+    assert sorted(Path(p).name for p in report.indexed) == ["bread.md", "lamp.txt"]
+    assert [f.reason for f in report.failed] == ["missing"]
+    assert any(isinstance(e, JobFinished) for e in seen.events)
+    rec = engine.remove("lamp.txt")
+    assert rec.file_name == "lamp.txt"
+    assert [r.file_name for r in engine.documents()] == ["bread.md"]
+
+
+def test_a_store_and_an_llm_factory_can_be_passed_in(
+    tmp_path: Path, ollama_stub: OllamaStub
+) -> None:
+    store = open_store(local_client_path=":memory:")
+    made: list[Settings] = []
+
+    def make_llm(settings: Settings) -> OllamaClient:
+        made.append(settings)
+        return OllamaClient.from_settings(settings)
+
+    settings = load_settings(extract_in_subprocess=False, ollama_host=ollama_stub.url)
+    with Engine(settings, embedder=FakeEmbedder(), store=store, llm=make_llm) as eng:
+        assert eng.store is store
+        note = tmp_path / "note.txt"
+        note.write_text("A note about lighthouses and their keepers.\n")
+        assert eng.index([note]).indexed == [str(note)]
+        assert eng.search("lighthouse keepers").hits
+        eng.llm_health(2.0)
+        assert made and made[0].ollama_host == ollama_stub.url
+
+
+def test_apply_settings_validates_saves_once_and_applies_what_is_live(
+    engine: Engine, ollama_stub: OllamaStub, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    writes: list[dict[str, object]] = []
+    real = config.update_settings_file
+
+    def counted(changes: dict[str, object], path: Path | None = None) -> Path:
+        writes.append(dict(changes))
+        return real(changes, path)
+
+    monkeypatch.setattr("docent.core.engine.update_settings_file", counted)
+    with pytest.raises(SettingsError, match="ollama_host"):
+        engine.apply_settings({"ollama_host": "localhost 11434"})
+    assert writes == [] and engine.settings.ollama_host == ""
+
+    client = engine.llm
+    applied = engine.apply_settings(
+        {
+            "ollama_host": ollama_stub.url,
+            "summary_type": "bullets",
+            "embedding_model": "other/model",
+        }
+    )
+    assert sorted(applied.changed) == ["embedding_model", "ollama_host", "summary_type"]
+    assert applied.restart == ["embedding_model"]
+    assert len(writes) == 1, "saved more than once"
+    saved = load_settings()
+    assert saved.embedding_model == "other/model" and saved.summary_type == "bullets"
+    assert (
+        engine.settings.summary_type == "bullets" and engine.settings.ollama_host == ollama_stub.url
+    )
+    assert engine.settings.embedding_model != "other/model", "a restart key applied live"
+    assert engine.llm is not client, "the Ollama client was not replaced"
+    assert engine.llm_health(2.0).ok is False  # the stub has no llama3.2:3b, but it answers
+    assert engine.apply_settings({"summary_type": "bullets"}).changed == []
+    assert len(writes) == 1, "an unchanged save wrote the file"
+
+
+def test_watched_folders_are_checked_before_anything_is_saved(
+    engine: Engine, lib: Path, tmp_path: Path
+) -> None:
+    with pytest.raises(SettingsError, match="watched_folders.*not a folder"):
+        engine.apply_settings({"watched_folders": [str(tmp_path / "nowhere")]})
+    with pytest.raises(SettingsError, match="already watched as part of"):
+        engine.apply_settings({"watched_folders": [str(lib), str(lib / "sub")]})
+    assert load_settings().watched_folders == []
+    applied = engine.apply_settings({"watched_folders": [str(lib / ".." / "lib")]})
+    assert applied.changed == ["watched_folders"] and engine.settings.watched_folders == [str(lib)]
+
+
+def test_every_question_becomes_one_turn(engine: Engine, ollama_down_host: str) -> None:
+    engine.settings = engine.settings.model_copy(update={"ollama_host": ollama_down_host})
+    conv = Conversation()
+    with pytest.raises(UnknownFile):
+        engine.ask("What is in the report?", conversation=conv, files=["report.pdf"])
+    [failed] = conv.turns
+    assert failed.number == 1 and failed.answer is None and "report.pdf" in failed.error
+    assert conv.last is None and conv.history_messages() == []
+    assert "Could not answer: No indexed document matches 'report.pdf'" in conv.to_markdown()

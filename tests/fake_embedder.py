@@ -1,0 +1,72 @@
+"""A fast stand-in for the embedding model: words hashed into vectors, no model to load.
+
+For tests of the engine's plumbing (queue, events, settings, conversation), where what
+matters is that texts become vectors, not how good the vectors are. Retrieval quality is
+tested with the real model.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import re
+from collections.abc import Sequence
+
+from docent.core.embedding import Embedder
+from docent.core.models import SparseVec
+
+_WORD = re.compile(r"\w+")
+DIM = 384
+
+
+def _bucket(word: str, size: int) -> int:
+    return int.from_bytes(hashlib.blake2b(word.encode(), digest_size=4).digest(), "big") % size
+
+
+class FakeEmbedder(Embedder):
+    def __init__(self) -> None:
+        super().__init__(model_name="fake-hash-embedder")
+        self.dim = DIM
+
+    @property
+    def loaded(self) -> bool:
+        return True
+
+    def ensure_loaded(self) -> None:
+        pass
+
+    def tokenizer_json(self) -> str:
+        raise RuntimeError("the fake embedder has no tokenizer: use extract_in_subprocess=False")
+
+    def count_tokens(self, text: str) -> int:
+        return len(_WORD.findall(text)) + 2
+
+    def _vector(self, text: str) -> list[float]:
+        vec = [0.0] * DIM
+        for word in _WORD.findall(text.lower()):
+            vec[_bucket(word, DIM)] += 1.0
+        norm = math.sqrt(sum(v * v for v in vec)) or 1.0
+        return [v / norm for v in vec]
+
+    def _sparse_one(self, text: str) -> SparseVec:
+        counts: dict[int, float] = {}
+        for word in _WORD.findall(text.lower()):
+            i = _bucket(word, 1 << 20)
+            counts[i] = counts.get(i, 0.0) + 1.0
+        return SparseVec(sorted(counts), [counts[i] for i in sorted(counts)])
+
+    def embed_dense(self, texts: Sequence[str]) -> list[list[float]]:
+        self.texts_embedded += len(texts)
+        return [self._vector(t) for t in texts]
+
+    def embed_sparse(self, texts: Sequence[str]) -> list[SparseVec]:
+        return [self._sparse_one(t) for t in texts]
+
+    def query_dense(self, text: str) -> list[float]:
+        return self._vector(text)
+
+    def query_sparse(self, text: str) -> SparseVec:
+        return self._sparse_one(text)
+
+    def query_dense_many(self, texts: Sequence[str]) -> list[list[float]]:
+        return [self._vector(t) for t in texts]

@@ -1,0 +1,425 @@
+"""A fake engine for the GUI's fast tests: ``EngineAPI`` in memory, scripted, typed.
+
+It keeps the real engine's contracts (checked by mypy: ``as_api`` returns it as an
+``EngineAPI``) so panes meet what they meet in the app:
+
+- index jobs run on their own thread and report the same typed events in the same order
+  (started, files found, per-document progress, document changed, finished/failed);
+  ``hold_jobs`` pauses a job after its first document so a test can cancel it;
+- ``ask`` streams tokens from a worker thread and adds exactly one turn per question
+  (answered, stopped or failed) to the conversation;
+- settings changes go through the real validation (``config.plan_change``).
+
+Nothing here sleeps: every wait is on an Event with a timeout.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+
+from docent.core import files as filemod
+from docent.core.api import (
+    Answer,
+    AnswerCancelled,
+    Citation,
+    Conversation,
+    DocumentChanged,
+    DocumentProgressed,
+    EngineAPI,
+    FilesFound,
+    FolderState,
+    FolderStatus,
+    Health,
+    IndexEvent,
+    IndexListener,
+    IndexReport,
+    Job,
+    JobFailed,
+    JobFinished,
+    JobKind,
+    JobStarted,
+    Progress,
+    SettingsApplied,
+    Status,
+    SummaryProgress,
+    SummaryResult,
+    TokenCallback,
+)
+from docent.core.config import Settings, plan_change
+from docent.core.errors import AmbiguousFile, SettingsError, UnknownFile
+from docent.core.models import DocState, DocumentRecord, ExtractedDocument, Page
+
+WAIT = 10.0  # seconds any fake waits on a test's gate before giving up
+
+
+def citation(n: int, path: str, page: int = 1, text: str = "The passage.") -> Citation:
+    return Citation(
+        n, f"chunk-{n}", f"doc-{Path(path).name}", Path(path).name, path, page, page, text
+    )
+
+
+def answer(
+    text: str,
+    citations: Sequence[Citation] = (),
+    *,
+    mode: str = "generated",
+    reason: str = "",
+    unsupported: Sequence[str] = (),
+    model: str = "fake-model",
+) -> Answer:
+    assert mode in ("generated", "extractive", "abstained")
+    return Answer(
+        question="",
+        text=text,
+        mode=mode,  # type: ignore[arg-type]
+        citations=list(citations),
+        unsupported_sentences=list(unsupported),
+        confidence="high" if mode == "generated" else "low",
+        reason=reason,
+        model=model,
+    )
+
+
+class FakeEngine:
+    def __init__(self, settings: Settings) -> None:
+        self._settings = settings
+        self._recovered: list[DocumentRecord] = []
+        self.records: dict[str, DocumentRecord] = {}  # by path
+        self.texts: dict[str, list[str]] = {}  # extracted pages by path
+        self._listeners: list[IndexListener] = []
+        self._ids = 0
+        self._lock = threading.Lock()
+        self._threads: list[threading.Thread] = []
+        #: paths whose indexing fails, with the reason
+        self.failing: dict[str, str] = {}
+        #: set: a job waits after its first document until ``release_jobs`` is set
+        self.hold_jobs = threading.Event()
+        self.release_jobs = threading.Event()
+        self.job_paused = threading.Event()
+        self.cancelled: list[Job] = []
+        self.submitted: list[Job] = []
+        self.watching: list[FolderStatus] = []
+        self.started_watching = False
+        # Answers: what the next questions get (an Answer, or an exception to raise).
+        self.answers: list[Answer | Exception] = []
+        #: set: ask() streams its first token, then waits for ``release_answer`` or cancel
+        self.hold_answer = threading.Event()
+        self.release_answer = threading.Event()
+        self.answer_paused = threading.Event()
+        self.asked: list[tuple[str, list[str] | None, str | None]] = []
+        self.health = Health(True, ["fake-model", "other:7b"], "Ollama is running (fake).")
+        self.probed: list[Settings] = []
+        self.summaries: list[SummaryResult | Exception] = []
+        self.applied: list[dict[str, object]] = []
+        self.save_error: OSError | None = None
+        self.warmed = threading.Event()
+
+    # Quick ----------------------------------------------------------------------
+
+    @property
+    def settings(self) -> Settings:
+        return self._settings
+
+    @property
+    def recovered(self) -> Sequence[DocumentRecord]:
+        return list(self._recovered)
+
+    def subscribe(self, listener: IndexListener) -> Callable[[], None]:
+        self._listeners.append(listener)
+        return lambda: self._listeners.remove(listener) if listener in self._listeners else None
+
+    def submit_index(
+        self, paths: Sequence[str], *, recursive: bool = True, force: bool = False
+    ) -> Job | None:
+        return self._submit(Job(JobKind.INDEX, [str(p) for p in paths], "user", recursive, force))
+
+    def submit_removal(self, paths: Sequence[str]) -> list[Job]:
+        jobs = [self._submit(Job(JobKind.DROP, [str(p)], "user")) for p in paths]
+        return [j for j in jobs if j is not None]
+
+    def submit_resume(self) -> Job | None:
+        return self._submit(Job(JobKind.RESUME, [], "resume"))
+
+    def cancel_indexing(self) -> None:
+        for job in self.submitted:
+            job.cancel.set()
+
+    def _submit(self, job: Job) -> Job:
+        with self._lock:
+            self._ids += 1
+            job.id = self._ids
+            self.submitted.append(job)
+            previous = self._threads[-1] if self._threads else None
+        thread = threading.Thread(target=self._run, args=(job, previous), daemon=True)
+        self._threads.append(thread)
+        thread.start()
+        return job
+
+    def wait_jobs(self) -> None:
+        for thread in list(self._threads):
+            thread.join(WAIT)
+
+    # The fake queue (its own threads, one job after the other) ---------------------
+
+    def emit(self, event: IndexEvent) -> None:
+        for listener in list(self._listeners):
+            listener(event)
+
+    def _run(self, job: Job, previous: threading.Thread | None) -> None:
+        if previous is not None:
+            previous.join(WAIT)
+        report = IndexReport()
+        if job.cancel.is_set():
+            report.cancelled = True
+            self.emit(JobFinished(job, report))
+            return
+        self.emit(JobStarted(job))
+        try:
+            if job.kind is JobKind.INDEX:
+                self._index(job, report)
+            elif job.kind is JobKind.DROP:
+                self._drop(job, report)
+        except Exception as exc:  # noqa: BLE001 - like the queue: a job's failure is an event
+            self.emit(JobFailed(job, report, f"Could not {job.kind.value}: {exc}", exc))
+            return
+        report.cancelled = job.cancel.is_set()
+        self.emit(JobFinished(job, report))
+
+    def _index(self, job: Job, report: IndexReport) -> None:
+        found = filemod.collect(list(job.paths), job.recursive)
+        files = [str(f) for f in found.files]
+        unsupported = [str(f) for f in found.unsupported]
+        self.emit(FilesFound(job, files, unsupported, [str(m) for m in found.missing]))
+        for i, path in enumerate(files, 1):
+            if job.cancel.is_set():
+                return
+            self.emit(DocumentProgressed(job, Progress("extracting", i, len(files), path)))
+            if path in self.failing:
+                self._fail(job, report, path, i, len(files))
+                continue
+            for done in (1, 2):
+                p = Progress("embedding", i, len(files), path, "", done, 2, pages=3)
+                self.emit(DocumentProgressed(job, p))
+            if i == 1 and self.hold_jobs.is_set():
+                self.job_paused.set()
+                self.release_jobs.wait(WAIT)
+                if job.cancel.is_set():
+                    return
+            rec = self.add_document(path)
+            report.indexed.append(path)
+            self.emit(DocumentChanged(job, Progress("ready", i, len(files), path, rec.doc_id), rec))
+
+    def _fail(self, job: Job, report: IndexReport, path: str, i: int, n: int) -> None:
+        message = self.failing[path]
+        rec = DocumentRecord(
+            f"doc-{Path(path).name}", path, Path(path).name, state=DocState.FAILED, error=message
+        )
+        self.records[path] = rec
+        from docent.core.api import FailedFile
+
+        report.failed.append(FailedFile(path, "unreadable", message))
+        p = Progress("failed", i, n, path, rec.doc_id, message=message)
+        self.emit(DocumentChanged(job, p, rec))
+
+    def _drop(self, job: Job, report: IndexReport) -> None:
+        target = job.paths[0]
+        for path in [p for p in self.records if p == target or p.startswith(target + "/")]:
+            rec = self.records.pop(path)
+            report.removed.append(path)
+            self.emit(DocumentChanged(job, Progress("removed", 1, 1, path, rec.doc_id), None))
+
+    def add_document(self, path: str, pages: Sequence[str] = ("Page one.",)) -> DocumentRecord:
+        name = Path(path).name
+        rec = DocumentRecord(
+            f"doc-{name}",
+            path,
+            name,
+            sha256=f"sha-{name}",
+            pages=len(pages),
+            chunks=2,
+            state=DocState.READY,
+            indexed_at=time.time(),
+        )
+        self.records[path] = rec
+        self.texts[path] = list(pages)
+        return rec
+
+    # Slow calls (the GUI runs them in workers) -----------------------------------
+
+    def warm_up(self) -> None:
+        self.warmed.set()
+
+    def documents(self) -> list[DocumentRecord]:
+        return sorted(self.records.values(), key=lambda r: r.path)
+
+    def document(self, doc_id: str) -> DocumentRecord | None:
+        return next((r for r in self.records.values() if r.doc_id == doc_id), None)
+
+    def resolve(self, name_or_path: str) -> DocumentRecord:
+        if name_or_path in self.records:
+            return self.records[name_or_path]
+        found = [r for r in self.records.values() if name_or_path in r.file_name]
+        if len(found) > 1:
+            raise AmbiguousFile(name_or_path, [r.path for r in found])
+        if not found:
+            raise UnknownFile(f"No indexed document matches '{name_or_path}'.")
+        return found[0]
+
+    def extracted(self, rec: DocumentRecord) -> ExtractedDocument:
+        pages = self.texts.get(rec.path)
+        if pages is None:
+            raise UnknownFile(f"The text of {rec.file_name} is not available; re-index it.")
+        return ExtractedDocument(rec.path, "text", [Page(i, t) for i, t in enumerate(pages, 1)])
+
+    def dump(self, name_or_path: str) -> str:
+        rec = self.resolve(name_or_path)
+        return "\n".join(p.text for p in self.extracted(rec).pages)
+
+    def status(self) -> Status:
+        ready = sum(1 for r in self.records.values() if r.state is DocState.READY)
+        failed = sum(1 for r in self.records.values() if r.state is DocState.FAILED)
+        return Status(
+            documents=len(self.records),
+            ready=ready,
+            failed=failed,
+            queued=0,
+            indexing=0,
+            chunks=sum(r.chunks for r in self.records.values()),
+            data_dir=str(self.settings.data_path),
+            store=str(self.settings.store_path),
+            backend="fake",
+            embedding_model=self.settings.embedding_model,
+            watched=self.watched(),
+        )
+
+    def start_watching(self) -> list[FolderStatus]:
+        self.started_watching = True
+        self.watching = [
+            FolderStatus(f, FolderState.WATCHING) for f in self.settings.watched_folders
+        ]
+        return self.watched()
+
+    def watch(self, path: str | Path) -> FolderStatus | None:
+        folder = str(filemod.normalise(path))
+        if not Path(folder).is_dir():
+            from docent.core.watching import WatchError
+
+            raise WatchError(f"{folder} is not a folder. Give an existing folder to watch.")
+        status = FolderStatus(folder, FolderState.WATCHING)
+        self.watching = [w for w in self.watching if w.path != folder] + [status]
+        self._settings = self._settings.model_copy(
+            update={"watched_folders": [w.path for w in self.watching]}
+        )
+        return status
+
+    def unwatch(self, path: str | Path, drop_documents: bool = False) -> Job | None:
+        folder = str(filemod.normalise(path))
+        self.watching = [w for w in self.watching if w.path != folder]
+        self._settings = self._settings.model_copy(
+            update={"watched_folders": [w.path for w in self.watching]}
+        )
+        return self._submit(Job(JobKind.DROP, [folder], "user")) if drop_documents else None
+
+    def watched(self) -> list[FolderStatus]:
+        return list(self.watching)
+
+    def ask(
+        self,
+        question: str,
+        *,
+        conversation: Conversation | None = None,
+        files: Sequence[str] | None = None,
+        model: str | None = None,
+        on_token: TokenCallback | None = None,
+        cancel: threading.Event | None = None,
+    ) -> Answer:
+        conv = conversation if conversation is not None else Conversation()
+        if files is not None:
+            conv.scope = list(files) or None
+        self.asked.append((question, conv.scope, model))
+        scripted = self.answers.pop(0) if self.answers else answer("No script for this.")
+        if isinstance(scripted, Exception):
+            conv.add_unanswered(question, error=str(scripted))
+            raise scripted
+        words = scripted.text.split(" ")
+        streamed: list[str] = []
+        for i, word in enumerate(words):
+            if cancel is not None and cancel.is_set():
+                return self._stopped(conv, question, scripted, streamed)
+            token = word if i == 0 else " " + word
+            streamed.append(token)
+            if on_token is not None:
+                on_token(token)
+            if i == 0 and self.hold_answer.is_set():
+                self.answer_paused.set()
+                while not self.release_answer.wait(0.01):
+                    if cancel is not None and cancel.is_set():
+                        return self._stopped(conv, question, scripted, streamed)
+        scripted.question = question
+        conv.add(question, question, scripted)
+        return scripted
+
+    def _stopped(
+        self, conv: Conversation, question: str, scripted: Answer, streamed: list[str]
+    ) -> Answer:
+        partial = answer("".join(streamed), scripted.citations, reason="Stopped.")
+        partial.partial = True
+        conv.add(question, question, partial, stopped=True)
+        raise AnswerCancelled("Stopped: the answer was cancelled.", partial)
+
+    def summarize(
+        self,
+        name_or_path: str,
+        *,
+        type: str | None = None,  # noqa: A002 - the engine's name for it
+        model: str | None = None,
+        progress: Callable[[SummaryProgress], None] | None = None,
+        cancel: threading.Event | None = None,
+    ) -> SummaryResult:
+        rec = self.resolve(name_or_path)
+        for step in (1, 2):
+            if progress is not None:
+                progress(SummaryProgress("section", step, 2, (step, step), f"Section {step} of 2"))
+        scripted = self.summaries.pop(0) if self.summaries else None
+        if isinstance(scripted, Exception):
+            raise scripted
+        return scripted or SummaryResult(
+            summary=f"A {type or 'brief'} summary of {rec.file_name}.",
+            type=type or "brief",
+            document=rec.file_name,
+            path=rec.path,
+            total_words=100,
+            pages=rec.pages,
+            sections_processed=2,
+            section_summaries=[],
+            model=model or "fake-model",
+            seconds=0.1,
+        )
+
+    def llm_health(self, timeout: float = 1.0) -> Health:
+        return self.health
+
+    def list_models(self) -> list[str]:
+        return list(self.health.models)
+
+    def probe_llm(self, settings: Settings, timeout: float = 1.0) -> Health:
+        self.probed.append(settings)
+        if "down" in settings.ollama_host:
+            return Health(False, [], f"Ollama is not running at {settings.ollama_host}.")
+        return self.health
+
+    def apply_settings(self, changes: Mapping[str, object]) -> SettingsApplied:
+        plan = plan_change(self.settings, dict(changes))
+        if self.save_error is not None:
+            raise SettingsError(f"The settings could not be saved: {self.save_error}")
+        self.applied.append({k: getattr(plan.wanted, k) for k in plan.changed})
+        self._settings = plan.live
+        return SettingsApplied(plan.live, plan.changed, plan.restart)
+
+
+def as_api(engine: FakeEngine) -> EngineAPI:
+    """The fake as the window sees it (mypy checks that it is an EngineAPI)."""
+    return engine

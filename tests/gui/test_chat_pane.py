@@ -1,0 +1,161 @@
+"""The chat pane against a fake engine: streaming, stop, errors, chips, scope, export."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from fakes import FakeEngine, answer, citation
+from PySide6.QtCore import QUrl
+
+from docent.core.errors import AmbiguousFile
+from docent.gui.chat_pane import ChatPane
+from docent.gui.messages import Message, bridge
+
+
+@pytest.fixture
+def chat(qtbot: Any, fake: FakeEngine, drain: None) -> Iterator[ChatPane]:
+    pane = ChatPane(fake)
+    qtbot.addWidget(pane)
+    pane.show()
+    yield pane
+    pane.stop()
+
+
+def ask(qtbot: Any, chat: ChatPane, question: str) -> Any:
+    with qtbot.waitSignal(chat.answer_finished, timeout=10_000) as done:
+        chat.ask(question)
+    return done.args[0]
+
+
+def test_an_answer_streams_in_then_shows_chips_and_its_footer(
+    qtbot: Any, fake: FakeEngine, chat: ChatPane
+) -> None:
+    cites = [citation(1, "/docs/manual.pdf", 12)]
+    fake.answers = [answer("The timer counts at 60Hz [1]. It traps on overflow [1].", cites)]
+    fake.hold_answer.set()
+    chat.ask("How fast is the timer?")
+    assert chat.streaming and chat.stop_button.isVisibleTo(chat)
+    assert not chat.send_button.isVisibleTo(chat) and not chat.model_combo.isEnabled()
+    assert fake.answer_paused.wait(10)
+    qtbot.waitUntil(lambda: "The" in chat.view.toPlainText(), timeout=10_000)
+    assert "How fast is the timer?" in chat.view.toPlainText()
+    with qtbot.waitSignal(chat.answer_finished, timeout=10_000) as done:
+        fake.release_answer.set()
+    turn = done.args[0]
+    assert turn.number == 1 and turn.answer.mode == "generated"
+    text = chat.view.toPlainText()
+    assert "60Hz" in text and "Answered by fake-model" in text
+    assert 'href="cite:1.1"' in chat.view.toHtml()
+    assert chat.streamed_tokens >= 5
+    assert not chat.streaming and chat.send_button.isVisibleTo(chat)
+
+
+def test_stop_keeps_what_arrived_and_says_so(qtbot: Any, fake: FakeEngine, chat: ChatPane) -> None:
+    fake.answers = [answer("First words and then a lot more that never comes.")]
+    fake.hold_answer.set()
+    with qtbot.waitSignal(chat.answer_finished, timeout=10_000) as done:
+        chat.ask("Tell me everything")
+        assert fake.answer_paused.wait(10)
+        chat.stop_button.click()
+    turn = done.args[0]
+    assert turn.stopped and turn.answer is not None and turn.answer.text == "First"
+    assert "Stopped." in chat.view.toPlainText()
+    assert "never comes" not in chat.view.toPlainText()
+    assert chat.conversation.turns == [turn]
+
+
+def test_a_failed_question_is_a_turn_with_its_reason(
+    qtbot: Any, fake: FakeEngine, chat: ChatPane
+) -> None:
+    posted: list[Message] = []
+    bridge().message_posted.connect(posted.append)
+    bridge().attach()
+    fake.answers = [AmbiguousFile("notes", ["/a/notes.txt", "/b/notes.txt"])]
+    turn = ask(qtbot, chat, "What do the notes say?")
+    assert turn.error.startswith("'notes' matches 2 documents") and turn.answer is None
+    assert "Could not answer:" in chat.view.toPlainText()
+    assert any(m.level == "error" and "could not be answered" in m.text for m in posted)
+    assert not chat.streaming
+
+
+def test_an_extractive_answer_shows_the_banner(
+    qtbot: Any, fake: FakeEngine, chat: ChatPane
+) -> None:
+    reason = "Ollama is not running at http://127.0.0.1:11434 (start it with `ollama serve`)."
+    fake.answers = [
+        answer(
+            "> a quoted passage [1]", [citation(1, "/d/x.pdf")], mode="extractive", reason=reason
+        )
+    ]
+    ask(qtbot, chat, "Anything?")
+    assert chat.banner.isVisibleTo(chat) and "ollama serve" in chat.banner_label.text()
+    assert "Quoted from your documents" in chat.view.toPlainText()
+    assert chat.last_answer() is not None
+
+
+def test_clicking_a_chip_names_the_turn_and_the_citation(
+    qtbot: Any, fake: FakeEngine, chat: ChatPane
+) -> None:
+    fake.answers = [answer("One [1].", [citation(1, "/d/a.pdf")]), answer("Two [2].")]
+    ask(qtbot, chat, "first")
+    ask(qtbot, chat, "second")
+    assert 'href="cite:2.2"' in chat.view.toHtml()
+    with qtbot.waitSignal(chat.citation_activated) as clicked:
+        chat.view.link_activated.emit(QUrl("cite:1.1"))
+    assert clicked.args == [1, 1]
+
+
+def test_scope_and_model_go_with_the_question(qtbot: Any, fake: FakeEngine, chat: ChatPane) -> None:
+    chat.set_models(["fake-model", "other:7b"], "fake-model")
+    chat.model_combo.setCurrentText("other:7b")
+    chat.set_scope(["/docs/a.pdf", "/docs/b.pdf"])
+    assert "a.pdf, b.pdf" in chat.scope_label.text() and chat.clear_scope_button.isVisibleTo(chat)
+    fake.answers = [answer("Scoped."), answer("Everywhere.")]
+    turn = ask(qtbot, chat, "in these?")
+    assert fake.asked[-1] == ("in these?", ["/docs/a.pdf", "/docs/b.pdf"], "other:7b")
+    assert turn.scope == ["/docs/a.pdf", "/docs/b.pdf"]
+    assert "(in a.pdf, b.pdf)" in chat.view.toPlainText()
+    chat.clear_scope_button.click()
+    ask(qtbot, chat, "and everywhere?")
+    assert fake.asked[-1][1] is None, "an empty scope clears the conversation's scope"
+
+
+def test_retry_asks_the_last_question_again(qtbot: Any, fake: FakeEngine, chat: ChatPane) -> None:
+    fake.answers = [answer("Quoted.", mode="extractive"), answer("Now generated.")]
+    ask(qtbot, chat, "Why?")
+    with qtbot.waitSignal(chat.answer_finished, timeout=10_000) as done:
+        chat.retry_last()
+    assert [t.question for t in chat.conversation.turns] == ["Why?"]
+    assert done.args[0].answer.text == "Now generated."
+    text = chat.view.toPlainText()
+    assert "Now generated." in text and "Quoted." not in text
+
+
+def test_export_is_the_conversations_own_markdown(
+    qtbot: Any, fake: FakeEngine, chat: ChatPane
+) -> None:
+    fake.answers = [answer("It is red [1].", [citation(1, "/d/colours.pdf", 3, "The box is red.")])]
+    ask(qtbot, chat, "What colour is the box?")
+    fake.answers = [RuntimeError("model crashed")]
+    ask(qtbot, chat, "And the lid?")
+    md = chat.export_markdown()
+    assert md == chat.conversation.to_markdown()
+    assert "## 1. What colour is the box?" in md and "[1] colours.pdf, p.3" in md
+    assert "## 2. And the lid?" in md and "Could not answer: model crashed" in md
+
+
+def test_questions_are_refused_while_one_is_answered(
+    qtbot: Any, fake: FakeEngine, chat: ChatPane
+) -> None:
+    fake.answers = [answer("slow answer here")]
+    fake.hold_answer.set()
+    chat.ask("first")
+    chat.input.setPlainText("second")
+    chat.send_button.click()  # hidden while streaming; Ctrl+Enter would land here
+    assert [q for q, _, _ in fake.asked] in ([], ["first"])
+    assert chat.input.toPlainText() == "second", "the second question was taken and lost"
+    with qtbot.waitSignal(chat.answer_finished, timeout=10_000):
+        fake.release_answer.set()
+    assert [q for q, _, _ in fake.asked] == ["first"]

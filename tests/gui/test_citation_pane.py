@@ -1,0 +1,58 @@
+"""The citation pane: the answer's sources, and the cited passage found in its document."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from fakes import FakeEngine, citation
+
+from docent.gui.citation_pane import PLACEHOLDER, TEXT, CitationPane, page_label
+from docent.gui.messages import Message, bridge
+
+
+def test_it_lists_the_sources_and_shows_a_text_passage(
+    qtbot: Any, fake: FakeEngine, tmp_path: Path, drain: None
+) -> None:
+    notes = tmp_path / "notes.md"
+    fake.add_document(str(notes), ["# Notes", "The boiler is serviced every spring."])
+    pane = CitationPane(fake)
+    qtbot.addWidget(pane)
+    pane.show()
+    cites = [
+        citation(1, str(notes), 1, "# Notes"),
+        citation(3, str(notes), 2, "The boiler is serviced every spring."),
+    ]
+    pane.set_citations(cites)
+    assert pane.list.count() == 2 and pane.list.item(1).text().startswith("[3] notes.md  p. 2")
+    with qtbot.waitSignal(pane.page_shown, timeout=10_000) as shown:
+        assert pane.select(3)
+    assert shown.args == [str(notes), 2]
+    assert pane.stack.currentIndex() == TEXT
+    assert pane.text_view.highlighted_text().startswith("The boiler is serviced")
+    assert pane.header.text() == "notes.md — p. 2"
+    assert not pane.prev_button.isVisibleTo(pane), "page buttons shown for a text file"
+
+
+def test_an_unknown_number_or_a_missing_text_is_said(
+    qtbot: Any, fake: FakeEngine, tmp_path: Path, drain: None
+) -> None:
+    posted: list[Message] = []
+    bridge().message_posted.connect(posted.append)
+    bridge().attach()
+    pane = CitationPane(fake)
+    qtbot.addWidget(pane)
+    pane.set_citations([citation(1, str(tmp_path / "gone.txt"))])
+    assert not pane.select(7)
+    assert Message("info", "Citation [7] is not among this answer's sources.") in posted
+    pane.select(1)  # not in the library: the text cannot be loaded
+    qtbot.waitUntil(lambda: "gone.txt" in pane.note.text(), timeout=10_000)
+    assert pane.stack.currentIndex() == PLACEHOLDER
+
+
+def test_page_labels() -> None:
+    assert page_label(citation(1, "/d/a.pdf", 4)) == "p. 4"
+    c = citation(1, "/d/a.pdf", 4)
+    from dataclasses import replace
+
+    assert page_label(replace(c, page_end=6)) == "pp. 4–6"

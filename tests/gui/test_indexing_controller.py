@@ -1,0 +1,181 @@
+"""The window's indexing: it submits to the engine's queue and follows the typed events."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fakes import FakeEngine
+
+from docent.core.api import DocumentChanged, FilesFound, IndexReport, Job, JobKind, JobStarted
+from docent.gui.indexing import IndexController
+from docent.gui.messages import Message, bridge
+
+
+def folder(tmp_path: Path, names: list[str]) -> Path:
+    lib = tmp_path / "lib"
+    lib.mkdir()
+    for name in names:
+        (lib / name).write_text(f"Some text in {name}.\n")
+    return lib
+
+
+@pytest.fixture
+def make(fake: FakeEngine) -> Iterator[Callable[[], IndexController]]:
+    made: list[IndexController] = []
+
+    def controller() -> IndexController:
+        made.append(IndexController(fake))
+        return made[-1]
+
+    yield controller
+    for c in made:
+        c.detach()
+
+
+def listen() -> list[Message]:
+    posted: list[Message] = []
+    bridge().message_posted.connect(posted.append)
+    bridge().attach()
+    return posted
+
+
+def test_a_run_reports_files_progress_documents_and_its_end(
+    qtbot: Any, fake: FakeEngine, make: Any, tmp_path: Path, drain: None
+) -> None:
+    lib = folder(tmp_path, ["a.txt", "b.txt", "notes.docx"])
+    posted = listen()
+    c = make()
+    started: list[str] = []
+    found: list[FilesFound] = []
+    changed: list[DocumentChanged] = []
+    overall: list[float] = []
+    c.run_started.connect(started.append)
+    c.files_found.connect(found.append)
+    c.document_changed.connect(changed.append)
+    c.overall_progressed.connect(lambda f, label: overall.append(f))
+
+    with qtbot.waitSignal(c.run_finished, timeout=10_000) as end:
+        c.add([str(lib)])
+        assert c.busy and started == ["lib"]
+
+    report = end.args[0]
+    assert isinstance(report, IndexReport) and sorted(map(Path, report.indexed)) == [
+        lib / "a.txt",
+        lib / "b.txt",
+    ]
+    assert not c.busy
+    assert [Path(f).name for f in found[0].files] == ["a.txt", "b.txt"]
+    assert [c.record.state.value for c in changed if c.record] == ["ready", "ready"]
+    assert 0 < overall[1] < 1 and overall[-1] == 1.0
+    assert any("notes.docx" in m.text and m.level == "warning" for m in posted)
+    [job] = fake.submitted
+    assert job.kind is JobKind.INDEX and job.paths == [str(lib)] and not job.force
+
+
+def test_the_gui_walks_no_folder_itself(
+    qtbot: Any, fake: FakeEngine, make: Any, tmp_path: Path
+) -> None:
+    lib = folder(tmp_path, ["a.txt"])
+    fake.hold_jobs.set()  # the job stays inside the engine
+    c = make()
+    c.add([str(lib)], recursive=False, force=True)
+    assert [(j.paths, j.recursive, j.force) for j in fake.submitted] == [([str(lib)], False, True)]
+    with qtbot.waitSignal(c.document_progressed, timeout=10_000):
+        pass  # what the engine found came back as events
+    fake.release_jobs.set()
+
+
+def test_a_failed_file_is_reported_once_the_run_ends(
+    qtbot: Any, fake: FakeEngine, make: Any, tmp_path: Path, drain: None
+) -> None:
+    lib = folder(tmp_path, ["good.txt", "bad.txt"])
+    fake.failing[str(lib / "bad.txt")] = "bad.txt is damaged and cannot be read."
+    posted = listen()
+    c = make()
+    with qtbot.waitSignal(c.run_finished, timeout=10_000) as end:
+        c.add([str(lib)])
+    assert [f.path for f in end.args[0].failed] == [str(lib / "bad.txt")]
+    assert any("1 file could not be indexed" in m.text for m in posted)
+
+
+def test_cancel_ends_the_running_and_the_queued_jobs(
+    qtbot: Any, fake: FakeEngine, make: Any, tmp_path: Path, drain: None
+) -> None:
+    lib = folder(tmp_path, ["a.txt", "b.txt"])
+    other = tmp_path / "other.txt"
+    other.write_text("Another text.\n")
+    fake.hold_jobs.set()
+    posted = listen()
+    c = make()
+    c.add([str(lib)])
+    c.add([str(other)])
+    assert c.pending == 2
+    assert fake.job_paused.wait(10)
+    with qtbot.waitSignal(c.run_finished, timeout=10_000) as end:
+        c.cancel()
+        fake.release_jobs.set()
+    assert end.args[0].cancelled and not c.busy
+    assert all(j.cancel.is_set() for j in fake.submitted)
+    assert any("cancelled" in m.text for m in posted)
+
+
+def test_the_watchers_jobs_update_documents_but_start_no_run(
+    qtbot: Any, fake: FakeEngine, make: Any, tmp_path: Path, drain: None
+) -> None:
+    c = make()
+    started: list[str] = []
+    c.run_started.connect(started.append)
+    path = tmp_path / "w.txt"
+    rec = fake.add_document(str(path))
+    job = Job(JobKind.INDEX, [str(path)], "watch", id=99)
+    from docent.core.api import JobFinished, Progress
+
+    with qtbot.waitSignal(c.documents_changed, timeout=10_000):
+        fake.emit(JobStarted(job))
+        fake.emit(DocumentChanged(job, Progress("ready", 1, 1, str(path), rec.doc_id), rec))
+        fake.emit(JobFinished(job, IndexReport(indexed=[str(path)])))
+    assert started == [] and not c.busy
+
+
+def test_removal_says_what_left_the_library(
+    qtbot: Any, fake: FakeEngine, make: Any, tmp_path: Path, drain: None
+) -> None:
+    fake.add_document(str(tmp_path / "gone.pdf"))
+    posted = listen()
+    c = make()
+    with qtbot.waitSignal(c.documents_changed, timeout=10_000) as refreshed:
+        c.remove([str(tmp_path / "gone.pdf")])
+    assert refreshed.args[0] == []
+    assert Message("info", "Removed gone.pdf from the library.") in posted
+
+
+def test_resume_tracks_the_documents_left_queued(
+    qtbot: Any, fake: FakeEngine, make: Any, drain: None
+) -> None:
+    c = make()
+    started: list[str] = []
+    c.run_started.connect(started.append)
+    with qtbot.waitSignal(c.run_finished, timeout=10_000):
+        c.resume()
+    assert started == ["documents left queued last time"]
+    assert fake.submitted[0].kind is JobKind.RESUME
+
+
+def test_refreshes_are_coalesced(qtbot: Any, fake: FakeEngine, make: Any, drain: None) -> None:
+    c = make()
+    reads: list[int] = []
+    c.documents_changed.connect(lambda records: reads.append(len(records)))
+    for _ in range(5):
+        c.refresh()
+    qtbot.waitUntil(lambda: len(reads) == 2 and not c._refresh_pending, timeout=10_000)
+    assert reads == [0, 0], "five refreshes while one was in flight: one more read, not five"
+
+
+def test_detach_stops_listening(qtbot: Any, fake: FakeEngine, make: Any) -> None:
+    c = make()
+    assert len(fake._listeners) == 1
+    c.detach()
+    assert fake._listeners == []

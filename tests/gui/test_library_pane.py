@@ -1,0 +1,142 @@
+"""The library pane against a fake engine: rows follow the queue's events; the menu acts."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fakes import FakeEngine
+from PySide6.QtWidgets import QMessageBox
+
+from docent.core.api import JobKind
+from docent.gui.library_pane import LibraryPane
+
+
+@pytest.fixture
+def pane(qtbot: Any, fake: FakeEngine, drain: None) -> Iterator[LibraryPane]:
+    lib = LibraryPane(fake)
+    qtbot.addWidget(lib)
+    lib.show()
+    yield lib
+    lib.controller.detach()
+
+
+def texts(tmp_path: Path, *names: str) -> list[Path]:
+    out = []
+    for name in names:
+        out.append(tmp_path / name)
+        out[-1].write_text(f"Text of {name}.\n")
+    return out
+
+
+def test_rows_go_from_queued_through_indexing_to_ready(
+    qtbot: Any, fake: FakeEngine, pane: LibraryPane, tmp_path: Path
+) -> None:
+    a, b = texts(tmp_path, "a.txt", "b.txt")
+    fake.hold_jobs.set()
+    seen: list[tuple[str, str]] = []
+    pane.controller.document_progressed.connect(
+        lambda p: seen.append((Path(p.path).name, pane.model.row_for(p.path).state_text))
+    )
+    pane.add_paths([str(a), str(b)])
+    assert pane.progress_row.isVisibleTo(pane)
+    assert pane.progress_label.text() == "Preparing a.txt and 1 more…"
+    assert fake.job_paused.wait(10)
+    qtbot.waitUntil(lambda: ("a.txt", "indexing 100%") in seen, timeout=10_000)
+    assert ("a.txt", "reading…") in seen and ("a.txt", "indexing 50%") in seen
+    assert pane.model.row_for(str(b)).state == "queued"
+    with qtbot.waitSignal(pane.controller.run_finished, timeout=10_000):
+        fake.release_jobs.set()
+    qtbot.waitUntil(lambda: not pane.controller._refresh_pending, timeout=10_000)
+    assert {r.file_name: r.state for r in pane.model.rows()} == {"a.txt": "ready", "b.txt": "ready"}
+    assert not pane.progress_row.isVisibleTo(pane) and not pane.empty_hint.isVisibleTo(pane)
+
+
+def test_a_failed_document_shows_why(
+    qtbot: Any, fake: FakeEngine, pane: LibraryPane, tmp_path: Path
+) -> None:
+    (bad,) = texts(tmp_path, "bad.txt")
+    fake.failing[str(bad)] = "bad.txt is encrypted: it needs a password."
+    with qtbot.waitSignal(pane.controller.run_finished, timeout=10_000):
+        pane.add_paths([str(bad)])
+    row = pane.model.row_for(str(bad))
+    assert row is not None and row.state == "failed"
+    assert row.state_text == "failed: encrypted: it needs a password."
+
+
+def test_cancel_leaves_unfinished_rows_queued(
+    qtbot: Any, fake: FakeEngine, pane: LibraryPane, tmp_path: Path
+) -> None:
+    a, b = texts(tmp_path, "a.txt", "b.txt")
+    fake.hold_jobs.set()
+    pane.add_paths([str(a), str(b)])
+    assert fake.job_paused.wait(10)
+    with qtbot.waitSignal(pane.controller.run_finished, timeout=10_000) as end:
+        pane.cancel_button.click()
+        fake.release_jobs.set()
+    assert end.args[0].cancelled
+    states = {r.file_name: r.state_text for r in pane.model.rows()}
+    assert states["b.txt"] == "queued (cancelled)", states
+
+
+def test_the_first_read_fills_the_table_and_the_filter_narrows_it(
+    qtbot: Any, fake: FakeEngine, pane: LibraryPane
+) -> None:
+    for name in ("alpha.pdf", "beta.pdf", "gamma.txt"):
+        fake.add_document(f"/docs/{name}")
+    with qtbot.waitSignal(pane.controller.documents_changed, timeout=10_000):
+        pane.refresh()
+    assert pane.model.rowCount() == 3 and not pane.empty_hint.isVisibleTo(pane)
+    pane.filter_edit.setText("ALPHA")
+    assert pane.proxy.rowCount() == 1
+
+
+def test_the_menu_asks_summarizes_reindexes_and_removes(
+    qtbot: Any, fake: FakeEngine, pane: LibraryPane, monkeypatch: Any
+) -> None:
+    fake.add_document("/docs/alpha.pdf", ["The alpha text."])
+    with qtbot.waitSignal(pane.controller.documents_changed, timeout=10_000):
+        pane.refresh()
+    (row,) = pane.model.rows()
+    menu = pane.build_menu([row])
+    actions = {a.text(): a for a in menu.actions() if a.text()}
+    with qtbot.waitSignal(pane.ask_about_requested) as asked:
+        actions["Ask about this document"].trigger()
+    assert asked.args == [["/docs/alpha.pdf"]]
+    with qtbot.waitSignal(pane.summarize_requested) as summ:
+        actions["Summarize…"].trigger()
+    assert summ.args == ["/docs/alpha.pdf"]
+
+    fake.hold_jobs.set()  # the re-index stays queued in the engine
+    actions["Re-index"].trigger()
+    assert [(j.kind, j.paths, j.force) for j in fake.submitted] == [
+        (JobKind.INDEX, ["/docs/alpha.pdf"], True)
+    ]
+    fake.release_jobs.set()
+    fake.wait_jobs()
+
+    monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: QMessageBox.StandardButton.Yes)
+    with qtbot.waitSignal(pane.controller.document_changed, timeout=10_000):
+        actions["Remove from library"].trigger()
+    assert pane.model.rowCount() == 0, "the removed row stayed until the next read"
+    assert fake.submitted[-1].kind is JobKind.DROP
+
+
+def test_show_extracted_text_opens_a_dialog(
+    qtbot: Any, fake: FakeEngine, pane: LibraryPane
+) -> None:
+    from docent.gui.text_dialog import TextDialog
+
+    fake.add_document("/docs/alpha.pdf", ["The alpha text.", "Page two."])
+    with qtbot.waitSignal(pane.controller.documents_changed, timeout=10_000):
+        pane.refresh()
+    (row,) = pane.model.rows()
+    menu = pane.build_menu([row])
+    show = next(a for a in menu.actions() if a.text() == "Show extracted text")
+    show.trigger()
+    qtbot.waitUntil(lambda: bool(pane.findChildren(TextDialog)), timeout=10_000)
+    (dialog,) = pane.findChildren(TextDialog)
+    assert "Page two." in dialog.view.toPlainText()
+    dialog.close()

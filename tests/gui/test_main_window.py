@@ -1,0 +1,146 @@
+"""The main window over a fake engine: startup, status, health, drops, chat to sources."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from fakes import FakeEngine, answer, citation
+from gui_helpers import drop
+from PySide6.QtWidgets import QFileDialog
+
+from docent.core.api import Health, JobKind
+from docent.core.models import DocState, DocumentRecord
+
+
+def started(qtbot: Any, fake: FakeEngine, make_window: Any) -> Any:
+    window = make_window(fake)
+    with qtbot.waitSignal(window.health_changed, timeout=10_000):
+        pass
+    qtbot.waitUntil(lambda: "document" in window.docs_label.text(), timeout=10_000)
+    return window
+
+
+def test_startup_warms_up_watches_and_shows_the_status(
+    qtbot: Any, fake: FakeEngine, make_window: Any
+) -> None:
+    fake.add_document("/docs/a.pdf")
+    fake.health = Health(False, ["fake-model"], "llama3.2:3b is not installed.")
+    window = make_window(fake)
+    with qtbot.waitSignal(window.warmed_up, timeout=10_000):
+        pass
+    assert fake.warmed.is_set() and fake.started_watching
+    qtbot.waitUntil(lambda: window.docs_label.text() == "1 document · 2 chunks", timeout=10_000)
+    qtbot.waitUntil(
+        lambda: window.ollama_label.text() == "Ollama: llama3.2:3b not pulled — extractive answers",
+        timeout=10_000,
+    )
+    assert window.chat.banner.isVisibleTo(window.chat)
+
+
+def test_a_healthy_ollama_hides_the_banner_and_fills_the_model_picker(
+    qtbot: Any, fake: FakeEngine, make_window: Any
+) -> None:
+    fake._settings = fake.settings.model_copy(update={"ollama_model": "fake-model"})
+    window = started(qtbot, fake, make_window)
+    assert window.ollama_label.text() == "Ollama: fake-model"
+    assert not window.chat.banner.isVisibleTo(window.chat)
+    combo = window.chat.model_combo
+    assert [combo.itemText(i) for i in range(combo.count())] == ["fake-model", "other:7b"]
+    fake.health = Health(False, [], "Ollama is not running.")
+    with qtbot.waitSignal(window.health_changed, timeout=10_000):
+        window.check_health()
+    assert window.chat.banner.isVisibleTo(window.chat)
+    assert window.ollama_label.text() == "Ollama: not running — extractive answers"
+
+
+def test_documents_left_unfinished_are_resumed(
+    qtbot: Any, fake: FakeEngine, make_window: Any
+) -> None:
+    fake._recovered = [DocumentRecord("d1", "/docs/a.pdf", "a.pdf", state=DocState.QUEUED)]
+    window = started(qtbot, fake, make_window)
+    assert [j.kind for j in fake.submitted] == [JobKind.RESUME]
+    assert any("Resuming 1 document" in t for t in window.notifications.texts())
+
+
+def test_a_drop_is_handed_to_the_engine(
+    qtbot: Any, fake: FakeEngine, make_window: Any, tmp_path: Path
+) -> None:
+    doc = tmp_path / "dropped.txt"
+    doc.write_text("Dropped text.\n")
+    window = started(qtbot, fake, make_window)
+    with qtbot.waitSignal(window.library.controller.run_finished, timeout=10_000):
+        drop(window, [doc])
+    assert fake.submitted[-1].paths == [str(doc)]
+    qtbot.waitUntil(lambda: window.docs_label.text().startswith("1 document"), timeout=10_000)
+
+
+def test_a_chip_shows_its_source_in_the_citation_pane(
+    qtbot: Any, fake: FakeEngine, make_window: Any, tmp_path: Path
+) -> None:
+    notes = tmp_path / "notes.txt"
+    notes.write_text("Intro.\nThe lamp is lit at dusk.\n")
+    fake.add_document(str(notes), ["Intro.\nThe lamp is lit at dusk."])
+    cites = [
+        citation(1, str(notes), 1, "Intro."),
+        citation(2, str(notes), 1, "The lamp is lit at dusk."),
+    ]
+    fake.answers = [answer("At dusk [2].", cites)]
+    window = started(qtbot, fake, make_window)
+    with qtbot.waitSignal(window.chat.answer_finished, timeout=10_000):
+        window.chat.ask("When is the lamp lit?")
+    assert window.citations.list.count() == 2
+    with qtbot.waitSignal(window.citations.page_shown, timeout=10_000) as shown:
+        window.show_citation(1, 2)
+    assert shown.args == [str(notes), 1]
+    assert window.citations.text_view.highlighted_text().startswith("The lamp is lit at dusk")
+    assert "highlighted" in window.citations.note.text()
+
+
+def test_export_writes_the_conversation(
+    qtbot: Any, fake: FakeEngine, make_window: Any, tmp_path: Path, monkeypatch: Any
+) -> None:
+    window = started(qtbot, fake, make_window)
+    fake.answers = [answer("Because [1].", [citation(1, "/d/why.pdf", 2)])]
+    with qtbot.waitSignal(window.chat.answer_finished, timeout=10_000):
+        window.chat.ask("Why?")
+    target = tmp_path / "chat.md"
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (str(target), ""))
+    window.export_chat()
+    qtbot.waitUntil(target.exists, timeout=10_000)
+    assert target.read_text(encoding="utf-8") == window.chat.conversation.to_markdown()
+
+
+def test_settings_applied_say_what_waits_for_a_restart(
+    qtbot: Any, fake: FakeEngine, make_window: Any
+) -> None:
+    window = started(qtbot, fake, make_window)
+    dialog = window.open_settings()
+    dialog.data_edit.setText("/somewhere/else")
+    with qtbot.waitSignal(dialog.settings_applied, timeout=10_000):
+        dialog.save()
+    assert any(
+        "Data folder: takes effect when Docent starts again" in t
+        for t in window.notifications.texts()
+    )
+
+
+def test_summarize_opens_a_dialog_with_progress_and_the_summary(
+    qtbot: Any, fake: FakeEngine, make_window: Any
+) -> None:
+    from docent.gui.summary_dialog import SummaryDialog
+
+    fake.add_document("/docs/a.pdf")
+    window = started(qtbot, fake, make_window)
+    window.summarize("/docs/a.pdf")
+    (dialog,) = [d for d in window.dialogs if isinstance(d, SummaryDialog)]
+    with qtbot.waitSignal(dialog.summary_finished, timeout=10_000) as done:
+        pass
+    assert done.args[0] is not None and "A brief summary of a.pdf." in dialog.view.toPlainText()
+    assert dialog.copy_button.isEnabled() and not dialog.progress.isVisible()
+    fake.summaries = [RuntimeError("the model crashed")]
+    with qtbot.waitSignal(dialog.summary_finished, timeout=10_000) as failed:
+        dialog.start()
+    assert failed.args[0] is None
+    assert dialog.status.text() == "The summary failed: the model crashed"
+    dialog.close()

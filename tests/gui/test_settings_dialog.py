@@ -1,0 +1,119 @@
+"""The settings dialog only asks the engine to apply; errors are shown next to the fields."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from fakes import FakeEngine
+from PySide6.QtWidgets import QDialogButtonBox
+
+from docent.core.config import load_settings, settings_file
+from docent.gui.settings_dialog import SettingsDialog
+from ollama_stub import OllamaStub
+
+
+def save(qtbot: Any, dialog: SettingsDialog) -> None:
+    button = dialog.buttons.button(QDialogButtonBox.StandardButton.Save)
+    button.click()
+    qtbot.waitUntil(dialog.buttons.isEnabled, timeout=10_000)  # the engine answered
+
+
+def test_a_bad_url_is_refused_naming_the_field(qtbot: Any, fake: FakeEngine, drain: None) -> None:
+    dialog = SettingsDialog(fake)
+    qtbot.addWidget(dialog)
+    dialog.host_edit.setText("localhost 11434")
+    save(qtbot, dialog)
+    assert dialog.applied is None and dialog.result() == 0, "a bad URL was accepted"
+    message = dialog.error_label.text()
+    assert dialog.error_label.isVisibleTo(dialog)
+    assert "Ollama host" in message and "ollama_host" in message and "http" in message
+    assert dialog.host_edit.property("invalid") is True
+    assert fake.applied == [] and fake.settings.ollama_host == ""
+
+
+def test_saving_hands_the_values_to_the_engine(qtbot: Any, fake: FakeEngine, drain: None) -> None:
+    dialog = SettingsDialog(fake)
+    qtbot.addWidget(dialog)
+    dialog.host_edit.setText("http://127.0.0.1:11434")
+    dialog.summary_combo.setCurrentText("bullets")
+    dialog.embedding_edit.setText("BAAI/bge-small-en-v1.5")
+    with qtbot.waitSignal(dialog.settings_applied, timeout=10_000) as done:
+        dialog.buttons.button(QDialogButtonBox.StandardButton.Save).click()
+    applied = done.args[0]
+    assert sorted(applied.changed) == ["embedding_model", "ollama_host", "summary_type"]
+    assert applied.restart == ["embedding_model"]
+    assert fake.settings.summary_type == "bullets"
+    assert fake.settings.embedding_model != "BAAI/bge-small-en-v1.5", "applied before a restart"
+    assert dialog.result() == 1
+    assert not settings_file().exists(), "the dialog wrote the file itself"
+
+
+def test_a_save_that_fails_keeps_the_dialog_open(qtbot: Any, fake: FakeEngine, drain: None) -> None:
+    fake.save_error = OSError("No space left on device")
+    dialog = SettingsDialog(fake)
+    qtbot.addWidget(dialog)
+    dialog.summary_combo.setCurrentText("detailed")
+    save(qtbot, dialog)
+    assert dialog.result() == 0 and dialog.applied is None
+    assert "No space left on device" in dialog.error_label.text()
+
+
+def test_test_checks_the_unsaved_host_and_offers_its_models(
+    qtbot: Any, fake: FakeEngine, drain: None
+) -> None:
+    dialog = SettingsDialog(fake)
+    qtbot.addWidget(dialog)
+
+    def test(host: str) -> str:
+        dialog.host_edit.setText(host)
+        dialog.test_button.click()
+        assert not dialog.test_button.isEnabled(), "Test ran on the GUI thread"
+        qtbot.waitUntil(dialog.test_button.isEnabled, timeout=10_000)
+        return dialog.test_label.text()
+
+    dialog.model_combo.setCurrentText("fake-model")
+    assert test("http://127.0.0.1:11434").startswith("✓")
+    models = [dialog.model_combo.itemText(i) for i in range(dialog.model_combo.count())]
+    assert models == ["fake-model", "other:7b"]
+    assert test("http://down.invalid:1").startswith("✗")
+    assert [s.ollama_host for s in fake.probed] == [
+        "http://127.0.0.1:11434",
+        "http://down.invalid:1",
+    ]
+    assert fake.applied == [], "testing applied the settings"
+    dialog.host_edit.setText("not a url")
+    dialog.test_button.click()
+    assert "ollama_host" in dialog.error_label.text() and len(fake.probed) == 2
+
+
+def test_with_the_real_engine_a_change_is_saved_once_and_applied(
+    qtbot: Any, make_engine: Any, ollama_stub: OllamaStub, tmp_path: Path, drain: None
+) -> None:
+    engine = make_engine()
+    watched = tmp_path / "watched"
+    watched.mkdir()
+    dialog = SettingsDialog(engine)
+    qtbot.addWidget(dialog)
+    dialog.host_edit.setText(ollama_stub.url)
+    dialog.model_combo.setCurrentText("stub-model:latest")
+    dialog.folders.addItem(str(watched))
+    dialog.data_edit.setText(str(tmp_path / "elsewhere"))
+    with qtbot.waitSignal(dialog.settings_applied, timeout=10_000) as done:
+        dialog.buttons.button(QDialogButtonBox.StandardButton.Save).click()
+    applied = done.args[0]
+    assert applied.restart == ["data_dir"]
+    saved = load_settings()
+    assert saved.ollama_host == ollama_stub.url and saved.data_dir == str(tmp_path / "elsewhere")
+    assert saved.watched_folders == [str(watched)]
+    assert engine.settings.ollama_host == ollama_stub.url
+    assert engine.settings.data_dir != str(tmp_path / "elsewhere"), "the open store moved"
+    assert engine.llm_health(2.0).ok, "the engine still asks the old Ollama"
+
+    dialog = SettingsDialog(engine)
+    qtbot.addWidget(dialog)
+    dialog.folders.addItem(str(tmp_path / "missing"))
+    save(qtbot, dialog)
+    assert "Watched folders" in dialog.error_label.text()
+    assert "not a folder" in dialog.error_label.text()
+    assert load_settings().watched_folders == [str(watched)], "a bad change was saved"

@@ -1,0 +1,76 @@
+"""The one worker pattern: typed results, progress, cancel, and errors routed to one place."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from docent.core.errors import Cancelled
+from docent.gui.messages import Message, bridge
+from docent.gui.workers import Task, call_in_worker, run_in_worker
+
+
+def test_worker_reports_progress_then_its_result_in_order(qtbot: Any, drain: None) -> None:
+    def job(task: Task[int]) -> str:
+        task.report(1)
+        task.report(2)
+        return "done"
+
+    progress: list[int] = []
+    results: list[str] = []
+    worker = run_in_worker(job, name="count", on_progress=progress.append, on_result=results.append)
+    sig = worker.signals
+    with qtbot.waitSignal(sig.finished, timeout=10_000):
+        pass
+    assert progress == [1, 2] and results == ["done"]
+    assert worker.done
+
+
+def test_an_error_goes_to_the_message_bridge_with_its_context(qtbot: Any, drain: None) -> None:
+    posted: list[Message] = []
+    bridge().message_posted.connect(posted.append)
+    bridge().attach()
+
+    def broken() -> int:
+        raise ValueError("the file is damaged")
+
+    results: list[int] = []
+    worker = call_in_worker(
+        broken, name="read", on_result=results.append, error_text="Could not read x.pdf"
+    )
+    with qtbot.waitSignal(worker.signals.finished, timeout=10_000):
+        pass
+    assert results == []
+    assert Message("error", "Could not read x.pdf: the file is damaged") in posted
+
+
+def test_a_cancelled_job_is_not_reported_as_an_error(qtbot: Any, drain: None) -> None:
+    posted: list[Message] = []
+    bridge().message_posted.connect(posted.append)
+    bridge().attach()
+
+    def job(task: Task[None]) -> int:
+        assert task.cancel.wait(10), "never cancelled"
+        raise Cancelled("stopped")
+
+    worker = run_in_worker(job, name="wait")
+    worker.cancel()
+    with qtbot.waitSignal(worker.signals.finished, timeout=10_000):
+        pass
+    assert worker.cancelled
+    assert not [m for m in posted if m.level == "error"]
+
+
+def test_on_error_shows_the_error_in_place_instead(qtbot: Any, drain: None) -> None:
+    posted: list[Message] = []
+    bridge().message_posted.connect(posted.append)
+    bridge().attach()
+    shown: list[Exception] = []
+
+    def broken() -> None:
+        raise OSError("disk full")
+
+    worker = call_in_worker(broken, name="save", on_error=shown.append)
+    with qtbot.waitSignal(worker.signals.finished, timeout=10_000):
+        pass
+    assert [str(e) for e in shown] == ["disk full"]
+    assert not [m for m in posted if "disk full" in m.text]
