@@ -26,7 +26,7 @@ from docent.core.errors import SettingsError
 from docent.core.index_events import Job, JobKind
 from docent.core.indexer import Indexer, IndexReport, ProgressCallback
 from docent.core.jobs import IndexQueue
-from docent.core.lookup import GrepMatch
+from docent.core.lookup import GREP_LIMIT, GrepMatch
 from docent.core.models import DocState, DocumentRecord, ExtractedDocument
 from docent.core.oslock import FileLock
 from docent.core.retrieval import Retriever, SearchResult
@@ -531,7 +531,7 @@ class Engine:
             rewrites=rewrites,
         )
 
-    def grep(self, pattern: str, limit: int = lookup.GREP_LIMIT) -> list[GrepMatch]:
+    def grep(self, pattern: str, limit: int = GREP_LIMIT) -> list[GrepMatch]:
         """Case-insensitive exact text over chunks: at most ``limit`` (≤ 100) matches."""
         return lookup.grep(self._store, pattern, set(self._busy_doc_ids()), limit)
 
