@@ -1,8 +1,13 @@
-"""The engine on real files: incremental indexing, renames, duplicates, removal, locking."""
+"""The engine on real files: incremental indexing, renames, duplicates, removal, locking.
+
+Indexing here is about what is (re-)embedded, not how well: a hashing embedder stands in
+for the model (``tests/fake_embedder.py``), except in the first test, which runs the real
+one end to end."""
 
 from __future__ import annotations
 
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -12,6 +17,7 @@ from docent.core.engine import Engine
 from docent.core.errors import AmbiguousFile, StoreLocked, UnknownFile
 from docent.core.models import DocState
 from docent.core.textcache import sha256_file
+from fake_embedder import FakeEmbedder
 
 PARA = (
     "The quartermaster counted {n} crates of lamp oil in the north storehouse. "
@@ -28,7 +34,7 @@ def write_notes(path: Path, paragraphs: int, tag: str = "") -> None:
 def library(tmp_path: Path, samples_dir: Path) -> Path:
     lib = tmp_path / "library"
     lib.mkdir()
-    shutil.copy(samples_dir / "simh__ctss_hardware.pdf", lib / "ctss.pdf")
+    shutil.copy(samples_dir / "forensics-samples-files__a-text.pdf", lib / "paper.pdf")
     write_notes(lib / "notes.txt", 12)
     (lib / "sub").mkdir()
     write_notes(lib / "sub" / "more.md", 4, tag="m")
@@ -37,7 +43,14 @@ def library(tmp_path: Path, samples_dir: Path) -> Path:
 
 
 @pytest.fixture
-def engine() -> Engine:
+def engine() -> Iterator[Engine]:
+    eng = Engine(load_settings(extract_in_subprocess=False), embedder=FakeEmbedder()).open()
+    yield eng
+    eng.close()
+
+
+@pytest.fixture
+def real_engine() -> Iterator[Engine]:
     eng = Engine(load_settings(extract_in_subprocess=False)).open()
     yield eng
     eng.close()
@@ -48,9 +61,10 @@ def chunks_of(eng: Engine, name: str) -> int:
     return eng.store.count_chunks(eng.resolve(name).doc_id)
 
 
-def test_index_then_nothing_to_do_on_rescan(engine: Engine, library: Path) -> None:
+def test_index_then_nothing_to_do_on_rescan(real_engine: Engine, library: Path) -> None:
+    engine = real_engine
     first = engine.index([library])
-    assert sorted(Path(p).name for p in first.indexed) == ["ctss.pdf", "more.md", "notes.txt"]
+    assert sorted(Path(p).name for p in first.indexed) == ["more.md", "notes.txt", "paper.pdf"]
     assert first.chunks_embedded > 0 and not first.failed
     for rec in engine.documents():
         assert rec.state is DocState.READY and rec.chunks > 0 and rec.pages > 0
@@ -67,7 +81,7 @@ def test_changed_file_replaces_its_chunks_only(engine: Engine, library: Path) ->
     write_notes(library / "notes.txt", 5, tag="v2-")  # shorter, different numbers
     report = engine.index([library])
     assert [Path(p).name for p in report.indexed] == ["notes.txt"]
-    assert sorted(Path(p).name for p in report.unchanged) == ["ctss.pdf", "more.md"]
+    assert sorted(Path(p).name for p in report.unchanged) == ["more.md", "paper.pdf"]
     new = engine.resolve("notes.txt")
     assert new.doc_id == old.doc_id and new.sha256 != old.sha256
     assert new.chunks < old.chunks
@@ -78,17 +92,17 @@ def test_changed_file_replaces_its_chunks_only(engine: Engine, library: Path) ->
 
 def test_rename_costs_no_embedding(engine: Engine, library: Path) -> None:
     engine.index([library])
-    chunks = engine.resolve("ctss.pdf").chunks
-    (library / "ctss.pdf").rename(library / "sub" / "renamed.pdf")
+    chunks = engine.resolve("paper.pdf").chunks
+    (library / "paper.pdf").rename(library / "sub" / "renamed.pdf")
     report = engine.index([library])
     assert report.chunks_embedded == 0 and not report.indexed
-    assert report.renamed == [(str(library / "ctss.pdf"), str(library / "sub" / "renamed.pdf"))]
+    assert report.renamed == [(str(library / "paper.pdf"), str(library / "sub" / "renamed.pdf"))]
     rec = engine.resolve("renamed.pdf")
     assert rec.chunks == chunks and rec.state is DocState.READY
-    hits = engine.search("CTSS hardware", files=["renamed.pdf"]).hits
+    hits = engine.search("a text from LibreOffice Writer", files=["renamed.pdf"]).hits
     assert hits and all(h.path.endswith("renamed.pdf") for h in hits)
     with pytest.raises(UnknownFile):
-        engine.resolve(str(library / "ctss.pdf"))
+        engine.resolve(str(library / "paper.pdf"))
 
 
 def test_deleted_file_drops_its_chunks(engine: Engine, library: Path) -> None:
@@ -145,7 +159,8 @@ def test_second_engine_on_same_folder_is_refused(engine: Engine) -> None:
 
 
 def test_dump_has_page_markers(engine: Engine, library: Path) -> None:
-    engine.index([library / "ctss.pdf"])
-    md = engine.dump("ctss.pdf")
-    assert md.startswith("# ctss.pdf")
-    assert "<!-- page 1 -->" in md and "<!-- page 11 -->" in md
+    engine.index([library / "paper.pdf"])
+    md = engine.dump("paper.pdf")
+    assert md.startswith("# paper.pdf")
+    assert "<!-- page 1 -->" in md and "<!-- page 2 -->" in md
+    assert md.index("A test only.") < md.index("<!-- page 2 -->") < md.index("second page")

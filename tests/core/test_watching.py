@@ -26,6 +26,7 @@ from docent.core.jobs import IndexQueue, JobKind
 from docent.core.models import DocState
 from docent.core.textcache import sha256_file
 from docent.core.watching import FolderState, FolderStatus, WatchError
+from fake_embedder import FakeEmbedder
 
 TIMEOUT = 30.0
 WORDS = [
@@ -96,7 +97,8 @@ class Recorder:
 
 
 def open_engine() -> Engine:
-    return Engine(load_settings(extract_in_subprocess=False)).open()
+    """What is embedded matters here, not how well: a hashing embedder stands in."""
+    return Engine(load_settings(extract_in_subprocess=False), embedder=FakeEmbedder()).open()
 
 
 @pytest.fixture
