@@ -18,11 +18,8 @@ def test_worker_reports_progress_then_its_result_in_order(qtbot: Any, drain: Non
     progress: list[int] = []
     results: list[str] = []
     worker = run_in_worker(job, name="count", on_progress=progress.append, on_result=results.append)
-    sig = worker.signals
-    with qtbot.waitSignal(sig.finished, timeout=10_000):
-        pass
+    qtbot.waitUntil(lambda: worker.done, timeout=10_000)  # set by `finished`, connected first
     assert progress == [1, 2] and results == ["done"]
-    assert worker.done
 
 
 def test_an_error_goes_to_the_message_bridge_with_its_context(qtbot: Any, drain: None) -> None:
@@ -37,8 +34,7 @@ def test_an_error_goes_to_the_message_bridge_with_its_context(qtbot: Any, drain:
     worker = call_in_worker(
         broken, name="read", on_result=results.append, error_text="Could not read x.pdf"
     )
-    with qtbot.waitSignal(worker.signals.finished, timeout=10_000):
-        pass
+    qtbot.waitUntil(lambda: worker.done, timeout=10_000)
     assert results == []
     assert Message("error", "Could not read x.pdf: the file is damaged") in posted
 
@@ -54,8 +50,7 @@ def test_a_cancelled_job_is_not_reported_as_an_error(qtbot: Any, drain: None) ->
 
     worker = run_in_worker(job, name="wait")
     worker.cancel()
-    with qtbot.waitSignal(worker.signals.finished, timeout=10_000):
-        pass
+    qtbot.waitUntil(lambda: worker.done, timeout=10_000)
     assert worker.cancelled
     assert not [m for m in posted if m.level == "error"]
 
@@ -70,7 +65,6 @@ def test_on_error_shows_the_error_in_place_instead(qtbot: Any, drain: None) -> N
         raise OSError("disk full")
 
     worker = call_in_worker(broken, name="save", on_error=shown.append)
-    with qtbot.waitSignal(worker.signals.finished, timeout=10_000):
-        pass
+    qtbot.waitUntil(lambda: worker.done, timeout=10_000)
     assert [str(e) for e in shown] == ["disk full"]
     assert not [m for m in posted if "disk full" in m.text]
