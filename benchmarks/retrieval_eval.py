@@ -74,17 +74,30 @@ def load_questions(paths: Sequence[Path]) -> list[Question]:
     return out
 
 
-def open_library(name: str, questions: Sequence[Question]) -> Engine:
+def open_library(
+    name: str, questions: Sequence[Question], home: Path | None = None, vectors: Path | None = None
+) -> Engine:
+    """The library ``name`` under ``home`` (default HOMES[name]), indexed incrementally.
+
+    ``vectors``: a disk cache of dense vectors by text (benchmarks/embedcache.py), so that a
+    chunking variant in another folder embeds only the texts it changed.
+    """
     from docent.core.config import Settings
     from docent.core.engine import Engine
 
-    home = HOMES[name]
+    home = home or HOMES[name]
     if name == "full":
         files = sorted(p for p in CORPUS.glob("*.pdf"))
     else:
         wanted = {q.file for q in questions if q.file} | set(DISTRACTORS)
         files = sorted(CORPUS / f for f in wanted)
-    eng = Engine(Settings(data_dir=str(home), extract_in_subprocess=True)).open()
+    eng = Engine(Settings(data_dir=str(home), extract_in_subprocess=True))
+    if vectors is not None:
+        sys.path.insert(0, str(Path(__file__).parent))
+        from embedcache import install
+
+        install(eng.embedder, vectors)
+    eng.open()
     t0 = time.perf_counter()
     report = eng.index(files)
     if report.indexed:
@@ -263,6 +276,10 @@ def main() -> int:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     ap.add_argument("--library", choices=sorted(HOMES), default="dev")
+    ap.add_argument("--home", type=Path, help="the library's folder (default: per library)")
+    ap.add_argument(
+        "--vector-cache", type=Path, help="disk cache of dense vectors by text (sqlite file)"
+    )
     ap.add_argument("--questions", nargs="*", type=Path, default=[DEV_QUESTIONS])
     ap.add_argument("--latency", action="store_true", help="time the full pipeline")
     ap.add_argument("--repeats", type=int, default=3)
@@ -283,7 +300,7 @@ def main() -> int:
         key, value = item.split("=", 1)
         kind = type(getattr(config, key))
         config = replace(config, **{key: kind(value) if kind is not bool else value == "1"})
-    eng = open_library(args.library, questions)
+    eng = open_library(args.library, questions, args.home, args.vector_cache)
     try:
         indexed = {d.file_name for d in eng.documents()}
         skipped = [q.id for q in questions if q.file and q.file not in indexed]

@@ -90,7 +90,7 @@ def cmd_index(args: argparse.Namespace) -> int:
     bar = ProgressBar(quiet=args.quiet)
     with _open_engine() as eng:
         try:
-            report = eng.resume(bar, cancel) if eng.recovered else None
+            report = eng.resume(bar, cancel) if eng.recovered or eng.outdated else None
             main = eng.index(args.paths, recursive=args.recursive, progress=bar, cancel=cancel)
         except KeyboardInterrupt:
             cancel.set()

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from docent.core.chunking import chunk_pages
+from docent.core.context import document_title, indexed_text
 from docent.core.embedding import Embedder
 from docent.core.extract import extract
 from docent.core.preparing import Preparer, worker_preparer
@@ -30,10 +31,12 @@ def test_worker_tools_give_the_parents_chunks_and_bm25(
     assert not got.reason, got.message
 
     doc = extract(pdf)
-    chunks = chunk_pages(doc.pages, embedder.count_tokens)
+    title = document_title(doc.pages)
+    chunks = chunk_pages(doc.pages, embedder.count_tokens, title=title)
     assert got.chunks == chunks, "the worker's token counts differ from the model's"
     assert (got.pages, got.page_unit) == (len(doc.pages), doc.page_unit)
-    assert got.sparse == embedder.embed_sparse([c.text for c in chunks])
+    assert got.sparse == embedder.embed_sparse([indexed_text(c.context, c.text) for c in chunks])
+    assert all(c.context.startswith("VAX-11/780 Simulator Usage") for c in chunks)
     assert [c.ordinal for c in got.chunks] == list(range(len(got.chunks)))
 
 

@@ -118,6 +118,12 @@ class EngineAPI(Protocol):
         """Documents found unfinished when the library was opened (a crash)."""
         ...
 
+    @property
+    def outdated(self) -> Sequence[DocumentRecord]:
+        """Ready documents indexed in an older format when the library was opened; a
+        resume re-indexes them (searchable meanwhile)."""
+        ...
+
     def submit_index(
         self, paths: Sequence[str], *, recursive: bool = True, force: bool = False
     ) -> Job | None:

@@ -34,7 +34,8 @@ CREATE TABLE IF NOT EXISTS documents (
     error TEXT NOT NULL DEFAULT '',
     page_unit TEXT NOT NULL DEFAULT 'page',
     indexed_at REAL NOT NULL DEFAULT 0,
-    summary TEXT NOT NULL DEFAULT ''
+    summary TEXT NOT NULL DEFAULT '',
+    index_format TEXT NOT NULL DEFAULT ''
 );
 CREATE INDEX IF NOT EXISTS documents_sha ON documents(sha256);
 CREATE INDEX IF NOT EXISTS documents_name ON documents(file_name);
@@ -66,6 +67,15 @@ class Catalog:
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.executescript(_SCHEMA)
+        self._add_missing_columns()
+
+    def _add_missing_columns(self) -> None:
+        """Catalogs written by an older Docent lack later columns: add them (defaults)."""
+        have = {row[1] for row in self._db.execute("PRAGMA table_info(documents)")}
+        if "index_format" not in have:
+            self._db.execute(
+                "ALTER TABLE documents ADD COLUMN index_format TEXT NOT NULL DEFAULT ''"
+            )
 
     def close(self) -> None:
         with self._lock:
@@ -100,6 +110,13 @@ class Catalog:
 
     def all(self) -> list[DocumentRecord]:
         return self._select("ORDER BY file_name COLLATE NOCASE, path")
+
+    def outdated(self, index_format: str) -> list[DocumentRecord]:
+        """Ready documents indexed in another format than ``index_format``."""
+        return self._select(
+            "WHERE state = ? AND index_format != ? ORDER BY path",
+            (DocState.READY.value, index_format),
+        )
 
     def in_states(self, *states: DocState) -> list[DocumentRecord]:
         marks = ", ".join("?" for _ in states)

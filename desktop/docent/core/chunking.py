@@ -18,6 +18,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
+from docent.core.context import HeadingPath, context_line
 from docent.core.models import Chunk, Page
 
 TokenCounter = Callable[[str], int]
@@ -65,6 +66,8 @@ class _Unit:
     tokens: int = 0
     #: The most recent heading at this unit (its own text for a heading).
     section: str = ""
+    #: The heading path in force at this unit (context.HeadingPath).
+    path: tuple[str, ...] = ()
 
 
 def chunk_pages(
@@ -76,25 +79,38 @@ def chunk_pages(
     min_words: int = 40,
     max_tokens: int = 240,
     overlap_sentences: int = 1,
+    title: str | None = None,
+    context_tokens: int = 0,
 ) -> list[Chunk]:
     """Split ``pages`` into chunks numbered 0..n-1; the same input gives the same chunks.
 
     ``count_tokens`` must count a text the way the embedding model does (special tokens
-    included); without it only the word limits apply.
+    included); without it only the word limits apply. With a ``title``, each chunk gets
+    a ``context`` (title and heading path, see context.py); ``context_tokens`` are then
+    kept free for it in every chunk, and a longer context is shortened to what is free.
     """
-    packer = _Packer(count_tokens, target_words, max_words, min_words, max_tokens)
+    packer = _Packer(count_tokens, target_words, max_words, min_words, max_tokens - context_tokens)
     units: list[_Unit] = []
     section = ""
+    headings = HeadingPath()
     for unit in _units(pages):
         if unit.kind == "heading":
             section = unit.text.lstrip("#").strip()
+            headings.push(unit.text)
         unit.section = section
+        unit.path = headings.path
         units.extend(packer.fit(unit))
     groups = [(g, _join(g).strip()) for g in packer.pack(units, overlap_sentences)]
-    return [
-        Chunk(text, g[0].page, g[-1].page, ordinal=i, heading=_heading_of(g))
-        for i, (g, text) in enumerate((g, t) for g, t in groups if t)
-    ]
+    chunks = []
+    for i, (g, text) in enumerate((g, t) for g, t in groups if t):
+        context = ""
+        if title is not None:
+            room = max_tokens - count_tokens(text) if count_tokens and context_tokens else None
+            context = _context(title, _first_text(g).path, room, count_tokens)
+        chunks.append(
+            Chunk(text, g[0].page, g[-1].page, ordinal=i, heading=_heading_of(g), context=context)
+        )
+    return chunks
 
 
 # ---------------------------------------------------------------- pages -> units
@@ -225,9 +241,37 @@ def _is_heading(line: str, words: list[str], prev: str, nxt: str) -> bool:
     )
 
 
+def _first_text(group: Sequence[_Unit]) -> _Unit:
+    """The chunk's first unit past any leading headings."""
+    return next((u for u in group if u.kind != "heading"), group[-1])
+
+
 def _heading_of(group: Sequence[_Unit]) -> str:
     """The heading in force at the chunk's first text (past any leading headings)."""
-    return next((u.section for u in group if u.kind != "heading"), group[-1].section)
+    return _first_text(group).section
+
+
+def _context(
+    title: str, path: tuple[str, ...], room: int | None, count: TokenCounter | None
+) -> str:
+    """The context line, shortened to ``room`` tokens when given: the middle of the path
+    goes first, then the title, then words from the end."""
+    candidates = [
+        context_line(title, path),
+        context_line(title, path[-1:]),
+        context_line("", path[-1:]),
+        title,
+    ]
+    if room is None or count is None:
+        return candidates[0]
+    special = count("")
+    for text in candidates:
+        if count(text) - special <= room:
+            return text
+    words = candidates[0].split()
+    while words and count(" ".join(words)) - special > room:
+        words.pop()
+    return " ".join(words)
 
 
 def _is_table_row(words: list[str]) -> bool:
@@ -299,7 +343,9 @@ class _Packer:
             return [unit]
         out: list[_Unit] = []
         for part in parts:
-            piece = _Unit(part, unit.page, len(part.split()), unit.kind, section=unit.section)
+            piece = _Unit(
+                part, unit.page, len(part.split()), unit.kind, section=unit.section, path=unit.path
+            )
             out.extend(self.fit(piece))
         return out
 

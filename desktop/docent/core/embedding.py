@@ -16,11 +16,17 @@ from typing import Any
 from docent.core.config import BUNDLED_MODEL, resources_dir
 from docent.core.errors import DocentError
 from docent.core.models import SparseVec
+from docent.core.queryterms import identifier_terms
 
 log = logging.getLogger(__name__)
 
 #: MiniLM sees at most 256 tokens; chunking keeps a margin below it.
 MODEL_MAX_TOKENS = 256
+#: Bump whenever what is indexed for the same file changes: chunking, the context
+#: prepended to chunks (context.py), BM25 terms (``with_identifiers``). Documents of
+#: another format (or model) are re-indexed by the next run; unchanged texts keep
+#: their vectors. 2: identifier terms and each chunk's context (title, headings) in BM25.
+INDEX_FORMAT = 2
 
 
 class EmbeddingError(DocentError):
@@ -55,6 +61,11 @@ class Embedder:
         self.dim = 384
         #: How many texts went through the dense model (tests count re-embedding with it).
         self.texts_embedded = 0
+
+    @property
+    def index_format(self) -> str:
+        """What a document indexed now is stored as (the catalog records it per document)."""
+        return f"{INDEX_FORMAT}:{self.model_name}"
 
     # Loading -------------------------------------------------------------
 
@@ -147,7 +158,7 @@ class Embedder:
         self.ensure_loaded()
         with self._lock:
             v = next(iter(self._sparse.query_embed(text)))
-        return SparseVec(v.indices.tolist(), v.values.tolist())
+        return with_identifiers(SparseVec(v.indices.tolist(), v.values.tolist()), text)
 
     def query_dense_many(self, texts: Sequence[str]) -> list[list[float]]:
         """Dense vectors of several queries in one model call (retrieval's variants)."""
@@ -168,7 +179,43 @@ def load_bm25(cache_dir: str | None) -> Any:
 
 
 def sparse_vectors(bm25: Any, texts: Sequence[str], batch_size: int = 64) -> list[SparseVec]:
+    """BM25 vectors of documents, with their identifiers as extra terms (``with_identifiers``)."""
     if not texts:
         return []
     out = bm25.embed(list(texts), batch_size=batch_size)
-    return [SparseVec(v.indices.tolist(), v.values.tolist()) for v in out]
+    return [
+        with_identifiers(SparseVec(v.indices.tolist(), v.values.tolist()), text, bm25)
+        for v, text in zip(out, texts, strict=True)
+    ]
+
+
+def identifier_id(term: str) -> int:
+    """The sparse index of an identifier term; the prefix keeps it apart from word stems."""
+    import mmh3
+
+    return abs(mmh3.hash("\x00id:" + term))
+
+
+def with_identifiers(vec: SparseVec, text: str, bm25: Any | None = None) -> SparseVec:
+    """``vec`` plus one term per identifier of ``text`` (``is.na``, ``-p``, ``SET CPU``).
+
+    BM25's tokenizer splits them into words it then drops (``is``, ``p``) or weighs as
+    common ones (``set``). With ``bm25`` (documents) a term gets BM25's term-frequency
+    weight for this text's length; without (queries) 1.0, as fastembed weighs query terms.
+    Qdrant applies the IDF to both, as to every other term.
+    """
+    terms: dict[int, int] = {}
+    for term in identifier_terms(text):
+        i = identifier_id(term)
+        terms[i] = terms.get(i, 0) + 1
+    if not terms:
+        return vec
+    values = dict(zip(vec.indices, vec.values, strict=True))
+    if bm25 is None:
+        values.update(dict.fromkeys(terms, 1.0))
+    else:
+        model = getattr(bm25, "model", bm25)  # SparseTextEmbedding wraps fastembed's Bm25
+        k, b, avg = model.k, model.b, model.avg_len
+        norm = k * (1 - b + b * len(text.split()) / avg)
+        values.update({i: n * (k + 1) / (n + norm) for i, n in terms.items()})
+    return SparseVec(list(values), list(values.values()))

@@ -110,6 +110,8 @@ class Engine:
         self._indexer: Indexer | None = None
         self._retriever: Retriever | None = None
         self._recovered: list[DocumentRecord] = []
+        #: Ready documents indexed in an older format: a resume re-indexes them.
+        self._outdated: list[DocumentRecord] = []
         self._queue: IndexQueue | None = None  # the one indexing queue
         self.watcher: Watcher | None = None  # only after start_watching()
         # Guards the settings in force and the LLM client made from them.
@@ -137,6 +139,7 @@ class Engine:
             self._retriever = Retriever(self.store, self.embedder, library_size=self._library_size)
             self._retriever.apply_settings(s)
             self._recovered = self._indexer.recover()
+            self._outdated = self._indexer.outdated()
             self._queue = IndexQueue(self._indexer, self.catalog)
         except BaseException:
             self.close()
@@ -222,6 +225,11 @@ class Engine:
         return list(self._recovered)
 
     @property
+    def outdated(self) -> list[DocumentRecord]:
+        """Ready documents indexed in an older format when the engine opened."""
+        return list(self._outdated)
+
+    @property
     def indexer(self) -> Indexer:
         if self._indexer is None:
             raise RuntimeError("Engine is not open")
@@ -280,8 +288,11 @@ class Engine:
     def resume(
         self, progress: ProgressCallback | None = None, cancel: threading.Event | None = None
     ) -> IndexReport:
-        """Index what is queued (interrupted or cancelled earlier) and wait."""
-        return self._run(Job(JobKind.RESUME, [], "resume"), progress, cancel)
+        """Index what is queued (interrupted or cancelled earlier) and re-index what an
+        older Docent indexed (searchable meanwhile; unchanged texts keep their vectors); wait."""
+        report = self._run(Job(JobKind.RESUME, [], "resume"), progress, cancel)
+        self._outdated = self.indexer.outdated()
+        return report
 
     def remove(self, name_or_path: str) -> DocumentRecord:
         """Forget a document (by name or path) and wait."""

@@ -27,6 +27,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from docent.core.catalog import Catalog, new_doc_id
+from docent.core.config import BUNDLED_MODEL
+from docent.core.context import dense_text
 from docent.core.embedding import Embedder
 from docent.core.errors import Cancelled, DocumentError, FileVanished
 from docent.core.models import Chunk, DocState, DocumentRecord, SparseVec
@@ -92,8 +94,14 @@ class IndexReport:
         self.cancelled = self.cancelled or other.cancelled
 
 
-def content_hash(text: str) -> str:
-    return hashlib.sha1(text.encode("utf-8")).hexdigest()
+def content_hash(text: str, model: str = BUNDLED_MODEL) -> str:
+    """The key under which a dense vector is reused: the text the model saw, and the model.
+
+    The bundled model's keys are the text's alone, as before models were part of the key,
+    so a library indexed by an older Docent keeps its vectors through a format change.
+    """
+    key = text if model == BUNDLED_MODEL else f"{model}\0{text}"
+    return hashlib.sha1(key.encode("utf-8")).hexdigest()
 
 
 def record_payload(rec: DocumentRecord) -> dict[str, object]:
@@ -235,19 +243,24 @@ class Indexer:
             log.exception("extraction of %s failed", path)
             return Prepared(reason="damaged", message=f"{Path(path).name} could not be read: {exc}")
 
-    @staticmethod
-    def _known_sha(rec: DocumentRecord | None) -> str:
-        """The sha256 under which the file needs no work (ready or failed for good)."""
+    def _known_sha(self, rec: DocumentRecord | None) -> str:
+        """The sha256 under which the file needs no work (ready in the current format,
+        or failed for good)."""
         if rec is None or rec.state not in (DocState.READY, DocState.FAILED):
+            return ""
+        if rec.state is DocState.READY and rec.index_format != self.embedder.index_format:
             return ""
         return "" if rec.reason in RETRY_REASONS else rec.sha256
 
-    @staticmethod
-    def _stat_unchanged(rec: DocumentRecord, st: os.stat_result) -> bool:
-        settled = rec.state is DocState.READY or (
-            rec.state is DocState.FAILED and rec.reason not in RETRY_REASONS
-        )
+    def _stat_unchanged(self, rec: DocumentRecord, st: os.stat_result) -> bool:
+        settled = (
+            rec.state is DocState.READY and rec.index_format == self.embedder.index_format
+        ) or (rec.state is DocState.FAILED and rec.reason not in RETRY_REASONS)
         return settled and rec.size == st.st_size and rec.mtime == st.st_mtime
+
+    def outdated(self) -> list[DocumentRecord]:
+        """Ready documents indexed in an older format (or by another model)."""
+        return self.catalog.outdated(self.embedder.index_format)
 
     def _note_unchanged(
         self, report: IndexReport, progress: ProgressCallback, i: int, n: int, rec: DocumentRecord
@@ -390,6 +403,7 @@ class Indexer:
             raise
         self.store.delete_chunks(rec.doc_id, from_ordinal=len(chunks))
         rec.chunks, rec.indexed_at = len(chunks), time.time()
+        rec.index_format = self.embedder.index_format
         rec.state = DocState.READY
         self.store.upsert_document(rec.doc_id, _mean(first_vectors), record_payload(rec))
         self._maybe_flush()
@@ -417,10 +431,11 @@ class Indexer:
             if cancel.is_set():
                 raise Cancelled("Indexing was cancelled.")
             batch = chunks[start : start + EMBED_BATCH]
-            hashes = [content_hash(c.text) for c in batch]
+            texts = [dense_text(c) for c in batch]
+            hashes = [content_hash(t, self.embedder.model_name) for t in texts]
             known = self.store.dense_by_content_hash(sorted(set(hashes)))
             fresh = sorted(
-                {h: c.text for h, c in zip(hashes, batch, strict=True) if h not in known}.items()
+                {h: t for h, t in zip(hashes, texts, strict=True) if h not in known}.items()
             )
             if fresh:
                 dense = self.embedder.embed_dense([t for _, t in fresh])
@@ -442,6 +457,7 @@ class Indexer:
                         "text": c.text,
                         "content_hash": h,
                         "heading": c.heading,
+                        "context": c.context,
                     },
                 )
                 for c, h in zip(batch, hashes, strict=True)

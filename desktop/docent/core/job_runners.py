@@ -102,8 +102,10 @@ def run_drop(q: QueueOps, job: Job, report: IndexReport) -> None:
 
 
 def run_resume(q: QueueOps, job: Job, report: IndexReport) -> None:
+    """Documents left queued, and ready ones indexed in an older format."""
     queued = q.catalog.in_states(DocState.QUEUED)
-    q.index_files([r.path for r in queued if os.path.exists(r.path)], job, report)
+    todo = [*queued, *q.indexer.outdated()]
+    q.index_files([r.path for r in todo if os.path.exists(r.path)], job, report)
     for rec in queued:
         q.remove_gone(rec, job, report)
 

@@ -45,6 +45,8 @@ class Chunk:
     page_end: int
     ordinal: int
     heading: str = ""
+    #: Title and heading path (context.py): indexed with the text, never shown as it.
+    context: str = ""
 
 
 class DocState(enum.StrEnum):
@@ -75,6 +77,9 @@ class DocumentRecord:
     page_unit: str = "page"
     indexed_at: float = 0.0
     summary: str = ""
+    #: The index format its chunks were written in (embedding.Embedder.index_format);
+    #: a document in another format is re-indexed (incrementally) by the next run.
+    index_format: str = ""
 
 
 @dataclass(frozen=True, slots=True)

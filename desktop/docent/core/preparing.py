@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from docent.core.chunking import chunk_pages
+from docent.core.context import document_title, indexed_text
 from docent.core.errors import DocumentError, EmptyDocument, FileVanished, UnreadableFile
 from docent.core.extract import extract
 from docent.core.models import Chunk, SparseVec
@@ -35,7 +36,8 @@ class Prepared:
 
     sha256: str = ""
     unchanged: bool = False
-    #: The file's chunks, numbered 0..n-1, and their BM25 vectors (same order).
+    #: The file's chunks, numbered 0..n-1, and their BM25 vectors (same order), made from
+    #: each chunk's context and text (context.indexed_text).
     chunks: list[Chunk] = field(default_factory=list)
     sparse: list[SparseVec] = field(default_factory=list)
     pages: int = 0
@@ -72,13 +74,14 @@ class Preparer:
             if doc is None:
                 doc = extract(path)
                 cache.put(sha, doc)
-            chunks = chunk_pages(doc.pages, self.count_tokens)
+            title = document_title(doc.pages)
+            chunks = chunk_pages(doc.pages, self.count_tokens, title=title)
             if not chunks:
                 raise EmptyDocument(path, f"{Path(path).name} has no text to index.")
             return Prepared(
                 sha,
                 chunks=chunks,
-                sparse=self.embed_sparse([c.text for c in chunks]),
+                sparse=self.embed_sparse([indexed_text(c.context, c.text) for c in chunks]),
                 pages=len(doc.pages),
                 page_unit=doc.page_unit,
             )

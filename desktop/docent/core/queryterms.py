@@ -67,6 +67,13 @@ _QUESTION_FILLER = frozenset(
 )
 #: The longest keyword form: BM25 and the embedding both lose focus beyond it.
 MAX_KEYWORDS = 16
+#: Identifiers BM25's own tokenizer breaks up (it splits at every non-word character):
+#: command-line options (``-p``, ``--persist``: a dash after a space, never inside a word),
+#: dotted, slashed or assigned names (``is.na``, ``HISTORY=n``, ``PDP-11/40``).
+_OPTION = re.compile(r"(?<![^\s(\[,'\"`])--?[A-Za-z][\w-]*")
+_COMPOUND = re.compile(r"(?<![\w.\-=/:+])\w+(?:[.\-/:=+]\w+)+")
+#: Runs of capitalised command words (``SET CPU``, ``SHOW CPU HISTORY``).
+_CAPS_WORD = re.compile(r"\b[A-Z][A-Z0-9]{1,}\b")
 
 
 @functools.lru_cache(maxsize=1)
@@ -116,6 +123,19 @@ def is_exact_term(token: str) -> bool:
     if len(letters) >= 2 and all(c.isupper() for c in letters):
         return True  # SIMH, GPG, DNS
     return bool(_CAMEL.search(core))  # setMarkdown, YubiKey
+
+
+def identifier_terms(text: str) -> list[str]:
+    """Lower-cased identifiers that BM25's word tokenizer would break apart, as whole
+    terms (one per occurrence): options, compound names, and pairs of adjacent
+    upper-case command words. Plain words are left to BM25."""
+    out = [m.group(0).lower() for m in _OPTION.finditer(text)]
+    out += [m.group(0).lower() for m in _COMPOUND.finditer(text) if len(m.group(0)) > 3]
+    caps = list(_CAPS_WORD.finditer(text))
+    for a, b in zip(caps, caps[1:], strict=False):
+        if text[a.end() : b.start()] == " ":
+            out.append(f"{a.group(0)} {b.group(0)}".lower())
+    return out
 
 
 def quoted_phrases(text: str) -> list[str]:

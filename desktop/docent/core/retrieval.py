@@ -28,7 +28,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from docent.core import fusion
+from docent.core import fusion, rerank
 from docent.core.config import Settings
 from docent.core.embedding import Embedder
 from docent.core.evaluation import RetrievalEvaluation, evaluate_retrieval
@@ -71,6 +71,11 @@ class RetrievalConfig:
     #: many per 5 results; "none".
     cap_mode: str = "scaled"
     expand_neighbours: bool = True
+    #: Rerank (rerank.py): fused score x (1 + proximity_weight x term proximity) for the
+    #: best ``rerank_depth`` candidates; "document": only within each document's places.
+    proximity_weight: float = 1.0
+    rerank_depth: int = 30
+    rerank_scope: str = "document"
 
 
 @dataclass(frozen=True, slots=True)
@@ -225,6 +230,9 @@ class Retriever:
                 head = order[: 3 * want + 10]
                 if fusion.demote_navigation(head, cfg.navigation_factor):
                     order = sorted(head, key=fusion.sort_key) + order[len(head) :]
+        with clock.stage("rerank"):
+            order = self._rerank(query, order)
+        with clock.stage("cap"):
             order = fusion.dedup_text(order)
             chosen = fusion.cap_per_document(order, self._cap(want), want)
             hits = [self._hit(c, similarity) for c in chosen]
@@ -250,6 +258,23 @@ class Retriever:
         )
 
     # Stages ----------------------------------------------------------------------
+
+    def _rerank(self, query: str, order: list[Candidate]) -> list[Candidate]:
+        cfg = self.config
+        if cfg.proximity_weight <= 0:
+            return order
+        head = order[: cfg.rerank_depth]
+        prox = rerank.scores(query, head)
+        for c, p in zip(head, prox, strict=True):
+            c.scores["proximity"] = round(p, 4)
+        combined = [
+            c.score * (1 + cfg.proximity_weight * p) for c, p in zip(head, prox, strict=True)
+        ]
+        if cfg.rerank_scope == "document":
+            head = rerank.within_documents(head, combined.__getitem__)
+        else:
+            head = [head[i] for i in sorted(range(len(head)), key=lambda i: -combined[i])]
+        return head + order[len(head) :]
 
     def _cap(self, k: int) -> int:
         cfg = self.config

@@ -191,9 +191,14 @@ class MainWindow(QMainWindow):
         self.library.refresh()
         self.refresh_status()
         self.check_health()
-        if self.engine.recovered:
+        if self.engine.recovered or self.engine.outdated:
             n = len(self.engine.recovered)
-            bridge().info(f"Resuming {n} document{'s' if n > 1 else ''} left unfinished last time.")
+            if n:
+                s = "s" if n > 1 else ""
+                bridge().info(f"Resuming {n} document{s} left unfinished last time.")
+            if m := len(self.engine.outdated):
+                s = "s" if m > 1 else ""
+                bridge().info(f"Updating the search index of {m} document{s} (still searchable).")
             self.library.controller.resume()
         call_in_worker(
             self.engine.start_watching,

@@ -1,0 +1,74 @@
+"""A disk cache of dense vectors by text, for benchmarks that compare chunkings.
+
+Indexing the corpus is dominated by the embedding model (10-37 chunks/s on the 2-core
+box). Comparing chunk-text variants (contextual prefixes, other windows) would re-embed
+every chunk each time; with this cache each distinct text is embedded once ever, and a
+variant costs only the texts it really changes. Benchmarks only: the app has its own
+reuse by content hash inside the store.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sqlite3
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from docent.core.embedding import Embedder
+
+
+class VectorCache:
+    def __init__(self, path: Path, model: str) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._db = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("CREATE TABLE IF NOT EXISTS v (k TEXT PRIMARY KEY, vec BLOB NOT NULL)")
+        self._model = model
+        self._lock = threading.Lock()
+        self.hits = 0
+        self.misses = 0
+
+    def _key(self, text: str) -> str:
+        return hashlib.sha1(f"{self._model}\0{text}".encode()).hexdigest()
+
+    def get_many(self, texts: Sequence[str]) -> dict[str, list[float]]:
+        keys = {self._key(t): t for t in texts}
+        out: dict[str, list[float]] = {}
+        with self._lock:
+            items = list(keys)
+            for i in range(0, len(items), 500):
+                part = items[i : i + 500]
+                marks = ",".join("?" * len(part))
+                for k, blob in self._db.execute(f"SELECT k, vec FROM v WHERE k IN ({marks})", part):
+                    out[keys[k]] = np.frombuffer(blob, dtype=np.float32).tolist()
+        return out
+
+    def put_many(self, pairs: Sequence[tuple[str, list[float]]]) -> None:
+        rows = [(self._key(t), np.asarray(v, dtype=np.float32).tobytes()) for t, v in pairs]
+        with self._lock:
+            self._db.executemany("INSERT OR REPLACE INTO v VALUES (?, ?)", rows)
+
+
+def install(embedder: Embedder, path: Path) -> VectorCache:
+    """Route ``embedder.embed_dense`` through a cache at ``path`` (this process only)."""
+    cache = VectorCache(path, embedder.model_name)
+    original = embedder.embed_dense
+
+    def embed_dense(texts: Sequence[str]) -> list[list[float]]:
+        known = cache.get_many(texts)
+        fresh = list(dict.fromkeys(t for t in texts if t not in known))
+        cache.hits += len(texts) - len(fresh)
+        cache.misses += len(fresh)
+        if fresh:
+            vecs = original(fresh)
+            cache.put_many(list(zip(fresh, vecs, strict=True)))
+            known.update(zip(fresh, vecs, strict=True))
+        return [known[t] for t in texts]
+
+    embedder.embed_dense = embed_dense  # type: ignore[method-assign]
+    return cache

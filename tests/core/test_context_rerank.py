@@ -1,0 +1,217 @@
+"""Contextual chunk text (title + heading path), identifier terms in BM25, and the
+proximity rerank inside documents: the pieces that pick the right page."""
+
+from __future__ import annotations
+
+import pytest
+
+from docent.core.chunking import chunk_pages
+from docent.core.context import (
+    HeadingPath,
+    context_line,
+    document_title,
+    heading_level,
+    indexed_text,
+)
+from docent.core.embedding import Embedder, identifier_id, with_identifiers
+from docent.core.fusion import Candidate
+from docent.core.models import Page, SparseVec
+from docent.core.queryterms import identifier_terms
+from docent.core.rerank import proximity, scores, within_documents
+
+# Context -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("heading", "level"),
+    [
+        ("5.7.3 Eigenvalues and eigenvectors", 3),
+        ("2 Simple manipulations", 1),
+        ("Chapter 4: Factors", 1),
+        ("A.2 Invoking R", 2),
+        ("## Usage", 2),
+        ("Table of services", None),
+        ("1996 was the year", None),
+    ],
+)
+def test_heading_levels_come_from_their_numbering(heading: str, level: int | None) -> None:
+    assert heading_level(heading) == level
+
+
+def test_the_heading_path_follows_the_numbering() -> None:
+    path = HeadingPath()
+    for h in ["5 Arrays and matrices", "5.7 Matrix facilities", "5.7.1 Matrix multiplication"]:
+        path.push(h)
+    assert path.path == (
+        "5 Arrays and matrices",
+        "5.7 Matrix facilities",
+        "5.7.1 Matrix multiplication",
+    )
+    path.push("5.8 Forming partitioned matrices")  # a sibling of 5.7 replaces it and its child
+    assert path.path == ("5 Arrays and matrices", "5.8 Forming partitioned matrices")
+    path.push("Examples")  # unnumbered: below the last numbered heading
+    path.push("More examples")  # ...replacing an unnumbered sibling
+    assert path.path == (
+        "5 Arrays and matrices",
+        "5.8 Forming partitioned matrices",
+        "More examples",
+    )
+    path.push("6 Lists")
+    assert path.path == ("6 Lists",)
+
+
+def test_the_title_is_the_first_line_when_it_reads_like_one() -> None:
+    pages = [Page(1, ""), Page(2, "An Introduction to R\nNotes on R\n")]
+    assert document_title(pages) == "An Introduction to R"
+    assert document_title([Page(1, "# Options\n\ntext")]) == "Options"
+    prose = "This first line is a long sentence of running prose that no title would ever be."
+    assert document_title([Page(1, prose)]) == ""
+    assert document_title([]) == ""
+
+
+def test_context_line_leaves_out_a_heading_equal_to_the_title() -> None:
+    assert context_line("Manual", ["Manual", "2 Setup"]) == "Manual › 2 Setup"
+    assert indexed_text("", "body") == "body"
+    assert indexed_text("Manual › 2 Setup", "body") == "Manual › 2 Setup\nbody"
+
+
+PAGES = [
+    Page(1, "PDP-11 Simulator Usage\n\nThe simulator runs old programs. " * 3),
+    Page(
+        2,
+        "2.1 CPU and System\n\nThe CPU options include the CPU type. " * 4
+        + "\n\n2.1.1 History\n\nThe maximum length for the history is 262144 entries. " * 3,
+    ),
+]
+
+
+def test_chunks_carry_their_context_but_their_text_is_the_documents_own() -> None:
+    chunks = chunk_pages(PAGES, title="PDP-11 Simulator Usage", target_words=40, min_words=10)
+    last = chunks[-1]
+    assert last.context == "PDP-11 Simulator Usage › 2.1 CPU and System › 2.1.1 History"
+    assert "262144" in last.text and "Simulator Usage" not in last.text
+    assert all(c.context.startswith("PDP-11 Simulator Usage") for c in chunks)
+    assert [c.text for c in chunk_pages(PAGES, target_words=40, min_words=10)] == [
+        c.text for c in chunks
+    ]  # the context never changes how text is cut
+    assert all(c.context == "" for c in chunk_pages(PAGES, target_words=40, min_words=10))
+
+
+def test_a_context_is_shortened_to_the_tokens_kept_free_for_it() -> None:
+    emb = Embedder()
+    chunks = chunk_pages(
+        PAGES, emb.count_tokens, title="PDP-11 Simulator Usage " * 8, context_tokens=12
+    )
+    for c in chunks:
+        assert emb.count_tokens(indexed_text(c.context, c.text)) <= 240 + 1  # "\n" joins them
+        assert emb.count_tokens(c.context) - 2 <= max(12, 240 - emb.count_tokens(c.text))
+
+
+# Identifiers ---------------------------------------------------------------------------
+
+
+def test_identifier_terms_by_shape() -> None:
+    assert identifier_terms("Use SET CPU HISTORY=n to keep a trace") == [
+        "history=n",
+        "set cpu",
+        "cpu history",
+    ]
+    assert identifier_terms("debuild -us -uc; is.na(x) and PDP-11/40") == [
+        "-us",
+        "-uc",
+        "is.na",
+        "pdp-11/40",
+    ]
+    assert identifier_terms("a well-known e.g. non-option x-y and 3-5") == [
+        "well-known",
+        "non-option",
+    ]
+
+
+def test_identifiers_join_the_bm25_vector_weighted_like_bm25() -> None:
+    emb = Embedder()
+    (doc,) = emb.embed_sparse(["Run the tool with -p to keep its state between runs."])
+    assert identifier_id("-p") in doc.indices
+    plain = with_identifiers(SparseVec([], []), "nothing special here")
+    assert plain.indices == []
+    query = emb.query_sparse("What does -p do?")
+    assert query.values[query.indices.index(identifier_id("-p"))] == 1.0
+
+
+def test_bm25_finds_an_option_by_its_identifier(tmp_path: object) -> None:
+    from pathlib import Path
+
+    from docent.core.store import ChunkPoint, open_store
+
+    emb = Embedder()
+    texts = [
+        "Use the -p switch to keep the state between runs of the tool.",
+        "The p switch is the paper tape punch; p is also a unit of pressure.",
+        "Options p and q are described in the appendix on pressure units.",
+    ]
+    store = open_store(path=Path(str(tmp_path)) / "q", dim=384)
+    try:
+        store.upsert_chunks(
+            [
+                ChunkPoint(
+                    f"00000000-0000-0000-0000-00000000000{i}",
+                    d,
+                    s,
+                    {"doc_id": "d", "text": t, "ordinal": i, "content_hash": str(i)},
+                )
+                for i, (t, d, s) in enumerate(
+                    zip(texts, emb.embed_dense(texts), emb.embed_sparse(texts), strict=True)
+                )
+            ]
+        )
+        top = store.query(sparse=emb.query_sparse("-p"), limit=3)
+        assert top[0].payload["text"] == texts[0]
+    finally:
+        store.close()
+
+
+# Rerank --------------------------------------------------------------------------------
+
+
+def test_proximity_rewards_terms_close_together() -> None:
+    weights = {"tm11": 1.0, "ts11": 1.0, "both": 1.0}
+    near = [
+        "the",
+        "pdp-11",
+        "can",
+        "support",
+        "either",
+        "a",
+        "tm11",
+        "or",
+        "a",
+        "ts11",
+        "but",
+        "not",
+        "both",
+    ]
+    far = ["tm11"] + ["filler"] * 40 + ["ts11"] + ["filler"] * 40 + ["both"]
+    assert proximity(near, weights) == pytest.approx(1.0)
+    assert proximity(far, weights) == pytest.approx(1 / 3)
+    assert proximity([], weights) == 0.0
+
+
+def cand(cid: str, doc: str, text: str, score: float = 0.0) -> Candidate:
+    return Candidate(cid, {"doc_id": doc, "text": text}, score=score)
+
+
+def test_scores_weigh_rare_terms_in_the_pool_more() -> None:
+    pool = [
+        cand("a", "d", "the tape controller drives tapes"),
+        cand("b", "d", "the TM11 controller is a tape controller"),
+        cand("c", "d", "a tape controller and another controller"),
+    ]
+    got = scores("Which tape controller is the TM11?", pool)
+    assert got[1] == pytest.approx(1.0) and got[1] > got[0] and got[1] > got[2]
+
+
+def test_within_documents_only_swaps_a_documents_own_places() -> None:
+    order = [cand("a1", "a", ""), cand("b1", "b", ""), cand("a2", "a", ""), cand("c1", "c", "")]
+    better = {"a1": 0.1, "b1": 0.5, "a2": 0.9, "c1": 0.3}
+    got = within_documents(order, lambda i: better[order[i].chunk_id])
+    assert [c.chunk_id for c in got] == ["a2", "b1", "a1", "c1"]
