@@ -17,7 +17,7 @@ from docent.core.embedding import Embedder, identifier_id, with_identifiers
 from docent.core.fusion import Candidate
 from docent.core.models import Page, SparseVec
 from docent.core.queryterms import identifier_terms
-from docent.core.rerank import proximity, scores, within_documents
+from docent.core.rerank import proximity, scores, term_positions, within_documents
 
 # Context -------------------------------------------------------------------------------
 
@@ -174,23 +174,11 @@ def test_bm25_finds_an_option_by_its_identifier(tmp_path: object) -> None:
 
 
 def test_proximity_rewards_terms_close_together() -> None:
-    weights = {"tm11": 1.0, "ts11": 1.0, "both": 1.0}
-    near = [
-        "the",
-        "pdp-11",
-        "can",
-        "support",
-        "either",
-        "a",
-        "tm11",
-        "or",
-        "a",
-        "ts11",
-        "but",
-        "not",
-        "both",
-    ]
-    far = ["tm11"] + ["filler"] * 40 + ["ts11"] + ["filler"] * 40 + ["both"]
+    terms = ["tm11", "ts11", "both"]
+    weights = dict.fromkeys(terms, 1.0)
+    near = term_positions("The PDP-11 can support either a TM11 or a TS11, but not both.", terms)
+    assert near == [(6, "tm11"), (9, "ts11"), (12, "both")]
+    far = term_positions(" ".join(["TM11", "x " * 40, "TS11", "x " * 40, "both"]), terms)
     assert proximity(near, weights) == pytest.approx(1.0)
     assert proximity(far, weights) == pytest.approx(1 / 3)
     assert proximity([], weights) == 0.0

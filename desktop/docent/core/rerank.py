@@ -13,6 +13,7 @@ document already holds, so the choice between documents stays fusion's.
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections.abc import Callable, Sequence
@@ -26,52 +27,74 @@ WINDOW = 16
 _WORD = re.compile(r"[^\W_]+(?:[.\-/=][^\W_]+)*")
 
 
-def _stems(text: str) -> list[str]:
-    return [stem(w.lower()) for w in _WORD.findall(text)]
+@functools.lru_cache(maxsize=65536)
+def _stem(word: str) -> str:
+    # Passages repeat their words: caching the stems makes the rerank a few ms.
+    return stem(word.lower())
 
 
 def question_terms(question: str) -> list[str]:
     """Distinct stemmed content words of the question (compounds split as in text)."""
     out: list[str] = []
     for word in content_words(question):
-        out.extend(_stems(word))
+        out.extend(_stem(w) for w in _WORD.findall(word.lower()))
     return list(dict.fromkeys(out))
 
 
-def pool_weights(terms: Sequence[str], texts: Sequence[list[str]]) -> dict[str, float]:
+def term_positions(text: str, terms: Sequence[str]) -> list[tuple[int, str]]:
+    """(word index, term) for each word of ``text`` that stems to one of ``terms``.
+
+    Only words sharing a term's first three letters are stemmed: a passage has ~250
+    words and the question a handful of terms, and this runs for 30 passages a search.
+    """
+    wanted = set(terms)
+    prefixes = {t[:3] for t in wanted}  # a stem of 1-2 letters ("us") is its own prefix
+    out: list[tuple[int, str]] = []
+    for i, word in enumerate(_WORD.findall(text.lower())):
+        if word[:3] in prefixes or word[:2] in prefixes or word[:1] in prefixes:
+            s = _stem(word)
+            if s in wanted:
+                out.append((i, s))
+    return out
+
+
+def pool_weights(terms: Sequence[str], found: Sequence[set[str]]) -> dict[str, float]:
     """IDF of each term over the candidate pool (a term every candidate has weighs little)."""
-    n = len(texts)
-    sets = [set(t) for t in texts]
+    n = len(found)
     out: dict[str, float] = {}
     for term in terms:
-        df = sum(term in s for s in sets)
+        df = sum(term in s for s in found)
         if df:
             out[term] = math.log(1 + n / df)
     return out
 
 
-def proximity(words: Sequence[str], weights: dict[str, float], window: int = WINDOW) -> float:
+def proximity(
+    positions: Sequence[tuple[int, str]], weights: dict[str, float], window: int = WINDOW
+) -> float:
     """The best share (0-1) of the question's term weight inside ``window`` words."""
     total = sum(weights.values())
-    if not total or not words:
+    if not total or not positions:
         return 0.0
     best = 0.0
-    positions = [(i, w) for i, w in enumerate(words) if w in weights]
     start = 0
     for end in range(len(positions)):
         while positions[end][0] - positions[start][0] >= window:
             start += 1
         held = {w for _, w in positions[start : end + 1]}
-        best = max(best, sum(weights[w] for w in held))
+        best = max(best, sum(weights.get(w, 0.0) for w in held))
     return best / total
 
 
 def scores(question: str, cands: Sequence[Candidate]) -> list[float]:
     """The proximity score of each candidate (its context line included)."""
     terms = question_terms(question)
-    texts = [_stems(f"{c.payload.get('context', '')} {c.payload.get('text', '')}") for c in cands]
-    weights = pool_weights(terms, texts)
-    return [proximity(t, weights) for t in texts]
+    found = [
+        term_positions(f"{c.payload.get('context', '')} {c.payload.get('text', '')}", terms)
+        for c in cands
+    ]
+    weights = pool_weights(terms, [{t for _, t in f} for f in found])
+    return [proximity(f, weights) for f in found]
 
 
 def within_documents(cands: Sequence[Candidate], key: Callable[[int], float]) -> list[Candidate]:
