@@ -107,5 +107,6 @@ def indexed_text(context: str, text: str) -> str:
 def dense_text(chunk: Chunk) -> str:
     """What the embedding model sees for a chunk: the same as BM25. A long context may
     push the chunk's last tokens past the model's 256 (the last sentence, which the next
-    chunk repeats); keeping room for it measured no better (README, Retrieval quality)."""
+    chunk repeats). Keeping room for it (``chunk_pages(context_tokens=...)``) is not
+    measured yet, so the indexer keeps none."""
     return indexed_text(chunk.context, chunk.text)

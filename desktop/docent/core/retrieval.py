@@ -13,9 +13,12 @@ Stages of :meth:`Retriever.search` (each one's ranks, scores and time go to ``de
 5. all lists fused with weighted RRF (one dict entry per chunk id: O(1) dedup);
 6. keyword boost: chunks holding the question's rare exact terms (Qdrant's full-text
    index) join the fusion as one more list, weighted by how rare the term is;
-7. tables of contents and indexes demoted, identical text dropped, the per-document cap
+7. tables of contents and indexes demoted; the proximity rerank (rerank.py) re-sorts each
+   document's candidates among its own places by how close together they hold the
+   question's terms;
+8. identical text dropped, the per-document cap
    (``max_chunks_per_document`` for every 5 results), adaptive k;
-8. neighbour expansion (ordinal ±1 as context, not as hits) and the retrieval evaluation.
+9. neighbour expansion (ordinal ±1 as context, not as hits) and the retrieval evaluation.
 """
 
 from __future__ import annotations
