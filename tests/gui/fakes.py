@@ -127,6 +127,10 @@ class FakeEngine:
     def recovered(self) -> Sequence[DocumentRecord]:
         return list(self._recovered)
 
+    @property
+    def outdated(self) -> Sequence[DocumentRecord]:
+        return []
+
     def subscribe(self, listener: IndexListener) -> Callable[[], None]:
         self._listeners.append(listener)
         return lambda: self._listeners.remove(listener) if listener in self._listeners else None
