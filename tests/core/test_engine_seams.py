@@ -144,7 +144,7 @@ def test_apply_settings_validates_saves_once_and_applies_what_is_live(
         writes.append(dict(changes))
         return real(changes, path)
 
-    monkeypatch.setattr("docent.core.engine.update_settings_file", counted)
+    monkeypatch.setattr("docent.core.live_settings.update_settings_file", counted)
     with pytest.raises(SettingsError, match="ollama_host"):
         engine.apply_settings({"ollama_host": "localhost 11434"})
     assert writes == [] and engine.settings.ollama_host == ""

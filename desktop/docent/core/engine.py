@@ -20,12 +20,12 @@ from docent.core import files as filemod
 from docent.core import lookup
 from docent.core.api import IndexListener, SettingsApplied, Status, SummaryCallback, TokenCallback
 from docent.core.catalog import Catalog
-from docent.core.config import Settings, load_settings, plan_change, update_settings_file
+from docent.core.config import Settings, load_settings
 from docent.core.embedding import Embedder
-from docent.core.errors import SettingsError
 from docent.core.index_events import Job, JobKind
 from docent.core.indexer import Indexer, IndexReport, ProgressCallback
 from docent.core.jobs import IndexQueue
+from docent.core.live_settings import LiveSettings, LLMFactory
 from docent.core.lookup import GREP_LIMIT, GrepMatch
 from docent.core.models import DocState, DocumentRecord, ExtractedDocument
 from docent.core.oslock import FileLock
@@ -43,32 +43,10 @@ log = logging.getLogger(__name__)
 
 #: Chunk points written in a session after which close() optimizes the embedded store.
 OPTIMIZE_AFTER_POINTS = 2000
-#: Settings that make a new Ollama client when they change.
-LLM_KEYS = frozenset(
-    {
-        "ollama_host",
-        "ollama_model",
-        "llm_connect_timeout",
-        "llm_first_token_timeout",
-        "llm_total_timeout",
-    }
-)
-
-LLMFactory = Callable[[Settings], "OllamaClient"]
 
 
 def _spare_one_core() -> int:
     return max(1, (os.cpu_count() or 2) - 1)
-
-
-def _ollama_client(settings: Settings) -> OllamaClient:
-    from docent.core.llm import OllamaClient
-
-    return OllamaClient.from_settings(settings)
-
-
-def _llm_key(s: Settings) -> tuple[object, ...]:
-    return (s.effective_ollama_host(), *(getattr(s, k) for k in sorted(LLM_KEYS)))
 
 
 def _locked_message(folder: Path) -> str:
@@ -93,8 +71,8 @@ class Engine:
         ``embedder``, ``store`` and ``llm`` (a function making the Ollama client for some
         settings) replace the real ones; a store passed in is closed with the engine.
         """
-        self._settings = settings or load_settings()
-        s = self._settings
+        self._live = LiveSettings(settings or load_settings(), llm)
+        s = self.settings
         self._lock = FileLock(s.data_path / "docent.lock", _locked_message(s.data_path))
         self.embedder = embedder or Embedder(
             s.embedding_model,
@@ -103,7 +81,6 @@ class Engine:
             s.embed_threads or (_spare_one_core() if interactive else 0),
         )
         self._given_store = store
-        self._make_llm: LLMFactory = llm or _ollama_client
         self.store: Store | None = None
         self.catalog: Catalog | None = None
         self.cache = TextCache(s.text_cache_path)
@@ -114,16 +91,11 @@ class Engine:
         self._outdated: list[DocumentRecord] = []
         self._queue: IndexQueue | None = None  # the one indexing queue
         self.watcher: Watcher | None = None  # only after start_watching()
-        # Guards the settings in force and the LLM client made from them.
-        self._settings_lock = threading.RLock()
-        self._llm: OllamaClient | None = None
-        self._llm_key: tuple[object, ...] = ()
-        self._retired_llms: list[OllamaClient] = []  # maybe mid-answer: closed at close()
 
     # Lifecycle ---------------------------------------------------------------
 
     def open(self) -> Engine:
-        s = self._settings
+        s = self.settings
         self._lock.acquire()
         try:
             s.data_path.mkdir(parents=True, exist_ok=True)
@@ -164,10 +136,7 @@ class Engine:
         self.embedder.ensure_loaded()
 
     def close(self) -> None:
-        with self._settings_lock:
-            for client in [*self._retired_llms, *([self._llm] if self._llm else [])]:
-                client.close()
-            self._llm, self._retired_llms = None, []
+        self._live.close()
         if self.watcher is not None:
             self.watcher.stop()
             self.watcher = None
@@ -212,13 +181,13 @@ class Engine:
 
     @property
     def settings(self) -> Settings:
-        return self._settings
+        return self._live.settings
 
     @settings.setter
     def settings(self, new: Settings) -> None:
         """In force for this engine, not saved (tests, benchmarks); a user's change goes
         through ``apply_settings``."""
-        self._use(new)
+        self._live.replace(new)
 
     @property
     def recovered(self) -> list[DocumentRecord]:
@@ -326,11 +295,10 @@ class Engine:
         """Add a watched folder (saved in settings); live at once if watching started."""
         from docent.core.watching import plan_watch
 
-        with self._settings_lock:
-            watched = self.settings.watched_folders
-            folder, replaced = plan_watch(watched, path, self.settings.data_path)
-            kept = [w for w in watched if w not in replaced]
-            self._save(watched_folders=kept if folder in kept else [*kept, folder])
+        watched = self.settings.watched_folders
+        folder, replaced = plan_watch(watched, path, self.settings.data_path)
+        kept = [w for w in watched if w not in replaced]
+        self._live.save(watched_folders=kept if folder in kept else [*kept, folder])
         if self.watcher is None:
             return None
         for old in replaced:
@@ -342,14 +310,12 @@ class Engine:
         from docent.core.watching import WatchError
 
         folder = str(filemod.normalise(path))
-        with self._settings_lock:
-            watched = self.settings.watched_folders
-            if folder not in watched:
-                raise WatchError(
-                    f"{folder} is not a watched folder. "
-                    "See `docent status` for the watched folders."
-                )
-            self._save(watched_folders=[w for w in watched if w != folder])
+        watched = self.settings.watched_folders
+        if folder not in watched:
+            raise WatchError(
+                f"{folder} is not a watched folder. See `docent status` for the watched folders."
+            )
+        self._live.save(watched_folders=[w for w in watched if w != folder])
         if self.watcher is not None:
             self.watcher.remove(folder)
         return self.queue.drop(folder) if drop_documents else None
@@ -376,64 +342,15 @@ class Engine:
 
         SettingsError names the key and why; nothing is saved or changed then.
         """
-        with self._settings_lock:
-            current = self.settings
-            values = dict(changes)
-            folders = values.get("watched_folders")
-            if isinstance(folders, list):
-                values["watched_folders"] = self._checked_folders(folders)
-            plan = plan_change(current, values)
-            if plan.changed:
-                self._persist({k: getattr(plan.wanted, k) for k in plan.changed})
-                self._use(plan.live)
-        if self.watcher is not None and "watched_folders" in plan.changed:
-            for folder in current.watched_folders:
-                if folder not in plan.live.watched_folders:
-                    self.watcher.remove(folder)
-            for folder in plan.live.watched_folders:
-                if folder not in current.watched_folders:
-                    self.watcher.add(folder)
+        before = self.settings.watched_folders
+        plan = self._live.apply(changes)
+        after = self.settings.watched_folders
+        if self.watcher is not None:
+            for folder in (f for f in before if f not in after):
+                self.watcher.remove(folder)
+            for folder in (f for f in after if f not in before):
+                self.watcher.add(folder)
         return SettingsApplied(self.settings, plan.changed, plan.restart)
-
-    def _checked_folders(self, folders: list[object]) -> list[str]:
-        """The watched folders normalised; a new one must exist, lie outside the data
-        folder and not inside another watched folder (SettingsError otherwise)."""
-        from docent.core.watching import WatchError, plan_watch
-
-        current = self.settings.watched_folders
-        out: list[str] = []
-        for raw in folders:
-            folder = str(filemod.normalise(str(raw)))
-            if folder in out:
-                continue
-            if folder not in current:
-                try:
-                    plan_watch([w for w in out if w != folder], folder, self.settings.data_path)
-                except WatchError as exc:
-                    raise SettingsError(f"setting 'watched_folders': {exc}") from exc
-            out.append(folder)
-        return out
-
-    def _save(self, **values: object) -> None:
-        """Save ``values`` and put them in force (watch / unwatch)."""
-        self._persist(values)
-        self._use(self.settings.model_copy(update=values))
-
-    def _persist(self, values: dict[str, object]) -> None:
-        """Write ``values`` to the settings file, only them: DOCENT_* overrides stay out."""
-        try:
-            update_settings_file(values)
-        except OSError as exc:
-            raise SettingsError(f"The settings could not be saved: {exc}") from exc
-
-    def _use(self, new: Settings) -> None:
-        """Put ``new`` in force; a new Ollama client if its settings changed (the old one
-        may be streaming an answer: it is closed with the engine)."""
-        with self._settings_lock:
-            old, self._settings = self._settings, new
-            if self._llm is not None and any(getattr(old, k) != getattr(new, k) for k in LLM_KEYS):
-                self._retired_llms.append(self._llm)
-                self._llm = self._make_llm(new)
 
     # Looking things up ------------------------------------------------------
 
@@ -458,12 +375,7 @@ class Engine:
     def dump(self, name_or_path: str) -> str:
         """The extracted text as Markdown with page markers."""
         rec = self.resolve(name_or_path)
-        doc = self.extracted(rec)
-        unit = "Page" if doc.page_unit == "page" else f"Lines block ({doc.page_unit})"
-        parts = [f"# {rec.file_name}\n\n_Source: {rec.path}_\n"]
-        for page in doc.pages:
-            parts.append(f"\n<!-- page {page.number} -->\n## {unit} {page.number}\n\n{page.text}\n")
-        return "".join(parts)
+        return lookup.as_markdown(rec, self.extracted(rec))
 
     def summarize(
         self,
@@ -550,15 +462,8 @@ class Engine:
 
     @property
     def llm(self) -> OllamaClient:
-        """The Ollama client for the settings in force, made anew when they changed. The
-        one it replaces may be streaming an answer: it is closed with the engine."""
-        with self._settings_lock:
-            key = _llm_key(self.settings)
-            if self._llm is None or key != self._llm_key:
-                if self._llm is not None:
-                    self._retired_llms.append(self._llm)
-                self._llm, self._llm_key = self._make_llm(self.settings), key
-            return self._llm
+        """The Ollama client for the settings in force (see live_settings.py)."""
+        return self._live.llm
 
     def llm_health(self, timeout: float = 1.0) -> Health:
         """Is Ollama up with the configured model? Never raises; about ``timeout`` at most."""
@@ -569,11 +474,7 @@ class Engine:
 
         The settings dialog's Test button: no engine state changes.
         """
-        client = self._make_llm(settings)
-        try:
-            return client.health(timeout)
-        finally:
-            client.close()
+        return self._live.probe(settings, timeout)
 
     def list_models(self) -> list[str]:
         """Installed Ollama models; LLMUnavailable etc. when Ollama cannot be asked."""

@@ -1,4 +1,5 @@
-"""Finding things the user names: a document by name or path, text by exact words."""
+"""Finding things the user names: a document by name or path, text by exact words, a
+document's text as Markdown."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from pathlib import Path
 from docent.core import files as filemod
 from docent.core.catalog import Catalog
 from docent.core.errors import AmbiguousFile, UnknownFile
-from docent.core.models import DocumentRecord
+from docent.core.models import DocumentRecord, ExtractedDocument
 from docent.core.store import ScoredPoint, Store
 
 GREP_LIMIT = 100
@@ -71,3 +72,12 @@ def _grep_match(p: ScoredPoint, pattern: str) -> GrepMatch:
     return GrepMatch(
         pl["file_name"], pl["path"], int(pl["page_start"]), int(pl["page_end"]), p.id, line
     )
+
+
+def as_markdown(rec: DocumentRecord, doc: ExtractedDocument) -> str:
+    """The extracted text with page markers (``docent dump``, Show extracted text)."""
+    unit = "Page" if doc.page_unit == "page" else f"Lines block ({doc.page_unit})"
+    parts = [f"# {rec.file_name}\n\n_Source: {rec.path}_\n"]
+    for page in doc.pages:
+        parts.append(f"\n<!-- page {page.number} -->\n## {unit} {page.number}\n\n{page.text}\n")
+    return "".join(parts)

@@ -1,0 +1,144 @@
+"""The settings in force and the Ollama client made from them: one owner, one lock.
+
+``Engine.apply_settings`` is the one door for a user's change: it comes here to be
+validated (``config.plan_change``), sorted into what applies live and what waits for a
+restart, saved once, and put in force. The Ollama client follows the settings under the
+same lock; a client it replaces may still be streaming an answer on a worker, so it is
+closed with the engine, not at once.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING
+
+from docent.core import files as filemod
+from docent.core.config import Settings, SettingsChange, plan_change, update_settings_file
+from docent.core.errors import SettingsError
+
+if TYPE_CHECKING:
+    from docent.core.llm import Health, OllamaClient
+
+LLMFactory = Callable[[Settings], "OllamaClient"]
+#: Settings that make a new Ollama client when they change.
+LLM_KEYS = (
+    "ollama_host",
+    "ollama_model",
+    "llm_connect_timeout",
+    "llm_first_token_timeout",
+    "llm_total_timeout",
+)
+
+
+def ollama_client(settings: Settings) -> OllamaClient:
+    from docent.core.llm import OllamaClient
+
+    return OllamaClient.from_settings(settings)
+
+
+def _llm_key(s: Settings) -> tuple[object, ...]:
+    return (
+        s.effective_ollama_host(),
+        s.ollama_model,
+        s.llm_connect_timeout,
+        s.llm_first_token_timeout,
+        s.llm_total_timeout,
+    )
+
+
+class LiveSettings:
+    def __init__(self, settings: Settings, make_llm: LLMFactory | None = None) -> None:
+        self._settings = settings
+        self._make_llm = make_llm or ollama_client
+        self._lock = threading.RLock()
+        self._llm: OllamaClient | None = None
+        self._llm_key: tuple[object, ...] = ()
+        self._retired: list[OllamaClient] = []
+
+    @property
+    def settings(self) -> Settings:
+        """A snapshot: replaced when they change, never changed in place by the engine."""
+        return self._settings
+
+    def replace(self, new: Settings) -> None:
+        """Put ``new`` in force without saving it (tests, tools)."""
+        with self._lock:
+            self._settings = new
+
+    @property
+    def llm(self) -> OllamaClient:
+        """The Ollama client for the settings in force (made anew when they changed)."""
+        with self._lock:
+            key = _llm_key(self._settings)
+            if self._llm is None or key != self._llm_key:
+                if self._llm is not None:
+                    self._retired.append(self._llm)
+                self._llm, self._llm_key = self._make_llm(self._settings), key
+            return self._llm
+
+    def probe(self, settings: Settings, timeout: float) -> Health:
+        """Ollama as ``settings`` describe it, with a client of its own; never raises."""
+        client = self._make_llm(settings)
+        try:
+            return client.health(timeout)
+        finally:
+            client.close()
+
+    # Changing them ----------------------------------------------------------
+
+    def apply(self, changes: Mapping[str, object]) -> SettingsChange:
+        """Validate, save once what changed, put the live part in force and swap the
+        client if its settings changed. SettingsError (naming the key) changes nothing."""
+        with self._lock:
+            values = dict(changes)
+            folders = values.get("watched_folders")
+            if isinstance(folders, list):
+                values["watched_folders"] = self._checked_folders(folders)
+            plan = plan_change(self._settings, values)
+            if plan.changed:
+                self._persist({k: getattr(plan.wanted, k) for k in plan.changed})
+                self._settings = plan.live
+                key = _llm_key(plan.live)
+                if self._llm is not None and key != self._llm_key:
+                    self._retired.append(self._llm)
+                    self._llm, self._llm_key = self._make_llm(plan.live), key
+            return plan
+
+    def save(self, **values: object) -> None:
+        """Save ``values`` and put them in force (the watched folders, from watch/unwatch)."""
+        with self._lock:
+            self._persist(values)
+            self._settings = self._settings.model_copy(update=values)
+
+    def _persist(self, values: dict[str, object]) -> None:
+        """Write ``values`` to the settings file, only them: DOCENT_* overrides stay out."""
+        try:
+            update_settings_file(values)
+        except OSError as exc:
+            raise SettingsError(f"The settings could not be saved: {exc}") from exc
+
+    def _checked_folders(self, folders: list[object]) -> list[str]:
+        """The watched folders normalised; a new one must exist, lie outside the data
+        folder and not inside another watched folder (SettingsError otherwise)."""
+        from docent.core.watching import WatchError, plan_watch
+
+        current = self._settings.watched_folders
+        out: list[str] = []
+        for raw in folders:
+            folder = str(filemod.normalise(str(raw)))
+            if folder in out:
+                continue
+            if folder not in current:
+                try:
+                    plan_watch(out, folder, self._settings.data_path)
+                except WatchError as exc:
+                    raise SettingsError(f"setting 'watched_folders': {exc}") from exc
+            out.append(folder)
+        return out
+
+    def close(self) -> None:
+        with self._lock:
+            for client in [*self._retired, *([self._llm] if self._llm else [])]:
+                client.close()
+            self._llm, self._retired = None, []
