@@ -135,24 +135,3 @@ def test_links_in_answers_are_never_followed_to_files(
     click_text(qtbot, view, "the notes")
     assert opened == [] and view.source().isEmpty()
     assert any("file:" in t for t in window.notifications.texts())
-
-
-def test_summary_dialog_shows_progress_and_the_summary(
-    qtbot: Any, make_engine: Any, indexed_pdf: Path, ollama_stub: OllamaStub
-) -> None:
-    from docent.gui.summary_dialog import SummaryDialog
-
-    ollama_stub.responder = lambda messages, model: "The note describes the CTSS timer [1]."
-    engine = make_engine(ollama_host=ollama_stub.url, ollama_model="stub-model:latest")
-    engine.index([indexed_pdf])
-    dialog = SummaryDialog(engine, str(indexed_pdf), "bullets")
-    qtbot.addWidget(dialog)
-    dialog.show()
-    assert dialog.type_combo.currentText() == "bullets"
-    with qtbot.waitSignal(dialog.summary_finished, timeout=ANSWER_TIMEOUT_MS) as done:
-        dialog.start()
-        assert dialog.progress.isVisibleTo(dialog) and dialog.cancel_button.isEnabled()
-    result = done.args[0]
-    assert result is not None and result.type == "bullets"
-    assert "CTSS timer" in dialog.view.toPlainText()
-    assert not dialog.cancel_button.isEnabled() and dialog.copy_button.isEnabled()
