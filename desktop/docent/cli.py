@@ -127,6 +127,7 @@ def cmd_list(args: argparse.Namespace) -> int:
                     "state": d.state.value,
                     "pages": d.pages,
                     "chunks": d.chunks,
+                    "ocr_pages": d.ocr_pages,
                     "error": d.error,
                 }
                 for d in docs
@@ -137,7 +138,8 @@ def cmd_list(args: argparse.Namespace) -> int:
         print("No documents yet. Add some with `docent index PATH`.")
     for d in docs:
         state = d.state.value + (f": {d.error}" if d.error else "")
-        print(f"{d.file_name:48.48} {d.pages:>5} p {d.chunks:>6} chunks  {state}")
+        ocr = f" (OCR: {d.ocr_pages} p)" if d.ocr_pages else ""
+        print(f"{d.file_name:48.48} {d.pages:>5} p {d.chunks:>6} chunks  {state}{ocr}")
     return 0
 
 
@@ -247,7 +249,7 @@ def cmd_grep(args: argparse.Namespace) -> int:
         _print_json([asdict(m) for m in matches])
         return 0
     for m in matches:
-        pages = (
+        pages = m.location or (
             f"p.{m.page_start}" if m.page_start == m.page_end else f"pp.{m.page_start}-{m.page_end}"
         )
         print(f"{m.file_name} {pages}: {m.line}")

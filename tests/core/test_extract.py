@@ -214,14 +214,14 @@ def test_aes256_with_user_password_decrypts(corpus_dir: Path) -> None:
     """pdfminer rejects this file's owner password ("owner", R6) but takes the user one;
     decrypted, it is an image of a graph, so it is a scan, not an encryption error."""
     with pytest.raises(NoTextLayer):
-        extract(corpus_dir / "pikepdf__graph-encrypted.pdf", password="user")
+        extract(corpus_dir / "pikepdf__graph-encrypted.pdf", password="user", ocr=False)
 
 
 @pytest.mark.parametrize("name", SCANS)
-def test_image_only_scans_have_no_text_layer(corpus_dir: Path, name: str) -> None:
+def test_image_only_scans_without_ocr_have_no_text_layer(corpus_dir: Path, name: str) -> None:
     with pytest.raises(NoTextLayer) as info:
-        extract(corpus_dir / name)
-    assert name in str(info.value) and "ocrmypdf" in str(info.value)
+        extract(corpus_dir / name, ocr=False)
+    assert name in str(info.value) and "OCR" in str(info.value)
 
 
 def test_a_scan_with_an_ocr_layer_keeps_its_text(corpus_dir: Path) -> None:
@@ -264,13 +264,23 @@ def test_a_page_that_fails_alone_is_left_empty(
     path = tmp_path / "one-bad-page.pdf"
     path.write_bytes(make_pdf(streams, bad_filter_on=frozenset({1})))
     with caplog.at_level(logging.WARNING, logger="docent.core.extract"):
-        doc = extract(path)
+        doc = extract(path, ocr=False)
     assert [(p.number, p.text) for p in doc.pages] == [
         (1, "Page 1 says something worth reading."),
         (2, ""),
         (3, "Page 3 says something worth reading."),
     ]
     assert "page 2 could not be read" in caplog.text
+
+
+def test_a_page_pdfminer_cannot_decode_takes_pdfiums_text(tmp_path: Path) -> None:
+    """With OCR on, pages left (next to) empty are looked at again: pdfium decodes this
+    stream, and its text is used as it is (no OCR)."""
+    streams = [text_stream(f"Page {i} says something worth reading.") for i in (1, 2, 3)]
+    path = tmp_path / "one-bad-page.pdf"
+    path.write_bytes(make_pdf(streams, bad_filter_on=frozenset({1})))
+    page = extract(path).pages[1]
+    assert page.text == "Page 2 says something worth reading." and not page.ocr
 
 
 def test_a_pdf_whose_every_page_fails_is_damaged(tmp_path: Path) -> None:
@@ -284,6 +294,9 @@ def test_a_pdf_with_no_text_at_all_has_no_text_layer(tmp_path: Path) -> None:
     path = tmp_path / "blank.pdf"
     path.write_bytes(make_pdf([b"", b"", text_stream("p.3")]))
     with pytest.raises(NoTextLayer, match="blank.pdf has no text layer"):
+        extract(path, ocr=False)
+    # With OCR on, pages without images are not OCR'd: nothing to read there either.
+    with pytest.raises(EmptyDocument, match="blank.pdf has no text"):
         extract(path)
 
 

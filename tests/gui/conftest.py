@@ -30,7 +30,7 @@ def library_dir(tmp_path: Path, corpus_dir: Path) -> Path:
         shutil.copy(corpus_dir / name, lib / name)
     shutil.copy(corpus_dir / SMALL_PDFS[2], lib / "sub" / SMALL_PDFS[2])  # recursion
     shutil.copy(corpus_dir / ENCRYPTED_PDF, lib / ENCRYPTED_PDF)
-    (lib / "minutes.docx").write_bytes(b"PK\x03\x04 not really a Word file")
+    (lib / "minutes.doc").write_bytes(b"\xd0\xcf\x11\xe0 an old binary Word file")
     return lib
 
 

@@ -49,7 +49,7 @@ def test_dropped_folder_is_indexed_with_progress_and_reasons(
     assert failed.state == "failed"
     assert "password" in failed.state_text.lower()
     texts = " ".join(window.notifications.texts())
-    assert "minutes.docx" in texts, "the unsupported file was not reported"
+    assert "minutes.doc" in texts, "the unsupported file was not reported"
     assert "could not be indexed" in texts
     assert not lib.progress_row.isVisibleTo(lib)
 

@@ -35,7 +35,8 @@ CREATE TABLE IF NOT EXISTS documents (
     page_unit TEXT NOT NULL DEFAULT 'page',
     indexed_at REAL NOT NULL DEFAULT 0,
     summary TEXT NOT NULL DEFAULT '',
-    index_format TEXT NOT NULL DEFAULT ''
+    index_format TEXT NOT NULL DEFAULT '',
+    ocr_pages INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX IF NOT EXISTS documents_sha ON documents(sha256);
 CREATE INDEX IF NOT EXISTS documents_name ON documents(file_name);
@@ -72,10 +73,12 @@ class Catalog:
     def _add_missing_columns(self) -> None:
         """Catalogs written by an older Docent lack later columns: add them (defaults)."""
         have = {row[1] for row in self._db.execute("PRAGMA table_info(documents)")}
-        if "index_format" not in have:
-            self._db.execute(
-                "ALTER TABLE documents ADD COLUMN index_format TEXT NOT NULL DEFAULT ''"
-            )
+        for name, decl in (
+            ("index_format", "TEXT NOT NULL DEFAULT ''"),
+            ("ocr_pages", "INTEGER NOT NULL DEFAULT 0"),
+        ):
+            if name not in have:
+                self._db.execute(f"ALTER TABLE documents ADD COLUMN {name} {decl}")
 
     def close(self) -> None:
         with self._lock:

@@ -34,9 +34,13 @@ class Citation:
     page: int
     page_end: int
     text: str
+    #: See Chunk.location: "slide 3", "Sheet1 rows 2-51"; "" for PDF pages.
+    location: str = ""
 
     @property
     def pages_label(self) -> str:
+        if self.location:
+            return self.location
         return f"p.{self.page}" if self.page == self.page_end else f"pp.{self.page}-{self.page_end}"
 
     def as_dict(self) -> dict[str, object]:
@@ -49,6 +53,7 @@ class Citation:
             "chunk_id": self.chunk_id,
             "doc_id": self.doc_id,
             "text": self.text,
+            "location": self.pages_label,
         }
 
 
@@ -62,6 +67,7 @@ def citation_for(n: int, hit: Hit) -> Citation:
         page=hit.page_start,
         page_end=hit.page_end,
         text=hit.text,
+        location=hit.location,
     )
 
 

@@ -58,6 +58,9 @@ class Settings(BaseModel):
     embed_threads: int = Field(0, ge=0, le=256)
     # Extraction in a separate process so parsing uses the second core.
     extract_in_subprocess: bool = True
+    # Read PDF pages that have no usable text layer (scans) by OCR, in the extraction
+    # process. Off: such pages are skipped and a scan-only PDF fails with "no text".
+    ocr_enabled: bool = True
 
     ollama_host: str = ""  # empty: OLLAMA_HOST, else http://127.0.0.1:11434
     ollama_model: str = "llama3.2:3b"
@@ -220,6 +223,7 @@ RESTART_KEYS = frozenset(
         "embed_batch_size",
         "embed_threads",
         "extract_in_subprocess",
+        "ocr_enabled",
         "sweep_interval_minutes",
     }
 )

@@ -107,6 +107,7 @@ class Engine:
                 self.embedder,
                 self.cache,
                 subprocess_extraction=s.extract_in_subprocess,
+                ocr=s.ocr_enabled,
             )
             self._retriever = Retriever(self.store, self.embedder, library_size=self._library_size)
             self._retriever.apply_settings(s)

@@ -27,7 +27,9 @@ from docent.core.errors import (
     UnreadableFile,
     UnsupportedType,
 )
+from docent.core.formats import FORMAT_SUFFIXES, extract_format
 from docent.core.models import ExtractedDocument, Page
+from docent.core.ocr_pdf import OcrCallback
 
 if TYPE_CHECKING:
     from pdfplumber.pdf import PDF
@@ -39,9 +41,9 @@ TEXT_SUFFIXES = frozenset(
     {".txt", ".md", ".markdown", ".rst", ".csv", ".tsv", ".json", ".log"}
     | {".py", ".js", ".ts", ".tsx", ".jsx", ".java", ".c", ".h", ".cpp", ".hpp", ".cc"}
     | {".go", ".rs", ".rb", ".php", ".sh", ".sql", ".yaml", ".yml", ".toml", ".ini", ".cfg"}
-    | {".html", ".css", ".xml", ".tex", ".r", ".kt", ".swift", ".scala", ".lua", ".pl"}
+    | {".css", ".xml", ".tex", ".r", ".kt", ".swift", ".scala", ".lua", ".pl"}
 )
-SUPPORTED_SUFFIXES: frozenset[str] = PDF_SUFFIXES | TEXT_SUFFIXES
+SUPPORTED_SUFFIXES: frozenset[str] = PDF_SUFFIXES | TEXT_SUFFIXES | FORMAT_SUFFIXES
 
 TEXT_LINES_PER_PAGE = 60
 #: How much of a text file is looked at for NUL bytes to call it binary.
@@ -76,20 +78,36 @@ def is_supported(path: str | Path) -> bool:
     return Path(path).suffix.lower() in SUPPORTED_SUFFIXES
 
 
-def extract(path: str | Path, password: str | None = None) -> ExtractedDocument:
+def _no_ocr_progress(number: int, done: int, total: int) -> None:
+    return None
+
+
+def extract(
+    path: str | Path,
+    password: str | None = None,
+    *,
+    ocr: bool = True,
+    on_ocr: OcrCallback = _no_ocr_progress,
+) -> ExtractedDocument:
     """Read ``path`` into pages of text.
 
-    Raises only ``DocumentError`` subclasses, each with a sentence naming the file.
+    ``ocr``: read PDF pages without a usable text layer from their image (ocr_pdf.py),
+    announcing each through ``on_ocr``. Raises only ``DocumentError`` subclasses, each
+    with a sentence naming the file.
     """
     p = Path(path)
     suffix = p.suffix.lower()
     if suffix in PDF_SUFFIXES:
-        return _extract_pdf(p, password)
+        return _extract_pdf(p, password, ocr, on_ocr)
+    if suffix in FORMAT_SUFFIXES:
+        return extract_format(p)
     if suffix in TEXT_SUFFIXES:
         return _extract_text(p)
     kind = f"'{p.suffix}' files" if p.suffix else "files without an extension"
     raise UnsupportedType(
-        str(p), f"{p.name}: Docent cannot read {kind}; it reads PDFs and plain-text files."
+        str(p),
+        f"{p.name}: Docent cannot read {kind}; it reads PDFs, Word, PowerPoint, Excel, "
+        "OpenDocument text, EPUB, HTML and plain-text files.",
     )
 
 
@@ -129,20 +147,36 @@ def clean_pdf_text(text: str) -> str:
     return _BLANK_LINES.sub("\n\n", "\n".join(lines)).strip()
 
 
-def _extract_pdf(path: Path, password: str | None) -> ExtractedDocument:
+def _extract_pdf(
+    path: Path, password: str | None, ocr: bool, on_ocr: OcrCallback
+) -> ExtractedDocument:
     read = list(_read_pdf_pages(path, password))
     pages = [page for page, _ok in read]
     if not pages:
         raise EmptyDocument(str(path), f"{path.name} has no pages.")
     if not any(ok for _page, ok in read):
         raise _damaged(path, RuntimeError(f"none of its {len(pages)} pages could be read"))
+    if ocr:
+        from docent.core.ocr_pdf import ocr_pages
+
+        pages = ocr_pages(path, password, pages, on_ocr)
     if _looks_scanned([_visible_chars(pg.text) for pg in pages]):
+        if any(pg.ocr for pg in pages):
+            raise EmptyDocument(
+                str(path), f"{path.name} is a scan in which OCR found no text to read."
+            )
+        if ocr:
+            raise EmptyDocument(
+                str(path), f"{path.name} has no text: no text layer and no scanned pages."
+            )
         raise NoTextLayer(
             str(path),
-            f"{path.name} has no text layer (a scan?); OCR is not supported yet — "
-            "run it through ocrmypdf first.",
+            f"{path.name} has no text layer (a scan?) and OCR is off; turn on "
+            "“Read scanned pages (OCR)” in the settings to read it.",
         )
-    return ExtractedDocument(path=str(path), kind="pdf", pages=pages, page_unit="page")
+    return ExtractedDocument(
+        path=str(path), kind="pdf", pages=pages, page_unit="page", ocr_checked=ocr
+    )
 
 
 def _looks_scanned(chars_per_page: list[int]) -> bool:

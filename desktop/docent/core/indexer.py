@@ -119,12 +119,16 @@ class Indexer:
         cache: TextCache,
         *,
         subprocess_extraction: bool = True,
+        ocr: bool = True,
     ) -> None:
         self.catalog = catalog
         self.store = store
         self.embedder = embedder
         self.cache = cache
         self._subprocess = subprocess_extraction
+        self._ocr = ocr
+        # A scan that failed for want of OCR is read again once OCR is on.
+        self._retry = RETRY_REASONS | ({"no_text"} if ocr else set())
         self._executor: Executor | None = None
         # One run, move or removal at a time (re-entrant: a run moves renamed files itself).
         self._lock = threading.RLock()
@@ -141,7 +145,7 @@ class Indexer:
         if self._executor is None:
             if self._subprocess:
                 ctx = multiprocessing.get_context("spawn")
-                tools = (self.embedder.tokenizer_json(), self.embedder.cache_dir)
+                tools = (self.embedder.tokenizer_json(), self.embedder.cache_dir, self._ocr)
                 self._executor = ProcessPoolExecutor(
                     max_workers=1, mp_context=ctx, initializer=init_worker, initargs=tools
                 )
@@ -153,7 +157,7 @@ class Indexer:
         pool, root = self._pool(), str(self.cache.root)
         if isinstance(pool, ProcessPoolExecutor):
             return pool.submit(prepare_file, path, root, known_sha)
-        here = Preparer(self.embedder.count_tokens, self.embedder.embed_sparse)
+        here = Preparer(self.embedder.count_tokens, self.embedder.embed_sparse, ocr=self._ocr)
         return pool.submit(here.prepare, path, root, known_sha)
 
     # Runs ------------------------------------------------------------------
@@ -250,12 +254,12 @@ class Indexer:
             return ""
         if rec.state is DocState.READY and rec.index_format != self.embedder.index_format:
             return ""
-        return "" if rec.reason in RETRY_REASONS else rec.sha256
+        return "" if rec.reason in self._retry else rec.sha256
 
     def _stat_unchanged(self, rec: DocumentRecord, st: os.stat_result) -> bool:
         settled = (
             rec.state is DocState.READY and rec.index_format == self.embedder.index_format
-        ) or (rec.state is DocState.FAILED and rec.reason not in RETRY_REASONS)
+        ) or (rec.state is DocState.FAILED and rec.reason not in self._retry)
         return settled and rec.size == st.st_size and rec.mtime == st.st_mtime
 
     def outdated(self) -> list[DocumentRecord]:
@@ -390,6 +394,7 @@ class Indexer:
         """Write order: catalog ``indexing`` -> chunks -> documents point -> ``ready``."""
         rec.state, rec.reason, rec.error = DocState.INDEXING, "", ""
         rec.pages, rec.page_unit = prepared.pages, prepared.page_unit
+        rec.ocr_pages = prepared.ocr_pages
         self.catalog.put(rec)
         chunks = prepared.chunks
         try:
@@ -458,6 +463,7 @@ class Indexer:
                         "content_hash": h,
                         "heading": c.heading,
                         "context": c.context,
+                        "location": c.location,
                     },
                 )
                 for c, h in zip(batch, hashes, strict=True)

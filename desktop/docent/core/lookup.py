@@ -23,6 +23,8 @@ class GrepMatch:
     page_end: int
     chunk_id: str
     line: str
+    #: "slide 3", "Sheet1 rows 2-26", "§ Setup": where, for formats without pages
+    location: str = ""
 
 
 def resolve(catalog: Catalog, name_or_path: str) -> DocumentRecord:
@@ -70,7 +72,13 @@ def _grep_match(p: ScoredPoint, pattern: str) -> GrepMatch:
     start = max(0, at - 60) if at >= 0 else 0
     line = " ".join(text[start : start + len(pattern) + 120].split())
     return GrepMatch(
-        pl["file_name"], pl["path"], int(pl["page_start"]), int(pl["page_end"]), p.id, line
+        pl["file_name"],
+        pl["path"],
+        int(pl["page_start"]),
+        int(pl["page_end"]),
+        p.id,
+        line,
+        str(pl.get("location", "")),
     )
 
 
@@ -79,5 +87,7 @@ def as_markdown(rec: DocumentRecord, doc: ExtractedDocument) -> str:
     unit = "Page" if doc.page_unit == "page" else f"Lines block ({doc.page_unit})"
     parts = [f"# {rec.file_name}\n\n_Source: {rec.path}_\n"]
     for page in doc.pages:
-        parts.append(f"\n<!-- page {page.number} -->\n## {unit} {page.number}\n\n{page.text}\n")
+        # Named units (slides, rows, sections) by their name; OCR'd pages say so.
+        title = (page.label or f"{unit} {page.number}") + (" (OCR)" if page.ocr else "")
+        parts.append(f"\n<!-- page {page.number} -->\n## {title}\n\n{page.text}\n")
     return "".join(parts)

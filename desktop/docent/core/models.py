@@ -12,28 +12,58 @@ from dataclasses import dataclass, field
 
 
 @dataclass(frozen=True, slots=True)
+class LineBox:
+    """Where a line of a page's text was read on the page image (OCR): characters
+    ``[start, end)`` of ``Page.text``, in a box given as fractions of the page's width and
+    height, origin at the top left."""
+
+    start: int
+    end: int
+    x0: float
+    y0: float
+    x1: float
+    y1: float
+
+
+@dataclass(frozen=True, slots=True)
 class Page:
     """One unit of a source document, numbered from 1.
 
     For PDFs a page is the physical page. For text files it is a fixed-size block of
-    lines (see ``ExtractedDocument.page_unit``).
+    lines (see ``ExtractedDocument.page_unit``). For other formats it is the unit a
+    citation can point at: a slide, a block of a sheet's rows, a chapter or a section,
+    named by ``label``.
     """
 
     number: int
     text: str
+    #: How a citation names this unit ("slide 3", "Sheet1 rows 2-26", "Setup"); "" for
+    #: a PDF page or a block of a text file (then "p.N").
+    label: str = ""
+    #: The text was recognised from the page's image (OCR), and ``lines`` says where.
+    ocr: bool = False
+    lines: tuple[LineBox, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
 class ExtractedDocument:
     path: str
-    kind: str  # "pdf" | "text"
+    kind: str  # "pdf" | "text" | "docx" | "pptx" | "xlsx" | "epub" | "html" | "odt"
     pages: list[Page]
-    #: "page" for PDFs, "lines:N" for text files split into blocks of N lines.
+    #: "page" for PDFs, "lines:N" for text files split into blocks of N lines; "slide",
+    #: "rows", "chapter" or "section" for the other formats (pages carry labels).
     page_unit: str = "page"
+    #: Pages without a usable text layer were looked for and OCR'd (a PDF extracted with
+    #: OCR off is extracted again once OCR is turned on).
+    ocr_checked: bool = False
 
     @property
     def word_count(self) -> int:
         return sum(len(p.text.split()) for p in self.pages)
+
+    @property
+    def ocr_pages(self) -> int:
+        return sum(1 for p in self.pages if p.ocr)
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,6 +77,9 @@ class Chunk:
     heading: str = ""
     #: Title and heading path (context.py): indexed with the text, never shown as it.
     context: str = ""
+    #: Where it is, for formats whose units are named ("slide 3", "Sheet1 rows 2-51");
+    #: "" for PDF pages and text blocks (named by number). See locations.py.
+    location: str = ""
 
 
 class DocState(enum.StrEnum):
@@ -80,6 +113,8 @@ class DocumentRecord:
     #: The index format its chunks were written in (embedding.Embedder.index_format);
     #: a document in another format is re-indexed (incrementally) by the next run.
     index_format: str = ""
+    #: Pages whose text was read from their image (OCR); 0 when none.
+    ocr_pages: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,9 +140,13 @@ class Hit:
     context_before: str = ""
     context_after: str = ""
     debug: dict[str, object] = field(default_factory=dict)
+    #: See Chunk.location.
+    location: str = ""
 
     @property
     def pages_label(self) -> str:
+        if self.location:
+            return self.location
         if self.page_start == self.page_end:
             return f"p.{self.page_start}"
         return f"pp.{self.page_start}-{self.page_end}"

@@ -15,7 +15,7 @@ sparse vectors are the ones the parent would have computed.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +23,7 @@ from docent.core.chunking import chunk_pages
 from docent.core.context import document_title, indexed_text
 from docent.core.errors import DocumentError, EmptyDocument, FileVanished, UnreadableFile
 from docent.core.extract import extract
-from docent.core.models import Chunk, SparseVec
+from docent.core.models import Chunk, Page, SparseVec
 from docent.core.textcache import TextCache, sha256_file
 
 TokenCounter = Callable[[str], int]
@@ -42,6 +42,8 @@ class Prepared:
     sparse: list[SparseVec] = field(default_factory=list)
     pages: int = 0
     page_unit: str = "page"
+    #: pages read by OCR
+    ocr_pages: int = 0
     reason: str = ""
     message: str = ""
 
@@ -52,6 +54,8 @@ class Preparer:
 
     count_tokens: TokenCounter
     embed_sparse: SparseEmbedder
+    #: Read PDF pages without a usable text layer by OCR (Settings.ocr_enabled).
+    ocr: bool = True
 
     def prepare(self, path: str, cache_root: str, known_sha: str) -> Prepared:
         """Hash ``path``; unless ``known_sha`` says it is unchanged, chunk its text."""
@@ -71,11 +75,11 @@ class Preparer:
                 return Prepared(sha, unchanged=True)
             cache = TextCache(Path(cache_root))
             doc = cache.get(sha)
-            if doc is None:
-                doc = extract(path)
+            if doc is None or (self.ocr and doc.kind == "pdf" and not doc.ocr_checked):
+                doc = extract(path, ocr=self.ocr)
                 cache.put(sha, doc)
             title = document_title(doc.pages)
-            chunks = chunk_pages(doc.pages, self.count_tokens, title=title)
+            chunks = chunk_document(doc.pages, self.count_tokens, title)
             if not chunks:
                 raise EmptyDocument(path, f"{Path(path).name} has no text to index.")
             return Prepared(
@@ -84,9 +88,25 @@ class Preparer:
                 sparse=self.embed_sparse([indexed_text(c.context, c.text) for c in chunks]),
                 pages=len(doc.pages),
                 page_unit=doc.page_unit,
+                ocr_pages=doc.ocr_pages,
             )
         except DocumentError as exc:
             return Prepared(sha, reason=exc.reason, message=str(exc))
+
+
+def chunk_document(
+    pages: Sequence[Page], count_tokens: TokenCounter, title: str | None = None
+) -> list[Chunk]:
+    """Chunks numbered 0..n-1. A document whose units are named (slides, a sheet's rows,
+    sections, chapters) is chunked one unit at a time, so that every passage lies in one
+    unit and its citation names exactly one ("slide 3", not "slides 1-3")."""
+    if not any(p.label for p in pages):
+        return chunk_pages(pages, count_tokens, title=title)
+    out: list[Chunk] = []
+    for page in pages:
+        for c in chunk_pages([page], count_tokens, title=title):
+            out.append(replace(c, ordinal=len(out), location=page.label))
+    return out
 
 
 # ------------------------------------------------------------- in the worker process
@@ -94,7 +114,7 @@ class Preparer:
 _worker: Preparer | None = None
 
 
-def worker_preparer(tokenizer_json: str, cache_dir: str | None) -> Preparer:
+def worker_preparer(tokenizer_json: str, cache_dir: str | None, ocr: bool = True) -> Preparer:
     """The tools a worker process builds: the parent's tokenizer and the bundled BM25."""
     from tokenizers import Tokenizer
 
@@ -106,16 +126,16 @@ def worker_preparer(tokenizer_json: str, cache_dir: str | None) -> Preparer:
     def count(text: str) -> int:
         return len(tokenizer.encode(text).ids)
 
-    return Preparer(count, lambda texts: sparse_vectors(bm25, texts))
+    return Preparer(count, lambda texts: sparse_vectors(bm25, texts), ocr=ocr)
 
 
-def init_worker(tokenizer_json: str, cache_dir: str | None) -> None:
+def init_worker(tokenizer_json: str, cache_dir: str | None, ocr: bool = True) -> None:
     """Pool initializer: build the tools once; Ctrl-C is for the parent, which shuts down."""
     import signal
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     global _worker
-    _worker = worker_preparer(tokenizer_json, cache_dir)
+    _worker = worker_preparer(tokenizer_json, cache_dir, ocr)
 
 
 def prepare_file(path: str, cache_root: str, known_sha: str) -> Prepared:

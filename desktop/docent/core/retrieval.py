@@ -134,6 +134,7 @@ def hit_from_point(p: ScoredPoint) -> Hit:
         ordinal=int(pl["ordinal"]),
         score=p.score,
         text=pl["text"],
+        location=str(pl.get("location", "")),
     )
 
 

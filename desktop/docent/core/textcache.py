@@ -8,7 +8,7 @@ import json
 import os
 from pathlib import Path
 
-from docent.core.models import ExtractedDocument, Page
+from docent.core.models import ExtractedDocument, LineBox, Page
 
 _READ_BLOCK = 1 << 20
 
@@ -36,8 +36,27 @@ class TextCache:
             data = json.loads(self._file(sha256).read_text(encoding="utf-8"))
         except (OSError, ValueError):
             return None
-        pages = [Page(i + 1, t) for i, t in enumerate(data["pages"])]
-        return ExtractedDocument(data["path"], data["kind"], pages, data.get("page_unit", "page"))
+        labels: list[str] = data.get("labels") or []
+        ocr_lines: dict[str, list[list[float]]] = data.get("ocr_lines") or {}
+        pages = []
+        for i, text in enumerate(data["pages"]):
+            boxes = ocr_lines.get(str(i + 1))
+            pages.append(
+                Page(
+                    i + 1,
+                    text,
+                    labels[i] if i < len(labels) else "",
+                    ocr=boxes is not None,
+                    lines=tuple(LineBox(int(b[0]), int(b[1]), *b[2:6]) for b in boxes or ()),
+                )
+            )
+        return ExtractedDocument(
+            data["path"],
+            data["kind"],
+            pages,
+            data.get("page_unit", "page"),
+            ocr_checked=bool(data.get("ocr_checked", False)),
+        )
 
     def put(self, sha256: str, doc: ExtractedDocument) -> None:
         target = self._file(sha256)
@@ -46,7 +65,27 @@ class TextCache:
         texts = [""] * (max((p.number for p in doc.pages), default=0))
         for p in doc.pages:
             texts[p.number - 1] = p.text
-        payload = {"path": doc.path, "kind": doc.kind, "page_unit": doc.page_unit, "pages": texts}
+        payload: dict[str, object] = {
+            "path": doc.path,
+            "kind": doc.kind,
+            "page_unit": doc.page_unit,
+            "pages": texts,
+            "ocr_checked": doc.ocr_checked,
+        }
+        if any(p.label for p in doc.pages):
+            labels = [""] * len(texts)
+            for p in doc.pages:
+                labels[p.number - 1] = p.label
+            payload["labels"] = labels
+        # OCR results are kept with the boxes of their lines: a re-index never OCRs again,
+        # and a citation can light up the lines it came from.
+        ocr_lines = {
+            str(p.number): [[b.start, b.end, b.x0, b.y0, b.x1, b.y1] for b in p.lines]
+            for p in doc.pages
+            if p.ocr
+        }
+        if ocr_lines:
+            payload["ocr_lines"] = ocr_lines
         tmp = target.with_suffix(f".{os.getpid()}.tmp")
         tmp.write_text(json.dumps(payload, ensure_ascii=False), encoding="utf-8")
         os.replace(tmp, target)

@@ -27,6 +27,8 @@ from PySide6.QtWidgets import (
 )
 
 from docent.core.api import Citation, EngineAPI
+from docent.core.models import LineBox
+from docent.core.passages import passage_boxes
 from docent.gui.messages import bridge
 from docent.gui.pdf_render import PageRender, render_page
 from docent.gui.text_passage import TextPassage, TextPassageView, load_passage
@@ -48,10 +50,25 @@ RenderKey = tuple[str, int, float | tuple[str, int], int, float]
 
 
 def page_label(c: Citation) -> str:
+    """ "p. 3", "pp. 3–4", or the unit a passage of a slide deck, workbook, e-book or
+    Word document comes from ("slide 3", "Budget rows 2–26", "§ Setup")."""
+    if c.location:
+        return c.location
     start, end = c.page, c.page_end
     if not start:
         return ""
     return f"p. {start}" if not end or end == start else f"pp. {start}–{end}"
+
+
+def ocr_lines(engine: EngineAPI, doc_id: str, page: int, passage: str) -> list[LineBox]:
+    """In a worker: on a page read by OCR, the recognised lines that hold the passage."""
+    rec = engine.document(doc_id) if doc_id else None
+    if rec is None or not rec.ocr_pages:
+        return []
+    pages = engine.extracted(rec).pages
+    if not 1 <= page <= len(pages) or not pages[page - 1].ocr:
+        return []
+    return passage_boxes(pages[page - 1], passage)
 
 
 class CitationPane(QWidget):
@@ -220,9 +237,16 @@ class CitationPane(QWidget):
             return
         self.note.setText("Rendering the page…")
 
+        engine, doc_id = self.engine, c.doc_id
         call_in_worker(
             lambda: render_page(
-                path, page, passage, zoom=zoom, fit_width=width, device_ratio=ratio
+                path,
+                page,
+                passage,
+                zoom=zoom,
+                fit_width=width,
+                device_ratio=ratio,
+                ocr_lines=ocr_lines(engine, doc_id, page, passage),
             ),
             name="render-page",
             on_result=lambda r: self._show_render(gen, key, r),

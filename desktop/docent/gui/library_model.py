@@ -51,6 +51,8 @@ class Row:
     page_unit: str = "page"
     #: while indexing: "reading" (extracting text) or "embedding"
     phase: str = ""
+    #: pages read by OCR (shown next to "ready")
+    ocr_pages: int = 0
 
     @classmethod
     def from_record(cls, rec: DocumentRecord) -> Row:
@@ -65,6 +67,7 @@ class Row:
             indexed_at=rec.indexed_at,
             doc_id=rec.doc_id,
             page_unit=rec.page_unit,
+            ocr_pages=rec.ocr_pages,
         )
 
     @property
@@ -77,6 +80,8 @@ class Row:
             return f"failed: {self.short_error}" if self.error else "failed"
         if self.state == "queued" and self.error:  # cancelled earlier
             return "queued (cancelled)"
+        if self.state == "ready" and self.ocr_pages:
+            return f"ready · OCR ({self.ocr_pages} p.)"
         return self.state
 
     @property

@@ -89,7 +89,10 @@ class LibraryPane(QWidget):
             header.setSectionResizeMode(col, QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(STATE, QHeaderView.ResizeMode.Interactive)
         header.resizeSection(STATE, 130)
-        self.empty_hint = QLabel("Drop PDFs or folders here, or use File ▸ Add files…")
+        self.empty_hint = QLabel(
+            "Drop PDFs, Word, PowerPoint, Excel, EPUB or HTML files or folders here, "
+            "or use File ▸ Add files…"
+        )
         self.empty_hint.setObjectName("hint")
         self.empty_hint.setWordWrap(True)
 

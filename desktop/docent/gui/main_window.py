@@ -34,6 +34,7 @@ from docent.core.api import (
     Status,
     Turn,
 )
+from docent.core.extract import SUPPORTED_SUFFIXES
 from docent.gui.chat_pane import ChatPane
 from docent.gui.citation_pane import CitationPane
 from docent.gui.health import HEALTH_TIMEOUT, describe
@@ -46,6 +47,15 @@ from docent.gui.workers import call_in_worker
 
 STATUS_POLL_MS = 10_000
 HEALTH_POLL_MS = 30_000
+
+
+#: The file dialog offers every type Docent reads (the extraction module's list).
+DOCUMENT_FILTER = (
+    "Documents ("
+    + " ".join(f"*{s}" for s in sorted(SUPPORTED_SUFFIXES))
+    + ");;PDF (*.pdf);;Office and e-books (*.docx *.pptx *.xlsx *.odt *.epub *.html);;"
+    "All files (*)"
+)
 
 
 class MainWindow(QMainWindow):
@@ -327,9 +337,7 @@ class MainWindow(QMainWindow):
     # Actions ------------------------------------------------------------------
 
     def add_files(self) -> None:
-        files, _ = QFileDialog.getOpenFileNames(
-            self, "Add files", "", "Documents (*.pdf *.txt *.md *.csv *.json);;All files (*)"
-        )
+        files, _ = QFileDialog.getOpenFileNames(self, "Add files", "", DOCUMENT_FILTER)
         if files:
             self.library.add_paths(files)
 

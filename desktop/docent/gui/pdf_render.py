@@ -15,7 +15,7 @@ thread when each object stays on the thread that made it.
 
 from __future__ import annotations
 
-import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from PySide6.QtCore import QPointF, QRectF, QSize, QSizeF
@@ -23,14 +23,12 @@ from PySide6.QtGui import QColor, QImage, QPainter, QPen
 from PySide6.QtPdf import QPdfDocument, QPdfSearchModel
 
 from docent.core.errors import DocumentError
+from docent.core.models import LineBox
+from docent.core.passages import locate_spans
 
 BASE_DPI = 96.0  # zoom 1.0
-WINDOW_WORDS = 8  # words per window when the whole passage does not match at once
-MIN_WINDOW_WORDS = 3
 HIGHLIGHT_FILL = QColor(255, 214, 0, 110)
 HIGHLIGHT_EDGE = QColor(230, 150, 0, 220)
-
-_WORD = re.compile(r"\w+", re.UNICODE)
 
 
 @dataclass(slots=True)
@@ -41,47 +39,8 @@ class PageRender:
     zoom: float
     #: highlighted areas in image pixels (device-independent)
     rects: list[QRectF] = field(default_factory=list)
-    #: "regex" | "search" | "" (passage not located on this page)
+    #: "regex" | "search" | "ocr" | "" (passage not located on this page)
     method: str = ""
-
-
-def _pattern(words: list[str]) -> re.Pattern[str]:
-    return re.compile(r"\W*".join(re.escape(w) for w in words), re.IGNORECASE)
-
-
-def locate_spans(page_text: str, passage: str) -> list[tuple[int, int]]:
-    """(start, length) spans of ``page_text`` that hold the passage's words in order."""
-    words = _WORD.findall(passage)
-    if not words:
-        return []
-    whole = _pattern(words).search(page_text)
-    if whole:
-        return [(whole.start(), whole.end() - whole.start())]
-    spans: list[tuple[int, int]] = []
-    pos = 0
-    for i in range(0, len(words), WINDOW_WORDS):
-        window = words[i : i + WINDOW_WORDS]
-        if len(window) < MIN_WINDOW_WORDS and spans:
-            window = words[max(0, len(words) - MIN_WINDOW_WORDS) :]
-        if len(window) < MIN_WINDOW_WORDS:
-            continue
-        m = _pattern(window).search(page_text, pos)
-        if m is None or m.end() - m.start() > 4 * len(" ".join(window)) + 20:
-            continue
-        spans.append((m.start(), m.end() - m.start()))
-        pos = m.end()
-    return _merge(spans)
-
-
-def _merge(spans: list[tuple[int, int]], gap: int = 40) -> list[tuple[int, int]]:
-    merged: list[tuple[int, int]] = []
-    for start, length in sorted(spans):
-        if merged and start <= merged[-1][0] + merged[-1][1] + gap:
-            s0, l0 = merged[-1]
-            merged[-1] = (s0, max(s0 + l0, start + length) - s0)
-        else:
-            merged.append((start, length))
-    return merged
 
 
 def distinctive_phrases(passage: str, n: int = 4, limit: int = 5) -> list[str]:
@@ -120,10 +79,13 @@ def render_page(
     zoom: float | None = None,
     fit_width: int = 0,
     device_ratio: float = 1.0,
+    ocr_lines: Sequence[LineBox] = (),
 ) -> PageRender:
     """Page ``page`` (1-based) of ``path`` with ``passage`` highlighted.
 
-    ``zoom`` None: fit the page to ``fit_width`` pixels.
+    ``zoom`` None: fit the page to ``fit_width`` pixels. ``ocr_lines``: on a page read by
+    OCR (no text layer for pdfium to search), the recognised lines that hold the passage
+    (``passages.passage_boxes``), lit up instead.
     """
     doc = QPdfDocument()
     try:
@@ -143,6 +105,12 @@ def render_page(
         image = QImage(px, QImage.Format.Format_ARGB32_Premultiplied)
         image.fill(QColor("white"))
         rects_pt, method = passage_rects(doc, index, passage) if passage else ([], "")
+        if not rects_pt and ocr_lines:
+            w, h = size_pt.width(), size_pt.height()
+            rects_pt = [
+                QRectF(b.x0 * w, b.y0 * h, (b.x1 - b.x0) * w, (b.y1 - b.y0) * h) for b in ocr_lines
+            ]
+            method = "ocr"
         rendered = doc.render(index, px)
         painter = QPainter(image)
         painter.drawImage(0, 0, rendered)

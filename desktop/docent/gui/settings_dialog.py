@@ -12,6 +12,7 @@ import re
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
+    QCheckBox,
     QComboBox,
     QDialog,
     QDialogButtonBox,
@@ -40,6 +41,7 @@ FIELD_LABELS = {
     "qdrant_url": "Qdrant server URL",
     "watched_folders": "Watched folders",
     "summary_type": "Summary kind",
+    "ocr_enabled": "Scanned pages",
 }
 _KEY = re.compile(r"setting '([a-z_]+)")
 
@@ -111,6 +113,9 @@ class SettingsDialog(QDialog):
         self.summary_combo.setObjectName("summary_type")
         self.summary_combo.addItems(["brief", "detailed", "bullets"])
         self.fields["summary_type"] = self.summary_combo
+        self.ocr_check = QCheckBox("Read pages without text by OCR (slow: seconds per page)")
+        self.ocr_check.setObjectName("ocr_enabled")
+        self.fields["ocr_enabled"] = self.ocr_check
 
         form.addRow(FIELD_LABELS["ollama_host"], self.host_edit)
         form.addRow(FIELD_LABELS["ollama_model"], model_row)
@@ -120,6 +125,7 @@ class SettingsDialog(QDialog):
         form.addRow(FIELD_LABELS["qdrant_url"], self.qdrant_edit)
         form.addRow(FIELD_LABELS["watched_folders"], folder_row)
         form.addRow(FIELD_LABELS["summary_type"], self.summary_combo)
+        form.addRow(FIELD_LABELS["ocr_enabled"], self.ocr_check)
 
         self.error_label = QLabel("")
         self.error_label.setObjectName("settingsError")
@@ -147,6 +153,7 @@ class SettingsDialog(QDialog):
         self.qdrant_edit.setText(s.qdrant_url)
         self.folders.addItems(s.watched_folders)
         self.summary_combo.setCurrentText(s.summary_type)
+        self.ocr_check.setChecked(s.ocr_enabled)
 
     def changes(self) -> dict[str, object]:
         return {
@@ -157,6 +164,7 @@ class SettingsDialog(QDialog):
             "qdrant_url": self.qdrant_edit.text().strip(),
             "watched_folders": [self.folders.item(i).text() for i in range(self.folders.count())],
             "summary_type": self.summary_combo.currentText(),
+            "ocr_enabled": self.ocr_check.isChecked(),
         }
 
     # Validation and saving ----------------------------------------------------

@@ -8,7 +8,7 @@ from PySide6.QtGui import QColor, QFont, QTextCharFormat, QTextCursor
 from PySide6.QtWidgets import QPlainTextEdit, QTextEdit, QWidget
 
 from docent.core.api import Citation, EngineAPI
-from docent.gui.pdf_render import locate_spans
+from docent.core.passages import locate_spans
 
 HIGHLIGHT = QColor(255, 214, 0, 150)
 

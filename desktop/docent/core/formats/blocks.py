@@ -1,0 +1,143 @@
+"""The shape every structured format is read into: headings, paragraphs and tables in
+reading order; then cut into citable units (``Page`` with a ``label``).
+
+Tables are written one row per line, each cell after its column's header ("Name: Ada |
+Year: 1843"), so that wherever the chunker cuts a long table, every row still carries its
+header and no row is split (the chunker cuts lists and tables at line breaks). The header
+row itself opens the table once, for exact search.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+from docent.core.models import Page
+
+#: A unit longer than this is cut (at a block boundary) into parts.
+MAX_UNIT_CHARS = 12_000
+#: Headings up to this level start a new unit; deeper ones stay inside it.
+UNIT_HEADING_LEVEL = 2
+#: A cell longer than this is cut: a table is not a place for whole documents.
+MAX_CELL_CHARS = 2_000
+
+
+@dataclass(frozen=True, slots=True)
+class Heading:
+    level: int
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class Para:
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class Table:
+    rows: tuple[tuple[str, ...], ...]
+
+
+Block = Heading | Para | Table
+
+
+def clean(text: str) -> str:
+    """Whitespace of a cell or paragraph collapsed; line breaks kept."""
+    lines = (" ".join(line.split()) for line in text.replace("\r", "\n").split("\n"))
+    return "\n".join(line for line in lines if line)
+
+
+def table(rows: Iterable[Sequence[str]]) -> Table | None:
+    """A table of non-empty rows, or None when no cell has text."""
+    kept = []
+    for row in rows:
+        cells = tuple(" ".join(c.split())[:MAX_CELL_CHARS] for c in row)
+        if any(cells):
+            kept.append(cells)
+    return Table(tuple(kept)) if kept else None
+
+
+def has_header(rows: Sequence[Sequence[str]]) -> bool:
+    """The first row names the columns: every cell filled, none a number, data follows."""
+    if len(rows) < 2:
+        return False
+    first = rows[0]
+    return all(first) and not any(_is_number(c) for c in first) and len(first) > 1
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text.replace(",", "").replace("%", "").strip())
+    except ValueError:
+        return False
+    return True
+
+
+def row_line(cells: Sequence[str], header: Sequence[str] | None) -> str:
+    if header is None:
+        return " | ".join(c for c in cells if c)
+    parts = []
+    for i, cell in enumerate(cells):
+        if not cell:
+            continue
+        name = header[i] if i < len(header) else ""
+        parts.append(f"{name}: {cell}" if name and name != cell else cell)
+    return " | ".join(parts)
+
+
+def table_lines(rows: Sequence[Sequence[str]]) -> list[str]:
+    if not rows:
+        return []
+    if has_header(rows):
+        header = rows[0]
+        return [" | ".join(header)] + [row_line(r, header) for r in rows[1:]]
+    return [row_line(r, None) for r in rows]
+
+
+def render(block: Block) -> str:
+    if isinstance(block, Heading):
+        return "#" * min(max(block.level, 1), 6) + " " + block.text
+    if isinstance(block, Para):
+        return block.text
+    return "\n".join(line for line in table_lines(block.rows) if line)
+
+
+@dataclass(slots=True)
+class _Unit:
+    label: str
+    parts: list[str] = field(default_factory=list)
+    size: int = 0
+
+
+def paginate(blocks: Iterable[Block], first_label: str, prefix: str = "") -> list[tuple[str, str]]:
+    """(label, text) units: a new one at each heading up to UNIT_HEADING_LEVEL, labelled
+    with it (``prefix`` before: "ch. 3 › "); what precedes the first is ``first_label``.
+    A unit past MAX_UNIT_CHARS goes on in a part of its own ("Setup (2)")."""
+    units: list[_Unit] = [_Unit(first_label)]
+    part = 1
+    for block in blocks:
+        text = render(block)
+        if not text.strip():
+            continue
+        cur = units[-1]
+        if isinstance(block, Heading) and block.level <= UNIT_HEADING_LEVEL:
+            if cur.parts:
+                units.append(_Unit(f"{prefix}{block.text}"))
+            else:
+                cur.label = f"{prefix}{block.text}"
+            part = 1
+        elif cur.size + len(text) > MAX_UNIT_CHARS and cur.parts:
+            part += 1
+            base = cur.label.rsplit(" (", 1)[0] if part > 2 else cur.label
+            units.append(_Unit(f"{base} ({part})"))
+        cur = units[-1]
+        cur.parts.append(text)
+        cur.size += len(text) + 2
+    return [(u.label, "\n\n".join(u.parts)) for u in units if u.parts]
+
+
+def to_pages(units: Iterable[tuple[str, str]]) -> list[Page]:
+    return [
+        Page(number=i, text=text, label=label)
+        for i, (label, text) in enumerate(((lb, t) for lb, t in units if t.strip()), start=1)
+    ]

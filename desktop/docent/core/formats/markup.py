@@ -1,0 +1,207 @@
+"""HTML pages and EPUB books (lxml's HTML parser; no browser engine).
+
+Only text is taken: scripts, styles, embedded objects, frames and forms' hidden parts are
+dropped unread, nothing is fetched (no images, no stylesheets, no entities), and nothing
+is ever rendered as HTML later (the text view shows plain text).
+
+An EPUB is a zip with a package document (OPF) whose *spine* lists the chapters in
+reading order; each is an XHTML file read like an HTML page. Units are the chapters'
+sections ("ch. 3 › The Return"). Without a spine there is no reading order to follow,
+and the book is refused with that reason. DRM-encrypted books are refused as such.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+from urllib.parse import unquote
+
+from docent.core.errors import EmptyDocument, EncryptedDocument, FileVanished, UnreadableFile
+from docent.core.formats.blocks import Block, Heading, Para, clean, paginate, table, to_pages
+from docent.core.formats.containers import damaged, open_zip, parse_xml, read_member
+from docent.core.models import ExtractedDocument
+
+#: Elements whose content is never text for a reader.
+DROP = frozenset(
+    {"script", "style", "noscript", "template", "iframe", "frame", "frameset", "object"}
+    | {"embed", "applet", "svg", "math", "canvas", "head", "select", "button", "map"}
+)
+#: Elements that end the text before them (and their own text) as a paragraph.
+BLOCK = frozenset(
+    {"p", "div", "li", "dd", "dt", "blockquote", "pre", "section", "article", "header"}
+    | {"footer", "main", "aside", "figure", "figcaption", "address", "ul", "ol", "dl"}
+    | {"nav", "body", "html", "hr", "br", "form", "fieldset", "legend", "details"}
+    | {"summary", "caption", "center"}
+)
+HEADINGS = {f"h{i}": i for i in range(1, 7)}
+_OPF_NS = {"opf": "http://www.idpf.org/2007/opf"}
+_CONTAINER_NS = {"c": "urn:oasis:names:tc:opendocument:xmlns:container"}
+
+
+def parse_html(data: bytes) -> Any:
+    import lxml.html
+    from lxml import etree
+
+    parser = lxml.html.HTMLParser(
+        remove_comments=True, remove_pis=True, no_network=True, recover=True
+    )
+    try:
+        return lxml.html.document_fromstring(data, parser=parser)
+    except (etree.ParserError, ValueError):
+        return None
+
+
+def html_blocks(root: Any) -> list[Block]:
+    out: list[Block] = []
+    buf: list[str] = []
+
+    def flush() -> None:
+        text = clean("".join(buf))
+        buf.clear()
+        if text:
+            out.append(Para(text))
+
+    def walk(el: Any) -> None:
+        tag = el.tag.lower() if isinstance(el.tag, str) else ""
+        if tag in DROP or not tag:
+            return
+        if tag in HEADINGS:
+            flush()
+            text = " ".join(el.text_content().split())
+            if text:
+                out.append(Heading(HEADINGS[tag], text))
+            return
+        if tag == "table":
+            flush()
+            t = table(_html_rows(el))
+            if t is not None:
+                out.append(t)
+            return
+        if tag == "pre":
+            flush()
+            text = el.text_content().strip("\n")
+            if text.strip():
+                out.append(Para(text))
+            return
+        block = tag in BLOCK
+        if block:
+            flush()
+        if el.text:
+            buf.append(el.text)
+        for child in el:
+            walk(child)
+            if child.tail:
+                buf.append(child.tail)
+        if tag == "br":
+            buf.append("\n")
+        if block:
+            flush()
+
+    walk(root)
+    flush()
+    return out
+
+
+def _html_rows(tbl: Any) -> Iterator[list[str]]:
+    for tr in tbl.iter("tr"):
+        # Rows of a nested table belong to that table's cell, already in its text.
+        if next(tr.iterancestors("table"), None) is not tbl:
+            continue
+        yield [" ".join(_cell_text(c).split()) for c in tr if c.tag in ("td", "th")]
+
+
+def _cell_text(cell: Any) -> str:
+    for dropped in cell.iter(*DROP):
+        dropped.drop_tree()
+    return str(cell.text_content())
+
+
+def _title(root: Any) -> str:
+    found = root.find(".//title")
+    return " ".join(found.text_content().split()) if found is not None else ""
+
+
+def extract_html(path: Path) -> ExtractedDocument:
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError as exc:
+        raise FileVanished(
+            str(path), f"{path.name} is no longer there (moved or deleted?)."
+        ) from exc
+    except OSError as exc:
+        raise UnreadableFile(str(path), f"{path.name} cannot be read: {exc.strerror}.") from exc
+    root = parse_html(data) if data.strip() else None
+    blocks = html_blocks(root) if root is not None else []
+    if not blocks:
+        raise EmptyDocument(str(path), f"{path.name} has no text (only markup or scripts).")
+    title = _title(root)
+    pages = to_pages(paginate(blocks, f"§ {title or 'start'}", prefix="§ "))
+    return ExtractedDocument(str(path), "html", pages, page_unit="section")
+
+
+# ---------------------------------------------------------------------------- EPUB
+
+
+def extract_epub(path: Path) -> ExtractedDocument:
+    with open_zip(path) as zf:
+        names = set(zf.namelist())
+        if "META-INF/encryption.xml" in names and _drm(path, zf):
+            raise EncryptedDocument(
+                str(path), f"{path.name} is DRM-protected; Docent can only read DRM-free books."
+            )
+        opf_name = _opf_name(path, zf)
+        opf = parse_xml(path, read_member(path, zf, opf_name), "package document (OPF)")
+        chapters = _spine(path, opf, opf_name)
+        units: list[tuple[str, str]] = []
+        for i, name in enumerate(chapters, start=1):
+            if name not in names:
+                continue  # a spine entry pointing nowhere: skip it, keep the rest
+            root = parse_html(read_member(path, zf, name))
+            if root is None:
+                continue
+            # The chapter's first heading (before any text) names its first unit.
+            units += paginate(html_blocks(root), f"ch. {i}", prefix=f"ch. {i} › ")
+    pages = to_pages(units)
+    if not pages:
+        raise EmptyDocument(str(path), f"{path.name} has no text in its chapters.")
+    return ExtractedDocument(str(path), "epub", pages, page_unit="chapter")
+
+
+def _opf_name(path: Path, zf: Any) -> str:
+    container = parse_xml(path, read_member(path, zf, "META-INF/container.xml"), "container.xml")
+    rootfile = container.find(".//c:rootfile", _CONTAINER_NS)
+    full = rootfile.get("full-path") if rootfile is not None else None
+    if not full:
+        raise damaged(path, "its container.xml names no package document")
+    return str(full)
+
+
+def _spine(path: Path, opf: Any, opf_name: str) -> list[str]:
+    base = posixpath.dirname(opf_name)
+    hrefs = {
+        item.get("id"): item.get("href")
+        for item in opf.iterfind(".//opf:manifest/opf:item", _OPF_NS)
+        if item.get("id") and item.get("href")
+    }
+    spine = opf.find(".//opf:spine", _OPF_NS)
+    refs = [] if spine is None else [r.get("idref") for r in spine.iterfind("opf:itemref", _OPF_NS)]
+    chapters = [
+        posixpath.normpath(posixpath.join(base, unquote(hrefs[r]).split("#")[0]))
+        for r in refs
+        if r in hrefs
+    ]
+    if not chapters:
+        raise damaged(path, "it has no spine (the list of chapters in reading order)")
+    return chapters
+
+
+def _drm(path: Path, zf: Any) -> bool:
+    """True when encryption.xml encrypts more than fonts (font obfuscation is not DRM)."""
+    root = parse_xml(path, read_member(path, zf, "META-INF/encryption.xml"), "encryption.xml")
+    for ref in root.iter("{http://www.w3.org/2001/04/xmlenc#}CipherReference"):
+        uri = ref.get("URI", "")
+        if not uri.lower().endswith((".ttf", ".otf", ".woff", ".woff2")):
+            return True
+    return False

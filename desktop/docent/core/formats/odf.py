@@ -1,0 +1,84 @@
+"""OpenDocument text (.odt): ``content.xml`` read with lxml, no extra library.
+
+Headings (``text:h``, with their outline level) start units as in Word documents;
+paragraphs, list items and tables (one row per line, under their header) follow in order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from docent.core.formats.blocks import Block, Heading, Para, clean, paginate, table, to_pages
+from docent.core.formats.containers import open_zip, parse_xml, read_member
+from docent.core.models import ExtractedDocument
+
+TEXT = "urn:oasis:names:tc:opendocument:xmlns:text:1.0"
+TABLE = "urn:oasis:names:tc:opendocument:xmlns:table:1.0"
+_H, _P, _S, _TAB, _BR = (f"{{{TEXT}}}{n}" for n in ("h", "p", "s", "tab", "line-break"))
+_TABLE, _ROW, _CELL = (f"{{{TABLE}}}{n}" for n in ("table", "table-row", "table-cell"))
+#: A row or cell repeated this often is formatting to the sheet's end, not content.
+MAX_REPEAT = 100
+
+
+def extract_odt(path: Path) -> ExtractedDocument:
+    with open_zip(path) as zf:
+        root = parse_xml(path, read_member(path, zf, "content.xml"), "content.xml")
+    body = root.find(".//{urn:oasis:names:tc:opendocument:xmlns:office:1.0}text")
+    blocks = list(_blocks(body)) if body is not None else []
+    pages = to_pages(paginate(blocks, "§ start", prefix="§ "))
+    return ExtractedDocument(str(path), "odt", pages, page_unit="section")
+
+
+def _blocks(el: Any) -> Iterator[Block]:
+    for child in el:
+        if child.tag == _H:
+            text = " ".join(_text(child).split())
+            if text:
+                yield Heading(int(child.get(f"{{{TEXT}}}outline-level", "1") or 1), text)
+        elif child.tag == _P:
+            text = clean(_text(child))
+            if text:
+                yield Para(text)
+        elif child.tag == _TABLE:
+            t = table(_rows(child))
+            if t is not None:
+                yield t
+        elif isinstance(child.tag, str):
+            yield from _blocks(child)  # lists, sections, frames: their paragraphs
+
+
+def _rows(tbl: Any) -> Iterator[list[str]]:
+    for row in tbl.iter(_ROW):
+        cells: list[str] = []
+        for cell in row.iter(_CELL):
+            repeat = int(cell.get(f"{{{TABLE}}}number-columns-repeated", "1") or 1)
+            text = " ".join(_text(cell).split())
+            cells.extend([text] * min(repeat, MAX_REPEAT if text else 1))
+        yield cells
+
+
+def _text(el: Any) -> str:
+    parts: list[str] = []
+
+    def walk(node: Any) -> None:
+        if node.text:
+            parts.append(node.text)
+        for child in node:
+            if child.tag == _S:
+                parts.append(" " * min(int(child.get(f"{{{TEXT}}}c", "1") or 1), 8))
+            elif child.tag == _TAB:
+                parts.append("\t")
+            elif child.tag == _BR:
+                parts.append("\n")
+            elif child.tag in (_P, _H):
+                parts.append("\n")
+                walk(child)
+            else:
+                walk(child)
+            if child.tail:
+                parts.append(child.tail)
+
+    walk(el)
+    return "".join(parts)

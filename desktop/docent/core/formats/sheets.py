@@ -1,0 +1,134 @@
+"""Excel workbooks (openpyxl, read-only and streaming: a sheet is never held whole).
+
+Each sheet is cut into units of ``ROWS_PER_UNIT`` rows, named by the sheet and the
+spreadsheet's own row numbers ("Budget rows 2-26"), so a citation says where to look.
+A sheet whose first row names its columns repeats those names before every cell of
+every row (see blocks.py), so a row found alone still says what its numbers are.
+Formulas are not evaluated: the value Excel last saved is read (``data_only``).
+
+Sheets can claim far more rows than they hold (a formatted column down to row 1,048,576):
+empty rows cost nothing but the time to skip them, and ``MAX_EMPTY_RUN`` of them in a
+row end the sheet. A workbook with more than ``MAX_ROWS`` rows of data is cut there, and
+says so in the log.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+import zipfile
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+from docent.core.errors import EmptyDocument
+from docent.core.formats.blocks import MAX_CELL_CHARS, has_header, row_line
+from docent.core.formats.containers import damaged, open_zip
+from docent.core.models import ExtractedDocument, Page
+
+log = logging.getLogger(__name__)
+
+ROWS_PER_UNIT = 25
+#: This many empty rows in a row end a sheet (what follows is formatting, not data).
+MAX_EMPTY_RUN = 10_000
+#: Rows of data read from one workbook at most (their passages would embed for hours).
+MAX_ROWS = 200_000
+#: Columns read per row at most.
+MAX_COLUMNS = 200
+
+
+def extract_xlsx(path: Path) -> ExtractedDocument:
+    open_zip(path).close()
+    import openpyxl
+
+    try:
+        book = openpyxl.load_workbook(str(path), read_only=True, data_only=True)
+    except (zipfile.BadZipFile, KeyError, ValueError, TypeError, OSError) as exc:
+        raise damaged(path, f"its workbook parts are missing or corrupt ({exc})") from exc
+    except Exception as exc:  # openpyxl raises lxml/XML errors of many kinds on bad parts
+        raise damaged(path, f"its workbook parts cannot be parsed ({exc})") from exc
+    pages: list[Page] = []
+    budget = MAX_ROWS
+    try:
+        for sheet in book.worksheets:
+            if budget <= 0:
+                log.warning("%s: more than %d rows of data; the rest is not read", path, MAX_ROWS)
+                break
+            for label, text, used in _sheet_units(sheet, budget):
+                budget -= used
+                pages.append(Page(number=len(pages) + 1, text=text, label=label))
+    except Exception as exc:  # a sheet's XML breaks midway
+        raise damaged(path, f"a sheet cannot be read ({exc})") from exc
+    finally:
+        book.close()
+    if not pages:
+        raise EmptyDocument(str(path), f"{path.name} has no values in any sheet.")
+    return ExtractedDocument(str(path), "xlsx", pages, page_unit="rows")
+
+
+def _sheet_units(sheet: Any, budget: int) -> Iterator[tuple[str, str, int]]:
+    """(label, text, rows used) per block of ROWS_PER_UNIT data rows of ``sheet``."""
+    name = sheet.title
+    header: list[str] | None = None
+    block: list[tuple[int, list[str]]] = []
+    used = 0
+    for number, cells in _rows(sheet):
+        if header is None and not block and used == 0:
+            header = cells if _header_row(sheet, cells) else None
+            if header is not None:
+                continue
+        block.append((number, cells))
+        used += 1
+        if len(block) == ROWS_PER_UNIT or used >= budget:
+            yield (*_unit(name, header, block), len(block))
+            block = []
+            if used >= budget:
+                return
+    if block:
+        yield (*_unit(name, header, block), len(block))
+
+
+def _header_row(sheet: Any, cells: list[str]) -> bool:
+    # has_header wants a data row after the header; in a stream, the sheet's claimed size
+    # says whether there is one.
+    return has_header([cells, ["x"]]) if (sheet.max_row or 2) > 1 else False
+
+
+def _unit(
+    name: str, header: Sequence[str] | None, block: list[tuple[int, list[str]]]
+) -> tuple[str, str]:
+    first, last = block[0][0], block[-1][0]
+    lines = [" | ".join(header)] if header else []
+    lines += [row_line(cells, header) for _, cells in block]
+    return f"{name} rows {first}–{last}", "\n".join(lines)
+
+
+def _rows(sheet: Any) -> Iterator[tuple[int, list[str]]]:
+    """(row number, cell texts) of the rows holding a value; stops after MAX_EMPTY_RUN
+    empty rows in a row."""
+    empty_run = 0
+    for number, values in enumerate(
+        sheet.iter_rows(values_only=True, max_col=MAX_COLUMNS), start=sheet.min_row or 1
+    ):
+        cells = [_text(v) for v in values]
+        while cells and not cells[-1]:
+            cells.pop()
+        if not cells:
+            empty_run += 1
+            if empty_run >= MAX_EMPTY_RUN:
+                return
+            continue
+        empty_run = 0
+        yield number, cells
+
+
+def _text(value: object) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    if isinstance(value, dt.datetime):
+        return value.date().isoformat() if value.time() == dt.time() else value.isoformat(" ")
+    if isinstance(value, dt.date | dt.time):
+        return value.isoformat()
+    return " ".join(str(value).split())[:MAX_CELL_CHARS]

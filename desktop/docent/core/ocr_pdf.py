@@ -1,0 +1,122 @@
+"""Which pages of a PDF to OCR, and their OCR'd text in place of their text layer.
+
+pdfplumber has read every page first (extract.py). A page is OCR'd when its text layer is
+missing or unusable (``ocr.needs_ocr``): next to no text but an image on it (a scan), or
+characters the PDF cannot map to text (pdfium sees glyphs, pdfplumber gets none, or
+mostly replacement and private-use characters). A page whose text pdfium reads well
+(a content stream pdfminer cannot decode) takes pdfium's text instead: exact, and no OCR.
+Pages are read one at a time, each
+announced through ``on_page`` first (the extraction worker's progress and per-page
+deadline), and one that fails to render or read keeps its text layer: one bad page never
+loses the document.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from pathlib import Path
+
+from docent.core.models import Page
+from docent.core.ocr import (
+    GARBAGE_SHARE,
+    MIN_PAGE_CHARS,
+    OcrEngine,
+    OcrUnavailable,
+    PdfRenderer,
+    garbage_share,
+    needs_ocr,
+    shared_engine,
+)
+
+log = logging.getLogger(__name__)
+
+#: ``on_ocr(number, done, total)``: page ``number`` is about to be OCR'd, the
+#: ``done``-th of ``total`` pages that need it.
+OcrCallback = Callable[[int, int, int], None]
+
+
+def _no_progress(number: int, done: int, total: int) -> None:
+    return None
+
+
+def ocr_candidates(path: Path, password: str | None, pages: list[Page]) -> dict[int, str]:
+    """Pages whose text layer pdfplumber could not use: number -> pdfium's text of the
+    page when that is usable (a stream pdfminer cannot decode), else "" (to OCR)."""
+    weak = [
+        p.number
+        for p in pages
+        if sum(1 for ch in p.text if not ch.isspace()) < MIN_PAGE_CHARS
+        or garbage_share(p.text) >= GARBAGE_SHARE
+    ]
+    if not weak:
+        return {}
+    import pypdfium2 as pdfium
+    import pypdfium2.raw as pdfium_c
+
+    out: dict[int, str] = {}
+    pdf = pdfium.PdfDocument(str(path), password=password or None)
+    try:
+        for number in weak:
+            page = pdf[number - 1]
+            try:
+                images = any(True for _ in page.get_objects(filter=[pdfium_c.FPDF_PAGEOBJ_IMAGE]))
+                textpage = page.get_textpage()
+                own = textpage.get_text_range() if textpage.count_chars() else ""
+                textpage.close()
+            finally:
+                page.close()
+            usable = sum(1 for ch in own if not ch.isspace()) >= MIN_PAGE_CHARS
+            if usable and garbage_share(own) < GARBAGE_SHARE:
+                out[number] = own
+            elif needs_ocr(pages[number - 1].text, images) or usable:
+                out[number] = ""
+    finally:
+        pdf.close()
+    return out
+
+
+def ocr_pages(
+    path: Path,
+    password: str | None,
+    pages: list[Page],
+    on_ocr: OcrCallback = _no_progress,
+    engine: OcrEngine | None = None,
+) -> list[Page]:
+    """``pages`` with those that need it replaced by pdfium's text or their OCR'd text."""
+    from docent.core.extract import clean_pdf_text
+
+    try:
+        found = ocr_candidates(path, password, pages)
+    except Exception as exc:  # pdfium cannot open what pdfplumber could: keep the text
+        log.warning("%s: cannot look for pages to OCR (%r)", path, exc)
+        return pages
+    out = list(pages)
+    for number, text in found.items():
+        if text:
+            out[number - 1] = Page(number=number, text=clean_pdf_text(text))
+    todo = [number for number, text in found.items() if not text]
+    if not todo:
+        return out
+    engine = engine or shared_engine()
+    try:
+        with PdfRenderer(path, password) as renderer:
+            for done, number in enumerate(todo):
+                on_ocr(number, done, len(todo))
+                page = _ocr_page(renderer, engine, path, number)
+                if page is not None:
+                    out[number - 1] = page
+    except OcrUnavailable as exc:
+        log.error("OCR is unavailable, %s keeps its text layer: %s", path, exc)
+    return out
+
+
+def _ocr_page(renderer: PdfRenderer, engine: OcrEngine, path: Path, number: int) -> Page | None:
+    try:
+        layout = engine.read_layout(renderer.render(number))
+    except (OcrUnavailable, MemoryError):
+        raise
+    except Exception as exc:  # one page that will not render or read
+        log.warning("%s: page %d could not be OCR'd (%r); kept its text layer", path, number, exc)
+        return None
+    return Page(number=number, text=layout.text, ocr=True, lines=layout.lines)

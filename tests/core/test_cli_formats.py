@@ -1,0 +1,42 @@
+"""As a user would: `docent index` a folder of a slide deck and a scanned page (in the
+extraction process, as the app does), then `docent grep` names the slide and the page,
+`docent list` says what was OCR'd and `docent dump` names the units."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from docent.cli import main
+from format_files import make_pptx
+from scan_files import page_image, save_scan
+
+
+def test_index_then_grep_list_and_dump(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    folder = tmp_path / "inbox"
+    folder.mkdir()
+    make_pptx(folder / "deck.pptx")
+    save_scan(
+        folder / "scan.pdf", [page_image(["Minutes of the lighthouse board", "Held in May."])]
+    )
+    assert main(["index", str(folder)]) == 0
+    capsys.readouterr()
+
+    assert main(["grep", "violet harbour beacon"]) == 0
+    assert "deck.pptx slide 2: " in capsys.readouterr().out
+    assert main(["grep", "lighthouse board"]) == 0
+    assert "scan.pdf p.1: " in capsys.readouterr().out
+
+    assert main(["list", "--json"]) == 0
+    listed = {d["file_name"]: d for d in json.loads(capsys.readouterr().out)}
+    assert listed["scan.pdf"]["ocr_pages"] == 1 and listed["scan.pdf"]["state"] == "ready"
+    assert listed["deck.pptx"]["ocr_pages"] == 0
+    assert main(["list"]) == 0
+    assert "(OCR: 1 p)" in capsys.readouterr().out
+
+    assert main(["dump", "deck.pptx"]) == 0
+    assert "## slide 2\n" in capsys.readouterr().out
+    assert main(["dump", "scan.pdf"]) == 0
+    assert "## Page 1 (OCR)" in capsys.readouterr().out

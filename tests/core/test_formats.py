@@ -1,0 +1,198 @@
+"""Word, PowerPoint, Excel, OpenDocument, EPUB and HTML files made here with the
+libraries: indexed end to end, found by grep and search at their location, tables keep
+their header with every row, scripts never become text, bad files say why and stop
+nothing else."""
+
+from __future__ import annotations
+
+import zipfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from docent.core.config import Settings
+from docent.core.engine import Engine
+from docent.core.errors import DamagedDocument, EmptyDocument, EncryptedDocument
+from docent.core.extract import extract, is_supported
+from docent.core.files import collect
+from docent.core.indexer import IndexReport
+from docent.core.models import DocState
+from format_files import PHRASES, make_docx, make_epub, make_samples, make_xlsx
+
+
+@pytest.fixture(scope="module")
+def library(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("formats")
+    make_samples(folder)
+    return folder
+
+
+@pytest.fixture(scope="module")
+def indexed(
+    library: Path, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[tuple[Engine, IndexReport]]:
+    home = tmp_path_factory.mktemp("formats-home")
+    eng = Engine(Settings(data_dir=str(home), extract_in_subprocess=False)).open()
+    report = eng.index([library])
+    yield eng, report
+    eng.close()
+
+
+def test_a_folder_of_every_format_is_collected_and_indexed(
+    library: Path, indexed: tuple[Engine, IndexReport]
+) -> None:
+    eng, report = indexed
+    assert sorted(p.name for p in collect([library]).files) == sorted(PHRASES)
+    assert not report.failed, report.failed
+    for rec in eng.documents():
+        assert rec.state is DocState.READY and rec.chunks > 0, rec
+
+
+@pytest.mark.parametrize("name", sorted(PHRASES))
+def test_grep_and_search_find_a_phrase_at_its_location(
+    indexed: tuple[Engine, IndexReport], name: str
+) -> None:
+    eng, _ = indexed
+    phrase, location = PHRASES[name]
+    matches = [m for m in eng.grep(phrase) if m.file_name == name]
+    assert matches, f"grep found no {phrase!r} in {name}"
+    assert matches[0].location == location
+    hits = eng.search(phrase, files=[name]).hits
+    assert hits and hits[0].file_name == name and phrase.lower() in hits[0].text.lower()
+    assert hits[0].pages_label == location and hits[0].page_start == hits[0].page_end
+    # The citation's unit in the extracted text holds the passage.
+    unit = eng.extracted(eng.resolve(name)).pages[hits[0].page_start - 1]
+    assert unit.label == location and phrase.lower() in unit.text.lower()
+
+
+def test_table_rows_keep_their_header(indexed: tuple[Engine, IndexReport]) -> None:
+    eng, _ = indexed
+    row = [m for m in eng.grep("Copperfield") if m.file_name == "ledger.xlsx"]
+    assert row and "Supplier: Copperfield" in row[0].line
+    keeper = eng.grep("Keeper 3")
+    assert keeper and "Keeper: Keeper 3 | Lamp hours: 102" in keeper[0].line
+
+
+def test_scripts_styles_and_frames_never_become_text(library: Path) -> None:
+    doc = extract(library / "page.html")
+    text = "\n".join(p.text for p in doc.pages)
+    assert "saffron tide tables" in text
+    for hidden in ("INJECTED", "document.write", "color: red", "FRAME TEXT", "example.invalid"):
+        assert hidden not in text
+
+
+def test_units_are_named_as_citations_show_them(library: Path) -> None:
+    assert [p.label for p in extract(library / "deck.pptx").pages] == [
+        "slide 1",
+        "slide 2",
+        "slide 3",
+    ]
+    sheet = extract(library / "ledger.xlsx").pages
+    assert [p.label for p in sheet] == [
+        "Stock rows 2–26",
+        "Stock rows 27–51",
+        "Stock rows 52–61",
+        "Notes rows 1–2",
+    ]
+    assert all(p.text.startswith("Name | Quantity | Supplier") for p in sheet[:3])
+    notes = extract(library / "deck.pptx").pages[1].text
+    assert "Notes: Mention the night trial." in notes
+
+
+def test_every_new_type_is_supported_and_others_still_named(tmp_path: Path) -> None:
+    for suffix in (".docx", ".pptx", ".xlsx", ".odt", ".epub", ".html", ".htm"):
+        assert is_supported(f"x{suffix}")
+    (tmp_path / "old.doc").write_bytes(b"\xd0\xcf\x11\xe0")
+    (tmp_path / "new.docx").write_bytes(b"")
+    found = collect([tmp_path])
+    assert [p.name for p in found.unsupported] == ["old.doc"]
+    assert [p.name for p in found.files] == ["new.docx"]
+
+
+# Bad files ---------------------------------------------------------------------
+
+
+def test_a_password_protected_docx_is_reported_as_such(tmp_path: Path) -> None:
+    msoffcrypto = pytest.importorskip("msoffcrypto")
+    from msoffcrypto.format.ooxml import OOXMLFile
+
+    plain = make_docx(tmp_path / "plain.docx")
+    locked = tmp_path / "locked.docx"
+    with plain.open("rb") as src, locked.open("wb") as out:
+        OOXMLFile(src).encrypt("secret", out)
+    assert msoffcrypto.OfficeFile(locked.open("rb")).is_encrypted()
+    with pytest.raises(EncryptedDocument, match="locked.docx is password-protected"):
+        extract(locked)
+
+
+def test_a_corrupt_zip_is_damaged_with_its_kind_named(tmp_path: Path) -> None:
+    good = make_docx(tmp_path / "good.docx").read_bytes()
+    broken = tmp_path / "broken.docx"
+    broken.write_bytes(good[: len(good) // 2])
+    with pytest.raises(DamagedDocument, match="broken.docx is not a readable Word document"):
+        extract(broken)
+    not_zip = tmp_path / "text.pptx"
+    not_zip.write_text("just some text, not a presentation")
+    with pytest.raises(DamagedDocument, match="PowerPoint presentation"):
+        extract(not_zip)
+
+
+def _with_empty_rows(path: Path, rows: int) -> Path:
+    """The workbook with ``rows`` empty (formatted) rows appended to its first sheet."""
+    src = zipfile.ZipFile(path)
+    out_path = path.with_name("huge-" + path.name)
+    with zipfile.ZipFile(out_path, "w", zipfile.ZIP_DEFLATED) as out:
+        for info in src.infolist():
+            data = src.read(info)
+            if info.filename == "xl/worksheets/sheet1.xml":
+                filler = "".join(
+                    f'<row r="{r}" ht="15" customHeight="1"/>' for r in range(100, 100 + rows)
+                )
+                data = data.replace(b"</sheetData>", filler.encode() + b"</sheetData>")
+                data = data.replace(
+                    b'<dimension ref="A1:C61"/>', f'<dimension ref="A1:C{99 + rows}"/>'.encode()
+                )
+            out.writestr(info, data)
+    return out_path
+
+
+def test_an_xlsx_with_a_million_empty_rows_reads_its_data_and_stops(tmp_path: Path) -> None:
+    huge = _with_empty_rows(make_xlsx(tmp_path / "ledger.xlsx"), 1_000_000)
+    doc = extract(huge)
+    assert [p.label for p in doc.pages][-1] == "Notes rows 1–2"
+    assert any("Copperfield" in p.text for p in doc.pages)
+
+
+def test_an_xlsx_of_only_empty_rows_has_no_values(tmp_path: Path) -> None:
+    import openpyxl
+
+    book = openpyxl.Workbook()
+    book.active.row_dimensions[1].height = 20
+    book.save(tmp_path / "blank.xlsx")
+    huge = _with_empty_rows(tmp_path / "blank.xlsx", 1_000_000)
+    with pytest.raises(EmptyDocument, match="has no values"):
+        extract(huge)
+
+
+def test_an_epub_with_no_spine_says_so(tmp_path: Path) -> None:
+    book = make_epub(tmp_path / "nospine.epub", spine=False)
+    with pytest.raises(DamagedDocument, match="no spine"):
+        extract(book)
+
+
+def test_bad_files_stop_nothing_else(tmp_path: Path) -> None:
+    folder = tmp_path / "mixed"
+    folder.mkdir()
+    make_epub(folder / "nospine.epub", spine=False)
+    (folder / "broken.xlsx").write_bytes(b"PK\x03\x04 truncated")
+    make_docx(folder / "fine.docx")
+    eng = Engine(Settings(data_dir=str(tmp_path / "home"), extract_in_subprocess=False)).open()
+    try:
+        report = eng.index([folder])
+        assert [Path(p).name for p in report.indexed] == ["fine.docx"]
+        reasons = {Path(f.path).name: (f.reason, f.message) for f in report.failed}
+        assert reasons["nospine.epub"][0] == "damaged" and "spine" in reasons["nospine.epub"][1]
+        assert reasons["broken.xlsx"][0] == "damaged" and "Excel" in reasons["broken.xlsx"][1]
+    finally:
+        eng.close()

@@ -1,0 +1,49 @@
+"""The window's side of formats and OCR: the library marks OCR'd documents, the sources
+pane names slides and rows, the file dialog offers every type, Settings has the switch."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fakes import FakeEngine
+from PySide6.QtWidgets import QDialogButtonBox
+
+from docent.core.citations import Citation
+from docent.core.models import DocState, DocumentRecord
+from docent.gui.citation_pane import page_label
+from docent.gui.library_model import Row
+from docent.gui.main_window import DOCUMENT_FILTER
+from docent.gui.settings_dialog import SettingsDialog
+
+
+def test_library_row_says_how_many_pages_were_ocrd() -> None:
+    rec = DocumentRecord("d1", "/x/scan.pdf", "scan.pdf", state=DocState.READY, ocr_pages=2)
+    assert Row.from_record(rec).state_text == "ready · OCR (2 p.)"
+    rec.ocr_pages = 0
+    assert Row.from_record(rec).state_text == "ready"
+
+
+def test_sources_pane_names_the_unit() -> None:
+    deck = Citation(1, "c", "d", "deck.pptx", "/x/deck.pptx", 2, 2, "text", location="slide 2")
+    assert page_label(deck) == "slide 2"
+    pdf = Citation(2, "c", "d", "a.pdf", "/x/a.pdf", 3, 4, "text")
+    assert page_label(pdf) == "pp. 3–4"
+
+
+def test_file_dialog_offers_every_readable_type() -> None:
+    for suffix in ("*.pdf", "*.docx", "*.pptx", "*.xlsx", "*.odt", "*.epub", "*.html", "*.md"):
+        assert suffix in DOCUMENT_FILTER.split(";;")[0]
+
+
+def test_settings_switch_turns_ocr_off_after_a_restart(
+    qtbot: Any, fake: FakeEngine, drain: None
+) -> None:
+    dialog = SettingsDialog(fake)
+    qtbot.addWidget(dialog)
+    assert dialog.ocr_check.isChecked()
+    dialog.ocr_check.setChecked(False)
+    with qtbot.waitSignal(dialog.settings_applied, timeout=10_000) as done:
+        dialog.buttons.button(QDialogButtonBox.StandardButton.Save).click()
+    applied = done.args[0]
+    # The extraction process was started with the old value: it applies on the next start.
+    assert applied.changed == ["ocr_enabled"] and applied.restart == ["ocr_enabled"]
