@@ -22,6 +22,7 @@ from typing import Protocol
 from docent.core.citations import Citation
 from docent.core.config import Settings
 from docent.core.conversation import Answer, AnswerCancelled, Conversation, Turn
+from docent.core.extract import SUPPORTED_SUFFIXES
 from docent.core.index_events import (
     DocumentChanged,
     DocumentProgressed,
@@ -37,6 +38,7 @@ from docent.core.indexer import FailedFile, IndexReport, Progress
 from docent.core.llm import Health
 from docent.core.lookup import GrepMatch
 from docent.core.models import DocumentRecord, ExtractedDocument
+from docent.core.passages import locate_spans, passage_boxes
 from docent.core.summarizing import SummaryProgress, SummaryResult
 from docent.core.watching import FolderState, FolderStatus
 
@@ -63,12 +65,15 @@ __all__ = [
     "JobKind",
     "JobStarted",
     "Progress",
+    "SUPPORTED_SUFFIXES",
     "SettingsApplied",
     "Status",
     "SummaryProgress",
     "SummaryResult",
     "TokenCallback",
     "Turn",
+    "locate_spans",
+    "passage_boxes",
 ]
 
 IndexListener = Callable[[IndexEvent], None]

@@ -159,7 +159,7 @@ def _extract_pdf(
     if ocr:
         from docent.core.ocr_pdf import ocr_pages
 
-        pages = ocr_pages(path, password, pages, on_ocr)
+        pages = ocr_pages(path, password, pages, on_ocr, clean=clean_pdf_text)
     if _looks_scanned([_visible_chars(pg.text) for pg in pages]):
         if any(pg.ocr for pg in pages):
             raise EmptyDocument(

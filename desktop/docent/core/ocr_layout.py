@@ -28,7 +28,7 @@ from docent.core.models import LineBox
 
 #: A gutter is at least this many median line heights wide (OCR boxes are padded, so
 #: the gap between two columns' boxes is narrower than on paper).
-GUTTER_LINE_HEIGHTS = 0.6
+GUTTER_LINE_HEIGHTS = 0.3
 #: Lines that overlap vertically by this share of the smaller height are on one row.
 ROW_OVERLAP = 0.4
 #: Only lines this many times wider than tall say how the page is skewed.

@@ -82,10 +82,10 @@ def ocr_pages(
     pages: list[Page],
     on_ocr: OcrCallback = _no_progress,
     engine: OcrEngine | None = None,
+    clean: Callable[[str], str] = str.strip,
 ) -> list[Page]:
-    """``pages`` with those that need it replaced by pdfium's text or their OCR'd text."""
-    from docent.core.extract import clean_pdf_text
-
+    """``pages`` with those that need it replaced by pdfium's text (tidied by ``clean``,
+    as pdfplumber's is) or their OCR'd text."""
     try:
         found = ocr_candidates(path, password, pages)
     except Exception as exc:  # pdfium cannot open what pdfplumber could: keep the text
@@ -94,7 +94,7 @@ def ocr_pages(
     out = list(pages)
     for number, text in found.items():
         if text:
-            out[number - 1] = Page(number=number, text=clean_pdf_text(text))
+            out[number - 1] = Page(number=number, text=clean(text))
     todo = [number for number, text in found.items() if not text]
     if not todo:
         return out

@@ -26,9 +26,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from docent.core.api import Citation, EngineAPI
+from docent.core.api import Citation, EngineAPI, passage_boxes
 from docent.core.models import LineBox
-from docent.core.passages import passage_boxes
 from docent.gui.messages import bridge
 from docent.gui.pdf_render import PageRender, render_page
 from docent.gui.text_passage import TextPassage, TextPassageView, load_passage

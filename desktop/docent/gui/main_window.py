@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 )
 
 from docent.core.api import (
+    SUPPORTED_SUFFIXES,
     DocumentChanged,
     EngineAPI,
     FolderStatus,
@@ -34,7 +35,6 @@ from docent.core.api import (
     Status,
     Turn,
 )
-from docent.core.extract import SUPPORTED_SUFFIXES
 from docent.gui.chat_pane import ChatPane
 from docent.gui.citation_pane import CitationPane
 from docent.gui.health import HEALTH_TIMEOUT, describe

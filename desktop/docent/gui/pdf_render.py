@@ -22,9 +22,9 @@ from PySide6.QtCore import QPointF, QRectF, QSize, QSizeF
 from PySide6.QtGui import QColor, QImage, QPainter, QPen
 from PySide6.QtPdf import QPdfDocument, QPdfSearchModel
 
+from docent.core.api import locate_spans
 from docent.core.errors import DocumentError
 from docent.core.models import LineBox
-from docent.core.passages import locate_spans
 
 BASE_DPI = 96.0  # zoom 1.0
 HIGHLIGHT_FILL = QColor(255, 214, 0, 110)

@@ -7,8 +7,7 @@ from dataclasses import dataclass, field
 from PySide6.QtGui import QColor, QFont, QTextCharFormat, QTextCursor
 from PySide6.QtWidgets import QPlainTextEdit, QTextEdit, QWidget
 
-from docent.core.api import Citation, EngineAPI
-from docent.core.passages import locate_spans
+from docent.core.api import Citation, EngineAPI, locate_spans
 
 HIGHLIGHT = QColor(255, 214, 0, 150)
 
