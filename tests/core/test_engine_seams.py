@@ -42,7 +42,7 @@ def lib(tmp_path: Path) -> Path:
     (folder / "sub").mkdir(parents=True)
     (folder / "lamp.txt").write_text("The keeper lights the lamp at dusk and trims the wick.\n")
     (folder / "sub" / "bread.md").write_text("# Bread\n\nSourdough is fed with flour daily.\n")
-    (folder / "slides.pptx").write_bytes(b"PK\x03\x04 not supported")
+    (folder / "slides.key").write_bytes(b"PK\x03\x04 not supported")
     return folder
 
 
@@ -70,7 +70,7 @@ def test_a_submitted_folder_is_walked_and_followed_by_typed_events(
     found = seen.events[1]
     assert isinstance(found, FilesFound)
     assert sorted(Path(f).name for f in found.files) == ["bread.md", "lamp.txt"]
-    assert [Path(f).name for f in found.unsupported] == ["slides.pptx"]
+    assert [Path(f).name for f in found.unsupported] == ["slides.key"]
     assert any(isinstance(e, DocumentProgressed) for e in seen.events)
     changed = [e for e in seen.events if isinstance(e, DocumentChanged)]
     assert sorted(e.record.file_name for e in changed if e.record) == ["bread.md", "lamp.txt"]

@@ -45,7 +45,7 @@ def listen() -> list[Message]:
 def test_a_run_reports_files_progress_documents_and_its_end(
     qtbot: Any, fake: FakeEngine, make: Any, tmp_path: Path, drain: None
 ) -> None:
-    lib = folder(tmp_path, ["a.txt", "b.txt", "notes.docx"])
+    lib = folder(tmp_path, ["a.txt", "b.txt", "notes.pages"])
     posted = listen()
     c = make()
     started: list[str] = []
@@ -70,7 +70,7 @@ def test_a_run_reports_files_progress_documents_and_its_end(
     assert [Path(f).name for f in found[0].files] == ["a.txt", "b.txt"]
     assert [c.record.state.value for c in changed if c.record] == ["ready", "ready"]
     assert 0 < overall[1] < 1 and overall[-1] == 1.0
-    assert any("notes.docx" in m.text and m.level == "warning" for m in posted)
+    assert any("notes.pages" in m.text and m.level == "warning" for m in posted)
     [job] = fake.submitted
     assert job.kind is JobKind.INDEX and job.paths == [str(lib)] and not job.force
 
