@@ -142,7 +142,9 @@ def pipeline_mode(eng: Engine, config: RetrievalConfig) -> Search:
     assert eng.store is not None
     docs = [d for d in eng.documents() if d.state.value == "ready"]
     size = (len(docs), sum(d.chunks for d in docs))  # the library does not change meanwhile
-    retriever = Retriever(eng.store, eng.embedder, config, library_size=lambda: size)
+    retriever = Retriever(
+        eng.store, eng.embedder, config, library_size=lambda collection=None: size
+    )
 
     def run(q: str) -> tuple[list[Hit], str]:
         res = retriever.search(q)
@@ -240,7 +242,9 @@ def latency(
     assert eng.store is not None
     docs = [d for d in eng.documents() if d.state.value == "ready"]
     size = (len(docs), sum(d.chunks for d in docs))
-    retriever = Retriever(eng.store, eng.embedder, config, library_size=lambda: size)
+    retriever = Retriever(
+        eng.store, eng.embedder, config, library_size=lambda collection=None: size
+    )
     for q in questions[:3]:
         retriever.search(q.question)  # warm-up: model load, first-query caches
     load_before = os.getloadavg()[0]

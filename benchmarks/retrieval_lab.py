@@ -140,7 +140,7 @@ def main() -> int:
             key, value = item.split("=", 1)
             kind = type(getattr(config, key))
             config = replace(config, **{key: kind(value) if kind is not bool else value == "1"})
-        retriever = Retriever(store, emb, config, library_size=lambda: size)
+        retriever = Retriever(store, emb, config, library_size=lambda collection=None: size)
 
         def run(q: str, r: Retriever = retriever) -> tuple[list, str]:  # type: ignore[type-arg]
             res = r.search(q)

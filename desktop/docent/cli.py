@@ -11,6 +11,8 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from docent import cli_collections
+
 if TYPE_CHECKING:
     from docent.core.engine import Engine
     from docent.core.index_events import IndexEvent
@@ -89,9 +91,16 @@ def cmd_index(args: argparse.Namespace) -> int:
     cancel = threading.Event()
     bar = ProgressBar(quiet=args.quiet)
     with _open_engine() as eng:
+        collection = cli_collections.made(eng, args)
         try:
             report = eng.resume(bar, cancel) if eng.recovered or eng.outdated else None
-            main = eng.index(args.paths, recursive=args.recursive, progress=bar, cancel=cancel)
+            main = eng.index(
+                args.paths,
+                recursive=args.recursive,
+                progress=bar,
+                cancel=cancel,
+                collection=collection,
+            )
         except KeyboardInterrupt:
             cancel.set()
             print("\nCancelled; what finished is kept.", file=sys.stderr)
@@ -117,7 +126,8 @@ def cmd_index(args: argparse.Namespace) -> int:
 
 def cmd_list(args: argparse.Namespace) -> int:
     with _open_engine() as eng:
-        docs = eng.documents()
+        docs = eng.documents(cli_collections.chosen(eng, args))
+        names = {c.id: c.name for c in eng.collections()}
     if args.json:
         _print_json(
             [
@@ -129,13 +139,15 @@ def cmd_list(args: argparse.Namespace) -> int:
                     "chunks": d.chunks,
                     "ocr_pages": d.ocr_pages,
                     "error": d.error,
+                    "collections": sorted(names.get(c, c) for c in d.collections),
                 }
                 for d in docs
             ]
         )
         return 0
     if not docs:
-        print("No documents yet. Add some with `docent index PATH`.")
+        where = f" in the collection '{args.collection}'" if args.collection else ""
+        print(f"No documents{where} yet. Add some with `docent index PATH`.")
     for d in docs:
         state = d.state.value + (f": {d.error}" if d.error else "")
         ocr = f" (OCR: {d.ocr_pages} p)" if d.ocr_pages else ""
@@ -165,7 +177,13 @@ def cmd_status(args: argparse.Namespace) -> int:
 def cmd_search(args: argparse.Namespace) -> int:
     debug = bool(getattr(args, "debug", False))
     with _open_engine() as eng:
-        result = eng.search(args.query, files=args.file or None, k=args.k, debug=debug)
+        result = eng.search(
+            args.query,
+            files=args.file or None,
+            k=args.k,
+            debug=debug,
+            collection=cli_collections.chosen(eng, args),
+        )
     hits = [
         {
             "file_name": h.file_name,
@@ -244,7 +262,7 @@ def _print_search_debug(debug: dict[str, Any]) -> None:
 
 def cmd_grep(args: argparse.Namespace) -> int:
     with _open_engine() as eng:
-        matches = eng.grep(args.pattern)
+        matches = eng.grep(args.pattern, collection=cli_collections.chosen(eng, args))
     if args.json:
         _print_json([asdict(m) for m in matches])
         return 0
@@ -275,7 +293,12 @@ def cmd_ask(args: argparse.Namespace) -> int:
     with _open_engine() as eng:
         try:
             answer = eng.ask(
-                args.question, files=args.file, model=args.model, on_token=on_token, cancel=cancel
+                args.question,
+                files=args.file,
+                model=args.model,
+                on_token=on_token,
+                cancel=cancel,
+                collection=cli_collections.chosen(eng, args) or "",
             )
         except (KeyboardInterrupt, AnswerCancelled):
             cancel.set()
@@ -336,7 +359,12 @@ def cmd_summarize(args: argparse.Namespace) -> int:
     with _open_engine() as eng:
         try:
             result = eng.summarize(
-                args.file, type=args.type, model=args.model, progress=progress, cancel=cancel
+                args.file,
+                type=args.type,
+                model=args.model,
+                progress=progress,
+                cancel=cancel,
+                collection=cli_collections.chosen(eng, args),
             )
         except KeyboardInterrupt:
             cancel.set()
@@ -379,12 +407,14 @@ def cmd_watch(args: argparse.Namespace) -> int:
             print(json.dumps({"time": stamp, **entry}, ensure_ascii=False), flush=True)
             return
         extra = f" (from {entry['from']})" if "from" in entry else ""
+        extra += f" [collection {entry['collection']}]" if entry.get("collection") else ""
         extra += f": {entry['message']}" if entry.get("message") else ""
         print(f"{stamp} {entry['event']:<10} {entry['path']}{extra}", flush=True)
 
     with _open_engine() as eng:
+        collection = (cli_collections.made if args.dirs else cli_collections.chosen)(eng, args)
         for folder in args.dirs:
-            eng.watch(folder)
+            eng.watch(folder, collection)
         if not eng.settings.watched_folders:
             print("No watched folders. Give one: `docent watch DIR`.", file=sys.stderr)
             return 1
@@ -395,8 +425,19 @@ def cmd_watch(args: argparse.Namespace) -> int:
                     emit(entry)
 
         eng.subscribe(on_event)
-        for st in eng.start_watching():
-            emit({"event": st.state.value, "path": st.path, "message": st.message})
+        statuses = eng.start_watching(None if args.dirs else collection)
+        if not statuses:
+            print(f"The collection '{args.collection}' has no watched folders.", file=sys.stderr)
+            return 1
+        for st in statuses:
+            emit(
+                {
+                    "event": st.state.value,
+                    "path": st.path,
+                    "collection": st.collection,
+                    "message": st.message,
+                }
+            )
         assert eng.watcher is not None
         eng.watcher.on_state = lambda st: emit(
             {"event": st.state.value, "path": st.path, "message": st.message}
@@ -454,7 +495,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sp.add_argument("--no-recursive", dest="recursive", action="store_false")
     sp.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
-    add("list", cmd_list, "list indexed documents")
+    cli_collections.add_option(sp, "add them to this collection (made if new)")
+    sp = add("list", cmd_list, "list indexed documents")
+    cli_collections.add_option(sp, "only this collection's")
     add("status", cmd_status, "library and store status")
     sp = add("search", cmd_search, "hybrid search over the library")
     sp.add_argument("query")
@@ -463,14 +506,17 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sp.add_argument("-k", "--k", type=int, default=None, help="number of results")
     sp.add_argument("--debug", action="store_true", help="show retrieval stages")
+    cli_collections.add_option(sp, "search only this collection")
     sp = add("grep", cmd_grep, "case-insensitive exact text search (at most 100 matches)")
     sp.add_argument("pattern")
+    cli_collections.add_option(sp, "search only this collection")
     sp = add("ask", cmd_ask, "answer a question from the library, with checked citations")
     sp.add_argument("question")
     sp.add_argument(
         "--file", action="append", help="limit to a document (name or path); repeatable"
     )
     sp.add_argument("--model", default=None, help="Ollama model (default: ollama_model)")
+    cli_collections.add_option(sp, "ask only this collection")
     sp = add("dump", cmd_dump, "extracted text as Markdown with page markers", json_=False)
     sp.add_argument("file")
     sp.add_argument("-o", "--output")
@@ -484,14 +530,19 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sp.add_argument("--model", default=None, help="Ollama model (default: ollama_model)")
     sp.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
+    cli_collections.add_option(sp, "look for the document in this collection")
     sp = add("remove", cmd_remove, "remove a document from the library")
     sp.add_argument("file")
     sp = add("watch", cmd_watch, "watch folders and keep them indexed until Ctrl-C")
     sp.add_argument("dirs", nargs="*", help="folders to add (default: the saved ones)")
+    cli_collections.add_option(
+        sp, "the folders' files join this collection (made if new); with no DIR, watch its folders"
+    )
     sp = add("unwatch", cmd_unwatch, "stop watching a folder")
     sp.add_argument("dir")
     sp.add_argument("--drop", action="store_true", help="also remove its documents")
     add("gui", cmd_gui, "open the Docent window (the default with no command)", json_=False)
+    cli_collections.add_commands(sub, add, lambda: _open_engine())
     return p
 
 
@@ -537,10 +588,13 @@ def main(argv: list[str] | None = None) -> int:
     )
     if not getattr(args, "func", None):
         args.func = cmd_gui  # `docent` alone opens the window
-    from docent.core.errors import DocentError
+    from docent.core.errors import CollectionError, DocentError, UnknownCollection
 
     try:
         return int(args.func(args))
+    except (UnknownCollection, CollectionError) as exc:
+        print(f"docent: {exc}", file=sys.stderr)
+        return 2
     except DocentError as exc:
         print(f"docent: {exc}", file=sys.stderr)
         return 1

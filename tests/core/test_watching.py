@@ -450,7 +450,10 @@ def test_plain_engine_spawns_no_observer(engine: Engine, lib: Path) -> None:
     assert engine.watcher is None
     assert engine.status().watched == [
         FolderStatus(
-            str(lib), FolderState.OFF, "Watched while the Docent window or `docent watch` runs."
+            str(lib),
+            FolderState.OFF,
+            "Watched while the Docent window or `docent watch` runs.",
+            collection="default",
         )
     ]
     report = engine.index([lib])  # the synchronous path still works beside the queue

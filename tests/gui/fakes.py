@@ -49,8 +49,15 @@ from docent.core.api import (
     TokenCallback,
 )
 from docent.core.config import Settings, plan_change
-from docent.core.errors import AmbiguousFile, SettingsError, UnknownFile
-from docent.core.models import DocState, DocumentRecord, ExtractedDocument, Page
+from docent.core.errors import AmbiguousFile, CollectionError, SettingsError, UnknownFile
+from docent.core.models import (
+    DEFAULT_COLLECTION,
+    Collection,
+    DocState,
+    DocumentRecord,
+    ExtractedDocument,
+    Page,
+)
 
 WAIT = 10.0  # seconds any fake waits on a test's gate before giving up
 
@@ -116,6 +123,11 @@ class FakeEngine:
         self.applied: list[dict[str, object]] = []
         self.save_error: OSError | None = None
         self.warmed = threading.Event()
+        #: collection id -> name; folder -> collection id
+        self.collection_names: dict[str, str] = {DEFAULT_COLLECTION: "default"}
+        self.folder_collections: dict[str, str] = {}
+        #: the collection each question was asked in (None: all)
+        self.asked_collections: list[str | None] = []
 
     # Quick ----------------------------------------------------------------------
 
@@ -136,9 +148,20 @@ class FakeEngine:
         return lambda: self._listeners.remove(listener) if listener in self._listeners else None
 
     def submit_index(
-        self, paths: Sequence[str], *, recursive: bool = True, force: bool = False
+        self,
+        paths: Sequence[str],
+        *,
+        recursive: bool = True,
+        force: bool = False,
+        collection: str | None = None,
     ) -> Job | None:
-        return self._submit(Job(JobKind.INDEX, [str(p) for p in paths], "user", recursive, force))
+        job = Job(JobKind.INDEX, [str(p) for p in paths], "user", recursive, force)
+        job.collection = collection or ""
+        return self._submit(job)
+
+    def submit_leave(self, paths: Sequence[str], collection_id: str) -> list[Job]:
+        jobs = [self._submit(Job(JobKind.LEAVE, [str(p)], collection=collection_id)) for p in paths]
+        return [j for j in jobs if j is not None]
 
     def submit_removal(self, paths: Sequence[str]) -> list[Job]:
         jobs = [self._submit(Job(JobKind.DROP, [str(p)], "user")) for p in paths]
@@ -186,6 +209,8 @@ class FakeEngine:
                 self._index(job, report)
             elif job.kind is JobKind.DROP:
                 self._drop(job, report)
+            elif job.kind in (JobKind.LEAVE, JobKind.REMOVE_COLLECTION):
+                self._leave(job, report)
         except Exception as exc:  # noqa: BLE001 - like the queue: a job's failure is an event
             self.emit(JobFailed(job, report, f"Could not {job.kind.value}: {exc}", exc))
             return
@@ -212,7 +237,7 @@ class FakeEngine:
                 self.release_jobs.wait(WAIT)
                 if job.cancel.is_set():
                     return
-            rec = self.add_document(path)
+            rec = self.add_document(path, collection=job.collection or self._folder_of(path))
             report.indexed.append(path)
             self.emit(DocumentChanged(job, Progress("ready", i, len(files), path, rec.doc_id), rec))
 
@@ -235,8 +260,38 @@ class FakeEngine:
             report.removed.append(path)
             self.emit(DocumentChanged(job, Progress("removed", 1, 1, path, rec.doc_id), None))
 
-    def add_document(self, path: str, pages: Sequence[str] = ("Page one.",)) -> DocumentRecord:
+    def _leave(self, job: Job, report: IndexReport) -> None:
+        """Like the engine: out of the collection, out of the index when in no other."""
+        target = job.paths[0] if job.paths else ""
+        for path, rec in list(self.records.items()):
+            inside = not target or path == target or path.startswith(target + "/")
+            if not inside or job.collection not in rec.collections:
+                continue
+            rec.collections = [c for c in rec.collections if c != job.collection]
+            if rec.collections:
+                p = Progress("unchanged", 1, 1, path, rec.doc_id)
+                self.emit(DocumentChanged(job, p, rec))
+            else:
+                del self.records[path]
+                report.removed.append(path)
+                self.emit(DocumentChanged(job, Progress("removed", 1, 1, path, rec.doc_id), None))
+        if job.kind is JobKind.REMOVE_COLLECTION and job.collection != DEFAULT_COLLECTION:
+            self.collection_names.pop(job.collection, None)
+
+    def _folder_of(self, path: str) -> str:
+        for folder, cid in self.folder_collections.items():
+            if path.startswith(folder + "/"):
+                return cid
+        return ""
+
+    def add_document(
+        self, path: str, pages: Sequence[str] = ("Page one.",), collection: str = ""
+    ) -> DocumentRecord:
         name = Path(path).name
+        old = self.records.get(path)
+        collections = set(old.collections if old else [])
+        if collection or not collections:
+            collections.add(collection or DEFAULT_COLLECTION)
         rec = DocumentRecord(
             f"doc-{name}",
             path,
@@ -246,6 +301,7 @@ class FakeEngine:
             chunks=2,
             state=DocState.READY,
             indexed_at=time.time(),
+            collections=sorted(collections),
         )
         self.records[path] = rec
         self.texts[path] = list(pages)
@@ -256,16 +312,17 @@ class FakeEngine:
     def warm_up(self) -> None:
         self.warmed.set()
 
-    def documents(self) -> list[DocumentRecord]:
-        return sorted(self.records.values(), key=lambda r: r.path)
+    def documents(self, collection: str | None = None) -> list[DocumentRecord]:
+        records = [r for r in self.records.values() if collection in (None, *r.collections)]
+        return sorted(records, key=lambda r: r.path)
 
     def document(self, doc_id: str) -> DocumentRecord | None:
         return next((r for r in self.records.values() if r.doc_id == doc_id), None)
 
-    def resolve(self, name_or_path: str) -> DocumentRecord:
+    def resolve(self, name_or_path: str, collection: str | None = None) -> DocumentRecord:
         if name_or_path in self.records:
             return self.records[name_or_path]
-        found = [r for r in self.records.values() if name_or_path in r.file_name]
+        found = [r for r in self.documents(collection) if name_or_path in r.file_name]
         if len(found) > 1:
             raise AmbiguousFile(name_or_path, [r.path for r in found])
         if not found:
@@ -299,19 +356,62 @@ class FakeEngine:
             watched=self.watched(),
         )
 
-    def start_watching(self) -> list[FolderStatus]:
+    def collections(self) -> list[Collection]:
+        out = []
+        for cid, name in self.collection_names.items():
+            docs = self.documents(cid)
+            out.append(
+                Collection(
+                    cid,
+                    name,
+                    len(docs),
+                    sum(1 for d in docs if d.state is DocState.READY),
+                    sum(d.chunks for d in docs),
+                    sum(1 for d in docs if d.collections == [cid]),
+                    tuple(f for f, c in self.folder_collections.items() if c == cid),
+                )
+            )
+        return sorted(out, key=lambda c: (not c.is_default, c.name.lower()))
+
+    def create_collection(self, name: str) -> Collection:
+        text = " ".join(name.split())
+        if not text:
+            raise CollectionError("A collection needs a name.")
+        if text.lower() in {n.lower() for n in self.collection_names.values()}:
+            raise CollectionError(f"A collection named '{text}' already exists.")
+        cid = f"c{len(self.collection_names)}-{text.lower()}"
+        self.collection_names[cid] = text
+        return Collection(cid, text)
+
+    def rename_collection(self, collection_id: str, name: str) -> Collection:
+        text = " ".join(name.split())
+        taken = {n.lower() for c, n in self.collection_names.items() if c != collection_id}
+        if not text or text.lower() in taken:
+            raise CollectionError(f"A collection named '{text}' already exists.")
+        self.collection_names[collection_id] = text
+        return next(c for c in self.collections() if c.id == collection_id)
+
+    def submit_collection_removal(self, collection_id: str) -> Job | None:
+        for folder, cid in list(self.folder_collections.items()):
+            if cid == collection_id:
+                self.unwatch(folder)
+        job = Job(JobKind.REMOVE_COLLECTION, [], "user", collection=collection_id)
+        return self._submit(job)
+
+    def start_watching(self, collection: str | None = None) -> list[FolderStatus]:
         self.started_watching = True
         self.watching = [
             FolderStatus(f, FolderState.WATCHING) for f in self.settings.watched_folders
         ]
         return self.watched()
 
-    def watch(self, path: str | Path) -> FolderStatus | None:
+    def watch(self, path: str | Path, collection: str | None = None) -> FolderStatus | None:
         folder = str(filemod.normalise(path))
         if not Path(folder).is_dir():
             from docent.core.watching import WatchError
 
             raise WatchError(f"{folder} is not a folder. Give an existing folder to watch.")
+        self.folder_collections[folder] = collection or DEFAULT_COLLECTION
         status = FolderStatus(folder, FolderState.WATCHING)
         self.watching = [w for w in self.watching if w.path != folder] + [status]
         self._settings = self._settings.model_copy(
@@ -321,6 +421,7 @@ class FakeEngine:
 
     def unwatch(self, path: str | Path, drop_documents: bool = False) -> Job | None:
         folder = str(filemod.normalise(path))
+        self.folder_collections.pop(folder, None)
         self.watching = [w for w in self.watching if w.path != folder]
         self._settings = self._settings.model_copy(
             update={"watched_folders": [w.path for w in self.watching]}
@@ -328,6 +429,9 @@ class FakeEngine:
         return self._submit(Job(JobKind.DROP, [folder], "user")) if drop_documents else None
 
     def watched(self) -> list[FolderStatus]:
+        for st in self.watching:
+            cid = self.folder_collections.get(st.path, DEFAULT_COLLECTION)
+            st.collection = self.collection_names.get(cid, "")
         return list(self.watching)
 
     def ask(
@@ -339,11 +443,15 @@ class FakeEngine:
         model: str | None = None,
         on_token: TokenCallback | None = None,
         cancel: threading.Event | None = None,
+        collection: str | None = None,
     ) -> Answer:
         conv = conversation if conversation is not None else Conversation()
+        if collection is not None:
+            conv.collection = collection or None
         if files is not None:
             conv.scope = list(files) or None
         self.asked.append((question, conv.scope, model))
+        self.asked_collections.append(conv.collection)
         scripted = self.answers.pop(0) if self.answers else answer("No script for this.")
         if isinstance(scripted, Exception):
             conv.add_unanswered(question, error=str(scripted))
@@ -382,8 +490,9 @@ class FakeEngine:
         model: str | None = None,
         progress: Callable[[SummaryProgress], None] | None = None,
         cancel: threading.Event | None = None,
+        collection: str | None = None,
     ) -> SummaryResult:
-        rec = self.resolve(name_or_path)
+        rec = self.resolve(name_or_path, collection)
         for step in (1, 2):
             if progress is not None:
                 progress(SummaryProgress("section", step, 2, (step, step), f"Section {step} of 2"))

@@ -44,12 +44,12 @@ def test_watch_then_unwatch_keeping_or_dropping_documents(
     folder = tmp_path / "papers"
     folder.mkdir()
     box.watch(str(folder))
-    qtbot.waitUntil(lambda: entries(box) == [f"{folder} — watching"], timeout=10_000)
+    qtbot.waitUntil(lambda: entries(box) == [f"{folder} — watching · default"], timeout=10_000)
     box.unwatch(str(folder), drop_documents=False)
     qtbot.waitUntil(lambda: entries(box)[0].startswith("No folders"), timeout=10_000)
     assert fake.submitted == []
     box.watch(str(folder))
-    qtbot.waitUntil(lambda: entries(box) == [f"{folder} — watching"], timeout=10_000)
+    qtbot.waitUntil(lambda: entries(box) == [f"{folder} — watching · default"], timeout=10_000)
     box.unwatch(str(folder), drop_documents=True)
     qtbot.waitUntil(lambda: entries(box)[0].startswith("No folders"), timeout=10_000)
     assert [(j.kind, j.paths) for j in fake.submitted] == [(JobKind.DROP, [str(folder)])]

@@ -37,7 +37,7 @@ from docent.core.index_events import (
 from docent.core.indexer import FailedFile, IndexReport, Progress
 from docent.core.llm import Health
 from docent.core.lookup import GrepMatch
-from docent.core.models import DocumentRecord, ExtractedDocument
+from docent.core.models import Collection, DocumentRecord, ExtractedDocument
 from docent.core.passages import locate_spans, passage_boxes
 from docent.core.summarizing import SummaryProgress, SummaryResult
 from docent.core.watching import FolderState, FolderStatus
@@ -46,6 +46,7 @@ __all__ = [
     "Answer",
     "AnswerCancelled",
     "Citation",
+    "Collection",
     "Conversation",
     "DocumentChanged",
     "DocumentProgressed",
@@ -130,12 +131,23 @@ class EngineAPI(Protocol):
         ...
 
     def submit_index(
-        self, paths: Sequence[str], *, recursive: bool = True, force: bool = False
+        self,
+        paths: Sequence[str],
+        *,
+        recursive: bool = True,
+        force: bool = False,
+        collection: str | None = None,
     ) -> Job | None:
-        """Quick: queue indexing of files and folders (``force``: rebuild even unchanged).
+        """Quick: queue indexing of files and folders (``force``: rebuild even unchanged);
+        they join ``collection`` (an id; None: their watched folder's, else the default).
 
         Returns the job that will do it (maybe an earlier one it joined), or None when
         nothing is left to do. Every job ends with JobFinished or JobFailed."""
+        ...
+
+    def submit_leave(self, paths: Sequence[str], collection_id: str) -> list[Job]:
+        """Quick: queue taking these documents out of a collection; one in no other
+        collection then leaves the index (files untouched)."""
         ...
 
     def submit_removal(self, paths: Sequence[str]) -> list[Job]:
@@ -158,15 +170,36 @@ class EngineAPI(Protocol):
     # Slow: in a worker ------------------------------------------------------
 
     def warm_up(self) -> None: ...
-    def documents(self) -> list[DocumentRecord]: ...
+    def documents(self, collection: str | None = None) -> list[DocumentRecord]:
+        """Every document, or those of one collection (by id)."""
+        ...
+
     def document(self, doc_id: str) -> DocumentRecord | None: ...
-    def resolve(self, name_or_path: str) -> DocumentRecord: ...
+    def resolve(self, name_or_path: str, collection: str | None = None) -> DocumentRecord: ...
     def extracted(self, rec: DocumentRecord) -> ExtractedDocument: ...
     def dump(self, name_or_path: str) -> str: ...
     def status(self) -> Status: ...
 
-    def start_watching(self) -> list[FolderStatus]: ...
-    def watch(self, path: str | Path) -> FolderStatus | None: ...
+    def collections(self) -> list[Collection]:
+        """Every collection with its counts, the default one first."""
+        ...
+
+    def create_collection(self, name: str) -> Collection:
+        """CollectionError when the name is taken or unusable."""
+        ...
+
+    def rename_collection(self, collection_id: str, name: str) -> Collection: ...
+
+    def submit_collection_removal(self, collection_id: str) -> Job | None:
+        """Stop watching its folders (settings are saved: not quick), then queue the
+        removal: documents in no other collection leave the index, files untouched."""
+        ...
+
+    def start_watching(self, collection: str | None = None) -> list[FolderStatus]: ...
+    def watch(self, path: str | Path, collection: str | None = None) -> FolderStatus | None:
+        """Watch a folder; its files join ``collection`` (an id; None: the default)."""
+        ...
+
     def unwatch(self, path: str | Path, drop_documents: bool = False) -> Job | None: ...
     def watched(self) -> list[FolderStatus]: ...
 
@@ -179,7 +212,11 @@ class EngineAPI(Protocol):
         model: str | None = None,
         on_token: TokenCallback | None = None,
         cancel: threading.Event | None = None,
-    ) -> Answer: ...
+        collection: str | None = None,
+    ) -> Answer:
+        """``collection``: an id to ask only that collection, "" for all of them, None
+        to keep the conversation's."""
+        ...
 
     def summarize(
         self,
@@ -189,6 +226,7 @@ class EngineAPI(Protocol):
         model: str | None = None,
         progress: SummaryCallback | None = None,
         cancel: threading.Event | None = None,
+        collection: str | None = None,
     ) -> SummaryResult: ...
 
     def llm_health(self, timeout: float = 1.0) -> Health: ...

@@ -12,12 +12,15 @@ import sqlite3
 import threading
 import uuid
 from collections.abc import Iterable
-from dataclasses import astuple, fields
+from dataclasses import fields
 from pathlib import Path
 
+from docent.core.catalog_collections import MEMBERSHIP_COLUMN, CollectionCatalog, split_ids
 from docent.core.models import DocState, DocumentRecord
 
-_COLUMNS = [f.name for f in fields(DocumentRecord)]
+#: The documents table's columns: every field but ``collections`` (the memberships table).
+_COLUMNS = [f.name for f in fields(DocumentRecord) if f.name != "collections"]
+_IN_COLLECTION = "doc_id IN (SELECT doc_id FROM memberships WHERE collection_id = ?)"
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS documents (
@@ -55,12 +58,12 @@ def new_doc_id() -> str:
 
 
 def _row_to_record(row: sqlite3.Row) -> DocumentRecord:
-    values = dict(zip(_COLUMNS, row, strict=True))
+    values = dict(zip(_COLUMNS, row[:-1], strict=True))
     values["state"] = DocState(values["state"])
-    return DocumentRecord(**values)
+    return DocumentRecord(**values, collections=split_ids(row[-1]))
 
 
-class Catalog:
+class Catalog(CollectionCatalog):
     def __init__(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.RLock()
@@ -69,6 +72,7 @@ class Catalog:
         self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.executescript(_SCHEMA)
         self._add_missing_columns()
+        self._init_collections()
 
     def _add_missing_columns(self) -> None:
         """Catalogs written by an older Docent lack later columns: add them (defaults)."""
@@ -85,7 +89,7 @@ class Catalog:
             self._db.close()
 
     def _select(self, where: str = "", args: Iterable[object] = ()) -> list[DocumentRecord]:
-        sql = f"SELECT {', '.join(_COLUMNS)} FROM documents {where}"
+        sql = f"SELECT {', '.join(_COLUMNS)}, {MEMBERSHIP_COLUMN} FROM documents {where}"
         with self._lock:
             return [_row_to_record(r) for r in self._db.execute(sql, tuple(args))]
 
@@ -111,8 +115,12 @@ class Catalog:
         escaped = prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
         return self._select("WHERE path LIKE ? ESCAPE '\\' ORDER BY path", (escaped + "%",))
 
-    def all(self) -> list[DocumentRecord]:
-        return self._select("ORDER BY file_name COLLATE NOCASE, path")
+    def all(self, collection: str | None = None) -> list[DocumentRecord]:
+        """Every document, or those of one collection (by id)."""
+        order = "ORDER BY file_name COLLATE NOCASE, path"
+        if collection is None:
+            return self._select(order)
+        return self._select(f"WHERE {_IN_COLLECTION} {order}", (collection,))
 
     def outdated(self, index_format: str) -> list[DocumentRecord]:
         """Ready documents indexed in another format than ``index_format``."""
@@ -126,7 +134,7 @@ class Catalog:
         return self._select(f"WHERE state IN ({marks}) ORDER BY path", [s.value for s in states])
 
     def put(self, record: DocumentRecord) -> None:
-        values = list(astuple(record))
+        values = [getattr(record, c) for c in _COLUMNS]
         values[_COLUMNS.index("state")] = record.state.value
         marks = ", ".join("?" for _ in _COLUMNS)
         with self._lock:
@@ -136,13 +144,18 @@ class Catalog:
             )
 
     def delete(self, doc_id: str) -> None:
-        with self._lock:
-            self._db.execute("DELETE FROM documents WHERE doc_id = ?", (doc_id,))
+        with self._transaction() as db:
+            db.execute("DELETE FROM documents WHERE doc_id = ?", (doc_id,))
+            db.execute("DELETE FROM memberships WHERE doc_id = ?", (doc_id,))
+            db.execute("DELETE FROM payload_stale WHERE doc_id = ?", (doc_id,))
 
-    def counts(self) -> dict[str, int]:
+    def counts(self, collection: str | None = None) -> dict[str, int]:
+        """Documents per state, "documents" in all and the "chunks" of the ready ones;
+        of one collection (by id) or of the whole library."""
+        where, args = (f"WHERE {_IN_COLLECTION}", (collection,)) if collection else ("", ())
         with self._lock:
             rows = self._db.execute(
-                "SELECT state, COUNT(*), SUM(chunks) FROM documents GROUP BY state"
+                f"SELECT state, COUNT(*), SUM(chunks) FROM documents {where} GROUP BY state", args
             )
             out: dict[str, int] = {"documents": 0, "chunks": 0}
             for state, n, chunks in rows:

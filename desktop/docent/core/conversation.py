@@ -6,6 +6,8 @@ stopped or failed), and the window draws ``turns`` as they are.
 
 - ``scope`` (document paths, or None for the whole library) persists across turns until
   it is changed (``Engine.ask(files=[...])`` sets it, ``files=[]`` clears it).
+- ``collection`` (an id, or None for all) is the collection the conversation was started
+  in: every question searches only it, the scope too.
 - Earlier turns go back to the model as question + answer only: their passages are
   replaced by a marker such as ``[passages from turn 2 omitted]``, so a long chat never
   resends old context. Turns without an answer are not sent.
@@ -135,6 +137,9 @@ class Conversation:
     turns: list[Turn] = field(default_factory=list)
     #: Document paths the questions are limited to; None: the whole library.
     scope: list[str] | None = None
+    #: The collection (id) it was started in, searched by every question (the scope is
+    #: inside it); None: every collection.
+    collection: str | None = None
 
     def add(self, question: str, query: str, answer: Answer, *, stopped: bool = False) -> Turn:
         scope = list(self.scope) if self.scope else None

@@ -12,22 +12,30 @@ from __future__ import annotations
 import logging
 import os
 import threading
+import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from docent.core import files as filemod
-from docent.core import lookup
+from docent.core import lookup, membership
 from docent.core.api import IndexListener, SettingsApplied, Status, SummaryCallback, TokenCallback
 from docent.core.catalog import Catalog
 from docent.core.config import Settings, load_settings
 from docent.core.embedding import Embedder
+from docent.core.errors import UnknownCollection
 from docent.core.index_events import Job, JobKind
 from docent.core.indexer import Indexer, IndexReport, ProgressCallback
 from docent.core.jobs import IndexQueue
 from docent.core.live_settings import LiveSettings, LLMFactory
 from docent.core.lookup import GREP_LIMIT, GrepMatch
-from docent.core.models import DocState, DocumentRecord, ExtractedDocument
+from docent.core.models import (
+    DEFAULT_COLLECTION,
+    Collection,
+    DocState,
+    DocumentRecord,
+    ExtractedDocument,
+)
 from docent.core.oslock import FileLock
 from docent.core.retrieval import Retriever, SearchResult
 from docent.core.store import Store, open_store
@@ -112,6 +120,8 @@ class Engine:
             self._retriever = Retriever(self.store, self.embedder, library_size=self._library_size)
             self._retriever.apply_settings(s)
             self._recovered = self._indexer.recover()
+            # An older library's points, or a membership change a crash cut short.
+            membership.sync_payloads(self.catalog, self.store)
             self._outdated = self._indexer.outdated()
             self._queue = IndexQueue(self._indexer, self.catalog)
         except BaseException:
@@ -226,10 +236,17 @@ class Engine:
     # Indexing: every path goes through the one queue ---------------------------
 
     def submit_index(
-        self, paths: Sequence[str], *, recursive: bool = True, force: bool = False
+        self,
+        paths: Sequence[str],
+        *,
+        recursive: bool = True,
+        force: bool = False,
+        collection: str | None = None,
     ) -> Job | None:
         normal = [str(filemod.normalise(p)) for p in paths]
-        return self.queue.index(normal, recursive=recursive, force=force)
+        return self.queue.index(
+            normal, recursive=recursive, force=force, collection=collection or ""
+        )
 
     def submit_removal(self, paths: Sequence[str]) -> list[Job]:
         jobs = [self.queue.drop(str(filemod.normalise(p))) for p in paths]
@@ -250,9 +267,17 @@ class Engine:
         recursive: bool = True,
         progress: ProgressCallback | None = None,
         cancel: threading.Event | None = None,
+        collection: str | None = None,
     ) -> IndexReport:
-        """Index files and folders and wait; in folders, drop documents whose file is gone."""
-        job = Job(JobKind.INDEX, [str(p) for p in paths], "command", recursive)
+        """Index files and folders and wait; in folders, drop documents whose file is gone.
+        ``collection`` (an id): the files join it (None: see membership.py)."""
+        job = Job(
+            JobKind.INDEX,
+            [str(p) for p in paths],
+            "command",
+            recursive,
+            collection=collection or "",
+        )
         return self._run(job, progress, cancel)
 
     def resume(
@@ -279,8 +304,9 @@ class Engine:
 
     # Watched folders (see core/watching.py) ----------------------------------
 
-    def start_watching(self) -> list[FolderStatus]:
-        """Watch the saved folders (each swept first). Only the GUI and `docent watch`."""
+    def start_watching(self, collection: str | None = None) -> list[FolderStatus]:
+        """Watch the saved folders (each swept first), or only those of ``collection``
+        (an id). Only the GUI and `docent watch`."""
         from docent.core.watching import Watcher
 
         if self.watcher is None:
@@ -288,23 +314,34 @@ class Engine:
                 self.queue, sweep_interval=self.settings.sweep_interval_minutes * 60
             )
             self.watcher.start()
+            bindings = self._cat.folder_bindings()
             for folder in self.settings.watched_folders:
-                self.watcher.add(folder)
-        return self.watcher.statuses()
+                if collection is None or bindings.get(folder, DEFAULT_COLLECTION) == collection:
+                    self.watcher.add(folder)
+        return self._named(self.watcher.statuses())
 
-    def watch(self, path: str | Path) -> FolderStatus | None:
-        """Add a watched folder (saved in settings); live at once if watching started."""
+    def watch(self, path: str | Path, collection: str | None = None) -> FolderStatus | None:
+        """Add a watched folder (saved in settings); live at once if watching started.
+        Its files join ``collection`` (an id; None: the default collection, or the one it
+        already had)."""
         from docent.core.watching import plan_watch
 
         watched = self.settings.watched_folders
         folder, replaced = plan_watch(watched, path, self.settings.data_path)
         kept = [w for w in watched if w not in replaced]
         self._live.save(watched_folders=kept if folder in kept else [*kept, folder])
+        bindings = self._cat.folder_bindings()
+        target = collection or bindings.get(folder) or DEFAULT_COLLECTION
+        if not self._cat.has_collection(target):
+            raise UnknownCollection(target, [c.name for c in self._cat.collections()])
+        for old in replaced:
+            self._cat.unbind_folder(old)
+        self._cat.bind_folder(folder, target)
         if self.watcher is None:
             return None
         for old in replaced:
             self.watcher.remove(old)
-        return self.watcher.add(folder)
+        return self._named([self.watcher.add(folder)])[0]
 
     def unwatch(self, path: str | Path, drop_documents: bool = False) -> Job | None:
         """Stop watching a folder; with ``drop_documents``, queue removing its documents."""
@@ -317,6 +354,7 @@ class Engine:
                 f"{folder} is not a watched folder. See `docent status` for the watched folders."
             )
         self._live.save(watched_folders=[w for w in watched if w != folder])
+        self._cat.unbind_folder(folder)
         if self.watcher is not None:
             self.watcher.remove(folder)
         return self.queue.drop(folder) if drop_documents else None
@@ -325,9 +363,19 @@ class Engine:
         from docent.core.watching import FolderState, FolderStatus
 
         if self.watcher is not None:
-            return self.watcher.statuses()
+            return self._named(self.watcher.statuses())
         off = "Watched while the Docent window or `docent watch` runs."
-        return [FolderStatus(p, FolderState.OFF, off) for p in self.settings.watched_folders]
+        return self._named(
+            [FolderStatus(p, FolderState.OFF, off) for p in self.settings.watched_folders]
+        )
+
+    def _named(self, statuses: list[FolderStatus]) -> list[FolderStatus]:
+        """Each folder with the name of the collection its files join."""
+        names = {c.id: c.name for c in self._cat.collections()}
+        bindings = self._cat.folder_bindings()
+        for st in statuses:
+            st.collection = names.get(bindings.get(st.path, DEFAULT_COLLECTION), "")
+        return statuses
 
     def wait_idle(self, timeout: float | None = None) -> bool:
         """Block until no event timer is armed and no job is queued or running."""
@@ -346,6 +394,8 @@ class Engine:
         before = self.settings.watched_folders
         plan = self._live.apply(changes)
         after = self.settings.watched_folders
+        if before != after:
+            self._bind_folders(before, after)
         if self.watcher is not None:
             for folder in (f for f in before if f not in after):
                 self.watcher.remove(folder)
@@ -353,17 +403,88 @@ class Engine:
                 self.watcher.add(folder)
         return SettingsApplied(self.settings, plan.changed, plan.restart)
 
+    def _bind_folders(self, before: list[str], after: list[str]) -> None:
+        """A folder added in the settings joins the default collection; one removed
+        forgets its collection."""
+        bound = self._cat.folder_bindings()
+        for folder in before:
+            if folder not in after:
+                self._cat.unbind_folder(folder)
+        for folder in after:
+            if folder not in bound:
+                self._cat.bind_folder(folder, DEFAULT_COLLECTION)
+
+    # Collections (catalog_collections.py, membership.py) ------------------------
+
+    def collections(self) -> list[Collection]:
+        """Every collection with its counts, the default one first."""
+        return self._cat.collections()
+
+    def collection(self, name: str) -> Collection:
+        """A collection by name (any case); UnknownCollection lists those there are."""
+        return lookup.find_collection(self._cat, name)
+
+    def create_collection(self, name: str) -> Collection:
+        """A new, empty collection; CollectionError when the name is taken or unusable."""
+        return self._cat.create_collection(name, time.time())
+
+    def ensure_collection(self, name: str) -> Collection:
+        """The collection of that name, made if there is none yet."""
+        return self._cat.find_collection(name) or self.create_collection(name)
+
+    def rename_collection(self, collection_id: str, name: str) -> Collection:
+        """Only the catalog changes: the store's payloads hold ids."""
+        self._cat.rename_collection(collection_id, name)
+        return self._known(collection_id)
+
+    def submit_leave(self, paths: Sequence[str], collection_id: str) -> list[Job]:
+        """Quick: queue taking these documents (files or folders) out of a collection;
+        one in no other collection then is removed from the index (files untouched)."""
+        jobs = [self.queue.leave(str(filemod.normalise(p)), collection_id) for p in paths]
+        return [j for j in jobs if j is not None]
+
+    def submit_collection_removal(self, collection_id: str) -> Job | None:
+        """Stop watching the collection's folders, then queue removing it: its documents
+        in no other collection leave the index (files untouched); the default collection
+        is emptied but stays."""
+        self._release_folders(collection_id)
+        return self.queue.remove_collection(collection_id)
+
+    def remove_collection(
+        self, collection_id: str, progress: ProgressCallback | None = None
+    ) -> IndexReport:
+        """``submit_collection_removal`` and wait; ``report.removed``: the documents that
+        left the index."""
+        self._release_folders(collection_id)
+        job = Job(JobKind.REMOVE_COLLECTION, [], "command", collection=collection_id)
+        return self._run(job, progress, None)
+
+    def _release_folders(self, collection_id: str) -> None:
+        """Its watched folders are no longer watched: they would bring its files back."""
+        for folder in self._known(collection_id).folders:
+            if folder in self.settings.watched_folders:
+                self.unwatch(folder)
+            self._cat.unbind_folder(folder)
+
+    def _known(self, collection_id: str) -> Collection:
+        found = self._cat.collection(collection_id)
+        if found is None:
+            raise UnknownCollection(collection_id, [c.name for c in self._cat.collections()])
+        return found
+
     # Looking things up ------------------------------------------------------
 
-    def documents(self) -> list[DocumentRecord]:
-        return self._cat.all()
+    def documents(self, collection: str | None = None) -> list[DocumentRecord]:
+        """Every document, or those of one collection (by id)."""
+        return self._cat.all(collection)
 
     def document(self, doc_id: str) -> DocumentRecord | None:
         return self._cat.get(doc_id)
 
-    def resolve(self, name_or_path: str) -> DocumentRecord:
-        """One document by path, file name, or unique part of a name (see lookup.resolve)."""
-        return lookup.resolve(self._cat, name_or_path)
+    def resolve(self, name_or_path: str, collection: str | None = None) -> DocumentRecord:
+        """One document by path, file name, or unique part of a name, in ``collection``
+        (an id) when given (see lookup.resolve)."""
+        return lookup.resolve(self._cat, name_or_path, collection)
 
     def extracted(self, rec: DocumentRecord) -> ExtractedDocument:
         from docent.core.errors import UnknownFile
@@ -386,12 +507,14 @@ class Engine:
         model: str | None = None,
         progress: SummaryCallback | None = None,
         cancel: threading.Event | None = None,
+        collection: str | None = None,
     ) -> SummaryResult:
         """A brief | detailed | bullets summary (core/summarizing.py): cached, generated by
-        the model, or extractive when no model answers. ``type``: settings.summary_type."""
+        the model, or extractive when no model answers. ``type``: settings.summary_type.
+        ``collection`` (an id): the name is looked for only there."""
         from docent.core.summarizing import Summarizer
 
-        rec = self.resolve(name_or_path)
+        rec = self.resolve(name_or_path, collection)
         summarizer = Summarizer(
             self.settings, self._cat, self._store, self.embedder, self.extracted
         )
@@ -416,19 +539,22 @@ class Engine:
 
     # Search ------------------------------------------------------------------
 
-    def _library_size(self) -> tuple[int, int]:
-        """Ready documents and their chunks, from the catalog (cheaper than the store)."""
-        counts = self._cat.counts()
+    def _library_size(self, collection: str | None = None) -> tuple[int, int]:
+        """Ready documents and their chunks (of one collection), from the catalog (cheaper
+        than the store)."""
+        counts = self._cat.counts(collection)
         return counts.get("ready", 0), counts["chunks"]
 
     def _busy_doc_ids(self) -> list[str]:
         """Documents whose chunks may be half-written: never searched."""
         return [r.doc_id for r in self._cat.in_states(DocState.INDEXING, DocState.REMOVING)]
 
-    def scope_ids(self, names: Sequence[str] | None) -> list[str] | None:
+    def scope_ids(
+        self, names: Sequence[str] | None, collection: str | None = None
+    ) -> list[str] | None:
         if not names:
             return None
-        return [self.resolve(n).doc_id for n in names]
+        return [self.resolve(n, collection).doc_id for n in names]
 
     def search(
         self,
@@ -438,26 +564,33 @@ class Engine:
         k: int | None = None,
         debug: bool = False,
         rewrites: Sequence[str] = (),
+        collection: str | None = None,
     ) -> SearchResult:
         """The retrieval pipeline (core/retrieval.py). ``files``: names or paths to search
         in (AmbiguousFile lists the candidates when a name matches several); ``k`` None:
         ``results_k`` from the settings, else adaptive; ``rewrites``: up to two LLM
-        rewrites of the query, searched as extra variants."""
+        rewrites of the query, searched as extra variants; ``collection``: an id, to
+        search only that collection (the files are looked for in it)."""
         if self._retriever is None:
             raise RuntimeError("Engine is not open")
         self._retriever.apply_settings(self.settings)
         return self._retriever.search(
             query,
             k=k,
-            doc_ids=self.scope_ids(files),
+            doc_ids=self.scope_ids(files, collection),
             exclude_doc_ids=self._busy_doc_ids(),
             debug=debug,
             rewrites=rewrites,
+            collection=collection,
         )
 
-    def grep(self, pattern: str, limit: int = GREP_LIMIT) -> list[GrepMatch]:
-        """Case-insensitive exact text over chunks: at most ``limit`` (≤ 100) matches."""
-        return lookup.grep(self._store, pattern, set(self._busy_doc_ids()), limit)
+    def grep(
+        self, pattern: str, limit: int = GREP_LIMIT, collection: str | None = None
+    ) -> list[GrepMatch]:
+        """Case-insensitive exact text over chunks (of one collection, by id): at most
+        ``limit`` (≤ 100) matches."""
+        busy = set(self._busy_doc_ids())
+        return lookup.grep(self._store, pattern, busy, limit, collection)
 
     # Answers (core/answering.py) ----------------------------------------------
 
@@ -490,24 +623,32 @@ class Engine:
         model: str | None = None,
         on_token: TokenCallback | None = None,
         cancel: threading.Event | None = None,
+        collection: str | None = None,
     ) -> Answer:
         """Answer from the library with checked citations (generated, extractive or
         abstained). ``files`` sets the conversation's scope (``[]`` clears it; None keeps
-        it). The question always becomes one turn of ``conversation``: answered, stopped
-        (AnswerCancelled, raised when ``cancel`` is set) or failed (the error is raised)."""
+        it); ``collection`` (an id) the collection it asks (``""``: all of them; None keeps
+        the conversation's). The question always becomes one turn of ``conversation``:
+        answered, stopped (AnswerCancelled, raised when ``cancel`` is set) or failed (the
+        error is raised)."""
         from docent.core.answering import Answerer
         from docent.core.conversation import AnswerCancelled, Conversation
 
         conv = conversation if conversation is not None else Conversation()
         before = len(conv.turns)
         try:
+            if collection is not None:
+                conv.collection = collection or None
+            coll = conv.collection
             if files is not None:
-                conv.scope = [self.resolve(f).path for f in files] or None
+                conv.scope = [self.resolve(f, coll).path for f in files] or None
             scope = list(conv.scope) if conv.scope else None
             answerer = Answerer(
                 self.llm,
                 self.settings,
-                lambda query, rewrites: self.search(query, files=scope, rewrites=rewrites),
+                lambda query, rewrites: self.search(
+                    query, files=scope, rewrites=rewrites, collection=coll
+                ),
                 count_tokens=self.embedder.count_tokens,
             )
             return answerer.answer(question, conv, model=model, on_token=on_token, cancel=cancel)

@@ -84,6 +84,23 @@ class UnknownFile(DocentError):
     """No indexed document matches a file name or path."""
 
 
+class UnknownCollection(DocentError):
+    """No collection has this name; the message lists the ones that exist."""
+
+    def __init__(self, name: str, existing: list[str]) -> None:
+        listed = ", ".join(existing) if existing else "none yet"
+        super().__init__(
+            f"There is no collection named '{name}'. Collections: {listed}. "
+            "`docent index PATH --collection NAME` makes one."
+        )
+        self.name = name
+        self.existing = existing
+
+
+class CollectionError(DocentError):
+    """A collection cannot be made or renamed so (a bad or taken name); the message says why."""
+
+
 class Cancelled(DocentError):
     """The user cancelled the operation."""
 

@@ -30,6 +30,10 @@ class JobKind(enum.StrEnum):
     SWEEP = "sweep"  # paths: [folder]; index what changed, drop what is gone
     DROP = "drop"  # paths: [file or folder]; forget every document there (files untouched)
     RESUME = "resume"  # no paths: documents left queued by a crash or a cancel
+    LEAVE = "leave"  # paths: [file or folder]; its documents leave ``collection``
+    #: no paths: every document leaves ``collection`` (those in no other are removed from
+    #: the index, files untouched), then the collection goes (the default one stays, empty)
+    REMOVE_COLLECTION = "remove-collection"
 
 
 @dataclass(slots=True, eq=False)
@@ -45,6 +49,19 @@ class Job:
     force: bool = False
     id: int = 0
     cancel: threading.Event = field(default_factory=threading.Event, repr=False)
+    #: The id of the collection the job is about: INDEX adds its files to it ("" for
+    #: none: their watched folder's, else the default); LEAVE / REMOVE_COLLECTION take
+    #: documents out of it.
+    collection: str = ""
+
+    def describe(self) -> str:
+        """What the job does, for "Could not ..." sentences."""
+        if self.kind is JobKind.REMOVE_COLLECTION:
+            return "remove the collection"
+        if self.kind is JobKind.LEAVE:
+            return f"take {self.paths[0]} out of the collection"
+        where = self.paths[0] if self.paths else "the queued documents"
+        return f"{self.kind.value} {where}"
 
 
 @dataclass(frozen=True, slots=True)

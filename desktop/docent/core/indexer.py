@@ -26,6 +26,7 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from docent.core import membership
 from docent.core.catalog import Catalog, new_doc_id
 from docent.core.config import BUNDLED_MODEL
 from docent.core.context import dense_text
@@ -33,7 +34,7 @@ from docent.core.embedding import Embedder
 from docent.core.errors import Cancelled, DocumentError, FileVanished
 from docent.core.models import Chunk, DocState, DocumentRecord, SparseVec
 from docent.core.preparing import Prepared, Preparer, init_worker, prepare_file
-from docent.core.store import ChunkPoint, Store, chunk_point_id
+from docent.core.store import COLLECTIONS, ChunkPoint, Store, chunk_point_id
 from docent.core.textcache import TextCache
 
 log = logging.getLogger(__name__)
@@ -135,6 +136,8 @@ class Indexer:
         #: Chunk points written since this indexer was made (Engine.close optimizes after many).
         self.points_written = 0
         self._flushed_at_points = 0
+        #: The collection (id) the current run adds its files to ("" for none).
+        self._collection = ""
 
     def close(self) -> None:
         if self._executor is not None:
@@ -167,9 +170,18 @@ class Indexer:
         files: Sequence[Path],
         progress: ProgressCallback | None = None,
         cancel: threading.Event | None = None,
+        collection: str = "",
     ) -> IndexReport:
+        """``collection``: the id of the collection the files join ("" for none: each
+        joins its watched folder's collection, or the default one; see membership.py)."""
         with self._lock:
-            return self._run(list(files), progress or (lambda p: None), cancel or threading.Event())
+            self._collection = collection
+            try:
+                return self._run(
+                    list(files), progress or (lambda p: None), cancel or threading.Event()
+                )
+            finally:
+                self._collection = ""
 
     def _run(
         self, files: list[Path], progress: ProgressCallback, cancel: threading.Event
@@ -269,6 +281,7 @@ class Indexer:
     def _note_unchanged(
         self, report: IndexReport, progress: ProgressCallback, i: int, n: int, rec: DocumentRecord
     ) -> None:
+        self._settle_collections(rec)
         if rec.state is DocState.FAILED:
             report.failed.append(FailedFile(rec.path, rec.reason, rec.error))
             progress(Progress("failed", i, n, rec.path, rec.doc_id, message=rec.error))
@@ -347,6 +360,7 @@ class Indexer:
         if sha256:
             rec.sha256, rec.summary = sha256, ""
         self.catalog.put(rec)
+        self._settle_collections(rec)
         report.failed.append(FailedFile(key, err.reason, str(err)))
         progress(Progress("failed", i, n, key, rec.doc_id, message=str(err)))
 
@@ -370,17 +384,33 @@ class Indexer:
 
     # Single documents ------------------------------------------------------
 
+    def _settle_collections(self, rec: DocumentRecord) -> None:
+        """``rec`` joins the run's collection (or its folder's, or the default one)."""
+        ids = membership.wanted(self.catalog, rec, rec.path, self._collection)
+        membership.apply(self.catalog, self.store, rec, ids)
+
+    def set_collections(self, rec: DocumentRecord, collection_ids: list[str]) -> None:
+        """``rec`` is in exactly these collections now (catalog and store payloads)."""
+        with self._lock:
+            membership.apply(self.catalog, self.store, rec, collection_ids)
+
     def move(self, rec: DocumentRecord, new_path: str, st: os.stat_result | None = None) -> None:
-        """The file moved: update paths everywhere, re-embed nothing."""
+        """The file moved: update paths everywhere, re-embed nothing. Between watched
+        folders of two collections it changes collection too (membership.after_move)."""
         with self._lock:
             old_path = rec.path
+            ids = membership.after_move(self.catalog, rec, old_path, new_path, self._collection)
             rec.path, rec.file_name = new_path, Path(new_path).name
             if st is not None:
                 rec.size, rec.mtime = st.st_size, st.st_mtime
-            names = {"path": rec.path, "file_name": rec.file_name}
+            if ids != rec.collections:
+                self.catalog.set_collections(rec.doc_id, ids)  # marked stale until below
+                rec.collections = ids
+            names = {"path": rec.path, "file_name": rec.file_name, **membership.payload(ids)}
             self.store.set_chunks_payload(rec.doc_id, names)
             self.store.set_document_payload(rec.doc_id, record_payload(rec))
             self.catalog.put(rec)
+            self.catalog.payload_synced([rec.doc_id])
         log.info("moved %s -> %s", old_path, new_path)
 
     def index_document(
@@ -396,6 +426,9 @@ class Indexer:
         rec.pages, rec.page_unit = prepared.pages, prepared.page_unit
         rec.ocr_pages = prepared.ocr_pages
         self.catalog.put(rec)
+        # Its chunks are written with these collections in their payload.
+        rec.collections = membership.wanted(self.catalog, rec, rec.path, self._collection)
+        self.catalog.set_collections(rec.doc_id, rec.collections)
         chunks = prepared.chunks
         try:
             first_vectors = self._write_chunks(
@@ -413,6 +446,7 @@ class Indexer:
         self.store.upsert_document(rec.doc_id, _mean(first_vectors), record_payload(rec))
         self._maybe_flush()
         self.catalog.put(rec)
+        self.catalog.payload_synced([rec.doc_id])
 
     def _maybe_flush(self) -> None:
         """Flush the store every FLUSH_POINTS points (the store also flushes at close)."""
@@ -464,6 +498,7 @@ class Indexer:
                         "heading": c.heading,
                         "context": c.context,
                         "location": c.location,
+                        COLLECTIONS: list(rec.collections),
                     },
                 )
                 for c, h in zip(batch, hashes, strict=True)

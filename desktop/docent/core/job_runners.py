@@ -48,12 +48,18 @@ def run_index(q: QueueOps, job: Job, report: IndexReport) -> None:
         for missing in found.missing:
             report.failed.append(FailedFile(str(missing), "missing", f"{missing} does not exist."))
     files = [str(f) for f in found.files]
+    kept: dict[str, list[str]] = {}  # a rebuilt document stays in its collections
     if job.force:  # rebuilt even when unchanged: forget them first
         for path in files:
             rec = q.catalog.by_path(path)
             if rec is not None:
+                kept[path] = rec.collections
                 q.indexer.remove(rec)
     q.index_files(files, job, report)
+    for path, collections in kept.items():
+        rec = q.catalog.by_path(path)
+        if rec is not None:
+            q.indexer.set_collections(rec, sorted({*rec.collections, *collections}))
     if job.cancel.is_set():
         return
     _drop_gone(q, job, report, found, recursive=job.recursive)
@@ -79,12 +85,44 @@ def _drop_gone(
     for bad in found.unreadable:
         report.failed.append(q.unreadable_folder(bad))
     unreadable = [str(u) for u in found.unreadable]
+    gone: list[DocumentRecord] = []
     for folder in found.folders:
         for rec in q.catalog.under(str(folder)):
             if not recursive and Path(rec.path).parent != folder:
                 continue
-            if not any(inside(rec.path, u) for u in unreadable):
-                q.remove_gone(rec, job, report)
+            if not any(inside(rec.path, u) for u in unreadable) and not os.path.exists(rec.path):
+                gone.append(rec)
+    if gone and not job.cancel.is_set():
+        _find_moves(q, job, report, gone, [str(f) for f in found.folders])
+    for rec in gone:
+        now = q.catalog.get(rec.doc_id)
+        if now is not None and now.path == rec.path:  # not found elsewhere: really gone
+            q.remove_gone(now, job, report)
+
+
+def _find_moves(
+    q: QueueOps, job: Job, report: IndexReport, gone: list[DocumentRecord], here: list[str]
+) -> None:
+    """Files gone from here may have moved to another watched folder (while Docent was
+    closed, or before that folder's sweep): index the new files of the same sizes there
+    first (they would be indexed anyway), so each move is found by its content (nothing
+    re-embedded, its collection follows the folder) before the old path is dropped."""
+    sizes = {r.size for r in gone}
+    elsewhere: list[str | Path] = [
+        f
+        for f in q.catalog.folder_bindings()
+        if not any(inside(f, h) or inside(h, f) for h in here) and os.path.isdir(f)
+    ]
+    candidates: list[str] = []
+    for file in filemod.collect(elsewhere).files if elsewhere else []:
+        try:
+            size = file.stat().st_size
+        except OSError:
+            continue
+        if size in sizes and q.catalog.by_path(str(file)) is None:
+            candidates.append(str(file))
+    if candidates:
+        q.index_files(candidates, job, report)
 
 
 def run_remove(q: QueueOps, job: Job, report: IndexReport) -> None:
@@ -152,6 +190,38 @@ def _move_one(q: QueueOps, rec: DocumentRecord, new: str, job: Job, report: Inde
     q.progressed(job, Progress("renamed", 1, 1, new, rec.doc_id, rec.chunks, rec.chunks))
 
 
+def run_leave(q: QueueOps, job: Job, report: IndexReport) -> None:
+    """The documents at the path (a file, or a folder's) leave ``job.collection``."""
+    path = job.paths[0]
+    rec = q.catalog.by_path(path)
+    for r in [rec] if rec else q.catalog.under(path):
+        _leave(q, r, job, report)
+
+
+def run_remove_collection(q: QueueOps, job: Job, report: IndexReport) -> None:
+    """Every document leaves ``job.collection``, then it goes. Cut short (a cancel, a
+    crash), the collection stays with the documents that have not left yet."""
+    for doc_id in q.catalog.member_ids(job.collection):
+        if job.cancel.is_set():
+            return
+        rec = q.catalog.get(doc_id)
+        if rec is not None:
+            _leave(q, rec, job, report)
+    q.catalog.delete_collection(job.collection)
+
+
+def _leave(q: QueueOps, rec: DocumentRecord, job: Job, report: IndexReport) -> None:
+    """Out of the collection; out of the index when it was in no other (files untouched)."""
+    if job.collection not in rec.collections:
+        return
+    rest = [c for c in rec.collections if c != job.collection]
+    if not rest:
+        q.remove_record(rec, job, report)
+        return
+    q.indexer.set_collections(rec, rest)
+    q.progressed(job, Progress("unchanged", 1, 1, rec.path, rec.doc_id, rec.chunks, rec.chunks))
+
+
 RUNNERS: dict[JobKind, Runner] = {
     JobKind.INDEX: run_index,
     JobKind.REMOVE: run_remove,
@@ -159,4 +229,6 @@ RUNNERS: dict[JobKind, Runner] = {
     JobKind.SWEEP: run_sweep,
     JobKind.DROP: run_drop,
     JobKind.RESUME: run_resume,
+    JobKind.LEAVE: run_leave,
+    JobKind.REMOVE_COLLECTION: run_remove_collection,
 }

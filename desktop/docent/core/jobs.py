@@ -80,9 +80,16 @@ class IndexQueue:
     # Submitting ------------------------------------------------------------
 
     def index(
-        self, paths: list[str], source: str = "user", *, recursive: bool = True, force: bool = False
+        self,
+        paths: list[str],
+        source: str = "user",
+        *,
+        recursive: bool = True,
+        force: bool = False,
+        collection: str = "",
     ) -> Job | None:
-        return self.submit(Job(JobKind.INDEX, list(paths), source, recursive, force))
+        job = Job(JobKind.INDEX, list(paths), source, recursive, force, collection=collection)
+        return self.submit(job)
 
     def remove(self, path: str, source: str = "user") -> Job | None:
         return self.submit(Job(JobKind.REMOVE, [path], source))
@@ -98,6 +105,12 @@ class IndexQueue:
 
     def resume(self) -> Job | None:
         return self.submit(Job(JobKind.RESUME, [], "resume"))
+
+    def leave(self, path: str, collection: str, source: str = "user") -> Job | None:
+        return self.submit(Job(JobKind.LEAVE, [path], source, collection=collection))
+
+    def remove_collection(self, collection: str, source: str = "user") -> Job | None:
+        return self.submit(Job(JobKind.REMOVE_COLLECTION, [], source, collection=collection))
 
     def submit(self, job: Job, *, coalesce: bool = True) -> Job | None:
         """Queue ``job``; returns the job that will do the work (maybe an earlier one),
@@ -147,13 +160,19 @@ class IndexQueue:
         same = [
             j
             for j in pending
-            if (j.kind, j.paths, j.recursive, j.force)
-            == (job.kind, job.paths, job.recursive, job.force)
+            if (j.kind, j.paths, j.recursive, j.force, j.collection)
+            == (job.kind, job.paths, job.recursive, job.force, job.collection)
         ]
         if same:
             return same[0]
         if job.kind is JobKind.INDEX:
-            queued = {p for j in pending if j.kind is JobKind.INDEX for p in j.paths}
+            # A path queued for another collection is not a duplicate: it joins that one too.
+            queued = {
+                p
+                for j in pending
+                if j.kind is JobKind.INDEX and j.collection == job.collection
+                for p in j.paths
+            }
             job.paths = [p for p in dict.fromkeys(job.paths) if p not in queued]
             if not job.paths:
                 return None
@@ -161,8 +180,8 @@ class IndexQueue:
             if (
                 tail is not None
                 and tail.kind is JobKind.INDEX
-                and (tail.source, tail.recursive, tail.force)
-                == (job.source, job.recursive, job.force)
+                and (tail.source, tail.recursive, tail.force, tail.collection)
+                == (job.source, job.recursive, job.force, job.collection)
             ):
                 tail.paths.extend(job.paths)  # one run: the indexer extracts ahead
                 return tail
@@ -282,8 +301,7 @@ class IndexQueue:
             RUNNERS[job.kind](self, job, report)
         except Exception as exc:  # noqa: BLE001 - one bad job never stops the queue
             log.exception("%s job failed: %s", job.kind.value, job.paths)
-            where = job.paths[0] if job.paths else "the queued documents"
-            return JobFailed(job, report, f"Could not {job.kind.value} {where}: {exc}", exc)
+            return JobFailed(job, report, f"Could not {job.describe()}: {exc}", exc)
         report.cancelled = report.cancelled or job.cancel.is_set()
         report.seconds = time.perf_counter() - started
         return JobFinished(job, report)
@@ -321,7 +339,9 @@ class IndexQueue:
         present = [Path(p) for p in paths if os.path.isfile(p)]
         if present:
             report.merge(
-                self.indexer.index_files(present, lambda p: self.progressed(job, p), job.cancel)
+                self.indexer.index_files(
+                    present, lambda p: self.progressed(job, p), job.cancel, job.collection
+                )
             )
 
     def remove_record(self, rec: DocumentRecord, job: Job, report: IndexReport) -> None:

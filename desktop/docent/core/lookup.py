@@ -8,8 +8,8 @@ from pathlib import Path
 
 from docent.core import files as filemod
 from docent.core.catalog import Catalog
-from docent.core.errors import AmbiguousFile, UnknownFile
-from docent.core.models import DocumentRecord, ExtractedDocument
+from docent.core.errors import AmbiguousFile, UnknownCollection, UnknownFile
+from docent.core.models import Collection, DocumentRecord, ExtractedDocument
 from docent.core.store import ScoredPoint, Store
 
 GREP_LIMIT = 100
@@ -27,18 +27,31 @@ class GrepMatch:
     location: str = ""
 
 
-def resolve(catalog: Catalog, name_or_path: str) -> DocumentRecord:
-    """One document by path, file name, or unique part of a name.
+def find_collection(catalog: Catalog, name: str) -> Collection:
+    """A collection by name (any case); UnknownCollection lists the existing ones."""
+    found = catalog.find_collection(name)
+    if found is None:
+        raise UnknownCollection(name, [c.name for c in catalog.collections()])
+    return found
+
+
+def resolve(catalog: Catalog, name_or_path: str, collection: str | None = None) -> DocumentRecord:
+    """One document by path, file name, or unique part of a name; with ``collection``
+    (an id), only among that collection's documents.
 
     Raises AmbiguousFile with the candidates when several match, UnknownFile when none.
     """
+
+    def inside(recs: list[DocumentRecord]) -> list[DocumentRecord]:
+        return [r for r in recs if collection is None or collection in r.collections]
+
     rec = catalog.by_path(str(filemod.normalise(name_or_path)))
-    if rec:
+    if rec and inside([rec]):
         return rec
-    matches = catalog.by_name(Path(name_or_path).name)
+    matches = inside(catalog.by_name(Path(name_or_path).name))
     if not matches:
         needle = name_or_path.lower()
-        matches = [r for r in catalog.all() if needle in r.file_name.lower()]
+        matches = [r for r in catalog.all(collection) if needle in r.file_name.lower()]
     if len(matches) > 1 and ("/" in name_or_path or "\\" in name_or_path):
         # "a/notes.txt" picks the notes.txt whose path ends that way.
         tail = "/" + name_or_path.replace("\\", "/").lstrip("./")
@@ -47,19 +60,28 @@ def resolve(catalog: Catalog, name_or_path: str) -> DocumentRecord:
         return matches[0]
     if matches:
         raise AmbiguousFile(name_or_path, [r.path for r in matches])
+    where = " in this collection" if collection is not None else ""
     raise UnknownFile(
-        f"No indexed document matches '{name_or_path}'. See `docent list` for what is indexed."
+        f"No indexed document{where} matches '{name_or_path}'. "
+        "See `docent list` for what is indexed."
     )
 
 
-def grep(store: Store, pattern: str, busy: set[str], limit: int = GREP_LIMIT) -> list[GrepMatch]:
-    """Case-insensitive exact text over chunks: at most ``limit`` (≤ 100) matches, none
-    from the documents in ``busy`` (half-written)."""
+def grep(
+    store: Store,
+    pattern: str,
+    busy: set[str],
+    limit: int = GREP_LIMIT,
+    collection: str | None = None,
+) -> list[GrepMatch]:
+    """Case-insensitive exact text over chunks (of one collection, by id): at most
+    ``limit`` (≤ 100) matches, none from the documents in ``busy`` (half-written)."""
     limit = max(1, min(limit, GREP_LIMIT))
     # Ask for more when half-written documents may take some of the matches.
+    wanted = limit + (GREP_LIMIT if busy else 0)
     points = [
         p
-        for p in store.grep(pattern, limit=limit + (GREP_LIMIT if busy else 0))
+        for p in store.grep(pattern, limit=wanted, collection=collection)
         if p.payload["doc_id"] not in busy
     ]
     return [_grep_match(p, pattern) for p in points[:limit]]

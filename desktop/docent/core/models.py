@@ -115,6 +115,33 @@ class DocumentRecord:
     index_format: str = ""
     #: Pages whose text was read from their image (OCR); 0 when none.
     ocr_pages: int = 0
+    #: Ids of the collections it belongs to (never empty once indexed). Read from the
+    #: catalog's memberships; ``Catalog.put`` does not write them (``set_collections`` does).
+    collections: list[str] = field(default_factory=list)
+
+
+#: The id of the collection that documents added without one go to.
+DEFAULT_COLLECTION = "default"
+
+
+@dataclass(frozen=True, slots=True)
+class Collection:
+    """A named set of documents; a document can be in several."""
+
+    id: str
+    name: str
+    #: Documents in it (any state), those ready, and their chunks.
+    documents: int = 0
+    ready: int = 0
+    chunks: int = 0
+    #: Documents in no other collection: what removing it drops from the index.
+    exclusive: int = 0
+    #: Watched folders whose files join it.
+    folders: tuple[str, ...] = ()
+
+    @property
+    def is_default(self) -> bool:
+        return self.id == DEFAULT_COLLECTION
 
 
 @dataclass(frozen=True, slots=True)

@@ -19,6 +19,11 @@ Stages of :meth:`Retriever.search` (each one's ranks, scores and time go to ``de
 8. identical text dropped, the per-document cap
    (``max_chunks_per_document`` for every 5 results), adaptive k;
 9. neighbour expansion (ordinal ±1 as context, not as hits) and the retrieval evaluation.
+
+A search in one collection passes its id to every store query above (the hybrid
+prefetches, the dense list, the ``documents`` search of two-tier, the exact-term probes,
+the neighbours), so Qdrant filters inside each query; adaptive k and the two-tier
+threshold count that collection's documents.
 """
 
 from __future__ import annotations
@@ -26,10 +31,10 @@ from __future__ import annotations
 import math
 import re
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, Protocol
 
 from docent.core import fusion, rerank
 from docent.core.config import Settings
@@ -151,8 +156,11 @@ class _Clock:
             self.ms[name] = round(self.ms.get(name, 0.0) + (time.perf_counter() - t0) * 1e3, 2)
 
 
-#: (documents, chunks) in the whole library, from a cheaper source than the store.
-LibrarySize = Callable[[], tuple[int, int]]
+class LibrarySize(Protocol):
+    """(ready documents, their chunks) in the library or in one collection (by id), from a
+    cheaper source than the store."""
+
+    def __call__(self, collection: str | None = None) -> tuple[int, int]: ...
 
 
 class Retriever:
@@ -191,15 +199,19 @@ class Retriever:
         exclude_doc_ids: Sequence[str] | None = None,
         debug: bool = False,
         rewrites: Sequence[str] = (),
+        collection: str | None = None,
     ) -> SearchResult:
+        """``collection``: search only that collection (by id); every store query below
+        carries its filter, so the others cost nothing."""
         cfg, clock = self.config, _Clock()
         t0 = time.perf_counter()
         scope = list(doc_ids) if doc_ids is not None else None
         exclude = list(exclude_doc_ids or ())
+        coll = collection
         terms = analyse(query)
         variants = build_variants(query, terms, rewrites, cfg)
         with clock.stage("count"):
-            want = k or cfg.results_k or fusion.adaptive_k(self._chunks_in(scope))
+            want = k or cfg.results_k or fusion.adaptive_k(self._chunks_in(scope, coll))
         depth = max(cfg.depth, 2 * want)
         with clock.stage("load_model"):
             self.embedder.ensure_loaded()  # once per process; reported apart from embed
@@ -207,18 +219,18 @@ class Retriever:
             dense = self.embedder.query_dense_many([v.text for v in variants])
             sparse = [self.embedder.query_sparse(v.text) for v in variants]
         with clock.stage("hybrid"):
-            first = self._hybrid(dense[0], sparse[0], depth, scope, exclude)
+            first = self._hybrid(dense[0], sparse[0], depth, scope, exclude, coll)
             lists = [RankedList(variants[0].name, variants[0].weight, first)]
         with clock.stage("two_tier"):
-            tier_docs = self._two_tier(dense[0], first, scope, exclude)
+            tier_docs = self._two_tier(dense[0], first, scope, exclude, coll)
         with clock.stage("hybrid"):
             restrict = tier_docs if tier_docs is not None else scope
             for v, d, s in zip(variants[1:], dense[1:], sparse[1:], strict=True):
-                pts = self._hybrid(d, s, depth, restrict, exclude)
+                pts = self._hybrid(d, s, depth, restrict, exclude, coll)
                 lists.append(RankedList(v.name, v.weight, pts))
         with clock.stage("dense"):
             dense_pts = self.store.query(
-                dense=dense[0], limit=depth, doc_ids=scope, exclude_doc_ids=exclude
+                dense=dense[0], limit=depth, doc_ids=scope, exclude_doc_ids=exclude, collection=coll
             )
             similarity = {p.id: p.score for p in dense_pts}
             if cfg.dense_weight > 0:
@@ -226,7 +238,7 @@ class Retriever:
         with clock.stage("fuse"):
             pool = fusion.rrf(lists, k=cfg.rrf_k)
         with clock.stage("exact"):
-            exact_info = self._exact_boost(pool, terms, scope, exclude)
+            exact_info = self._exact_boost(pool, terms, scope, exclude, coll)
         with clock.stage("cap"):
             order = fusion.ranked(pool)
             if cfg.navigation_factor != 1.0:
@@ -242,7 +254,7 @@ class Retriever:
             hits = [self._hit(c, similarity) for c in chosen]
         if cfg.expand_neighbours:
             with clock.stage("expand"):
-                self.expand(hits)
+                self.expand(hits, coll)
         with clock.stage("evaluate"):
             evaluation = evaluate_retrieval(query, hits, absent_terms=exact_info["absent"])
         clock.ms["total"] = round((time.perf_counter() - t0) * 1e3, 2)
@@ -288,9 +300,11 @@ class Retriever:
             return cfg.max_chunks_per_document * math.ceil(k / 5)
         return cfg.max_chunks_per_document
 
-    def _chunks_in(self, scope: list[str] | None) -> int:
+    def _chunks_in(self, scope: list[str] | None, collection: str | None) -> int:
+        if scope is None and self.library_size:
+            return self.library_size(collection)[1]
         if scope is None:
-            return self.library_size()[1] if self.library_size else self.store.count_chunks()
+            return self.store.count_chunks()
         total = 0
         for doc_id in scope:
             total += self.store.count_chunks(doc_id)
@@ -305,6 +319,7 @@ class Retriever:
         depth: int,
         doc_ids: list[str] | None,
         exclude: list[str],
+        collection: str | None,
     ) -> list[ScoredPoint]:
         """Qdrant's hybrid query: dense and BM25 prefetches fused with RRF."""
         return self.store.query(
@@ -314,6 +329,7 @@ class Retriever:
             doc_ids=doc_ids,
             exclude_doc_ids=exclude,
             prefetch_limit=depth,
+            collection=collection,
         )
 
     def _two_tier(
@@ -322,8 +338,10 @@ class Retriever:
         first: Sequence[ScoredPoint],
         scope: list[str] | None,
         exclude: list[str],
+        collection: str | None,
     ) -> list[str] | None:
-        """Candidate documents for the other variants when the library is large, else None.
+        """Candidate documents for the other variants when the library (or the collection
+        searched) is large, else None.
 
         The best documents by their ``documents`` vector, plus the documents of the
         question's own best chunks (a document vector made from the first pages misses
@@ -332,10 +350,14 @@ class Retriever:
         cfg = self.config
         if scope is not None and len(scope) <= cfg.two_tier_min_docs:
             return None
-        if scope is None and self.library_size and self.library_size()[0] <= cfg.two_tier_min_docs:
+        if (
+            scope is None
+            and self.library_size
+            and self.library_size(collection)[0] <= cfg.two_tier_min_docs
+        ):
             return None
         probe = max(cfg.two_tier_min_docs + 1, cfg.two_tier_docs + len(exclude))
-        docs = self.store.query_documents(dense, limit=probe)
+        docs = self.store.query_documents(dense, limit=probe, collection=collection)
         if len(docs) <= cfg.two_tier_min_docs:
             return None
         allowed = set(scope) if scope is not None else None
@@ -352,6 +374,7 @@ class Retriever:
         terms: QueryTerms,
         scope: list[str] | None,
         exclude: list[str],
+        collection: str | None,
     ) -> dict[str, Any]:
         """Chunks holding a rare exact term join the fusion, ranked by their fused score."""
         cfg = self.config
@@ -359,17 +382,21 @@ class Retriever:
         checkable = terms.checkable
         for name in terms.names:  # names only say whether the library knows them
             if name in checkable and not self.store.text_match(
-                name, limit=1, doc_ids=scope, exclude_doc_ids=exclude
+                name, limit=1, doc_ids=scope, exclude_doc_ids=exclude, collection=collection
             ):
                 info["absent"].append(name)
         for term in terms.exact:
             pts = self.store.text_match(
-                term, limit=cfg.exact_probe, doc_ids=scope, exclude_doc_ids=exclude
+                term,
+                limit=cfg.exact_probe,
+                doc_ids=scope,
+                exclude_doc_ids=exclude,
+                collection=collection,
             )
             n = len(pts)
             info["terms"][term] = n
             if n == 0:
-                if term in checkable or self._unknown_part(term, scope, exclude):
+                if term in checkable or self._unknown_part(term, scope, exclude, collection):
                     info["absent"].append(term)
                 continue
             if n >= cfg.exact_probe or cfg.exact_weight <= 0:
@@ -381,7 +408,9 @@ class Retriever:
             fusion.rrf([exact], k=cfg.rrf_k, pool=pool)
         return info
 
-    def _unknown_part(self, term: str, scope: list[str] | None, exclude: list[str]) -> bool:
+    def _unknown_part(
+        self, term: str, scope: list[str] | None, exclude: list[str], collection: str | None
+    ) -> bool:
         """A compound term (``Vega-Lite``) with a word the library never uses (``Vega``).
 
         Its words may stand apart in a passage (``PDP-11/40`` written ``11/40``), so only
@@ -389,7 +418,9 @@ class Retriever:
         """
         parts = [p for p in re.split(r"[\W_]+", term) if len(p) >= 4 and p.isalpha()]
         return any(
-            not self.store.text_match(p, limit=1, doc_ids=scope, exclude_doc_ids=exclude)
+            not self.store.text_match(
+                p, limit=1, doc_ids=scope, exclude_doc_ids=exclude, collection=collection
+            )
             for p in parts
         )
 
@@ -401,14 +432,16 @@ class Retriever:
             hit.debug["similarity"] = sim
         return hit
 
-    def expand(self, hits: Sequence[Hit]) -> None:
-        """Fill each hit's context with its neighbours (ordinal ±1), one read per document."""
+    def expand(self, hits: Sequence[Hit], collection: str | None = None) -> None:
+        """Fill each hit's context with its neighbours (ordinal ±1), one read per document
+        (and only from ``collection``, when one is searched)."""
         wanted: dict[str, set[int]] = {}
         for h in hits:
             wanted.setdefault(h.doc_id, set()).update((h.ordinal - 1, h.ordinal + 1))
         texts: dict[tuple[str, int], str] = {}
         for doc_id, ordinals in wanted.items():
-            for pl in self.store.chunks_by_ordinals(doc_id, sorted(o for o in ordinals if o >= 0)):
+            near = sorted(o for o in ordinals if o >= 0)
+            for pl in self.store.chunks_by_ordinals(doc_id, near, collection):
                 texts[(doc_id, int(pl["ordinal"]))] = str(pl.get("text", ""))
         for h in hits:
             h.context_before = texts.get((h.doc_id, h.ordinal - 1), "")

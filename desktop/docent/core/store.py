@@ -11,9 +11,12 @@ Schema (both backends):
 
 - ``chunks``: dense ``dense`` (cosine) + sparse ``bm25`` (IDF applied by Qdrant). Payload
   doc_id, path, file_name, page_start, page_end, ordinal, text, content_hash, heading,
+  ``collections`` (the ids of the document's collections, keyword-indexed: every search
+  method takes ``collection`` and filters inside the query, prefetches included),
   plus ``text_lower``: a lower-cased copy of ``text`` kept only for case-insensitive
   :meth:`Store.grep` (Qdrant's substring match is case-sensitive). It never leaves the store.
-- ``documents``: dense ``dense`` (cosine), one point per document; payload has doc_id.
+- ``documents``: dense ``dense`` (cosine), one point per document; payload has doc_id
+  and ``collections``.
 
 Each backend serialises its calls with one lock: neither Qdrant Edge nor local mode is
 thread-safe. Backend failures surface as :class:`~docent.core.errors.StoreError`.
@@ -28,6 +31,7 @@ from typing import Any, Protocol
 from docent.core.models import SparseVec
 from docent.core.store_base import (
     CHUNKS,
+    COLLECTIONS,
     DENSE,
     DOCUMENTS,
     RRF_K,
@@ -44,6 +48,7 @@ from docent.core.store_base import (
 
 __all__ = [
     "CHUNKS",
+    "COLLECTIONS",
     "DENSE",
     "DOCUMENTS",
     "RRF_K",
@@ -72,7 +77,9 @@ class Store(Protocol):
     def set_chunks_payload(self, doc_id: str, payload: dict[str, Any]) -> None: ...
     def count_chunks(self, doc_id: str | None = None) -> int: ...
     def dense_by_content_hash(self, hashes: Sequence[str]) -> dict[str, list[float]]: ...
-    def chunks_by_ordinals(self, doc_id: str, ordinals: Sequence[int]) -> list[dict[str, Any]]: ...
+    def chunks_by_ordinals(
+        self, doc_id: str, ordinals: Sequence[int], collection: str | None = None
+    ) -> list[dict[str, Any]]: ...
     def iter_chunks(
         self, doc_id: str, with_vectors: bool = False
     ) -> list[tuple[dict[str, Any], list[float] | None]]: ...
@@ -85,6 +92,7 @@ class Store(Protocol):
         doc_ids: Sequence[str] | None = None,
         exclude_doc_ids: Sequence[str] | None = None,
         prefetch_limit: int = 50,
+        collection: str | None = None,
     ) -> list[ScoredPoint]: ...
     def text_match(
         self,
@@ -92,12 +100,17 @@ class Store(Protocol):
         limit: int = 100,
         doc_ids: Sequence[str] | None = None,
         exclude_doc_ids: Sequence[str] | None = None,
+        collection: str | None = None,
     ) -> list[ScoredPoint]: ...
-    def grep(self, needle: str, limit: int = 100) -> list[ScoredPoint]: ...
+    def grep(
+        self, needle: str, limit: int = 100, collection: str | None = None
+    ) -> list[ScoredPoint]: ...
 
     def upsert_document(self, doc_id: str, dense: list[float], payload: dict[str, Any]) -> None: ...
     def delete_document(self, doc_id: str) -> None: ...
-    def query_documents(self, dense: list[float], limit: int = 20) -> list[ScoredPoint]: ...
+    def query_documents(
+        self, dense: list[float], limit: int = 20, collection: str | None = None
+    ) -> list[ScoredPoint]: ...
     def get_document(self, doc_id: str) -> dict[str, Any] | None: ...
     def set_document_payload(self, doc_id: str, payload: dict[str, Any]) -> None: ...
 

@@ -22,6 +22,9 @@ DENSE = "dense"
 SPARSE = "bm25"
 #: The lower-cased copy of ``text`` behind grep; stripped from every payload returned.
 TEXT_LOWER = "text_lower"
+#: Payload key (chunks and documents) holding the ids of the document's collections;
+#: keyword-indexed, so a collection's filter runs inside each query.
+COLLECTIONS = "collections"
 #: RRF constant. 60 is the value the retrieval baseline was measured with (DESIGN.md).
 RRF_K = 60
 #: Points per write: Qdrant Edge holds the GIL for a whole call (~10 ms per 100 points).

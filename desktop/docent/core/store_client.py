@@ -21,6 +21,7 @@ from docent.core.errors import StoreError, StoreLocked
 from docent.core.models import SparseVec
 from docent.core.store_base import (
     CHUNKS,
+    COLLECTIONS,
     DENSE,
     DOCUMENTS,
     RRF_K,
@@ -54,16 +55,24 @@ _CHUNK_INDEXES: dict[str, Any] = {
         phrase_matching=True,
     ),
     TEXT_LOWER: qm.PayloadSchemaType.KEYWORD,
+    COLLECTIONS: qm.PayloadSchemaType.KEYWORD,
 }
-_DOCUMENT_INDEXES: dict[str, Any] = {"doc_id": qm.PayloadSchemaType.KEYWORD}
+_DOCUMENT_INDEXES: dict[str, Any] = {
+    "doc_id": qm.PayloadSchemaType.KEYWORD,
+    COLLECTIONS: qm.PayloadSchemaType.KEYWORD,
+}
 _PAYLOAD = qm.PayloadSelectorExclude(exclude=[TEXT_LOWER])
 
 
 def _doc_filter(
-    doc_ids: Sequence[str] | None = None, exclude_doc_ids: Sequence[str] | None = None
+    doc_ids: Sequence[str] | None = None,
+    exclude_doc_ids: Sequence[str] | None = None,
+    collection: str | None = None,
 ) -> qm.Filter | None:
     must: list[qm.Condition] = []
     must_not: list[qm.Condition] = []
+    if collection is not None:
+        must.append(_in_collection(collection))
     if doc_ids is not None:
         must.append(qm.FieldCondition(key="doc_id", match=qm.MatchAny(any=list(doc_ids))))
     if exclude_doc_ids:
@@ -73,6 +82,10 @@ def _doc_filter(
     if not must and not must_not:
         return None
     return qm.Filter(must=must or None, must_not=must_not or None)
+
+
+def _in_collection(collection: str) -> qm.FieldCondition:
+    return qm.FieldCondition(key=COLLECTIONS, match=qm.MatchValue(value=collection))
 
 
 def _one_doc(doc_id: str, *more: qm.Condition) -> qm.Filter:
@@ -257,13 +270,17 @@ class ClientStore(LockedBackend):
                     found[h] = list(dense)
         return found
 
-    def chunks_by_ordinals(self, doc_id: str, ordinals: Sequence[int]) -> list[dict[str, Any]]:
+    def chunks_by_ordinals(
+        self, doc_id: str, ordinals: Sequence[int], collection: str | None = None
+    ) -> list[dict[str, Any]]:
         wanted = sorted({int(o) for o in ordinals})
         if not wanted:
             return []
-        cond = qm.FieldCondition(key="ordinal", match=qm.MatchAny(any=wanted))
+        more: list[qm.Condition] = [qm.FieldCondition(key="ordinal", match=qm.MatchAny(any=wanted))]
+        if collection is not None:
+            more.append(_in_collection(collection))
         with self._call("read chunks"):
-            records = self._scroll_all(_one_doc(doc_id, cond), False)
+            records = self._scroll_all(_one_doc(doc_id, *more), False)
         return sorted((public_payload(r.payload) for r in records), key=by_ordinal)
 
     def iter_chunks(
@@ -287,11 +304,12 @@ class ClientStore(LockedBackend):
         doc_ids: Sequence[str] | None = None,
         exclude_doc_ids: Sequence[str] | None = None,
         prefetch_limit: int = 50,
+        collection: str | None = None,
     ) -> list[ScoredPoint]:
         sparse = usable_sparse(sparse)
         if (dense is None and sparse is None) or (doc_ids is not None and not doc_ids):
             return []
-        flt = _doc_filter(doc_ids, exclude_doc_ids)
+        flt = _doc_filter(doc_ids, exclude_doc_ids, collection)
         searches: list[tuple[Any, str]] = []
         if dense is not None:
             searches.append((list(dense), DENSE))
@@ -331,17 +349,21 @@ class ClientStore(LockedBackend):
         limit: int = 100,
         doc_ids: Sequence[str] | None = None,
         exclude_doc_ids: Sequence[str] | None = None,
+        collection: str | None = None,
     ) -> list[ScoredPoint]:
         if not text.strip() or (doc_ids is not None and not doc_ids):
             return []
         cond = qm.FieldCondition(key="text", match=qm.MatchText(text=text))
-        return self._scroll_limited(_with(_doc_filter(doc_ids, exclude_doc_ids), cond), limit)
+        flt = _with(_doc_filter(doc_ids, exclude_doc_ids, collection), cond)
+        return self._scroll_limited(flt, limit)
 
-    def grep(self, needle: str, limit: int = 100) -> list[ScoredPoint]:
+    def grep(
+        self, needle: str, limit: int = 100, collection: str | None = None
+    ) -> list[ScoredPoint]:
         if not needle:
             return []
         cond = qm.FieldCondition(key=TEXT_LOWER, match=qm.MatchSubstring(substring=needle.lower()))
-        return self._scroll_limited(qm.Filter(must=[cond]), limit)
+        return self._scroll_limited(_with(_doc_filter(collection=collection), cond), limit)
 
     def _scroll_limited(self, flt: qm.Filter, limit: int) -> list[ScoredPoint]:
         if limit <= 0:
@@ -368,12 +390,15 @@ class ClientStore(LockedBackend):
         with self._call("delete a document"):
             self._client.delete(DOCUMENTS, points_selector=selector, wait=True)
 
-    def query_documents(self, dense: list[float], limit: int = 20) -> list[ScoredPoint]:
+    def query_documents(
+        self, dense: list[float], limit: int = 20, collection: str | None = None
+    ) -> list[ScoredPoint]:
         with self._call("search documents"):
             response = self._client.query_points(
                 DOCUMENTS,
                 query=list(dense),
                 using=DENSE,
+                query_filter=_doc_filter(collection=collection),
                 limit=limit,
                 with_payload=True,
                 with_vectors=False,

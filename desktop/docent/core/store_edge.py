@@ -28,6 +28,7 @@ from docent.core.models import SparseVec
 from docent.core.oslock import FileLock
 from docent.core.store_base import (
     CHUNKS,
+    COLLECTIONS,
     DENSE,
     DOCUMENTS,
     RRF_K,
@@ -59,8 +60,12 @@ _CHUNK_INDEXES: dict[str, Any] = {
         tokenizer=qe.TokenizerType.Word, lowercase=True, phrase_matching=True
     ),
     TEXT_LOWER: qe.PayloadSchemaType.Keyword,
+    COLLECTIONS: qe.PayloadSchemaType.Keyword,
 }
-_DOCUMENT_INDEXES: dict[str, Any] = {"doc_id": qe.PayloadSchemaType.Keyword}
+_DOCUMENT_INDEXES: dict[str, Any] = {
+    "doc_id": qe.PayloadSchemaType.Keyword,
+    COLLECTIONS: qe.PayloadSchemaType.Keyword,
+}
 # Returned payloads never carry the grep copy of the text.
 _PAYLOAD = qe.PayloadSelector.Exclude([TEXT_LOWER])
 
@@ -101,10 +106,14 @@ def _open_shard(path: Path, config: qe.EdgeConfig, indexes: dict[str, Any]) -> q
 
 
 def _doc_filter(
-    doc_ids: Sequence[str] | None = None, exclude_doc_ids: Sequence[str] | None = None
+    doc_ids: Sequence[str] | None = None,
+    exclude_doc_ids: Sequence[str] | None = None,
+    collection: str | None = None,
 ) -> qe.Filter | None:
     must: list[Any] = []
     must_not: list[Any] = []
+    if collection is not None:
+        must.append(_in_collection(collection))
     if doc_ids is not None:
         must.append(qe.FieldCondition("doc_id", match=qe.MatchAny(list(doc_ids))))
     if exclude_doc_ids:
@@ -112,6 +121,10 @@ def _doc_filter(
     if not must and not must_not:
         return None
     return qe.Filter(must=must or None, must_not=must_not or None)
+
+
+def _in_collection(collection: str) -> Any:
+    return qe.FieldCondition(COLLECTIONS, match=qe.MatchValue(collection))
 
 
 def _one_doc(doc_id: str, *more: Any) -> qe.Filter:
@@ -284,11 +297,16 @@ class EdgeStore(LockedBackend):
                     found[h] = list(r.vector[DENSE])
         return found
 
-    def chunks_by_ordinals(self, doc_id: str, ordinals: Sequence[int]) -> list[dict[str, Any]]:
+    def chunks_by_ordinals(
+        self, doc_id: str, ordinals: Sequence[int], collection: str | None = None
+    ) -> list[dict[str, Any]]:
         wanted = sorted({int(o) for o in ordinals})
         if not wanted:
             return []
-        flt = _one_doc(doc_id, qe.FieldCondition("ordinal", match=qe.MatchAny(wanted)))
+        more = [qe.FieldCondition("ordinal", match=qe.MatchAny(wanted))]
+        if collection is not None:
+            more.append(_in_collection(collection))
+        flt = _one_doc(doc_id, *more)
         with self._call("read chunks"):
             records = self._scroll_all(flt, False)
         return sorted((public_payload(r.payload) for r in records), key=by_ordinal)
@@ -317,11 +335,12 @@ class EdgeStore(LockedBackend):
         doc_ids: Sequence[str] | None = None,
         exclude_doc_ids: Sequence[str] | None = None,
         prefetch_limit: int = 50,
+        collection: str | None = None,
     ) -> list[ScoredPoint]:
         sparse = usable_sparse(sparse)
         if (dense is None and sparse is None) or (doc_ids is not None and not doc_ids):
             return []
-        flt = _doc_filter(doc_ids, exclude_doc_ids)
+        flt = _doc_filter(doc_ids, exclude_doc_ids, collection)
         searches = []
         if dense is not None:
             searches.append(qe.Query.Nearest(list(dense), using=DENSE))
@@ -350,18 +369,22 @@ class EdgeStore(LockedBackend):
         limit: int = 100,
         doc_ids: Sequence[str] | None = None,
         exclude_doc_ids: Sequence[str] | None = None,
+        collection: str | None = None,
     ) -> list[ScoredPoint]:
         if not text.strip() or (doc_ids is not None and not doc_ids):
             return []
         cond = qe.FieldCondition("text", match=qe.MatchText(text))
-        flt = _with(_doc_filter(doc_ids, exclude_doc_ids), cond)
+        flt = _with(_doc_filter(doc_ids, exclude_doc_ids, collection), cond)
         return self._scroll_limited(flt, limit, "search chunk text")
 
-    def grep(self, needle: str, limit: int = 100) -> list[ScoredPoint]:
+    def grep(
+        self, needle: str, limit: int = 100, collection: str | None = None
+    ) -> list[ScoredPoint]:
         if not needle:
             return []
         cond = qe.FieldCondition(TEXT_LOWER, match=qe.MatchSubstring(needle.lower()))
-        return self._scroll_limited(qe.Filter(must=[cond]), limit, "search chunk text")
+        flt = _with(_doc_filter(collection=collection), cond)
+        return self._scroll_limited(flt, limit, "search chunk text")
 
     def _scroll_limited(self, flt: qe.Filter, limit: int, what: str) -> list[ScoredPoint]:
         if limit <= 0:
@@ -384,10 +407,13 @@ class EdgeStore(LockedBackend):
         with self._call("delete a document"):
             self._docs.update(qe.UpdateOperation.delete_points([document_point_id(doc_id)]))
 
-    def query_documents(self, dense: list[float], limit: int = 20) -> list[ScoredPoint]:
+    def query_documents(
+        self, dense: list[float], limit: int = 20, collection: str | None = None
+    ) -> list[ScoredPoint]:
         req = qe.QueryRequest(
             limit=limit,
             query=qe.Query.Nearest(list(dense), using=DENSE),
+            filter=_doc_filter(collection=collection),
             with_payload=True,
             with_vector=False,
         )

@@ -8,7 +8,10 @@ on inotify (DESIGN.md), indexes each file once, at its final content:
   per write; a file moved in from outside emits only ``created``);
 - ignored: ``opened`` / ``closed_no_write`` / ``attrib``, directory created/modified, temp
   names (``*.part``, ``~$*``, ...), hidden files, unsupported types;
-- ``deleted``: cancel pending work for the path, remove the document;
+- ``deleted``: remove the document after ``GONE_SECONDS`` (longer than the fallback), so
+  a file moved to another watched folder (another observer: it sees ``deleted`` here and
+  ``created`` there) is indexed there first and found to be a move (nothing re-embedded,
+  its collection follows the folder) before its old path is dropped;
 - ``moved`` inside the watched folders: a move job (nothing re-embedded); out: a removal;
   in (or from a temp name such as ``x.part``): index.
 
@@ -45,6 +48,8 @@ log = logging.getLogger(__name__)
 
 QUIET_SECONDS = 0.5  # after a finished write (closed / moved here)
 FALLBACK_SECONDS = 3.0  # after created / modified with no close seen
+#: after deleted: later than the fallback of a ``created`` the same move made elsewhere
+GONE_SECONDS = FALLBACK_SECONDS + QUIET_SECONDS
 POLL_SECONDS = 1.0  # missing folders and dead observers are checked this often
 SWEEP_ONLY_SECONDS = 60.0  # sweep cadence for folders the OS cannot watch live
 
@@ -92,6 +97,8 @@ class FolderStatus:
     message: str = ""
     #: time.time() when a sweep of it was last queued (0: never).
     last_sweep: float = 0.0
+    #: The name of the collection its files join ("" until the engine says).
+    collection: str = ""
 
     def as_dict(self) -> dict[str, Any]:
         data = asdict(self)
@@ -135,12 +142,14 @@ class Watcher:
         sweep_interval: float = 600.0,
         quiet: float = QUIET_SECONDS,
         fallback: float = FALLBACK_SECONDS,
+        gone: float = GONE_SECONDS,
         poll: float = POLL_SECONDS,
         on_state: StateCallback | None = None,
     ) -> None:
         self.queue = queue
         self.sweep_interval = sweep_interval  # seconds; 0: no periodic sweep
         self.quiet, self.fallback, self.poll = quiet, fallback, poll
+        self.gone = max(gone, fallback + quiet)
         self.on_state = on_state
         self._folders: dict[str, _Folder] = {}
         self._timers = Debouncer()
@@ -278,9 +287,14 @@ class Watcher:
             due = self._timers.wait_due(until=self._next_poll)
             if due:
                 try:
+                    # A path's timer ends in what is there now: a file to index, or
+                    # nothing (deleted, or moved to another watched folder) to remove.
                     present = [p for p in due if os.path.isfile(p)]
                     if present:
                         self.queue.index(present, source="watch")
+                    for p in due:
+                        if not os.path.exists(p):
+                            self.queue.remove(p, source="watch")
                 finally:
                     self._timers.fired()
             if time.monotonic() >= self._next_poll:
@@ -347,9 +361,10 @@ class Watcher:
             if self._wanted(src):
                 self._timers.arm(src, self.fallback)
         elif kind == "deleted":
-            self._timers.disarm(src)
             if self._wanted(src):
-                self.queue.remove(src, source="watch")
+                self._timers.arm(src, self.gone)
+            else:
+                self._timers.disarm(src)
         elif kind == "moved" and not ev.is_synthetic:  # synthetic: its folder's move covers it
             self._on_file_moved(src, dest)
 
@@ -385,7 +400,7 @@ class Watcher:
             return
         self._timers.disarm_under(src)
         if self._visible(src):
-            self.queue.remove(src, source="watch")
+            self._timers.arm(src, self.gone)  # removed then, unless it moved (see above)
 
 
 def _paused_message(folder: str) -> str:

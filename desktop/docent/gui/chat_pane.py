@@ -18,7 +18,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from docent.core.api import Answer, Conversation, EngineAPI, Turn
+from docent.core.api import Answer, Collection, Conversation, EngineAPI, Turn
 from docent.gui.markdown_view import SafeBrowser, parse_cite
 from docent.gui.messages import bridge
 from docent.gui.turn_markdown import turn_markdown
@@ -37,12 +37,16 @@ class ChatPane(QWidget):
     answer_started = Signal()
     #: the user asked to retry with the model (after an extractive answer)
     retry_requested = Signal()
+    #: another conversation is shown (that of the collection chosen)
+    conversation_changed = Signal()
 
     def __init__(self, engine: EngineAPI, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.engine = engine
-        #: the chat: what the engine answered, turn by turn (see core/conversation.py)
-        self.conversation = Conversation()
+        #: One conversation per collection (None: all of them), each remembering the
+        #: collection it was started in; the one shown is ``conversation``.
+        self._conversations: dict[str | None, Conversation] = {None: Conversation()}
+        self.collection: Collection | None = None
         self.scope: list[str] = []
         #: the question being answered (not in the conversation until it is answered)
         self._asking: Turn | None = None
@@ -150,7 +154,31 @@ class ChatPane(QWidget):
         self.banner_label.setText(reason or EXTRACTIVE_TEXT)
         self.banner.setVisible(on)
 
-    # Scope --------------------------------------------------------------------
+    # Collection and scope -----------------------------------------------------
+
+    @property
+    def conversation(self) -> Conversation:
+        """The chat shown: what the engine answered, turn by turn (core/conversation.py)."""
+        return self._conversations[self.collection.id if self.collection else None]
+
+    def set_collection(self, collection: Collection | None) -> None:
+        """Ask ``collection`` from now on (None: all), in its own conversation: the one
+        started there earlier comes back. Not while an answer streams."""
+        key = collection.id if collection else None
+        if self.streaming:
+            return
+        changed = key != (self.collection.id if self.collection else None)
+        self.collection = collection
+        if changed:
+            conv = self._conversations.setdefault(key, Conversation(collection=key))
+            self.scope = list(conv.scope or [])
+            self._frozen_turns, self._frozen_pos = 0, 0
+            self.view.clear()
+            if conv.turns:
+                self.redraw()
+                self._freeze()
+            self.conversation_changed.emit()
+        self._update_scope_label()
 
     def set_scope(self, paths: list[str]) -> None:
         self.scope = list(paths)
@@ -161,12 +189,17 @@ class ChatPane(QWidget):
         self.set_scope([])
 
     def _update_scope_label(self) -> None:
+        where = f"collection {self.collection.name}" if self.collection else "all documents"
         if not self.scope:
-            self.scope_label.setText("Asking: all documents")
+            self.scope_label.setText(f"Asking: {where}")
         else:
             names = ", ".join(Path(p).name for p in self.scope[:3])
             more = f" and {len(self.scope) - 3} more" if len(self.scope) > 3 else ""
-            self.scope_label.setText(f"Asking only: {names}{more}")
+            inside = f" (in collection {self.collection.name})" if self.collection else ""
+            self.scope_label.setText(f"Asking only: {names}{more}{inside}")
+        self.clear_scope_button.setText(
+            f"All of {self.collection.name}" if self.collection else "All documents"
+        )
         self.clear_scope_button.setVisible(bool(self.scope))
 
     # Asking -------------------------------------------------------------------
@@ -195,6 +228,7 @@ class ChatPane(QWidget):
         if self.streaming:
             return
         conversation = self.conversation  # the worker's until it finishes
+        collection = self.collection.id if self.collection else ""
         files = list(self.scope)  # [] clears an earlier scope
         self._asking = Turn(len(conversation.turns) + 1, question, scope=files or None)
         self._streamed = ""
@@ -211,6 +245,7 @@ class ChatPane(QWidget):
                 model=model,
                 on_token=task.report,
                 cancel=task.cancel,
+                collection=collection,
             )
 
         self._worker = run_in_worker(

@@ -93,6 +93,10 @@ class IndexController(QObject):
         self._fractions: dict[str, float] = {}
         self._refresh_pending = False
         self._refresh_again = False
+        #: the collection (id) whose documents ``refresh`` reads and ``add`` adds to;
+        #: None: all documents (new ones join their folder's collection or the default)
+        self.collection_id: str | None = None
+        self._reading_for: str | None = None
         self.events = EventBridge(engine, self)
         self.events.event_received.connect(self._on_event)
 
@@ -108,9 +112,23 @@ class IndexController(QObject):
 
     # Requests (quick calls: the engine only queues) ---------------------------
 
-    def add(self, paths: list[str], *, recursive: bool = True, force: bool = False) -> None:
+    def add(
+        self,
+        paths: list[str],
+        *,
+        recursive: bool = True,
+        force: bool = False,
+        collection: str | None = None,
+    ) -> None:
+        """Index ``paths`` into ``collection`` (an id; None: the one shown, if any)."""
         if paths:
-            self._track(self.engine.submit_index(paths, recursive=recursive, force=force), paths)
+            job = self.engine.submit_index(
+                paths,
+                recursive=recursive,
+                force=force,
+                collection=collection or self.collection_id,
+            )
+            self._track(job, paths)
 
     def resume(self) -> None:
         """Index what is queued from an earlier session (crash or cancel)."""
@@ -120,6 +138,10 @@ class IndexController(QObject):
 
     def remove(self, paths: list[str]) -> None:
         self._removals.update(j.id for j in self.engine.submit_removal(paths))
+
+    def leave(self, paths: list[str], collection_id: str) -> None:
+        """Take documents out of a collection (out of the library if in no other)."""
+        self._removals.update(j.id for j in self.engine.submit_leave(paths, collection_id))
 
     def cancel(self) -> None:
         self.engine.cancel_indexing()
@@ -139,8 +161,10 @@ class IndexController(QObject):
             self._refresh_again = True  # the read in flight may predate this change
             return
         self._refresh_pending, self._refresh_again = True, False
+        engine, collection = self.engine, self.collection_id
+        self._reading_for = collection
         call_in_worker(
-            self.engine.documents,
+            lambda: engine.documents(collection),
             name="documents",
             on_result=self._on_documents,
             on_finished=self._on_refreshed,
@@ -148,6 +172,9 @@ class IndexController(QObject):
         )
 
     def _on_documents(self, records: list[DocumentRecord]) -> None:
+        if self._reading_for != self.collection_id:  # read for the collection shown before
+            self._refresh_again = True
+            return
         self.documents_changed.emit(records)
 
     def _on_refreshed(self) -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from PySide6.QtCore import QMimeData, QModelIndex, QPoint, QSortFilterProxyModel, Qt, QUrl, Signal
 from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import (
@@ -19,8 +21,17 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from docent.core.api import DocumentChanged, EngineAPI, FilesFound, IndexReport, Progress
+from docent.core.api import (
+    Collection,
+    DocumentChanged,
+    EngineAPI,
+    FilesFound,
+    IndexReport,
+    Job,
+    Progress,
+)
 from docent.core.models import DocumentRecord
+from docent.gui.collection_bar import CollectionBar
 from docent.gui.indexing import IndexController
 from docent.gui.library_model import (
     INDEXED,
@@ -60,10 +71,13 @@ class LibraryPane(QWidget):
         self.proxy.setFilterKeyColumn(NAME)
         self.proxy.setFilterCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
         self._run_paths: set[str] = set()  # files the current run is about
+        #: the collection shown (None: every document)
+        self.collection: Collection | None = None
         self._build()
         self._connect()
 
     def _build(self) -> None:
+        self.collection_bar = CollectionBar(self.engine, self)
         title = QLabel("Library")
         title.setObjectName("paneTitle")
         self.filter_edit = QLineEdit()
@@ -117,6 +131,7 @@ class LibraryPane(QWidget):
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(8, 8, 4, 8)
+        layout.addWidget(self.collection_bar)
         layout.addWidget(title)
         layout.addWidget(self.filter_edit)
         layout.addWidget(self.table, 1)
@@ -137,15 +152,59 @@ class LibraryPane(QWidget):
         c.overall_progressed.connect(self._on_overall)
         c.run_started.connect(self._on_run_started)
         c.run_finished.connect(self._on_run_finished)
+        c.documents_changed.connect(lambda _: self.collection_bar.refresh())
+        self.collection_bar.collection_changed.connect(self.set_collection)
+        self.collection_bar.collections_changed.connect(self._on_collections)
 
     # Public -------------------------------------------------------------------
 
-    def add_paths(self, paths: list[str], *, force: bool = False) -> None:
-        """Index files and folders (recursively); unsupported ones are reported."""
-        self.controller.add(paths, force=force)
+    def add_paths(
+        self, paths: list[str], *, force: bool = False, collection: str | None = None
+    ) -> None:
+        """Index files and folders (recursively) into ``collection`` (None: the one shown);
+        unsupported ones are reported."""
+        self.controller.add(paths, force=force, collection=collection)
 
     def refresh(self) -> None:
         self.controller.refresh()
+        self.collection_bar.refresh()
+
+    def set_collection(self, collection: Collection | None) -> None:
+        """Show this collection's documents (None: all of them)."""
+        changed = (collection.id if collection else None) != self.controller.collection_id
+        self.collection = collection
+        self.watched.collection = collection
+        self._update_hint_text()
+        if changed:
+            self.controller.collection_id = collection.id if collection else None
+            self.model.set_records([])
+            self.empty_hint.setVisible(True)
+            self.controller.refresh()
+
+    def _on_collections(self, found: list[Collection]) -> None:
+        if self.collection is not None:  # its counts or name changed
+            self.collection = next((c for c in found if c.id == self.collection.id), None)
+            self.watched.collection = self.collection
+            self._update_hint_text()
+
+    def _update_hint_text(self) -> None:
+        if self.collection is None:
+            self.empty_hint.setText("Drop PDFs or folders here, or use File ▸ Add files…")
+        else:
+            self.empty_hint.setText(
+                f"The collection '{self.collection.name}' is empty: drop PDFs or folders "
+                "here to add them to it, or use File ▸ Add files…"
+            )
+
+    def _shows(self, path: str, job: Job) -> bool:
+        """Does a file a job is about belong in the table shown? (Before the catalog has
+        its record: by the job's collection, or the folder it lies in.)"""
+        shown = self.collection
+        if shown is None or self.model.row_for(path) is not None:
+            return True
+        if job.collection:
+            return job.collection == shown.id
+        return any(path.startswith(f.rstrip("/") + "/") for f in shown.folders)
 
     def selected_rows(self) -> list[Row]:
         rows = []
@@ -163,22 +222,28 @@ class LibraryPane(QWidget):
         self.empty_hint.setVisible(self.model.rowCount() == 0)
 
     def _on_files_found(self, found: FilesFound) -> None:
+        files = [f for f in found.files if self._shows(f, found.job)]
         if self.controller.busy:
-            self._run_paths.update(found.files)
-        self.model.mark_queued(found.files)
+            self._run_paths.update(files)
+        self.model.mark_queued(files)
         self.empty_hint.setVisible(self.model.rowCount() == 0)
 
     def _on_doc_progress(self, p: Progress) -> None:
+        if self.collection is not None and self.model.row_for(p.path) is None:
+            return  # not a file of the collection shown (its rows come with FilesFound)
         if self.controller.busy:
             self._run_paths.add(p.path)
         self.model.apply(p, None)
 
     def _on_doc_changed(self, change: DocumentChanged) -> None:
-        if change.record is None:
-            self.model.remove(change.progress.path)
+        rec = change.record
+        shown = self.collection
+        if rec is None or (shown is not None and shown.id not in rec.collections):
+            self.model.remove(change.progress.path)  # gone, or not in this collection
             self.empty_hint.setVisible(self.model.rowCount() == 0)
         else:
-            self.model.apply(change.progress, change.record)
+            self.model.apply(change.progress, rec)
+            self.empty_hint.setVisible(False)
 
     def _on_overall(self, fraction: float, label: str) -> None:
         self.progress.setValue(int(fraction * 1000))
@@ -223,9 +288,24 @@ class LibraryPane(QWidget):
         dump = menu.addAction("Show extracted text", lambda: self._show_text(rows[0]))
         dump.setEnabled(one is not None and one.state == "ready")
         menu.addSeparator()
+        self._collection_actions(menu, rows)
         menu.addAction("Re-index", lambda: self.add_paths([r.path for r in rows], force=True))
         menu.addAction("Remove from library", lambda: self._remove(rows))
         return menu
+
+    def _collection_actions(self, menu: QMenu, rows: list[Row]) -> None:
+        paths = [r.path for r in rows if r.doc_id]
+        others = [c for c in self.collection_bar.collections if c != self.collection]
+        if others:
+            add_to = menu.addMenu("Add to collection")
+            for c in others:
+                action = add_to.addAction(c.name, self._adder(paths, c.id))
+                action.setEnabled(bool(paths))
+        shown = self.collection
+        if shown is not None:
+            leave = menu.addAction(f"Remove from '{shown.name}'", lambda: self._leave(rows, shown))
+            leave.setEnabled(bool(paths))
+        menu.addSeparator()
 
     def _summarize(self, row: Row) -> None:
         self.summarize_requested.emit(row.path)
@@ -245,6 +325,20 @@ class LibraryPane(QWidget):
 
     def _show_dump(self, row: Row, text: str) -> None:
         show_text(self, f"Extracted text — {row.file_name}", text)
+
+    def _adder(self, paths: list[str], collection_id: str) -> Callable[[], None]:
+        return lambda: self.add_paths(paths, collection=collection_id)
+
+    def _leave(self, rows: list[Row], shown: Collection) -> None:
+        names = ", ".join(r.file_name for r in rows[:3]) + ("…" if len(rows) > 3 else "")
+        answer = QMessageBox.question(
+            self,
+            "Remove from collection",
+            f"Take {names} out of '{shown.name}'? A document in no other collection leaves "
+            "the library. The files themselves are not touched.",
+        )
+        if answer == QMessageBox.StandardButton.Yes:
+            self.controller.leave([r.path for r in rows if r.doc_id], shown.id)
 
     def _remove(self, rows: list[Row]) -> None:
         names = ", ".join(r.file_name for r in rows[:3]) + ("…" if len(rows) > 3 else "")

@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
 
 from docent.core.api import (
     SUPPORTED_SUFFIXES,
+    Collection,
     DocumentChanged,
     EngineAPI,
     FolderStatus,
@@ -165,6 +166,12 @@ class MainWindow(QMainWindow):
 
     def _wire(self) -> None:
         lib, chat = self.library, self.chat
+        lib.collection_bar.collection_changed.connect(self._on_collection_changed)
+        lib.collection_bar.collections_changed.connect(  # a rename: the chat says the new name
+            lambda _: chat.set_collection(lib.collection_bar.current)
+        )
+        chat.answer_started.connect(lambda: lib.collection_bar.setEnabled(False))
+        chat.answer_finished.connect(lambda _: lib.collection_bar.setEnabled(True))
         lib.ask_about_requested.connect(chat.set_scope)
         lib.summarize_requested.connect(self.summarize)
         lib.controller.overall_progressed.connect(
@@ -188,6 +195,9 @@ class MainWindow(QMainWindow):
         self.health_timer.start()
 
     def _start(self) -> None:
+        saved = self.gui_settings.value("collection/current")
+        if isinstance(saved, str) and saved:
+            self.library.collection_bar.select(saved)
         # Loading the embedding model holds the GIL for a moment: do it now, while the
         # window appears, rather than in the middle of the first drop or question; then
         # take what startup made out of the garbage collector's sight (see heap.py).
@@ -316,6 +326,17 @@ class MainWindow(QMainWindow):
         elif not health.ok:
             self.chat.set_extractive(True, health.message)
         self.health_changed.emit(health)
+
+    # Collections ---------------------------------------------------------------
+
+    def _on_collection_changed(self, collection: Collection | None) -> None:
+        """The library shows it (the pane follows the bar itself); the chat asks it, in the
+        conversation started there; the sources pane lists that conversation's last."""
+        self.chat.set_collection(collection)
+        turns = self.chat.turns  # that collection's conversation: its last sources
+        self.citations.set_citations(turns[-1].citations if turns else [])
+        self._citations_turn = turns[-1].number if turns else 0
+        self.gui_settings.setValue("collection/current", collection.id if collection else "")
 
     # Chat <-> citations -------------------------------------------------------
 

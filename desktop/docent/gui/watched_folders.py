@@ -19,7 +19,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from docent.core.api import EngineAPI, FolderStatus
+from docent.core.api import Collection, EngineAPI, FolderStatus
 from docent.gui.messages import bridge
 from docent.gui.workers import call_in_worker
 
@@ -30,6 +30,8 @@ class WatchedFoldersBox(QGroupBox):
     def __init__(self, engine: EngineAPI, parent: QWidget | None = None) -> None:
         super().__init__("Watched folders", parent)
         self.engine = engine
+        #: the collection a folder watched from here joins (None: the default one)
+        self.collection: Collection | None = None
         self.list = QListWidget()
         self.list.setMaximumHeight(90)
         self.add_button = QPushButton("Watch folder…")
@@ -63,11 +65,12 @@ class WatchedFoldersBox(QGroupBox):
             self.watch(folder)
 
     def watch(self, folder: str) -> None:
-        engine = self.engine
+        engine, into = self.engine, self.collection
+        where = f" into '{into.name}'" if into else ""
         call_in_worker(
-            lambda: engine.watch(folder),
+            lambda: engine.watch(folder, into.id if into else None),
             name="watch",
-            on_result=lambda _: bridge().info(f"Watching {folder}; changes are indexed."),
+            on_result=lambda _: bridge().info(f"Watching {folder}; changes are indexed{where}."),
             on_finished=self.refresh,
             error_text=f"Could not watch {folder}",
         )
@@ -121,7 +124,8 @@ class WatchedFoldersBox(QGroupBox):
         selected = {str(i.data(Qt.ItemDataRole.UserRole)) for i in self.list.selectedItems()}
         self.list.clear()
         for st in watched:
-            item = QListWidgetItem(f"{st.path} — {st.state.value}")
+            where = f" · {st.collection}" if st.collection else ""
+            item = QListWidgetItem(f"{st.path} — {st.state.value}{where}")
             item.setData(Qt.ItemDataRole.UserRole, st.path)
             item.setToolTip(st.message or st.path)
             self.list.addItem(item)

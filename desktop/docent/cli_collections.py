@@ -1,0 +1,178 @@
+"""`docent collections` and `docent collection create|rename|remove`, and the
+``--collection NAME`` option the other commands share."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from docent.core.engine import Engine
+    from docent.core.models import Collection
+
+Command = Callable[[argparse.Namespace], int]
+OpenEngine = Callable[[], "Engine"]
+
+
+def add_option(parser: argparse.ArgumentParser, what: str) -> None:
+    parser.add_argument(
+        "--collection", metavar="NAME", default=None, help=f"{what} (see `docent collections`)"
+    )
+
+
+def chosen(eng: Engine, args: argparse.Namespace) -> str | None:
+    """The id of the collection ``--collection`` names (None: all); UnknownCollection
+    (exit 2) lists the existing ones."""
+    name = getattr(args, "collection", None)
+    return eng.collection(name).id if name else None
+
+
+def made(eng: Engine, args: argparse.Namespace) -> str | None:
+    """Like ``chosen``, but a new name makes the collection (index, watch DIR)."""
+    name = getattr(args, "collection", None)
+    return eng.ensure_collection(name).id if name else None
+
+
+def _print_json(data: Any) -> None:
+    json.dump(data, sys.stdout, indent=2, ensure_ascii=False)
+    sys.stdout.write("\n")
+
+
+def as_dict(c: Collection) -> dict[str, Any]:
+    return {
+        "name": c.name,
+        "default": c.is_default,
+        "documents": c.documents,
+        "ready": c.ready,
+        "chunks": c.chunks,
+        "only_here": c.exclusive,
+        "watched_folders": list(c.folders),
+    }
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def cmd_collections(args: argparse.Namespace, open_engine: OpenEngine) -> int:
+    with open_engine() as eng:
+        found = eng.collections()
+    if args.json:
+        _print_json([as_dict(c) for c in found])
+        return 0
+    for c in found:
+        mark = " (default)" if c.is_default else ""
+        print(
+            f"{c.name + mark:32.32} {_plural(c.documents, 'document'):>14} "
+            f"{c.ready:>6} ready {c.chunks:>8} chunks"
+        )
+        for folder in c.folders:
+            print(f"    watches {folder}")
+    return 0
+
+
+def cmd_create(args: argparse.Namespace, open_engine: OpenEngine) -> int:
+    with open_engine() as eng:
+        made_ = eng.create_collection(args.name)
+    if args.json:
+        _print_json(as_dict(made_))
+    else:
+        print(f"made the collection '{made_.name}'")
+    return 0
+
+
+def cmd_rename(args: argparse.Namespace, open_engine: OpenEngine) -> int:
+    with open_engine() as eng:
+        old = eng.collection(args.old)
+        new = eng.rename_collection(old.id, args.new)
+    if args.json:
+        _print_json({"from": old.name, **as_dict(new)})
+    else:
+        print(f"renamed the collection '{old.name}' to '{new.name}'")
+    return 0
+
+
+def cmd_remove(args: argparse.Namespace, open_engine: OpenEngine) -> int:
+    with open_engine() as eng:
+        target = eng.collection(args.name)
+        if not args.yes and not _confirmed(target):
+            return 2
+        report = eng.remove_collection(target.id)
+    kept = target.documents - len(report.removed)
+    if args.json:
+        _print_json(
+            {
+                "collection": target.name,
+                "removed_from_index": report.removed,
+                "kept_in_other_collections": kept,
+                "cancelled": report.cancelled,
+            }
+        )
+        return 0
+    what = "emptied the default collection" if target.is_default else "removed the collection"
+    print(
+        f"{what} '{target.name}': {_plural(len(report.removed), 'document')} left the index, "
+        f"{kept} stay in other collections; no file was deleted"
+    )
+    return 0
+
+
+def _confirmed(target: Collection) -> bool:
+    question = (
+        f"Remove the collection '{target.name}'? Its {_plural(target.exclusive, 'document')} "
+        f"in no other collection leave the index ({target.documents - target.exclusive} stay "
+        "in others); no file is deleted."
+    )
+    if not sys.stdin.isatty():
+        print(
+            f"docent: {question} Nothing was done: confirm with --yes.",
+            file=sys.stderr,
+        )
+        return False
+    answer = input(question + " [y/N] ").strip().lower()
+    if answer not in ("y", "yes"):
+        print("Nothing was removed.", file=sys.stderr)
+        return False
+    return True
+
+
+def add_commands(
+    sub: Any,
+    add: Callable[[str, Command, str], argparse.ArgumentParser],
+    open_engine: OpenEngine,
+) -> None:
+    """Register the commands; ``add`` is cli.build_parser's helper."""
+
+    def bound(func: Callable[[argparse.Namespace, OpenEngine], int]) -> Command:
+        return lambda args: func(args, open_engine)
+
+    add("collections", bound(cmd_collections), "list the collections with their counts")
+    group = sub.add_parser(
+        "collection",
+        help="make, rename or remove a collection",
+        description="make, rename or remove a collection (never a file)",
+    )
+    actions = group.add_subparsers(dest="action", required=True)
+
+    def action(name: str, func: Command, help_: str) -> argparse.ArgumentParser:
+        sp = actions.add_parser(name, help=help_, description=help_)
+        sp.set_defaults(func=func)
+        sp.add_argument("--json", action="store_true", help="machine-readable output")
+        return sp
+
+    sp = action("create", bound(cmd_create), "make an empty collection")
+    sp.add_argument("name")
+    sp = action("rename", bound(cmd_rename), "rename a collection (nothing is re-indexed)")
+    sp.add_argument("old")
+    sp.add_argument("new")
+    sp = action(
+        "remove",
+        bound(cmd_remove),
+        "remove a collection: its documents in no other collection leave the index; "
+        "files are never deleted",
+    )
+    sp.add_argument("name")
+    sp.add_argument("-y", "--yes", action="store_true", help="do not ask for confirmation")

@@ -1,0 +1,218 @@
+"""The collection selector above the library: All collections or one, and New / Rename /
+Remove. The engine does the work (in workers); this bar shows ``Engine.collections()``."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (
+    QComboBox,
+    QHBoxLayout,
+    QInputDialog,
+    QLabel,
+    QMenu,
+    QMessageBox,
+    QSizePolicy,
+    QToolButton,
+    QWidget,
+)
+
+from docent.core.api import Collection, EngineAPI
+from docent.gui.messages import bridge
+from docent.gui.workers import call_in_worker
+
+ALL_TEXT = "All collections"
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def removal_question(c: Collection) -> str:
+    """What removing ``c`` does, said before it is done."""
+    stay = c.documents - c.exclusive
+    if c.is_default:
+        head = f"Empty the default collection '{c.name}'? It stays, for documents added "
+        head += "with no collection."
+    else:
+        head = f"Remove the collection '{c.name}'?"
+    return (
+        f"{head}\n\n{_plural(c.exclusive, 'document')} in no other collection will leave "
+        f"the library; {_plural(stay, 'document')} stay in other collections."
+        + (" Its watched folders stop being watched." if c.folders else "")
+        + "\n\nNo file is deleted."
+    )
+
+
+class CollectionBar(QWidget):
+    #: the collection shown changed (Collection, or None for all of them)
+    collection_changed = Signal(object)
+    #: the collections were read again (list[Collection])
+    collections_changed = Signal(object)
+
+    def __init__(self, engine: EngineAPI, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.engine = engine
+        self._collections: list[Collection] = []
+        self._wanted: str | None = None  # id to select once the list is read
+        self._reading = False
+        self._again = False
+        self.combo = QComboBox()
+        self.combo.setObjectName("collectionSelector")
+        self.combo.setToolTip("The collection the library shows and the chat asks")
+        self.combo.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+        self.combo.addItem(ALL_TEXT, None)
+        self.menu_button = QToolButton()
+        self.menu_button.setText("Collections ▾")
+        self.menu_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        menu = QMenu(self.menu_button)
+        self.new_action = menu.addAction("New collection…", self.ask_new)
+        self.rename_action = menu.addAction("Rename…", self.ask_rename)
+        self.remove_action = menu.addAction("Remove…", self.ask_remove)
+        self.menu_button.setMenu(menu)
+        label = QLabel("Collection")
+        label.setObjectName("muted")
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(label)
+        layout.addWidget(self.combo, 1)
+        layout.addWidget(self.menu_button)
+        self.combo.currentIndexChanged.connect(self._on_index_changed)
+        self._update_actions()
+
+    # State ----------------------------------------------------------------------
+
+    @property
+    def current(self) -> Collection | None:
+        cid = self.combo.currentData()
+        return next((c for c in self._collections if c.id == cid), None)
+
+    @property
+    def current_id(self) -> str | None:
+        data = self.combo.currentData()
+        return data if isinstance(data, str) else None
+
+    @property
+    def collections(self) -> list[Collection]:
+        return list(self._collections)
+
+    def select(self, collection_id: str | None) -> None:
+        """Show this collection (None: all); remembered until the list has it."""
+        self._wanted = collection_id
+        at = self.combo.findData(collection_id) if collection_id else 0
+        if at >= 0:
+            self.combo.setCurrentIndex(at)
+
+    def refresh(self) -> None:
+        """Read the collections again (coalesced: one read in flight, one more after)."""
+        if self._reading:
+            self._again = True
+            return
+        self._reading, self._again = True, False
+        call_in_worker(
+            self.engine.collections,
+            name="collections",
+            on_result=self.show_collections,
+            on_finished=self._on_read,
+            error_text="Could not read the collections",
+        )
+
+    def _on_read(self) -> None:
+        self._reading = False
+        if self._again:
+            self.refresh()
+
+    def show_collections(self, found: list[Collection]) -> None:
+        before = self.current_id
+        wanted = self._wanted if self._wanted is not None else before
+        self._collections = list(found)
+        self.combo.blockSignals(True)
+        self.combo.clear()
+        self.combo.addItem(ALL_TEXT, None)
+        for c in found:
+            self.combo.addItem(f"{c.name}  ({c.documents})", c.id)
+            self.combo.setItemData(
+                self.combo.count() - 1, self._tooltip(c), Qt.ItemDataRole.ToolTipRole
+            )
+        at = self.combo.findData(wanted) if wanted else 0
+        self.combo.setCurrentIndex(max(at, 0))
+        self.combo.blockSignals(False)
+        if at >= 0:
+            self._wanted = None
+        self._update_actions()
+        self.collections_changed.emit(self.collections)
+        if self.current_id != before:
+            self.collection_changed.emit(self.current)
+
+    @staticmethod
+    def _tooltip(c: Collection) -> str:
+        parts = [f"{_plural(c.documents, 'document')}, {c.chunks:,} chunks"]
+        parts += [f"watches {f}" for f in c.folders]
+        return "\n".join(parts)
+
+    def _on_index_changed(self, _: int) -> None:
+        self._update_actions()
+        self.collection_changed.emit(self.current)
+
+    def _update_actions(self) -> None:
+        one = self.current
+        self.rename_action.setEnabled(one is not None)
+        self.remove_action.setEnabled(one is not None)
+        self.remove_action.setText("Empty…" if one is not None and one.is_default else "Remove…")
+
+    # Actions (the dialogs ask, these do) -----------------------------------------
+
+    def ask_new(self) -> None:
+        name, ok = QInputDialog.getText(self, "New collection", "Name of the new collection:")
+        if ok and name.strip():
+            self.make(name)
+
+    def ask_rename(self) -> None:
+        one = self.current
+        if one is None:
+            return
+        name, ok = QInputDialog.getText(self, "Rename collection", "New name:", text=one.name)
+        if ok and name.strip() and name.strip() != one.name:
+            self.rename(one, name)
+
+    def ask_remove(self) -> None:
+        one = self.current
+        if one is None:
+            return
+        title = "Empty collection" if one.is_default else "Remove collection"
+        answer = QMessageBox.question(self, title, removal_question(one))
+        if answer == QMessageBox.StandardButton.Yes:
+            self.remove(one)
+
+    def make(self, name: str) -> None:
+        engine = self.engine
+        call_in_worker(
+            lambda: engine.create_collection(name),
+            name="create-collection",
+            on_result=self._on_created,
+            error_text="Could not make the collection",
+        )
+
+    def _on_created(self, made: Collection) -> None:
+        bridge().info(f"Made the collection '{made.name}'; drop files here to add them.")
+        self.select(made.id)
+        self.refresh()
+
+    def rename(self, one: Collection, name: str) -> None:
+        engine = self.engine
+        call_in_worker(
+            lambda: engine.rename_collection(one.id, name),
+            name="rename-collection",
+            on_finished=self.refresh,
+            error_text=f"Could not rename '{one.name}'",
+        )
+
+    def remove(self, one: Collection) -> None:
+        engine = self.engine
+        if not one.is_default:
+            self.select(None)
+        call_in_worker(
+            lambda: engine.submit_collection_removal(one.id),
+            name="remove-collection",
+            on_finished=self.refresh,
+            error_text=f"Could not remove '{one.name}'",
+        )

@@ -1,0 +1,185 @@
+"""`docent collections`, `docent collection ...` and ``--collection`` on the commands, in
+process, over a real engine with a hashing embedder (the commands' plumbing is tested
+here; what the model makes of the text is not)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from docent.cli import main
+from docent.core.config import load_settings
+from docent.core.engine import Engine
+from fake_embedder import FakeEmbedder
+
+
+@pytest.fixture(autouse=True)
+def fast_engine(monkeypatch: pytest.MonkeyPatch) -> None:
+    def open_engine() -> Engine:
+        settings = load_settings(extract_in_subprocess=False)
+        return Engine(settings, embedder=FakeEmbedder()).open()
+
+    monkeypatch.setattr("docent.cli._open_engine", open_engine)
+
+
+@pytest.fixture
+def folders(tmp_path: Path) -> dict[str, Path]:
+    out = {}
+    for name, text in (
+        ("work", "The quarterly budget review lists travel invoices and receipts."),
+        ("home", "Grandma bakes sourdough bread with rye flour every Sunday."),
+    ):
+        folder = tmp_path / name
+        folder.mkdir()
+        (folder / f"{name}-notes.txt").write_text(text + "\n")
+        out[name] = folder
+    (tmp_path / "both.txt").write_text("A list of things both at home and at work.\n")
+    out["both"] = tmp_path / "both.txt"
+    return out
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def indexed(capsys: pytest.CaptureFixture[str], folders: dict[str, Path]) -> None:
+    """Work: work-notes, both; Home: home-notes, both (one engine: quicker than commands)."""
+    with Engine(load_settings(extract_in_subprocess=False), embedder=FakeEmbedder()) as eng:
+        for name in ("work", "home"):
+            made = eng.ensure_collection(name.title())
+            eng.index([folders[name], folders["both"]], collection=made.id)
+
+
+def test_index_makes_the_collection_and_adds_to_it(
+    capsys: pytest.CaptureFixture[str], folders: dict[str, Path]
+) -> None:
+    assert run(capsys, "index", str(folders["work"]), "--collection", "Work", "-q")[0] == 0
+    assert run(capsys, "index", str(folders["both"]), "--collection", "work", "-q")[0] == 0
+    code, out, _ = run(capsys, "list", "--collection", "WORK", "--json")
+    assert code == 0
+    assert sorted(d["file_name"] for d in json.loads(out)) == ["both.txt", "work-notes.txt"]
+
+
+def test_collections_lists_each_with_its_counts(
+    capsys: pytest.CaptureFixture[str], folders: dict[str, Path]
+) -> None:
+    indexed(capsys, folders)
+    code, out, _ = run(capsys, "collections", "--json")
+    assert code == 0
+    listed = {c["name"]: c for c in json.loads(out)}
+    assert list(listed) == ["default", "Home", "Work"]
+    assert listed["Work"]["documents"] == 2 and listed["Work"]["ready"] == 2
+    assert listed["Work"]["only_here"] == 1 and listed["Work"]["chunks"] >= 2
+    assert listed["default"]["documents"] == 0 and listed["default"]["default"] is True
+    code, out, _ = run(capsys, "collections")
+    assert "Work" in out and "2 documents" in out and "(default)" in out
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["search", "bread"],
+        ["ask", "bread?"],
+        ["grep", "bread"],
+        ["list"],
+        ["summarize", "home-notes.txt"],
+        ["watch"],
+        ["collection", "rename", "Garden", "Yard"],
+        ["collection", "remove", "Garden", "--yes"],
+    ],
+)
+def test_an_unknown_collection_exits_2_naming_it_and_listing_the_others(
+    capsys: pytest.CaptureFixture[str], folders: dict[str, Path], argv: list[str]
+) -> None:
+    indexed(capsys, folders)
+    if argv[0] != "collection":
+        argv = [*argv, "--collection", "Garden"]
+    code, _, err = run(capsys, *argv)
+    assert code == 2
+    assert "'Garden'" in err and "default, Home, Work" in err
+
+
+def test_list_grep_and_search_stay_in_the_collection(
+    capsys: pytest.CaptureFixture[str], folders: dict[str, Path]
+) -> None:
+    indexed(capsys, folders)
+    code, out, _ = run(capsys, "list", "--collection", "home", "--json")
+    assert code == 0
+    docs = {d["file_name"]: d for d in json.loads(out)}
+    assert sorted(docs) == ["both.txt", "home-notes.txt"]
+    assert docs["both.txt"]["collections"] == ["Home", "Work"]
+    assert "sourdough" in run(capsys, "grep", "sourdough", "--collection", "Home")[1]
+    assert run(capsys, "grep", "sourdough", "--collection", "Work")[1].strip() == "No matches."
+    code, out, _ = run(capsys, "search", "sourdough bread", "--collection", "Work", "--json")
+    files = {h["file_name"] for h in json.loads(out)["hits"]}
+    assert "home-notes.txt" not in files
+
+
+def test_rename_then_remove_asks_first_and_never_deletes_files(
+    capsys: pytest.CaptureFixture[str], folders: dict[str, Path]
+) -> None:
+    indexed(capsys, folders)
+    code, out, _ = run(capsys, "collection", "rename", "work", "Office")
+    assert code == 0 and "'Work' to 'Office'" in out
+    # not on a terminal and no --yes: nothing happens
+    code, _, err = run(capsys, "collection", "remove", "Office")
+    assert code == 2 and "--yes" in err and "1 document in no other collection" in err
+    assert len(json.loads(run(capsys, "list", "--json")[1])) == 3
+    code, out, _ = run(capsys, "collection", "remove", "Office", "--yes", "--json")
+    assert code == 0
+    done = json.loads(out)
+    assert done["removed_from_index"] == [str(folders["work"] / "work-notes.txt")]
+    assert done["kept_in_other_collections"] == 1
+    assert (folders["work"] / "work-notes.txt").exists()
+    names = [c["name"] for c in json.loads(run(capsys, "collections", "--json")[1])]
+    assert names == ["default", "Home"]
+    remaining = {d["file_name"] for d in json.loads(run(capsys, "list", "--json")[1])}
+    assert remaining == {"both.txt", "home-notes.txt"}
+
+
+def test_remove_asks_on_a_terminal(
+    capsys: pytest.CaptureFixture[str], folders: dict[str, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    indexed(capsys, folders)
+    monkeypatch.setattr("sys.stdin.isatty", lambda: True)
+    answers = iter(["n", "y"])
+    monkeypatch.setattr("builtins.input", lambda prompt: next(answers))
+    assert run(capsys, "collection", "remove", "Home")[0] == 2
+    assert "Home" in {c.name for c in _collections()}
+    assert run(capsys, "collection", "remove", "Home")[0] == 0
+    assert "Home" not in {c.name for c in _collections()}
+
+
+def _collections() -> list[object]:
+    with Engine(load_settings(extract_in_subprocess=False), embedder=FakeEmbedder()) as eng:
+        return list(eng.collections())
+
+
+def test_a_taken_or_empty_name_is_a_usage_error(
+    capsys: pytest.CaptureFixture[str], folders: dict[str, Path]
+) -> None:
+    indexed(capsys, folders)
+    code, _, err = run(capsys, "collection", "create", "HOME")
+    assert code == 2 and "already exists" in err
+    code, _, err = run(capsys, "collection", "rename", "Home", " ")
+    assert code == 2 and "needs a name" in err
+    assert run(capsys, "collection", "create", "Garden")[0] == 0
+
+
+def test_watch_binds_its_folders_to_the_collection(
+    capsys: pytest.CaptureFixture[str], folders: dict[str, Path]
+) -> None:
+    with Engine(load_settings(extract_in_subprocess=False), embedder=FakeEmbedder()) as eng:
+        garden = eng.ensure_collection("Garden")
+        eng.watch(folders["home"], garden.id)
+        [status] = eng.watched()
+        assert status.collection == "Garden"
+        assert [c.folders for c in eng.collections() if c.name == "Garden"] == [
+            (str(folders["home"]),)
+        ]
+    code, out, _ = run(capsys, "collections")
+    assert f"watches {folders['home']}" in out

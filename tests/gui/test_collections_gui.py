@@ -1,0 +1,257 @@
+"""Collections in the window, against a fake engine: the selector above the library, the
+library and the chat following it, create / rename / remove, drops and watched folders
+into the collection shown, one conversation per collection."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from fakes import FakeEngine, answer, citation
+from gui_helpers import drop
+from PySide6.QtWidgets import QInputDialog, QMessageBox
+
+from docent.core.api import JobKind
+from docent.core.models import DEFAULT_COLLECTION
+from docent.gui.collection_bar import ALL_TEXT
+from docent.gui.main_window import MainWindow
+
+
+def started(qtbot: Any, fake: FakeEngine, make_window: Any) -> MainWindow:
+    window: MainWindow = make_window(fake)
+    with qtbot.waitSignal(window.health_changed, timeout=10_000):
+        pass
+    bar = window.library.collection_bar
+    qtbot.waitUntil(lambda: len(bar.collections) == len(fake.collection_names), timeout=10_000)
+    return window
+
+
+def library_names(window: MainWindow) -> set[str]:
+    return {r.file_name for r in window.library.model.rows()}
+
+
+def choose(qtbot: Any, window: MainWindow, name: str | None) -> None:
+    """Pick a collection in the selector (None: all) and wait for the library to follow."""
+    bar = window.library.collection_bar
+    combo = bar.combo
+    at = 0 if name is None else next(i for i, c in enumerate(bar.collections, 1) if c.name == name)
+    with qtbot.waitSignal(window.library.controller.documents_changed, timeout=10_000):
+        combo.setCurrentIndex(at)
+
+
+def two_collections(fake: FakeEngine, tmp_path: Path) -> tuple[str, str]:
+    work = fake.create_collection("Work").id
+    home = fake.create_collection("Home").id
+    for name in ("budget.pdf", "bread.pdf", "both.pdf", "old.pdf"):
+        (tmp_path / name).write_text(f"The text of {name}.\n")
+    fake.add_document(str(tmp_path / "budget.pdf"), collection=work)
+    fake.add_document(str(tmp_path / "bread.pdf"), collection=home)
+    fake.add_document(str(tmp_path / "both.pdf"), collection=work)
+    fake.add_document(str(tmp_path / "both.pdf"), collection=home)
+    fake.add_document(str(tmp_path / "old.pdf"))
+    return work, home
+
+
+def test_the_selector_lists_collections_and_the_library_shows_the_one_chosen(
+    qtbot: Any, fake: FakeEngine, make_window: Any, tmp_path: Path
+) -> None:
+    two_collections(fake, tmp_path)
+    window = started(qtbot, fake, make_window)
+    combo = window.library.collection_bar.combo
+    items = [combo.itemText(i) for i in range(combo.count())]
+    assert items == [ALL_TEXT, "default  (1)", "Home  (2)", "Work  (2)"]
+    qtbot.waitUntil(lambda: len(library_names(window)) == 4, timeout=10_000)
+    choose(qtbot, window, "Work")
+    assert library_names(window) == {"budget.pdf", "both.pdf"}
+    assert window.chat.scope_label.text() == "Asking: collection Work"
+    choose(qtbot, window, "Home")
+    assert library_names(window) == {"bread.pdf", "both.pdf"}
+    choose(qtbot, window, None)
+    assert library_names(window) == {"budget.pdf", "bread.pdf", "both.pdf", "old.pdf"}
+    assert window.chat.scope_label.text() == "Asking: all documents"
+
+
+def test_new_rename_and_remove_from_the_selector(
+    qtbot: Any, fake: FakeEngine, make_window: Any, tmp_path: Path, monkeypatch: Any
+) -> None:
+    work, home = two_collections(fake, tmp_path)
+    window = started(qtbot, fake, make_window)
+    bar = window.library.collection_bar
+    monkeypatch.setattr(QInputDialog, "getText", lambda *a, **k: ("Garden", True))
+    with qtbot.waitSignal(bar.collection_changed, timeout=10_000) as changed:
+        bar.new_action.trigger()
+    assert changed.args[0] is not None and changed.args[0].name == "Garden"
+    assert bar.combo.currentText() == "Garden  (0)"
+    qtbot.waitUntil(lambda: "'Garden' is empty" in window.library.empty_hint.text(), timeout=10_000)
+
+    choose(qtbot, window, "Work")
+    monkeypatch.setattr(QInputDialog, "getText", lambda *a, **k: ("Office", True))
+    with qtbot.waitSignal(bar.collections_changed, timeout=10_000):
+        bar.rename_action.trigger()
+    qtbot.waitUntil(lambda: bar.combo.currentText() == "Office  (2)", timeout=10_000)
+    assert fake.collection_names[work] == "Office"
+    assert window.chat.scope_label.text() == "Asking: collection Office"
+
+    asked: list[str] = []
+
+    def confirm(parent: Any, title: str, text: str, *a: Any) -> QMessageBox.StandardButton:
+        asked.append(text)
+        return QMessageBox.StandardButton.Yes
+
+    monkeypatch.setattr(QMessageBox, "question", confirm)
+    with qtbot.waitSignal(window.library.controller.documents_changed, timeout=10_000):
+        bar.remove_action.trigger()
+    assert "1 document in no other collection will leave" in asked[0]
+    assert "1 document stay" in asked[0] and "No file is deleted" in asked[0]
+    qtbot.waitUntil(lambda: work not in fake.collection_names, timeout=10_000)
+    qtbot.waitUntil(lambda: bar.current is None and len(bar.collections) == 3, timeout=10_000)
+    qtbot.waitUntil(lambda: "budget.pdf" not in library_names(window), timeout=10_000)
+    assert fake.submitted[-1].kind is JobKind.REMOVE_COLLECTION
+    assert {r.file_name for r in fake.documents(home)} == {"bread.pdf", "both.pdf"}
+
+
+def test_a_drop_goes_into_the_collection_shown(
+    qtbot: Any, fake: FakeEngine, make_window: Any, tmp_path: Path
+) -> None:
+    work, _ = two_collections(fake, tmp_path)
+    window = started(qtbot, fake, make_window)
+    choose(qtbot, window, "Work")
+    doc = tmp_path / "dropped.txt"
+    doc.write_text("Dropped text.\n")
+    with qtbot.waitSignal(window.library.controller.run_finished, timeout=10_000):
+        drop(window, [doc])
+    assert fake.submitted[-1].paths == [str(doc)] and fake.submitted[-1].collection == work
+    qtbot.waitUntil(lambda: "dropped.txt" in library_names(window), timeout=10_000)
+    assert fake.records[str(doc)].collections == [work]
+    choose(qtbot, window, "Home")
+    assert "dropped.txt" not in library_names(window)
+
+
+def test_another_collections_indexing_does_not_show_up(
+    qtbot: Any, fake: FakeEngine, make_window: Any, tmp_path: Path
+) -> None:
+    _, home = two_collections(fake, tmp_path)
+    window = started(qtbot, fake, make_window)
+    choose(qtbot, window, "Work")
+    doc = tmp_path / "recipe.txt"
+    doc.write_text("Bread.\n")
+    with qtbot.waitSignal(window.library.controller.documents_changed, timeout=10_000):
+        window.library.add_paths([str(doc)], collection=home)
+    assert fake.records[str(doc)].collections == [home]
+    assert library_names(window) == {"budget.pdf", "both.pdf"}
+
+
+def test_the_chat_asks_the_collection_and_each_keeps_its_conversation(
+    qtbot: Any, fake: FakeEngine, make_window: Any, tmp_path: Path
+) -> None:
+    work, home = two_collections(fake, tmp_path)
+    window = started(qtbot, fake, make_window)
+    chat = window.chat
+    choose(qtbot, window, "Work")
+    fake.answers = [
+        answer("Travel is 10 % [1].", [citation(1, str(tmp_path / "budget.pdf"))]),
+        answer("Sourdough."),
+        answer("Also trains."),
+    ]
+    with qtbot.waitSignal(chat.answer_finished, timeout=10_000):
+        chat.ask("What is the travel budget?")
+    assert fake.asked_collections == [work]
+    assert chat.conversation.collection == work
+
+    # the per-file scope works inside the collection
+    window.library.ask_about_requested.emit([str(tmp_path / "budget.pdf")])
+    assert chat.scope_label.text() == "Asking only: budget.pdf (in collection Work)"
+    chat.clear_scope()
+
+    choose(qtbot, window, "Home")
+    assert chat.conversation.turns == [] and "travel" not in chat.view.toPlainText()
+    assert window.citations.list.count() == 0
+    with qtbot.waitSignal(chat.answer_finished, timeout=10_000):
+        chat.ask("What bread?")
+    assert fake.asked_collections[-1] == home
+
+    choose(qtbot, window, "Work")
+    assert [t.question for t in chat.conversation.turns] == ["What is the travel budget?"]
+    assert window.citations.list.count() == len(chat.turns[-1].citations)
+    assert "What is the travel budget?" in chat.view.toPlainText()
+    assert "What bread?" not in chat.view.toPlainText()
+    with qtbot.waitSignal(chat.answer_finished, timeout=10_000):
+        chat.ask("And by train?")
+    assert fake.asked_collections[-1] == work
+    assert len(chat.conversation.turns) == 2
+
+
+def test_the_selector_is_locked_while_an_answer_streams(
+    qtbot: Any, fake: FakeEngine, make_window: Any, tmp_path: Path
+) -> None:
+    two_collections(fake, tmp_path)
+    window = started(qtbot, fake, make_window)
+    fake.answers = [answer("A long answer.")]
+    fake.hold_answer.set()
+    window.chat.ask("Question?")
+    assert fake.answer_paused.wait(10)
+    assert not window.library.collection_bar.isEnabled()
+    with qtbot.waitSignal(window.chat.answer_finished, timeout=10_000):
+        fake.release_answer.set()
+    assert window.library.collection_bar.isEnabled()
+
+
+def test_a_folder_watched_from_a_collection_belongs_to_it(
+    qtbot: Any, fake: FakeEngine, make_window: Any, tmp_path: Path
+) -> None:
+    work, _ = two_collections(fake, tmp_path)
+    window = started(qtbot, fake, make_window)
+    choose(qtbot, window, "Work")
+    folder = tmp_path / "reports"
+    folder.mkdir()
+    box = window.library.watched
+    box.watch(str(folder))
+    qtbot.waitUntil(
+        lambda: (
+            [box.list.item(i).text() for i in range(box.list.count())]
+            == [f"{folder} — watching · Work"]
+        ),
+        timeout=10_000,
+    )
+    assert fake.folder_collections[str(folder)] == work
+
+
+def test_the_menu_takes_a_document_out_of_the_collection_or_adds_it_to_another(
+    qtbot: Any, fake: FakeEngine, make_window: Any, tmp_path: Path, monkeypatch: Any
+) -> None:
+    work, home = two_collections(fake, tmp_path)
+    window = started(qtbot, fake, make_window)
+    lib = window.library
+    choose(qtbot, window, "Work")
+    rows = {r.file_name: r for r in lib.model.rows()}
+    menu = lib.build_menu([rows["budget.pdf"]])
+    actions = {a.text(): a for a in menu.actions()}
+    add_to = {a.text(): a for a in actions["Add to collection"].menu().actions()}
+    assert sorted(add_to) == ["Home", "default"]
+    with qtbot.waitSignal(lib.controller.documents_changed, timeout=10_000):
+        add_to["Home"].trigger()
+    assert sorted(fake.records[str(tmp_path / "budget.pdf")].collections) == sorted([work, home])
+
+    monkeypatch.setattr(QMessageBox, "question", lambda *a: QMessageBox.StandardButton.Yes)
+    menu = lib.build_menu([rows["budget.pdf"]])
+    leave = next(a for a in menu.actions() if a.text() == "Remove from 'Work'")
+    with qtbot.waitSignal(lib.controller.documents_changed, timeout=10_000):
+        leave.trigger()
+    assert fake.submitted[-1].kind is JobKind.LEAVE
+    qtbot.waitUntil(lambda: "budget.pdf" not in library_names(window), timeout=10_000)
+    assert fake.records[str(tmp_path / "budget.pdf")].collections == [home]
+
+
+def test_the_collection_shown_comes_back_with_the_window(
+    qtbot: Any, fake: FakeEngine, make_window: Any, tmp_path: Path
+) -> None:
+    two_collections(fake, tmp_path)
+    window = started(qtbot, fake, make_window)
+    choose(qtbot, window, "Home")
+    window.close()
+    again = started(qtbot, fake, make_window)
+    bar = again.library.collection_bar
+    qtbot.waitUntil(lambda: bar.current is not None and bar.current.name == "Home", timeout=10_000)
+    qtbot.waitUntil(lambda: library_names(again) == {"bread.pdf", "both.pdf"}, timeout=10_000)
+    assert again.chat.scope_label.text() == "Asking: collection Home"
+    assert DEFAULT_COLLECTION in {c.id for c in bar.collections}
