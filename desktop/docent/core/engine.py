@@ -12,7 +12,6 @@ from __future__ import annotations
 import logging
 import os
 import threading
-import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -23,7 +22,7 @@ from docent.core.api import IndexListener, SettingsApplied, Status, SummaryCallb
 from docent.core.catalog import Catalog
 from docent.core.config import Settings, load_settings
 from docent.core.embedding import Embedder
-from docent.core.errors import UnknownCollection
+from docent.core.engine_collections import EngineCollections
 from docent.core.index_events import Job, JobKind
 from docent.core.indexer import Indexer, IndexReport, ProgressCallback
 from docent.core.jobs import IndexQueue
@@ -31,7 +30,6 @@ from docent.core.live_settings import LiveSettings, LLMFactory
 from docent.core.lookup import GREP_LIMIT, GrepMatch
 from docent.core.models import (
     DEFAULT_COLLECTION,
-    Collection,
     DocState,
     DocumentRecord,
     ExtractedDocument,
@@ -64,7 +62,7 @@ def _locked_message(folder: Path) -> str:
     )
 
 
-class Engine:
+class Engine(EngineCollections):
     def __init__(
         self,
         settings: Settings | None = None,
@@ -328,15 +326,10 @@ class Engine:
 
         watched = self.settings.watched_folders
         folder, replaced = plan_watch(watched, path, self.settings.data_path)
+        target = self._watch_target(folder, collection)
         kept = [w for w in watched if w not in replaced]
         self._live.save(watched_folders=kept if folder in kept else [*kept, folder])
-        bindings = self._cat.folder_bindings()
-        target = collection or bindings.get(folder) or DEFAULT_COLLECTION
-        if not self._cat.has_collection(target):
-            raise UnknownCollection(target, [c.name for c in self._cat.collections()])
-        for old in replaced:
-            self._cat.unbind_folder(old)
-        self._cat.bind_folder(folder, target)
+        self._bind_watched(folder, target, replaced)
         if self.watcher is None:
             return None
         for old in replaced:
@@ -369,14 +362,6 @@ class Engine:
             [FolderStatus(p, FolderState.OFF, off) for p in self.settings.watched_folders]
         )
 
-    def _named(self, statuses: list[FolderStatus]) -> list[FolderStatus]:
-        """Each folder with the name of the collection its files join."""
-        names = {c.id: c.name for c in self._cat.collections()}
-        bindings = self._cat.folder_bindings()
-        for st in statuses:
-            st.collection = names.get(bindings.get(st.path, DEFAULT_COLLECTION), "")
-        return statuses
-
     def wait_idle(self, timeout: float | None = None) -> bool:
         """Block until no event timer is armed and no job is queued or running."""
         if self.watcher is not None:
@@ -402,75 +387,6 @@ class Engine:
             for folder in (f for f in after if f not in before):
                 self.watcher.add(folder)
         return SettingsApplied(self.settings, plan.changed, plan.restart)
-
-    def _bind_folders(self, before: list[str], after: list[str]) -> None:
-        """A folder added in the settings joins the default collection; one removed
-        forgets its collection."""
-        bound = self._cat.folder_bindings()
-        for folder in before:
-            if folder not in after:
-                self._cat.unbind_folder(folder)
-        for folder in after:
-            if folder not in bound:
-                self._cat.bind_folder(folder, DEFAULT_COLLECTION)
-
-    # Collections (catalog_collections.py, membership.py) ------------------------
-
-    def collections(self) -> list[Collection]:
-        """Every collection with its counts, the default one first."""
-        return self._cat.collections()
-
-    def collection(self, name: str) -> Collection:
-        """A collection by name (any case); UnknownCollection lists those there are."""
-        return lookup.find_collection(self._cat, name)
-
-    def create_collection(self, name: str) -> Collection:
-        """A new, empty collection; CollectionError when the name is taken or unusable."""
-        return self._cat.create_collection(name, time.time())
-
-    def ensure_collection(self, name: str) -> Collection:
-        """The collection of that name, made if there is none yet."""
-        return self._cat.find_collection(name) or self.create_collection(name)
-
-    def rename_collection(self, collection_id: str, name: str) -> Collection:
-        """Only the catalog changes: the store's payloads hold ids."""
-        self._cat.rename_collection(collection_id, name)
-        return self._known(collection_id)
-
-    def submit_leave(self, paths: Sequence[str], collection_id: str) -> list[Job]:
-        """Quick: queue taking these documents (files or folders) out of a collection;
-        one in no other collection then is removed from the index (files untouched)."""
-        jobs = [self.queue.leave(str(filemod.normalise(p)), collection_id) for p in paths]
-        return [j for j in jobs if j is not None]
-
-    def submit_collection_removal(self, collection_id: str) -> Job | None:
-        """Stop watching the collection's folders, then queue removing it: its documents
-        in no other collection leave the index (files untouched); the default collection
-        is emptied but stays."""
-        self._release_folders(collection_id)
-        return self.queue.remove_collection(collection_id)
-
-    def remove_collection(
-        self, collection_id: str, progress: ProgressCallback | None = None
-    ) -> IndexReport:
-        """``submit_collection_removal`` and wait; ``report.removed``: the documents that
-        left the index."""
-        self._release_folders(collection_id)
-        job = Job(JobKind.REMOVE_COLLECTION, [], "command", collection=collection_id)
-        return self._run(job, progress, None)
-
-    def _release_folders(self, collection_id: str) -> None:
-        """Its watched folders are no longer watched: they would bring its files back."""
-        for folder in self._known(collection_id).folders:
-            if folder in self.settings.watched_folders:
-                self.unwatch(folder)
-            self._cat.unbind_folder(folder)
-
-    def _known(self, collection_id: str) -> Collection:
-        found = self._cat.collection(collection_id)
-        if found is None:
-            raise UnknownCollection(collection_id, [c.name for c in self._cat.collections()])
-        return found
 
     # Looking things up ------------------------------------------------------
 
