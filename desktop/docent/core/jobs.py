@@ -333,14 +333,18 @@ class IndexQueue:
             )
         )
 
-    def index_files(self, paths: list[str], job: Job, report: IndexReport) -> None:
+    def index_files(
+        self, paths: list[str], job: Job, report: IndexReport, collection: str | None = None
+    ) -> None:
+        """``collection``: the id the files join (None: the job's)."""
         # A path that vanished since it was queued is not a failure: its `deleted` event
         # (or the next sweep) removes it. Only files present now are indexed.
         present = [Path(p) for p in paths if os.path.isfile(p)]
+        into = job.collection if collection is None else collection
         if present:
             report.merge(
                 self.indexer.index_files(
-                    present, lambda p: self.progressed(job, p), job.cancel, job.collection
+                    present, lambda p: self.progressed(job, p), job.cancel, into
                 )
             )
 
