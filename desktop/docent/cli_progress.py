@@ -1,0 +1,52 @@
+"""The CLI's progress line for indexing (stderr)."""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from docent.core.indexer import Progress
+
+
+class ProgressBar:
+    """One status line on stderr: a bar with counts when a terminal, sparse lines otherwise."""
+
+    def __init__(self, stream: Any = None, quiet: bool = False) -> None:
+        self.stream = stream or sys.stderr
+        self.tty = bool(getattr(self.stream, "isatty", lambda: False)())
+        self.quiet = quiet
+        self._last = 0.0
+
+    def __call__(self, p: Progress) -> None:
+        if self.quiet:
+            return
+        name = Path(p.path).name
+        if p.phase == "embedding" and p.chunks_total:
+            detail = f"embedding {p.chunks_done}/{p.chunks_total} chunks"
+        elif p.phase == "failed":
+            detail = f"failed: {p.message}"
+        else:
+            detail = p.phase
+        done = p.file_index - (0 if p.phase in ("ready", "unchanged", "failed", "renamed") else 1)
+        width = 24
+        filled = int(width * done / max(p.file_count, 1))
+        line = f"[{'#' * filled}{'.' * (width - filled)}] {p.file_index}/{p.file_count} {name}: {detail}"
+        if self.tty:
+            self.stream.write("\r\x1b[K" + line[:150])
+            if p.phase in ("failed",):
+                self.stream.write("\n")
+        else:
+            now = time.monotonic()
+            final = p.phase in ("ready", "failed", "renamed")
+            if final or now - self._last > 2.0:
+                self.stream.write(line + "\n")
+                self._last = now
+        self.stream.flush()
+
+    def close(self) -> None:
+        if self.tty and not self.quiet:
+            self.stream.write("\r\x1b[K")
+            self.stream.flush()
