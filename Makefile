@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 
-.PHONY: run test lint typecheck pytest bench clean
+.PHONY: run test lint typecheck pytest bench clean dist dist-check
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -36,5 +36,18 @@ test: lint typecheck pytest
 bench: $(VENV)/.installed-test
 	$(BIN)/python benchmarks/index_bench.py
 
+$(VENV)/.installed-dist: pyproject.toml | $(BIN)/python
+	$(BIN)/pip install -q -e '.[dist]'
+	touch $@ $(VENV)/.installed
+
+# The desktop bundle and its tarball in dist/ (a few minutes of both cores: run niced).
+dist: $(VENV)/.installed-dist
+	nice -n 10 packaging/build_dist.sh $(BIN)
+
+# Unpack the tarball into an empty folder and run it with an empty environment
+# (index, ask, the window offscreen and under Xvfb, install/uninstall); see packaging/.
+dist-check: $(VENV)/.installed
+	packaging/dist_check.sh $(BIN)
+
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache build dist

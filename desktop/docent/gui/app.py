@@ -204,10 +204,12 @@ def main(argv: list[str] | None = None) -> int:
     engine = open_engine(settings)
     if engine is None:
         return 2
+    from docent.gui.launch import log_startup
     from docent.gui.main_window import MainWindow
     from docent.gui.workers import cancel_all, wait_for_all
 
     window = MainWindow(engine)
+    log_startup(window)
     window.show()
     QTimer.singleShot(0, window.raise_)
     quit_on_signals(window)

@@ -44,6 +44,7 @@ from docent.gui.library_pane import LibraryPane, local_paths
 from docent.gui.messages import NotificationArea, bridge
 from docent.gui.settings_dialog import FIELD_LABELS, SettingsDialog
 from docent.gui.summary_dialog import SummaryDialog
+from docent.gui.welcome import WelcomePanel
 from docent.gui.workers import call_in_worker
 
 STATUS_POLL_MS = 10_000
@@ -104,6 +105,8 @@ class MainWindow(QMainWindow):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(0)
         layout.addWidget(self.notifications)
+        self.welcome = WelcomePanel()  # while the library is empty
+        layout.addWidget(self.welcome)
         layout.addWidget(self.splitter, 1)
         self.setCentralWidget(central)
 
@@ -183,6 +186,13 @@ class MainWindow(QMainWindow):
         chat.answer_finished.connect(self._on_answer_finished)
         chat.citation_activated.connect(self.show_citation)
         chat.retry_requested.connect(self._retry)
+        self.welcome.add_folder_requested.connect(self.add_folder)
+        self.welcome.add_files_requested.connect(self.add_files)
+        self.health_changed.connect(
+            lambda h: self.welcome.show_health(
+                h, self.engine.settings.ollama_model, self.engine.settings.effective_ollama_host()
+            )
+        )
 
     def _timers(self) -> None:
         self.status_timer = QTimer(self)
@@ -290,6 +300,7 @@ class MainWindow(QMainWindow):
         tail = f" ({', '.join(extra)})" if extra else ""
         docs = "1 document" if st.ready == 1 else f"{st.ready} documents"
         self.docs_label.setText(f"{docs} · {st.chunks:,} chunks{tail}")
+        self.welcome.set_library_empty(st.documents == 0)
 
     def _after_run(self) -> None:
         self.index_label.setText("")
