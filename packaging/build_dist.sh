@@ -43,4 +43,4 @@ awk -v u="$unpacked" -v p="$packed" 'BEGIN {
     printf "size: %.0f MB unpacked (%.0f MiB; target <= 500 MB), %.0f MB download\n",
         u / 1e6, u / 1048576, p / 1e6 }'
 echo "largest parts (MB):"
-du -sb "$stage"/_internal/* | sort -rn | head -12 | awk '{ printf "  %6.1f  %s\n", $1 / 1e6, $2 }'
+du -sb "$stage"/_internal/* | sort -rn | awk 'NR <= 12 { printf "  %6.1f  %s\n", $1 / 1e6, $2 }'

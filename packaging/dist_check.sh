@@ -88,10 +88,13 @@ run "$docent" index --json -q "$app/_internal/resources/samples" "$work/docs" > 
 "$py" - "$work/index.json" <<'PY' || fail "docent index reported: $(cat "$work/index.json")"
 import json, sys
 r = json.load(open(sys.argv[1]))
+names = sorted(p.rsplit("/", 1)[1] for p in r["indexed"])
 assert not r["failed"], r["failed"]
-assert len(r["indexed"]) == 4, r["indexed"]
+assert names == ["MANIFEST.tsv", "forensics-samples-files__a-text.pdf", "harbour-scan.pdf",
+                 "simh__ctss_hardware.pdf", "simh__vax780_doc.pdf"], names
+print(f"     {len(names)} files, {r['chunks_embedded']} chunks in {r['seconds']:.0f} s")
 PY
-ok "docent index: 3 sample PDFs and 1 scan, none failed"
+ok "docent index: the samples (3 PDFs and their manifest) and a scan, none failed"
 run "$docent" list --json > "$work/list.json"
 "$py" - "$work/list.json" <<'PY' || fail "docent list: $(cat "$work/list.json")"
 import json, sys
@@ -112,7 +115,8 @@ import json, sys
 a = json.load(open(sys.argv[1]))
 assert a["mode"] == "extractive", a["mode"]
 assert a["citations"], "no citations"
-print("     first citation:", a["citations"][0].get("file_name"), "p.", a["citations"][0].get("page_start"))
+c = a["citations"][0]
+print(f"     {len(a['citations'])} citations, the first {c['file_name']} p.{c['page']}: {c['text'][:60]!r}")
 PY
 ok "docent ask: an extractive answer with citations"
 
@@ -176,6 +180,8 @@ shot() {  # shot NAME: the whole screen, once the window has painted the health 
     import -display "$display" -window root "$shots/$1.png"
     echo "     screenshot: $shots/$1.png"
 }
+# the offscreen run saved its window size; a person's first window opens at the default
+rm -f "$work/home/.local/share/docent/gui.ini"
 window x11-library "$work/home" DISPLAY="$display"
 shot library
 stop_window
@@ -197,7 +203,7 @@ if command -v desktop-file-validate > /dev/null; then
     desktop-file-validate "$local_/share/applications/docent.desktop" || fail "desktop-file-validate"
 fi
 run "$local_/bin/docent" list --json > "$work/list2.json" || fail "~/.local/bin/docent list"
-"$py" -c 'import json, sys; assert len(json.load(open(sys.argv[1]))) == 4' "$work/list2.json" ||
+"$py" -c 'import json, sys; assert len(json.load(open(sys.argv[1]))) == 5' "$work/list2.json" ||
     fail "docent list after install: $(cat "$work/list2.json")"
 ok "install.sh: ~/.local/bin/docent runs (and sees the library), menu entry and icons in place"
 run "$local_/lib/docent/uninstall.sh" > "$work/uninstall.out" || fail "uninstall.sh"
