@@ -7,8 +7,9 @@ Speaks enough of Ollama's API for the official ``ollama`` package: ``GET /``,
 
 Scripting (attributes may be changed while the stub runs; each request reads them anew):
 
-- ``responder(messages, model)`` returns the reply text (split into word tokens) or a
-  list of token chunks;
+- ``responder(messages, model)`` returns the reply text (split into word tokens) or an
+  iterable of token chunks, which may be endless (a model stuck in a loop: it streams
+  until the client hangs up);
 - ``error_after_tokens=N``: stream N tokens, then an ``{"error": ...}`` line;
 - ``stall_after_tokens=N``: stream N tokens, then hang until ``release`` is set, the stub
   stops, the client hangs up, or ``max_stall`` seconds pass. With N=0 nothing is sent,
@@ -17,7 +18,8 @@ Scripting (attributes may be changed while the stub runs; each request reads the
 - an unknown model gets 404 ``{"error": "model 'x' not found"}``.
 
 ``requests`` logs every request (method, path, JSON body). ``stalled`` is set when a
-stream starts hanging; ``client_disconnected`` when a client hangs up mid-response.
+stream starts hanging; ``client_disconnected`` when a client hangs up mid-response;
+``streamed`` counts the token chunks written to clients.
 """
 
 from __future__ import annotations
@@ -30,14 +32,14 @@ import socket
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-Responder = Callable[[list[dict[str, Any]], str], str | list[str]]
+Responder = Callable[[list[dict[str, Any]], str], str | Iterable[str]]
 
 
 def default_responder(messages: list[dict[str, Any]], model: str) -> str:
@@ -254,10 +256,11 @@ class _Handler(BaseHTTPRequestHandler):
         self, body: dict[str, Any], model: str, messages: list[dict[str, Any]], key: str
     ) -> None:
         reply = self.stub.responder(messages, model)
-        tokens = split_tokens(reply) if isinstance(reply, str) else list(reply)
+        chunks = split_tokens(reply) if isinstance(reply, str) else reply
         if body.get("stream", True):
-            self._stream(model, key, tokens)
+            self._stream(model, key, iter(chunks))
             return
+        tokens = list(chunks)
         if self.stub.stall_after_tokens is not None and not self._stall():
             self.close_connection = True
             return
@@ -267,7 +270,7 @@ class _Handler(BaseHTTPRequestHandler):
         done = {"done": True, "done_reason": "stop", "total_duration": 1, "eval_count": len(tokens)}
         self._send_json(self._wrap(model, key, "".join(tokens), **done))
 
-    def _stream(self, model: str, key: str, tokens: list[str]) -> None:
+    def _stream(self, model: str, key: str, tokens: Iterator[str]) -> None:
         stub = self.stub
         started = False
 
@@ -283,22 +286,23 @@ class _Handler(BaseHTTPRequestHandler):
             self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
             self.wfile.flush()
 
+        sent = 0
         try:
-            for i in range(len(tokens) + 1):
-                if stub.stall_after_tokens == i and not self._stall():
+            while True:
+                if stub.stall_after_tokens == sent and not self._stall():
                     self.close_connection = True
                     return
-                if stub.error_after_tokens == i:
+                if stub.error_after_tokens == sent:
                     emit({"error": stub.error_message})
                     break
-                if i < len(tokens):
-                    emit(self._wrap(model, key, tokens[i], done=False))
-                else:
-                    emit(
-                        self._wrap(
-                            model, key, "", done=True, done_reason="stop", eval_count=len(tokens)
-                        )
-                    )
+                token = next(tokens, None)
+                if token is None:
+                    done = {"done": True, "done_reason": stub.done_reason, "eval_count": sent}
+                    emit(self._wrap(model, key, "", **done))
+                    break
+                emit(self._wrap(model, key, token, done=False))
+                sent += 1
+                stub._count_streamed()
             self.wfile.write(b"0\r\n\r\n")
             self.wfile.flush()
         except (BrokenPipeError, ConnectionResetError):
@@ -320,6 +324,7 @@ class OllamaStub:
         error_message: str = "stub: the model runner crashed",
         max_stall: float = 30.0,
         embedding_dim: int = 8,
+        done_reason: str = "stop",
     ) -> None:
         self.models = list(models) if models is not None else ["stub-model:latest"]
         self.responder: Responder = responder or default_responder
@@ -329,7 +334,10 @@ class OllamaStub:
         self.error_message = error_message
         self.max_stall = max_stall
         self.embedding_dim = embedding_dim
+        #: What the last streamed message says ended it ("length": num_predict reached).
+        self.done_reason = done_reason
         self.requests: list[StubRequest] = []
+        self.streamed = 0
         self.release = threading.Event()
         self.stalled = threading.Event()
         self.client_disconnected = threading.Event()
@@ -375,6 +383,10 @@ class OllamaStub:
     def _log(self, method: str, path: str, body: dict[str, Any]) -> None:
         with self._lock:
             self.requests.append(StubRequest(method, path, body))
+
+    def _count_streamed(self) -> None:
+        with self._lock:
+            self.streamed += 1
 
     def bodies(self, path: str) -> list[dict[str, Any]]:
         """The JSON bodies received on ``path`` (e.g. ``"/api/chat"``), oldest first."""

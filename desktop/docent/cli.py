@@ -270,13 +270,22 @@ def cmd_ask(args: argparse.Namespace) -> int:
         print(answer.text)
     elif answer.partial and "(Answer incomplete:" in answer.text:
         print("\n\n" + answer.text[answer.text.rindex("(Answer incomplete:") :])
+    elif answer.cut and answer.mode == "generated":
+        print(f"\n\n({answer.cut})")
     else:
         print()
     if answer.citations:
         print("\nCitations:")
     for c in answer.citations:
         text = " ".join(c.text.split())
-        print(f"  [{c.n}] {c.file_name} {c.pages_label}  ({c.path})\n      {text[:200]}")
+        how = "  (matched by Docent: the model did not cite it)" if c.source == "matched" else ""
+        print(f"  [{c.n}] {c.file_name} {c.pages_label}  ({c.path}){how}\n      {text[:200]}")
+    if streamed and any(c.source == "matched" for c in answer.citations):
+        print("\nThe answer with its matched citations:\n" + answer.text)
+    for sentence, cited, better in answer.misattributed:
+        marks = "".join(f"[{n}]" for n in cited)
+        print(f"\nCitation {marks} does not support this sentence; passage [{better}] does:")
+        print(f"  - {sentence}")
     if answer.invalid_citations:
         print(
             "\nDropped citations (never offered to the model): "

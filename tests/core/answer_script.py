@@ -13,6 +13,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from docent.core.answering import Answer
+from docent.core.config import Settings
+from docent.core.engine import Engine
+
+MODEL = "stub-model:latest"
+MEMORY_Q = "How is memory relocation and protection done in CTSS?"
+
 PASSAGE = re.compile(r"^\[(\d+)\] (\S+) (pp?\.[\d-]+): (.*)$", re.M)
 
 
@@ -80,3 +87,25 @@ class ScriptedModel:
         marks = self.cite if self.cite is not None else f"[{passages[0].n}]"
         text = f"{first_sentence(passages[0].text)} {marks}.".replace(" .", ".")
         return " ".join([text, *self.extra])
+
+
+def point_at(eng: Engine, host: str, **changes: object) -> Engine:
+    """Give ``eng`` settings that reach the stand-in at ``host`` with short timeouts."""
+    values: dict[str, object] = {
+        "data_dir": eng.settings.data_dir,
+        "extract_in_subprocess": False,
+        "ollama_host": host,
+        "ollama_model": MODEL,
+        "llm_connect_timeout": 1.0,
+        "llm_first_token_timeout": 5.0,
+        "llm_total_timeout": 10.0,
+    }
+    values.update(changes)
+    eng.settings = Settings.model_validate(values)
+    return eng
+
+
+def ask(eng: Engine, question: str = MEMORY_Q, **kw: object) -> tuple[Answer, list[str]]:
+    tokens: list[str] = []
+    answer = eng.ask(question, on_token=tokens.append, **kw)  # type: ignore[arg-type]
+    return answer, tokens

@@ -1,63 +1,34 @@
 """Answers end to end: a real Engine over sample PDFs, the stand-in Ollama over real HTTP.
 
-The library (two of the sample PDFs: the 24-page VAX manual would double the time spent
-embedding) is indexed once for the module; each test points the engine's settings at its
+The library (``answer_library`` in conftest: two sample PDFs) is indexed once per
+session; each test points the engine's settings at its
 own stub (or at a dead port) and scripts the model with ``ScriptedModel``.
 """
 
 from __future__ import annotations
 
-import shutil
 import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from answer_script import ScriptedModel, offered_in
+from answer_script import MEMORY_Q, MODEL, ScriptedModel, ask, offered_in, point_at
 
 from docent.core.answering import Answer, AnswerCancelled, Answerer
-from docent.core.config import Settings
+from docent.core.citations import strip_markers
 from docent.core.conversation import Conversation
 from docent.core.engine import Engine
 from docent.core.evaluation import SUPPORT_THRESHOLD
 from docent.core.retrieval import SearchResult
 from ollama_stub import OllamaStub
 
-MODEL = "stub-model:latest"
-MEMORY_Q = "How is memory relocation and protection done in CTSS?"
 PAGES_Q = "How many pages does the LibreOffice Writer test text have?"
 OFF_TOPIC = "How do I bake sourdough bread with rye flour?"
-LIBRARY = ["simh__ctss_hardware.pdf", "forensics-samples-files__a-text.pdf"]
 
 
-@pytest.fixture(scope="module")
-def library(tmp_path_factory: pytest.TempPathFactory, samples_dir: Path) -> Iterator[Engine]:
-    root = tmp_path_factory.mktemp("answering")
-    docs = root / "docs"
-    docs.mkdir()
-    for name in LIBRARY:
-        shutil.copy(samples_dir / name, docs / name)
-    eng = Engine(Settings(data_dir=str(root / "data"), extract_in_subprocess=False)).open()
-    report = eng.index([docs])
-    assert len(report.indexed) == len(LIBRARY) and not report.failed
-    yield eng
-    eng.close()
-
-
-def point_at(eng: Engine, host: str, **changes: object) -> Engine:
-    values: dict[str, object] = {
-        "data_dir": eng.settings.data_dir,
-        "extract_in_subprocess": False,
-        "ollama_host": host,
-        "ollama_model": MODEL,
-        "llm_connect_timeout": 1.0,
-        "llm_first_token_timeout": 5.0,
-        "llm_total_timeout": 10.0,
-    }
-    values.update(changes)
-    eng.settings = Settings.model_validate(values)
-    return eng
+@pytest.fixture
+def library(answer_library: Engine) -> Engine:
+    return answer_library
 
 
 @pytest.fixture
@@ -70,12 +41,6 @@ def model(ollama_stub: OllamaStub) -> ScriptedModel:
     scripted = ScriptedModel()
     ollama_stub.responder = scripted
     return scripted
-
-
-def ask(eng: Engine, question: str = MEMORY_Q, **kw: object) -> tuple[Answer, list[str]]:
-    tokens: list[str] = []
-    answer = eng.ask(question, on_token=tokens.append, **kw)  # type: ignore[arg-type]
-    return answer, tokens
 
 
 # Generated answers -----------------------------------------------------------
@@ -125,13 +90,27 @@ def test_numbers_never_offered_are_dropped_and_reported(
     assert answer.confidence != "high"
 
 
-def test_no_citations_at_all(engine: Engine, model: ScriptedModel) -> None:
+def test_no_citations_at_all_gets_a_matched_citation(engine: Engine, model: ScriptedModel) -> None:
     model.cite = ""
+    answer, tokens = ask(engine)
+    assert answer.mode == "generated" and "[" not in "".join(tokens)
+    # The quoted sentence is matched to the passage it comes from, marked as matched.
+    (citation,) = answer.citations
+    assert citation.n == 1 and citation.source == "matched"
+    assert citation.chunk_id == answer.offered[0].chunk_id
+    assert answer.text.endswith(" [1].")
+    assert "cited no passage" in answer.reason and "matched" in answer.reason
+    assert answer.as_dict()["citations"][0]["source"] == "matched"
+    assert answer.unsupported_sentences == []
+    assert answer.confidence != "high"  # Docent's match, not the model's citation
+
+
+def test_no_citation_and_no_support_stays_uncited(engine: Engine, model: ScriptedModel) -> None:
+    model.answer = "The lunar rover carried twelve penguins to Jupiter in a basket."
     answer, _ = ask(engine)
     assert answer.mode == "generated" and answer.citations == []
-    assert answer.confidence == "low" and "cited no passage" in answer.reason
-    # Checked against every passage offered: the quoted sentence is still supported.
-    assert answer.unsupported_sentences == []
+    assert answer.unsupported_sentences == [model.answer]
+    assert answer.confidence == "low" and "no passage clearly supports" in answer.reason
 
 
 def test_invented_sentence_is_flagged(engine: Engine, model: ScriptedModel) -> None:
@@ -330,7 +309,8 @@ def test_cancel_mid_stream_raises_with_the_partial_answer(
     with pytest.raises(AnswerCancelled) as info:
         engine.ask(MEMORY_Q, conversation=conv, on_token=on_token, cancel=cancel)
     partial = info.value.answer
-    assert partial is not None and partial.partial and partial.text == "".join(tokens).strip()
+    assert partial is not None and partial.partial
+    assert strip_markers(partial.text) == "".join(tokens).strip()  # (a matched marker added)
     assert conv.turns[-1].stopped and conv.turns[-1].answer is partial
     assert ollama_stub.client_disconnected.wait(5)
 

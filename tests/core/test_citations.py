@@ -1,4 +1,4 @@
-"""The pure parts of answering: markers, faithfulness, the judge's reply, follow-ups, prompts."""
+"""The pure parts of answering: markers, the judge's reply, follow-ups, prompts, confidence."""
 
 from __future__ import annotations
 
@@ -12,8 +12,6 @@ from docent.core.evaluation import (
     Faithfulness,
     SentenceSupport,
     answer_confidence,
-    check_faithfulness,
-    judged_sentences,
     parse_judge,
     says_not_found,
     split_sentences,
@@ -91,28 +89,6 @@ def test_support_score_is_term_overlap() -> None:
     assert support_score(supported, [PASSAGE]) == 1.0
     invented = "Penguins migrate across Jupiter every winter [1]."
     assert support_score(invented, [PASSAGE]) == 0.0
-
-
-def test_check_faithfulness_uses_cited_passages_or_all() -> None:
-    passages = {1: PASSAGE, 2: "Penguins are flightless birds of the southern hemisphere."}
-    answer = (
-        "Console lines are limited to 4095 bytes [2]. Penguins are flightless birds. "
-        "Yes. Output goes to an external file with sink [1]."
-    )
-    faith = check_faithfulness(answer, passages)
-    scores = dict(faith.pairs)
-    assert faith.unsupported == ["Console lines are limited to 4095 bytes [2]."]  # wrong cite
-    assert scores["Penguins are flightless birds."] == 1.0  # no cite: against all passages
-    assert scores["Yes."] == 1.0 and not faith.sentences[2].judged
-    assert faith.unsupported_share == pytest.approx(1 / 3)
-    assert judged_sentences(answer) == [s.sentence for s in faith.judged]
-
-
-def test_judge_scores_replace_overlap_and_missing_ones_are_zero() -> None:
-    answer = "Console lines are limited to 4095 bytes [1]. Output goes to a file [1]."
-    faith = check_faithfulness(answer, {1: PASSAGE}, judge_scores=[0.2])
-    assert [s.score for s in faith.sentences] == [0.2, 0.0]
-    assert len(faith.unsupported) == 2
 
 
 @pytest.mark.parametrize(
@@ -209,3 +185,5 @@ def test_answer_confidence() -> None:
     )
     assert answer_confidence("high", faith(False, False, True), **clean) == "medium"  # 2/3
     assert answer_confidence("high", faith(False, False, False, True), **clean) == "low"
+    # Citations Docent matched because the model wrote none: one step down.
+    assert answer_confidence("high", faith(True), **clean, matched_only=True) == "medium"

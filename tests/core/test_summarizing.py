@@ -316,7 +316,7 @@ def test_long_section_summaries_are_reduced_in_rounds(engine: Engine, stub: Olla
         if section:
             return " ".join(f"s{section}w{i}" for i in range(120))
         if "Combine them" in messages[-1]["content"]:
-            return "A combined part " * 10
+            return "A combined part: " + " ".join(f"c{i}" for i in range(30))  # no loop
         return "The final summary."
 
     stub.responder = responder

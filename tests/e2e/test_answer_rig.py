@@ -11,7 +11,6 @@ DOCENT_RIG_HOST (or OLLAMA_HOST) answers with ``smollm2:135m``:
 from __future__ import annotations
 
 import json
-import os
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -23,26 +22,13 @@ from docent.core.citations import cited_numbers
 from docent.core.config import Settings
 from docent.core.conversation import Conversation
 from docent.core.engine import Engine
-from docent.core.llm import OllamaClient
 
 RIG_MODEL = "smollm2:135m"
-# Read at import: the autouse _isolated_home fixture removes OLLAMA_HOST for each test.
-RIG_HOST = os.environ.get("DOCENT_RIG_HOST") or os.environ.get("OLLAMA_HOST") or ""
 #: Dev questions on the PDP-11 manual, plus one the library cannot answer.
 QUESTIONS = ["q019", "q021", "q022", "q025"]
 DOCS = ["simh__pdp11_doc.pdf", "simh__ctss_hardware.pdf"]
 
 pytestmark = pytest.mark.rig
-
-
-@pytest.fixture(scope="module")
-def rig_host() -> str:
-    if not RIG_HOST:
-        pytest.skip("no LLM rig: set DOCENT_RIG_HOST or OLLAMA_HOST (../shared/llm-rig/start)")
-    health = OllamaClient(RIG_HOST, RIG_MODEL, 2.0, 120.0, 300.0).health(timeout=2.0)
-    if not health.ok:
-        pytest.skip(f"no LLM rig with {RIG_MODEL} at {RIG_HOST}: {health.message}")
-    return RIG_HOST
 
 
 @pytest.fixture(scope="module")

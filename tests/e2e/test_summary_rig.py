@@ -1,6 +1,6 @@
 """A real summary by a real (tiny) model: ``../shared/llm-rig/start`` serves smollm2:135m.
 
-Runs only when DOCENT_RIG_HOST (or OLLAMA_HOST) answers and lists ``smollm2:135m``:
+Runs when DOCENT_RIG_HOST (or OLLAMA_HOST) is set (``rig_host`` in conftest):
 
     eval "$(../shared/llm-rig/start)" && pytest -m rig tests/e2e/test_summary_rig.py
     ../shared/llm-rig/stop
@@ -10,37 +10,19 @@ The model is tiny, so only the shape of the result is checked, not its quality.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
 
 from docent.core.config import Settings
 from docent.core.engine import Engine
-from docent.core.llm import OllamaClient
 from docent.core.sectioning import split_sections
 from docent.core.summarizing import SummaryProgress
 
 RIG_MODEL = "smollm2:135m"
-# Read at import: the autouse _isolated_home fixture removes OLLAMA_HOST for each test.
-RIG_HOST = os.environ.get("DOCENT_RIG_HOST") or os.environ.get("OLLAMA_HOST") or ""
 DOCUMENT = "simh__ctss_hardware.pdf"  # 11 pages, ~3,800 words: several sections
 
 pytestmark = pytest.mark.rig
-
-
-@pytest.fixture(scope="module")
-def rig_host() -> str:
-    if not RIG_HOST:
-        pytest.skip("no LLM rig: set DOCENT_RIG_HOST or OLLAMA_HOST (../shared/llm-rig/start)")
-    client = OllamaClient(RIG_HOST, RIG_MODEL, 2.0, first_token_timeout=60, total_timeout=60)
-    try:
-        health = client.health(timeout=3.0)
-    finally:
-        client.close()
-    if not health.ok:
-        pytest.skip(f"no LLM rig with {RIG_MODEL} at {RIG_HOST}: {health.message}")
-    return RIG_HOST
 
 
 def test_a_real_model_summarises_a_real_pdf(

@@ -4,8 +4,10 @@ Every answer has one of three modes:
 
 - ``generated``: the model answered from passages listed as ``[n] file p.N: text``.
   Citation numbers are the prompt's numbers (never renumbered, see ``citations``);
-  numbers never offered are removed and reported; each sentence gets a support score
-  (``evaluation``) and weak ones are listed in ``unsupported_sentences``.
+  numbers never offered are removed and reported; each sentence is checked against the
+  passages (``attribution``): the model's citations are verified, sentences it left
+  uncited are matched to the passage that supports them (a "matched" citation), and the
+  rest are listed in ``unsupported_sentences``.
 - ``extractive``: no model answered (not running, model not pulled, nothing within the
   first-token timeout, a server error, or a stream that broke before saying anything
   useful): the best passages are quoted with their citations, labelled as not generated,
@@ -20,6 +22,11 @@ connection, total timeout), what arrived is kept if it holds at least one judgea
 sentence — ``partial=True``, a closing ``(Answer incomplete: ...)`` line, citations and
 support checked as usual, confidence lowered — otherwise the answer falls back to
 extractive. Cancel raises ``AnswerCancelled`` carrying the partial answer (or None).
+
+Loops and runaways: the stream is guarded (``guards``); an answer that repeats itself or
+rambles is cut on the server, keeps the text before the repeat and says in one closing
+line why it was cut (``cut``). One that reaches its budget (``prompting.answer_budget``)
+ends at its last full sentence, and says so too.
 """
 
 from __future__ import annotations
@@ -30,6 +37,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from docent.core.attribution import Attribution, EmbedFn, attribute, citation_notes
 from docent.core.citations import citations_for, cited_numbers, drop_invalid
 from docent.core.config import Settings
 from docent.core.conversation import (
@@ -43,18 +51,25 @@ from docent.core.conversation import (
 )
 from docent.core.errors import Cancelled, LLMError, LLMTimeout, LLMUnavailable, ModelNotFound
 from docent.core.evaluation import (
-    Faithfulness,
     answer_confidence,
-    check_faithfulness,
     judge_messages,
     judged_sentences,
     parse_judge,
     says_not_found,
     terms,
 )
+from docent.core.guards import OutputCut, OutputGuard, guard_for, last_sentence_end
 from docent.core.llm import OllamaClient
 from docent.core.models import Hit
-from docent.core.prompting import Prompt, abstain_text, build_prompt, context_plan, extractive_text
+from docent.core.prompting import (
+    DEFAULT_LAYOUT,
+    Layout,
+    Prompt,
+    abstain_text,
+    build_prompt,
+    context_plan,
+    extractive_text,
+)
 from docent.core.retrieval import SearchResult
 
 # Answer and AnswerCancelled are plain data of the conversation (conversation.py); they
@@ -102,14 +117,19 @@ class Answerer:
         search: SearchFn,
         *,
         count_tokens: CountFn | None = None,
+        embed: EmbedFn | None = None,
         judge: bool = False,
+        layout: Layout = DEFAULT_LAYOUT,
     ) -> None:
         self.llm = llm
         self.settings = settings
         self.search = search
         self.count_tokens = count_tokens
+        #: Dense embeddings for matching sentences to passages (None: term overlap only).
+        self.embed = embed
         #: Ask the model to rate each sentence (one more request) instead of term overlap.
         self.judge = judge
+        self.layout = layout
 
     def answer(
         self,
@@ -204,7 +224,7 @@ class Answerer:
             question=run.question,
             text=abstain_text([run.query, *run.rewrites], scope, advice, len(shown)),
             mode="abstained",
-            citations=citations_for(range(1, len(shown) + 1), shown),
+            citations=citations_for(range(1, len(shown) + 1), shown, "retrieved"),
             offered=shown,
             confidence="low",
             reason=reason,
@@ -214,82 +234,124 @@ class Answerer:
         )
 
     def _generate(self, run: _Run) -> Answer:
+        plan = context_plan(self.settings, self._count, run.question)
         prompt = build_prompt(
             run.question,
             run.query,
             run.result.hits,
             run.conv,
-            context_plan(self.settings, self._count),
+            plan,
             self.settings.domain_preamble,
+            self.layout,
         )
         if not run.requests.take():
             down = run.requests.down
             reason = str(down) if down else "The request cap for this question was reached."
             return self._extractive(run, prompt.offered or run.result.hits, reason)
+        guard = guard_for(prompt.options)
         tokens: list[str] = []
         try:
             for token in self.llm.stream_chat(
-                prompt.messages, model=run.model, cancel=run.cancel, options=prompt.options
+                prompt.messages,
+                model=run.model,
+                cancel=run.cancel,
+                options=prompt.options,
+                guard=guard,
             ):
                 tokens.append(token)
                 if run.on_token is not None:
                     run.on_token(token)
+        except OutputCut as exc:
+            return self._cut(run, prompt, guard, exc.cut.kept, exc.cut.reason)
         except Cancelled as exc:
-            partial = self._finish(run, prompt, tokens, partial=str(exc)) if tokens else None
+            partial = self._finish(run, prompt, guard, tokens, partial=str(exc)) if tokens else None
             raise AnswerCancelled(str(exc), partial) from exc
         except LLMError as exc:
-            return self._broken(run, prompt, tokens, exc)
-        if not "".join(tokens).strip():
+            return self._broken(run, prompt, guard, tokens, exc)
+        text = "".join(tokens)
+        if not text.strip():
             return self._extractive(run, prompt.offered, "The model returned an empty answer.")
-        return self._finish(run, prompt, tokens)
+        if guard.done_reason == "length":
+            kept = text[: last_sentence_end(text)] or text
+            reason = (
+                f"The answer was cut at its budget of {plan.answer_tokens} tokens "
+                "(llm_answer_tokens)."
+            )
+            return self._cut(run, prompt, guard, kept, reason)
+        return self._finish(run, prompt, guard, tokens)
 
-    def _broken(self, run: _Run, prompt: Prompt, tokens: list[str], exc: LLMError) -> Answer:
+    def _cut(self, run: _Run, prompt: Prompt, guard: OutputGuard, kept: str, why: str) -> Answer:
+        """The stream was cut (loop, rambling, budget): keep what came before, say why."""
+        if len(terms(kept)) < MIN_PARTIAL_TERMS:
+            reason = f"{why} Nothing useful came before it."
+            return self._extractive(run, prompt.offered, reason)
+        answer = self._finish(run, prompt, guard, [kept], cut=why)
+        answer.text = f"{answer.text}\n\n({why})"
+        return answer
+
+    def _broken(
+        self, run: _Run, prompt: Prompt, guard: OutputGuard, tokens: list[str], exc: LLMError
+    ) -> Answer:
         """The stream failed: keep a useful partial answer, else quote passages."""
         if isinstance(exc, LLMUnavailable | ModelNotFound) or not tokens:
             return self._extractive(run, prompt.offered, str(exc))
         if len(terms("".join(tokens))) < MIN_PARTIAL_TERMS:
             reason = f"{exc} (the answer broke off before saying anything useful)"
             return self._extractive(run, prompt.offered, reason)
-        answer = self._finish(run, prompt, tokens, partial=str(exc))
+        answer = self._finish(run, prompt, guard, tokens, partial=str(exc))
         answer.text = f"{answer.text}\n\n(Answer incomplete: {exc})"
         return answer
 
-    def _finish(self, run: _Run, prompt: Prompt, tokens: list[str], *, partial: str = "") -> Answer:
+    def _finish(
+        self,
+        run: _Run,
+        prompt: Prompt,
+        guard: OutputGuard,
+        tokens: list[str],
+        *,
+        partial: str = "",
+        cut: str = "",
+    ) -> Answer:
         text, invalid = drop_invalid("".join(tokens).strip(), len(prompt.offered))
-        cited = cited_numbers(text)
-        if not partial and not cited and says_not_found(text):
+        if not partial and not cut and not cited_numbers(text) and says_not_found(text):
             reason = "The model found no answer in the passages it was given."
             return self._abstained(run, prompt.offered[:ABSTAIN_PASSAGES], reason, "", run.model)
-        faith = self._faithfulness(run, prompt, text)
-        reasons = [partial] if partial else []
-        if not cited:
-            reasons.append(
-                "The model cited no passage; its sentences were checked against all passages "
-                "it was given."
-            )
-        if invalid:
-            nums = ", ".join(f"[{n}]" for n in invalid)
-            reasons.append(f"Citations to passages that were never offered were dropped: {nums}.")
-        flags = {"cited": bool(cited), "invalid": bool(invalid), "partial": bool(partial)}
-        confidence = answer_confidence(run.result.confidence, faith, **flags)
+        checked = self._attribute(run, prompt, text)
+        model, matched = checked.model_cited, checked.matched
+        reasons = [r for r in (partial, cut) if r]
+        reasons += citation_notes(checked, invalid)
+        confidence = answer_confidence(
+            run.result.confidence,
+            checked.faith,
+            cited=bool(model or matched),
+            invalid=bool(invalid),
+            partial=bool(partial or cut),
+            matched_only=bool(matched and not model),
+        )
         return Answer(
             question=run.question,
-            text=text,
+            text=checked.text,
             mode="generated",
-            citations=citations_for(cited, prompt.offered),
+            citations=citations_for(model, prompt.offered, matched=matched),
             offered=prompt.offered,
             invalid_citations=invalid,
-            unsupported_sentences=faith.unsupported,
-            sentence_support=faith.pairs,
+            unsupported_sentences=checked.faith.unsupported,
+            sentence_support=checked.faith.pairs,
             confidence=confidence,
             reason=" ".join(reasons),
             model=run.model,
             query=run.query,
             rewrites=run.rewrites,
             partial=bool(partial),
+            cut=cut,
+            misattributed=[
+                (s.sentence, s.cited, s.better) for s in checked.misattributed if s.better
+            ],
+            tokens=guard.tokens,
+            budget=int(prompt.options.get("num_predict") or 0),
         )
 
-    def _faithfulness(self, run: _Run, prompt: Prompt, text: str) -> Faithfulness:
+    def _attribute(self, run: _Run, prompt: Prompt, text: str) -> Attribution:
         scores: list[float] | None = None
         sentences = judged_sentences(text)
         stopped = run.cancel is not None and run.cancel.is_set()
@@ -305,8 +367,8 @@ class Answerer:
             except Cancelled as exc:
                 raise AnswerCancelled(str(exc)) from exc
             except LLMError:
-                scores = None  # no judge reply: term overlap decides
-        return check_faithfulness(text, prompt.shown, judge_scores=scores)
+                scores = None  # no judge reply: the support scores decide
+        return attribute(text, prompt.shown, self.embed, judge_scores=scores)
 
     def _extractive(self, run: _Run, hits: list[Hit], reason: str) -> Answer:
         shown = hits[:EXTRACTIVE_PASSAGES]
@@ -314,7 +376,7 @@ class Answerer:
             question=run.question,
             text=extractive_text(run.query, shown, reason, run.model),
             mode="extractive",
-            citations=citations_for(range(1, len(shown) + 1), shown),
+            citations=citations_for(range(1, len(shown) + 1), shown, "retrieved"),
             offered=shown,
             confidence=run.result.confidence,
             reason=reason,

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Literal
 
 from docent.core.models import Hit
 
@@ -20,6 +21,11 @@ from docent.core.models import Hit
 MARKER = re.compile(r"\[\s*([1-9]\d{0,2}(?:\s*(?:[,;]|[-–])\s*[1-9]\d{0,2})*)\s*\]")
 _MAX_RANGE = 20  # "[1-300]" is not a citation of 300 passages
 _GONE = "\x00"  # stands for a marker removed whole, until the space before it goes too
+
+#: Who put a citation there: the model wrote ``[n]``; Docent matched the passage to a
+#: sentence the model left uncited (attribution.py); or Docent listed the passage itself
+#: (an extractive answer's quotes, an abstained answer's closest passages).
+Source = Literal["model", "matched", "retrieved"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,6 +42,7 @@ class Citation:
     text: str
     #: See Chunk.location: "slide 3", "Sheet1 rows 2-51"; "" for PDF pages.
     location: str = ""
+    source: Source = "model"
 
     @property
     def pages_label(self) -> str:
@@ -54,10 +61,11 @@ class Citation:
             "doc_id": self.doc_id,
             "text": self.text,
             "location": self.pages_label,
+            "source": self.source,
         }
 
 
-def citation_for(n: int, hit: Hit) -> Citation:
+def citation_for(n: int, hit: Hit, source: Source = "model") -> Citation:
     return Citation(
         n=n,
         chunk_id=hit.chunk_id,
@@ -68,13 +76,24 @@ def citation_for(n: int, hit: Hit) -> Citation:
         page_end=hit.page_end,
         text=hit.text,
         location=hit.location,
+        source=source,
     )
 
 
-def citations_for(numbers: Iterable[int], offered: list[Hit]) -> list[Citation]:
-    """Citations for valid numbers (1-based into ``offered``), ascending, each once."""
-    valid = sorted({n for n in numbers if 1 <= n <= len(offered)})
-    return [citation_for(n, offered[n - 1]) for n in valid]
+def citations_for(
+    numbers: Iterable[int],
+    offered: list[Hit],
+    source: Source = "model",
+    matched: Iterable[int] = (),
+) -> list[Citation]:
+    """Citations for valid numbers (1-based into ``offered``), ascending, each once;
+    ``matched`` numbers not among ``numbers`` are added with source "matched"."""
+    valid = {n for n in numbers if 1 <= n <= len(offered)}
+    extra = {n for n in matched if 1 <= n <= len(offered)} - valid
+    return [
+        citation_for(n, offered[n - 1], "matched" if n in extra else source)
+        for n in sorted(valid | extra)
+    ]
 
 
 def _numbers(group: str) -> list[int]:

@@ -68,6 +68,9 @@ class Settings(BaseModel):
     llm_first_token_timeout: float = Field(120.0, gt=0, le=3600)
     llm_total_timeout: float = Field(600.0, gt=0, le=7200)
     llm_context_tokens: int = Field(4096, ge=512, le=262144)
+    # Tokens an answer may take (num_predict); 0: sized to the question (192 for a fact,
+    # 384 for how/why), so no answer runs for minutes.
+    llm_answer_tokens: int = Field(0, ge=0, le=8192)
     llm_max_requests_per_question: int = Field(3, ge=1, le=10)
     domain_preamble: str = ""
 

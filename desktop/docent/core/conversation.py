@@ -61,6 +61,14 @@ class Answer:
     partial: bool = False
     #: Model requests made for this question (rewrite, answer, judge).
     requests: int = 0
+    #: Why the answer was cut short (a loop, rambling, its budget); "" when it was not.
+    cut: str = ""
+    #: Model citations whose passage does not support the sentence while another
+    #: offered passage clearly does: (sentence, numbers cited, the better number).
+    misattributed: list[tuple[str, tuple[int, ...], int]] = field(default_factory=list)
+    #: Tokens streamed for the answer, and its budget (``num_predict``).
+    tokens: int = 0
+    budget: int = 0
 
     def citation(self, n: int) -> Citation | None:
         return next((c for c in self.citations if c.n == n), None)
@@ -72,6 +80,10 @@ class Answer:
             "mode": self.mode,
             "citations": [c.as_dict() for c in self.citations],
             "invalid_citations": self.invalid_citations,
+            "misattributed_citations": [
+                {"sentence": s, "cited": list(cited), "better": better}
+                for s, cited, better in self.misattributed
+            ],
             "unsupported_sentences": self.unsupported_sentences,
             "sentence_support": [[s, score] for s, score in self.sentence_support],
             "confidence": self.confidence,
@@ -79,6 +91,9 @@ class Answer:
             "model": self.model,
             "query": self.query,
             "partial": self.partial,
+            "cut": self.cut,
+            "tokens": self.tokens,
+            "budget": self.budget,
             "requests": self.requests,
             "seconds": round(self.seconds, 3),
         }

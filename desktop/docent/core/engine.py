@@ -566,6 +566,7 @@ class Engine(EngineCollections):
                     query, files=scope, rewrites=rewrites, collection=coll
                 ),
                 count_tokens=self.embedder.count_tokens,
+                embed=self.embedder.embed_dense,
             )
             return answerer.answer(question, conv, model=model, on_token=on_token, cancel=cancel)
         except AnswerCancelled:

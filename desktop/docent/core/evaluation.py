@@ -4,12 +4,12 @@ Two parts with two owners, kept apart in this file:
 
 - retrieval evaluation (``evaluate_retrieval``: keyword overlap, sufficient, confidence) —
   the retrieval issue (3) adds it here;
-- answer faithfulness (below) — the answers issue (4): a support score per sentence of an
-  answer against the passages it cites (against every passage offered when it cites none).
+- answer faithfulness (below): the words of a sentence (``terms``), its term overlap with
+  passages, the per-sentence record (``SentenceSupport``), the answer's confidence and
+  the optional LLM judge. ``attribution.py`` uses them to check and match citations.
 
-Faithfulness is deterministic term overlap: the share of a sentence's content words
-(stopwords removed, light stemming) found in its passages. Sentences below
-``SUPPORT_THRESHOLD`` are flagged. An optional LLM judge can replace the overlap score; a
+Term overlap is the share of a sentence's content words (stopwords removed, light
+stemming) found in its passages. An optional LLM judge can decide support instead; a
 judge reply that cannot be parsed scores 0 — it never counts as support.
 """
 
@@ -20,13 +20,13 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from docent.core.citations import MARKER, cited_numbers, strip_markers
+from docent.core.citations import MARKER, strip_markers
 from docent.core.models import Hit
 from docent.core.queryterms import content_words
 
 # Faithfulness (answers issue) ------------------------------------------------
 
-#: A sentence is supported when at least this share of its content words is in its passages.
+#: Without embeddings (or for a judge's score): supported at or above this share.
 SUPPORT_THRESHOLD = 0.5
 #: Sentences with fewer content words than this ("Yes.", "In short:") are not judged.
 MIN_TERMS = 2
@@ -92,12 +92,16 @@ def support_score(sentence: str, passages: Iterable[str]) -> float:
 @dataclass(frozen=True, slots=True)
 class SentenceSupport:
     sentence: str
-    #: The valid passage numbers the sentence cites (empty: scored against all offered).
+    #: The valid passage numbers the model cited in the sentence.
     cited: tuple[int, ...]
     score: float
     supported: bool
     #: False for sentences too short to judge (score 1.0, never flagged).
     judged: bool = True
+    #: The passage Docent matched to a sentence the model left uncited.
+    matched: int | None = None
+    #: Another passage that clearly supports a sentence its citation does not.
+    better: int | None = None
 
 
 @dataclass(slots=True)
@@ -106,7 +110,8 @@ class Faithfulness:
 
     @property
     def unsupported(self) -> list[str]:
-        return [s.sentence for s in self.sentences if not s.supported]
+        """Sentences no passage clearly supports, each listed once."""
+        return list(dict.fromkeys(s.sentence for s in self.sentences if not s.supported))
 
     @property
     def pairs(self) -> list[tuple[str, float]]:
@@ -120,36 +125,6 @@ class Faithfulness:
     def unsupported_share(self) -> float:
         judged = self.judged
         return sum(not s.supported for s in judged) / len(judged) if judged else 0.0
-
-
-def check_faithfulness(
-    answer: str,
-    passages: Mapping[int, str],
-    *,
-    threshold: float = SUPPORT_THRESHOLD,
-    judge_scores: Sequence[float] | None = None,
-) -> Faithfulness:
-    """Score every sentence of ``answer`` against the passages it cites.
-
-    ``passages`` maps the offered numbers to the text the model was shown. Numbers not in
-    it are ignored (drop them first: ``citations.drop_invalid``). With ``judge_scores``
-    (one per *judged* sentence, in order, from ``parse_judge``) those scores are used
-    instead of term overlap.
-    """
-    result = Faithfulness()
-    judge = list(judge_scores) if judge_scores is not None else None
-    for sentence in split_sentences(answer):
-        cited = tuple(n for n in cited_numbers(sentence) if n in passages)
-        if len(terms(sentence)) < MIN_TERMS:
-            result.sentences.append(SentenceSupport(sentence, cited, 1.0, True, judged=False))
-            continue
-        texts = [passages[n] for n in cited] if cited else list(passages.values())
-        if judge is not None:
-            score = judge.pop(0) if judge else 0.0
-        else:
-            score = support_score(sentence, texts)
-        result.sentences.append(SentenceSupport(sentence, cited, score, score >= threshold))
-    return result
 
 
 def judged_sentences(answer: str) -> list[str]:
@@ -173,15 +148,22 @@ def says_not_found(answer: str) -> bool:
 
 
 def answer_confidence(
-    retrieval: str, faith: Faithfulness, *, cited: bool, invalid: bool, partial: bool
+    retrieval: str,
+    faith: Faithfulness,
+    *,
+    cited: bool,
+    invalid: bool,
+    partial: bool,
+    matched_only: bool = False,
 ) -> str:
     """Retrieval's confidence (medium when unknown), lowered for what the checks found:
     low with no citation or over 2/3 of sentences unsupported; one step down each for over
-    1/3 unsupported, citations never offered, and an incomplete answer."""
+    1/3 unsupported, citations never offered, an incomplete or cut answer, and citations
+    that Docent matched when the model cited nothing itself."""
     level = _LEVELS.index(retrieval) if retrieval in _LEVELS else 1
     if not cited or faith.unsupported_share > 2 / 3:
         return "low"
-    level -= (faith.unsupported_share > 1 / 3) + invalid + partial
+    level -= (faith.unsupported_share > 1 / 3) + invalid + partial + matched_only
     return _LEVELS[max(0, level)]
 
 

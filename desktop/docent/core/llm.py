@@ -15,6 +15,10 @@ until the read returns), so to stop a call the socket is ``shutdown()``: the rea
 at once and Ollama sees the hang-up and stops generating. The socket is captured through
 httpcore's ``trace`` request extension, which needs a fresh connection per stream
 (keep-alive is off on the streaming client).
+
+Every stream is watched by an ``OutputGuard`` (guards.py): a model that loops, rambles or
+runs past its ``num_predict`` is hung up on like a cancel, and ``OutputCut`` carries the
+text before the degenerate part. Answers, summaries and query rewrites all get it.
 """
 
 from __future__ import annotations
@@ -39,6 +43,7 @@ from docent.core.errors import (
     LLMUnavailable,
     ModelNotFound,
 )
+from docent.core.guards import OutputCut, OutputGuard, guard_for
 
 if TYPE_CHECKING:
     from docent.core.config import Settings
@@ -66,6 +71,8 @@ class _Call:
         self._lock = threading.Lock()
         self._sock: socket.socket | None = None
         self._aborted = False
+        #: The server's reason for ending the stream ("stop", "length"), once it ended.
+        self.done_reason = ""
 
     @property
     def aborted(self) -> bool:
@@ -174,14 +181,18 @@ class OllamaClient:
         model: str | None = None,
         cancel: threading.Event | None = None,
         options: dict[str, Any] | None = None,
+        guard: OutputGuard | None = None,
     ) -> Generator[str, None, None]:
         """Yield the answer's content tokens as they arrive.
 
         Raises Cancelled when ``cancel`` is set (checked every 50 ms, even while waiting),
-        LLMTimeout, LLMUnavailable, ModelNotFound, LLMStreamError or LLMError. Closing the
-        iterator early also hangs up on Ollama.
+        OutputCut when ``guard`` (by default one capped at ``num_predict``) finds the
+        output degenerate, LLMTimeout, LLMUnavailable, ModelNotFound, LLMStreamError or
+        LLMError. Closing the iterator early, a cancel and a cut all hang up on Ollama, so
+        it stops generating. ``guard.done_reason`` tells why a finished stream ended.
         """
         name = model or self.model
+        watch = guard if guard is not None else guard_for(options)
         call = _Call()
         worker = threading.Thread(
             target=self._produce,
@@ -196,11 +207,15 @@ class OllamaClient:
             while True:
                 item = self._next_item(call, cancel, start, got_first)
                 if item is _END:
+                    watch.done_reason = call.done_reason
                     return
                 if isinstance(item, BaseException):
                     raise self._map_error(item, name, self.total_timeout) from item
                 got_first = True
                 if item:
+                    cut = watch.feed(str(item))
+                    if cut is not None:
+                        raise OutputCut(cut)
                     yield str(item)
         finally:
             call.abort()  # no-op once the stream ended; otherwise hang up at once
@@ -228,6 +243,8 @@ class OllamaClient:
                 for part in parts:
                     if call.aborted:
                         return
+                    if part.done:
+                        call.done_reason = part.done_reason or ""
                     call.items.put(part.message.content or "")
             finally:
                 close = getattr(parts, "close", None)  # a generator: exits its `with stream`

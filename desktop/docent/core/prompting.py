@@ -1,16 +1,21 @@
-"""Prompts for answers: numbered passages within the model's context budget, and the
-extractive text used when no model answers.
+"""Prompts for answers: numbered passages within the model's context budget, the
+sampling options and answer budget, and the extractive text used when no model answers.
 
-The context budget is ``llm_context_tokens`` minus room for the answer
-(``answer_tokens``), the instructions, the question and earlier turns. Passages are added
+The context budget is ``llm_context_tokens`` minus room for the answer (its budget, see
+``answer_budget``), the instructions, the question and earlier turns. Passages are added
 best-first (retrieval order) and the first one that does not fit ends the list, so a
 passage is never skipped in favour of a worse one. Tokens are counted with the caller's
 counter (the embedding model's tokenizer in the Engine) plus a safety margin, since the
 chat model's tokenizer differs.
+
+The layout (where the instructions go, a one-line example of a citation, how many
+passages) was chosen by measuring several with a real small model on the dev questions
+(``benchmarks/answer_eval.py --layout``; figures in the README).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -22,8 +27,23 @@ from docent.core.models import Hit
 
 CountFn = Callable[[str], int]
 
-#: Tokens reserved for the answer: a quarter of the context, at most this many.
-MAX_ANSWER_TOKENS = 1024
+#: The answer's budget (``num_predict``) when sized to the question: short for a fact,
+#: longer for how/why questions, never more than a quarter of the context.
+FACT_ANSWER_TOKENS = 192
+EXPLAIN_ANSWER_TOKENS = 384
+_EXPLAIN = re.compile(
+    r"\b(?:how (?:do|does|can|could|should|to|would)|why|explain|describe|steps?|list|"
+    r"compare|difference|differences|walk me through|what are the)\b",
+    re.I,
+)
+#: Sampling for answers: near-greedy, with a penalty on repeating recent tokens (small
+#: models otherwise loop), and a fixed seed so the same question gets the same answer.
+ANSWER_SAMPLING: dict[str, Any] = {
+    "temperature": 0.1,
+    "repeat_penalty": 1.15,
+    "repeat_last_n": 128,
+    "seed": 7,
+}
 #: The chat model's tokenizer differs from the counter's: count this much more.
 TOKEN_MARGIN = 1.15
 #: Per-message overhead of the chat template, and slack for everything else.
@@ -40,6 +60,39 @@ INSTRUCTIONS = (
     "brackets, like [1] or [2][3]. If the passages do not contain the answer, say that "
     "you could not find it in the documents. Do not use outside knowledge. Be brief."
 )
+#: For layouts that put the instructions after the passages, where a small model still
+#: sees them when it starts writing.
+ROLE = "You answer questions from passages of the user's documents."
+REMINDER = (
+    "Answer the question in two or three sentences, using only the passages above. "
+    "End each sentence with the number of the passage it comes from, in square brackets."
+)
+EXAMPLE = "For example: The console accepts lines of up to 4095 bytes [2]."
+
+
+@dataclass(frozen=True, slots=True)
+class Layout:
+    """Where the instructions go and how many passages a prompt lists."""
+
+    name: str
+    #: Instructions after the question (in the user message) instead of the system one.
+    instructions_last: bool = False
+    #: A one-line example of a cited sentence.
+    example: bool = False
+    #: At most this many passages (0: as many as fit).
+    max_passages: int = 0
+
+
+LAYOUTS = {
+    layout.name: layout
+    for layout in (
+        Layout("system"),
+        Layout("last", instructions_last=True),
+        Layout("last-example", instructions_last=True, example=True),
+        Layout("last-example-3", instructions_last=True, example=True, max_passages=3),
+    )
+}
+DEFAULT_LAYOUT = LAYOUTS["system"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,9 +105,17 @@ class ContextPlan:
         return int(self.count(text) * TOKEN_MARGIN) + 1
 
 
-def context_plan(settings: Settings, count: CountFn) -> ContextPlan:
+def answer_budget(question: str, settings: Settings) -> int:
+    """Tokens the answer may take: ``llm_answer_tokens``, or sized to the question."""
     ctx = settings.llm_context_tokens
-    return ContextPlan(ctx, min(MAX_ANSWER_TOKENS, ctx // 4), count)
+    if settings.llm_answer_tokens:
+        return min(settings.llm_answer_tokens, ctx // 2)
+    wanted = EXPLAIN_ANSWER_TOKENS if _EXPLAIN.search(question) else FACT_ANSWER_TOKENS
+    return min(wanted, ctx // 4)
+
+
+def context_plan(settings: Settings, count: CountFn, question: str = "") -> ContextPlan:
+    return ContextPlan(settings.llm_context_tokens, answer_budget(question, settings), count)
 
 
 @dataclass(slots=True)
@@ -79,11 +140,17 @@ def build_prompt(
     conv: Conversation,
     plan: ContextPlan,
     preamble: str = "",
+    layout: Layout = DEFAULT_LAYOUT,
 ) -> Prompt:
-    system = f"{preamble.strip()}\n\n{INSTRUCTIONS}" if preamble.strip() else INSTRUCTIONS
+    lead = ROLE if layout.instructions_last else INSTRUCTIONS
+    system = f"{preamble.strip()}\n\n{lead}" if preamble.strip() else lead
     ask = f"Question: {question}"
     if query != question:
         ask += f"\n(In full: {query})"
+    if layout.instructions_last:
+        ask += f"\n\n{REMINDER}" + (f" {EXAMPLE}" if layout.example else "")
+    elif layout.example:
+        system += f" {EXAMPLE}"
     budget = (
         plan.context_tokens
         - plan.answer_tokens
@@ -94,7 +161,7 @@ def build_prompt(
     )
     history, turns = _history(conv, plan, int(max(budget, 0) * HISTORY_SHARE))
     budget -= sum(plan.tokens(m["content"]) + MESSAGE_OVERHEAD for m in history)
-    lines, offered = _passages(hits, plan, budget)
+    lines, offered = _passages(hits[: layout.max_passages or None], plan, budget)
     user = "Passages from the documents:\n\n" + "\n\n".join(lines) + f"\n\n{ask}"
     messages = [{"role": "system", "content": system}, *history]
     messages.append({"role": "user", "content": user})
@@ -105,7 +172,7 @@ def build_prompt(
         options={
             "num_ctx": plan.context_tokens,
             "num_predict": plan.answer_tokens,
-            "temperature": 0.2,
+            **ANSWER_SAMPLING,
         },
         history_turns=turns,
     )

@@ -1,0 +1,275 @@
+"""Which offered passage supports each sentence of an answer.
+
+Small models often cite nothing, or cite the wrong number. After an answer is streamed,
+every sentence with enough content words (``evaluation.MIN_TERMS``) is scored against the
+passages the model was shown:
+
+- **overlap**: the share of the sentence's content words found in the passage (stemmed);
+- **cosine**: the similarity of their embeddings (the library's own embedding model).
+
+``support = weight * overlap + (1 - weight) * cosine``. Then:
+
+- a sentence the model cited is supported when its cited passages reach ``support``;
+  when they do not and another offered passage clearly does (``clear``, and ``margin``
+  above the cited ones), the citation is reported as misattributed;
+- a sentence the model left uncited is **matched** to its best passage when that passage
+  reaches ``support``: the marker ``[n]`` is inserted at the end of the sentence and the
+  citation is marked as matched (not written by the model);
+- any other sentence is flagged as not clearly supported.
+
+The thresholds were chosen on the dev questions (``benchmarks/answer_eval.py
+--calibrate``; figures in the README). Without an embedder the overlap alone decides, at
+``evaluation.SUPPORT_THRESHOLD``.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+
+from docent.core.citations import MARKER, cited_numbers
+from docent.core.evaluation import (
+    MIN_TERMS,
+    SUPPORT_THRESHOLD,
+    Faithfulness,
+    SentenceSupport,
+    split_sentences,
+    terms,
+)
+
+EmbedFn = Callable[[Sequence[str]], list[list[float]]]
+
+
+@dataclass(frozen=True, slots=True)
+class Thresholds:
+    #: Weight of term overlap in the support score (the rest is cosine similarity).
+    weight: float = 0.5
+    #: A passage supports a sentence at or above this score.
+    support: float = 0.5
+    #: Another passage "clearly" supports a sentence at or above this score ...
+    clear: float = 0.6
+    #: ... and this much above the passages the model cited.
+    margin: float = 0.15
+
+
+#: Chosen on the dev questions (see the module docstring).
+THRESHOLDS = Thresholds()
+#: Overlap alone (no embedder): the long-standing faithfulness threshold.
+OVERLAP_ONLY = Thresholds(weight=1.0, support=SUPPORT_THRESHOLD, clear=0.75, margin=0.25)
+
+_END_PUNCT = re.compile(r"([.!?:;]+[\"'”’)*_`]*)$")
+_LIST_PREFIX = re.compile(r"^\s*(?:[-*+•]|\d{1,2}[.)]|#{1,6})\s+")
+
+
+@dataclass(slots=True)
+class Attribution:
+    #: The answer with a marker inserted after each matched sentence.
+    text: str
+    faith: Faithfulness
+    #: Valid numbers the model wrote, in order of first appearance.
+    model_cited: list[int]
+    #: Numbers Docent matched to sentences the model left uncited, ascending.
+    matched: list[int]
+
+    @property
+    def misattributed(self) -> list[SentenceSupport]:
+        return [s for s in self.faith.sentences if s.better is not None]
+
+
+class Scorer:
+    """Support scores of sentences against the offered passages (one embedding call)."""
+
+    def __init__(
+        self,
+        sentences: Sequence[str],
+        passages: Mapping[int, str],
+        embed: EmbedFn | None,
+        thresholds: Thresholds,
+    ) -> None:
+        self.passages = passages
+        self.t = thresholds
+        self._terms = {n: terms(text) for n, text in passages.items()}
+        self._cos: list[dict[int, float]] = [{} for _ in sentences]
+        if embed is not None and sentences and passages and thresholds.weight < 1.0:
+            numbers = list(passages)
+            vectors = embed([plain(s) for s in sentences] + [passages[n] for n in numbers])
+            svecs, pvecs = vectors[: len(sentences)], vectors[len(sentences) :]
+            for i, sv in enumerate(svecs):
+                self._cos[i] = {n: cosine(sv, pv) for n, pv in zip(numbers, pvecs, strict=True)}
+
+    def overlap(self, sentence: str, numbers: Sequence[int]) -> float:
+        wanted = terms(sentence)
+        if not wanted:
+            return 1.0
+        have: set[str] = set()
+        for n in numbers:
+            have |= self._terms.get(n, set())
+        return len(wanted & have) / len(wanted)
+
+    def score(self, i: int, sentence: str, numbers: Sequence[int]) -> float:
+        """Support of sentence ``i`` by the passages ``numbers`` together."""
+        if not numbers:
+            return 0.0
+        overlap = self.overlap(sentence, numbers)
+        if self.t.weight >= 1.0 or not self._cos[i]:
+            return overlap
+        cos = max(self._cos[i].get(n, 0.0) for n in numbers)
+        return self.t.weight * overlap + (1 - self.t.weight) * cos
+
+    def best(self, i: int, sentence: str, exclude: Sequence[int] = ()) -> tuple[int | None, float]:
+        """The single passage that supports the sentence best (earlier ones win ties)."""
+        best_n, best_score = None, -1.0
+        for n in self.passages:
+            if n in exclude:
+                continue
+            score = self.score(i, sentence, [n])
+            if score > best_score:
+                best_n, best_score = n, score
+        return best_n, max(best_score, 0.0)
+
+
+def attribute(
+    answer: str,
+    passages: Mapping[int, str],
+    embed: EmbedFn | None = None,
+    *,
+    thresholds: Thresholds | None = None,
+    judge_scores: Sequence[float] | None = None,
+) -> Attribution:
+    """Check the model's citations, match uncited sentences, flag the rest.
+
+    ``passages`` maps the offered numbers to the text the model was shown; numbers not in
+    it are ignored (drop them first: ``citations.drop_invalid``). With ``judge_scores``
+    (one per judged sentence, in order, from ``evaluation.parse_judge``) a judge decides
+    whether each sentence is supported; matching still uses the scores above.
+    """
+    t = thresholds or (THRESHOLDS if embed is not None else OVERLAP_ONLY)
+    sentences = split_sentences(answer)
+    judged = [i for i, s in enumerate(sentences) if len(terms(s)) >= MIN_TERMS]
+    scorer = Scorer([sentences[i] for i in judged], passages, embed, t)
+    judge = list(judge_scores) if judge_scores is not None else None
+    checks: list[SentenceSupport] = []
+    matches: dict[int, int] = {}
+    for i, sentence in enumerate(sentences):
+        cited = tuple(n for n in cited_numbers(sentence) if n in passages)
+        if i not in judged:
+            checks.append(SentenceSupport(sentence, cited, 1.0, True, judged=False))
+            continue
+        k = judged.index(i)
+        check = _check(scorer, k, sentence, cited)
+        if check.matched is not None:
+            matches[i] = check.matched
+        if judge is not None:
+            score = judge.pop(0) if judge else 0.0
+            check = _with_score(check, score, score >= SUPPORT_THRESHOLD)
+        checks.append(check)
+    model_cited = [n for n in cited_numbers(answer) if n in passages]
+    return Attribution(
+        text=insert_markers(answer, sentences, matches),
+        faith=Faithfulness(checks),
+        model_cited=model_cited,
+        matched=sorted(set(matches.values())),
+    )
+
+
+def _check(scorer: Scorer, i: int, sentence: str, cited: tuple[int, ...]) -> SentenceSupport:
+    t = scorer.t
+    if cited:
+        score = scorer.score(i, sentence, cited)
+        if score >= t.support:
+            return SentenceSupport(sentence, cited, score, True)
+        other, other_score = scorer.best(i, sentence, exclude=cited)
+        clearly = other_score >= t.clear and other_score - score >= t.margin
+        better = other if clearly else None
+        return SentenceSupport(sentence, cited, score, False, better=better)
+    best, score = scorer.best(i, sentence)
+    if best is not None and score >= t.support:
+        return SentenceSupport(sentence, (), score, True, matched=best)
+    return SentenceSupport(sentence, (), score, False)
+
+
+def _with_score(check: SentenceSupport, score: float, supported: bool) -> SentenceSupport:
+    return SentenceSupport(
+        check.sentence,
+        check.cited,
+        score,
+        supported,
+        judged=check.judged,
+        matched=check.matched,
+        better=check.better,
+    )
+
+
+def insert_markers(text: str, sentences: Sequence[str], matches: Mapping[int, int]) -> str:
+    """``text`` with ``[n]`` put at the end of each matched sentence, before its final
+    punctuation ("... registers [2]."). A sentence not found as written is left as is."""
+    out: list[str] = []
+    cursor = 0
+    for i, sentence in enumerate(sentences):
+        tail = sentence[-40:]
+        at = text.find(tail, cursor)
+        if at < 0:
+            continue
+        end = at + len(tail)
+        if i in matches:
+            head = text[cursor:end]
+            punct = _END_PUNCT.search(head)
+            cut = punct.start() if punct else len(head)
+            out.append(f"{head[:cut].rstrip()} [{matches[i]}]{head[cut:]}")
+        else:
+            out.append(text[cursor:end])
+        cursor = end
+    out.append(text[cursor:])
+    return "".join(out)
+
+
+def citation_notes(checked: Attribution, invalid: list[int]) -> list[str]:
+    """The reason line's sentences about citations: missing, matched, wrong, dropped."""
+    notes: list[str] = []
+    matched = [s for s in checked.faith.sentences if s.matched is not None]
+    if not checked.model_cited:
+        if matched:
+            notes.append(
+                f"The model cited no passage; Docent matched {_count(len(matched), 'sentence')} "
+                "to the passages that support them (matched citations)."
+            )
+        else:
+            notes.append(
+                "The model cited no passage, and no passage clearly supports its sentences."
+            )
+    elif matched:
+        notes.append(
+            f"Docent matched {_count(len(matched), 'sentence')} the model left uncited "
+            "to the passages that support them (matched citations)."
+        )
+    for s in checked.misattributed:
+        marks = "".join(f"[{n}]" for n in s.cited)
+        notes.append(
+            f"Citation {marks} does not support “{_short(s.sentence)}”; passage [{s.better}] does."
+        )
+    if invalid:
+        nums = ", ".join(f"[{n}]" for n in invalid)
+        notes.append(f"Citations to passages that were never offered were dropped: {nums}.")
+    return notes
+
+
+def _count(n: int, word: str) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
+def _short(sentence: str, limit: int = 60) -> str:
+    flat = " ".join(sentence.split())
+    return flat if len(flat) <= limit else flat[:limit].rsplit(" ", 1)[0] + " …"
+
+
+def plain(sentence: str) -> str:
+    """A sentence without citation markers or a list bullet (what is embedded)."""
+    return " ".join(_LIST_PREFIX.sub("", MARKER.sub(" ", sentence)).split())
+
+
+def cosine(a: Sequence[float], b: Sequence[float]) -> float:
+    dot = sum(x * y for x, y in zip(a, b, strict=True))
+    norm = math.sqrt(sum(x * x for x in a)) * math.sqrt(sum(y * y for y in b))
+    return dot / norm if norm else 0.0

@@ -1,0 +1,187 @@
+"""Loop and runaway guards for streamed model output, used by every model call (llm.py).
+
+Small models degenerate in a few recognisable ways; each is caught while tokens arrive,
+so the request can be cancelled on the server instead of running to its budget:
+
+- a sentence repeated (compared without case, punctuation, citation markers or list
+  numbers: "1. X." then "2. X." is a repeat);
+- a long run of words repeated (``ngram_words`` in a row, even overlapping itself, which
+  catches loops with no sentence end such as "foo bar foo bar ...");
+- a long stretch of tokens with no sentence end and no line break (rambling, or a run of
+  one character);
+- more tokens than the budget (``max_tokens``): a backstop for servers that ignore
+  ``num_predict``.
+
+What is kept is the text before the degenerate part, ended at a sentence boundary, and
+``Cut.reason`` says in one sentence why the rest was cut.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field, replace
+from typing import Literal
+
+from docent.core.citations import MARKER
+from docent.core.errors import LLMError
+
+CutKind = Literal["repeat", "loop", "rambling", "budget"]
+
+#: The end of a sentence (followed by space) or a line break: where a sentence is complete.
+_BOUNDARY = re.compile(r"(?<=[.!?])[\"'”’)\]*_`]*\s+|\n\s*")
+_LIST_PREFIX = re.compile(r"^\s*(?:[-*+•]|\d{1,3}[.)]|#{1,6})\s+")
+_LIST_NUMBER = re.compile(r"\s*(?:\d{1,3}|[a-zA-Z])[.)]$")
+_WORD = re.compile(r"\S+")
+_NOT_ALNUM = re.compile(r"[^\w]+")
+
+
+@dataclass(frozen=True, slots=True)
+class GuardLimits:
+    #: Sentences shorter than this (in words) may repeat ("See the manual.").
+    min_sentence_words: int = 5
+    #: This many words repeated in the same order is a loop.
+    ngram_words: int = 12
+    #: Tokens (stream chunks) without a sentence end or line break before it is rambling.
+    max_tokens_without_end: int = 160
+    #: Tokens in all; None: no client-side cap (the server's num_predict still applies).
+    max_tokens: int | None = None
+
+
+DEFAULT_LIMITS = GuardLimits()
+
+
+@dataclass(frozen=True, slots=True)
+class Cut:
+    kind: CutKind
+    #: One sentence: that the output was cut and why.
+    reason: str
+    #: The text before the degenerate part, at a sentence boundary (may be empty).
+    kept: str
+    #: Tokens received when the cut was made.
+    tokens: int
+
+
+def normalise(sentence: str) -> str:
+    """A sentence reduced to what makes it the same sentence: words, lower case."""
+    plain = _LIST_PREFIX.sub("", MARKER.sub(" ", sentence))
+    return " ".join(_NOT_ALNUM.sub(" ", plain.lower()).split())
+
+
+@dataclass
+class OutputGuard:
+    """Fed every token of one stream; ``feed`` returns a Cut once the output degenerates.
+
+    One guard per stream. ``done_reason`` is filled in by the client from the server's
+    last message ("stop", or "length" when ``num_predict`` ended it).
+    """
+
+    limits: GuardLimits = DEFAULT_LIMITS
+    text: str = ""
+    tokens: int = 0
+    cut: Cut | None = None
+    done_reason: str = ""
+    _since_end: int = 0  # tokens since the last sentence end or line break
+    _scanned: int = 0  # text before this offset is split into finished sentences
+    _boundaries: list[int] = field(default_factory=lambda: [0])
+    _sentences: set[str] = field(default_factory=set)
+    _word_end: int = 0  # words ending before this offset are counted
+    _words: list[tuple[str, int]] = field(default_factory=list)  # (normalised, start)
+    _ngrams: set[tuple[str, ...]] = field(default_factory=set)
+
+    def feed(self, token: str) -> Cut | None:
+        if self.cut is not None:
+            return self.cut
+        self.text += token
+        self.tokens += 1
+        ended = bool(re.search(r"[.!?\n]", token))
+        self._since_end = 0 if ended else self._since_end + 1
+        self.cut = self._sentence_repeat() or self._ngram_repeat() or self._overrun(token)
+        return self.cut
+
+    # Checks ------------------------------------------------------------------------
+
+    def _sentence_repeat(self) -> Cut | None:
+        for m in _BOUNDARY.finditer(self.text, self._scanned):
+            start, end = self._scanned, m.start()
+            if _LIST_NUMBER.match(self.text, start, end):
+                continue  # "2. " starts an item; it does not end a sentence
+            self._scanned = m.end()
+            self._boundaries.append(m.end())
+            key = normalise(self.text[start:end])
+            if len(key.split()) < self.limits.min_sentence_words:
+                continue
+            if key in self._sentences:
+                return self._make("repeat", start)
+            self._sentences.add(key)
+        return None
+
+    def _ngram_repeat(self) -> Cut | None:
+        n = self.limits.ngram_words
+        for m in _WORD.finditer(self.text, self._word_end):
+            if m.end() == len(self.text):
+                break  # the word may go on in the next token
+            self._word_end = m.end()
+            word = normalise(m.group())
+            if not word:
+                continue
+            self._words.append((word, m.start()))
+            if len(self._words) < n:
+                continue
+            gram = tuple(w for w, _ in self._words[-n:])
+            if gram in self._ngrams:
+                return self._make("loop", self._words[-n][1])
+            self._ngrams.add(gram)
+        return None
+
+    def _overrun(self, token: str) -> Cut | None:
+        cap = self.limits.max_tokens
+        if cap is not None and self.tokens > cap:
+            return self._make("budget", len(self.text) - len(token))  # the cap's tokens only
+        if self._since_end > self.limits.max_tokens_without_end:
+            return self._make("rambling", len(self.text))
+        return None
+
+    def _make(self, kind: CutKind, at: int) -> Cut:
+        """Cut before ``at``, back to the last sentence boundary at or before it."""
+        keep = max(b for b in self._boundaries if b <= at)
+        reasons = {
+            "repeat": "The answer was cut because the model began repeating a sentence.",
+            "loop": "The answer was cut because the model began repeating itself.",
+            "rambling": (
+                f"The answer was cut because the model wrote "
+                f"{self.limits.max_tokens_without_end} tokens without ending a sentence."
+            ),
+            "budget": f"The answer was cut at its budget of {self.limits.max_tokens} tokens.",
+        }
+        return Cut(kind, reasons[kind], self.text[:keep].rstrip(), self.tokens)
+
+
+def last_sentence_end(text: str) -> int:
+    """The offset just after the last finished sentence or line of ``text`` (0: none)."""
+    stripped = text.rstrip()
+    if re.search(r"[.!?][\"'”’)\]*_`]*$", stripped):
+        return len(stripped)
+    ends = [m.start() for m in _BOUNDARY.finditer(stripped)]
+    return ends[-1] if ends else 0
+
+
+class OutputCut(LLMError):
+    """The model's output degenerated and the request was cancelled on the server.
+
+    ``cut.kept`` is the text before the degenerate part; ``str(error)`` is ``cut.reason``.
+    """
+
+    def __init__(self, cut: Cut) -> None:
+        super().__init__(cut.reason)
+        self.cut = cut
+
+
+def guard_for(
+    options: dict[str, object] | None, limits: GuardLimits = DEFAULT_LIMITS
+) -> OutputGuard:
+    """A guard whose token cap follows ``num_predict`` (with slack: chunks are not
+    always single tokens), so a server that ignores the option is still stopped."""
+    predict = (options or {}).get("num_predict")
+    if limits.max_tokens is None and isinstance(predict, int) and predict > 0:
+        limits = replace(limits, max_tokens=predict + max(8, predict // 10))
+    return OutputGuard(limits)

@@ -1,0 +1,125 @@
+"""Answers from a model that loops, rambles or runs long, and the options that prevent it.
+
+The stand-in Ollama streams a scripted answer over real HTTP; a looping model is an
+endless token stream, so a missed cut would show as a test stuck at the total timeout.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from answer_script import MEMORY_Q, ScriptedModel, ask, first_sentence, offered_in, point_at
+
+from docent.core.citations import cited_numbers
+from docent.core.engine import Engine
+from docent.core.evaluation import split_sentences
+from docent.core.guards import normalise
+from ollama_stub import OllamaStub, split_tokens
+
+HOW_Q = "How do I show the memory relocation registers in CTSS, step by step?"
+
+
+@pytest.fixture
+def engine(answer_library: Engine, ollama_stub: OllamaStub) -> Engine:
+    return point_at(answer_library, ollama_stub.url, llm_total_timeout=30.0)
+
+
+def quoting(messages: list[dict[str, Any]], n: int = 0) -> str:
+    """A sentence of the ``n``-th passage offered, without a citation (like SmolLM2)."""
+    return first_sentence(offered_in(messages)[n].text) + "."
+
+
+def test_a_looping_answer_is_cut_on_the_server_and_keeps_the_text_before(
+    engine: Engine, ollama_stub: OllamaStub
+) -> None:
+    loop = "The supervisor sets the relocation register for each user program."
+
+    def endless(messages: list[dict[str, Any]], model: str) -> Iterator[str]:
+        yield from split_tokens(quoting(messages) + " ")
+        while True:
+            yield from split_tokens(loop + " ")
+
+    ollama_stub.responder = endless
+    answer, tokens = ask(engine)
+    assert answer.mode == "generated"
+    assert "began repeating" in answer.cut
+    assert answer.text.endswith(f"({answer.cut})")
+    body = answer.text[: answer.text.rindex("(")]
+    keys = [normalise(s) for s in split_sentences(body)]
+    assert len(keys) == len(set(keys)), "a repeated sentence survived the cut"
+    assert body.count(loop[:-1]) == 1  # kept up to the first repeat
+    assert len(tokens) < 2 * len(split_tokens(loop)) + 40  # cut within a bounded stretch
+    assert ollama_stub.client_disconnected.wait(5.0), "the server kept generating"
+    assert answer.confidence != "high"
+    assert json.loads(json.dumps(answer.as_dict()))["cut"] == answer.cut
+
+
+def test_loop_before_anything_useful_falls_back_to_extractive(
+    engine: Engine, ollama_stub: OllamaStub
+) -> None:
+    ollama_stub.responder = lambda messages, model: itertools.cycle(["R0", " R1", " R2", " "])
+    answer, tokens = ask(engine)
+    assert answer.mode == "extractive" and "repeating" in answer.reason
+    assert len(tokens) < 60
+    assert ollama_stub.client_disconnected.wait(5.0)
+
+
+def test_rambling_without_a_sentence_end_is_cut(engine: Engine, ollama_stub: OllamaStub) -> None:
+    def rambling(messages: list[dict[str, Any]], model: str) -> Iterator[str]:
+        yield from split_tokens(quoting(messages) + " ")
+        for i in itertools.count():
+            yield f" word{i}"
+
+    ollama_stub.responder = rambling
+    answer, tokens = ask(engine)
+    assert answer.mode == "generated" and "without ending a sentence" in answer.cut
+    assert "word1" not in answer.text
+    assert len(tokens) < 200
+
+
+def test_answer_at_its_budget_ends_at_its_last_sentence(
+    engine: Engine, ollama_stub: OllamaStub
+) -> None:
+    ollama_stub.done_reason = "length"  # Ollama stopped at num_predict
+    ollama_stub.responder = lambda messages, model: quoting(messages) + " And then the"
+    answer, _ = ask(engine)
+    assert answer.mode == "generated" and "budget of 192 tokens" in answer.cut
+    assert "And then the" not in answer.text
+    assert answer.budget == 192 and answer.tokens > 0
+
+
+def test_options_fit_answers_and_the_budget_fits_the_question(
+    engine: Engine, ollama_stub: OllamaStub
+) -> None:
+    ollama_stub.responder = ScriptedModel()
+    ask(engine)  # a question about a fact
+    ask(engine, HOW_Q)  # a how-to question
+    point_at(engine, ollama_stub.url, llm_answer_tokens=100)
+    ask(engine)
+    fact, how, fixed = (body["options"] for body in ollama_stub.bodies("/api/chat"))
+    assert fact["temperature"] <= 0.2 and fact["repeat_penalty"] > 1.0
+    assert fact["repeat_last_n"] >= 64
+    assert (fact["num_predict"], how["num_predict"], fixed["num_predict"]) == (192, 384, 100)
+
+
+def test_a_citation_that_does_not_support_its_sentence_is_reported(
+    engine: Engine, ollama_stub: OllamaStub
+) -> None:
+    def wrong_number(messages: list[dict[str, Any]], model: str) -> str:
+        offered = offered_in(messages)
+        far = offered[-1].n  # the last passage: a different part of the library
+        return f"{first_sentence(offered[0].text)} [{far}]."
+
+    ollama_stub.responder = wrong_number
+    answer, _ = ask(engine, MEMORY_Q)
+    ((sentence, cited, better),) = answer.misattributed
+    assert cited == (len(answer.offered),) and better == 1
+    assert f"passage [{better}] does" in answer.reason
+    assert answer.unsupported_sentences == [sentence]
+    assert cited_numbers(answer.text) == list(cited)  # the model's marker is left as written
+    (entry,) = answer.as_dict()["misattributed_citations"]
+    assert entry == {"sentence": sentence, "cited": list(cited), "better": 1}

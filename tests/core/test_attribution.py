@@ -1,0 +1,117 @@
+"""Checking and matching citations: which offered passage supports each sentence."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import pytest
+
+from docent.core.attribution import (
+    THRESHOLDS,
+    Scorer,
+    Thresholds,
+    attribute,
+    cosine,
+    insert_markers,
+)
+from docent.core.citations import cited_numbers
+from docent.core.embedding import Embedder
+from docent.core.evaluation import judged_sentences, split_sentences
+
+CONSOLE = (
+    "Command lines entered at the console are limited to about 4095 bytes (not characters). "
+    'The command sink("record.lis") will divert all subsequent output from the console to '
+    "an external file."
+)
+PENGUINS = "Penguins are flightless birds of the southern hemisphere."
+PDP11 = (
+    "The PDP-11 has eight general registers, R0 to R7. R6 is the stack pointer and R7 the "
+    "program counter; instructions address memory through them."
+)
+PASSAGES = {1: CONSOLE, 2: PENGUINS, 3: PDP11}
+
+
+@pytest.fixture(scope="module")
+def embed() -> object:
+    embedder = Embedder()
+    return embedder.embed_dense
+
+
+def test_model_citations_are_checked_and_uncited_sentences_matched() -> None:
+    answer = (
+        "Console lines are limited to 4095 bytes [2]. Penguins are flightless birds. "
+        "Yes. Output goes to an external file with sink [1]."
+    )
+    checked = attribute(answer, PASSAGES)
+    wrong, matched, short, right = checked.faith.sentences
+    assert not wrong.supported and wrong.better == 1  # cites [2], [1] clearly supports it
+    assert matched.matched == 2 and matched.supported and matched.cited == ()
+    assert not short.judged and short.supported
+    assert right.supported and right.cited == (1,) and right.matched is None
+    assert checked.model_cited == [2, 1] and checked.matched == [2]
+    assert "Penguins are flightless birds [2]." in checked.text
+    assert checked.faith.unsupported == ["Console lines are limited to 4095 bytes [2]."]
+    assert [s.sentence for s in checked.misattributed] == [wrong.sentence]
+    assert judged_sentences(answer) == [s.sentence for s in checked.faith.judged]
+
+
+def test_a_sentence_no_passage_supports_stays_flagged_once() -> None:
+    invented = "Jupiter has a ring of frozen bananas around its moons."
+    answer = f"{invented} Penguins are flightless birds. {invented}"
+    checked = attribute(answer, PASSAGES)
+    assert checked.faith.unsupported == [invented]  # listed once, though written twice
+    assert [s.matched for s in checked.faith.sentences] == [None, 2, None]
+    assert cited_numbers(checked.text) == [2]
+
+
+def test_matched_markers_go_before_the_final_punctuation() -> None:
+    text = "First one. Second one!\n- third item\nFourth (done)."
+    sentences = split_sentences(text)
+    out = insert_markers(text, sentences, {0: 3, 1: 1, 2: 2, 3: 4})
+    assert out == "First one [3]. Second one [1]!\n- third item [2]\nFourth (done) [4]."
+    assert insert_markers(text, sentences, {}) == text
+
+
+def test_judge_scores_decide_support_and_missing_ones_are_zero() -> None:
+    answer = "Console lines are limited to 4095 bytes [1]. Output goes to a file [1]."
+    checked = attribute(answer, {1: CONSOLE}, judge_scores=[0.2])
+    assert [s.score for s in checked.faith.sentences] == [0.2, 0.0]
+    assert len(checked.faith.unsupported) == 2
+
+
+def test_cosine_ranks_a_paraphrase_above_unrelated_passages(embed: object) -> None:
+    fn = embed  # the bundled MiniLM, as the Engine passes it
+    sentence = "Each line you type into the R prompt can hold roughly four thousand bytes."
+    scorer = Scorer([sentence], PASSAGES, fn, Thresholds(weight=0.0))  # type: ignore[arg-type]
+    cos = {n: scorer.score(0, sentence, [n]) for n in PASSAGES}
+    assert cos[1] > cos[3] and cos[1] > cos[2]
+    assert scorer.best(0, sentence) == (1, pytest.approx(cos[1]))
+    assert cosine([1.0, 0.0], [0.0, 2.0]) == 0.0 and cosine(
+        [1.0, 1.0], [2.0, 2.0]
+    ) == pytest.approx(1.0)
+
+
+def test_with_embeddings_uncited_answer_gets_matched_citations(embed: object) -> None:
+    answer = (
+        "The PDP-11 has eight general registers. R6 is the stack pointer. "
+        "Command lines at the console are limited to 4095 bytes."
+    )
+    checked = attribute(answer, PASSAGES, embed)  # type: ignore[arg-type]
+    assert [s.matched for s in checked.faith.sentences] == [3, 3, 1]
+    assert checked.text == (
+        "The PDP-11 has eight general registers [3]. R6 is the stack pointer [3]. "
+        "Command lines at the console are limited to 4095 bytes [1]."
+    )
+    assert checked.faith.unsupported == []
+
+
+def test_embedding_call_is_one_batch(embed: object) -> None:
+    calls: list[int] = []
+
+    def counting(texts: Sequence[str]) -> list[list[float]]:
+        calls.append(len(texts))
+        return embed(texts)  # type: ignore[operator, no-any-return]
+
+    attribute("The PDP-11 has eight registers. Penguins do not fly at all.", PASSAGES, counting)
+    assert calls == [2 + len(PASSAGES)]
+    assert THRESHOLDS.weight < 1.0  # the default uses the embeddings

@@ -1,0 +1,139 @@
+"""Loop and runaway guards: fed token by token as a stream arrives, and on a real stream."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterator
+
+import pytest
+
+from docent.core.guards import (
+    Cut,
+    GuardLimits,
+    OutputCut,
+    OutputGuard,
+    guard_for,
+    last_sentence_end,
+    normalise,
+)
+from docent.core.llm import OllamaClient
+from ollama_stub import OllamaStub, split_tokens
+
+MODEL = "stub-model:latest"
+QUESTION = [{"role": "user", "content": "What does the manual say about registers?"}]
+FIRST = "The PDP-11 has eight general registers [1]. "
+LOOP = "Register R7 is the program counter and R6 the stack pointer [2]. "
+
+
+def feed_all(text: str, limits: GuardLimits | None = None) -> tuple[OutputGuard, Cut | None]:
+    guard = OutputGuard(limits or GuardLimits())
+    cut = None
+    for token in split_tokens(text):
+        cut = guard.feed(token)
+        if cut is not None:
+            break
+    return guard, cut
+
+
+def test_plain_answer_is_not_cut() -> None:
+    text = FIRST + LOOP + "See the manual for the rest.\n\n1. Item one.\n2. Item two."
+    guard, cut = feed_all(text)
+    assert cut is None and guard.text == text
+
+
+def test_repeated_sentence_is_cut_before_the_repeat() -> None:
+    guard, cut = feed_all(FIRST + LOOP + LOOP + LOOP)
+    assert cut is not None
+    assert cut.kind in ("repeat", "loop")
+    assert cut.kept == (FIRST + LOOP).strip()
+    assert "repeating" in cut.reason
+    # Cut at the end of the second copy at the latest, not later.
+    assert cut.tokens <= len(split_tokens(FIRST + LOOP + LOOP))
+
+
+def test_repeat_ignores_case_markers_and_list_numbers() -> None:
+    text = "1. Use sink() to divert all output to a file [1].\n2. use SINK() to divert all output to a file [3].\n"
+    guard, cut = feed_all(text, GuardLimits(ngram_words=50))
+    assert cut is not None and cut.kind == "repeat"
+    assert cut.kept == "1. Use sink() to divert all output to a file [1]."
+    assert normalise("2. Use sink() [3].") == "use sink"
+
+
+def test_short_sentences_may_repeat() -> None:
+    text = "Yes. It does. Yes. It does. The rest is in the manual."
+    assert feed_all(text)[1] is None
+
+
+def test_words_looping_without_a_sentence_end() -> None:
+    text = "The options are " + "foo bar baz " * 30
+    guard, cut = feed_all(text)
+    assert cut is not None and cut.kind == "loop"
+    assert cut.kept == ""  # no finished sentence before the loop
+    assert cut.tokens < 30
+
+
+def test_rambling_without_a_sentence_end() -> None:
+    words = (f"word{i}" for i in itertools.count())
+    text = "A first sentence. " + " ".join(itertools.islice(words, 400))
+    guard, cut = feed_all(text, GuardLimits(max_tokens_without_end=50))
+    assert cut is not None and cut.kind == "rambling"
+    assert cut.kept == "A first sentence."
+    assert cut.tokens == 3 + 51
+    assert "50 tokens without ending a sentence" in cut.reason
+
+
+def test_budget_backstop_follows_num_predict() -> None:
+    guard = guard_for({"num_predict": 40})
+    assert guard.limits.max_tokens == 48
+    assert guard_for(None).limits.max_tokens is None
+    words = " ".join(f"w{i}." for i in range(100))
+    cut = None
+    for token in split_tokens(words):
+        cut = cut or guard.feed(token)
+    assert cut is not None and cut.kind == "budget" and cut.tokens == 49
+    assert cut.kept.endswith("w47.")
+
+
+def test_last_sentence_end() -> None:
+    assert last_sentence_end("One. Two and thr") == len("One.")
+    assert last_sentence_end("One. Two.") == len("One. Two.")
+    assert last_sentence_end("no end at all") == 0
+
+
+def endless(text: str) -> Iterator[str]:
+    yield from split_tokens(FIRST)
+    while True:
+        yield from split_tokens(text)
+
+
+def test_endless_loop_is_cut_and_the_server_sees_the_hang_up(ollama_stub: OllamaStub) -> None:
+    ollama_stub.responder = lambda messages, model: endless(LOOP)
+    client = OllamaClient(ollama_stub.url, MODEL, 1.0, 5.0, 30.0)
+    received: list[str] = []
+    with pytest.raises(OutputCut) as info:
+        for token in client.stream_chat(QUESTION):
+            received.append(token)
+    cut = info.value.cut
+    assert cut.kept == (FIRST + LOOP).strip()
+    # Bounded: the cut comes by the end of the second copy of the looping sentence.
+    bound = len(split_tokens(FIRST)) + 2 * len(split_tokens(LOOP))
+    assert len(received) < bound
+    assert ollama_stub.client_disconnected.wait(5.0), "the server never saw the hang-up"
+    # The server stopped: it wrote only what was in flight when the client hung up.
+    assert ollama_stub.streamed < bound + 200
+
+
+def test_chat_raises_the_cut_too(ollama_stub: OllamaStub) -> None:
+    ollama_stub.responder = lambda messages, model: endless("again and again and again ")
+    client = OllamaClient(ollama_stub.url, MODEL, 1.0, 5.0, 30.0)
+    with pytest.raises(OutputCut):
+        client.chat(QUESTION)
+    assert ollama_stub.client_disconnected.wait(5.0)
+
+
+def test_done_reason_reaches_the_guard(ollama_stub: OllamaStub) -> None:
+    ollama_stub.done_reason = "length"
+    client = OllamaClient(ollama_stub.url, MODEL, 1.0, 5.0, 30.0)
+    guard = OutputGuard()
+    assert "".join(client.stream_chat(QUESTION, guard=guard)) == "The stub model says hello."
+    assert guard.done_reason == "length"
