@@ -59,8 +59,32 @@ def test_ask_json(
     (citation,) = data["citations"]
     assert {"n", "file_name", "path", "page", "chunk_id", "text"} <= set(citation)
     assert citation["n"] == 1 and citation["file_name"] == DOC and citation["page"] == 1
+    assert citation["source"] == "model"
     assert data["unsupported_sentences"] == [] and data["invalid_citations"] == []
     assert data["confidence"] in ("high", "medium", "low") and "reason" in data
+    assert data["cut"] == "" and data["misattributed_citations"] == []
+    assert 0 < data["tokens"] <= data["budget"]
+
+
+def test_ask_shows_citations_docent_matched(
+    indexed: None,
+    ollama_stub: OllamaStub,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    use_host(monkeypatch, ollama_stub.url)
+    ollama_stub.responder = ScriptedModel(cite="")  # a model that cites nothing
+    capsys.readouterr()
+    assert main(["ask", QUESTION]) == 0
+    out, err = capsys.readouterr()
+    streamed, _, listing = out.partition("\nCitations:\n")
+    assert "[1]" not in streamed
+    assert f"  [1] {DOC} pp.1-2  (" in listing and "(matched by Docent" in listing
+    assert "The answer with its matched citations:" in listing and "[1]." in listing
+    assert "matched" in err
+    assert main(["ask", QUESTION, "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert [c["source"] for c in data["citations"]] == ["matched"]
 
 
 def test_ask_json_without_ollama_is_extractive(

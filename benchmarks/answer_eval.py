@@ -1,0 +1,356 @@
+"""Answers from a real model on the dev questions: cited, on the gold page, never looping.
+
+    .venv/bin/python benchmarks/answer_eval.py [--model smollm2:135m] [--host URL]
+        [--layout NAME] [--only q001,q019] [--out answers.jsonl] [--home DIR]
+    .venv/bin/python benchmarks/answer_eval.py --calibrate   # the matching thresholds
+
+A benchmark, not a test: it works with any Ollama model (default: the rig's smollm2:135m;
+start it with ``../shared/llm-rig/start``) and prints figures. The library is the PDFs
+the dev questions refer to plus two look-alike manuals, indexed under ``--home``
+(persistent, so re-runs only index what changed). Every question goes through the same
+``Answerer`` as ``Engine.ask``, with the prompt layout ``--layout``.
+
+Per question: the mode, citations written by the model and matched by Docent, whether a
+gold page is among the citations, repeated sentences, characters, tokens against the
+budget, seconds, and the 1-minute load average. Then the targets:
+
+- at least 90 % of generated answers carry a citation;
+- no answer repeats a sentence or runs past its budget;
+- a gold page is among the citations for at least 50 % of answerable questions;
+- unanswerable questions abstain.
+
+``--calibrate`` needs no model: for every answerable question it scores the reference
+answer and evidence sentences against the passages retrieval offers, and prints how well
+each weight/threshold separates the gold passage from passages of other files.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import time
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED = Path(os.environ.get("DOCENT_SHARED", REPO.parent / "shared"))
+CORPUS = SHARED / "corpus" / "pdfs"
+DEV_QUESTIONS = SHARED / "corpus" / "dev-questions.jsonl"
+DISTRACTORS = ["simh__ctss_hardware.pdf", "simh__vax780_doc.pdf"]
+
+if TYPE_CHECKING:
+    from docent.core.answering import Answer
+    from docent.core.engine import Engine
+    from docent.core.models import Hit
+
+
+@dataclass(frozen=True, slots=True)
+class Question:
+    id: str
+    question: str
+    file: str | None
+    pages: tuple[int, ...]
+    answer: str
+    evidence: str
+
+    @property
+    def answerable(self) -> bool:
+        return self.file is not None
+
+
+@dataclass(slots=True)
+class Record:
+    id: str
+    answerable: bool
+    mode: str
+    model_citations: int
+    matched_citations: int
+    gold_cited: bool
+    repeated: int
+    chars: int
+    tokens: int
+    budget: int
+    seconds: float
+    load: float
+    cut: str
+    text: str
+
+
+def load_questions(only: Sequence[str]) -> list[Question]:
+    rows = [json.loads(line) for line in DEV_QUESTIONS.read_text().splitlines() if line.strip()]
+    qs = [
+        Question(
+            r["id"],
+            r["question"],
+            r.get("file"),
+            tuple(r.get("pages") or ()),
+            r.get("answer") or "",
+            r.get("evidence") or "",
+        )
+        for r in rows
+    ]
+    return [q for q in qs if not only or q.id in only]
+
+
+def open_library(
+    home: Path, questions: Sequence[Question], host: str, model: str, context: int
+) -> Engine:
+    from docent.core.config import Settings
+    from docent.core.engine import Engine
+
+    settings = Settings(
+        data_dir=str(home),
+        ollama_host=host,
+        ollama_model=model,
+        llm_first_token_timeout=600,
+        llm_total_timeout=1200,
+        llm_context_tokens=context,
+    )
+    eng = Engine(settings).open()
+    files = sorted({q.file for q in questions if q.file} | set(DISTRACTORS))
+    started = time.monotonic()
+    report = eng.index([CORPUS / f for f in files])
+    print(
+        f"library: {len(files)} PDFs ({len(report.indexed)} indexed now, "
+        f"{time.monotonic() - started:.0f} s)",
+        file=sys.stderr,
+    )
+    return eng
+
+
+def on_gold_page(file: str | None, pages: Sequence[int], hit_file: str, lo: int, hi: int) -> bool:
+    return file == hit_file and any(lo <= p <= hi for p in pages)
+
+
+def repeated_sentences(text: str) -> int:
+    from docent.core.evaluation import split_sentences
+    from docent.core.guards import normalise
+
+    keys = [normalise(s) for s in split_sentences(text)]
+    counts = Counter(k for k in keys if len(k.split()) >= 3)
+    return sum(n - 1 for n in counts.values())
+
+
+def load1() -> float:
+    return float(Path("/proc/loadavg").read_text().split()[0])
+
+
+# Answers --------------------------------------------------------------------------
+
+
+def ask_all(eng: Engine, questions: Sequence[Question], layout_name: str) -> list[Record]:
+    from docent.core.answering import Answerer
+    from docent.core.prompting import LAYOUTS
+
+    layout = LAYOUTS[layout_name]
+    records = []
+    for q in questions:
+        answerer = Answerer(
+            eng.llm,
+            eng.settings,
+            lambda query, rewrites: eng.search(query, rewrites=rewrites),
+            count_tokens=eng.embedder.count_tokens,
+            embed=eng.embedder.embed_dense,
+            layout=layout,
+        )
+        started = time.monotonic()
+        answer = answerer.answer(q.question)
+        rec = record(q, answer, time.monotonic() - started)
+        records.append(rec)
+        print(line(rec), flush=True)
+    return records
+
+
+def record(q: Question, answer: Answer, seconds: float) -> Record:
+    body = answer.text
+    if answer.cut and body.endswith(f"({answer.cut})"):
+        body = body[: -len(answer.cut) - 2].rstrip()
+    return Record(
+        id=q.id,
+        answerable=q.answerable,
+        mode=answer.mode,
+        model_citations=sum(c.source == "model" for c in answer.citations),
+        matched_citations=sum(c.source == "matched" for c in answer.citations),
+        gold_cited=any(
+            on_gold_page(q.file, q.pages, c.file_name, c.page, c.page_end) for c in answer.citations
+        ),
+        repeated=repeated_sentences(body) if answer.mode == "generated" else 0,
+        chars=len(body),
+        tokens=answer.tokens,
+        budget=answer.budget,
+        seconds=round(seconds, 1),
+        load=load1(),
+        cut=answer.cut,
+        text=answer.text,
+    )
+
+
+def line(r: Record) -> str:
+    gold = "gold" if r.gold_cited else ("-" if r.answerable else "n/a")
+    over = " OVER" if r.budget and r.tokens > r.budget else ""
+    cut = f" cut:{r.cut.split(' because ')[-1][:40]}" if r.cut else ""
+    return (
+        f"{r.id} {r.mode:10} model={r.model_citations} matched={r.matched_citations} "
+        f"{gold:4} rep={r.repeated} {r.chars:5d} ch {r.tokens:4d}/{r.budget} tok{over} "
+        f"{r.seconds:6.1f} s load {r.load:.1f}{cut}"
+    )
+
+
+def summary(records: Sequence[Record], model: str, layout: str, context: int) -> str:
+    generated = [r for r in records if r.mode == "generated"]
+    answerable = [r for r in records if r.answerable]
+    unanswerable = [r for r in records if not r.answerable]
+    cited = [r for r in generated if r.model_citations + r.matched_citations]
+    by_model = [r for r in generated if r.model_citations]
+    gold = [r for r in answerable if r.gold_cited]
+    repeats = sum(r.repeated > 0 for r in records)
+    over = sum(bool(r.budget) and r.tokens > r.budget for r in records)
+    abstained = [r for r in unanswerable if r.mode == "abstained"]
+    secs = [r.seconds for r in generated] or [0.0]
+    loads = [r.load for r in records] or [0.0]
+
+    def pct(part: Sequence[Record], whole: Sequence[Record]) -> str:
+        return f"{len(part)}/{len(whole)} ({len(part) / max(len(whole), 1):.0%})"
+
+    rows = [
+        ("layout, context", f"{layout}, {context}"),
+        ("model", model),
+        ("modes", ", ".join(f"{k} {v}" for k, v in Counter(r.mode for r in records).items())),
+        ("generated answers with a citation (target ≥ 90 %)", pct(cited, generated)),
+        ("... cited by the model itself", pct(by_model, generated)),
+        ("gold page among the citations, answerable (target ≥ 50 %)", pct(gold, answerable)),
+        ("answers with a repeated sentence (target 0)", str(repeats)),
+        ("answers past their budget (target 0)", str(over)),
+        ("answers cut by a guard", str(sum(bool(r.cut) for r in records))),
+        ("unanswerable questions abstained", pct(abstained, unanswerable)),
+        (
+            "median / max seconds per generated answer",
+            f"{statistics.median(secs):.0f} / {max(secs):.0f}",
+        ),
+        (
+            "median characters per generated answer",
+            f"{statistics.median([r.chars for r in generated] or [0]):.0f}",
+        ),
+        ("1-min load average during the run (min-max)", f"{min(loads):.1f}-{max(loads):.1f}"),
+    ]
+    return "\n".join(["| | |", "|---|---|", *(f"| {k} | {v} |" for k, v in rows)])
+
+
+# Calibration ----------------------------------------------------------------------
+
+
+def calibrate(eng: Engine, questions: Sequence[Question]) -> None:
+    """How well support scores separate the gold passage from other files' passages."""
+    from docent.core.attribution import Scorer, Thresholds
+    from docent.core.conversation import Conversation
+    from docent.core.evaluation import split_sentences
+    from docent.core.prompting import build_prompt, context_plan
+
+    samples: list[tuple[str, dict[int, str], set[int], set[int], set[int]]] = []
+    for q in questions:
+        if not q.answerable:
+            continue
+        hits = eng.search(q.question).hits
+        plan = context_plan(eng.settings, eng.embedder.count_tokens, q.question)
+        prompt = build_prompt(q.question, q.question, hits, Conversation(), plan)
+        gold = {n for n, h in enumerate(prompt.offered, 1) if is_gold(q, h)}
+        other = {n for n, h in enumerate(prompt.offered, 1) if h.file_name != q.file}
+        near = set(range(1, len(prompt.offered) + 1)) - gold - other  # same file, other page
+        for sentence in split_sentences(q.answer) + split_sentences(q.evidence):
+            samples.append((sentence, prompt.shown, gold, other, near))
+    print(
+        f"{len(samples)} reference sentences; gold passage offered for "
+        f"{sum(bool(s[2]) for s in samples)}"
+    )
+    cache: dict[int, Scorer] = {}
+    for weight in (0.0, 0.25, 0.4, 0.5, 0.6, 0.75, 1.0):
+        pos: list[float] = []
+        neg: list[float] = []
+        same: list[float] = []
+        top_gold = 0
+        with_gold = 0
+        for i, (sentence, shown, gold, other, near) in enumerate(samples):
+            scorer = cache.get(i)
+            if scorer is None:
+                scorer = cache[i] = Scorer(
+                    [sentence], shown, eng.embedder.embed_dense, Thresholds(0.0)
+                )
+            scorer.t = Thresholds(weight=weight)
+            scores = {n: scorer.score(0, sentence, [n]) for n in shown}
+            if gold:
+                with_gold += 1
+                best = max(scores, key=lambda n: scores[n])
+                top_gold += best in gold
+                pos.append(max(scores[n] for n in gold))
+            neg.extend(scores[n] for n in other)
+            same.extend(scores[n] for n in near)
+        print(f"\nweight {weight:.2f}: best passage is gold for {top_gold}/{with_gold}")
+        for t in (0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6, 0.65, 0.7):
+            tpr = sum(s >= t for s in pos) / max(len(pos), 1)
+            fpr = sum(s >= t for s in neg) / max(len(neg), 1)
+            near_rate = sum(s >= t for s in same) / max(len(same), 1)
+            print(
+                f"  threshold {t:.2f}: gold supported {tpr:5.1%}  other files {fpr:5.1%}  "
+                f"J={tpr - fpr:+.2f}  (same file, other pages {near_rate:5.1%})"
+            )
+
+
+def is_gold(q: Question, h: Hit) -> bool:
+    return on_gold_page(q.file, q.pages, h.file_name, h.page_start, h.page_end)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--model", default="smollm2:135m")
+    parser.add_argument(
+        "--host",
+        default=os.environ.get("DOCENT_RIG_HOST") or os.environ.get("OLLAMA_HOST") or "",
+    )
+    parser.add_argument("--home", default="/tmp/docent-answer-eval")
+    parser.add_argument("--layout", default="")
+    parser.add_argument(
+        "--context", type=int, default=4096, help="llm_context_tokens (the rig serves 4096)"
+    )
+    parser.add_argument("--only", default="", help="comma-separated question ids")
+    parser.add_argument("--out", default="", help="write one JSON record per question")
+    parser.add_argument("--calibrate", action="store_true")
+    args = parser.parse_args()
+    sys.path.insert(0, str(REPO / "desktop"))
+    from docent.core.prompting import DEFAULT_LAYOUT
+
+    layout = args.layout or DEFAULT_LAYOUT.name
+    questions = load_questions([s for s in args.only.split(",") if s])
+    host = args.host or "http://127.0.0.1:11435"
+    eng = open_library(Path(args.home), load_questions([]), host, args.model, args.context)
+    try:
+        if args.calibrate:
+            calibrate(eng, questions)
+            return 0
+        health = eng.llm_health(timeout=5.0)
+        if not health.ok:
+            print(f"no model: {health.message}", file=sys.stderr)
+            return 1
+        print(
+            f"{args.model} at {host}, layout {layout}, context {args.context}, load {load1():.1f}",
+            file=sys.stderr,
+        )
+        records = ask_all(eng, questions, layout)
+    finally:
+        eng.close()
+    if args.out:
+        with open(args.out, "w", encoding="utf-8") as fh:
+            for r in records:
+                fh.write(json.dumps(asdict(r)) + "\n")
+    print()
+    print(summary(records, args.model, layout, args.context))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
