@@ -80,6 +80,8 @@ class Record:
     load: float
     cut: str
     text: str
+    #: What the model streamed, before any cut or matching (to judge the guards).
+    raw: str
 
 
 def load_questions(only: Sequence[str]) -> list[Question]:
@@ -160,14 +162,15 @@ def ask_all(eng: Engine, questions: Sequence[Question], layout_name: str) -> lis
             layout=layout,
         )
         started = time.monotonic()
-        answer = answerer.answer(q.question)
-        rec = record(q, answer, time.monotonic() - started)
+        streamed: list[str] = []
+        answer = answerer.answer(q.question, on_token=streamed.append)
+        rec = record(q, answer, time.monotonic() - started, "".join(streamed))
         records.append(rec)
         print(line(rec), flush=True)
     return records
 
 
-def record(q: Question, answer: Answer, seconds: float) -> Record:
+def record(q: Question, answer: Answer, seconds: float, raw: str) -> Record:
     body = answer.text
     if answer.cut and body.endswith(f"({answer.cut})"):
         body = body[: -len(answer.cut) - 2].rstrip()
@@ -188,6 +191,7 @@ def record(q: Question, answer: Answer, seconds: float) -> Record:
         load=load1(),
         cut=answer.cut,
         text=answer.text,
+        raw=raw,
     )
 
 
