@@ -18,8 +18,8 @@ Scripting (attributes may be changed while the stub runs; each request reads the
 - an unknown model gets 404 ``{"error": "model 'x' not found"}``.
 
 ``requests`` logs every request (method, path, JSON body). ``stalled`` is set when a
-stream starts hanging; ``client_disconnected`` when a client hangs up mid-response;
-``streamed`` counts the token chunks written to clients.
+stream starts hanging; ``client_disconnected`` when a client hangs up mid-response (the
+stream then stops, as Ollama stops generating).
 """
 
 from __future__ import annotations
@@ -302,7 +302,6 @@ class _Handler(BaseHTTPRequestHandler):
                     break
                 emit(self._wrap(model, key, token, done=False))
                 sent += 1
-                stub._count_streamed()
             self.wfile.write(b"0\r\n\r\n")
             self.wfile.flush()
         except (BrokenPipeError, ConnectionResetError):
@@ -337,7 +336,6 @@ class OllamaStub:
         #: What the last streamed message says ended it ("length": num_predict reached).
         self.done_reason = done_reason
         self.requests: list[StubRequest] = []
-        self.streamed = 0
         self.release = threading.Event()
         self.stalled = threading.Event()
         self.client_disconnected = threading.Event()
@@ -383,10 +381,6 @@ class OllamaStub:
     def _log(self, method: str, path: str, body: dict[str, Any]) -> None:
         with self._lock:
             self.requests.append(StubRequest(method, path, body))
-
-    def _count_streamed(self) -> None:
-        with self._lock:
-            self.streamed += 1
 
     def bodies(self, path: str) -> list[dict[str, Any]]:
         """The JSON bodies received on ``path`` (e.g. ``"/api/chat"``), oldest first."""

@@ -118,9 +118,9 @@ def test_endless_loop_is_cut_and_the_server_sees_the_hang_up(ollama_stub: Ollama
     # Bounded: the cut comes by the end of the second copy of the looping sentence.
     bound = len(split_tokens(FIRST)) + 2 * len(split_tokens(LOOP))
     assert len(received) < bound
+    # The stub sets this when a write fails because the client hung up, and then stops
+    # streaming: an endless generation ends on the server, not only in the client.
     assert ollama_stub.client_disconnected.wait(5.0), "the server never saw the hang-up"
-    # The server stopped: it wrote only what was in flight when the client hung up.
-    assert ollama_stub.streamed < bound + 200
 
 
 def test_chat_raises_the_cut_too(ollama_stub: OllamaStub) -> None:
