@@ -25,6 +25,7 @@ from docent.core.api import (
     Answer,
     AnswerCancelled,
     Citation,
+    CitationSource,
     Conversation,
     DocumentChanged,
     DocumentProgressed,
@@ -62,9 +63,11 @@ from docent.core.models import (
 WAIT = 10.0  # seconds any fake waits on a test's gate before giving up
 
 
-def citation(n: int, path: str, page: int = 1, text: str = "The passage.") -> Citation:
+def citation(
+    n: int, path: str, page: int = 1, text: str = "The passage.", source: CitationSource = "model"
+) -> Citation:
     return Citation(
-        n, f"chunk-{n}", f"doc-{Path(path).name}", Path(path).name, path, page, page, text
+        n, f"chunk-{n}", f"doc-{Path(path).name}", Path(path).name, path, page, page, text, source
     )
 
 
@@ -76,6 +79,7 @@ def answer(
     reason: str = "",
     unsupported: Sequence[str] = (),
     model: str = "fake-model",
+    cut: str = "",
 ) -> Answer:
     assert mode in ("generated", "extractive", "abstained")
     return Answer(
@@ -87,6 +91,7 @@ def answer(
         confidence="high" if mode == "generated" else "low",
         reason=reason,
         model=model,
+        cut=cut,
     )
 
 

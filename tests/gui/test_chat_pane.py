@@ -52,6 +52,33 @@ def test_an_answer_streams_in_then_shows_chips_and_its_footer(
     assert not chat.streaming and chat.send_button.isVisibleTo(chat)
 
 
+def test_matched_chips_are_outlined_and_the_footer_says_why(
+    qtbot: Any, fake: FakeEngine, chat: ChatPane
+) -> None:
+    cites = [citation(1, "/d/a.pdf"), citation(2, "/d/a.pdf", 3, source="matched")]
+    fake.answers = [answer("The timer counts at 60Hz [1]. It traps on overflow [2].", cites)]
+    turn = ask(qtbot, chat, "How fast is the timer?")
+    assert turn.answer.citation(2).source == "matched"
+    html = chat.view.toHtml()
+    assert 'href="cite:1.2"' in html and 'href="cite:1.1"' in html
+    doc = chat.view.document()
+    found = doc.find("[2]")
+    assert "did not cite" in found.charFormat().toolTip()
+    assert not doc.find("[1]").charFormat().toolTip()
+    assert "Docent matched [2] to the sentence it supports (outlined)" in chat.view.toPlainText()
+    with qtbot.waitSignal(chat.citation_activated) as clicked:
+        chat.view.link_activated.emit(QUrl("cite:1.2"))
+    assert clicked.args == [1, 2]  # a matched chip opens its page like any other
+
+
+def test_an_answer_cut_for_looping_says_so(qtbot: Any, fake: FakeEngine, chat: ChatPane) -> None:
+    why = "The answer was cut because the model began repeating a sentence."
+    fake.answers = [answer(f"The timer counts at 60Hz [1].\n\n({why})", cut=why)]
+    ask(qtbot, chat, "How fast is the timer?")
+    text = chat.view.toPlainText()
+    assert why in text and text.count("60Hz") == 1
+
+
 def test_stop_keeps_what_arrived_and_says_so(qtbot: Any, fake: FakeEngine, chat: ChatPane) -> None:
     fake.answers = [answer("First words and then a lot more that never comes.")]
     fake.hold_answer.set()

@@ -21,10 +21,13 @@ def test_it_lists_the_sources_and_shows_a_text_passage(
     pane.show()
     cites = [
         citation(1, str(notes), 1, "# Notes"),
-        citation(3, str(notes), 2, "The boiler is serviced every spring."),
+        citation(3, str(notes), 2, "The boiler is serviced every spring.", source="matched"),
     ]
     pane.set_citations(cites)
     assert pane.list.count() == 2 and pane.list.item(1).text().startswith("[3] notes.md  p. 2")
+    assert "matched by Docent" in pane.list.item(1).text()
+    assert "did not cite" in pane.list.item(1).toolTip()
+    assert "matched" not in pane.list.item(0).text()
     with qtbot.waitSignal(pane.page_shown, timeout=10_000) as shown:
         assert pane.select(3)
     assert shown.args == [str(notes), 2]

@@ -6,7 +6,13 @@ from typing import Any
 
 from PySide6.QtGui import QTextCharFormat, QTextCursor
 
-from docent.gui.markdown_view import CHIP_BACKGROUND, SafeBrowser, linkify_citations
+from docent.gui.markdown_view import (
+    CHIP_BACKGROUND,
+    MATCHED_TIP,
+    SafeBrowser,
+    cite_url,
+    linkify_citations,
+)
 
 UNSUPPORTED = "The timer is reset by the operator at every shift change"
 ANSWER = (
@@ -54,3 +60,15 @@ def test_without_the_edit_block_every_chip_is_a_change(qtbot: Any) -> None:
     view = SafeBrowser()
     qtbot.addWidget(view)
     assert draw(view, batched=False) > 12
+
+
+def test_a_matched_chip_is_outlined_with_a_tooltip(qtbot: Any) -> None:
+    view = SafeBrowser()
+    qtbot.addWidget(view)
+    view.replace_tail(0, linkify_citations("Cited [1]. Matched [2].", turn=4), {cite_url(4, 2)})
+    model, matched = format_at(view, "[1]"), format_at(view, "[2]")
+    assert model.background().color() == CHIP_BACKGROUND and not model.toolTip()
+    assert matched.isAnchor() and matched.anchorHref() == "cite:4.2"  # clicks as usual
+    assert matched.background().color().alpha() == 0, "a matched chip is not filled"
+    assert matched.underlineStyle() == QTextCharFormat.UnderlineStyle.DashUnderline
+    assert matched.toolTip() == MATCHED_TIP and "did not cite" in MATCHED_TIP

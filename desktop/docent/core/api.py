@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
-from docent.core.citations import Citation
+from docent.core.citations import Citation, CitationSource
 from docent.core.config import Settings
 from docent.core.conversation import Answer, AnswerCancelled, Conversation, Turn
 from docent.core.extract import SUPPORTED_SUFFIXES
@@ -46,6 +46,7 @@ __all__ = [
     "Answer",
     "AnswerCancelled",
     "Citation",
+    "CitationSource",
     "Collection",
     "Conversation",
     "DocumentChanged",

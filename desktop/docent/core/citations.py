@@ -25,7 +25,7 @@ _GONE = "\x00"  # stands for a marker removed whole, until the space before it g
 #: Who put a citation there: the model wrote ``[n]``; Docent matched the passage to a
 #: sentence the model left uncited (attribution.py); or Docent listed the passage itself
 #: (an extractive answer's quotes, an abstained answer's closest passages).
-Source = Literal["model", "matched", "retrieved"]
+CitationSource = Literal["model", "matched", "retrieved"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,7 +42,7 @@ class Citation:
     text: str
     #: See Chunk.location: "slide 3", "Sheet1 rows 2-51"; "" for PDF pages.
     location: str = ""
-    source: Source = "model"
+    source: CitationSource = "model"
 
     @property
     def pages_label(self) -> str:
@@ -65,7 +65,7 @@ class Citation:
         }
 
 
-def citation_for(n: int, hit: Hit, source: Source = "model") -> Citation:
+def citation_for(n: int, hit: Hit, source: CitationSource = "model") -> Citation:
     return Citation(
         n=n,
         chunk_id=hit.chunk_id,
@@ -83,7 +83,7 @@ def citation_for(n: int, hit: Hit, source: Source = "model") -> Citation:
 def citations_for(
     numbers: Iterable[int],
     offered: list[Hit],
-    source: Source = "model",
+    source: CitationSource = "model",
     matched: Iterable[int] = (),
 ) -> list[Citation]:
     """Citations for valid numbers (1-based into ``offered``), ascending, each once;

@@ -43,6 +43,8 @@ ANSWER_SAMPLING: dict[str, Any] = {
     "repeat_penalty": 1.15,
     "repeat_last_n": 128,
     "seed": 7,
+    # A small model that has answered goes on with a "Question:" of its own.
+    "stop": ["\nQuestion:"],
 }
 #: The chat model's tokenizer differs from the counter's: count this much more.
 TOKEN_MARGIN = 1.15
@@ -67,7 +69,14 @@ REMINDER = (
     "Answer the question in two or three sentences, using only the passages above. "
     "End each sentence with the number of the passage it comes from, in square brackets."
 )
-EXAMPLE = "For example: The console accepts lines of up to 4095 bytes [2]."
+#: Quote what the passages say (a small model paraphrases into errors) and cite it.
+QUOTE_REMINDER = (
+    "Answer with the sentences of the passages above that answer the question, copied "
+    "as they are, each followed by the number of its passage in square brackets."
+)
+#: About nothing in anyone's documents: small models copy an example word for word (an
+#: example about R's console turned up in answers about Debian and the PDP-11).
+EXAMPLE = "For example: The pump stops when the tank is full [2]."
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,6 +88,8 @@ class Layout:
     instructions_last: bool = False
     #: A one-line example of a cited sentence.
     example: bool = False
+    #: Ask for the passages' own sentences rather than an answer in the model's words.
+    quote: bool = False
     #: At most this many passages (0: as many as fit).
     max_passages: int = 0
 
@@ -90,6 +101,9 @@ LAYOUTS = {
         Layout("last", instructions_last=True),
         Layout("last-example", instructions_last=True, example=True),
         Layout("last-example-3", instructions_last=True, example=True, max_passages=3),
+        Layout("last-3", instructions_last=True, max_passages=3),
+        Layout("quote-3", instructions_last=True, quote=True, max_passages=3),
+        Layout("quote-example-3", instructions_last=True, quote=True, example=True, max_passages=3),
     )
 }
 DEFAULT_LAYOUT = LAYOUTS["system"]
@@ -148,7 +162,8 @@ def build_prompt(
     if query != question:
         ask += f"\n(In full: {query})"
     if layout.instructions_last:
-        ask += f"\n\n{REMINDER}" + (f" {EXAMPLE}" if layout.example else "")
+        reminder = QUOTE_REMINDER if layout.quote else REMINDER
+        ask += f"\n\n{reminder}" + (f" {EXAMPLE}" if layout.example else "")
     elif layout.example:
         system += f" {EXAMPLE}"
     budget = (

@@ -19,7 +19,7 @@ from PySide6.QtWidgets import (
 )
 
 from docent.core.api import Answer, Collection, Conversation, EngineAPI, Turn
-from docent.gui.markdown_view import SafeBrowser, parse_cite
+from docent.gui.markdown_view import SafeBrowser, cite_url, parse_cite
 from docent.gui.messages import bridge
 from docent.gui.turn_markdown import turn_markdown
 from docent.gui.workers import Task, Worker, run_in_worker
@@ -314,8 +314,15 @@ class ChatPane(QWidget):
         md = ("---\n\n" if first is not None and first.number > 1 else "") + "\n\n---\n\n".join(
             parts
         )
+        matched = {
+            cite_url(t.number, c.n)
+            for t in tail
+            if t.answer
+            for c in t.answer.citations
+            if c.source == "matched"
+        }
         with self.view.one_edit():
-            self.view.replace_tail(self._frozen_pos, md)
+            self.view.replace_tail(self._frozen_pos, md, matched)
             if not self.streaming:
                 unsupported = [s for t in tail if t.answer for s in t.answer.unsupported_sentences]
                 self.view.mark_sentences(unsupported, self._frozen_pos)

@@ -175,8 +175,15 @@ class CitationPane(QWidget):
         self.list.clear()
         for c in self.citations:
             head = f"[{c.n}] {c.file_name}  {page_label(c)}"
+            if c.source == "matched":
+                head += "  · matched by Docent"
             item = QListWidgetItem(f"{head}\n{snippet(c.text)}")
-            item.setToolTip(c.path)
+            tip = (
+                "The model did not cite this passage; Docent matched it.\n"
+                if c.source == "matched"
+                else ""
+            )
+            item.setToolTip(tip + c.path)
             self.list.addItem(item)
         self.list.setCurrentRow(-1)
         self.list.blockSignals(False)

@@ -12,14 +12,16 @@ Overriding the browser's ``loadResource`` is not enough: when it returns nothing
 So the document is a SafeDocument, whose ``loadResource`` is the last word.
 
 Citation markers ``[1]`` become internal ``cite:<turn>.<n>`` links styled as chips, and
-sentences the faithfulness check did not support get a wavy underline and a tooltip.
+sentences the faithfulness check did not support get a wavy underline and a tooltip. A
+chip for a passage Docent matched to a sentence (the model did not cite it) is outlined
+rather than filled: no background, a dashed underline, and a tooltip that says so.
 """
 
 from __future__ import annotations
 
 import contextlib
 import re
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from typing import Any
 
 from PySide6.QtCore import QRegularExpression, QUrl, Signal
@@ -35,6 +37,10 @@ CHIP_BACKGROUND = QColor("#dbe7ff")
 CHIP_FOREGROUND = QColor("#1a4fb5")
 UNSUPPORTED_COLOUR = QColor("#c77700")
 UNSUPPORTED_TIP = "Not clearly supported by the cited passage — check the source."
+MATCHED_TIP = (
+    "Matched by Docent: the model did not cite this passage; its words and meaning support "
+    "the sentence. Click to see it."
+)
 
 # [1], [2, 3], [1][2] — but not an existing Markdown link [text](url) or a footnote [^1].
 _CITE_GROUP = re.compile(r"\[(\d{1,3}(?:\s*,\s*\d{1,3})*)\](?!\()")
@@ -45,6 +51,11 @@ _CHIP_FORMAT.setBackground(CHIP_BACKGROUND)
 _CHIP_FORMAT.setForeground(CHIP_FOREGROUND)
 _CHIP_FORMAT.setFontUnderline(False)
 _CHIP_FORMAT.setFontWeight(600)
+_MATCHED_FORMAT = QTextCharFormat(_CHIP_FORMAT)
+_MATCHED_FORMAT.setBackground(QColor(0, 0, 0, 0))
+_MATCHED_FORMAT.setUnderlineStyle(QTextCharFormat.UnderlineStyle.DashUnderline)
+_MATCHED_FORMAT.setUnderlineColor(CHIP_FOREGROUND)
+_MATCHED_FORMAT.setToolTip(MATCHED_TIP)
 
 
 def cite_url(turn: int, n: int) -> str:
@@ -132,8 +143,9 @@ class SafeBrowser(QTextBrowser):
     def end_position(self) -> int:
         return self.document().characterCount() - 1
 
-    def replace_tail(self, start: int, markdown: str) -> None:
-        """Replace everything from ``start`` on with ``markdown`` (chips styled).
+    def replace_tail(self, start: int, markdown: str, matched: Collection[str] = ()) -> None:
+        """Replace everything from ``start`` on with ``markdown`` (chips styled; the
+        ``cite:`` links in ``matched`` as matched chips).
 
         A streaming answer redraws only its own turn, not the whole conversation.
         """
@@ -142,7 +154,7 @@ class SafeBrowser(QTextBrowser):
         cur.movePosition(QTextCursor.MoveOperation.End, QTextCursor.MoveMode.KeepAnchor)
         cur.removeSelectedText()
         cur.insertMarkdown(markdown, MARKDOWN_FEATURES)
-        self.style_chips(start)
+        self.style_chips(start, matched)
 
     def new_tail(self) -> int:
         """Close what is shown and return where the next tail starts."""
@@ -151,8 +163,9 @@ class SafeBrowser(QTextBrowser):
         cur.insertBlock()
         return cur.position()
 
-    def style_chips(self, start: int = 0) -> None:
-        """Give every ``cite:`` link (from ``start`` on) the look of a chip.
+    def style_chips(self, start: int = 0, matched: Collection[str] = ()) -> None:
+        """Give every ``cite:`` link (from ``start`` on) the look of a chip, outlined for
+        the links in ``matched`` (citations Docent matched, not the model's).
 
         Chips are found by their text, a few Qt calls each: walking every fragment of a
         long answer costs many calls, and each call can wait for the GIL while a worker
@@ -161,8 +174,9 @@ class SafeBrowser(QTextBrowser):
         doc = self.document()
         cur = doc.find(_CHIP_TEXT, start)
         while not cur.isNull():
-            if cur.charFormat().anchorHref().startswith(CITE_SCHEME + ":"):
-                cur.mergeCharFormat(_CHIP_FORMAT)
+            href = cur.charFormat().anchorHref()
+            if href.startswith(CITE_SCHEME + ":"):
+                cur.mergeCharFormat(_MATCHED_FORMAT if href in matched else _CHIP_FORMAT)
             cur = doc.find(_CHIP_TEXT, cur.selectionEnd())
 
     def mark_sentences(self, sentences: list[str], start: int = 0) -> int:

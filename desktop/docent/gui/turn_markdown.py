@@ -39,6 +39,23 @@ def _footer(turn: Turn) -> str:
     if answer.invalid_citations:
         nums = ", ".join(str(n) for n in answer.invalid_citations)
         notes.append(f"Dropped citation {nums}: the model cited passages it was not given.")
+    matched = [c.n for c in answer.citations if c.source == "matched"]
+    if answer.mode == "generated" and matched:
+        nums = ", ".join(f"[{n}]" for n in matched)
+        one = len(matched) == 1
+        notes.append(
+            f"Docent matched {nums} to the {'sentence it supports' if one else 'sentences they support'} "
+            f"(outlined): the model did not cite {'it' if one else 'them'}."
+        )
+    if answer.misattributed:
+        notes.append(
+            "; ".join(
+                f"Citation [{', '.join(map(str, cited))}] does not support its sentence; "
+                f"[{better}] does"
+                for _, cited, better in answer.misattributed
+            )
+            + "."
+        )
     if answer.unsupported_sentences:
         n = len(answer.unsupported_sentences)
         several = n > 1
