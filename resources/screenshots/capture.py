@@ -1,16 +1,18 @@
-"""Take the README screenshots: the library while indexing, and an answer with its page.
+"""Take the README screenshots: the library while indexing, and a real model's answer.
 
-    xvfb-run -s "-screen 0 1600x1000x24" .venv/bin/python resources/screenshots/capture.py
+    DOCENT_RIG_HOST=http://127.0.0.1:11435 xvfb-run -s "-screen 0 1600x1000x24" \
+        .venv/bin/python resources/screenshots/capture.py [--model smollm2:135m]
 
-Uses a scratch DOCENT_HOME, a few corpus PDFs, and the stand-in Ollama server from the
-tests (scripted to answer from the passages it is given, citing [1] and [2]), so the
-pictures show what a real session shows without a real model.
+Uses a scratch DOCENT_HOME and a few corpus PDFs. The answer comes from a real model
+behind Ollama's API (``../shared/llm-rig/start`` serves smollm2:135m), named in the
+README's caption; the window is saved once the answer is in and its first citation's page
+is shown.
 """
 
 from __future__ import annotations
 
+import argparse
 import os
-import re
 import shutil
 import sys
 import tempfile
@@ -27,27 +29,19 @@ PDFS = (
     "forensics-samples-files__a-text-pass-peanuts.pdf",
 )
 QUESTION = "When was Debian begun, and who started it?"
-_PASSAGE = re.compile(r"^\[(\d+)\] (.+?) (pp?\.[\d-]+): (.*)$", re.MULTILINE)
-
-
-def responder(messages: list[dict[str, Any]], model: str) -> str:
-    """An answer made of the first sentences of the passages offered, cited."""
-    prompt = str(messages[-1]["content"])
-    parts = []
-    for n, _name, _pages, text in _PASSAGE.findall(prompt)[:2]:
-        sentences = [s for s in re.split(r"(?<=[.!?])\s+", text) if len(s.split()) > 8]
-        if sentences:
-            parts.append(f"{sentences[0].rstrip('.')} [{n}].")
-    body = " ".join(parts) or "The documents do not say [1]."
-    return f"According to the project history, {body[0].lower()}{body[1:]}"
 
 
 def main() -> int:
-    sys.path.insert(0, str(REPO / "tests"))
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--host", default=os.environ.get("DOCENT_RIG_HOST", ""))
+    parser.add_argument("--model", default="smollm2:135m")
+    parser.add_argument("--question", default=QUESTION)
+    args = parser.parse_args()
+    if not args.host:
+        print("no model: set DOCENT_RIG_HOST or pass --host", file=sys.stderr)
+        return 1
     from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QApplication
-
-    from ollama_stub import OllamaStub
 
     scratch = Path(tempfile.mkdtemp(prefix="docent-shots-"))
     os.environ["DOCENT_HOME"] = str(scratch / "home")
@@ -62,8 +56,13 @@ def main() -> int:
     from docent.gui.main_window import MainWindow
 
     app = create_app([sys.argv[0]])
-    stub = OllamaStub(models=["llama3.2:3b", "qwen2.5:7b"], responder=responder).start()
-    engine = open_engine(load_settings(ollama_host=stub.url, ollama_model="llama3.2:3b"))
+    settings = load_settings(
+        ollama_host=args.host,
+        ollama_model=args.model,
+        llm_first_token_timeout=900,
+        llm_total_timeout=1800,
+    )
+    engine = open_engine(settings)
     assert engine is not None
     window = MainWindow(engine)
     window.resize(1560, 940)
@@ -80,11 +79,11 @@ def main() -> int:
             save(window, "library-indexing.png")  # now: the table shows this very moment
 
     def after_index(_: Any) -> None:
-        QTimer.singleShot(500, lambda: chat.ask(QUESTION))
+        QTimer.singleShot(500, lambda: chat.ask(args.question))
 
     def after_answer(turn: Any) -> None:
+        print("answer:", turn.answer.text if turn.answer else turn.error, file=sys.stderr)
         if not turn.citations:
-            print("no citations:", turn.text, file=sys.stderr)
             app.quit()
             return
         sources.select(turn.citations[0].n)
@@ -97,7 +96,7 @@ def main() -> int:
     chat.answer_finished.connect(after_answer)
     sources.page_shown.connect(after_page)
     QTimer.singleShot(800, lambda: lib.add_paths([str(library)]))
-    QTimer.singleShot(900_000, app.quit)
+    QTimer.singleShot(2_400_000, app.quit)
     app.exec()
     window.close()
     from docent.gui.workers import cancel_all, wait_for_all
@@ -105,7 +104,6 @@ def main() -> int:
     cancel_all()
     wait_for_all(30_000)
     engine.close()
-    stub.stop()
     QApplication.processEvents()
     shutil.rmtree(scratch, ignore_errors=True)
     return 0

@@ -58,7 +58,7 @@ def test_generated_answer_cites_an_offered_passage(
     for o, hit in zip(offered, answer.offered, strict=True):
         assert (o.file_name, o.pages) == (hit.file_name, hit.pages_label)
     assert body["options"]["num_ctx"] == engine.settings.llm_context_tokens
-    assert "cite the passages" in body["messages"][0]["content"]
+    assert "followed by the number of its passage" in body["messages"][-1]["content"]
     (citation,) = answer.citations
     best = answer.offered[0]
     assert citation.n == 1 and citation.chunk_id == best.chunk_id
@@ -130,7 +130,7 @@ def test_domain_preamble_leads_the_instructions(
     eng = point_at(library, ollama_stub.url, domain_preamble="You help PDP-10 historians.")
     ask(eng)
     system = model.seen["answer"][0][0]["content"]
-    assert system.startswith("You help PDP-10 historians.\n\nAnswer the question")
+    assert system.startswith("You help PDP-10 historians.\n\nYou answer questions")
 
 
 def test_context_budget_offers_best_first_prefix(
@@ -138,7 +138,7 @@ def test_context_budget_offers_best_first_prefix(
 ) -> None:
     roomy, _ = ask(point_at(library, ollama_stub.url, results_k=12, llm_context_tokens=16384))
     tight, _ = ask(point_at(library, ollama_stub.url, results_k=12, llm_context_tokens=768))
-    assert len(roomy.offered) == 12
+    assert len(roomy.offered) == 3  # the default layout's most, for a small model
     assert 1 <= len(tight.offered) < len(roomy.offered)
     assert [h.chunk_id for h in tight.offered] == [h.chunk_id for h in roomy.offered][
         : len(tight.offered)

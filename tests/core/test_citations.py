@@ -5,7 +5,13 @@ from __future__ import annotations
 import pytest
 
 from docent.core.answering import Answer
-from docent.core.citations import citations_for, cited_numbers, drop_invalid, strip_markers
+from docent.core.citations import (
+    citations_for,
+    cite_echoed_headers,
+    cited_numbers,
+    drop_invalid,
+    strip_markers,
+)
 from docent.core.config import Settings
 from docent.core.conversation import Conversation, fallback_query, parse_rewrite
 from docent.core.evaluation import (
@@ -19,7 +25,17 @@ from docent.core.evaluation import (
     support_score,
 )
 from docent.core.models import Hit
-from docent.core.prompting import best_excerpt, build_prompt, context_plan
+from docent.core.prompting import (
+    DEFAULT_LAYOUT,
+    INSTRUCTIONS,
+    LAYOUTS,
+    QUOTE_REMINDER,
+    ROLE,
+    answer_budget,
+    best_excerpt,
+    build_prompt,
+    context_plan,
+)
 
 PASSAGE = (
     "Command lines entered at the console are limited to about 4095 bytes (not characters). "
@@ -53,6 +69,23 @@ def test_drop_invalid_keeps_offered_numbers_only() -> None:
     assert text == "Yes [1]. No. Maybe [2] [1-2]."
     assert dropped == [9, 7, 8]
     assert drop_invalid("Fine [1].", 1) == ("Fine [1].", [])
+
+
+def test_an_echoed_passage_header_becomes_a_citation() -> None:
+    offered = [hit(1), Hit("c2", "d", "simh_doc.pdf", "/d/simh_doc.pdf", 9, 10, 4, 0.5, "x")]
+    answer = (
+        "1) [2] simh_doc.pdf pp.9-10: The CPU detects when it is idle. It saves power.\n"
+        "2) R-intro.pdf p.1: Lines are limited to 4095 bytes\n"
+        "3) other.pdf p.2: Not offered."
+    )
+    assert cite_echoed_headers(answer, offered) == (
+        "1) The CPU detects when it is idle [2]. It saves power.\n"
+        "2) Lines are limited to 4095 bytes [1]\n"
+        "3) other.pdf p.2: Not offered."
+    )
+    assert cite_echoed_headers("simh_doc.pdf p.3: wrong page.", offered) == (
+        "simh_doc.pdf p.3: wrong page."
+    )
 
 
 def test_citations_for_valid_numbers_ascending() -> None:
@@ -132,14 +165,33 @@ def test_fallback_query_adds_previous_keywords() -> None:
 def test_prompt_lists_numbered_passages_within_budget() -> None:
     hits = [hit(n, words=150) for n in range(1, 30)]
     plan = context_plan(Settings(llm_context_tokens=2048), lambda t: len(t.split()))
-    prompt = build_prompt("Q?", "Q?", hits, Conversation(), plan)
+    prompt = build_prompt("Q?", "Q?", hits, Conversation(), plan, layout=LAYOUTS["system"])
     user = prompt.messages[-1]["content"]
     assert user.startswith("Passages from the documents:\n\n[1] R-intro.pdf p.1: word1x0")
     assert user.endswith("Question: Q?")
+    assert prompt.messages[0]["content"] == INSTRUCTIONS
     assert prompt.offered == hits[: len(prompt.offered)] and 3 <= len(prompt.offered) < 29
     used = sum(plan.tokens(m["content"]) for m in prompt.messages)
     assert used + plan.answer_tokens <= 2048
     assert prompt.shown[2].startswith("word2x0")
+
+
+def test_the_default_layout_quotes_three_passages_with_the_instructions_last() -> None:
+    hits = [hit(n, words=40) for n in range(1, 10)]
+    plan = context_plan(Settings(), lambda t: len(t.split()))
+    prompt = build_prompt("Q?", "Q?", hits, Conversation(), plan)
+    assert DEFAULT_LAYOUT.quote and DEFAULT_LAYOUT.max_passages == 3
+    assert prompt.offered == hits[:3] and prompt.messages[0]["content"] == ROLE
+    assert prompt.messages[-1]["content"].endswith(f"Question: Q?\n\n{QUOTE_REMINDER}")
+    assert prompt.options["stop"] == ["\nQuestion:"]
+
+
+def test_the_answer_budget_fits_the_question() -> None:
+    settings = Settings()
+    assert answer_budget("Which port does it use?", settings) == 192
+    assert answer_budget("How do I set the port, step by step?", settings) == 384
+    assert answer_budget("Why is it slow?", Settings(llm_context_tokens=1024)) == 256
+    assert answer_budget("Which port?", Settings(llm_answer_tokens=50)) == 50
 
 
 def test_best_excerpt_centres_on_the_question() -> None:

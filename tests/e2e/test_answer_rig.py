@@ -1,9 +1,11 @@
-"""Answers from a real (tiny) model on real corpus documents: the contract, not the quality.
+"""Answers from a real (tiny) model on real corpus documents.
 
-SmolLM2-135M writes poor answers; what must hold anyway: every question returns, every
-citation points at a passage that was offered (or the answer fell back to extractive /
-abstained), numbers never offered are gone from the text, nothing crashes. Runs only when
-DOCENT_RIG_HOST (or OLLAMA_HOST) answers with ``smollm2:135m``:
+SmolLM2-135M ignores the citation instruction, forgets citations and loops; what must hold
+anyway: a generated answer carries citations (the model's or matched by Docent), each
+one points at a passage that was offered, the markers in the text are exactly the
+citations, no sentence repeats, no answer runs past its budget, and the question the
+library cannot answer abstains. Runs when DOCENT_RIG_HOST (or OLLAMA_HOST) is set; CI
+(``.ci/run``) starts the rig and fails if it does not come up:
 
     eval "$(../shared/llm-rig/start)" && pytest -m rig tests/e2e; ../shared/llm-rig/stop
 """
@@ -22,10 +24,13 @@ from docent.core.citations import cited_numbers
 from docent.core.config import Settings
 from docent.core.conversation import Conversation
 from docent.core.engine import Engine
+from docent.core.evaluation import split_sentences
+from docent.core.guards import normalise
 
 RIG_MODEL = "smollm2:135m"
-#: Dev questions on the PDP-11 manual, plus one the library cannot answer.
-QUESTIONS = ["q019", "q021", "q022", "q025"]
+#: Dev questions on the PDP-11 manual, and one the library cannot answer.
+ANSWERABLE = ["q019", "q021", "q022"]
+UNANSWERABLE = "q025"
 DOCS = ["simh__pdp11_doc.pdf", "simh__ctss_hardware.pdf"]
 
 pytestmark = pytest.mark.rig
@@ -45,8 +50,9 @@ def rig_engine(
         extract_in_subprocess=False,
         ollama_host=rig_host,
         ollama_model=RIG_MODEL,
-        llm_first_token_timeout=120,
-        llm_total_timeout=300,
+        # A shared 2-core machine runs this tiny model at a few tokens per second.
+        llm_first_token_timeout=600,
+        llm_total_timeout=900,
         llm_context_tokens=2048,
     )
     eng = Engine(settings).open()
@@ -72,21 +78,36 @@ def check_contract(answer: Answer, tokens: list[str]) -> None:
         assert citation.chunk_id == answer.offered[citation.n - 1].chunk_id
     if answer.mode == "generated":
         assert tokens, "a generated answer was streamed"
+        assert answer.citations, f"no citation, not even a matched one: {answer.text!r}"
+        assert {c.source for c in answer.citations} <= {"model", "matched"}
         assert set(cited_numbers(answer.text)) == {c.n for c in answer.citations}
         assert not set(answer.invalid_citations) & set(cited_numbers(answer.text))
-        assert answer.citations or "cited no passage" in answer.reason
-        assert len(answer.sentence_support) >= len(answer.unsupported_sentences)
+        body = answer.text.split("\n\n(")[0]
+        keys = [normalise(s) for s in split_sentences(body) if len(s.split()) >= 5]
+        assert len(keys) == len(set(keys)), f"a sentence repeats: {answer.text!r}"
+        assert answer.tokens <= answer.budget
+        assert len(set(answer.unsupported_sentences)) == len(answer.unsupported_sentences)
     else:
         assert answer.reason
     assert answer.requests <= 3
 
 
-@pytest.mark.parametrize("qid", QUESTIONS)
-def test_real_model_keeps_the_contract(
+@pytest.mark.parametrize("qid", ANSWERABLE)
+def test_real_model_answers_with_citations_to_offered_passages(
     rig_engine: Engine, dev_questions: dict[str, str], qid: str
 ) -> None:
     tokens: list[str] = []
     answer = rig_engine.ask(dev_questions[qid], on_token=tokens.append)
+    assert answer.mode == "generated", answer.reason
+    check_contract(answer, tokens)
+
+
+def test_real_model_is_not_asked_what_the_library_cannot_answer(
+    rig_engine: Engine, dev_questions: dict[str, str]
+) -> None:
+    tokens: list[str] = []
+    answer = rig_engine.ask(dev_questions[UNANSWERABLE], on_token=tokens.append)
+    assert answer.mode == "abstained" and not tokens
     check_contract(answer, tokens)
 
 

@@ -38,7 +38,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from docent.core.attribution import Attribution, EmbedFn, attribute, citation_notes
-from docent.core.citations import citations_for, cited_numbers, drop_invalid
+from docent.core.citations import (
+    citations_for,
+    cite_echoed_headers,
+    cited_numbers,
+    drop_invalid,
+)
 from docent.core.config import Settings
 from docent.core.conversation import (
     Answer,
@@ -312,7 +317,8 @@ class Answerer:
         partial: str = "",
         cut: str = "",
     ) -> Answer:
-        text, invalid = drop_invalid("".join(tokens).strip(), len(prompt.offered))
+        text = cite_echoed_headers("".join(tokens).strip(), prompt.offered)
+        text, invalid = drop_invalid(text, len(prompt.offered))
         if not partial and not cut and not cited_numbers(text) and says_not_found(text):
             reason = "The model found no answer in the passages it was given."
             return self._abstained(run, prompt.offered[:ABSTAIN_PASSAGES], reason, "", run.model)

@@ -10,7 +10,7 @@ becomes ``[1]``; a lone ``[9]`` disappears) and reported in ``Answer.invalid_cit
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -142,3 +142,22 @@ def drop_invalid(text: str, offered: int) -> tuple[str, list[int]]:
     # A marker removed whole takes the space before it along: "word [9]." -> "word."
     fixed = re.sub(r"[ \t]*" + _GONE, "", MARKER.sub(fix, text))
     return fixed, list(dropped)
+
+
+def cite_echoed_headers(text: str, offered: Sequence[Hit]) -> str:
+    """A small model copies a passage's header (``[2] manual.pdf p.7:``) into its answer
+    instead of citing it. Each header of an offered passage is taken out and becomes the
+    marker ``[n]`` at the end of the sentence it introduces; a marker the model wrote
+    before the header is dropped with it. What the sentence says is checked like any
+    citation of the model's (attribution.py)."""
+    for n, hit in enumerate(offered, 1):
+        pages = rf"pp?\.\s*{hit.page_start}(?:\s*[-–]\s*{hit.page_end})?"
+        header = re.compile(
+            rf"(?:\[\s*\d{{1,3}}\s*\]\s*)?{re.escape(hit.file_name)}\s+{pages}\s*:\s*"
+        )
+        while m := header.search(text):
+            rest = text[m.end() :]
+            end = re.search(r"[.!?](?=[\"')\]]*(?:\s|$))|\n|$", rest)
+            at = end.start() if end else len(rest)
+            text = f"{text[: m.start()]}{rest[:at].rstrip()} [{n}]{rest[at:]}"
+    return text

@@ -106,7 +106,7 @@ LAYOUTS = {
         Layout("quote-example-3", instructions_last=True, quote=True, example=True, max_passages=3),
     )
 }
-DEFAULT_LAYOUT = LAYOUTS["system"]
+DEFAULT_LAYOUT = LAYOUTS["quote-3"]
 
 
 @dataclass(frozen=True, slots=True)
