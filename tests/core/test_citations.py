@@ -86,6 +86,10 @@ def test_an_echoed_passage_header_becomes_a_citation() -> None:
     assert cite_echoed_headers("simh_doc.pdf p.3: wrong page.", offered) == (
         "simh_doc.pdf p.3: wrong page."
     )
+    deck = Hit("c3", "e", "talk.pptx", "/d/talk.pptx", 3, 3, 0, 0.4, "x", location="slide 3")
+    assert cite_echoed_headers("talk.pptx, slide 3: It ships in May.", [deck]) == (
+        "It ships in May [1]."
+    )
 
 
 def test_citations_for_valid_numbers_ascending() -> None:

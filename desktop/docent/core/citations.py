@@ -151,9 +151,13 @@ def cite_echoed_headers(text: str, offered: Sequence[Hit]) -> str:
     before the header is dropped with it. What the sentence says is checked like any
     citation of the model's (attribution.py)."""
     for n, hit in enumerate(offered, 1):
-        pages = rf"pp?\.\s*{hit.page_start}(?:\s*[-–]\s*{hit.page_end})?"
+        pages = (
+            re.escape(hit.location)
+            if hit.location
+            else rf"pp?\.\s*{hit.page_start}(?:\s*[-–]\s*{hit.page_end})?"
+        )
         header = re.compile(
-            rf"(?:\[\s*\d{{1,3}}\s*\]\s*)?{re.escape(hit.file_name)}\s+{pages}\s*:\s*"
+            rf"(?:\[\s*\d{{1,3}}\s*\]\s*)?{re.escape(hit.file_name)},?\s+{pages}\s*:\s*"
         )
         while m := header.search(text):
             rest = text[m.end() :]
