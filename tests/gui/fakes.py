@@ -67,7 +67,15 @@ def citation(
     n: int, path: str, page: int = 1, text: str = "The passage.", source: CitationSource = "model"
 ) -> Citation:
     return Citation(
-        n, f"chunk-{n}", f"doc-{Path(path).name}", Path(path).name, path, page, page, text, source
+        n,
+        f"chunk-{n}",
+        f"doc-{Path(path).name}",
+        Path(path).name,
+        path,
+        page,
+        page,
+        text,
+        source=source,
     )
 
 
