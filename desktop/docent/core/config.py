@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -30,9 +31,16 @@ REPO_ROOT = Path(__file__).resolve().parents[3]
 
 
 def resources_dir() -> Path:
-    """The bundled resources (models, samples). Overridable for packaged builds."""
+    """The bundled resources (models, samples): DOCENT_RESOURCES (the desktop bundle sets
+    it), else the source tree's (a clone, ``pip install -e``), else those that ``pip
+    install .`` and pipx put under ``<prefix>/share/docent`` (pyproject's data-files)."""
     env = os.environ.get("DOCENT_RESOURCES")
-    return Path(env) if env else REPO_ROOT / "resources"
+    if env:
+        return Path(env)
+    tree = REPO_ROOT / "resources"
+    if tree.is_dir():
+        return tree
+    return Path(sys.prefix) / "share" / "docent" / "resources"
 
 
 def _check_url(value: str, field: str) -> str:
