@@ -10,24 +10,32 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from docent import cli_collections
+from docent import cli_collections, cli_watch
 from docent.cli_progress import ProgressBar
+from docent.cli_signals import handlers_restored, stop_on_signals
+from docent.core.userfiles import shown
 
 if TYPE_CHECKING:
     from docent.core.engine import Engine
-    from docent.core.index_events import IndexEvent
     from docent.core.indexer import IndexReport
 
 
-def _open_engine() -> Engine:
+def _open_engine(rebuild: bool = False) -> Engine:
     from docent.core.engine import Engine
 
-    return Engine().open()
+    eng = Engine().open(rebuild=rebuild)
+    for note in eng.notes:  # what opening changed (a store deleted, a catalog rebuilt...)
+        print(f"docent: {note}", file=sys.stderr)
+    return eng
 
 
 def _print_json(data: Any) -> None:
-    json.dump(data, sys.stdout, indent=2, ensure_ascii=False, default=str)
-    sys.stdout.write("\n")
+    text = json.dumps(data, indent=2, ensure_ascii=False, default=str)
+    try:
+        text.encode(sys.stdout.encoding or "utf-8")
+    except UnicodeEncodeError:  # a file name that is not UTF-8: JSON's escapes are exact
+        text = json.dumps(data, indent=2, ensure_ascii=True, default=str)
+    sys.stdout.write(text + "\n")
 
 
 def _report_dict(r: IndexReport) -> dict[str, Any]:
@@ -37,6 +45,7 @@ def _report_dict(r: IndexReport) -> dict[str, Any]:
         "renamed": [{"from": a, "to": b} for a, b in r.renamed],
         "removed": r.removed,
         "failed": [{"path": f.path, "reason": f.reason, "message": f.message} for f in r.failed],
+        "skipped": [{"path": f.path, "reason": f.reason, "message": f.message} for f in r.skipped],
         "chunks_embedded": r.chunks_embedded,
         "chunks_reused": r.chunks_reused,
         "seconds": round(r.seconds, 3),
@@ -47,27 +56,32 @@ def _report_dict(r: IndexReport) -> dict[str, Any]:
 def cmd_index(args: argparse.Namespace) -> int:
     import threading
 
+    if not args.paths and not args.rebuild:
+        print("docent index: give files or folders to index (or --rebuild)", file=sys.stderr)
+        return 2
     cancel = threading.Event()
     bar = ProgressBar(quiet=args.quiet)
-    with _open_engine() as eng:
-        collection = cli_collections.made(eng, args)
-        try:
-            report = eng.resume(bar, cancel) if eng.recovered or eng.outdated else None
-            main = eng.index(
-                args.paths,
-                recursive=args.recursive,
-                progress=bar,
-                cancel=cancel,
-                collection=collection,
-            )
-        except KeyboardInterrupt:
-            cancel.set()
-            print("\nCancelled; what finished is kept.", file=sys.stderr)
-            return 130
-        finally:
-            bar.close()
-        if report:
-            main.merge(report)
+    stop_on_signals()
+    try:
+        with _open_engine(rebuild=args.rebuild) as eng:
+            collection = cli_collections.made(eng, args)
+            try:
+                report = eng.resume(bar, cancel) if eng.recovered or eng.outdated else None
+                main = eng.index(
+                    args.paths,
+                    recursive=args.recursive,
+                    progress=bar,
+                    cancel=cancel,
+                    collection=collection,
+                )
+            finally:
+                bar.close()
+    except KeyboardInterrupt:  # Ctrl-C or SIGTERM (Stop); the library is closed by now
+        cancel.set()
+        print("\nCancelled; what finished is kept.", file=sys.stderr)
+        return 130
+    if report:
+        main.merge(report)
     if args.json:
         _print_json(_report_dict(main))
     else:
@@ -78,7 +92,11 @@ def cmd_index(args: argparse.Namespace) -> int:
             f"({main.chunks_reused} reused) in {main.seconds:.1f} s"
         )
         for f in main.failed:
-            print(f"  failed: {f.path}: {f.message}")
+            print(f"  failed: {shown(f.path)}: {f.message}")
+        if main.skipped:
+            print(f"skipped {len(main.skipped)} (not read):")
+        for f in main.skipped:
+            print(f"  {shown(f.path)}: {f.message}")
     total = len(main.indexed) + len(main.unchanged) + len(main.renamed) + len(main.removed)
     return 1 if main.failed and total == 0 else 0
 
@@ -110,7 +128,7 @@ def cmd_list(args: argparse.Namespace) -> int:
     for d in docs:
         state = d.state.value + (f": {d.error}" if d.error else "")
         ocr = f" (OCR: {d.ocr_pages} p)" if d.ocr_pages else ""
-        print(f"{d.file_name:48.48} {d.pages:>5} p {d.chunks:>6} chunks  {state}{ocr}")
+        print(f"{shown(d.file_name):48.48} {d.pages:>5} p {d.chunks:>6} chunks  {state}{ocr}")
     return 0
 
 
@@ -129,7 +147,7 @@ def cmd_status(args: argparse.Namespace) -> int:
     print(f"Data:      {st.data_dir}")
     print(f"Embedding: {st.embedding_model}")
     for w in st.watched:
-        print(f"Watching:  {w.path} ({w.state.value})")
+        print(f"Watching:  {shown(w.path)} ({w.state.value})")
     return 0
 
 
@@ -177,7 +195,9 @@ def cmd_search(args: argparse.Namespace) -> int:
         print("No matches.")
     for n, h in enumerate(result.hits, 1):
         text = " ".join(h.text.split())
-        print(f"[{n}] {h.file_name} {h.pages_label}  (score {h.score:.4f})\n    {text[:300]}")
+        print(
+            f"[{n}] {shown(h.file_name)} {h.pages_label}  (score {h.score:.4f})\n    {text[:300]}"
+        )
     if ev is not None:
         print(
             f"\nconfidence: {ev.confidence} (keyword overlap {ev.keyword_overlap:.2f}"
@@ -229,7 +249,7 @@ def cmd_grep(args: argparse.Namespace) -> int:
         pages = m.location or (
             f"p.{m.page_start}" if m.page_start == m.page_end else f"pp.{m.page_start}-{m.page_end}"
         )
-        print(f"{m.file_name} {pages}: {m.line}")
+        print(f"{shown(m.file_name)} {pages}: {m.line}")
     if not matches:
         print("No matches.")
     return 0
@@ -279,7 +299,8 @@ def cmd_ask(args: argparse.Namespace) -> int:
     for c in answer.citations:
         text = " ".join(c.text.split())
         how = "  (matched by Docent: the model did not cite it)" if c.source == "matched" else ""
-        print(f"  [{c.n}] {c.file_name} {c.pages_label}  ({c.path}){how}\n      {text[:200]}")
+        name, path = shown(c.file_name), shown(c.path)
+        print(f"  [{c.n}] {name} {c.pages_label}  ({path}){how}\n      {text[:200]}")
     if streamed and any(c.source == "matched" for c in answer.citations):
         print("\nThe answer with its matched citations:\n" + answer.text)
     for sentence, cited, better in answer.misattributed:
@@ -359,85 +380,32 @@ def cmd_remove(args: argparse.Namespace) -> int:
     if args.json:
         _print_json({"removed": rec.path})
     else:
-        print(f"removed {rec.path}")
+        print(f"removed {shown(rec.path)}")
     return 0
 
 
 def cmd_watch(args: argparse.Namespace) -> int:
-    from datetime import datetime
-    from threading import Event
-
-    from docent.core.index_events import JobFailed, JobFinished
-
-    def emit(entry: dict[str, str]) -> None:
-        stamp = datetime.now().isoformat(timespec="seconds")
-        if args.json:
-            print(json.dumps({"time": stamp, **entry}, ensure_ascii=False), flush=True)
-            return
-        extra = f" (from {entry['from']})" if "from" in entry else ""
-        extra += f" [collection {entry['collection']}]" if entry.get("collection") else ""
-        extra += f": {entry['message']}" if entry.get("message") else ""
-        print(f"{stamp} {entry['event']:<10} {entry['path']}{extra}", flush=True)
-
-    with _open_engine() as eng:
-        collection = (cli_collections.made if args.dirs else cli_collections.chosen)(eng, args)
-        for folder in args.dirs:
-            eng.watch(folder, collection)
-        if not eng.settings.watched_folders:
-            print("No watched folders. Give one: `docent watch DIR`.", file=sys.stderr)
-            return 1
-
-        def on_event(event: IndexEvent) -> None:
-            if isinstance(event, JobFinished | JobFailed):
-                for entry in event.changes():
-                    emit(entry)
-
-        eng.subscribe(on_event)
-        statuses = eng.start_watching(None if args.dirs else collection)
-        if not statuses:
-            print(f"The collection '{args.collection}' has no watched folders.", file=sys.stderr)
-            return 1
-        for st in statuses:
-            emit(
-                {
-                    "event": st.state.value,
-                    "path": st.path,
-                    "collection": st.collection,
-                    "message": st.message,
-                }
-            )
-        assert eng.watcher is not None
-        eng.watcher.on_state = lambda st: emit(
-            {"event": st.state.value, "path": st.path, "message": st.message}
-        )
-        if not args.json:
-            print("Watching; Ctrl-C to stop.", file=sys.stderr, flush=True)
-        try:
-            while not Event().wait(3600):
-                pass
-        except KeyboardInterrupt:
-            import signal
-
-            signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C: let close finish
-            print("Stopped watching; what finished is kept.", file=sys.stderr)
-    return 0
+    return cli_watch.cmd_watch(args, _open_engine)
 
 
 def cmd_unwatch(args: argparse.Namespace) -> int:
-    from docent.core.files import normalise
+    return cli_watch.cmd_unwatch(args, _open_engine, _print_json)
 
-    with _open_engine() as eng:
-        folder = str(normalise(args.dir))
-        count = len(eng.catalog.under(folder)) if eng.catalog and args.drop else 0
-        if eng.unwatch(args.dir, drop_documents=args.drop) is not None:
-            eng.queue.wait_idle()
-    if args.json:
-        _print_json({"unwatched": folder, "removed": count})
-    elif args.drop:
-        print(f"stopped watching {folder}; removed its {count} documents")
-    else:
-        print(f"stopped watching {folder}; its documents are kept (--drop removes them)")
-    return 0
+
+def _results_k(text: str) -> int:
+    try:
+        k = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{text}' is not a whole number") from None
+    if not 1 <= k <= 100:
+        raise argparse.ArgumentTypeError(f"{k} is not between 1 and 100")
+    return k
+
+
+def _words(text: str) -> str:
+    if not text.strip():
+        raise argparse.ArgumentTypeError("it is empty: give some words")
+    return text
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -453,7 +421,13 @@ def build_parser() -> argparse.ArgumentParser:
         return sp
 
     sp = add("index", cmd_index, "index files and folders (incremental)")
-    sp.add_argument("paths", nargs="+")
+    sp.add_argument("paths", nargs="*")
+    sp.add_argument(
+        "--rebuild",
+        action="store_true",
+        help="set a damaged store or catalog aside and rebuild it from the files and the "
+        "text cache; index every document that is queued",
+    )
     sp.add_argument(
         "-r",
         "--recursive",
@@ -468,18 +442,18 @@ def build_parser() -> argparse.ArgumentParser:
     cli_collections.add_option(sp, "only this collection's")
     add("status", cmd_status, "library and store status")
     sp = add("search", cmd_search, "hybrid search over the library")
-    sp.add_argument("query")
+    sp.add_argument("query", type=_words)
     sp.add_argument(
         "--file", action="append", help="limit to a document (name or path); repeatable"
     )
-    sp.add_argument("-k", "--k", type=int, default=None, help="number of results")
+    sp.add_argument("-k", "--k", type=_results_k, default=None, help="number of results (1-100)")
     sp.add_argument("--debug", action="store_true", help="show retrieval stages")
     cli_collections.add_option(sp, "search only this collection")
     sp = add("grep", cmd_grep, "case-insensitive exact text search (at most 100 matches)")
-    sp.add_argument("pattern")
+    sp.add_argument("pattern", type=_words)
     cli_collections.add_option(sp, "search only this collection")
     sp = add("ask", cmd_ask, "answer a question from the library, with checked citations")
-    sp.add_argument("question")
+    sp.add_argument("question", type=_words)
     sp.add_argument(
         "--file", action="append", help="limit to a document (name or path); repeatable"
     )
@@ -540,7 +514,11 @@ def cmd_gui(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         samples = str(samples_dir())
-        rc = cmd_index(argparse.Namespace(paths=[samples], recursive=True, quiet=True, json=False))
+        rc = cmd_index(
+            argparse.Namespace(
+                paths=[samples], recursive=True, quiet=True, json=False, rebuild=False
+            )
+        )
         return rc or cmd_status(argparse.Namespace(json=False))
     from docent.gui.app import main as gui_main
 
@@ -556,16 +534,22 @@ def main(argv: list[str] | None = None) -> int:
     )
     if not getattr(args, "func", None):
         args.func = cmd_gui  # `docent` alone opens the window
+    from docent.core.config import check_ollama_host_env
     from docent.core.errors import CollectionError, DocentError, UnknownCollection
 
     try:
-        return int(args.func(args))
+        check_ollama_host_env()  # before `ollama` is imported: it reads OLLAMA_HOST then
+        with handlers_restored():
+            return int(args.func(args))
     except (UnknownCollection, CollectionError) as exc:
         print(f"docent: {exc}", file=sys.stderr)
         return 2
     except DocentError as exc:
         print(f"docent: {exc}", file=sys.stderr)
         return 1
+    except KeyboardInterrupt:
+        print("\ndocent: stopped.", file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import re
 import sys
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from docent.core.userfiles import shown
 
 if TYPE_CHECKING:
     from docent.core.indexer import Progress
@@ -19,15 +22,18 @@ class ProgressBar:
         self.tty = bool(getattr(self.stream, "isatty", lambda: False)())
         self.quiet = quiet
         self._last = 0.0
+        self._key: tuple[int, str] = (0, "")
 
     def __call__(self, p: Progress) -> None:
         if self.quiet:
             return
-        name = Path(p.path).name
+        name = shown(Path(p.path).name)
         if p.phase == "embedding" and p.chunks_total:
             detail = f"embedding {p.chunks_done}/{p.chunks_total} chunks"
         elif p.phase == "failed":
             detail = f"failed: {p.message}"
+        elif p.phase == "extracting" and p.message:
+            detail = p.message  # the step under way: "reading page 12"
         else:
             detail = p.phase
         done = p.file_index - (0 if p.phase in ("ready", "unchanged", "failed", "renamed") else 1)
@@ -39,11 +45,14 @@ class ProgressBar:
             if p.phase in ("failed",):
                 self.stream.write("\n")
         else:
+            # A line per step (numbers aside: "reading page 12" is the step of page 13),
+            # else one every 2 s: a long step still shows what it is doing.
             now = time.monotonic()
+            key = (p.file_index, re.sub(r"\d+", "#", detail))
             final = p.phase in ("ready", "failed", "renamed")
-            if final or now - self._last > 2.0:
+            if final or key != self._key or now - self._last > 2.0:
                 self.stream.write(line + "\n")
-                self._last = now
+                self._last, self._key = now, key
         self.stream.flush()
 
     def close(self) -> None:

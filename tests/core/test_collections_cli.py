@@ -17,9 +17,9 @@ from fake_embedder import FakeEmbedder
 
 @pytest.fixture(autouse=True)
 def fast_engine(monkeypatch: pytest.MonkeyPatch) -> None:
-    def open_engine() -> Engine:
+    def open_engine(rebuild: bool = False) -> Engine:
         settings = load_settings(extract_in_subprocess=False)
-        return Engine(settings, embedder=FakeEmbedder()).open()
+        return Engine(settings, embedder=FakeEmbedder()).open(rebuild=rebuild)
 
     monkeypatch.setattr("docent.cli._open_engine", open_engine)
 

@@ -48,7 +48,7 @@ def test_unknown_key_is_refused(_isolated_home: Path) -> None:
 
 def test_env_bad_value(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("DOCENT_EMBED_BATCH_SIZE", "lots")
-    with pytest.raises(SettingsError, match="embed_batch_size"):
+    with pytest.raises(SettingsError, match="environment variable DOCENT_EMBED_BATCH_SIZE"):
         load_settings()
 
 

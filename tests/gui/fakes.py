@@ -141,6 +141,7 @@ class FakeEngine:
         self.folder_collections: dict[str, str] = {}
         #: the collection each question was asked in (None: all)
         self.asked_collections: list[str | None] = []
+        self.opening_notes: list[str] = []
 
     # Quick ----------------------------------------------------------------------
 
@@ -155,6 +156,10 @@ class FakeEngine:
     @property
     def outdated(self) -> Sequence[DocumentRecord]:
         return []
+
+    @property
+    def notes(self) -> Sequence[str]:
+        return list(self.opening_notes)
 
     def subscribe(self, listener: IndexListener) -> Callable[[], None]:
         self._listeners.append(listener)

@@ -9,10 +9,11 @@ from typing import Any
 
 from fakes import FakeEngine, answer, citation
 from gui_helpers import drop
-from PySide6.QtWidgets import QInputDialog, QMessageBox
+from PySide6.QtWidgets import QInputDialog
 
 from docent.core.api import JobKind
 from docent.core.models import DEFAULT_COLLECTION
+from docent.gui import collection_bar, library_pane
 from docent.gui.collection_bar import ALL_TEXT
 from docent.gui.main_window import MainWindow
 
@@ -94,11 +95,11 @@ def test_new_rename_and_remove_from_the_selector(
 
     asked: list[str] = []
 
-    def confirm(parent: Any, title: str, text: str, *a: Any) -> QMessageBox.StandardButton:
+    def confirm(parent: Any, title: str, text: str, *a: Any) -> bool:
         asked.append(text)
-        return QMessageBox.StandardButton.Yes
+        return True
 
-    monkeypatch.setattr(QMessageBox, "question", confirm)
+    monkeypatch.setattr(collection_bar, "ask", confirm)
     with qtbot.waitSignal(window.library.controller.documents_changed, timeout=10_000):
         bar.remove_action.trigger()
     assert "1 document in no other collection will leave" in asked[0]
@@ -232,7 +233,7 @@ def test_the_menu_takes_a_document_out_of_the_collection_or_adds_it_to_another(
         add_to["Home"].trigger()
     assert sorted(fake.records[str(tmp_path / "budget.pdf")].collections) == sorted([work, home])
 
-    monkeypatch.setattr(QMessageBox, "question", lambda *a: QMessageBox.StandardButton.Yes)
+    monkeypatch.setattr(library_pane, "ask", lambda *a: True)
     menu = lib.build_menu([rows["budget.pdf"]])
     leave = next(a for a in menu.actions() if a.text() == "Remove from 'Work'")
     with qtbot.waitSignal(lib.controller.documents_changed, timeout=10_000):

@@ -9,9 +9,10 @@ from fakes import FakeEngine
 from PySide6.QtWidgets import QDialogButtonBox
 
 from docent.core.citations import Citation
+from docent.core.indexer import Progress
 from docent.core.models import DocState, DocumentRecord
 from docent.gui.citation_pane import page_label
-from docent.gui.library_model import Row
+from docent.gui.library_model import DocumentTableModel, Row
 from docent.gui.main_window import DOCUMENT_FILTER
 from docent.gui.settings_dialog import SettingsDialog
 
@@ -21,6 +22,16 @@ def test_library_row_says_how_many_pages_were_ocrd() -> None:
     assert Row.from_record(rec).state_text == "ready · OCR (2 p.)"
     rec.ocr_pages = 0
     assert Row.from_record(rec).state_text == "ready"
+
+
+def test_library_row_shows_the_scan_page_being_read(qtbot: Any) -> None:
+    model = DocumentTableModel()
+    step = "reading scanned page 3 by OCR (2 of 9)"
+    model.apply(Progress("extracting", 1, 1, "/x/scan.pdf", message=step, pages=2), None)
+    row = model.row_for("/x/scan.pdf")
+    assert row is not None and row.state_text == step + "…"
+    model.apply(Progress("extracting", 1, 1, "/x/b.pdf"), None)
+    assert model.row_for("/x/b.pdf").state_text == "reading…"  # type: ignore[union-attr]
 
 
 def test_sources_pane_names_the_unit() -> None:

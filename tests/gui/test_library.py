@@ -96,9 +96,7 @@ def test_reindex_and_remove_from_context_menu(
         actions["Re-index"].trigger()
     assert run.args[0].indexed == [str(pdf)], "Re-index rebuilt nothing"
 
-    from PySide6.QtWidgets import QMessageBox
-
-    monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: QMessageBox.StandardButton.Yes)
+    monkeypatch.setattr("docent.gui.library_pane.ask", lambda *a, **k: True)
     with qtbot.waitSignal(
         lib.controller.documents_changed, check_params_cb=lambda records: records == []
     ):

@@ -8,7 +8,6 @@ from typing import Any
 
 import pytest
 from fakes import FakeEngine
-from PySide6.QtWidgets import QMessageBox
 
 from docent.core.api import JobKind
 from docent.gui.library_pane import LibraryPane
@@ -117,7 +116,7 @@ def test_the_menu_asks_summarizes_reindexes_and_removes(
     fake.release_jobs.set()
     fake.wait_jobs()
 
-    monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: QMessageBox.StandardButton.Yes)
+    monkeypatch.setattr("docent.gui.library_pane.ask", lambda *a, **k: True)
     with qtbot.waitSignal(pane.controller.document_changed, timeout=10_000):
         actions["Remove from library"].trigger()
     assert pane.model.rowCount() == 0, "the removed row stayed until the next read"

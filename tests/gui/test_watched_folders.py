@@ -11,6 +11,7 @@ from fakes import FakeEngine
 
 from docent.core.api import FolderState, FolderStatus, JobKind
 from docent.gui.messages import Message, bridge
+from docent.gui.plain import plain_tip
 from docent.gui.watched_folders import WatchedFoldersBox
 
 
@@ -33,7 +34,7 @@ def test_it_lists_each_folder_with_its_state(box: WatchedFoldersBox) -> None:
         ]
     )
     assert entries(box) == ["/home/me/papers — watching", "/media/usb — paused"]
-    assert box.list.item(1).toolTip() == "The folder is missing; paused."
+    assert box.list.item(1).toolTip() == plain_tip("The folder is missing; paused.")
     box.show_folders([])
     assert entries(box) == ["No folders watched. Use Watch folder… to add one."]
 

@@ -40,6 +40,7 @@ from docent.core.lookup import GrepMatch
 from docent.core.models import Collection, DocumentRecord, ExtractedDocument
 from docent.core.passages import locate_spans, passage_boxes
 from docent.core.summarizing import SummaryProgress, SummaryResult
+from docent.core.userfiles import shown
 from docent.core.watching import FolderState, FolderStatus
 
 __all__ = [
@@ -76,6 +77,7 @@ __all__ = [
     "Turn",
     "locate_spans",
     "passage_boxes",
+    "shown",
 ]
 
 IndexListener = Callable[[IndexEvent], None]
@@ -122,7 +124,14 @@ class EngineAPI(Protocol):
 
     @property
     def recovered(self) -> Sequence[DocumentRecord]:
-        """Documents found unfinished when the library was opened (a crash)."""
+        """Documents found unfinished when the library was opened (a crash), or whose
+        passages the store had lost (core/consistency.py): queued to be indexed again."""
+        ...
+
+    @property
+    def notes(self) -> Sequence[str]:
+        """Sentences saying what opening the library changed to keep the store and the
+        catalog in agreement (a damaged part set aside, documents queued or taken back)."""
         ...
 
     @property

@@ -3,11 +3,21 @@
 SQLite (WAL, one connection, one lock) is the source of truth for document state; the
 Qdrant ``documents`` collection mirrors ready documents for two-tier retrieval. The write
 order (indexing -> chunks -> ready) means a crash leaves at most one document not
-``ready``, which ``Engine.open`` cleans and re-queues.
+``ready``, which ``Engine.open`` cleans and re-queues; ``consistency.py`` settles what a
+crash cannot explain (a store or catalog deleted or restored from an old copy).
+
+A path or file name that is not valid UTF-8 (``bad\xff.txt`` on Linux) is kept as a BLOB
+of its exact bytes: SQLite refuses the lone surrogates Python decodes it to, and a BLOB
+never equals a TEXT, so lookups stay exact.
+
+The locking mode is exclusive (the data folder's lock already allows one process): WAL
+then keeps its index in memory instead of a memory-mapped ``-shm`` file, which a full
+disk turns into a SIGBUS.
 """
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import threading
 import uuid
@@ -16,7 +26,9 @@ from dataclasses import fields
 from pathlib import Path
 
 from docent.core.catalog_collections import MEMBERSHIP_COLUMN, CollectionCatalog, split_ids
+from docent.core.errors import CatalogError
 from docent.core.models import DocState, DocumentRecord
+from docent.core.userfiles import is_text_safe
 
 #: The documents table's columns: every field but ``collections`` (the memberships table).
 _COLUMNS = [f.name for f in fields(DocumentRecord) if f.name != "collections"]
@@ -57,22 +69,50 @@ def new_doc_id() -> str:
     return uuid.uuid4().hex
 
 
+_NAME_COLUMNS = ("path", "file_name")
+
+
+def _to_db(text: str) -> str | bytes:
+    """A name as SQLite keeps it: text, or its exact bytes when it is not UTF-8."""
+    return text if is_text_safe(text) else os.fsencode(text)
+
+
+def _from_db(value: str | bytes) -> str:
+    return os.fsdecode(value) if isinstance(value, bytes) else value
+
+
 def _row_to_record(row: sqlite3.Row) -> DocumentRecord:
     values = dict(zip(_COLUMNS, row[:-1], strict=True))
     values["state"] = DocState(values["state"])
+    for name in _NAME_COLUMNS:
+        values[name] = _from_db(values[name])
     return DocumentRecord(**values, collections=split_ids(row[-1]))
+
+
+#: SQLite's words for a file that is not (or no longer) a sound database.
+_DAMAGED = ("not a database", "malformed", "file is encrypted", "disk image")
 
 
 class Catalog(CollectionCatalog):
     def __init__(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
+        self.path = path
         self._lock = threading.RLock()
-        self._db = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=NORMAL")
-        self._db.executescript(_SCHEMA)
-        self._add_missing_columns()
-        self._init_collections()
+        try:
+            self._db = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
+        except sqlite3.Error as exc:
+            raise _catalog_error(path, exc) from exc
+        try:
+            self._db.execute("PRAGMA locking_mode=EXCLUSIVE")
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=NORMAL")
+            self._db.executescript(_SCHEMA)
+            self._add_missing_columns()
+            self._init_collections()
+            self._db.execute("SELECT COUNT(*) FROM documents").fetchone()
+        except sqlite3.Error as exc:
+            self._db.close()
+            raise _catalog_error(path, exc) from exc
 
     def _add_missing_columns(self) -> None:
         """Catalogs written by an older Docent lack later columns: add them (defaults)."""
@@ -98,7 +138,7 @@ class Catalog(CollectionCatalog):
         return rows[0] if rows else None
 
     def by_path(self, path: str) -> DocumentRecord | None:
-        rows = self._select("WHERE path = ?", (path,))
+        rows = self._select("WHERE path = ?", (_to_db(path),))
         return rows[0] if rows else None
 
     def by_sha(self, sha256: str, state: DocState | None = None) -> list[DocumentRecord]:
@@ -107,13 +147,20 @@ class Catalog(CollectionCatalog):
         return self._select("WHERE sha256 = ? AND state = ?", (sha256, state.value))
 
     def by_name(self, file_name: str) -> list[DocumentRecord]:
-        return self._select("WHERE file_name = ? COLLATE NOCASE ORDER BY path", (file_name,))
+        return self._select(
+            "WHERE file_name = ? COLLATE NOCASE ORDER BY path", (_to_db(file_name),)
+        )
 
     def under(self, folder: str) -> list[DocumentRecord]:
         """Records whose path lies inside ``folder``."""
         prefix = folder.rstrip("/\\") + "/"
         escaped = prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-        return self._select("WHERE path LIKE ? ESCAPE '\\' ORDER BY path", (escaped + "%",))
+        # Paths kept as bytes (not UTF-8) are few: they are checked here, not in SQL.
+        rows = self._select(
+            "WHERE path LIKE ? ESCAPE '\\' OR typeof(path) = 'blob' ORDER BY path",
+            (escaped + "%" if is_text_safe(escaped) else "",),
+        )
+        return [r for r in rows if r.path.startswith(prefix)]
 
     def all(self, collection: str | None = None) -> list[DocumentRecord]:
         """Every document, or those of one collection (by id)."""
@@ -134,8 +181,10 @@ class Catalog(CollectionCatalog):
         return self._select(f"WHERE state IN ({marks}) ORDER BY path", [s.value for s in states])
 
     def put(self, record: DocumentRecord) -> None:
-        values = [getattr(record, c) for c in _COLUMNS]
+        values: list[object] = [getattr(record, c) for c in _COLUMNS]
         values[_COLUMNS.index("state")] = record.state.value
+        for name in _NAME_COLUMNS:
+            values[_COLUMNS.index(name)] = _to_db(getattr(record, name))
         marks = ", ".join("?" for _ in _COLUMNS)
         with self._lock:
             self._db.execute(
@@ -181,3 +230,14 @@ class Catalog(CollectionCatalog):
                 "INSERT OR REPLACE INTO summaries (sha256, type, model, result) VALUES (?, ?, ?, ?)",
                 (sha256, kind, model, result),
             )
+
+
+def _catalog_error(path: Path, exc: sqlite3.Error) -> CatalogError:
+    text = str(exc)
+    if any(word in text for word in _DAMAGED):
+        return CatalogError(
+            f"The catalog {path} is damaged ({text}). Nothing was changed. "
+            "`docent index --rebuild` moves it aside and rebuilds the list of documents "
+            "from the store (nothing is re-embedded)."
+        )
+    return CatalogError(f"The catalog {path} cannot be used: {text}.")

@@ -40,6 +40,10 @@ HEADING_MAX_WORDS = 10
 SENTENCE_CASE_HEADING_WORDS = 6
 #: A first or last line seen (digits aside) on this many pages is a running header/footer.
 RUNNING_LINE_PAGES = 3
+#: No chunk is longer than this many characters. The token count alone cannot bound it:
+#: the tokenizer turns a "word" of over 100 characters into one [UNK], so a megabyte with
+#: no spaces would count as a handful of tokens.
+MAX_CHUNK_CHARS = 2000
 
 _SENTENCE_END = re.compile(
     r"[.!?]+[\"'”’)\]]*(?=\s+[\"'“‘(\[]?[A-Z0-9])"  # Latin: needs a space and a capital
@@ -81,6 +85,7 @@ def chunk_pages(
     overlap_sentences: int = 1,
     title: str | None = None,
     context_tokens: int = 0,
+    max_chars: int = MAX_CHUNK_CHARS,
 ) -> list[Chunk]:
     """Split ``pages`` into chunks numbered 0..n-1; the same input gives the same chunks.
 
@@ -89,7 +94,9 @@ def chunk_pages(
     a ``context`` (title and heading path, see context.py); ``context_tokens`` are then
     kept free for it in every chunk, and a longer context is shortened to what is free.
     """
-    packer = _Packer(count_tokens, target_words, max_words, min_words, max_tokens - context_tokens)
+    packer = _Packer(
+        count_tokens, target_words, max_words, min_words, max_tokens - context_tokens, max_chars
+    )
     units: list[_Unit] = []
     section = ""
     headings = HeadingPath()
@@ -301,6 +308,7 @@ class _Packer:
     max_words: int
     min_words: int
     max_tokens: int
+    max_chars: int = MAX_CHUNK_CHARS
     #: Tokens a counter adds to any text ([CLS] and [SEP] for MiniLM).
     special: int = 0
     #: Consecutive checks where the sum of unit counts equalled the real count;
@@ -323,7 +331,8 @@ class _Packer:
         budget = self.max_tokens - self.special
         if self.count:
             unit.tokens = self.count(unit.text) - self.special
-        if unit.words <= self.max_words // 2 and unit.tokens <= budget // 2:
+        short = len(unit.text) <= self.max_chars // 2
+        if unit.words <= self.max_words // 2 and unit.tokens <= budget // 2 and short:
             return [unit]
         lines = unit.text.split("\n")
         words = unit.text.split()
@@ -336,7 +345,7 @@ class _Packer:
                 n = max(n, math.ceil(unit.tokens / (budget // 2)))
             size = math.ceil(len(words) / n)
             parts = [" ".join(words[i : i + size]) for i in range(0, len(words), size)]
-        elif unit.tokens > budget and len(unit.text) > 1:  # one huge "word": halve it
+        elif (unit.tokens > budget or not short) and len(unit.text) > 1:  # one huge "word"
             half = len(unit.text) // 2
             parts = [unit.text[:half], unit.text[half:]]
         else:
@@ -351,7 +360,7 @@ class _Packer:
 
     def fits(self, group: Sequence[_Unit], extra: Sequence[_Unit]) -> bool:
         both = [*group, *extra]
-        if _words(both) > self.max_words:
+        if _words(both) > self.max_words or _chars(both) > self.max_chars:
             return False
         if not self.count:
             return True
@@ -439,6 +448,11 @@ class _Packer:
 
 def _words(units: Sequence[_Unit]) -> int:
     return sum(u.words for u in units)
+
+
+def _chars(units: Sequence[_Unit]) -> int:
+    """The length of the units joined (one separator between two)."""
+    return sum(len(u.text) for u in units) + max(0, len(units) - 1)
 
 
 def _trailing_headings(units: list[_Unit]) -> list[_Unit]:

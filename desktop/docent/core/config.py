@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 import tomllib
 from collections.abc import Mapping
@@ -27,6 +28,8 @@ from docent.core.errors import SettingsError
 APP_NAME = "docent"
 ENV_PREFIX = "DOCENT_"
 BUNDLED_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
+#: The password in ``scheme://user:password@host``.
+_PASSWORD = re.compile(r"^([^:/?#]*://[^:/?#@]*:)[^/?#]*@")
 REPO_ROOT = Path(__file__).resolve().parents[3]
 
 
@@ -64,11 +67,16 @@ class Settings(BaseModel):
     # onnxruntime threads for embedding; 0: automatic (the desktop app leaves one core for
     # the window, the command line uses them all).
     embed_threads: int = Field(0, ge=0, le=256)
-    # Extraction in a separate process so parsing uses the second core.
+    # Extraction in a separate process so parsing uses the second core, and so a file
+    # that runs past these limits can be stopped (the limits hold only in that process).
     extract_in_subprocess: bool = True
     # Read PDF pages that have no usable text layer (scans) by OCR, in the extraction
     # process. Off: such pages are skipped and a scan-only PDF fails with "no text".
     ocr_enabled: bool = True
+    extract_page_timeout: float = Field(30.0, gt=0, le=3600)  # seconds for one PDF page
+    extract_ocr_page_timeout: float = Field(180.0, gt=0, le=3600)  # one page read by OCR
+    extract_memory_mb: int = Field(2048, ge=64, le=65536)
+    max_text_file_mb: int = Field(10, ge=1, le=10000)
 
     ollama_host: str = ""  # empty: OLLAMA_HOST, else http://127.0.0.1:11434
     ollama_model: str = "llama3.2:3b"
@@ -169,21 +177,29 @@ def settings_file() -> Path:
     return config_dir() / "settings.toml"
 
 
-def _format_errors(err: ValidationError, source: str) -> str:
+def _format_errors(err: ValidationError, source: str, env: dict[str, str] | None = None) -> str:
+    """One sentence naming each bad key, and where it came from: an environment variable
+    (``env``: key -> variable) or ``source``."""
+    env = env or {}
     lines = []
+    in_source = False
     for e in err.errors():
         key = ".".join(str(p) for p in e["loc"]) or "(settings)"
         msg = e["msg"]
         if e["type"] == "extra_forbidden":
             msg = "is not a known setting (check the spelling)"
-        lines.append(
-            f"setting '{key}' {msg}" if msg.startswith("is ") else f"setting '{key}': {msg}"
-        )
-    return f"Bad settings in {source}: " + "; ".join(lines)
+        variable = env.get(str(e["loc"][0])) if e["loc"] else None
+        name = f"environment variable {variable}" if variable else f"setting '{key}'"
+        in_source = in_source or variable is None
+        lines.append(f"{name} {msg}" if msg.startswith("is ") else f"{name}: {msg}")
+    where = f" in {source}" if in_source else ""
+    return f"Bad settings{where}: " + "; ".join(lines)
 
 
-def _env_overrides() -> dict[str, Any]:
+def _env_overrides() -> tuple[dict[str, Any], dict[str, str]]:
+    """Settings from DOCENT_* variables, and which variable gave each key."""
     out: dict[str, Any] = {}
+    names: dict[str, str] = {}
     fields = Settings.model_fields
     for name, value in os.environ.items():
         if not name.startswith(ENV_PREFIX) or name in ("DOCENT_HOME", "DOCENT_RESOURCES"):
@@ -191,11 +207,54 @@ def _env_overrides() -> dict[str, Any]:
         key = name[len(ENV_PREFIX) :].lower()
         if key not in fields:
             continue  # other DOCENT_* variables (test switches etc.) are not settings
-        if key == "watched_folders":
-            out[key] = json.loads(value) if value.startswith("[") else value.split(os.pathsep)
-        else:
-            out[key] = value
-    return out
+        names[key] = name
+        out[key] = _watched_from_env(name, value) if key == "watched_folders" else value
+    return out, names
+
+
+def _watched_from_env(name: str, value: str) -> list[str]:
+    if not value.startswith("["):
+        return value.split(os.pathsep)
+    try:
+        folders = json.loads(value)
+    except json.JSONDecodeError as exc:
+        raise SettingsError(
+            f"Bad settings: environment variable {name} is not a JSON list of folders "
+            f'({exc.msg} at character {exc.pos}); write it as ["/a", "/b"] or as '
+            f"folders separated by '{os.pathsep}'."
+        ) from exc
+    if not isinstance(folders, list) or not all(isinstance(f, str) for f in folders):
+        raise SettingsError(
+            f"Bad settings: environment variable {name} is not a JSON list of folders."
+        )
+    return folders
+
+
+def redact_url(url: str) -> str:
+    """``url`` without the password of its user part (for messages and logs); works on
+    malformed URLs too, which are the ones error messages quote."""
+    return _PASSWORD.sub(r"\1***@", url)
+
+
+def check_ollama_host_env() -> None:
+    """OLLAMA_HOST is Ollama's own variable: held to what the ollama client accepts
+    (``host``, ``host:port``, an http(s) URL), named when it is not. Checked before
+    anything imports ``ollama``, whose module-level client fails on a bad value."""
+    value = os.environ.get("OLLAMA_HOST", "")
+    if not value:
+        return
+    url = value if "://" in value else f"http://{value}"
+    try:
+        parsed = urlparse(url)
+        ok = parsed.scheme in ("http", "https") and bool(parsed.hostname)
+        parsed.port  # noqa: B018 - raises ValueError on a bad port
+    except ValueError:
+        ok = False
+    if not ok:
+        raise SettingsError(
+            f"Bad settings: environment variable OLLAMA_HOST={redact_url(value)!r} is not an "
+            "http(s) URL or host:port such as http://127.0.0.1:11434."
+        )
 
 
 def load_settings(path: Path | None = None, **overrides: Any) -> Settings:
@@ -207,12 +266,17 @@ def load_settings(path: Path | None = None, **overrides: Any) -> Settings:
             data = tomllib.loads(path.read_text(encoding="utf-8"))
         except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
             raise SettingsError(f"{path} is not valid TOML: {exc}") from exc
-    data.update(_env_overrides())
+    from_env, env_names = _env_overrides()
+    data.update(from_env)
     data.update(overrides)
     try:
-        return Settings(**data)
+        settings = Settings(**data)
     except ValidationError as exc:
-        raise SettingsError(_format_errors(exc, str(path))) from exc
+        named = {k: v for k, v in env_names.items() if k not in overrides}
+        raise SettingsError(_format_errors(exc, str(path), named)) from exc
+    if not settings.ollama_host:
+        check_ollama_host_env()
+    return settings
 
 
 def validate_change(settings: Settings, **changes: Any) -> Settings:

@@ -21,6 +21,8 @@ from docent.core import lookup, membership
 from docent.core.api import IndexListener, SettingsApplied, Status, SummaryCallback, TokenCallback
 from docent.core.catalog import Catalog
 from docent.core.config import Settings, load_settings
+from docent.core.consistency import Reconciled, open_catalog, open_embedded_store, reconcile
+from docent.core.datafolder import check_data_folder
 from docent.core.embedding import Embedder
 from docent.core.engine_collections import EngineCollections
 from docent.core.index_events import Job, JobKind
@@ -35,6 +37,7 @@ from docent.core.models import (
     ExtractedDocument,
 )
 from docent.core.oslock import FileLock
+from docent.core.preparing import Limits
 from docent.core.retrieval import Retriever, SearchResult
 from docent.core.store import Store, open_store
 from docent.core.textcache import TextCache
@@ -95,18 +98,25 @@ class Engine(EngineCollections):
         self._recovered: list[DocumentRecord] = []
         #: Ready documents indexed in an older format: a resume re-indexes them.
         self._outdated: list[DocumentRecord] = []
+        #: What opening the library changed to make the store and the catalog agree, and
+        #: sentences saying so (a damaged part set aside too): core/consistency.py.
+        self.reconciled = Reconciled()
+        self._notes: list[str] = []
         self._queue: IndexQueue | None = None  # the one indexing queue
         self.watcher: Watcher | None = None  # only after start_watching()
 
     # Lifecycle ---------------------------------------------------------------
 
-    def open(self) -> Engine:
+    def open(self, *, rebuild: bool = False) -> Engine:
+        """Open the library. A damaged catalog or embedded store raises CatalogError or
+        StoreDamaged; with ``rebuild`` it is set aside and rebuilt instead (see
+        core/consistency.py). ``notes`` then says what opening changed."""
         s = self.settings
+        check_data_folder(s.data_path)  # a file, read-only, a full disk: one sentence
         self._lock.acquire()
         try:
-            s.data_path.mkdir(parents=True, exist_ok=True)
-            self.catalog = Catalog(s.catalog_path)
-            self.store = self._given_store or self._open_store(s)
+            self.catalog, notes = open_catalog(s.catalog_path, rebuild)
+            self.store = self._given_store or self._open_store(s, rebuild, notes)
             self._indexer = Indexer(
                 self.catalog,
                 self.store,
@@ -114,10 +124,14 @@ class Engine(EngineCollections):
                 self.cache,
                 subprocess_extraction=s.extract_in_subprocess,
                 ocr=s.ocr_enabled,
+                limits=Limits.of(s),
             )
             self._retriever = Retriever(self.store, self.embedder, library_size=self._library_size)
             self._retriever.apply_settings(s)
             self._recovered = self._indexer.recover()
+            self.reconciled = reconcile(self.catalog, self.store)
+            self._recovered += self.reconciled.requeued
+            self._notes = notes + self.reconciled.messages()
             # An older library's points, or a membership change a crash cut short.
             membership.sync_payloads(self.catalog, self.store)
             self._outdated = self._indexer.outdated()
@@ -127,10 +141,12 @@ class Engine(EngineCollections):
             raise
         return self
 
-    def _open_store(self, s: Settings) -> Store:
+    def _open_store(self, s: Settings, rebuild: bool, notes: list[str]) -> Store:
         if s.qdrant_url:
             return open_store(url=s.qdrant_url, api_key=s.qdrant_api_key, dim=self.embedder.dim)
-        return open_store(path=s.store_path, dim=self.embedder.dim)
+        store, more = open_embedded_store(s.store_path, self.embedder.dim, rebuild)
+        notes += more
+        return store
 
     def warm_up(self) -> None:
         """Load the embedding model and import what answers need, ahead of first use.
@@ -206,6 +222,10 @@ class Engine(EngineCollections):
     def outdated(self) -> list[DocumentRecord]:
         """Ready documents indexed in an older format when the engine opened."""
         return list(self._outdated)
+
+    @property
+    def notes(self) -> list[str]:
+        return list(self._notes)
 
     @property
     def indexer(self) -> Indexer:

@@ -53,6 +53,19 @@ class UnreadableFile(DocumentError):
     reason = "unreadable"
 
 
+class TooLarge(DocumentError):
+    """The file is bigger, or expands to more, than Docent reads. Fix: split it, or raise
+    the limit in the settings."""
+
+    reason = "too_large"
+
+
+class TookTooLong(DocumentError):
+    """Reading the file ran past its time limit. Fix: raise extract_page_timeout."""
+
+    reason = "timeout"
+
+
 class SettingsError(DocentError):
     """A setting has a bad value; the message names the key and why."""
 
@@ -63,6 +76,20 @@ class StoreError(DocentError):
 
 class StoreLocked(StoreError):
     """Another Docent (window or command) has this data folder open. Fix: close it."""
+
+
+class StoreDamaged(StoreError):
+    """The embedded store cannot be opened. Fix: `docent index --rebuild` moves it aside
+    and rebuilds it from the files and the text cache."""
+
+
+class DataFolderError(DocentError):
+    """The data folder cannot be used (not a folder, read-only, full). The message says
+    which folder and what to do."""
+
+
+class CatalogError(DocentError):
+    """The catalog database is damaged or cannot be written. The message says what to do."""
 
 
 class AmbiguousFile(DocentError):

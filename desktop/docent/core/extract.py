@@ -13,7 +13,8 @@ from __future__ import annotations
 import codecs
 import logging
 import re
-from collections.abc import Iterator
+import unicodedata
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
@@ -30,6 +31,7 @@ from docent.core.errors import (
 from docent.core.formats import FORMAT_SUFFIXES, extract_format
 from docent.core.models import ExtractedDocument, Page
 from docent.core.ocr_pdf import OcrCallback
+from docent.core.userfiles import NotRegularFile, open_regular, shown
 
 if TYPE_CHECKING:
     from pdfplumber.pdf import PDF
@@ -68,14 +70,29 @@ _LEADER = re.compile(r"(?: ?\.){4,}")
 #: Rules drawn with characters ("/* ====...=== */"): one token per character, no meaning.
 _RULE = re.compile(r"([-=_*~#+])\1{5,}")
 _SPACES = re.compile(r"[ \t\f\v\u00a0\u2000-\u200a\u202f\u3000]+")
-_CONTROL = re.compile(r"[\x00-\x08\x0b\x0e-\x1f\x7f]")
+#: Control characters (C0 but tab and line breaks, DEL, C1: they drive terminals) and lone
+#: surrogates (which no store accepts).
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0e-\x1f\x7f-\x9f\ud800-\udfff]")
 _BLANK_LINES = re.compile(r"\n{3,}")
 _UTF16_BOMS = (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
+#: Unicode categories that text has next to none of: unassigned, private use, controls.
+_NOT_TEXT = frozenset({"Cn", "Co", "Cc", "Cs"})
+#: A UTF-16 file with more of those than this share of its characters is binary.
+MAX_ODD_SHARE = 0.02
 
 
 def is_supported(path: str | Path) -> bool:
     """True when the file name ends with a suffix Docent can read."""
     return Path(path).suffix.lower() in SUPPORTED_SUFFIXES
+
+
+#: ``on_page(n)``: page ``n`` (from 1; 0: the document's structure) is about to be read;
+#: the extraction worker times each page from there (see preparing.py).
+PageCallback = Callable[[int], None]
+
+
+def _no_page(number: int) -> None:
+    return None
 
 
 def _no_ocr_progress(number: int, done: int, total: int) -> None:
@@ -88,26 +105,32 @@ def extract(
     *,
     ocr: bool = True,
     on_ocr: OcrCallback = _no_ocr_progress,
+    on_page: PageCallback = _no_page,
 ) -> ExtractedDocument:
     """Read ``path`` into pages of text.
 
     ``ocr``: read PDF pages without a usable text layer from their image (ocr_pdf.py),
-    announcing each through ``on_ocr``. Raises only ``DocumentError`` subclasses, each
-    with a sentence naming the file.
+    announcing each through ``on_ocr``; ``on_page`` announces each page pdfplumber reads.
+    Raises only ``DocumentError`` subclasses, each with a sentence naming the file (and
+    ``MemoryError``, which the worker turns into one).
     """
     p = Path(path)
     suffix = p.suffix.lower()
     if suffix in PDF_SUFFIXES:
-        return _extract_pdf(p, password, ocr, on_ocr)
+        return _extract_pdf(p, password, ocr, on_ocr, on_page)
     if suffix in FORMAT_SUFFIXES:
         return extract_format(p)
     if suffix in TEXT_SUFFIXES:
         return _extract_text(p)
-    kind = f"'{p.suffix}' files" if p.suffix else "files without an extension"
-    raise UnsupportedType(
-        str(p),
-        f"{p.name}: Docent cannot read {kind}; it reads PDFs, Word, PowerPoint, Excel, "
-        "OpenDocument text, EPUB, HTML and plain-text files.",
+    raise UnsupportedType(str(p), unsupported_message(p))
+
+
+def unsupported_message(path: str | Path) -> str:
+    p = Path(path)
+    kind = f"'{shown(p.suffix)}' files" if p.suffix else "files without an extension"
+    return (
+        f"{shown(p.name)}: Docent cannot read {kind}; it reads PDFs, Word, PowerPoint, Excel, "
+        "OpenDocument text, EPUB, HTML and plain-text files."
     )
 
 
@@ -117,19 +140,25 @@ def iter_pdf_pages(path: str | Path, password: str | None = None) -> Iterator[Pa
     Errors opening the file are raised at the first ``next()``. A page that fails on its
     own is logged and yielded empty, so one bad page does not lose the document.
     """
-    for page, _ok in _read_pdf_pages(Path(path), password):
+    for page, _ok in _read_pdf_pages(Path(path), password, _no_page):
         yield page
 
 
-def _read_pdf_pages(p: Path, password: str | None) -> Iterator[tuple[Page, bool]]:
+def _read_pdf_pages(
+    p: Path, password: str | None, on_page: PageCallback
+) -> Iterator[tuple[Page, bool]]:
+    on_page(0)
     with _open_binary(p) as fh, _open_pdf(p, fh, password) as pdf:
         try:
             pages = pdf.pages
         except Exception as exc:  # pdfminer raises many types on a broken page tree
             raise _damaged(p, exc) from exc
         for number, page in enumerate(pages, start=1):
+            on_page(number)
             try:
                 raw, ok = page.extract_text(**_EXTRACT_OPTIONS), True
+            except MemoryError:
+                raise  # not this page's fault alone: the worker reports the whole file
             except Exception as exc:  # one bad page must not fail the whole document
                 log.warning("%s: page %d could not be read (%r); left empty", p, number, exc)
                 raw, ok = "", False
@@ -148,12 +177,12 @@ def clean_pdf_text(text: str) -> str:
 
 
 def _extract_pdf(
-    path: Path, password: str | None, ocr: bool, on_ocr: OcrCallback
+    path: Path, password: str | None, ocr: bool, on_ocr: OcrCallback, on_page: PageCallback
 ) -> ExtractedDocument:
-    read = list(_read_pdf_pages(path, password))
+    read = list(_read_pdf_pages(path, password, on_page))
     pages = [page for page, _ok in read]
     if not pages:
-        raise EmptyDocument(str(path), f"{path.name} has no pages.")
+        raise EmptyDocument(str(path), f"{shown(path.name)} has no pages.")
     if not any(ok for _page, ok in read):
         raise _damaged(path, RuntimeError(f"none of its {len(pages)} pages could be read"))
     if ocr:
@@ -163,15 +192,15 @@ def _extract_pdf(
     if _looks_scanned([_visible_chars(pg.text) for pg in pages]):
         if any(pg.ocr for pg in pages):
             raise EmptyDocument(
-                str(path), f"{path.name} is a scan in which OCR found no text to read."
+                str(path), f"{shown(path.name)} is a scan in which OCR found no text to read."
             )
         if ocr:
             raise EmptyDocument(
-                str(path), f"{path.name} has no text: no text layer and no scanned pages."
+                str(path), f"{shown(path.name)} has no text: no text layer and no scanned pages."
             )
         raise NoTextLayer(
             str(path),
-            f"{path.name} has no text layer (a scan?) and OCR is off; turn on "
+            f"{shown(path.name)} has no text layer (a scan?) and OCR is off; turn on "
             "“Read scanned pages (OCR)” in the settings to read it.",
         )
     return ExtractedDocument(
@@ -197,7 +226,7 @@ def _visible_chars(text: str) -> int:
 
 def _open_binary(path: Path) -> IO[bytes]:
     try:
-        return path.open("rb")
+        return open_regular(path)
     except OSError as exc:
         raise _os_error(path, exc) from exc
 
@@ -224,9 +253,9 @@ def _open_pdf(path: Path, fh: IO[bytes], password: str | None) -> PDF:
 
 def _encrypted(path: Path, password: str | None) -> EncryptedDocument:
     if password:
-        msg = f"{path.name} is password-protected and the password given was not accepted."
+        msg = f"{shown(path.name)} is password-protected and the password given was not accepted."
     else:
-        msg = f"{path.name} is password-protected; Docent cannot open encrypted PDFs yet."
+        msg = f"{shown(path.name)} is password-protected; Docent cannot open encrypted PDFs yet."
     return EncryptedDocument(str(path), msg)
 
 
@@ -234,32 +263,38 @@ def _damaged(path: Path, exc: BaseException) -> DamagedDocument:
     log.info("%s: cannot parse: %r", path, exc)
     return DamagedDocument(
         str(path),
-        f"{path.name} is damaged or not really a PDF; Docent cannot read it. "
+        f"{shown(path.name)} is damaged or not really a PDF; Docent cannot read it. "
         "Try re-downloading it or re-saving it from another program.",
     )
 
 
 def _os_error(path: Path, exc: OSError) -> DocumentError:
+    if isinstance(exc, NotRegularFile) and exc.kind != "a folder":
+        return UnsupportedType(str(path), f"{exc}; skipped.")
     if isinstance(exc, FileNotFoundError):
-        return FileVanished(str(path), f"{path.name} is no longer there (moved or deleted?).")
-    if isinstance(exc, IsADirectoryError):
-        return UnreadableFile(str(path), f"{path.name} is a folder, not a file.")
+        return FileVanished(
+            str(path), f"{shown(path.name)} is no longer there (moved or deleted?)."
+        )
+    if isinstance(exc, IsADirectoryError | NotRegularFile):
+        return UnreadableFile(str(path), f"{shown(path.name)} is a folder, not a file.")
     if isinstance(exc, PermissionError):
         return UnreadableFile(
-            str(path), f"{path.name} cannot be read: permission denied. Check its permissions."
+            str(path),
+            f"{shown(path.name)} cannot be read: permission denied. Check its permissions.",
         )
     reason = exc.strerror or str(exc)
-    return UnreadableFile(str(path), f"{path.name} cannot be read: {reason}.")
+    return UnreadableFile(str(path), f"{shown(path.name)} cannot be read: {reason}.")
 
 
 def _extract_text(path: Path) -> ExtractedDocument:
     try:
-        data = path.read_bytes()
+        with open_regular(path) as fh:
+            data = fh.read()
     except OSError as exc:
         raise _os_error(path, exc) from exc
     text = _decode(path, data)
     if not text.strip():
-        raise EmptyDocument(str(path), f"{path.name} is empty: it contains no text.")
+        raise EmptyDocument(str(path), f"{shown(path.name)} is empty: it contains no text.")
     lines = [line.rstrip() for line in text.splitlines()]
     pages = [
         Page(number=i // TEXT_LINES_PER_PAGE + 1, text="\n".join(block).strip("\n"))
@@ -273,13 +308,35 @@ def _extract_text(path: Path) -> ExtractedDocument:
 
 def _decode(path: Path, data: bytes) -> str:
     if data.startswith(_UTF16_BOMS):
-        return _CONTROL.sub("", data.decode("utf-16", errors="replace"))
+        return _CONTROL.sub("", _decode_utf16(path, data))
     if b"\x00" in data[:BINARY_SNIFF_BYTES]:
-        raise UnsupportedType(
-            str(path), f"{path.name} looks like a binary file, not text; Docent cannot read it."
-        )
+        raise _binary(path)
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError:
         text = data.decode("utf-8", errors="replace")
     return _CONTROL.sub("", text)
+
+
+def _binary(path: Path) -> UnsupportedType:
+    return UnsupportedType(
+        str(path), f"{shown(path.name)} looks like a binary file, not text; Docent cannot read it."
+    )
+
+
+def _decode_utf16(path: Path, data: bytes) -> str:
+    """UTF-16 after its byte-order mark, unless the rest is not really UTF-16 text.
+
+    Random bytes decode to a code point almost every time, so the BOM alone proves
+    nothing: real text has no broken surrogate pairs and next to no unassigned or
+    private-use characters (random pairs of bytes land there ~13 % of the time).
+    """
+    try:
+        text = data.decode("utf-16")
+    except UnicodeDecodeError:
+        raise _binary(path) from None
+    sample = text[:BINARY_SNIFF_BYTES]
+    odd = sum(1 for ch in sample if unicodedata.category(ch) in _NOT_TEXT and ch not in "\n\r\t")
+    if sample and odd > MAX_ODD_SHARE * len(sample):
+        raise _binary(path)
+    return text

@@ -1,14 +1,23 @@
-"""Turning what a user points at (files, folders) into the list of files to index."""
+"""Turning what a user points at (files, folders) into the list of files to index.
+
+Only regular files are read. In a folder, a link is followed only while it stays inside
+that folder: a link planted in a watched folder (``notes.txt -> ~/.ssh/id_rsa``) must not
+pull an outside file into the library. A file named on its own is the user's choice and
+is followed wherever it points, but it too must be a regular file. What is left out for
+such a reason is listed in ``Collected.skipped`` with a sentence, reported once per run.
+"""
 
 from __future__ import annotations
 
 import fnmatch
 import logging
 import os
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from docent.core.extract import is_supported
+from docent.core.extract import is_supported, unsupported_message
+from docent.core.userfiles import kind_of, shown
 
 log = logging.getLogger(__name__)
 
@@ -26,6 +35,23 @@ def is_candidate(path: Path) -> bool:
     return not name.startswith(".") and not is_temp_name(name) and is_supported(path)
 
 
+def inside(path: str, folder: str) -> bool:
+    return path == folder or path.startswith(folder.rstrip("/\\") + os.sep)
+
+
+def leaves_folder(path: str | Path, folder: str | Path) -> bool:
+    """True when ``path`` (links resolved) lies outside ``folder`` (links resolved)."""
+    return not inside(os.path.realpath(path), os.path.realpath(folder))
+
+
+@dataclass(slots=True)
+class Skipped:
+    path: Path
+    #: "special" | "outside" | "broken_link" | "unsupported"
+    reason: str
+    message: str
+
+
 @dataclass(slots=True)
 class Collected:
     files: list[Path] = field(default_factory=list)
@@ -33,47 +59,105 @@ class Collected:
     missing: list[Path] = field(default_factory=list)
     unreadable: list[Path] = field(default_factory=list)
     folders: list[Path] = field(default_factory=list)
+    #: Left out with a reason the run reports: special files, links leaving a folder,
+    #: broken links, and files of unsupported types named on their own.
+    skipped: list[Skipped] = field(default_factory=list)
 
 
 def normalise(path: str | Path) -> Path:
     return Path(os.path.abspath(os.path.expanduser(str(path))))
 
 
+def _special(path: Path, mode: int) -> Skipped:
+    return Skipped(
+        path,
+        "special",
+        f"{shown(path.name)} is {kind_of(mode)}; Docent reads only regular files.",
+    )
+
+
+def _check_entry(path: Path, real_root: str) -> Skipped | None:
+    """Why the file at ``path`` (found in a folder walk) is not read, or None."""
+    try:
+        if path.is_symlink() and not inside(os.path.realpath(path), real_root):
+            target = shown(os.path.realpath(path))
+            return Skipped(
+                path,
+                "outside",
+                f"{shown(path.name)} is a link to {target}, outside the folder; links "
+                "leaving a folder are not followed (add the file itself to index it).",
+            )
+        mode = path.stat().st_mode
+    except FileNotFoundError:
+        return Skipped(path, "broken_link", f"{shown(path.name)} is a link to nothing.")
+    except OSError as exc:
+        return Skipped(path, "unreadable", f"{shown(path.name)} cannot be read: {exc.strerror}.")
+    return None if stat.S_ISREG(mode) else _special(path, mode)
+
+
 def walk_folder(root: Path, out: Collected, recursive: bool = True) -> None:
-    """Supported files under ``root``; follows symlinks once (loops are cut)."""
+    """Supported regular files under ``root``; links are followed only inside it (and
+    each folder once: loops are cut)."""
     seen: set[str] = set()
+    real_root = os.path.realpath(root)
 
     def onerror(err: OSError) -> None:
         out.unreadable.append(Path(err.filename or root))
-        log.warning("cannot read folder %s: %s", err.filename, err.strerror)
+        log.warning("cannot read folder %s: %s", shown(err.filename or root), err.strerror)
 
     for dirpath, dirnames, filenames in os.walk(root, onerror=onerror, followlinks=True):
         real = os.path.realpath(dirpath)
-        if real in seen:  # a symlink loop or a second link to the same folder
-            dirnames[:] = []
+        if real in seen or not inside(real, real_root):
+            dirnames[:] = []  # a loop, a second link to the same folder, or out of bounds
+            if not inside(real, real_root):
+                out.skipped.append(
+                    Skipped(
+                        Path(dirpath),
+                        "outside",
+                        f"{shown(dirpath)} links to {shown(real)}, outside the folder; "
+                        "links leaving a folder are not followed.",
+                    )
+                )
             continue
         seen.add(real)
         dirnames[:] = sorted(d for d in dirnames if not d.startswith(".")) if recursive else []
         for name in sorted(filenames):
+            if name.startswith(".") or is_temp_name(name):
+                continue
             p = Path(dirpath) / name
-            if is_candidate(p):
-                out.files.append(p)
-            elif not name.startswith(".") and not is_temp_name(name):
+            if not is_supported(p):
                 out.unsupported.append(p)
+                continue
+            skipped = _check_entry(p, real_root)
+            if skipped is None:
+                out.files.append(p)
+            else:
+                out.skipped.append(skipped)
 
 
 def collect(paths: list[str | Path], recursive: bool = True) -> Collected:
     out = Collected()
     for raw in paths:
         p = normalise(raw)
-        if p.is_dir():
+        try:
+            mode = p.stat().st_mode
+        except FileNotFoundError:
+            out.missing.append(p)
+            continue
+        except OSError as exc:
+            out.skipped.append(
+                Skipped(p, "unreadable", f"{shown(p)} cannot be read: {exc.strerror}.")
+            )
+            continue
+        if stat.S_ISDIR(mode):
             out.folders.append(p)
             walk_folder(p, out, recursive)
-        elif p.is_file():
-            (out.files if is_supported(p) else out.unsupported).append(p)
-        elif p.exists():
-            out.unsupported.append(p)
+        elif not stat.S_ISREG(mode):
+            out.skipped.append(_special(p, mode))
+        elif is_supported(p):
+            out.files.append(p)
         else:
-            out.missing.append(p)
+            out.unsupported.append(p)
+            out.skipped.append(Skipped(p, "unsupported", unsupported_message(p)))
     out.files = list(dict.fromkeys(out.files))  # a file named twice (or inside a named folder)
     return out

@@ -77,6 +77,8 @@ class FilesFound:
     unsupported: list[str]
     #: Paths that do not exist.
     missing: list[str]
+    #: Sentences for what is not read at all: special files, links leaving a folder.
+    skipped: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,14 +15,11 @@ from __future__ import annotations
 
 import hashlib
 import logging
-import multiprocessing
 import os
 import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import Executor, Future, ProcessPoolExecutor, ThreadPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -30,18 +27,20 @@ from docent.core import membership
 from docent.core.catalog import Catalog, new_doc_id
 from docent.core.config import BUNDLED_MODEL
 from docent.core.context import dense_text
+from docent.core.datafolder import check_free_space, existing_parent
 from docent.core.embedding import Embedder
 from docent.core.errors import Cancelled, DocumentError, FileVanished
 from docent.core.models import Chunk, DocState, DocumentRecord, SparseVec
-from docent.core.preparing import Prepared, Preparer, init_worker, prepare_file
+from docent.core.preparing import Limits, Prepared, Preparer
+from docent.core.sandbox import CRASHED, InlinePreparer, Preparation, ProcessPreparer
 from docent.core.store import COLLECTIONS, ChunkPoint, Store, chunk_point_id
 from docent.core.textcache import TextCache
+from docent.core.userfiles import shown
 
 log = logging.getLogger(__name__)
 
 EMBED_BATCH = 32
 LOOKAHEAD = 2  # files extracted ahead of the one being embedded
-CRASHED = "crashed"
 #: Failures that say nothing about the file itself: try again on the next run.
 #: Qdrant Edge's flush holds the GIL for 0.1-0.7 s (a visible stall in the window), and
 #: its write-ahead log already keeps every acknowledged write through a kill -9: flush by
@@ -82,16 +81,20 @@ class IndexReport:
     renamed: list[tuple[str, str]] = field(default_factory=list)
     removed: list[str] = field(default_factory=list)
     failed: list[FailedFile] = field(default_factory=list)
+    #: Not read at all, with why: special files, links leaving a folder, unsupported
+    #: files named on their own (files.Collected.skipped).
+    skipped: list[FailedFile] = field(default_factory=list)
     chunks_embedded: int = 0
     chunks_reused: int = 0
     seconds: float = 0.0
     cancelled: bool = False
 
     def merge(self, other: IndexReport) -> None:
-        for name in ("indexed", "unchanged", "renamed", "removed", "failed"):
+        for name in ("indexed", "unchanged", "renamed", "removed", "failed", "skipped"):
             getattr(self, name).extend(getattr(other, name))
         self.chunks_embedded += other.chunks_embedded
         self.chunks_reused += other.chunks_reused
+        self.seconds += other.seconds
         self.cancelled = self.cancelled or other.cancelled
 
 
@@ -121,6 +124,7 @@ class Indexer:
         *,
         subprocess_extraction: bool = True,
         ocr: bool = True,
+        limits: Limits | None = None,
     ) -> None:
         self.catalog = catalog
         self.store = store
@@ -130,7 +134,8 @@ class Indexer:
         self._ocr = ocr
         # A scan that failed for want of OCR is read again once OCR is on.
         self._retry = RETRY_REASONS | ({"no_text"} if ocr else set())
-        self._executor: Executor | None = None
+        self.limits = limits or Limits()
+        self._prep: Preparation | None = None
         # One run, move or removal at a time (re-entrant: a run moves renamed files itself).
         self._lock = threading.RLock()
         #: Chunk points written since this indexer was made (Engine.close optimizes after many).
@@ -140,28 +145,23 @@ class Indexer:
         self._collection = ""
 
     def close(self) -> None:
-        if self._executor is not None:
-            self._executor.shutdown(wait=False, cancel_futures=True)
-            self._executor = None
+        """Stop the extraction worker (at once, even mid-file). Safe from any thread."""
+        prep, self._prep = self._prep, None
+        if prep is not None:
+            prep.close()
 
-    def _pool(self) -> Executor:
-        if self._executor is None:
+    def _preparation(self) -> Preparation:
+        if self._prep is None:
+            root = str(self.cache.root)
             if self._subprocess:
-                ctx = multiprocessing.get_context("spawn")
-                tools = (self.embedder.tokenizer_json(), self.embedder.cache_dir, self._ocr)
-                self._executor = ProcessPoolExecutor(
-                    max_workers=1, mp_context=ctx, initializer=init_worker, initargs=tools
-                )
+                tools = (self.embedder.tokenizer_json(), self.embedder.cache_dir)
+                self._prep = ProcessPreparer(*tools, root, self.limits, self._ocr)
             else:
-                self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="extract")
-        return self._executor
-
-    def _submit(self, path: str, known_sha: str) -> Future[Prepared]:
-        pool, root = self._pool(), str(self.cache.root)
-        if isinstance(pool, ProcessPoolExecutor):
-            return pool.submit(prepare_file, path, root, known_sha)
-        here = Preparer(self.embedder.count_tokens, self.embedder.embed_sparse, ocr=self._ocr)
-        return pool.submit(here.prepare, path, root, known_sha)
+                here = Preparer(
+                    self.embedder.count_tokens, self.embedder.embed_sparse, self.limits, self._ocr
+                )
+                self._prep = InlinePreparer(here, root)
+        return self._prep
 
     # Runs ------------------------------------------------------------------
 
@@ -203,7 +203,7 @@ class Indexer:
                     n,
                     key,
                     rec,
-                    FileVanished(key, f"{path.name} cannot be read: {exc.strerror}."),
+                    FileVanished(key, f"{shown(path.name)} cannot be read: {exc.strerror}."),
                 )
                 continue
             if rec and self._stat_unchanged(rec, st):
@@ -211,8 +211,7 @@ class Indexer:
                 continue
             todo.append((i, path, rec, st))
 
-        pending: deque[tuple[int, Path, DocumentRecord | None, os.stat_result, Future[Prepared]]]
-        pending = deque()
+        pending: deque[tuple[int, Path, DocumentRecord | None, os.stat_result, int]] = deque()
         queue = iter(todo)
         try:
             while True:
@@ -222,42 +221,26 @@ class Indexer:
                         break
                     i, path, rec, st = item
                     progress(Progress("extracting", i, n, str(path)))
-                    fut = self._submit(str(path), self._known_sha(rec))
-                    pending.append((i, path, rec, st, fut))
-                if not pending:
+                    task = self._preparation().submit(str(path), self._known_sha(rec))
+                    pending.append((i, path, rec, st, task))
+                if not pending or cancel.is_set():
                     break
-                i, path, rec, st, fut = pending.popleft()
-                if cancel.is_set():
-                    fut.cancel()
-                    report.cancelled = True
-                    continue
-                prepared = self._result(fut, str(path), self._known_sha(rec))
+                i, path, rec, st, task = pending.popleft()
+                key = str(path)
+
+                def on_step(label: str, pages: int, i: int = i, key: str = key) -> None:
+                    progress(Progress("extracting", i, n, key, message=label, pages=pages))
+
+                prepared = self._preparation().result(task, cancel, on_step)
                 self._handle(report, progress, cancel, i, n, path, rec, st, prepared)
+        except Cancelled:
+            pass
         finally:
-            for *_, fut in pending:
-                fut.cancel()
+            if pending or cancel.is_set():
+                self.close()  # files in flight (a cancel, Ctrl-C): stop reading them now
         report.cancelled = report.cancelled or cancel.is_set()
         report.seconds = time.perf_counter() - started
         return report
-
-    def _result(self, fut: Future[Prepared], path: str, known: str) -> Prepared:
-        try:
-            return fut.result()
-        except BrokenProcessPool:
-            # The parser process died (a pathological file, memory, a kill). Files in flight
-            # with it are retried once in a fresh process; a second death is this file's.
-            self.close()
-            try:
-                return self._submit(path, known).result()
-            except BrokenProcessPool:
-                self.close()
-                return Prepared(
-                    reason=CRASHED,
-                    message=f"{Path(path).name} crashed the PDF parser; it was skipped.",
-                )
-        except Exception as exc:  # noqa: BLE001 - one bad file never stops the others
-            log.exception("extraction of %s failed", path)
-            return Prepared(reason="damaged", message=f"{Path(path).name} could not be read: {exc}")
 
     def _known_sha(self, rec: DocumentRecord | None) -> str:
         """The sha256 under which the file needs no work (ready in the current format,
@@ -422,6 +405,8 @@ class Indexer:
         cancel: threading.Event,
     ) -> None:
         """Write order: catalog ``indexing`` -> chunks -> documents point -> ``ready``."""
+        # A store write on a full disk is a SIGBUS (datafolder.py): stop before it.
+        check_free_space(existing_parent(self.cache.root))
         rec.state, rec.reason, rec.error = DocState.INDEXING, "", ""
         rec.pages, rec.page_unit = prepared.pages, prepared.page_unit
         rec.ocr_pages = prepared.ocr_pages
@@ -443,7 +428,7 @@ class Indexer:
         rec.chunks, rec.indexed_at = len(chunks), time.time()
         rec.index_format = self.embedder.index_format
         rec.state = DocState.READY
-        self.store.upsert_document(rec.doc_id, _mean(first_vectors), record_payload(rec))
+        self.store.upsert_document(rec.doc_id, mean_vector(first_vectors), record_payload(rec))
         self._maybe_flush()
         self.catalog.put(rec)
         self.catalog.payload_synced([rec.doc_id])
@@ -542,7 +527,7 @@ class Indexer:
         return requeued
 
 
-def _mean(vectors: Iterable[list[float]]) -> list[float]:
+def mean_vector(vectors: Iterable[list[float]]) -> list[float]:
     vecs = list(vectors)
     dim = len(vecs[0])
     total = [sum(v[j] for v in vecs) for j in range(dim)]

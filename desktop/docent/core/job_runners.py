@@ -16,6 +16,7 @@ from docent.core.catalog import Catalog
 from docent.core.index_events import Job, JobKind
 from docent.core.indexer import FailedFile, Indexer, IndexReport, Progress
 from docent.core.models import DocState, DocumentRecord
+from docent.core.userfiles import shown
 
 
 class QueueOps(Protocol):
@@ -48,7 +49,11 @@ def run_index(q: QueueOps, job: Job, report: IndexReport) -> None:
     if job.source == "command":  # named on a command line; a queued file that vanished
         # meanwhile is not a failure (its deletion or the next sweep settles it)
         for missing in found.missing:
-            report.failed.append(FailedFile(str(missing), "missing", f"{missing} does not exist."))
+            report.failed.append(
+                FailedFile(str(missing), "missing", f"{shown(missing)} does not exist.")
+            )
+    # Said once, in this run's report (a sweep says nothing: it would repeat it every time).
+    report.skipped += [FailedFile(str(s.path), s.reason, s.message) for s in found.skipped]
     files = [str(f) for f in found.files]
     kept: dict[str, list[str]] = {}  # a rebuilt document stays in its collections
     if job.force:  # rebuilt even when unchanged: forget them first

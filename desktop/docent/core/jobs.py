@@ -330,6 +330,7 @@ class IndexQueue:
                 [str(f) for f in found.files],
                 [str(f) for f in found.unsupported],
                 [str(f) for f in found.missing],
+                [s.message for s in found.skipped if s.reason != "unsupported"],
             )
         )
 

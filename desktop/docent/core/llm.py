@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Any
 import httpx
 import ollama
 
+from docent.core.config import redact_url
 from docent.core.errors import (
     Cancelled,
     LLMError,
@@ -155,7 +156,9 @@ class OllamaClient:
             return Health(False, [], str(exc))
         if not _has_model(models, self.model):
             return Health(False, models, _not_installed(self.model))
-        return Health(True, models, f"Ollama is running at {self.host} with {self.model}.")
+        return Health(
+            True, models, f"Ollama is running at {redact_url(self.host)} with {self.model}."
+        )
 
     def list_models(self) -> list[str]:
         """Installed model names (``/api/tags``)."""
@@ -295,7 +298,7 @@ class OllamaClient:
 
     def _unavailable(self) -> LLMUnavailable:
         return LLMUnavailable(
-            f"Ollama is not running at {self.host} — start it with `ollama serve` "
+            f"Ollama is not running at {redact_url(self.host)} — start it with `ollama serve` "
             "(answers are extractive until then)."
         )
 
@@ -306,7 +309,9 @@ class OllamaClient:
         if isinstance(exc, ConnectionError | httpx.ConnectError | httpx.ConnectTimeout):
             return self._unavailable()
         if isinstance(exc, httpx.TimeoutException):
-            return LLMTimeout(f"Ollama at {self.host} did not answer within {read_timeout:g} s.")
+            return LLMTimeout(
+                f"Ollama at {redact_url(self.host)} did not answer within {read_timeout:g} s."
+            )
         if isinstance(exc, ollama.ResponseError):
             if exc.status_code == 404 and model is not None:
                 return ModelNotFound(_not_installed(model))

@@ -32,7 +32,8 @@ from docent.core.ocr import (
 log = logging.getLogger(__name__)
 
 #: ``on_ocr(number, done, total)``: page ``number`` is about to be OCR'd, the
-#: ``done``-th of ``total`` pages that need it.
+#: ``done``-th of ``total`` pages that need it; ``number`` 0: the pages are being looked
+#: at for a text layer (a step of its own for the worker's time limits).
 OcrCallback = Callable[[int, int, int], None]
 
 
@@ -86,6 +87,7 @@ def ocr_pages(
 ) -> list[Page]:
     """``pages`` with those that need it replaced by pdfium's text (tidied by ``clean``,
     as pdfplumber's is) or their OCR'd text."""
+    on_ocr(0, 0, 0)
     try:
         found = ocr_candidates(path, password, pages)
     except Exception as exc:  # pdfium cannot open what pdfplumber could: keep the text

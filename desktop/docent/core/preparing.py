@@ -7,27 +7,81 @@ for ~1 ms per 1,000 characters), so doing it in the parent would stall every oth
 the app, the window's included. The parent is left with the dense model (onnxruntime
 releases the GIL) and the store writes.
 
-The worker process builds its tools once (``init_worker``): the tokenizer from the JSON
-the parent's model uses, and fastembed's BM25 from the bundled files, so its counts and
-sparse vectors are the ones the parent would have computed.
+Each piece of work is a *step* with a time limit (``Limits``): a PDF page, or for the
+steps whose work grows with the file (hashing, reading text, chunking, BM25) a fixed part
+plus so much per MB. ``sandbox.py`` runs this in a process that enforces those limits and
+a memory cap; here a step is only announced through ``on_step``.
 """
 
 from __future__ import annotations
 
+import os
+import stat
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from docent.core.chunking import chunk_pages
 from docent.core.context import document_title, indexed_text
-from docent.core.errors import DocumentError, EmptyDocument, FileVanished, UnreadableFile
-from docent.core.extract import extract
-from docent.core.models import Chunk, Page, SparseVec
-from docent.core.textcache import TextCache, sha256_file
+from docent.core.errors import (
+    DocumentError,
+    EmptyDocument,
+    FileVanished,
+    TooLarge,
+    UnreadableFile,
+    UnsupportedType,
+)
+from docent.core.extract import PDF_SUFFIXES, extract
+from docent.core.formats import CONTAINER_SUFFIXES
+from docent.core.models import Chunk, ExtractedDocument, Page, SparseVec
+from docent.core.textcache import TextCache, sha256_of
+from docent.core.userfiles import NotRegularFile, open_regular, shown
+
+if TYPE_CHECKING:
+    from docent.core.config import Settings
 
 TokenCounter = Callable[[str], int]
 SparseEmbedder = Callable[[Sequence[str]], list[SparseVec]]
+#: ``on_step(label, seconds, pages_read)``: a step begins and must end within ``seconds``.
+StepCallback = Callable[[str, float, int], None]
+
+MB = 1 << 20
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """How long and how big one file may be while it is prepared."""
+
+    #: One PDF page, and the fixed part of every other step.
+    page_seconds: float = 30.0
+    #: Added to a step per MB of the file, for steps whose work grows with its size.
+    seconds_per_mb: float = 20.0
+    #: Memory the worker may take on top of what it holds when idle.
+    memory_mb: int = 2048
+    #: Text files above this size are refused (their chunks would embed for hours).
+    #: Not Office files or EPUBs: they are capped by what they unzip to (formats/).
+    text_mb: int = 10
+    #: One scanned page read by OCR: ~10 s on a quiet core, ~80 s seen on a busy machine.
+    ocr_page_seconds: float = 180.0
+
+    @classmethod
+    def of(cls, s: Settings) -> Limits:
+        return cls(
+            page_seconds=s.extract_page_timeout,
+            memory_mb=s.extract_memory_mb,
+            text_mb=s.max_text_file_mb,
+            ocr_page_seconds=s.extract_ocr_page_timeout,
+        )
+
+    @property
+    def stream_mb(self) -> int:
+        """One decompressed PDF stream: a quarter of the memory cap (parsing doubles it)."""
+        return max(1, self.memory_mb // 4)
+
+    def scaled(self, size: int) -> float:
+        """The limit of a step whose work grows with a file of ``size`` bytes."""
+        return self.page_seconds + self.seconds_per_mb * size / MB
 
 
 @dataclass(slots=True)
@@ -48,40 +102,41 @@ class Prepared:
     message: str = ""
 
 
+def _no_step(label: str, seconds: float, pages: int) -> None:
+    return None
+
+
 @dataclass(slots=True)
 class Preparer:
     """Prepares files with a given token counter and BM25 model (in whichever process)."""
 
     count_tokens: TokenCounter
     embed_sparse: SparseEmbedder
+    limits: Limits = field(default_factory=Limits)
     #: Read PDF pages without a usable text layer by OCR (Settings.ocr_enabled).
     ocr: bool = True
 
-    def prepare(self, path: str, cache_root: str, known_sha: str) -> Prepared:
+    def prepare(
+        self, path: str, cache_root: str, known_sha: str, on_step: StepCallback = _no_step
+    ) -> Prepared:
         """Hash ``path``; unless ``known_sha`` says it is unchanged, chunk its text."""
         sha = ""
         try:
-            try:
-                sha = sha256_file(path)
-            except FileNotFoundError as exc:
-                raise FileVanished(
-                    path, f"{Path(path).name} disappeared before it was read."
-                ) from exc
-            except OSError as exc:
-                raise UnreadableFile(
-                    path, f"{Path(path).name} cannot be read: {exc.strerror}."
-                ) from exc
+            sha, size = self._hash(path, on_step)
             if sha == known_sha:
                 return Prepared(sha, unchanged=True)
             cache = TextCache(Path(cache_root))
             doc = cache.get(sha)
             if doc is None or (self.ocr and doc.kind == "pdf" and not doc.ocr_checked):
-                doc = extract(path, ocr=self.ocr)
+                doc = self._extract(path, size, on_step)
                 cache.put(sha, doc)
+            text_size = sum(len(p.text) for p in doc.pages)
+            on_step("cutting the text into passages", self.limits.scaled(text_size), len(doc.pages))
             title = document_title(doc.pages)
             chunks = chunk_document(doc.pages, self.count_tokens, title)
             if not chunks:
-                raise EmptyDocument(path, f"{Path(path).name} has no text to index.")
+                raise EmptyDocument(path, f"{shown(Path(path).name)} has no text to index.")
+            on_step("scoring words for search", self.limits.scaled(text_size), len(doc.pages))
             return Prepared(
                 sha,
                 chunks=chunks,
@@ -92,6 +147,60 @@ class Preparer:
             )
         except DocumentError as exc:
             return Prepared(sha, reason=exc.reason, message=str(exc))
+
+    def _extract(self, path: str, size: int, on_step: StepCallback) -> ExtractedDocument:
+        """Read ``path``, announcing each step: a PDF page by page (and each page OCR'd),
+        anything else as one step scaled to its size."""
+        self._check_size(path, size)
+        lim = self.limits
+        if Path(path).suffix.lower() not in PDF_SUFFIXES:
+            on_step("reading the text", lim.scaled(size), 0)
+
+        def page(n: int) -> None:
+            label = f"reading page {n}" if n else "opening the PDF"
+            on_step(label, lim.page_seconds, max(0, n - 1))
+
+        def ocr_page(number: int, done: int, total: int) -> None:
+            if number == 0:
+                on_step("looking for scanned pages", lim.scaled(size), 0)
+            else:
+                label = f"reading scanned page {number} by OCR ({done + 1} of {total})"
+                on_step(label, lim.ocr_page_seconds, number - 1)
+
+        return extract(path, ocr=self.ocr, on_ocr=ocr_page, on_page=page)
+
+    def _hash(self, path: str, on_step: StepCallback) -> tuple[str, int]:
+        name = shown(Path(path).name)
+        on_step("opening the file", self.limits.page_seconds, 0)
+        try:
+            with open_regular(path) as fh:
+                size = _size(fh)
+                on_step("reading the file", self.limits.scaled(size), 0)
+                return sha256_of(fh), size
+        except NotRegularFile as exc:
+            raise UnsupportedType(
+                path, f"{name} is {exc.kind}, not a regular file; skipped."
+            ) from exc
+        except FileNotFoundError as exc:
+            raise FileVanished(path, f"{name} disappeared before it was read.") from exc
+        except OSError as exc:
+            raise UnreadableFile(path, f"{name} cannot be read: {exc.strerror}.") from exc
+
+    def _check_size(self, path: str, size: int) -> None:
+        cap = self.limits.text_mb
+        suffix = Path(path).suffix.lower()
+        if suffix not in PDF_SUFFIXES | CONTAINER_SUFFIXES and size > cap * MB:
+            raise TooLarge(
+                path,
+                f"{shown(Path(path).name)} is {size / MB:.0f} MB of text, more than the "
+                f"{cap} MB Docent indexes (its passages would take hours to embed). Split it, "
+                "or raise max_text_file_mb in the settings.",
+            )
+
+
+def _size(fh: Any) -> int:
+    st = os.fstat(fh.fileno())
+    return st.st_size if stat.S_ISREG(st.st_mode) else 0
 
 
 def chunk_document(
@@ -111,10 +220,10 @@ def chunk_document(
 
 # ------------------------------------------------------------- in the worker process
 
-_worker: Preparer | None = None
 
-
-def worker_preparer(tokenizer_json: str, cache_dir: str | None, ocr: bool = True) -> Preparer:
+def worker_preparer(
+    tokenizer_json: str, cache_dir: str | None, limits: Limits | None = None, ocr: bool = True
+) -> Preparer:
     """The tools a worker process builds: the parent's tokenizer and the bundled BM25."""
     from tokenizers import Tokenizer
 
@@ -126,20 +235,4 @@ def worker_preparer(tokenizer_json: str, cache_dir: str | None, ocr: bool = True
     def count(text: str) -> int:
         return len(tokenizer.encode(text).ids)
 
-    return Preparer(count, lambda texts: sparse_vectors(bm25, texts), ocr=ocr)
-
-
-def init_worker(tokenizer_json: str, cache_dir: str | None, ocr: bool = True) -> None:
-    """Pool initializer: build the tools once; Ctrl-C is for the parent, which shuts down."""
-    import signal
-
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    global _worker
-    _worker = worker_preparer(tokenizer_json, cache_dir, ocr)
-
-
-def prepare_file(path: str, cache_root: str, known_sha: str) -> Prepared:
-    """The worker process's entry point (see ``init_worker``)."""
-    if _worker is None:
-        raise RuntimeError("prepare_file runs in a worker started with init_worker")
-    return _worker.prepare(path, cache_root, known_sha)
+    return Preparer(count, lambda texts: sparse_vectors(bm25, texts), limits or Limits(), ocr)

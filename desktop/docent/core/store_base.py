@@ -15,6 +15,7 @@ from typing import Any
 
 from docent.core.errors import StoreError
 from docent.core.models import SparseVec
+from docent.core.userfiles import decode_names, encode_names
 
 CHUNKS = "chunks"
 DOCUMENTS = "documents"
@@ -29,6 +30,8 @@ COLLECTIONS = "collections"
 RRF_K = 60
 #: Points per write: Qdrant Edge holds the GIL for a whole call (~10 ms per 100 points).
 UPSERT_BATCH = 100
+#: More documents than any library holds (a facet over doc_id returns them all).
+MAX_DOCUMENTS = 10_000_000
 #: Points per scroll page when reading a whole document or matching hashes.
 SCROLL_PAGE = 256
 
@@ -91,10 +94,15 @@ class LockedBackend:
 
 
 def stored_chunk_payload(payload: dict[str, Any]) -> dict[str, Any]:
-    """The payload as written: the caller's keys plus the lower-cased text for grep."""
-    out = dict(payload)
+    """The payload as written: the caller's keys plus the lower-cased text for grep (and
+    a path that is not UTF-8 carried as text, see ``userfiles.encode_names``)."""
+    out = encode_names(payload)
     out[TEXT_LOWER] = str(payload.get("text", "")).lower()
     return out
+
+
+def stored_document_payload(payload: dict[str, Any]) -> dict[str, Any]:
+    return encode_names(payload)
 
 
 def public_payload(payload: dict[str, Any] | None) -> dict[str, Any]:
@@ -103,12 +111,12 @@ def public_payload(payload: dict[str, Any] | None) -> dict[str, Any]:
         return {}
     out = dict(payload)
     out.pop(TEXT_LOWER, None)
-    return out
+    return decode_names(out)
 
 
 def payload_update(payload: dict[str, Any]) -> dict[str, Any]:
     """A payload merge for chunks: keep ``text_lower`` in step if ``text`` changes."""
-    out = dict(payload)
+    out = encode_names(payload)
     if "text" in out:
         out[TEXT_LOWER] = str(out["text"]).lower()
     return out

@@ -24,6 +24,7 @@ from docent.core.store_base import (
     COLLECTIONS,
     DENSE,
     DOCUMENTS,
+    MAX_DOCUMENTS,
     RRF_K,
     SCROLL_PAGE,
     SPARSE,
@@ -38,6 +39,7 @@ from docent.core.store_base import (
     payload_update,
     public_payload,
     stored_chunk_payload,
+    stored_document_payload,
     usable_sparse,
 )
 
@@ -234,14 +236,23 @@ class ClientStore(LockedBackend):
         with self._call("count chunks"):
             return self._client.count(CHUNKS, count_filter=flt, exact=True).count
 
+    def chunk_counts(self) -> dict[str, int]:
+        with self._call("count chunks per document"):
+            hits = self._client.facet(CHUNKS, "doc_id", limit=MAX_DOCUMENTS, exact=True).hits
+        return {str(h.value): int(h.count) for h in hits}
+
     def _scroll_all(
-        self, flt: qm.Filter, with_vectors: bool | list[str], stop: Any = None
+        self,
+        flt: qm.Filter | None,
+        with_vectors: bool | list[str],
+        stop: Any = None,
+        collection: str = CHUNKS,
     ) -> list[qm.Record]:
         out: list[qm.Record] = []
         offset: Any = None
         while True:
             records, offset = self._client.scroll(
-                CHUNKS,
+                collection,
                 scroll_filter=flt,
                 limit=SCROLL_PAGE,
                 offset=offset,
@@ -380,7 +391,7 @@ class ClientStore(LockedBackend):
         point = qm.PointStruct(
             id=document_point_id(doc_id),
             vector={DENSE: list(dense)},
-            payload={**payload, "doc_id": doc_id},
+            payload=stored_document_payload({**payload, "doc_id": doc_id}),
         )
         with self._call("write a document"):
             self._client.upsert(DOCUMENTS, [point], wait=True)
@@ -415,4 +426,19 @@ class ClientStore(LockedBackend):
     def set_document_payload(self, doc_id: str, payload: dict[str, Any]) -> None:
         # By filter, so a document without a point is a no-op rather than an error.
         with self._call("update a document"):
-            self._client.set_payload(DOCUMENTS, dict(payload), points=_one_doc(doc_id), wait=True)
+            self._client.set_payload(
+                DOCUMENTS,
+                stored_document_payload(dict(payload)),
+                points=_one_doc(doc_id),
+                wait=True,
+            )
+
+    def count_documents(self) -> int:
+        with self._call("count documents"):
+            return self._client.count(DOCUMENTS, exact=True).count
+
+    def document_payloads(self) -> dict[str, dict[str, Any]]:
+        with self._call("read documents"):
+            records = self._scroll_all(None, False, collection=DOCUMENTS)
+        payloads = (public_payload(r.payload) for r in records)
+        return {str(p.get("doc_id", "")): p for p in payloads}

@@ -31,6 +31,7 @@ from docent.core.store_base import (
     COLLECTIONS,
     DENSE,
     DOCUMENTS,
+    MAX_DOCUMENTS,
     RRF_K,
     SCROLL_PAGE,
     SPARSE,
@@ -45,6 +46,7 @@ from docent.core.store_base import (
     payload_update,
     public_payload,
     stored_chunk_payload,
+    stored_document_payload,
     usable_sparse,
 )
 
@@ -260,8 +262,18 @@ class EdgeStore(LockedBackend):
         with self._call("count chunks"):
             return self._chunks.count(qe.CountRequest(exact=True, filter=flt))
 
+    def chunk_counts(self) -> dict[str, int]:
+        req = qe.FacetRequest("doc_id", limit=MAX_DOCUMENTS, exact=True)
+        with self._call("count chunks per document"):
+            hits = self._chunks.facet(req).hits
+        return {str(h.value): int(h.count) for h in hits}
+
     def _scroll_all(
-        self, flt: qe.Filter, with_vector: bool | list[str], stop: Any = None
+        self,
+        flt: qe.Filter | None,
+        with_vector: bool | list[str],
+        stop: Any = None,
+        shard: Any = None,
     ) -> list[Any]:
         out: list[Any] = []
         offset: Any = None
@@ -273,7 +285,7 @@ class EdgeStore(LockedBackend):
                 with_payload=_PAYLOAD,
                 with_vector=with_vector,
             )
-            records, offset = self._chunks.scroll(req)
+            records, offset = (shard or self._chunks).scroll(req)
             out.extend(records)
             if offset is None or (stop is not None and stop(out)):
                 return out
@@ -398,7 +410,9 @@ class EdgeStore(LockedBackend):
 
     def upsert_document(self, doc_id: str, dense: list[float], payload: dict[str, Any]) -> None:
         point = qe.Point(
-            document_point_id(doc_id), {DENSE: list(dense)}, {**payload, "doc_id": doc_id}
+            document_point_id(doc_id),
+            {DENSE: list(dense)},
+            stored_document_payload({**payload, "doc_id": doc_id}),
         )
         with self._call("write a document"):
             self._docs.update(qe.UpdateOperation.upsert_points([point]))
@@ -414,7 +428,7 @@ class EdgeStore(LockedBackend):
             limit=limit,
             query=qe.Query.Nearest(list(dense), using=DENSE),
             filter=_doc_filter(collection=collection),
-            with_payload=True,
+            with_payload=_PAYLOAD,
             with_vector=False,
         )
         with self._call("search documents"):
@@ -429,6 +443,18 @@ class EdgeStore(LockedBackend):
 
     def set_document_payload(self, doc_id: str, payload: dict[str, Any]) -> None:
         # By filter, so a document without a point is a no-op rather than an error.
-        op = qe.UpdateOperation.set_payload_by_filter(_one_doc(doc_id), dict(payload))
+        op = qe.UpdateOperation.set_payload_by_filter(
+            _one_doc(doc_id), stored_document_payload(dict(payload))
+        )
         with self._call("update a document"):
             self._docs.update(op)
+
+    def count_documents(self) -> int:
+        with self._call("count documents"):
+            return self._docs.count(qe.CountRequest(exact=True))
+
+    def document_payloads(self) -> dict[str, dict[str, Any]]:
+        with self._call("read documents"):
+            records = self._scroll_all(None, False, shard=self._docs)
+        payloads = (public_payload(r.payload) for r in records)
+        return {str(p.get("doc_id", "")): p for p in payloads}

@@ -7,18 +7,25 @@ import hashlib
 import json
 import os
 from pathlib import Path
+from typing import IO
 
 from docent.core.models import ExtractedDocument, LineBox, Page
+from docent.core.userfiles import open_regular
 
 _READ_BLOCK = 1 << 20
 
 
-def sha256_file(path: str | Path) -> str:
+def sha256_of(fh: IO[bytes]) -> str:
     h = hashlib.sha256()
-    with open(path, "rb") as f:
-        while block := f.read(_READ_BLOCK):
-            h.update(block)
+    while block := fh.read(_READ_BLOCK):
+        h.update(block)
     return h.hexdigest()
+
+
+def sha256_file(path: str | Path) -> str:
+    """The sha256 of a regular file (``NotRegularFile`` for a FIFO, device, ...)."""
+    with open_regular(path) as fh:
+        return sha256_of(fh)
 
 
 class TextCache:
@@ -33,7 +40,7 @@ class TextCache:
 
     def get(self, sha256: str) -> ExtractedDocument | None:
         try:
-            data = json.loads(self._file(sha256).read_text(encoding="utf-8"))
+            data = json.loads(self._file(sha256).read_bytes().decode("utf-8", "surrogatepass"))
         except (OSError, ValueError):
             return None
         labels: list[str] = data.get("labels") or []
@@ -87,7 +94,8 @@ class TextCache:
         if ocr_lines:
             payload["ocr_lines"] = ocr_lines
         tmp = target.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_text(json.dumps(payload, ensure_ascii=False), encoding="utf-8")
+        # surrogatepass: a path that is not UTF-8 (lone surrogates in Python) comes back exact
+        tmp.write_bytes(json.dumps(payload, ensure_ascii=False).encode("utf-8", "surrogatepass"))
         os.replace(tmp, target)
 
     def discard(self, sha256: str) -> None:

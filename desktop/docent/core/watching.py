@@ -340,7 +340,13 @@ class Watcher:
         return not any(part.startswith(".") for part in Path(os.path.relpath(path, root)).parts)
 
     def _wanted(self, path: str) -> bool:
-        return self._visible(path) and filemod.is_candidate(Path(path))
+        root = self._root_of(path)
+        return (
+            root is not None
+            and self._visible(path)
+            and filemod.is_candidate(Path(path))
+            and not filemod.leaves_folder(path, root)  # a link planted to read outside
+        )
 
     def _on_event(self, root: str, ev: FileSystemEvent) -> None:
         kind = ev.event_type

@@ -17,7 +17,7 @@ from logging.handlers import RotatingFileHandler
 from pathlib import Path
 from types import TracebackType
 
-from PySide6.QtCore import QThread, QTimer
+from PySide6.QtCore import Qt, QThread, QTimer
 from PySide6.QtGui import QGuiApplication, QIcon
 from PySide6.QtWidgets import (
     QApplication,
@@ -33,7 +33,14 @@ from PySide6.QtWidgets import (
 
 from docent.core.config import Settings, load_settings, resources_dir
 from docent.core.engine import Engine
-from docent.core.errors import DocentError, SettingsError, StoreLocked
+from docent.core.errors import (
+    CatalogError,
+    DocentError,
+    SettingsError,
+    StoreDamaged,
+    StoreLocked,
+)
+from docent.gui.plain import ask, tell
 
 log = logging.getLogger(__name__)
 
@@ -140,21 +147,38 @@ def explain_locked(exc: StoreLocked) -> QMessageBox:
         "Docent is already open",
         f"{exc}\n\nSwitch to the Docent window that is already open.",
     )
+    box.setTextFormat(Qt.TextFormat.PlainText)
     box.setObjectName("storeLocked")
     return box
 
 
 def open_engine(settings: Settings) -> Engine | None:
-    """The opened engine, or None after telling the user why not (already open, ...)."""
+    """The opened engine, or None after telling the user why not (already open, ...).
+
+    A damaged store or catalog is explained and a rebuild offered (core/consistency.py:
+    the damaged part is set aside, not deleted)."""
     try:
         return Engine(settings, interactive=True).open()
     except StoreLocked as exc:
         log.warning("%s", exc)
         explain_locked(exc).exec()
+    except (StoreDamaged, CatalogError) as exc:
+        log.error("could not open the library: %s", exc)
+        if ask(None, "Docent could not open the library", str(exc), "Rebuild"):
+            return _open_rebuilt(settings)
     except DocentError as exc:
         log.error("could not open the library: %s", exc)
-        QMessageBox.critical(None, "Docent could not open the library", str(exc))
+        tell(None, "Docent could not open the library", str(exc))
     return None
+
+
+def _open_rebuilt(settings: Settings) -> Engine | None:
+    try:
+        return Engine(settings, interactive=True).open(rebuild=True)
+    except DocentError as exc:
+        log.error("could not rebuild the library: %s", exc)
+        tell(None, "Docent could not rebuild the library", str(exc))
+        return None
 
 
 #: How long a Python thread may hold the GIL before another may take it (default 5 ms).
@@ -195,15 +219,17 @@ def main(argv: list[str] | None = None) -> int:
     try:
         settings = load_settings()
     except SettingsError as exc:
-        QMessageBox.critical(None, "Docent settings", f"{exc}\n\nFix the file and start again.")
+        tell(None, "Docent settings", f"{exc}\n\nFix it and start again.")
+        return 2
+    # Opened first: a data folder that is a file, read-only or on a full disk is said in
+    # a sentence, before the log file is put there.
+    engine = open_engine(settings)
+    if engine is None:
         return 2
     log_file = setup_logging(settings)
     log.info("starting; data folder %s", settings.data_path)
     crash = CrashHandler(log_file)
     crash.install()
-    engine = open_engine(settings)
-    if engine is None:
-        return 2
     from docent.gui.launch import log_startup
     from docent.gui.main_window import MainWindow
     from docent.gui.workers import cancel_all, wait_for_all

@@ -18,9 +18,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from docent.core.api import Answer, Collection, Conversation, EngineAPI, Turn
+from docent.core.api import Answer, Collection, Conversation, EngineAPI, Turn, shown
 from docent.gui.markdown_view import SafeBrowser, cite_url, parse_cite
 from docent.gui.messages import bridge
+from docent.gui.plain import ask, plain_label
 from docent.gui.turn_markdown import turn_markdown
 from docent.gui.workers import Task, Worker, run_in_worker
 
@@ -94,7 +95,7 @@ class ChatPane(QWidget):
             "Ask about your documents. Answers cite sources as [1] [2]: click one."
         )
 
-        self.scope_label = QLabel()
+        self.scope_label = plain_label()  # file names, not markup
         self.scope_label.setObjectName("scope")
         self.clear_scope_button = QToolButton()
         self.clear_scope_button.setText("All documents")
@@ -193,7 +194,7 @@ class ChatPane(QWidget):
         if not self.scope:
             self.scope_label.setText(f"Asking: {where}")
         else:
-            names = ", ".join(Path(p).name for p in self.scope[:3])
+            names = ", ".join(shown(Path(p).name) for p in self.scope[:3])
             more = f" and {len(self.scope) - 3} more" if len(self.scope) > 3 else ""
             inside = f" (in collection {self.collection.name})" if self.collection else ""
             self.scope_label.setText(f"Asking only: {names}{more}{inside}")
@@ -339,7 +340,9 @@ class ChatPane(QWidget):
         if cite is not None:
             self.citation_activated.emit(*cite)
         elif url.scheme() in ("http", "https"):
-            QDesktopServices.openUrl(url)
+            question = f"Open this address in your browser?\n\n{url.toString()}"
+            if ask(self, "Open a link from an answer?", question, "Open"):
+                QDesktopServices.openUrl(url)
         else:
             bridge().warning(
                 f"Docent does not open '{url.scheme() or 'relative'}:' links from answers or "

@@ -26,10 +26,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from docent.core.api import Citation, EngineAPI, passage_boxes
+from docent.core.api import Citation, EngineAPI, passage_boxes, shown
 from docent.core.models import LineBox
 from docent.gui.messages import bridge
 from docent.gui.pdf_render import PageRender, render_page
+from docent.gui.plain import plain_label, plain_tip
 from docent.gui.text_passage import TextPassage, TextPassageView, load_passage
 from docent.gui.workers import call_in_worker
 
@@ -139,7 +140,7 @@ class CitationPane(QWidget):
         self.stack.addWidget(placeholder)
         self.stack.addWidget(self.page_scroll)
         self.stack.addWidget(self.text_view)
-        self.note = QLabel()
+        self.note = plain_label()  # messages quote file names
         self.note.setObjectName("muted")
         self.note.setWordWrap(True)
 
@@ -174,7 +175,7 @@ class CitationPane(QWidget):
         self.list.blockSignals(True)
         self.list.clear()
         for c in self.citations:
-            head = f"[{c.n}] {c.file_name}  {page_label(c)}"
+            head = f"[{c.n}] {shown(c.file_name)}  {page_label(c)}"
             if c.source == "matched":
                 head += "  · matched by Docent"
             item = QListWidgetItem(f"{head}\n{snippet(c.text)}")
@@ -183,7 +184,7 @@ class CitationPane(QWidget):
                 if c.source == "matched"
                 else ""
             )
-            item.setToolTip(tip + c.path)
+            item.setToolTip(plain_tip(tip + shown(c.path)))
             self.list.addItem(item)
         self.list.setCurrentRow(-1)
         self.list.blockSignals(False)

@@ -10,7 +10,6 @@ from PySide6.QtWidgets import (
     QInputDialog,
     QLabel,
     QMenu,
-    QMessageBox,
     QSizePolicy,
     QToolButton,
     QWidget,
@@ -18,6 +17,7 @@ from PySide6.QtWidgets import (
 
 from docent.core.api import Collection, EngineAPI
 from docent.gui.messages import bridge
+from docent.gui.plain import ask
 from docent.gui.workers import call_in_worker
 
 ALL_TEXT = "All collections"
@@ -179,8 +179,7 @@ class CollectionBar(QWidget):
         if one is None:
             return
         title = "Empty collection" if one.is_default else "Remove collection"
-        answer = QMessageBox.question(self, title, removal_question(one))
-        if answer == QMessageBox.StandardButton.Yes:
+        if ask(self, title, removal_question(one), "Empty" if one.is_default else "Remove"):
             self.remove(one)
 
     def make(self, name: str) -> None:

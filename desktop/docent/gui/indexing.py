@@ -24,6 +24,7 @@ from docent.core.api import (
     JobFinished,
     JobStarted,
     Progress,
+    shown,
 )
 from docent.core.models import DocumentRecord
 from docent.gui.messages import bridge
@@ -34,10 +35,10 @@ EXTRACT_SHARE = 0.1
 
 
 def describe_unsupported(paths: list[str]) -> str:
-    names = [Path(p).name for p in paths]
-    shown = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
+    names = [shown(Path(p).name) for p in paths]
+    listed = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
     return (
-        f"Not added: {shown} — Docent reads PDFs and plain-text files "
+        f"Not added: {listed} — Docent reads PDFs and plain-text files "
         "(text, Markdown, CSV, JSON, source code), not this type."
     )
 
@@ -209,6 +210,9 @@ class IndexController(QObject):
         mine = found.job.id in self._runs
         if mine and found.unsupported:
             bridge().warning(describe_unsupported(found.unsupported))
+        if mine and found.skipped:
+            more = f" (and {len(found.skipped) - 3} more)" if len(found.skipped) > 3 else ""
+            bridge().warning("Not read: " + " ".join(found.skipped[:3]) + more)
         if mine and found.files:
             self._fractions.update(dict.fromkeys(found.files, 0.0))
             self.overall_progressed.emit(0.0, f"Indexing 0/{len(self._fractions)}")

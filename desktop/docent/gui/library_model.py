@@ -16,8 +16,9 @@ from PySide6.QtWidgets import (
     QStyleOptionViewItem,
 )
 
-from docent.core.api import Progress
+from docent.core.api import Progress, shown
 from docent.core.models import DocState, DocumentRecord
+from docent.gui.plain import plain_tip
 
 COLUMNS = ("Name", "Pages", "Chunks", "State", "Indexed")
 NAME, PAGES, CHUNKS, STATE, INDEXED = range(len(COLUMNS))
@@ -53,6 +54,8 @@ class Row:
     phase: str = ""
     #: pages read by OCR (shown next to "ready")
     ocr_pages: int = 0
+    #: while reading: the extraction worker's step ("reading scanned page 3 by OCR (1 of 9)")
+    step: str = ""
 
     @classmethod
     def from_record(cls, rec: DocumentRecord) -> Row:
@@ -73,7 +76,7 @@ class Row:
     @property
     def state_text(self) -> str:
         if self.state == "indexing" and self.phase == "reading":
-            return "reading…"
+            return f"{self.step}…" if self.step else "reading…"
         if self.state == "indexing":
             return f"indexing {int(self.fraction * 100)}%"
         if self.state == "failed":
@@ -107,7 +110,7 @@ _ALIGN = {
 
 def _display(row: Row, col: int) -> str:
     if col == NAME:
-        return row.file_name
+        return shown(row.file_name)  # a name that is not UTF-8, or holds controls
     if col == PAGES:
         return str(row.pages) if row.pages else ""
     if col == CHUNKS:
@@ -171,8 +174,8 @@ class DocumentTableModel(QStandardItemModel):
                 {
                     Qt.ItemDataRole.DisplayRole: _display(row, col),
                     SORT_ROLE: _sort_key(row, col),
-                    Qt.ItemDataRole.ToolTipRole: (
-                        row.error if col == STATE and row.error else row.path
+                    Qt.ItemDataRole.ToolTipRole: plain_tip(
+                        row.error if col == STATE and row.error else shown(row.path)
                     ),
                     Qt.ItemDataRole.ForegroundRole: fg,
                     FRACTION_ROLE: row.fraction if busy and col == STATE else -1.0,
@@ -260,6 +263,8 @@ class DocumentTableModel(QStandardItemModel):
             row.pages = p.pages or row.pages
         elif p.phase == "extracting":
             row.state, row.fraction, row.phase = "indexing", 0.0, "reading"
+            row.pages = max(row.pages, p.pages)  # pages read so far: a long file moves
+            row.step = p.message
         elif p.phase == "failed":
             row.state, row.error = "failed", p.message
         elif p.phase in ("ready", "unchanged", "renamed"):

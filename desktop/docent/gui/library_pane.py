@@ -13,7 +13,6 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QMenu,
-    QMessageBox,
     QProgressBar,
     QPushButton,
     QTableView,
@@ -29,6 +28,7 @@ from docent.core.api import (
     IndexReport,
     Job,
     Progress,
+    shown,
 )
 from docent.core.models import DocumentRecord
 from docent.gui.collection_bar import CollectionBar
@@ -44,6 +44,7 @@ from docent.gui.library_model import (
     StateDelegate,
 )
 from docent.gui.messages import bridge
+from docent.gui.plain import ask, plain_label
 from docent.gui.text_dialog import show_text
 from docent.gui.watched_folders import WatchedFoldersBox
 from docent.gui.workers import call_in_worker
@@ -113,7 +114,7 @@ class LibraryPane(QWidget):
         self.progress = QProgressBar()
         self.progress.setRange(0, 1000)
         self.progress.setTextVisible(False)
-        self.progress_label = QLabel()
+        self.progress_label = plain_label()  # names files
         self.progress_label.setObjectName("muted")
         self.cancel_button = QPushButton("Cancel")
         self.cancel_button.setToolTip("Stop indexing; documents already ready are kept")
@@ -301,9 +302,11 @@ class LibraryPane(QWidget):
             for c in others:
                 action = add_to.addAction(c.name, self._adder(paths, c.id))
                 action.setEnabled(bool(paths))
-        shown = self.collection
-        if shown is not None:
-            leave = menu.addAction(f"Remove from '{shown.name}'", lambda: self._leave(rows, shown))
+        current = self.collection
+        if current is not None:
+            leave = menu.addAction(
+                f"Remove from '{current.name}'", lambda: self._leave(rows, current)
+            )
             leave.setEnabled(bool(paths))
         menu.addSeparator()
 
@@ -324,29 +327,23 @@ class LibraryPane(QWidget):
         )
 
     def _show_dump(self, row: Row, text: str) -> None:
-        show_text(self, f"Extracted text — {row.file_name}", text)
+        show_text(self, f"Extracted text — {shown(row.file_name)}", text)
 
     def _adder(self, paths: list[str], collection_id: str) -> Callable[[], None]:
         return lambda: self.add_paths(paths, collection=collection_id)
 
-    def _leave(self, rows: list[Row], shown: Collection) -> None:
-        names = ", ".join(r.file_name for r in rows[:3]) + ("…" if len(rows) > 3 else "")
-        answer = QMessageBox.question(
-            self,
-            "Remove from collection",
-            f"Take {names} out of '{shown.name}'? A document in no other collection leaves "
-            "the library. The files themselves are not touched.",
+    def _leave(self, rows: list[Row], collection: Collection) -> None:
+        names = ", ".join(shown(r.file_name) for r in rows[:3]) + ("…" if len(rows) > 3 else "")
+        question = (
+            f"Take {names} out of '{collection.name}'? A document in no other collection "
+            "leaves the library. The files themselves are not touched."
         )
-        if answer == QMessageBox.StandardButton.Yes:
-            self.controller.leave([r.path for r in rows if r.doc_id], shown.id)
+        if ask(self, "Remove from collection", question, "Remove"):
+            self.controller.leave([r.path for r in rows if r.doc_id], collection.id)
 
     def _remove(self, rows: list[Row]) -> None:
-        names = ", ".join(r.file_name for r in rows[:3]) + ("…" if len(rows) > 3 else "")
-        answer = QMessageBox.question(
-            self,
-            "Remove from library",
-            f"Remove {names} from the library? The files themselves are not touched.",
-        )
-        if answer != QMessageBox.StandardButton.Yes:
+        names = ", ".join(shown(r.file_name) for r in rows[:3]) + ("…" if len(rows) > 3 else "")
+        question = f"Remove {names} from the library? The files themselves are not touched."
+        if not ask(self, "Remove from library", question, "Remove"):
             return
         self.controller.remove([r.path for r in rows if r.doc_id or r.state != "queued"])

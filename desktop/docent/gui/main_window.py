@@ -16,7 +16,6 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import (
     QFileDialog,
-    QLabel,
     QMainWindow,
     QMessageBox,
     QSizePolicy,
@@ -42,6 +41,7 @@ from docent.gui.health import HEALTH_TIMEOUT, describe
 from docent.gui.heap import settle_heap
 from docent.gui.library_pane import LibraryPane, local_paths
 from docent.gui.messages import NotificationArea, bridge
+from docent.gui.plain import plain_label, plain_tip
 from docent.gui.settings_dialog import FIELD_LABELS, SettingsDialog
 from docent.gui.summary_dialog import SummaryDialog
 from docent.gui.welcome import WelcomePanel
@@ -111,10 +111,10 @@ class MainWindow(QMainWindow):
         self.setCentralWidget(central)
 
         sb = self.statusBar()
-        self.docs_label = QLabel("Opening the library…")
-        self.index_label = QLabel("")
-        self.ollama_label = QLabel("Ollama: checking…")
-        self.store_label = QLabel("")
+        self.docs_label = plain_label("Opening the library…")
+        self.index_label = plain_label()  # names the file being indexed
+        self.ollama_label = plain_label("Ollama: checking…")
+        self.store_label = plain_label()
         self.store_label.setObjectName("muted")
         # the counts never shrink; the indexing line gives way instead
         self.docs_label.setSizePolicy(QSizePolicy.Policy.Minimum, QSizePolicy.Policy.Preferred)
@@ -221,6 +221,8 @@ class MainWindow(QMainWindow):
         self.library.refresh()
         self.refresh_status()
         self.check_health()
+        for note in self.engine.notes:  # what opening changed (core/consistency.py)
+            bridge().warning(note)
         if self.engine.recovered or self.engine.outdated:
             n = len(self.engine.recovered)
             if n:
@@ -264,7 +266,7 @@ class MainWindow(QMainWindow):
         s = self.engine.settings
         where = s.qdrant_url or str(s.data_path)
         self.store_label.setText(f"Store: {where}")
-        self.store_label.setToolTip(f"Data folder: {s.data_path}")
+        self.store_label.setToolTip(plain_tip(f"Data folder: {s.data_path}"))
 
     def _on_warmed_up(self) -> None:
         settle_heap()
@@ -329,7 +331,7 @@ class MainWindow(QMainWindow):
         self.health = health
         model = self.engine.settings.ollama_model
         self.ollama_label.setText(describe(health, model))
-        self.ollama_label.setToolTip(health.message)
+        self.ollama_label.setToolTip(plain_tip(health.message))
         self.chat.set_models(list(health.models), self.chat.selected_model() or model)
         last = self.chat.last_answer()
         if health.ok and (last is None or last.mode != "extractive"):

@@ -9,7 +9,11 @@ parses Markdown without HTML, and it loads no resources at all. Clicks come out 
 Overriding the browser's ``loadResource`` is not enough: when it returns nothing,
 ``QTextDocument::loadResource`` itself falls back to reading local files (checked on
 6.11.2: ``document().resource(ImageResource, file:///etc/hostname)`` returned the file).
-So the document is a SafeDocument, whose ``loadResource`` is the last word.
+So the document is a SafeDocument, whose ``loadResource`` is the last word for style
+sheets and the like. Images need more: when a resource comes back empty, Qt's image
+handler reads the image's *file name* itself (``QImage::load``, seen with strace:
+``![x](/any/path)`` was opened, and a FIFO there hung the window). So images are drawn by
+NoImages, which reads nothing and shows a placeholder.
 
 Citation markers ``[1]`` become internal ``cite:<turn>.<n>`` links styled as chips, and
 sentences the faithfulness check did not support get a wavy underline and a tooltip. A
@@ -24,8 +28,17 @@ import re
 from collections.abc import Collection, Iterator
 from typing import Any
 
-from PySide6.QtCore import QRegularExpression, QUrl, Signal
-from PySide6.QtGui import QColor, QTextCharFormat, QTextCursor, QTextDocument
+from PySide6.QtCore import QRect, QRectF, QRegularExpression, QSizeF, QUrl, Signal
+from PySide6.QtGui import (
+    QColor,
+    QFontMetricsF,
+    QPainter,
+    QPyTextObject,
+    QTextCharFormat,
+    QTextCursor,
+    QTextDocument,
+    QTextFormat,
+)
 from PySide6.QtWidgets import QTextBrowser, QWidget
 
 MARKDOWN_FEATURES = (
@@ -105,6 +118,29 @@ class SafeDocument(QTextDocument):
         return None
 
 
+class NoImages(QPyTextObject):
+    """Draws every image of a document as a grey placeholder, reading nothing."""
+
+    PLACEHOLDER = "[image not shown]"
+
+    def intrinsicSize(self, doc: QTextDocument, pos: int, fmt: QTextFormat) -> QSizeF:  # noqa: N802
+        metrics = QFontMetricsF(doc.defaultFont())
+        return QSizeF(metrics.horizontalAdvance(self.PLACEHOLDER), metrics.height())
+
+    def drawObject(  # noqa: N802 - Qt's name
+        self,
+        painter: QPainter,
+        rect: QRectF | QRect,
+        doc: QTextDocument,
+        pos: int,
+        fmt: QTextFormat,
+    ) -> None:
+        painter.save()
+        painter.setPen(QColor("#888888"))
+        painter.drawText(rect, self.PLACEHOLDER)
+        painter.restore()
+
+
 class SafeBrowser(QTextBrowser):
     #: the user clicked a link (QUrl); nothing was opened
     link_activated = Signal(QUrl)
@@ -112,6 +148,11 @@ class SafeBrowser(QTextBrowser):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setDocument(SafeDocument(self))
+        # After setDocument: the layout that draws this document is the one to tell.
+        self._no_images = NoImages(self)
+        self.document().documentLayout().registerHandler(
+            QTextFormat.ObjectTypes.ImageObject.value, self._no_images
+        )
         self.setOpenLinks(False)
         self.setOpenExternalLinks(False)
         self.setUndoRedoEnabled(False)

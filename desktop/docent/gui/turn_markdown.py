@@ -9,15 +9,29 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from docent.core.api import Turn
+from docent.core.api import Turn, shown
 from docent.gui.markdown_view import linkify_citations
 
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+!|>~<-])")
+#: A citation marker after escape_markdown: "\\[12\\]".
+_ESCAPED_CITE = re.compile(r"\\\[(\d{1,3})\\\]")
 
 
 def escape_markdown(text: str) -> str:
     """The user's words shown as typed, not as Markdown."""
     return _MD_SPECIAL.sub(r"\\\1", text)
+
+
+def quoted_markdown(text: str) -> str:
+    """An extractive or abstained answer: document text quoted as text, not as Markdown
+    (a passage's ``[link](https://...)`` or image must not become live). Its quote marks
+    ("> ") and citation markers ("[1]") keep their meaning."""
+    lines = []
+    for line in text.split("\n"):
+        quote = line.startswith("> ")
+        body = escape_markdown(line[2:] if quote else line)
+        lines.append(("> " if quote else "") + _ESCAPED_CITE.sub(r"[\1]", body))
+    return "\n".join(lines)
 
 
 def _footer(turn: Turn) -> str:
@@ -73,9 +87,12 @@ def turn_markdown(turn: Turn, *, streamed: str = "", streaming: bool = False) ->
     question = "\n".join(f"> {escape_markdown(line)}" for line in turn.question.splitlines())
     scope = ""
     if turn.scope:
-        scope = " *(in " + escape_markdown(", ".join(Path(p).name for p in turn.scope)) + ")*"
+        names = ", ".join(shown(Path(p).name) for p in turn.scope)
+        scope = " *(in " + escape_markdown(names) + ")*"
     parts = [f"**You**{scope}\n\n{question or '>'}"]
     body = (turn.text or streamed).strip()
+    if body and turn.answer is not None and turn.answer.mode in ("extractive", "abstained"):
+        body = quoted_markdown(body)
     if body:
         parts.append(linkify_citations(body, turn.number))
     elif streaming and turn.answer is None and not turn.error and not turn.stopped:

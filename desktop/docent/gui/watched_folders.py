@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
 
 from docent.core.api import Collection, EngineAPI, FolderStatus
 from docent.gui.messages import bridge
+from docent.gui.plain import plain_tip
 from docent.gui.workers import call_in_worker
 
 POLL_MS = 3000
@@ -127,7 +128,7 @@ class WatchedFoldersBox(QGroupBox):
             where = f" · {st.collection}" if st.collection else ""
             item = QListWidgetItem(f"{st.path} — {st.state.value}{where}")
             item.setData(Qt.ItemDataRole.UserRole, st.path)
-            item.setToolTip(st.message or st.path)
+            item.setToolTip(plain_tip(st.message or st.path))
             self.list.addItem(item)
             item.setSelected(st.path in selected)
         if not watched:

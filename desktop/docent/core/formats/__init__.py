@@ -63,6 +63,8 @@ READERS: dict[str, Reader] = {
     ".xhtml": _html,
 }
 FORMAT_SUFFIXES = frozenset(READERS)
+#: Zip containers: what they unzip to is capped (containers.py), not their own size.
+CONTAINER_SUFFIXES = frozenset({".docx", ".pptx", ".xlsx", ".xlsm", ".odt", ".epub"})
 
 
 def extract_format(path: Path) -> ExtractedDocument:

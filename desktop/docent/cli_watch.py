@@ -1,0 +1,99 @@
+"""`docent watch` and `docent unwatch`."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from docent import cli_collections
+from docent.cli_signals import Stop, stop_on_signals
+from docent.core.userfiles import shown
+
+if TYPE_CHECKING:
+    from docent.core.engine import Engine
+    from docent.core.index_events import IndexEvent
+
+OpenEngine = Callable[[], "Engine"]
+
+
+def cmd_watch(args: argparse.Namespace, open_engine: OpenEngine) -> int:
+    from datetime import datetime
+    from threading import Event
+
+    from docent.core.index_events import JobFailed, JobFinished
+
+    def emit(entry: dict[str, str]) -> None:
+        stamp = datetime.now().isoformat(timespec="seconds")
+        if args.json:
+            print(json.dumps({"time": stamp, **entry}, ensure_ascii=False), flush=True)
+            return
+        extra = f" (from {shown(entry['from'])})" if "from" in entry else ""
+        extra += f" [collection {entry['collection']}]" if entry.get("collection") else ""
+        extra += f": {entry['message']}" if entry.get("message") else ""
+        print(f"{stamp} {entry['event']:<10} {shown(entry['path'])}{extra}", flush=True)
+
+    stop_on_signals()  # first: a signal while the library opens stops it too
+    try:
+        with open_engine() as eng:
+            chosen = cli_collections.made if args.dirs else cli_collections.chosen
+            collection = chosen(eng, args)
+            for folder in args.dirs:
+                eng.watch(folder, collection)
+            if not eng.settings.watched_folders:
+                print("No watched folders. Give one: `docent watch DIR`.", file=sys.stderr)
+                return 1
+
+            def on_event(event: IndexEvent) -> None:
+                if isinstance(event, JobFinished | JobFailed):
+                    for entry in event.changes():
+                        emit(entry)
+
+            eng.subscribe(on_event)
+            statuses = eng.start_watching(None if args.dirs else collection)
+            if not statuses:
+                print(
+                    f"The collection '{args.collection}' has no watched folders.", file=sys.stderr
+                )
+                return 1
+            for st in statuses:
+                emit(
+                    {
+                        "event": st.state.value,
+                        "path": st.path,
+                        "collection": st.collection,
+                        "message": st.message,
+                    }
+                )
+            assert eng.watcher is not None
+            eng.watcher.on_state = lambda st: emit(
+                {"event": st.state.value, "path": st.path, "message": st.message}
+            )
+            if not args.json:
+                print("Watching; Ctrl-C to stop.", file=sys.stderr, flush=True)
+            while not Event().wait(3600):
+                pass
+    except Stop as stop:
+        print(f"Stopped watching ({stop}); what finished is kept.", file=sys.stderr)
+    return 0
+
+
+def cmd_unwatch(
+    args: argparse.Namespace, open_engine: OpenEngine, print_json: Callable[[Any], None]
+) -> int:
+    from docent.core.files import normalise
+
+    with open_engine() as eng:
+        folder = str(normalise(args.dir))
+        count = len(eng.catalog.under(folder)) if eng.catalog and args.drop else 0
+        if eng.unwatch(args.dir, drop_documents=args.drop) is not None:
+            eng.queue.wait_idle()
+    if args.json:
+        print_json({"unwatched": folder, "removed": count})
+    elif args.drop:
+        print(f"stopped watching {folder}; removed its {count} documents")
+    else:
+        print(f"stopped watching {folder}; its documents are kept (--drop removes them)")
+    return 0

@@ -1,0 +1,213 @@
+"""The store and the catalog, checked against each other when a library opens.
+
+A crash cannot make them disagree (the write order sees to that, and ``Indexer.recover``
+finishes what a crash interrupted). A person can: deleting the store folder, deleting
+the catalog, restoring either from an old copy. Then, on open:
+
+- a ready document whose passages are missing from the store (or differ in number) is
+  not ready: its leftovers are dropped and it is queued to be indexed again, from the
+  text cache (nothing is parsed again; its passages are embedded again);
+- passages whose document the catalog does not know are adopted back (the record comes
+  from the store's ``documents`` point) when their file is still there and no other
+  document holds its path; otherwise they are deleted. Adopted documents cost nothing;
+- a ``documents`` point with no ready document behind it is deleted, and a ready
+  document that lost only that point gets it back from its first passages.
+
+The cheap check runs on every open (two counts against the catalog's sums); the rest
+only when it fails. What was done is returned as sentences for the user.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import stat
+import time
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+from docent.core.catalog import Catalog
+from docent.core.errors import CatalogError, StoreDamaged, StoreError, StoreLocked
+from docent.core.indexer import mean_vector, record_payload
+from docent.core.models import DEFAULT_COLLECTION, DocState, DocumentRecord
+from docent.core.store import Store, open_store
+
+log = logging.getLogger(__name__)
+
+#: Why a requeued document is not ready (shown with it until it is indexed again).
+MISSING_PASSAGES = (
+    "Its passages were missing from the store (deleted or restored from an old copy); "
+    "it is queued to be indexed again."
+)
+_RECORD_FIELDS = {f.name for f in fields(DocumentRecord)}
+
+
+@dataclass(slots=True)
+class Reconciled:
+    """What opening the library changed to make the store and the catalog agree."""
+
+    #: ready in the catalog, passages missing or wrong in the store: queued again
+    requeued: list[DocumentRecord] = field(default_factory=list)
+    #: passages the catalog did not know, whose file is still there: back in the catalog
+    adopted: list[DocumentRecord] = field(default_factory=list)
+    #: passages of documents that no longer exist, deleted
+    orphans_deleted: int = 0
+    #: ``documents`` points rewritten or deleted
+    documents_fixed: int = 0
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.requeued or self.adopted or self.orphans_deleted or self.documents_fixed)
+
+    def messages(self) -> list[str]:
+        out: list[str] = []
+        if self.requeued:
+            n = len(self.requeued)
+            out.append(
+                f"The store was missing the passages of {n} ready document{_s(n)} (its folder "
+                f"deleted, or restored from an old copy?): {'they are' if n > 1 else 'it is'} "
+                "queued to be indexed again from the text cache (`docent index --rebuild`)."
+            )
+        if self.adopted:
+            n = len(self.adopted)
+            out.append(
+                f"The catalog had lost {n} document{_s(n)} whose passages are in the store "
+                "and whose files are still there: taken back, nothing re-embedded."
+            )
+        if self.orphans_deleted:
+            n = self.orphans_deleted
+            out.append(
+                f"Deleted the passages of {n} document{_s(n)} the catalog does not know and "
+                "whose files are gone (or held by another document)."
+            )
+        return out
+
+
+def _s(n: int) -> str:
+    return "s" if n != 1 else ""
+
+
+def reconcile(catalog: Catalog, store: Store) -> Reconciled:
+    """Make ``store`` and ``catalog`` agree (see the module docstring)."""
+    done = Reconciled()
+    ready = catalog.in_states(DocState.READY)
+    if store.count_chunks() == sum(r.chunks for r in ready) and store.count_documents() == len(
+        ready
+    ):
+        return done
+    counts = store.chunk_counts()
+    points = store.document_payloads()
+    known = {r.doc_id: r for r in catalog.all()}
+    for doc_id in counts.keys() - known.keys():
+        rec = _adoptable(points.get(doc_id), counts[doc_id], catalog)
+        if rec is not None:
+            catalog.put(rec)
+            # Its collections, those the catalog still has (a new catalog has the default).
+            kept = [c for c in rec.collections if catalog.has_collection(c)]
+            catalog.set_collections(doc_id, kept or [DEFAULT_COLLECTION])
+            known[doc_id] = rec
+            done.adopted.append(rec)
+        else:
+            store.delete_chunks(doc_id)
+            done.orphans_deleted += 1
+    for rec in ready:
+        if counts.get(rec.doc_id, 0) != rec.chunks:
+            store.delete_chunks(rec.doc_id)
+            store.delete_document(rec.doc_id)
+            points.pop(rec.doc_id, None)
+            rec.state, rec.chunks, rec.error = DocState.QUEUED, 0, MISSING_PASSAGES
+            catalog.put(rec)
+            done.requeued.append(rec)
+        elif rec.doc_id not in points:
+            _restore_document_point(store, rec)
+            done.documents_fixed += 1
+    for doc_id in points:
+        owner = known.get(doc_id)
+        if owner is None or owner.state is not DocState.READY:
+            store.delete_document(doc_id)
+            done.documents_fixed += 1
+    if done.changed:
+        store.flush()
+        for line in done.messages():
+            log.info("%s", line)  # the user is told through Engine.notes
+    return done
+
+
+def _adoptable(
+    payload: dict[str, Any] | None, chunks: int, catalog: Catalog
+) -> DocumentRecord | None:
+    """The catalog record that the store's ``documents`` point describes, if it can be
+    taken back: a ready document with all its passages, its file still there, its path
+    held by no other document."""
+    if not payload or payload.get("state") != DocState.READY.value:
+        return None
+    values = {k: v for k, v in payload.items() if k in _RECORD_FIELDS}
+    try:
+        rec = DocumentRecord(**values)
+        rec.state = DocState(rec.state)
+    except (TypeError, ValueError):
+        return None
+    if rec.chunks != chunks or catalog.by_path(rec.path) is not None:
+        return None
+    try:
+        if not stat.S_ISREG(os.stat(rec.path).st_mode):
+            return None
+    except OSError:
+        return None
+    return rec
+
+
+def _restore_document_point(store: Store, rec: DocumentRecord) -> None:
+    firsts = [v for _, v in store.iter_chunks(rec.doc_id, with_vectors=True)[:3] if v]
+    if firsts:
+        store.upsert_document(rec.doc_id, mean_vector(firsts), record_payload(rec))
+
+
+# Opening, and setting a damaged part aside ---------------------------------------------
+
+
+def set_aside(path: Path, *siblings: str) -> Path:
+    """Rename ``path`` (and ``path`` + each suffix in ``siblings``) to ``*.damaged-<time>``:
+    kept for a post-mortem, out of the way of a fresh one."""
+    target = path.with_name(f"{path.name}.damaged-{time.strftime('%Y%m%d-%H%M%S')}")
+    os.replace(path, target)
+    for suffix in siblings:
+        extra = path.with_name(path.name + suffix)
+        if extra.exists():
+            os.replace(extra, target.with_name(target.name + suffix))
+    return target
+
+
+def open_catalog(path: Path, rebuild: bool) -> tuple[Catalog, list[str]]:
+    """The catalog; with ``rebuild``, a damaged one is set aside and a fresh one made
+    (``reconcile`` then takes the documents back from the store)."""
+    try:
+        return Catalog(path), []
+    except CatalogError:
+        if not rebuild or not path.exists():
+            raise
+    moved = set_aside(path, "-wal", "-shm")
+    note = f"The damaged catalog was moved to {moved}; a new one is rebuilt from the store."
+    log.info("%s", note)
+    return Catalog(path), [note]
+
+
+def open_embedded_store(path: Path, dim: int, rebuild: bool) -> tuple[Store, list[str]]:
+    """The Qdrant Edge store; a damaged one is StoreDamaged, or with ``rebuild`` set aside
+    for a fresh one (its documents are then queued again by ``reconcile``)."""
+    try:
+        return open_store(path=path, dim=dim), []
+    except StoreLocked:
+        raise
+    except StoreError as exc:
+        if not rebuild:
+            raise StoreDamaged(
+                f"The store in {path} cannot be opened ({exc}). Nothing was changed. "
+                "`docent index --rebuild` moves it aside and rebuilds it from your files and "
+                "the text cache (their passages are embedded again)."
+            ) from exc
+    moved = set_aside(path)
+    note = f"The damaged store was moved to {moved}; a new one is being built."
+    log.info("%s", note)
+    return open_store(path=path, dim=dim), [note]

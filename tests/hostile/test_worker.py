@@ -1,0 +1,142 @@
+"""The extraction worker process: its limits, its restarts, and that it always stops."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+from cli_runner import wait_until
+from hostile_files import self_referencing_pdf, text_pdf
+
+from docent.core.embedding import Embedder
+from docent.core.errors import Cancelled
+from docent.core.extract import extract
+from docent.core.preparing import Limits, Preparer
+from docent.core.sandbox import ProcessPreparer
+from docent.core.userfiles import NotRegularFile, open_regular
+
+OUTER = 120.0  # the code's limits are a few seconds; this only bounds a regression
+
+
+@pytest.fixture(scope="module")
+def tokenizer() -> tuple[str, str | None]:
+    e = Embedder()
+    return e.tokenizer_json(), e.cache_dir
+
+
+def _preparer(tokenizer: tuple[str, str | None], tmp_path: Path, limits: Limits) -> ProcessPreparer:
+    return ProcessPreparer(*tokenizer, str(tmp_path / "cache"), limits)
+
+
+def _collect(prep: ProcessPreparer, tasks: list[int]) -> list[tuple[str, str]]:
+    never = threading.Event()
+    out = []
+    for task in tasks:
+        got = prep.result(task, never, lambda label, pages: None)
+        out.append((got.reason, got.message))
+    return out
+
+
+def test_a_looping_file_times_out_and_the_files_behind_it_still_come(
+    tokenizer: tuple[str, str | None], tmp_path: Path
+) -> None:
+    (tmp_path / "a.pdf").write_bytes(
+        text_pdf("The first good file is about llamas and their humming.")
+    )
+    (tmp_path / "loop.pdf").write_bytes(self_referencing_pdf())
+    (tmp_path / "b.pdf").write_bytes(
+        text_pdf("The second good file is about kelp forests and otters.")
+    )
+    prep = _preparer(tokenizer, tmp_path, Limits(page_seconds=1))
+    try:
+        tasks = [prep.submit(str(tmp_path / n), "") for n in ("a.pdf", "loop.pdf", "b.pdf")]
+        got = _collect(prep, tasks)
+    finally:
+        prep.close()
+    assert got[0][0] == got[2][0] == "", got
+    assert got[1][0] == "timeout" and "loop.pdf took longer than 1 s opening the PDF" in got[1][1]
+    assert prep.stalls == 0, "the worker's own timer should have ended the step"
+    assert prep.starts == 2, "an interrupted worker is replaced before the next file"
+
+
+def test_a_worker_stuck_outside_python_is_killed_and_replaced(
+    tokenizer: tuple[str, str | None], tmp_path: Path
+) -> None:
+    """SIGSTOP stands for a stall in C code, where the worker's timer cannot fire."""
+    (tmp_path / "a.pdf").write_bytes(
+        text_pdf("The first good file is about llamas and their humming.")
+    )
+    (tmp_path / "b.pdf").write_bytes(
+        text_pdf("The second good file is about kelp forests and otters.")
+    )
+    prep = _preparer(tokenizer, tmp_path, Limits(page_seconds=1))
+    try:
+        first = prep.submit(str(tmp_path / "a.pdf"), "")
+        assert _collect(prep, [first]) == [("", "")]
+        stuck = prep.submit(str(tmp_path / "b.pdf"), "")
+        after = prep.submit(str(tmp_path / "a.pdf"), "")
+        os.kill(prep._proc.pid, signal.SIGSTOP)  # noqa: SLF001 - the test plays the stall
+        got = _collect(prep, [stuck, after])
+    finally:
+        prep.close()
+    assert got[0][0] == "timeout" and "b.pdf took longer than" in got[0][1]
+    assert got[1] == ("", ""), "the file after the stuck one was lost"
+    assert prep.starts == 2 and prep.stalls == 1
+
+
+def test_cancel_stops_a_stuck_file_at_once(
+    tokenizer: tuple[str, str | None], tmp_path: Path
+) -> None:
+    (tmp_path / "loop.pdf").write_bytes(self_referencing_pdf())
+    prep = _preparer(tokenizer, tmp_path, Limits(page_seconds=600))
+    cancel, stuck, outcome = threading.Event(), threading.Event(), []
+
+    def on_step(label: str, pages: int) -> None:
+        if label == "opening the PDF":
+            stuck.set()
+
+    def wait() -> None:
+        try:
+            prep.result(task, cancel, on_step)
+        except Cancelled as exc:
+            outcome.append(exc)
+
+    task = prep.submit(str(tmp_path / "loop.pdf"), "")
+    waiter = threading.Thread(target=wait)
+    waiter.start()
+    assert stuck.wait(OUTER)
+    pid = prep._proc.pid  # noqa: SLF001
+    cancel.set()
+    waiter.join(OUTER)
+    assert not waiter.is_alive() and outcome, "cancel did not end the wait"
+    wait_until(lambda: not Path(f"/proc/{pid}").exists(), 10, "the worker survived a cancel")
+    prep.close()
+
+
+def test_the_memory_cap_turns_a_huge_allocation_into_memory_error() -> None:
+    code = (
+        "from docent.core.sandbox import _cap_memory\n"
+        "_cap_memory(64 << 20)\n"
+        "try:\n    bytearray(1 << 30)\nexcept MemoryError:\n    print('capped')\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, timeout=OUTER)
+    assert done.stdout.strip() == b"capped", done.stderr
+
+
+def test_special_files_are_refused_before_any_read(tmp_path: Path) -> None:
+    fifo = tmp_path / "x.txt"
+    os.mkfifo(fifo)
+    with pytest.raises(NotRegularFile, match="FIFO"):
+        open_regular(fifo)  # O_NONBLOCK: opening a FIFO with no writer does not wait
+    with pytest.raises(NotRegularFile, match="device"):
+        open_regular("/dev/zero")
+    with pytest.raises(Exception, match="is a FIFO"):
+        extract(fifo)
+    here = Preparer(lambda text: len(text.split()) + 2, lambda texts: [])
+    got = here.prepare(str(fifo), str(tmp_path / "cache"), "")
+    assert got.reason == "unsupported" and "x.txt is a FIFO (named pipe)" in got.message
