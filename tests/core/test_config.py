@@ -35,8 +35,36 @@ def test_bad_value_names_the_key_and_why(_isolated_home: Path) -> None:
     with pytest.raises(SettingsError) as err:
         load_settings()
     msg = str(err.value)
-    assert "embed_batch_size" in msg and "less than or equal to 64" in msg
+    assert "embed_batch_size" in msg and "must be at most 64" in msg
     assert "qdrant_url" in msg and "http" in msg
+    # each key's problem in plain words, for a form to show next to its field; a
+    # server's example uses its own port (Qdrant's, not Ollama's)
+    assert err.value.problems == {
+        "embed_batch_size": "must be at most 64",
+        "qdrant_url": "must start with http:// or https:// and name a host, like "
+        "http://127.0.0.1:6333",
+    }
+
+
+def test_problems_are_said_in_plain_words() -> None:
+    from docent.core.config import Settings, validate_change
+
+    with pytest.raises(SettingsError) as err:
+        validate_change(
+            Settings(),
+            ollama_host="localhost:11434",
+            llm_context_tokens="lots",
+            summary_type="long",
+            extract_in_subprocess="perhaps",
+        )
+    assert err.value.problems == {
+        "ollama_host": "must start with http:// or https:// and name a host, like "
+        "http://127.0.0.1:11434 (did you mean http://localhost:11434?)",
+        "llm_context_tokens": "must be a whole number",
+        "summary_type": "must be one of brief, detailed or bullets",
+        "extract_in_subprocess": "must be true or false",
+    }
+    assert "Input should" not in str(err.value) and "Value error" not in str(err.value)
 
 
 def test_unknown_key_is_refused(_isolated_home: Path) -> None:

@@ -24,6 +24,7 @@ from docent.core import files as filemod
 from docent.core.api import (
     Answer,
     AnswerCancelled,
+    AskStage,
     Citation,
     CitationSource,
     Conversation,
@@ -44,6 +45,7 @@ from docent.core.api import (
     JobStarted,
     Progress,
     SettingsApplied,
+    StageCallback,
     Status,
     SummaryProgress,
     SummaryResult,
@@ -129,10 +131,16 @@ class FakeEngine:
         self.hold_answer = threading.Event()
         self.release_answer = threading.Event()
         self.answer_paused = threading.Event()
+        #: set: ask() waits before its first token (the model is "thinking") until
+        #: ``release_answer`` or cancel; ``waiting_paused`` says it got there
+        self.hold_before_tokens = threading.Event()
+        self.waiting_paused = threading.Event()
         self.asked: list[tuple[str, list[str] | None, str | None]] = []
         self.health = Health(True, ["fake-model", "other:7b"], "Ollama is running (fake).")
         self.probed: list[Settings] = []
         self.summaries: list[SummaryResult | Exception] = []
+        #: each summarize call: (file name, the model it was given)
+        self.summarized: list[tuple[str, str | None]] = []
         self.applied: list[dict[str, object]] = []
         self.save_error: OSError | None = None
         self.warmed = threading.Event()
@@ -461,6 +469,7 @@ class FakeEngine:
         model: str | None = None,
         on_token: TokenCallback | None = None,
         cancel: threading.Event | None = None,
+        on_stage: StageCallback | None = None,
         collection: str | None = None,
     ) -> Answer:
         conv = conversation if conversation is not None else Conversation()
@@ -471,6 +480,15 @@ class FakeEngine:
         self.asked.append((question, conv.scope, model))
         self.asked_collections.append(conv.collection)
         scripted = self.answers.pop(0) if self.answers else answer("No script for this.")
+        if on_stage is not None:
+            on_stage(AskStage.SEARCHING)
+            on_stage(AskStage.WAITING)
+        if self.hold_before_tokens.is_set():
+            self.waiting_paused.set()
+            while not self.release_answer.wait(0.01):
+                if cancel is not None and cancel.is_set():
+                    conv.add_unanswered(question, stopped=True)
+                    raise AnswerCancelled("Stopped: the answer was cancelled.")
         if isinstance(scripted, Exception):
             conv.add_unanswered(question, error=str(scripted))
             raise scripted
@@ -511,6 +529,7 @@ class FakeEngine:
         collection: str | None = None,
     ) -> SummaryResult:
         rec = self.resolve(name_or_path, collection)
+        self.summarized.append((rec.file_name, model))
         for step in (1, 2):
             if progress is not None:
                 progress(SummaryProgress("section", step, 2, (step, step), f"Section {step} of 2"))
@@ -531,6 +550,10 @@ class FakeEngine:
         )
 
     def llm_health(self, timeout: float = 1.0) -> Health:
+        # As the real one: about the model in the settings, which must be installed.
+        model = self.settings.ollama_model
+        if self.health.ok and self.health.models and model not in self.health.models:
+            return Health(False, list(self.health.models), f"{model} is not installed.")
         return self.health
 
     def list_models(self) -> list[str]:

@@ -88,7 +88,8 @@ def test_stop_keeps_what_arrived_and_says_so(qtbot: Any, fake: FakeEngine, chat:
         chat.stop_button.click()
     turn = done.args[0]
     assert turn.stopped and turn.answer is not None and turn.answer.text == "First"
-    assert "Stopped." in chat.view.toPlainText()
+    shown = chat.view.toPlainText()
+    assert "Stopped by you" in shown and "incomplete" in shown and "Answered by" not in shown
     assert "never comes" not in chat.view.toPlainText()
     assert chat.conversation.turns == [turn]
 
@@ -107,7 +108,7 @@ def test_a_failed_question_is_a_turn_with_its_reason(
     assert not chat.streaming
 
 
-def test_an_extractive_answer_shows_the_banner(
+def test_an_extractive_answer_says_why_under_it(
     qtbot: Any, fake: FakeEngine, chat: ChatPane
 ) -> None:
     reason = "Ollama is not running at http://127.0.0.1:11434 (start it with `ollama serve`)."
@@ -117,8 +118,8 @@ def test_an_extractive_answer_shows_the_banner(
         )
     ]
     ask(qtbot, chat, "Anything?")
-    assert chat.banner.isVisibleTo(chat) and "ollama serve" in chat.banner_label.text()
-    assert "Quoted from your documents" in chat.view.toPlainText()
+    shown = chat.view.toPlainText()
+    assert "Quoted from your documents: Ollama is not running" in shown and "ollama serve" in shown
     assert chat.last_answer() is not None
 
 

@@ -32,7 +32,9 @@ def test_startup_warms_up_watches_and_shows_the_status(
     assert fake.warmed.is_set() and fake.started_watching
     qtbot.waitUntil(lambda: window.docs_label.text() == "1 document · 2 chunks", timeout=10_000)
     qtbot.waitUntil(
-        lambda: window.ollama_label.text() == "Ollama: llama3.2:3b not pulled — extractive answers",
+        lambda: (
+            window.ollama_label.text() == "Ollama: llama3.2:3b not installed — quoting passages"
+        ),
         timeout=10_000,
     )
     assert window.chat.banner.isVisibleTo(window.chat)
@@ -51,7 +53,7 @@ def test_a_healthy_ollama_hides_the_banner_and_fills_the_model_picker(
     with qtbot.waitSignal(window.health_changed, timeout=10_000):
         window.check_health()
     assert window.chat.banner.isVisibleTo(window.chat)
-    assert window.ollama_label.text() == "Ollama: not running — extractive answers"
+    assert window.ollama_label.text() == "Ollama: not running — quoting passages"
 
 
 def test_documents_left_unfinished_are_resumed(

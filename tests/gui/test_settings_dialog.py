@@ -27,9 +27,51 @@ def test_a_bad_url_is_refused_naming_the_field(qtbot: Any, fake: FakeEngine, dra
     assert dialog.applied is None and dialog.result() == 0, "a bad URL was accepted"
     message = dialog.error_label.text()
     assert dialog.error_label.isVisibleTo(dialog)
-    assert "Ollama host" in message and "ollama_host" in message and "http" in message
+    # plain words: the field's label and what to type, no key names or pydantic's words
+    assert message.startswith("Ollama host: must start with http:// or https://"), message
+    assert "http://127.0.0.1:11434" in message
+    assert "ollama_host" not in message and "Value error" not in message
     assert dialog.host_edit.property("invalid") is True
     assert fake.applied == [] and fake.settings.ollama_host == ""
+
+
+def test_the_red_mark_goes_when_the_field_is_edited(
+    qtbot: Any, fake: FakeEngine, drain: None
+) -> None:
+    dialog = SettingsDialog(fake)
+    qtbot.addWidget(dialog)
+    dialog.host_edit.setText("localhost:11434")
+    dialog.qdrant_edit.setText("localhost:6333")
+    save(qtbot, dialog)
+    lines = sorted(dialog.error_label.text().splitlines())
+    assert lines == [
+        "Ollama host: must start with http:// or https:// and name a host, like "
+        "http://127.0.0.1:11434 (did you mean http://localhost:11434?)",
+        "Qdrant server URL: must start with http:// or https:// and name a host, like "
+        "http://127.0.0.1:6333 (did you mean http://localhost:6333?)",
+    ]
+    assert dialog.host_edit.property("invalid") and dialog.qdrant_edit.property("invalid")
+    dialog.host_edit.clear()
+    qtbot.keyClicks(dialog.host_edit, "http://localhost:11434")
+    assert not dialog.host_edit.property("invalid"), "the red border stayed after the fix"
+    assert dialog.qdrant_edit.property("invalid"), "the other field's mark went too"
+    assert dialog.error_label.text().startswith("Qdrant server URL:")
+    dialog.qdrant_edit.clear()
+    qtbot.keyClicks(dialog.qdrant_edit, "http://localhost:6333")
+    assert not dialog.error_label.isVisibleTo(dialog)
+
+
+def test_the_host_placeholder_names_the_address_in_use(
+    qtbot: Any, fake: FakeEngine, drain: None, monkeypatch: Any
+) -> None:
+    monkeypatch.delenv("OLLAMA_HOST", raising=False)
+    dialog = SettingsDialog(fake)
+    qtbot.addWidget(dialog)
+    assert dialog.host_edit.placeholderText() == "empty: http://127.0.0.1:11434 (the default)"
+    monkeypatch.setenv("OLLAMA_HOST", "http://127.0.0.1:11500")
+    dialog = SettingsDialog(fake)
+    qtbot.addWidget(dialog)
+    assert "127.0.0.1:11500" in dialog.host_edit.placeholderText()
 
 
 def test_saving_hands_the_values_to_the_engine(qtbot: Any, fake: FakeEngine, drain: None) -> None:
@@ -84,7 +126,8 @@ def test_test_checks_the_unsaved_host_and_offers_its_models(
     assert fake.applied == [], "testing applied the settings"
     dialog.host_edit.setText("not a url")
     dialog.test_button.click()
-    assert "ollama_host" in dialog.error_label.text() and len(fake.probed) == 2
+    assert dialog.error_label.text().startswith("Ollama host:") and len(fake.probed) == 2
+    assert dialog.test_label.text().startswith("✗ Not tested"), "a bad host showed nothing"
 
 
 def test_with_the_real_engine_a_change_is_saved_once_and_applied(

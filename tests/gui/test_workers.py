@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from docent.core.errors import Cancelled
@@ -39,7 +40,8 @@ def test_an_error_goes_to_the_message_bridge_with_its_context(qtbot: Any, drain:
     assert Message("error", "Could not read x.pdf: the file is damaged") in posted
 
 
-def test_a_cancelled_job_is_not_reported_as_an_error(qtbot: Any, drain: None) -> None:
+def test_a_cancelled_job_is_not_reported_as_an_error(qtbot: Any, drain: None, caplog: Any) -> None:
+    caplog.set_level(logging.INFO, logger="docent")
     posted: list[Message] = []
     bridge().message_posted.connect(posted.append)
     bridge().attach()
@@ -53,6 +55,10 @@ def test_a_cancelled_job_is_not_reported_as_an_error(qtbot: Any, drain: None) ->
     qtbot.waitUntil(lambda: worker.done, timeout=10_000)
     assert worker.cancelled
     assert not [m for m in posted if m.level == "error"]
+    # the log says the user stopped it, once, without a traceback of a "failure"
+    mine = [r for r in caplog.records if "worker wait" in r.getMessage()]
+    assert [r.getMessage() for r in mine] == ["worker wait stopped: stopped"]
+    assert mine[0].exc_info is None
 
 
 def test_on_error_shows_the_error_in_place_instead(qtbot: Any, drain: None) -> None:

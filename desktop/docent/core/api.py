@@ -21,7 +21,14 @@ from typing import Protocol
 
 from docent.core.citations import Citation, CitationSource
 from docent.core.config import Settings
-from docent.core.conversation import Answer, AnswerCancelled, Conversation, Turn
+from docent.core.conversation import (
+    Answer,
+    AnswerCancelled,
+    AskStage,
+    Conversation,
+    StageCallback,
+    Turn,
+)
 from docent.core.extract import SUPPORTED_SUFFIXES
 from docent.core.index_events import (
     DocumentChanged,
@@ -46,6 +53,7 @@ from docent.core.watching import FolderState, FolderStatus
 __all__ = [
     "Answer",
     "AnswerCancelled",
+    "AskStage",
     "Citation",
     "CitationSource",
     "Collection",
@@ -70,6 +78,7 @@ __all__ = [
     "Progress",
     "SUPPORTED_SUFFIXES",
     "SettingsApplied",
+    "StageCallback",
     "Status",
     "SummaryProgress",
     "SummaryResult",
@@ -222,10 +231,11 @@ class EngineAPI(Protocol):
         model: str | None = None,
         on_token: TokenCallback | None = None,
         cancel: threading.Event | None = None,
+        on_stage: StageCallback | None = None,
         collection: str | None = None,
     ) -> Answer:
         """``collection``: an id to ask only that collection, "" for all of them, None
-        to keep the conversation's."""
+        to keep the conversation's. ``on_stage`` hears where the question is."""
         ...
 
     def summarize(

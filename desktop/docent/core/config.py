@@ -22,6 +22,7 @@ from typing import Any, Literal
 from urllib.parse import urlparse
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic_core import ErrorDetails
 
 from docent.core.errors import SettingsError
 
@@ -46,10 +47,27 @@ def resources_dir() -> Path:
     return Path(sys.prefix) / "share" / "docent" / "resources"
 
 
-def _check_url(value: str, field: str) -> str:
-    parsed = urlparse(value)
-    if parsed.scheme not in ("http", "https") or not parsed.netloc:
-        raise ValueError(f"{field} must be an http(s) URL such as http://127.0.0.1:11434")
+#: The port each service listens on by default: a message's example uses the right one.
+OLLAMA_PORT = 11434
+QDRANT_PORT = 6333
+
+
+def _check_url(value: str, port: int) -> str:
+    """``value`` as an http(s) URL naming a host; the error's example uses ``port``."""
+    try:
+        parsed = urlparse(value)
+        parsed.port  # noqa: B018 - raises ValueError on a port that is not a number
+        ok = parsed.scheme in ("http", "https") and bool(parsed.hostname) and " " not in value
+    except ValueError:
+        ok = False
+    if not ok:
+        hint = ""
+        if "://" not in value and " " not in value.strip():
+            hint = f" (did you mean http://{value.strip()}?)"
+        raise ValueError(
+            f"must start with http:// or https:// and name a host, like "
+            f"http://127.0.0.1:{port}{hint}"
+        )
     return value.rstrip("/")
 
 
@@ -104,12 +122,12 @@ class Settings(BaseModel):
     @field_validator("qdrant_url")
     @classmethod
     def _qdrant_url(cls, v: str) -> str:
-        return _check_url(v, "qdrant_url") if v else v
+        return _check_url(v, QDRANT_PORT) if v else v
 
     @field_validator("ollama_host")
     @classmethod
     def _ollama_host(cls, v: str) -> str:
-        return _check_url(v, "ollama_host") if v else v
+        return _check_url(v, OLLAMA_PORT) if v else v
 
     @field_validator("embedding_model", "ollama_model")
     @classmethod
@@ -121,7 +139,11 @@ class Settings(BaseModel):
     # Derived locations -------------------------------------------------------
 
     def effective_ollama_host(self) -> str:
-        return self.ollama_host or os.environ.get("OLLAMA_HOST", "") or "http://127.0.0.1:11434"
+        return (
+            self.ollama_host
+            or os.environ.get("OLLAMA_HOST", "")
+            or f"http://127.0.0.1:{OLLAMA_PORT}"
+        )
 
     @property
     def data_path(self) -> Path:
@@ -177,23 +199,64 @@ def settings_file() -> Path:
     return config_dir() / "settings.toml"
 
 
+def _plain(e: ErrorDetails) -> str:
+    """What pydantic found wrong, in words a user reads ("must be a number", not
+    "Input should be a valid number, unable to parse string as a number")."""
+    kind, ctx = e["type"], e.get("ctx") or {}
+    if kind == "value_error":
+        return str(ctx.get("error", e["msg"]))
+    if kind == "extra_forbidden":
+        return "is not a known setting (check the spelling)"
+    if kind in ("int_parsing", "int_type", "int_from_float"):
+        return "must be a whole number"
+    if kind in ("float_parsing", "float_type"):
+        return "must be a number"
+    if kind in ("bool_parsing", "bool_type"):
+        return "must be true or false"
+    if kind == "literal_error":
+        return "must be one of " + str(ctx.get("expected", "")).replace("'", "")
+    bounds = {
+        "greater_than": "more than",
+        "greater_than_equal": "at least",
+        "less_than": "less than",
+        "less_than_equal": "at most",
+    }
+    if kind in bounds:
+        limit = next(iter(ctx.values()), "")
+        return f"must be {bounds[kind]} {limit}"
+    if kind in ("string_type", "list_type"):
+        return "must be " + ("text" if kind == "string_type" else "a list")
+    return str(e["msg"])
+
+
+def _problems(err: ValidationError) -> dict[str, str]:
+    """Each bad key and what is wrong with it, in plain words."""
+    out: dict[str, str] = {}
+    for e in err.errors():
+        key = str(e["loc"][0]) if e["loc"] else "(settings)"
+        out.setdefault(key, _plain(e))
+    return out
+
+
 def _format_errors(err: ValidationError, source: str, env: dict[str, str] | None = None) -> str:
     """One sentence naming each bad key, and where it came from: an environment variable
-    (``env``: key -> variable) or ``source``."""
+    (``env``: key -> variable) or ``source``; what is wrong in plain words."""
     env = env or {}
     lines = []
     in_source = False
-    for e in err.errors():
-        key = ".".join(str(p) for p in e["loc"]) or "(settings)"
-        msg = e["msg"]
-        if e["type"] == "extra_forbidden":
-            msg = "is not a known setting (check the spelling)"
-        variable = env.get(str(e["loc"][0])) if e["loc"] else None
+    for key, msg in _problems(err).items():
+        variable = env.get(key)
         name = f"environment variable {variable}" if variable else f"setting '{key}'"
         in_source = in_source or variable is None
         lines.append(f"{name} {msg}" if msg.startswith("is ") else f"{name}: {msg}")
     where = f" in {source}" if in_source else ""
     return f"Bad settings{where}: " + "; ".join(lines)
+
+
+def settings_error(
+    err: ValidationError, source: str, env: dict[str, str] | None = None
+) -> SettingsError:
+    return SettingsError(_format_errors(err, source, env), _problems(err))
 
 
 def _env_overrides() -> tuple[dict[str, Any], dict[str, str]]:
@@ -273,7 +336,7 @@ def load_settings(path: Path | None = None, **overrides: Any) -> Settings:
         settings = Settings(**data)
     except ValidationError as exc:
         named = {k: v for k, v in env_names.items() if k not in overrides}
-        raise SettingsError(_format_errors(exc, str(path), named)) from exc
+        raise settings_error(exc, str(path), named) from exc
     if not settings.ollama_host:
         check_ollama_host_env()
     return settings
@@ -284,7 +347,7 @@ def validate_change(settings: Settings, **changes: Any) -> Settings:
     try:
         return Settings(**{**settings.model_dump(), **changes})
     except ValidationError as exc:
-        raise SettingsError(_format_errors(exc, "the new values")) from exc
+        raise settings_error(exc, "the new values") from exc
 
 
 #: Settings a running engine cannot take over: it has the store, the embedding model, the
@@ -373,5 +436,5 @@ def update_settings_file(changes: Mapping[str, Any], path: Path | None = None) -
     try:
         settings = Settings(**data)
     except ValidationError as exc:
-        raise SettingsError(_format_errors(exc, str(path))) from exc
+        raise settings_error(exc, str(path)) from exc
     return save_settings(settings, path)

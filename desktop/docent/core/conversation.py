@@ -14,6 +14,9 @@ stopped or failed), and the window draws ``turns`` as they are.
 - A follow-up ("and on the 11/70?") is rewritten into a standalone query: by the model
   when one is available (``rewrite_messages`` / ``parse_rewrite``), otherwise by
   ``fallback_query``: the question plus the previous question's keywords.
+- A question asked again (Retry) keeps the answers it got before: the turn's other
+  ``attempts`` stay with it, and ``show_attempt`` brings one back as the turn's answer
+  (the one follow-ups follow and the export leads with).
 - ``to_markdown()`` is the one export of a chat.
 
 Threads: while ``Engine.ask`` runs on a worker, that worker owns the conversation (it
@@ -22,7 +25,9 @@ reads the history and appends the turn); the window touches it only between ques
 
 from __future__ import annotations
 
+import enum
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -34,6 +39,22 @@ from docent.core.models import Hit
 from docent.core.queryterms import analyse, content_words
 
 Mode = Literal["generated", "extractive", "abstained"]
+
+
+class AskStage(enum.StrEnum):
+    """Where a question is, for a window to say while it waits (``Engine.ask``'s
+    ``on_stage``); the answer's tokens follow ``WAITING``."""
+
+    #: the model makes a follow-up into a standalone question
+    REWRITING = "rewriting"
+    SEARCHING = "searching"
+    #: the passages are sent to the model; no word of the answer yet
+    WAITING = "waiting"
+    #: the answer is in; its citations and sentences are being checked
+    CHECKING = "checking"
+
+
+StageCallback = Callable[[AskStage], None]
 
 
 @dataclass(slots=True)
@@ -137,6 +158,11 @@ class Turn:
     stopped: bool = False
     #: Why the question could not be answered ("" unless it failed).
     error: str = ""
+    #: Which time the question was asked (1: first; a Retry asks it again).
+    attempt: int = 1
+    #: The other times it was asked, in order (their answers are kept: a Retry does not
+    #: throw away what the user had).
+    others: list[Turn] = field(default_factory=list)
 
     @property
     def text(self) -> str:
@@ -170,8 +196,43 @@ class Conversation:
         return turn
 
     def pop(self) -> Turn | None:
-        """Take back the last turn (to ask it again)."""
+        """Take back the last turn (to ask it again: see ``retried``)."""
         return self.turns.pop() if self.turns else None
+
+    def retried(self, earlier: Turn) -> Turn:
+        """The last turn asked ``earlier``'s question again (``earlier`` was popped for
+        it): both stay, as attempts of one turn. The new answer is shown, unless it got
+        none (stopped or failed before an answer) while the earlier one had one."""
+        new = self.turns[-1] if self.turns else None
+        if new is None or new.number != earlier.number:
+            self.turns.append(earlier)
+            return earlier
+        attempts = [*earlier.others, earlier]
+        new.attempt = max(t.attempt for t in attempts) + 1
+        attempts.append(new)
+        keep_earlier = new.answer is None and earlier.answer is not None
+        return self._show(earlier if keep_earlier else new, attempts)
+
+    def attempts(self, turn: Turn) -> list[Turn]:
+        """Every time ``turn``'s question was asked, in order."""
+        return sorted([turn, *turn.others], key=lambda t: t.attempt)
+
+    def show_attempt(self, attempt: int) -> Turn:
+        """Make the last turn's ``attempt`` (1-based) its answer; returns that turn."""
+        if not self.turns:
+            raise IndexError("no turn to show another answer of")
+        attempts = self.attempts(self.turns[-1])
+        chosen = next((t for t in attempts if t.attempt == attempt), None)
+        if chosen is None:
+            raise IndexError(f"turn {self.turns[-1].number} has no attempt {attempt}")
+        return self._show(chosen, attempts)
+
+    def _show(self, chosen: Turn, attempts: list[Turn]) -> Turn:
+        for t in attempts:
+            t.others = []
+        chosen.others = [t for t in attempts if t is not chosen]
+        self.turns[-1] = chosen
+        return chosen
 
     def clear(self) -> None:
         """Forget the turns (the scope stays)."""
@@ -290,8 +351,20 @@ def _notes(answer: Answer) -> list[str]:
 
 
 def _turn_markdown(turn: Turn) -> str:
-    answer = turn.answer
     out = [f"## {turn.number}. {' '.join(turn.question.split())}\n"]
+    if turn.others:
+        n = len(turn.others) + 1
+        out.append(f"_Asked {n} times; answer {turn.attempt} is shown first._\n")
+    out.extend(_attempt_markdown(turn))
+    for other in sorted(turn.others, key=lambda t: t.attempt):
+        out.append(f"### Answer {other.attempt} of {len(turn.others) + 1}\n")
+        out.extend(_attempt_markdown(other))
+    return "\n".join(out)
+
+
+def _attempt_markdown(turn: Turn) -> list[str]:
+    answer = turn.answer
+    out: list[str] = []
     if turn.scope:
         out.append("_Scope: " + ", ".join(Path(p).name for p in turn.scope) + "_\n")
     if turn.query and turn.query != turn.question:
@@ -299,7 +372,7 @@ def _turn_markdown(turn: Turn) -> str:
     if answer is None:
         why = f"Could not answer: {turn.error}" if turn.error else "Stopped before an answer."
         out.append(f"_{why}_\n")
-        return "\n".join(out)
+        return out
     out.append(answer.text.strip() + "\n")
     for note in _notes(answer):
         out.append(f"_{note}_\n")
@@ -312,4 +385,4 @@ def _turn_markdown(turn: Turn) -> str:
         for c in answer.citations:
             out.append(f"**[{c.n}] {c.file_name}, {c.pages_label}** — `{c.path}`\n")
             out.append(_quote(c.text) + "\n")
-    return "\n".join(out)
+    return out

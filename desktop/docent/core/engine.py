@@ -18,7 +18,14 @@ from typing import TYPE_CHECKING
 
 from docent.core import files as filemod
 from docent.core import lookup, membership
-from docent.core.api import IndexListener, SettingsApplied, Status, SummaryCallback, TokenCallback
+from docent.core.api import (
+    IndexListener,
+    SettingsApplied,
+    StageCallback,
+    Status,
+    SummaryCallback,
+    TokenCallback,
+)
 from docent.core.catalog import Catalog
 from docent.core.config import Settings, load_settings
 from docent.core.consistency import Reconciled, open_catalog, open_embedded_store, reconcile
@@ -559,6 +566,7 @@ class Engine(EngineCollections):
         model: str | None = None,
         on_token: TokenCallback | None = None,
         cancel: threading.Event | None = None,
+        on_stage: StageCallback | None = None,
         collection: str | None = None,
     ) -> Answer:
         """Answer from the library with checked citations (generated, extractive or
@@ -566,12 +574,14 @@ class Engine(EngineCollections):
         it); ``collection`` (an id) the collection it asks (``""``: all of them; None keeps
         the conversation's). The question always becomes one turn of ``conversation``:
         answered, stopped (AnswerCancelled, raised when ``cancel`` is set) or failed (the
-        error is raised)."""
+        error is raised). ``on_stage`` hears where it is (rewriting, searching, waiting
+        for the model)."""
         from docent.core.answering import Answerer
-        from docent.core.conversation import AnswerCancelled, Conversation
+        from docent.core.conversation import AnswerCancelled, AskStage, Conversation
 
         conv = conversation if conversation is not None else Conversation()
         before = len(conv.turns)
+        stage = on_stage or (lambda s: None)
         try:
             if collection is not None:
                 conv.collection = collection or None
@@ -579,15 +589,21 @@ class Engine(EngineCollections):
             if files is not None:
                 conv.scope = [self.resolve(f, coll).path for f in files] or None
             scope = list(conv.scope) if conv.scope else None
+
+            def search(query: str, rewrites: Sequence[str]) -> SearchResult:
+                stage(AskStage.SEARCHING)
+                result = self.search(query, files=scope, rewrites=rewrites, collection=coll)
+                stage(AskStage.WAITING)  # (an answer that abstains is back at once)
+                return result
+
             answerer = Answerer(
                 self.llm,
                 self.settings,
-                lambda query, rewrites: self.search(
-                    query, files=scope, rewrites=rewrites, collection=coll
-                ),
+                search,
                 count_tokens=self.embedder.count_tokens,
                 embed=self.embedder.embed_dense,
             )
+            stage(AskStage.REWRITING if conv.last is not None else AskStage.SEARCHING)
             return answerer.answer(question, conv, model=model, on_token=on_token, cancel=cancel)
         except AnswerCancelled:
             if len(conv.turns) == before:

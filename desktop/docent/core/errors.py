@@ -67,7 +67,16 @@ class TookTooLong(DocumentError):
 
 
 class SettingsError(DocentError):
-    """A setting has a bad value; the message names the key and why."""
+    """A setting has a bad value; the message names the key and why.
+
+    ``problems`` maps each bad key to what is wrong with it in plain words ("must start
+    with http:// or https://, like http://127.0.0.1:11434"), for a form to show next to
+    its field; empty when the error is not about one key (a file that cannot be written).
+    """
+
+    def __init__(self, message: str, problems: dict[str, str] | None = None) -> None:
+        super().__init__(message)
+        self.problems: dict[str, str] = dict(problems or {})
 
 
 class StoreError(DocentError):

@@ -133,7 +133,9 @@ class LiveSettings:
                 try:
                     plan_watch(out, folder, self._settings.data_path)
                 except WatchError as exc:
-                    raise SettingsError(f"setting 'watched_folders': {exc}") from exc
+                    raise SettingsError(
+                        f"setting 'watched_folders': {exc}", {"watched_folders": str(exc)}
+                    ) from exc
             out.append(folder)
         return out
 

@@ -1,7 +1,13 @@
-"""The chat pane: a multi-turn conversation with streamed, cited, safely rendered answers."""
+"""The chat pane: a multi-turn conversation with streamed, cited, safely rendered answers.
+
+While a question is answered, a line under the conversation says the stage and the time
+so far. Retry asks the last question again without losing its answer: the earlier answer
+and its sources stay until the new one is complete, and ◀ ▶ switch between them.
+"""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 from PySide6.QtCore import Qt, QTimer, QUrl, Signal
@@ -18,15 +24,25 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from docent.core.api import Answer, Collection, Conversation, EngineAPI, Turn, shown
-from docent.gui.markdown_view import SafeBrowser, cite_url, parse_cite
+from docent.core.api import Answer, AskStage, Collection, Conversation, EngineAPI, Turn, shown
+from docent.gui.chat_controls import AnswerBar, AskStatus
+from docent.gui.chat_view import ConversationView
+from docent.gui.markdown_view import cite_url, parse_cite
 from docent.gui.messages import bridge
 from docent.gui.plain import ask, plain_label
 from docent.gui.turn_markdown import turn_markdown
 from docent.gui.workers import Task, Worker, run_in_worker
 
 RENDER_INTERVAL_MS = 80  # streamed tokens are drawn at most this often
-EXTRACTIVE_TEXT = "No language model is running — answers quote the best passages."
+SEPARATOR = "\n\n---\n\n"
+
+
+@dataclass(frozen=True, slots=True)
+class AskProgress:
+    """What a worker answering a question reports: a token, or the stage it reached."""
+
+    token: str = ""
+    stage: AskStage | None = None
 
 
 class ChatPane(QWidget):
@@ -36,9 +52,13 @@ class ChatPane(QWidget):
     answer_finished = Signal(object)
     #: an answer began streaming
     answer_started = Signal()
-    #: the user asked to retry with the model (after an extractive answer)
+    #: another answer of the last question is shown (its Turn)
+    attempt_shown = Signal(object)
+    #: the user asked to retry the last question (the window checks Ollama first)
     retry_requested = Signal()
-    #: another conversation is shown (that of the collection chosen)
+    #: the user picked another model in the box (its name; the window saves the choice)
+    model_chosen = Signal(str)
+    #: another conversation is shown: that of the collection chosen, or a new empty one
     conversation_changed = Signal()
 
     def __init__(self, engine: EngineAPI, parent: QWidget | None = None) -> None:
@@ -51,11 +71,15 @@ class ChatPane(QWidget):
         self.scope: list[str] = []
         #: the question being answered (not in the conversation until it is answered)
         self._asking: Turn | None = None
+        #: the turn a Retry asks again: shown, with its sources, until the new answer is in
+        self._retrying: Turn | None = None
+        #: the turns as they were when the question was asked (the worker owns the
+        #: conversation meanwhile)
+        self._shown_turns: list[Turn] = []
         self._streamed = ""
-        self._worker: Worker[str, Answer] | None = None
+        self._worker: Worker[AskProgress, Answer] | None = None
         self.streamed_tokens = 0  # tokens shown as they arrived (all answers)
-        self._frozen_turns = 0  # turns drawn for good, before _frozen_pos
-        self._frozen_pos = 0
+        self._frozen_turns = 0  # turns drawn for good, before the view's frozen_pos
         self._render_timer = QTimer(self)
         self._render_timer.setSingleShot(True)
         self._render_timer.setInterval(RENDER_INTERVAL_MS)
@@ -68,19 +92,28 @@ class ChatPane(QWidget):
         title = QLabel("Chat")
         title.setObjectName("paneTitle")
         self.model_combo = QComboBox()
-        self.model_combo.setToolTip("The Ollama model that writes answers")
-        self.model_combo.setMinimumContentsLength(14)
+        self.model_combo.setToolTip(
+            "The Ollama model that writes answers and summaries (the same as in Settings)"
+        )
+        self.model_combo.setAccessibleName("Model")
+        self.model_combo.setMinimumContentsLength(12)
+        self.model_combo.setSizeAdjustPolicy(
+            QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
+        )
+        model_label = QLabel("&Model")
+        model_label.setBuddy(self.model_combo)
         top = QHBoxLayout()
         top.addWidget(title)
         top.addStretch(1)
-        top.addWidget(QLabel("Model"))
+        top.addWidget(model_label)
         top.addWidget(self.model_combo)
 
         self.banner = QFrame()
         self.banner.setObjectName("extractiveBanner")
-        self.banner_label = QLabel(EXTRACTIVE_TEXT)
+        self.banner_label = QLabel()
         self.banner_label.setWordWrap(True)
         self.banner_label.setTextFormat(Qt.TextFormat.PlainText)
+        self.banner_label.setAccessibleName("Language model status")
         self.retry_button = QPushButton("Retry")
         self.retry_button.setToolTip("Check for Ollama again and re-ask the last question")
         row = QHBoxLayout(self.banner)
@@ -89,14 +122,16 @@ class ChatPane(QWidget):
         row.addWidget(self.retry_button)
         self.banner.setVisible(False)
 
-        self.view = SafeBrowser()
-        self.view.setObjectName("conversation")
+        self.view = ConversationView()
         self.view.setPlaceholderText(
             "Ask about your documents. Answers cite sources as [1] [2]: click one."
         )
+        self.status = AskStatus()
+        self.answer_bar = AnswerBar()
 
         self.scope_label = plain_label()  # file names, not markup
         self.scope_label.setObjectName("scope")
+        self.scope_label.setWordWrap(True)
         self.clear_scope_button = QToolButton()
         self.clear_scope_button.setText("All documents")
         self.clear_scope_button.setToolTip("Ask the whole library again")
@@ -106,11 +141,15 @@ class ChatPane(QWidget):
 
         self.input = QPlainTextEdit()
         self.input.setObjectName("question")
-        self.input.setPlaceholderText("Ask about your documents…  (Ctrl+Enter to send)")
+        self.input.setAccessibleName("Question")
+        self.input.setPlaceholderText("Ask about your documents…  (Ctrl+Enter to ask)")
+        self.input.setTabChangesFocus(True)  # Tab goes on to Ask; a question needs no tab
         self.input.setFixedHeight(72)
         self.send_button = QPushButton("Ask")
+        self.send_button.setToolTip("Ask the question (Ctrl+Enter)")
         self.send_button.setDefault(True)
         self.stop_button = QPushButton("Stop")
+        self.stop_button.setToolTip("Stop the answer; what arrived is kept (Esc)")
         self.stop_button.setVisible(False)
         buttons = QVBoxLayout()
         buttons.addWidget(self.send_button)
@@ -125,20 +164,28 @@ class ChatPane(QWidget):
         layout.addLayout(top)
         layout.addWidget(self.banner)
         layout.addWidget(self.view, 1)
+        layout.addWidget(self.status)
+        layout.addWidget(self.answer_bar)
         layout.addLayout(scope_row)
         layout.addLayout(ask_row)
 
         self.send_button.clicked.connect(self._on_send)
         self.stop_button.clicked.connect(self.stop)
         self.retry_button.clicked.connect(self.retry_requested.emit)
+        self.answer_bar.retry_requested.connect(self.retry_requested.emit)
+        self.answer_bar.attempt_requested.connect(self.show_attempt)
+        self.answer_bar.latest_requested.connect(lambda: self.view.set_following(True))
+        self.view.follow_changed.connect(self._on_follow_changed)
         self.clear_scope_button.clicked.connect(self.clear_scope)
         self.view.link_activated.connect(self._on_link)
+        self.model_combo.activated.connect(self._on_model_activated)
         for keys in ("Ctrl+Return", "Ctrl+Enter"):
             QShortcut(QKeySequence(keys), self.input, self._on_send)
 
     # Model and health ---------------------------------------------------------
 
     def set_models(self, models: list[str], current: str) -> None:
+        """The models Ollama has, ``current`` (the settings' one) selected."""
         self.model_combo.blockSignals(True)
         self.model_combo.clear()
         names = list(models) or [current]
@@ -151,9 +198,16 @@ class ChatPane(QWidget):
     def selected_model(self) -> str | None:
         return self.model_combo.currentText() or None
 
-    def set_extractive(self, on: bool, reason: str = "") -> None:
-        self.banner_label.setText(reason or EXTRACTIVE_TEXT)
-        self.banner.setVisible(on)
+    def _on_model_activated(self, index: int) -> None:
+        name = self.model_combo.itemText(index)
+        if name and name != self.engine.settings.ollama_model:
+            self.model_chosen.emit(name)
+
+    def set_banner(self, text: str, *, retry: bool) -> None:
+        """The language model's state above the chat ("" hides it)."""
+        self.banner_label.setText(text)
+        self.retry_button.setVisible(retry)
+        self.banner.setVisible(bool(text))
 
     # Collection and scope -----------------------------------------------------
 
@@ -173,12 +227,7 @@ class ChatPane(QWidget):
         if changed:
             conv = self._conversations.setdefault(key, Conversation(collection=key))
             self.scope = list(conv.scope or [])
-            self._frozen_turns, self._frozen_pos = 0, 0
-            self.view.clear()
-            if conv.turns:
-                self.redraw()
-                self._freeze()
-            self.conversation_changed.emit()
+            self._show_conversation()
         self._update_scope_label()
 
     def set_scope(self, paths: list[str]) -> None:
@@ -203,11 +252,21 @@ class ChatPane(QWidget):
         )
         self.clear_scope_button.setVisible(bool(self.scope))
 
-    # Asking -------------------------------------------------------------------
+    # The conversation ---------------------------------------------------------
 
     @property
     def turns(self) -> list[Turn]:
         return self.conversation.turns
+
+    def turn(self, number: int) -> Turn | None:
+        """Turn ``number`` as shown (while a question is answered: as it was then, and
+        the turn being asked again)."""
+        shown = self._shown_turns if self.streaming else self.conversation.turns
+        if 1 <= number <= len(shown):
+            return shown[number - 1]
+        if self._retrying is not None and self._retrying.number == number:
+            return self._retrying
+        return None
 
     def last_answer(self) -> Answer | None:
         """The last turn's answer (None while a question is being answered)."""
@@ -219,6 +278,37 @@ class ChatPane(QWidget):
     def streaming(self) -> bool:
         return self._worker is not None
 
+    def new_conversation(self) -> bool:
+        """Start over: no turns, no document scope (a new topic gets no old passages).
+        Not while an answer streams."""
+        if self.streaming:
+            return False
+        key = self.collection.id if self.collection else None
+        self._conversations[key] = Conversation(collection=key)
+        self.scope = []
+        self._update_scope_label()
+        self._show_conversation()
+        self.input.setFocus()
+        return True
+
+    def _show_conversation(self) -> None:
+        """Draw the conversation now shown from the start (another collection's, or a
+        new one)."""
+        self._frozen_turns = 0
+        self.view.reset()
+        turns = self.conversation.turns
+        if turns:
+            self._freeze_upto(len(turns) - 1)
+            self.redraw()
+        self._update_answer_bar()
+        self.conversation_changed.emit()
+
+    # Asking -------------------------------------------------------------------
+
+    def focus_question(self) -> None:
+        self.input.setFocus(Qt.FocusReason.ShortcutFocusReason)
+        self.input.selectAll()
+
     def _on_send(self) -> None:
         question = self.input.toPlainText().strip()
         if question and not self.streaming:
@@ -228,23 +318,44 @@ class ChatPane(QWidget):
     def ask(self, question: str) -> None:
         if self.streaming:
             return
+        self._freeze_upto(len(self.conversation.turns))
+        self._start(question)
+
+    def retry_last(self) -> None:
+        """Ask the last question again; its answer stays until the new one is in."""
+        if self.streaming or not self.conversation.turns:
+            return
+        self._freeze_upto(len(self.conversation.turns) - 1)
+        last = self.conversation.pop()
+        if last is None:
+            return
+        self._retrying = last
+        self.set_scope(last.scope or [])
+        self._start(last.question)
+
+    def _start(self, question: str) -> None:
         conversation = self.conversation  # the worker's until it finishes
         collection = self.collection.id if self.collection else ""
+        self._shown_turns = list(conversation.turns)
         files = list(self.scope)  # [] clears an earlier scope
         self._asking = Turn(len(conversation.turns) + 1, question, scope=files or None)
         self._streamed = ""
-        model = self.selected_model()
+        model = self.selected_model() or self.engine.settings.ollama_model
         self._set_streaming(True)
+        self.status.start(model)
+        self.view.set_following(True)
         self.answer_started.emit()
         self.redraw()
+        engine = self.engine
 
-        def job(task: Task[str]) -> Answer:
-            return self.engine.ask(
+        def job(task: Task[AskProgress]) -> Answer:
+            return engine.ask(
                 question,
                 conversation=conversation,
                 files=files,
                 model=model,
-                on_token=task.report,
+                on_token=lambda t: task.report(AskProgress(token=t)),
+                on_stage=lambda s: task.report(AskProgress(stage=s)),
                 cancel=task.cancel,
                 collection=collection,
             )
@@ -252,8 +363,7 @@ class ChatPane(QWidget):
         self._worker = run_in_worker(
             job,
             name="ask",
-            on_progress=self._on_token,
-            on_result=self._on_answer,
+            on_progress=self._on_progress,
             on_finished=self._on_ask_finished,
             error_text="The question could not be answered",
         )
@@ -262,78 +372,103 @@ class ChatPane(QWidget):
         if self._worker is not None:
             self._worker.cancel()
 
-    def retry_last(self) -> None:
-        """Ask the last question again (after Ollama came back, say)."""
-        if self.streaming:
-            return
-        last = self.conversation.pop()
-        if last is None:
-            return
-        self._frozen_turns, self._frozen_pos = 0, 0  # redraw the whole conversation
-        self.set_scope(last.scope or [])
-        self.ask(last.question)
-
-    def _on_token(self, token: str) -> None:
+    def _on_progress(self, p: AskProgress) -> None:
         if self._asking is None:
             return
-        self._streamed += token
+        if p.stage is not None:
+            self.status.set_stage(p.stage)
+            return
+        self._streamed += p.token
         self.streamed_tokens += 1
+        self.status.add_tokens(p.token)
         if not self._render_timer.isActive():
             self._render_timer.start()
-
-    def _on_answer(self, answer: Answer) -> None:
-        self.set_extractive(answer.mode == "extractive", answer.reason)
 
     def _on_ask_finished(self) -> None:
         # The worker is done with the conversation: its last turn is this question's.
         self._worker, self._asking, self._streamed = None, None, ""
+        if self._retrying is not None:
+            self.conversation.retried(self._retrying)
+            self._retrying = None
+        self._shown_turns = []
+        self.status.finish()
         self._set_streaming(False)
         self.redraw()
-        self._freeze()
+        self._update_answer_bar()
         if self.conversation.turns:
             self.answer_finished.emit(self.conversation.turns[-1])
+
+    def show_attempt(self, attempt: int) -> None:
+        """Show another answer of the last question (and, through the window, its sources)."""
+        if self.streaming or not self.conversation.turns:
+            return
+        try:
+            turn = self.conversation.show_attempt(attempt)
+        except IndexError:
+            return
+        self.redraw()
+        self._update_answer_bar()
+        self.attempt_shown.emit(turn)
 
     def _set_streaming(self, on: bool) -> None:
         self.send_button.setVisible(not on)
         self.stop_button.setVisible(on)
         self.model_combo.setEnabled(not on)
+        if not on:
+            self.answer_bar.setEnabled(True)
+        self._update_answer_bar()
+
+    def _update_answer_bar(self) -> None:
+        turns = self.conversation.turns
+        if self.streaming or not turns:
+            self.answer_bar.set_attempts(1, 1, can_retry=False)
+            return
+        last = turns[-1]
+        total = len(last.others) + 1
+        self.answer_bar.set_attempts(last.attempt, total, can_retry=True)
+
+    def _on_follow_changed(self, following: bool) -> None:
+        self.answer_bar.show_latest_button(not following)
 
     # Rendering ----------------------------------------------------------------
 
-    def redraw(self) -> None:
-        """Draw the turns not yet final; finished turns stay as drawn (see _freeze)."""
-        self._render_timer.stop()
-        bar = self.view.verticalScrollBar()
-        at_bottom = bar.value() >= bar.maximum() - 4
-        # While a worker answers, the conversation is its own: only the question asked
-        # is drawn, with the tokens so far.
-        tail = [] if self._asking is not None else self.conversation.turns[self._frozen_turns :]
-        parts = [turn_markdown(t) for t in tail]
-        if self._asking is not None:
-            parts.append(turn_markdown(self._asking, streamed=self._streamed, streaming=True))
-        first = tail[0] if tail else self._asking
-        md = ("---\n\n" if first is not None and first.number > 1 else "") + "\n\n---\n\n".join(
-            parts
-        )
-        matched = {
-            cite_url(t.number, c.n)
-            for t in tail
-            if t.answer
-            for c in t.answer.citations
-            if c.source == "matched"
-        }
-        with self.view.one_edit():
-            self.view.replace_tail(self._frozen_pos, md, matched)
-            if not self.streaming:
-                unsupported = [s for t in tail if t.answer for s in t.answer.unsupported_sentences]
-                self.view.mark_sentences(unsupported, self._frozen_pos)
-        if at_bottom:
-            bar.setValue(bar.maximum())
+    def _freeze_upto(self, n: int) -> None:
+        """Draw turns up to ``n`` for good (the live tail starts after them)."""
+        if self._frozen_turns >= n:
+            return
+        turns = self.conversation.turns[self._frozen_turns : n]
+        unsupported = [s for t in turns if t.answer for s in t.answer.unsupported_sentences]
+        self.view.show_tail(self._markdown(turns), unsupported=unsupported, matched=_matched(turns))
+        self.view.freeze()
+        self._frozen_turns = n
 
-    def _freeze(self) -> None:
-        """The turns so far are final: later redraws leave them alone."""
-        self._frozen_turns = len(self.conversation.turns)
-        self._frozen_pos = self.view.new_tail()
+    def redraw(self) -> None:
+        """Draw the live tail: the last turn, or the question being answered (below the
+        answer it asks again, for a Retry)."""
+        self._render_timer.stop()
+        if self._asking is not None:
+            tail = [self._retrying] if self._retrying is not None else []
+            md = self._markdown(tail)
+            streaming = turn_markdown(
+                self._asking,
+                streamed=self._streamed,
+                streaming=True,
+                again=self._retrying is not None,
+            )
+            first = tail[0] if tail else self._asking
+            lead = SEPARATOR.lstrip() if first.number > 1 and not tail else ""
+            md = (md + SEPARATOR if md else lead) + streaming
+            self.view.show_tail(md, matched=_matched(tail))
+            return
+        tail = self.conversation.turns[self._frozen_turns :]
+        unsupported = [s for t in tail if t.answer for s in t.answer.unsupported_sentences]
+        self.view.show_tail(self._markdown(tail), unsupported=unsupported, matched=_matched(tail))
+
+    def _markdown(self, turns: list[Turn]) -> str:
+        if not turns:
+            return ""
+        lead = SEPARATOR.lstrip() if turns[0].number > 1 else ""
+        return lead + SEPARATOR.join(turn_markdown(t) for t in turns)
 
     def _on_link(self, url: QUrl) -> None:
         cite = parse_cite(url)
@@ -351,3 +486,14 @@ class ChatPane(QWidget):
 
     def export_markdown(self) -> str:
         return self.conversation.to_markdown()
+
+
+def _matched(turns: list[Turn]) -> set[str]:
+    """The chips of citations Docent matched (the model did not cite them): drawn apart."""
+    return {
+        cite_url(t.number, c.n)
+        for t in turns
+        if t.answer
+        for c in t.answer.citations
+        if c.source == "matched"
+    }

@@ -1,8 +1,13 @@
-"""How the window speaks of Ollama's health (checked in workers: it may wait on the network)."""
+"""How the window speaks of Ollama and the chosen model, in one place, so the status bar
+and the chat's banner never disagree (both read the same health check of the same model:
+the settings' ``ollama_model``, which the chat's model box changes).
+
+Health is checked in workers: it may wait on the network.
+"""
 
 from __future__ import annotations
 
-from docent.core.api import Health
+from docent.core.api import Answer, Health
 
 #: Seconds a health check may wait for Ollama to connect, and again to reply.
 HEALTH_TIMEOUT = 2.0
@@ -13,5 +18,26 @@ def describe(health: Health, model: str) -> str:
     if health.ok:
         return f"Ollama: {model}"
     if health.models:  # running, but without the model
-        return f"Ollama: {model} not pulled — extractive answers"
-    return "Ollama: not running — extractive answers"
+        return f"Ollama: {model} not installed — quoting passages"
+    return "Ollama: not running — quoting passages"
+
+
+def banner(health: Health | None, model: str, last: Answer | None) -> tuple[str, bool]:
+    """The chat's banner for this health and the last answer: (text, offer Retry).
+    ("", False): no banner. The text names what the status bar names."""
+    extractive = last is not None and last.mode == "extractive"
+    if health is None:  # not checked yet: say nothing the status bar does not say
+        return "", False
+    if not health.ok:
+        if health.models:
+            what = f"{model} is not installed in Ollama: run `ollama pull {model}` or pick another model."
+        else:
+            what = health.message or "Ollama is not running."
+        return f"{what} Until then, answers quote the best passages.", extractive
+    if extractive:
+        return (
+            f"Ollama is running with {model}. The last answer only quotes passages; "
+            "Retry to have the model write one.",
+            True,
+        )
+    return "", False

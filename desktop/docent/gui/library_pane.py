@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from PySide6.QtCore import QMimeData, QModelIndex, QPoint, QSortFilterProxyModel, Qt, QUrl, Signal
-from PySide6.QtGui import QDesktopServices
+from PySide6.QtGui import QDesktopServices, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
@@ -84,8 +84,17 @@ class LibraryPane(QWidget):
         self.filter_edit = QLineEdit()
         self.filter_edit.setPlaceholderText("Filter documents…")
         self.filter_edit.setClearButtonEnabled(True)
+        self.filter_edit.setToolTip("Show only the documents whose name contains this text")
+        self.filter_edit.setAccessibleName("Filter documents")
         self.table = QTableView()
         self.table.setObjectName("documentsTable")
+        self.table.setAccessibleName("Documents")
+        self.table.setToolTip(
+            "Enter or double-click: ask about the document · Delete: remove it · "
+            "right-click or the Menu key: more"
+        )
+        # Tab leaves the table (arrows move within it); otherwise Tab never gets out
+        self.table.setTabKeyNavigation(False)
         self.table.setModel(self.proxy)
         self.table.setSortingEnabled(True)
         self.table.sortByColumn(NAME, Qt.SortOrder.AscendingOrder)
@@ -145,6 +154,15 @@ class LibraryPane(QWidget):
         self.filter_edit.textChanged.connect(self.proxy.setFilterFixedString)
         self.table.customContextMenuRequested.connect(self._on_context_menu)
         self.table.doubleClicked.connect(self._on_double_clicked)
+        keys = {
+            Qt.Key.Key_Return: self._ask_about_selected,
+            Qt.Key.Key_Enter: self._ask_about_selected,
+            Qt.Key.Key_Delete: self._remove_selected,
+        }
+        for key, slot in keys.items():
+            shortcut = QShortcut(QKeySequence(key), self.table)
+            shortcut.setContext(Qt.ShortcutContext.WidgetShortcut)
+            shortcut.activated.connect(slot)
         self.cancel_button.clicked.connect(c.cancel)
         c.documents_changed.connect(self._on_documents)
         c.files_found.connect(self._on_files_found)
@@ -267,6 +285,16 @@ class LibraryPane(QWidget):
         row = index.data(ROW_ROLE)
         if isinstance(row, Row):
             self.ask_about_requested.emit([row.path])
+
+    def _ask_about_selected(self) -> None:
+        ready = [r.path for r in self.selected_rows() if r.state == "ready"]
+        if ready:
+            self.ask_about_requested.emit(ready)
+
+    def _remove_selected(self) -> None:
+        rows = self.selected_rows()
+        if rows:
+            self._remove(rows)
 
     def _on_context_menu(self, pos: QPoint) -> None:
         rows = self.selected_rows()

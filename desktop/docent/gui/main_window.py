@@ -37,12 +37,13 @@ from docent.core.api import (
 )
 from docent.gui.chat_pane import ChatPane
 from docent.gui.citation_pane import CitationPane
-from docent.gui.health import HEALTH_TIMEOUT, describe
+from docent.gui.health import HEALTH_TIMEOUT, banner, describe
 from docent.gui.heap import settle_heap
 from docent.gui.library_pane import LibraryPane, local_paths
 from docent.gui.messages import NotificationArea, bridge
 from docent.gui.plain import plain_label, plain_tip
 from docent.gui.settings_dialog import FIELD_LABELS, SettingsDialog
+from docent.gui.shortcuts import show_shortcuts
 from docent.gui.summary_dialog import SummaryDialog
 from docent.gui.welcome import WelcomePanel
 from docent.gui.workers import call_in_worker
@@ -76,6 +77,7 @@ class MainWindow(QMainWindow):
         )
         self.health: Health | None = None
         self._health_running = False
+        self._health_again = False  # the model changed while a check ran: check again
         self._status_running = False
         self.dialogs: list[QWidget] = []
         self._citations_turn = 0  # the turn whose sources the citation pane lists
@@ -161,10 +163,25 @@ class MainWindow(QMainWindow):
         file_menu.addAction(self.settings_action)
         file_menu.addSeparator()
         file_menu.addAction(self.quit_action)
+        self.new_chat_action = self._action("New conversation", self.new_conversation, std.New)
+        if self.new_chat_action.shortcut().isEmpty():
+            self.new_chat_action.setShortcut(QKeySequence("Ctrl+N"))
+        self.ask_focus_action = self._action("Type a question", self.chat.focus_question, "Ctrl+L")
+        self.retry_action = self._action("Ask again", self._retry, "Ctrl+R")
         chat_menu = self.menuBar().addMenu("&Chat")
+        chat_menu.addAction(self.new_chat_action)
+        chat_menu.addAction(self.ask_focus_action)
+        chat_menu.addAction(self.retry_action)
         chat_menu.addAction(self._action("Ask the whole library", self.chat.clear_scope))
         chat_menu.addAction(self._action("Stop answering", self.chat.stop, "Esc"))
         help_menu = self.menuBar().addMenu("&Help")
+        self.shortcuts_action = self._action(
+            "Keyboard shortcuts", lambda: show_shortcuts(self), std.HelpContents
+        )
+        if self.shortcuts_action.shortcut().isEmpty():
+            self.shortcuts_action.setShortcut(QKeySequence("F1"))
+        help_menu.addAction(self.shortcuts_action)
+        help_menu.addSeparator()
         help_menu.addAction(self._action("About Docent", self._about))
 
     def _wire(self) -> None:
@@ -184,8 +201,14 @@ class MainWindow(QMainWindow):
         lib.controller.documents_changed.connect(lambda _: self.refresh_status())
         lib.controller.document_changed.connect(self._on_document_changed)
         chat.answer_finished.connect(self._on_answer_finished)
+        chat.attempt_shown.connect(self._show_sources_of)
+        # another collection's conversation, or a new one: its last sources, if any
+        chat.conversation_changed.connect(
+            lambda: self._show_sources_of(chat.turns[-1] if chat.turns else None)
+        )
         chat.citation_activated.connect(self.show_citation)
         chat.retry_requested.connect(self._retry)
+        chat.model_chosen.connect(self.choose_model)
         self.welcome.add_folder_requested.connect(self.add_folder)
         self.welcome.add_files_requested.connect(self.add_files)
         self.health_changed.connect(
@@ -310,12 +333,16 @@ class MainWindow(QMainWindow):
 
     def check_health(self, then: Callable[[], None] | None = None) -> None:
         if self._health_running:
+            self._health_again = True  # the one running may be about another model
             return
         self._health_running = True
         engine = self.engine
 
         def done() -> None:
             self._health_running = False
+            if self._health_again:
+                self._health_again = False
+                self.check_health()
             if then is not None:
                 then()
 
@@ -329,44 +356,74 @@ class MainWindow(QMainWindow):
 
     def _show_health(self, health: Health) -> None:
         self.health = health
-        model = self.engine.settings.ollama_model
-        self.ollama_label.setText(describe(health, model))
-        self.ollama_label.setToolTip(plain_tip(health.message))
-        self.chat.set_models(list(health.models), self.chat.selected_model() or model)
-        last = self.chat.last_answer()
-        if health.ok and (last is None or last.mode != "extractive"):
-            self.chat.set_extractive(False)
-        elif not health.ok:
-            self.chat.set_extractive(True, health.message)
+        self.chat.set_models(list(health.models), self.engine.settings.ollama_model)
+        self._show_model_state()
         self.health_changed.emit(health)
+
+    def _show_model_state(self) -> None:
+        """The status bar and the chat's banner, from the same health check of the same
+        model (the settings' one, which the chat's box sets): they cannot disagree."""
+        model = self.engine.settings.ollama_model
+        if self.health is None:
+            self.ollama_label.setText("Ollama: checking…")
+            self.ollama_label.setToolTip("")
+        else:
+            self.ollama_label.setText(describe(self.health, model))
+            self.ollama_label.setToolTip(plain_tip(self.health.message))
+        text, retry = banner(self.health, model, self.chat.last_answer())
+        self.chat.set_banner(text, retry=retry)
+
+    def choose_model(self, name: str) -> None:
+        """The chat's model box picked ``name``: it becomes the setting (saved), so
+        answers, summaries, the banner and the status bar all use it."""
+        if name == self.engine.settings.ollama_model:
+            return
+        self.health = None  # it was about the model before: nothing said until checked
+        self._show_model_state()
+        engine = self.engine
+        call_in_worker(
+            lambda: engine.apply_settings({"ollama_model": name}),
+            name="choose-model",
+            on_result=lambda _: self.check_health(),
+            error_text=f"Could not switch to {name}",
+        )
+
+    def current_model(self) -> str:
+        """The one model choice (the chat's box shows it; Settings saves it)."""
+        return self.chat.selected_model() or self.engine.settings.ollama_model
 
     # Collections ---------------------------------------------------------------
 
     def _on_collection_changed(self, collection: Collection | None) -> None:
         """The library shows it (the pane follows the bar itself); the chat asks it, in the
-        conversation started there; the sources pane lists that conversation's last."""
+        conversation started there (the sources pane follows: conversation_changed)."""
         self.chat.set_collection(collection)
-        turns = self.chat.turns  # that collection's conversation: its last sources
-        self.citations.set_citations(turns[-1].citations if turns else [])
-        self._citations_turn = turns[-1].number if turns else 0
         self.gui_settings.setValue("collection/current", collection.id if collection else "")
 
     # Chat <-> citations -------------------------------------------------------
 
     def _on_answer_finished(self, turn: Turn) -> None:
-        self.citations.set_citations(turn.citations)
-        self._citations_turn = turn.number
+        self._show_sources_of(turn)
+        self._show_model_state()  # an extractive answer with Ollama up offers Retry
+
+    def _show_sources_of(self, turn: Turn | None) -> None:
+        self.citations.set_citations(turn.citations if turn is not None else [])
+        self._citations_turn = turn.number if turn is not None else 0
 
     def show_citation(self, turn_number: int, n: int) -> None:
-        if not 1 <= turn_number <= len(self.chat.turns):
+        turn = self.chat.turn(turn_number)
+        if turn is None:
             return
         if self._citations_turn != turn_number:
-            self.citations.set_citations(self.chat.turns[turn_number - 1].citations)
-            self._citations_turn = turn_number
+            self._show_sources_of(turn)
         self.citations.select(n)
 
     def _retry(self) -> None:
         self.check_health(then=self.chat.retry_last)
+
+    def new_conversation(self) -> None:
+        if not self.chat.new_conversation():
+            bridge().info("Stop the answer being written first (Esc), then start anew.")
 
     # Actions ------------------------------------------------------------------
 
@@ -381,7 +438,9 @@ class MainWindow(QMainWindow):
             self.library.add_paths([folder])
 
     def summarize(self, path: str) -> None:
-        dialog = SummaryDialog(self.engine, path, self.engine.settings.summary_type, self)
+        dialog = SummaryDialog(
+            self.engine, path, self.engine.settings.summary_type, self, model=self.current_model()
+        )
         self.dialogs.append(dialog)
         dialog.finished.connect(lambda _: self.dialogs.remove(dialog))
         dialog.show()
@@ -418,7 +477,8 @@ class MainWindow(QMainWindow):
 
     def _on_settings_applied(self, applied: SettingsApplied) -> None:
         """The engine saved and applied them; the window follows."""
-        self.chat.set_models([], applied.settings.ollama_model)
+        models = self.health.models if self.health is not None else []
+        self.chat.set_models(models, applied.settings.ollama_model)
         self.check_health()
         self.library.watched.refresh()
         if applied.restart:

@@ -8,7 +8,8 @@ message naming the field, shown here; the dialog stays open.
 
 from __future__ import annotations
 
-import re
+import os
+from collections.abc import Callable
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
@@ -28,7 +29,7 @@ from PySide6.QtWidgets import (
 )
 
 from docent.core.api import EngineAPI, Health, SettingsApplied
-from docent.core.config import Settings, validate_change
+from docent.core.config import OLLAMA_PORT, QDRANT_PORT, Settings, validate_change
 from docent.core.errors import SettingsError
 from docent.gui.health import HEALTH_TIMEOUT
 from docent.gui.workers import call_in_worker
@@ -43,7 +44,19 @@ FIELD_LABELS = {
     "summary_type": "Summary kind",
     "ocr_enabled": "Scanned pages",
 }
-_KEY = re.compile(r"setting '([a-z_]+)")
+
+
+def host_placeholder(settings: Settings) -> str:
+    """What an empty Ollama host means here: OLLAMA_HOST's value when it is set (its
+    port may not be the default), else the default address."""
+    if os.environ.get("OLLAMA_HOST"):
+        return f"empty: {settings.effective_ollama_host()} (from OLLAMA_HOST)"
+    return f"empty: http://127.0.0.1:{OLLAMA_PORT} (the default)"
+
+
+def sentence(text: str) -> str:
+    text = text.strip()
+    return text if text.endswith((".", "?", "!", ")")) else text + "."
 
 
 class SettingsDialog(QDialog):
@@ -57,8 +70,13 @@ class SettingsDialog(QDialog):
         self.settings = engine.settings
         self.applied: SettingsApplied | None = None
         self.fields: dict[str, QWidget] = {}
+        #: the fields refused by the last Save or Test, with why; and a failure not
+        #: about one field
+        self._problems: dict[str, str] = {}
+        self._other = ""
         self._build()
         self._load(self.settings)
+        self._watch_edits()
 
     def _line(self, key: str, placeholder: str = "") -> QLineEdit:
         edit = QLineEdit()
@@ -69,7 +87,7 @@ class SettingsDialog(QDialog):
 
     def _build(self) -> None:
         form = QFormLayout()
-        self.host_edit = self._line("ollama_host", "http://127.0.0.1:11434 (or OLLAMA_HOST)")
+        self.host_edit = self._line("ollama_host", host_placeholder(self.settings))
         self.model_combo = QComboBox()
         self.model_combo.setObjectName("ollama_model")
         self.model_combo.setEditable(True)
@@ -89,7 +107,10 @@ class SettingsDialog(QDialog):
         data_row = QHBoxLayout()
         data_row.addWidget(self.data_edit, 1)
         data_row.addWidget(browse)
-        self.qdrant_edit = self._line("qdrant_url", "empty: the embedded store in the data folder")
+        self.qdrant_edit = self._line(
+            "qdrant_url",
+            f"empty: the embedded store (a server: http://127.0.0.1:{QDRANT_PORT})",
+        )
         self.folders = QListWidget()
         self.folders.setObjectName("watched_folders")
         self.folders.setMaximumHeight(90)
@@ -155,6 +176,21 @@ class SettingsDialog(QDialog):
         self.summary_combo.setCurrentText(s.summary_type)
         self.ocr_check.setChecked(s.ocr_enabled)
 
+    def _watch_edits(self) -> None:
+        def edited(key: str) -> Callable[..., None]:
+            return lambda *_: self._on_edited(key)
+
+        for key, w in self.fields.items():
+            if isinstance(w, QLineEdit):
+                w.textEdited.connect(edited(key))
+            elif isinstance(w, QComboBox):
+                w.currentTextChanged.connect(edited(key))
+            elif isinstance(w, QListWidget):
+                w.model().rowsInserted.connect(edited(key))
+                w.model().rowsRemoved.connect(edited(key))
+            elif isinstance(w, QCheckBox):
+                w.toggled.connect(edited(key))
+
     def changes(self) -> dict[str, object]:
         return {
             "ollama_host": self.host_edit.text().strip(),
@@ -169,27 +205,54 @@ class SettingsDialog(QDialog):
 
     # Validation and saving ----------------------------------------------------
 
-    def _clear_marks(self) -> None:
-        for w in self.fields.values():
-            w.setProperty("invalid", False)
+    def _mark(self, key: str, invalid: bool) -> None:
+        w = self.fields.get(key)
+        if w is not None and bool(w.property("invalid")) != invalid:
+            w.setProperty("invalid", invalid)
+            w.style().unpolish(w)
             w.style().polish(w)
 
-    def show_error(self, message: str) -> None:
-        keys = _KEY.findall(message)
-        for key in keys:
-            w = self.fields.get(key)
-            if w is not None:
-                w.setProperty("invalid", True)
-                w.style().polish(w)
-                w.setFocus()
-        named = ", ".join(FIELD_LABELS.get(k, k) for k in keys)
-        self.error_label.setText(f"{named}: {message}" if named else message)
-        self.error_label.setVisible(True)
+    def _clear_marks(self) -> None:
+        for key in self.fields:
+            self._mark(key, False)
+
+    def _on_edited(self, key: str) -> None:
+        """The user changed a field marked bad: its mark and message go (Save or Test
+        checks it again)."""
+        if not self.fields[key].property("invalid"):
+            return
+        self._mark(key, False)
+        self._problems.pop(key, None)
+        self._show_problems()
+
+    def show_error(self, exc: Exception) -> None:
+        """A refused change: each bad field marked and named with what is wrong, in
+        plain words; any other failure as its sentence."""
+        problems = exc.problems if isinstance(exc, SettingsError) else {}
+        self._problems = {k: v for k, v in problems.items()}
+        self._other = "" if self._problems else str(exc)
+        for key in self._problems:
+            self._mark(key, True)
+        first = next((self.fields[k] for k in self._problems if k in self.fields), None)
+        if first is not None:
+            first.setFocus()
+        self._show_problems()
+
+    def _show_problems(self) -> None:
+        lines = [f"{FIELD_LABELS.get(k, k)}: {sentence(v)}" for k, v in self._problems.items()]
+        if self._other:
+            lines.append(self._other)
+        self.error_label.setText("\n".join(lines))
+        self.error_label.setVisible(bool(lines))
+
+    def _reset_problems(self) -> None:
+        self._clear_marks()
+        self._problems, self._other = {}, ""
+        self._show_problems()
 
     def save(self) -> None:
         """The engine validates, saves and applies (in a worker: it writes a file)."""
-        self._clear_marks()
-        self.error_label.setVisible(False)
+        self._reset_problems()
         self.buttons.setEnabled(False)
         engine, changes = self.engine, self.changes()
         call_in_worker(
@@ -207,21 +270,21 @@ class SettingsDialog(QDialog):
 
     def _on_save_failed(self, exc: Exception) -> None:
         if isinstance(exc, SettingsError):
-            self.show_error(str(exc))
+            self.show_error(exc)
         else:
-            self.show_error(f"The settings could not be saved: {exc}")
+            self.show_error(Exception(f"The settings could not be saved: {exc}"))
 
     # Test ---------------------------------------------------------------------
 
     def test_connection(self) -> None:
         """Ollama as the unsaved values describe it (nothing is saved or applied)."""
-        self._clear_marks()
+        self._reset_problems()
         try:
             candidate = validate_change(self.settings, **self.changes())
         except SettingsError as exc:
-            self.show_error(str(exc))
+            self.test_label.setText("✗ Not tested: fix the value marked in red first.")
+            self.show_error(exc)
             return
-        self.error_label.setVisible(False)
         self.test_button.setEnabled(False)
         self.test_label.setText("Testing…")
         engine = self.engine

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QCloseEvent, QGuiApplication
 from PySide6.QtWidgets import (
     QComboBox,
@@ -20,24 +21,10 @@ from PySide6.QtWidgets import (
 from docent.core.api import EngineAPI, SummaryProgress, SummaryResult
 from docent.core.errors import Cancelled
 from docent.gui.markdown_view import SafeBrowser
+from docent.gui.summary_progress import SummaryTracker, elapsed_text
 from docent.gui.workers import Task, Worker, run_in_worker
 
 TYPES = ("brief", "detailed", "bullets")
-
-
-def progress_fraction(p: SummaryProgress) -> tuple[float | None, str]:
-    """A summarizer's progress -> (fraction of the bar or None, a label).
-
-    Sections are the first 80 % of the work, the synthesis calls the rest.
-    """
-    label = p.message or (f"Section {p.step} of {p.total}" if p.total else "")
-    if p.phase == "done":
-        return 1.0, label
-    if not p.total:
-        return None, label
-    if p.phase == "synthesis":
-        return 0.8 + 0.2 * p.step / p.total, label
-    return 0.8 * p.step / p.total, label
 
 
 class SummaryDialog(QDialog):
@@ -50,18 +37,30 @@ class SummaryDialog(QDialog):
         path: str,
         default_type: str = "brief",
         parent: QWidget | None = None,
+        *,
+        model: str = "",
     ) -> None:
         super().__init__(parent)
         self.engine = engine
         self.path = path
+        #: the model to ask (the window's one choice; empty: the settings' one)
+        self.chosen_model = model
         self.worker: Worker[SummaryProgress, SummaryResult] | None = None
         self.summary: SummaryResult | None = None
         self._failed = False
+        self.tracker = SummaryTracker()
+        self._started = 0.0
+        #: the model this run asked (the window's one choice: Settings and the chat's box)
+        self.model = ""
+        self._tick = QTimer(self)
+        self._tick.setInterval(1000)
+        self._tick.timeout.connect(self._show_progress)
         self.setWindowTitle(f"Summary — {Path(path).name}")
         self.resize(640, 520)
         self.type_combo = QComboBox()
         self.type_combo.addItems(list(TYPES))
         self.type_combo.setCurrentText(default_type if default_type in TYPES else "brief")
+        self.type_combo.setAccessibleName("Kind of summary")
         self.start_button = QPushButton("Summarize")
         self.cancel_button = QPushButton("Cancel")
         self.cancel_button.setEnabled(False)
@@ -81,6 +80,7 @@ class SummaryDialog(QDialog):
         self.status.setObjectName("muted")
         self.status.setWordWrap(True)
         self.status.setTextFormat(Qt.TextFormat.PlainText)
+        self.status.setAccessibleName("Summary progress")
         self.view = SafeBrowser()
         bottom = QHBoxLayout()
         bottom.addStretch(1)
@@ -104,7 +104,7 @@ class SummaryDialog(QDialog):
             return
         engine = self.engine
         path, kind = self.path, self.type_combo.currentText()
-        model = engine.settings.ollama_model
+        model = self.model = self.chosen_model or engine.settings.ollama_model
 
         def job(task: Task[SummaryProgress]) -> SummaryResult:
             return engine.summarize(
@@ -112,9 +112,13 @@ class SummaryDialog(QDialog):
             )
 
         self.summary, self._failed = None, False
+        self.tracker = SummaryTracker(kind)
+        self.tracker.stage = f"Preparing a {kind} summary with {model}"
+        self._started = time.monotonic()
         self.progress.setRange(0, 0)  # busy until the first report
         self.progress.setVisible(True)
-        self.status.setText(f"Writing a {kind} summary…")
+        self._show_progress()
+        self._tick.start()
         self.start_button.setEnabled(False)
         self.cancel_button.setEnabled(True)
         self.worker = run_in_worker(
@@ -132,20 +136,38 @@ class SummaryDialog(QDialog):
             self.status.setText("Cancelling…")
 
     def _on_progress(self, p: SummaryProgress) -> None:
-        fraction, label = progress_fraction(p)
-        if fraction is not None:
+        self.tracker.update(p)
+        self._show_progress()
+
+    def _show_progress(self) -> None:
+        if self.worker is None or self.worker.cancelled:
+            return
+        fraction = self.tracker.fraction
+        if fraction is None:
+            self.progress.setRange(0, 0)
+        else:
             self.progress.setRange(0, 1000)
             self.progress.setValue(int(fraction * 1000))
-        if label:
-            self.status.setText(label)
+        self.status.setText(self.tracker.label(time.monotonic() - self._started))
 
     def _on_result(self, result: SummaryResult) -> None:
         self.summary = result
         text = result.summary
         self.view.set_markdown(text)
-        extractive = result.mode == "extractive"
-        note = " (extractive: no language model was running)" if extractive else ""
-        self.status.setText(f"{self.type_combo.currentText().capitalize()} summary{note}.")
+        kind = self.type_combo.currentText().capitalize()
+        took = elapsed_text(time.monotonic() - self._started)
+        if result.mode == "extractive":
+            # the note above the summary says why (not running, not installed, ...)
+            done = f"{kind} summary, extractive: {self.model} did not answer (see the note)."
+        elif result.cached:
+            done = f"{kind} summary by {result.model} (saved earlier)."
+        else:
+            parts = result.sections_processed
+            done = f"{kind} summary by {result.model}: {parts} sections in {took}."
+        if result.failed_sections:
+            n = len(result.failed_sections)
+            done += f" {n} part{'s' if n > 1 else ''} could not be summarised (see the end)."
+        self.status.setText(done)
         self.copy_button.setEnabled(bool(text))
 
     def _on_error(self, exc: Exception) -> None:
@@ -158,6 +180,7 @@ class SummaryDialog(QDialog):
     def _on_finished(self) -> None:
         finished_with = self.summary if self.worker is not None and not self._failed else None
         self.worker = None
+        self._tick.stop()
         self.progress.setVisible(False)
         self.start_button.setEnabled(True)
         self.cancel_button.setEnabled(False)

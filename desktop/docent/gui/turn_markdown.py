@@ -35,19 +35,30 @@ def quoted_markdown(text: str) -> str:
 
 
 def _footer(turn: Turn) -> str:
+    """What the answer is: finished and by which model, or marked as stopped, cut short
+    or failed (a cut answer must not look finished), with its checks."""
     if turn.error:
         return f"**Could not answer:** {escape_markdown(turn.error)}"
     notes: list[str] = []
-    if turn.stopped:
-        notes.append("Stopped.")
     answer = turn.answer
     if answer is None:
-        return " ".join(f"*{escape_markdown(note)}*" for note in notes)
-    if answer.mode == "generated":
+        return "*⏹ Stopped by you before any answer came.*" if turn.stopped else ""
+    took = f" in {_seconds(answer.seconds)}" if answer.seconds >= 1 else ""
+    if turn.stopped:
+        notes.append(
+            f"⏹ Stopped by you after {_seconds(answer.seconds)}: the answer is incomplete."
+        )
+    elif answer.partial:
+        why = f": {answer.reason}" if answer.reason else "."
+        notes.append(f"⚠ Incomplete answer{why}")
+    if answer.mode == "generated" and not (turn.stopped or answer.partial):
         conf = f" · {answer.confidence} confidence" if answer.confidence else ""
-        notes.append(f"Answered by {answer.model or 'the model'}{conf}.")
+        notes.append(f"Answered by {answer.model or 'the model'}{took}{conf}.")
+    elif answer.mode == "generated":
+        notes.append(f"Written by {answer.model or 'the model'}.")
     elif answer.mode == "extractive":
-        notes.append("Quoted from your documents: no language model answered.")
+        why = answer.reason.strip() or "no language model answered."
+        notes.append(f"Quoted from your documents: {why}")
     elif answer.mode == "abstained":
         notes.append("Not found in your documents: the sources listed are only the closest.")
     if answer.invalid_citations:
@@ -81,22 +92,35 @@ def _footer(turn: Turn) -> str:
     return " ".join(f"*{escape_markdown(note)}*" for note in notes)
 
 
-def turn_markdown(turn: Turn, *, streamed: str = "", streaming: bool = False) -> str:
+def _seconds(seconds: float) -> str:
+    s = round(seconds)
+    return f"{s} s" if s < 60 else f"{s // 60} min {s % 60:02d} s"
+
+
+def turn_markdown(
+    turn: Turn, *, streamed: str = "", streaming: bool = False, again: bool = False
+) -> str:
     """``turn`` as the chat shows it; ``streamed``: the tokens so far of a turn being
-    answered (``streaming``), shown until the answer replaces them."""
-    question = "\n".join(f"> {escape_markdown(line)}" for line in turn.question.splitlines())
-    scope = ""
-    if turn.scope:
-        names = ", ".join(shown(Path(p).name) for p in turn.scope)
-        scope = " *(in " + escape_markdown(names) + ")*"
-    parts = [f"**You**{scope}\n\n{question or '>'}"]
+    answered (``streaming``), shown until the answer replaces them; ``again``: the
+    question is being asked again, below its earlier answer (not repeated)."""
+    if again:
+        parts = ["**Asking again** *(the answer above stays until this one is complete)*"]
+    else:
+        question = "\n".join(f"> {escape_markdown(line)}" for line in turn.question.splitlines())
+        scope = ""
+        if turn.scope:
+            names = ", ".join(shown(Path(p).name) for p in turn.scope)
+            scope = " *(in " + escape_markdown(names) + ")*"
+        parts = [f"**You**{scope}\n\n{question or '>'}"]
     body = (turn.text or streamed).strip()
     if body and turn.answer is not None and turn.answer.mode in ("extractive", "abstained"):
         body = quoted_markdown(body)
-    if body:
+    if body and again:  # its chips would name the earlier answer's passages: plain [n]
+        parts.append(body)
+    elif body:
         parts.append(linkify_citations(body, turn.number))
     elif streaming and turn.answer is None and not turn.error and not turn.stopped:
-        parts.append("*Searching your documents…*")
+        parts.append("*…*")
     footer = _footer(turn)
     if footer:
         parts.append(footer)

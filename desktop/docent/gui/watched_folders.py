@@ -34,9 +34,14 @@ class WatchedFoldersBox(QGroupBox):
         #: the collection a folder watched from here joins (None: the default one)
         self.collection: Collection | None = None
         self.list = QListWidget()
+        self.list.setAccessibleName("Watched folders")
         self.list.setMaximumHeight(90)
         self.add_button = QPushButton("Watch folder…")
+        self.add_button.setToolTip(
+            "Index a folder and keep it indexed: new, changed and deleted files are followed"
+        )
         self.remove_button = QPushButton("Stop watching")
+        self.remove_button.setToolTip("Stop following the selected folder")
         self.remove_button.setEnabled(False)
         buttons = QHBoxLayout()
         buttons.addWidget(self.add_button)

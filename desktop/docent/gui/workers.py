@@ -89,6 +89,9 @@ class Worker(QRunnable, Generic[P, R]):
         self.signals.started.emit()
         try:
             value = self.job(Task(self.signals, self.cancel_event))
+        except Cancelled as exc:  # the user's own doing: not a failure, no traceback
+            log.info("worker %s stopped: %s", self.name, exc)
+            self.signals.errored.emit(exc)
         except Exception as exc:  # every failure reaches the GUI as a signal
             log.info("worker %s failed: %s", self.name, exc, exc_info=True)
             self.signals.errored.emit(exc)

@@ -1,0 +1,199 @@
+"""The chat as a person uses it: the stage and time while waiting, Retry that keeps the
+earlier answer, a view that follows new text until the user scrolls up, cut and stopped
+answers marked, New conversation, and a keyboard path to Ask."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from fakes import FakeEngine, answer, citation
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QAbstractSlider
+
+from docent.gui.chat_pane import ChatPane
+
+LONG = " ".join(f"Sentence {i} of a long answer about the timer [1]." for i in range(120))
+
+
+@pytest.fixture
+def chat(qtbot: Any, fake: FakeEngine, drain: None) -> Iterator[ChatPane]:
+    pane = ChatPane(fake)
+    qtbot.addWidget(pane)
+    pane.resize(520, 480)
+    pane.show()
+    qtbot.waitExposed(pane)
+    yield pane
+    pane.stop()
+
+
+def ask(qtbot: Any, chat: ChatPane, question: str) -> Any:
+    with qtbot.waitSignal(chat.answer_finished, timeout=10_000) as done:
+        chat.ask(question)
+    return done.args[0]
+
+
+def test_the_wait_says_its_stage_and_the_time_so_far(
+    qtbot: Any, fake: FakeEngine, chat: ChatPane
+) -> None:
+    fake.answers = [answer("The timer counts at 60Hz.")]
+    fake.hold_before_tokens.set()
+    assert not chat.status.isVisibleTo(chat)
+    chat.ask("How fast is the timer?")
+    assert fake.waiting_paused.wait(10)
+    model = fake.settings.ollama_model
+    qtbot.waitUntil(lambda: chat.status.text().startswith(f"Waiting for {model}"), timeout=10_000)
+    assert chat.status.isVisibleTo(chat) and chat.status.text().endswith(" s")
+    # the time goes on while nothing else happens (a silent wait reads as a hang)
+    qtbot.waitUntil(lambda: "· 1 s" in chat.status.text(), timeout=10_000)
+    with qtbot.waitSignal(chat.answer_finished, timeout=10_000):
+        fake.release_answer.set()
+    assert not chat.status.isVisibleTo(chat)
+
+
+def test_the_status_follows_the_words_as_they_arrive(
+    qtbot: Any, fake: FakeEngine, chat: ChatPane
+) -> None:
+    fake.answers = [answer("First words and then the rest of it.")]
+    fake.hold_answer.set()
+    chat.ask("Tell me")
+    assert fake.answer_paused.wait(10)
+    qtbot.waitUntil(lambda: "is writing the answer" in chat.status.text(), timeout=10_000)
+    assert "words so far" in chat.status.text()
+    with qtbot.waitSignal(chat.answer_finished, timeout=10_000):
+        fake.release_answer.set()
+
+
+def test_retry_keeps_the_earlier_answer_until_the_new_one_is_in(
+    qtbot: Any, fake: FakeEngine, chat: ChatPane
+) -> None:
+    quoted = citation(1, "/d/vax.pdf", 4, "The page size is 65536 bytes.")
+    fake.answers = [
+        answer("> The page size is 65536 bytes. [1]", [quoted], mode="extractive"),
+        answer("It is 12 [1].", [citation(1, "/d/other.pdf", 9)]),
+    ]
+    first = ask(qtbot, chat, "How big is a page?")
+    fake.hold_answer.set()
+    chat.retry_last()
+    assert fake.answer_paused.wait(10)
+    qtbot.waitUntil(lambda: "Asking again" in chat.view.toPlainText(), timeout=10_000)
+    shown = chat.view.toPlainText()
+    assert "65536" in shown, "the earlier answer vanished while the new one was written"
+    assert chat.turn(1) is first and chat.turn(1).citations == [quoted]
+    with qtbot.waitSignal(chat.answer_finished, timeout=10_000) as done:
+        fake.release_answer.set()
+    newer = done.args[0]
+    assert newer.answer.text == "It is 12 [1]." and newer.attempt == 2
+    assert [t.attempt for t in chat.conversation.attempts(newer)] == [1, 2]
+    assert chat.answer_bar.attempt_label.text() == "Answer 2 of 2"
+    assert chat.answer_bar.earlier_button.isEnabled()
+    assert not chat.answer_bar.later_button.isEnabled()
+    # back to the earlier answer, with its passages
+    with qtbot.waitSignal(chat.attempt_shown, timeout=10_000) as back:
+        chat.answer_bar.earlier_button.click()
+    assert back.args[0] is first and chat.conversation.turns == [first]
+    assert "65536" in chat.view.toPlainText() and "It is 12" not in chat.view.toPlainText()
+    assert chat.answer_bar.attempt_label.text() == "Answer 1 of 2"
+    md = chat.export_markdown()
+    assert "Asked 2 times; answer 1 is shown first." in md and "It is 12" in md
+
+
+def test_a_retry_that_fails_leaves_the_earlier_answer_shown(
+    qtbot: Any, fake: FakeEngine, chat: ChatPane
+) -> None:
+    fake.answers = [answer("Quoted [1].", [citation(1, "/d/a.pdf")], mode="extractive")]
+    first = ask(qtbot, chat, "Why?")
+    fake.answers = [RuntimeError("Ollama went away again")]
+    with qtbot.waitSignal(chat.answer_finished, timeout=10_000) as done:
+        chat.retry_last()
+    assert done.args[0] is first, "a failed retry replaced a good answer"
+    assert chat.answer_bar.attempt_label.text() == "Answer 1 of 2"
+    with qtbot.waitSignal(chat.attempt_shown, timeout=10_000) as later:
+        chat.answer_bar.later_button.click()
+    assert later.args[0].error == "Ollama went away again"
+
+
+def test_the_view_follows_new_text_until_the_user_scrolls_up(
+    qtbot: Any, fake: FakeEngine, chat: ChatPane
+) -> None:
+    bar = chat.view.verticalScrollBar()
+    fake.answers = [answer(LONG), answer(LONG), answer(LONG)]
+    ask(qtbot, chat, "first")
+    assert bar.maximum() > 0, "the answer should not fit: nothing to follow"
+    assert bar.value() == bar.maximum() and chat.view.following
+    ask(qtbot, chat, "second")
+    assert bar.value() == bar.maximum(), "the next answer was left below the fold"
+    # while the third streams in, the user scrolls up to read: the view stays there
+    fake.hold_answer.set()
+    with qtbot.waitSignal(chat.answer_finished, timeout=10_000):
+        chat.ask("third")
+        assert fake.answer_paused.wait(10)
+        qtbot.waitUntil(lambda: "third" in chat.view.toPlainText(), timeout=10_000)
+        bar.triggerAction(QAbstractSlider.SliderAction.SliderPageStepSub)
+        assert not chat.view.following
+        reading = bar.value()
+        fake.release_answer.set()
+    assert bar.value() == reading and bar.value() < bar.maximum()
+    assert chat.answer_bar.latest_button.isVisibleTo(chat)
+    chat.answer_bar.latest_button.click()
+    assert chat.view.following and bar.value() == bar.maximum()
+    assert not chat.answer_bar.latest_button.isVisibleTo(chat)
+    # scrolling back to the bottom by hand follows again
+    bar.triggerAction(QAbstractSlider.SliderAction.SliderPageStepSub)
+    assert not chat.view.following
+    bar.triggerAction(QAbstractSlider.SliderAction.SliderToMaximum)
+    assert chat.view.following
+
+
+def test_a_stopped_answer_and_a_cut_one_do_not_look_finished(
+    qtbot: Any, fake: FakeEngine, chat: ChatPane
+) -> None:
+    cut = answer("The CPU VAX-11/78", model="smollm2:135m")
+    cut.partial, cut.reason = True, "The model stopped: it reached its length limit."
+    fake.answers = [cut]
+    ask(qtbot, chat, "Which CPU?")
+    shown = chat.view.toPlainText()
+    assert "⚠ Incomplete answer: The model stopped" in shown
+    assert "Answered by" not in shown
+    fake.answers = [answer("Never comes.")]
+    fake.hold_before_tokens.set()
+    with qtbot.waitSignal(chat.answer_finished, timeout=10_000):
+        chat.ask("Another?")
+        assert fake.waiting_paused.wait(10)
+        chat.stop()
+    assert "Stopped by you before any answer came" in chat.view.toPlainText()
+
+
+def test_new_conversation_starts_over_without_the_old_scope(
+    qtbot: Any, fake: FakeEngine, chat: ChatPane
+) -> None:
+    chat.set_scope(["/docs/a.pdf"])
+    fake.answers = [answer("About a.")]
+    ask(qtbot, chat, "first topic")
+    with qtbot.waitSignal(chat.conversation_changed, timeout=10_000):
+        assert chat.new_conversation()
+    assert chat.turns == [] and chat.scope == [] and chat.view.toPlainText() == ""
+    fake.answers = [answer("About b.")]
+    turn = ask(qtbot, chat, "another topic")
+    assert turn.number == 1 and fake.asked[-1][1] is None
+
+
+def test_tab_in_the_question_box_goes_to_ask_and_ctrl_enter_asks(
+    qtbot: Any, fake: FakeEngine, chat: ChatPane
+) -> None:
+    chat.activateWindow()
+    chat.input.setFocus()
+    qtbot.waitUntil(chat.input.hasFocus, timeout=10_000)
+    qtbot.keyClicks(chat.input, "Which CPU?")
+    qtbot.keyClick(chat.input, Qt.Key.Key_Tab)
+    assert chat.input.toPlainText() == "Which CPU?", "Tab typed a tab character"
+    qtbot.waitUntil(chat.send_button.hasFocus, timeout=10_000)
+    chat.input.setFocus()
+    fake.answers = [answer("A VAX-11/780.")]
+    with qtbot.waitSignal(chat.answer_finished, timeout=10_000):
+        qtbot.keyClick(chat.input, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
+    assert fake.asked[-1][0] == "Which CPU?"
+    for w in (chat.input, chat.send_button, chat.stop_button, chat.model_combo, chat.view):
+        assert w.accessibleName() or w.toolTip(), f"{type(w).__name__} has no name"
+    assert "Ctrl+Enter" in chat.send_button.toolTip()

@@ -1,0 +1,155 @@
+"""The main window as a person uses it: one model choice everywhere, Retry keeping the
+sources, a focus chain Tab can walk, New conversation and the shortcuts' help."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fakes import FakeEngine, answer, citation
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QApplication, QTableWidget
+
+from docent.core.api import Health
+from docent.gui.settings_dialog import SettingsDialog
+from docent.gui.summary_dialog import SummaryDialog
+
+
+def started(qtbot: Any, fake: FakeEngine, make_window: Any) -> Any:
+    window = make_window(fake)
+    with qtbot.waitSignal(window.health_changed, timeout=10_000):
+        pass
+    qtbot.waitUntil(lambda: "document" in window.docs_label.text(), timeout=10_000)
+    return window
+
+
+def pick(window: Any, model: str) -> None:
+    """Choose ``model`` in the chat's box as a user does (activated, not just set)."""
+    combo = window.chat.model_combo
+    i = combo.findText(model)
+    assert i >= 0, f"{model} is not offered"
+    combo.setCurrentIndex(i)
+    combo.activated.emit(i)
+
+
+def test_the_model_picked_in_the_chat_drives_every_label_and_action(
+    qtbot: Any, fake: FakeEngine, make_window: Any
+) -> None:
+    fake.add_document("/docs/a.pdf")
+    fake._settings = fake.settings.model_copy(update={"ollama_model": "llama3.2:3b"})
+    fake.health = Health(True, ["smollm2:135m", "other:7b"], "Ollama is running (fake).")
+    window = started(qtbot, fake, make_window)
+    chat = window.chat
+    assert window.ollama_label.text() == "Ollama: llama3.2:3b not installed — quoting passages"
+    assert chat.banner.isVisibleTo(chat) and "llama3.2:3b" in chat.banner_label.text()
+    with qtbot.waitSignal(window.health_changed, timeout=10_000) as checked:
+        pick(window, "smollm2:135m")
+    assert checked.args[0].ok
+    assert fake.settings.ollama_model == "smollm2:135m", "the choice did not reach the settings"
+    assert fake.applied == [{"ollama_model": "smollm2:135m"}]
+    assert window.ollama_label.text() == "Ollama: smollm2:135m"
+    assert not chat.banner.isVisibleTo(chat), "the banner still speaks of the old model"
+    # asking and summarizing use it
+    fake.answers = [answer("Yes.", model="smollm2:135m")]
+    with qtbot.waitSignal(chat.answer_finished, timeout=10_000):
+        chat.ask("Is it used?")
+    assert fake.asked[-1][2] == "smollm2:135m"
+    window.summarize("/docs/a.pdf")
+    (dialog,) = [d for d in window.dialogs if isinstance(d, SummaryDialog)]
+    with qtbot.waitSignal(dialog.summary_finished, timeout=10_000):
+        pass
+    assert fake.summarized[-1] == ("a.pdf", "smollm2:135m")
+    assert "by smollm2:135m" in dialog.status.text()
+    dialog.close()
+    # and Settings shows the same value
+    settings = window.open_settings()
+    assert isinstance(settings, SettingsDialog)
+    assert settings.model_combo.currentText() == "smollm2:135m"
+    settings.reject()
+
+
+def test_an_extractive_answer_with_ollama_back_offers_retry_and_keeps_the_sources(
+    qtbot: Any, fake: FakeEngine, make_window: Any
+) -> None:
+    fake._settings = fake.settings.model_copy(update={"ollama_model": "fake-model"})
+    fake.health = Health(False, [], "Ollama is not running at http://127.0.0.1:11434.")
+    window = started(qtbot, fake, make_window)
+    chat = window.chat
+    assert "Ollama is not running" in chat.banner_label.text()
+    assert window.ollama_label.text() == "Ollama: not running — quoting passages"
+    quoted = citation(1, "/d/vax.pdf", 4, "The page size is 65536 bytes.")
+    fake.answers = [answer("> 65536 [1]", [quoted], mode="extractive")]
+    with qtbot.waitSignal(chat.answer_finished, timeout=10_000):
+        chat.ask("How big is a page?")
+    assert window.citations.list.count() == 1
+    fake.health = Health(True, ["fake-model"], "Ollama is running (fake).")
+    with qtbot.waitSignal(window.health_changed, timeout=10_000):
+        window.check_health()
+    assert chat.banner.isVisibleTo(chat) and chat.retry_button.isVisibleTo(chat)
+    assert "Retry" in chat.banner_label.text()
+    fake.answers = [answer("12", [])]
+    fake.hold_answer.set()
+    with qtbot.waitSignal(chat.answer_started, timeout=10_000):
+        chat.retry_button.click()
+    assert fake.answer_paused.wait(10)
+    assert window.citations.list.count() == 1, "Retry emptied the Sources pane"
+    window.show_citation(1, 1)  # the earlier answer's chips still open their source
+    assert window.citations.list.currentRow() == 0
+    with qtbot.waitSignal(chat.answer_finished, timeout=10_000):
+        fake.release_answer.set()
+    assert window.citations.list.count() == 0 and not chat.banner.isVisibleTo(chat)
+    with qtbot.waitSignal(chat.attempt_shown, timeout=10_000):
+        chat.answer_bar.earlier_button.click()
+    assert window.citations.list.count() == 1, "going back did not bring its sources"
+
+
+def test_tab_walks_the_whole_window_and_leaves_the_library_table(
+    qtbot: Any, fake: FakeEngine, make_window: Any
+) -> None:
+    for name in ("a.pdf", "b.pdf", "c.pdf"):
+        fake.add_document(f"/docs/{name}")
+    window = started(qtbot, fake, make_window)
+    qtbot.waitUntil(lambda: window.library.model.rowCount() == 3, timeout=10_000)
+    window.activateWindow()
+    table = window.library.table
+    table.setFocus()
+    qtbot.waitUntil(table.hasFocus, timeout=10_000)
+    visited = []
+    for _ in range(60):
+        qtbot.keyClick(QApplication.focusWidget(), Qt.Key.Key_Tab)
+        w = QApplication.focusWidget()
+        visited.append(w)
+        if w is table:
+            break
+    assert visited[0] is not table, "Tab did not leave the library table"
+    assert window.chat.input in visited and window.chat.send_button in visited
+    i = visited.index(window.chat.input)
+    assert visited[i + 1] is window.chat.send_button, "Tab from the question does not reach Ask"
+    assert visited[-1] is table, "Tab never came round again (a trap)"
+    unnamed = [
+        f"{type(w).__name__} {w.objectName()}"
+        for w in visited
+        if not (w.accessibleName() or w.toolTip() or getattr(w, "text", lambda: "")())
+    ]
+    assert unnamed == [], "no name for a screen reader"
+    assert window.library.filter_edit.toolTip()
+    assert window.library.watched.add_button.toolTip()
+
+
+def test_ctrl_n_starts_a_new_conversation_and_help_lists_the_keys(
+    qtbot: Any, fake: FakeEngine, make_window: Any
+) -> None:
+    window = started(qtbot, fake, make_window)
+    fake.answers = [answer("One [1].", [citation(1, "/d/a.pdf")])]
+    with qtbot.waitSignal(window.chat.answer_finished, timeout=10_000):
+        window.chat.ask("first")
+    assert window.citations.list.count() == 1
+    assert window.new_chat_action.shortcut().toString() == "Ctrl+N"
+    window.new_chat_action.trigger()
+    assert window.chat.turns == [] and window.citations.list.count() == 0
+    window.shortcuts_action.trigger()
+    table = window.findChild(QTableWidget, "shortcuts")
+    assert table is not None
+    rows = {table.item(r, 0).text(): table.item(r, 1).text() for r in range(table.rowCount())}
+    assert rows["Ctrl+N"] == "New conversation"
+    assert rows["Ctrl+Enter"].startswith("Ask the question")
+    assert "Esc" in rows and rows["Ctrl+R"] == "Ask again"
