@@ -54,6 +54,7 @@ from docent.core.api import (
 from docent.core.config import Settings, plan_change
 from docent.core.errors import AmbiguousFile, CollectionError, SettingsError, UnknownFile
 from docent.core.models import (
+    CANCELLED,
     DEFAULT_COLLECTION,
     Collection,
     DocState,
@@ -250,6 +251,7 @@ class FakeEngine:
         self.emit(FilesFound(job, files, unsupported, [str(m) for m in found.missing]))
         for i, path in enumerate(files, 1):
             if job.cancel.is_set():
+                self._cancelled(files[i - 1 :], job.collection)
                 return
             self.emit(DocumentProgressed(job, Progress("extracting", i, len(files), path)))
             if path in self.failing:
@@ -262,10 +264,27 @@ class FakeEngine:
                 self.job_paused.set()
                 self.release_jobs.wait(WAIT)
                 if job.cancel.is_set():
+                    self._cancelled(files[i - 1 :], job.collection)
                     return
             rec = self.add_document(path, collection=job.collection or self._folder_of(path))
             report.indexed.append(path)
             self.emit(DocumentChanged(job, Progress("ready", i, len(files), path, rec.doc_id), rec))
+
+    def _cancelled(self, paths: Sequence[str], collection: str) -> None:
+        """As the indexer: files a cancelled run did not finish stay listed, cancelled."""
+        for path in paths:
+            rec = self.records.get(path)
+            if rec is None or rec.state is DocState.QUEUED:
+                name = Path(path).name
+                joins = collection or self._folder_of(path) or DEFAULT_COLLECTION
+                self.records[path] = DocumentRecord(
+                    f"doc-{name}",
+                    path,
+                    name,
+                    reason=CANCELLED,
+                    error="Indexing was cancelled.",
+                    collections=[joins],
+                )
 
     def _fail(self, job: Job, report: IndexReport, path: str, i: int, n: int) -> None:
         message = self.failing[path]
@@ -368,7 +387,9 @@ class FakeEngine:
     def status(self) -> Status:
         ready = sum(1 for r in self.records.values() if r.state is DocState.READY)
         failed = sum(1 for r in self.records.values() if r.state is DocState.FAILED)
+        cancelled = sum(1 for r in self.records.values() if r.reason == CANCELLED)
         return Status(
+            cancelled=cancelled,
             documents=len(self.records),
             ready=ready,
             failed=failed,

@@ -59,3 +59,22 @@ def test_page_labels() -> None:
     from dataclasses import replace
 
     assert page_label(replace(c, page_end=6)) == "pp. 4–6"
+
+
+def test_the_heading_names_the_page_shown(
+    qtbot: Any, fake: FakeEngine, tmp_path: Path, drain: None
+) -> None:
+    from scan_files import page_image, save_scan
+
+    pdf = save_scan(tmp_path / "two.pdf", [page_image(["Page one"]), page_image(["Page two"])])
+    pane = CitationPane(fake)
+    qtbot.addWidget(pane)
+    pane.show()
+    pane.set_citations([citation(1, str(pdf), 1, "Page one")])
+    with qtbot.waitSignal(pane.page_shown, timeout=10_000):
+        pane.select(1)
+    assert pane.header.text() == "two.pdf — p. 1"
+    with qtbot.waitSignal(pane.page_shown, timeout=10_000) as shown:
+        pane.next_button.click()
+    assert shown.args == [str(pdf), 2]
+    assert pane.header.text() == "two.pdf — p. 2 (the passage is on p. 1)"

@@ -120,6 +120,7 @@ def test_cancel_stops_the_run_and_keeps_what_finished(
     report = run.args[0]
     assert report.cancelled
     states = {r.file_name: r.state_text for r in lib.model.rows()}
-    assert "queued (cancelled)" in states.values(), states
+    assert "cancelled: not indexed" in states.values(), states
+    assert lib.resume_row.isVisibleTo(lib)
     assert not any(s.startswith(("indexing", "reading")) for s in states.values()), states
     assert any("cancelled" in t for t in window.notifications.texts())

@@ -65,19 +65,29 @@ def test_a_failed_document_shows_why(
     assert row.state_text == "failed: encrypted: it needs a password."
 
 
-def test_cancel_leaves_unfinished_rows_queued(
+def test_cancel_leaves_unfinished_rows_cancelled_with_a_resume(
     qtbot: Any, fake: FakeEngine, pane: LibraryPane, tmp_path: Path
 ) -> None:
-    a, b = texts(tmp_path, "a.txt", "b.txt")
+    a, b, c = texts(tmp_path, "a.txt", "b.txt", "c.txt")
     fake.hold_jobs.set()
-    pane.add_paths([str(a), str(b)])
+    pane.add_paths([str(a), str(b), str(c)])
     assert fake.job_paused.wait(10)
     with qtbot.waitSignal(pane.controller.run_finished, timeout=10_000) as end:
         pane.cancel_button.click()
         fake.release_jobs.set()
     assert end.args[0].cancelled
+    # the catalog's read after the run has the last word: nothing vanishes
+    with qtbot.waitSignal(pane.controller.documents_changed, timeout=10_000):
+        pane.refresh()
     states = {r.file_name: r.state_text for r in pane.model.rows()}
-    assert states["b.txt"] == "queued (cancelled)", states
+    assert states == {n: "cancelled: not indexed" for n in ("a.txt", "b.txt", "c.txt")}, states
+    assert pane.resume_row.isVisibleTo(pane)
+    assert pane.resume_label.text().startswith("3 documents cancelled")
+    fake.hold_jobs.clear()
+    with qtbot.waitSignal(pane.controller.run_finished, timeout=10_000) as resumed:
+        pane.resume_button.click()
+    assert sorted(Path(p).name for p in resumed.args[0].indexed) == ["a.txt", "b.txt", "c.txt"]
+    qtbot.waitUntil(lambda: not pane.resume_row.isVisibleTo(pane), timeout=10_000)
 
 
 def test_the_first_read_fills_the_table_and_the_filter_narrows_it(

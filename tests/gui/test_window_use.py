@@ -153,3 +153,21 @@ def test_ctrl_n_starts_a_new_conversation_and_help_lists_the_keys(
     assert rows["Ctrl+N"] == "New conversation"
     assert rows["Ctrl+Enter"].startswith("Ask the question")
     assert "Esc" in rows and rows["Ctrl+R"] == "Ask again"
+
+
+def test_a_notification_floats_over_the_panes_without_moving_them(
+    qtbot: Any, fake: FakeEngine, make_window: Any
+) -> None:
+    from docent.gui.messages import bridge
+
+    window = started(qtbot, fake, make_window)
+    window.resize(1024, 700)
+    qtbot.waitUntil(lambda: window.width() == 1024, timeout=10_000)
+    before = window.splitter.geometry()
+    bridge().error("Could not read x.pdf: it is damaged.")
+    qtbot.waitUntil(lambda: window.notifications.isVisible(), timeout=10_000)
+    assert window.splitter.geometry() == before, "a notification pushed the panes down"
+    note = window.notifications.geometry()
+    central = window.centralWidget().rect()
+    assert central.contains(note) and note.height() > 0
+    assert note.right() > central.width() * 0.6 and note.bottom() > central.height() * 0.6

@@ -107,6 +107,9 @@ class Status:
     backend: str
     embedding_model: str
     watched: list[FolderStatus] = field(default_factory=list)
+    #: Queued documents whose indexing the user cancelled (not counted in ``queued``):
+    #: they wait for the user.
+    cancelled: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -174,7 +177,8 @@ class EngineAPI(Protocol):
         ...
 
     def submit_resume(self) -> Job | None:
-        """Quick: queue the documents left queued by a crash or a cancel."""
+        """Quick: queue the documents a crash left queued (not those the user cancelled:
+        ``submit_index`` of their paths resumes them) and the outdated ones."""
         ...
 
     def cancel_indexing(self) -> None:

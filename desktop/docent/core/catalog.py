@@ -27,7 +27,7 @@ from pathlib import Path
 
 from docent.core.catalog_collections import MEMBERSHIP_COLUMN, CollectionCatalog, split_ids
 from docent.core.errors import CatalogError
-from docent.core.models import DocState, DocumentRecord
+from docent.core.models import CANCELLED, DocState, DocumentRecord
 from docent.core.userfiles import is_text_safe
 
 #: The documents table's columns: every field but ``collections`` (the memberships table).
@@ -204,14 +204,18 @@ class Catalog(CollectionCatalog):
         where, args = (f"WHERE {_IN_COLLECTION}", (collection,)) if collection else ("", ())
         with self._lock:
             rows = self._db.execute(
-                f"SELECT state, COUNT(*), SUM(chunks) FROM documents {where} GROUP BY state", args
+                f"SELECT state, reason, COUNT(*), SUM(chunks) FROM documents {where} "
+                "GROUP BY state, reason",
+                args,
             )
             out: dict[str, int] = {"documents": 0, "chunks": 0}
-            for state, n, chunks in rows:
-                out[state] = n
+            for state, reason, n, chunks in rows:
+                out[state] = out.get(state, 0) + n
                 out["documents"] += n
                 if state == DocState.READY.value:
                     out["chunks"] += chunks or 0
+                if state == DocState.QUEUED.value and reason == CANCELLED:
+                    out[CANCELLED] = n  # (also counted as queued)
             return out
 
     # Summaries cache -------------------------------------------------------

@@ -38,6 +38,7 @@ from docent.core.jobs import IndexQueue
 from docent.core.live_settings import LiveSettings, LLMFactory
 from docent.core.lookup import GREP_LIMIT, GrepMatch
 from docent.core.models import (
+    CANCELLED,
     DEFAULT_COLLECTION,
     DocState,
     DocumentRecord,
@@ -308,8 +309,9 @@ class Engine(EngineCollections):
     def resume(
         self, progress: ProgressCallback | None = None, cancel: threading.Event | None = None
     ) -> IndexReport:
-        """Index what is queued (interrupted or cancelled earlier) and re-index what an
-        older Docent indexed (searchable meanwhile; unchanged texts keep their vectors); wait."""
+        """Index what a crash left queued and re-index what an older Docent indexed
+        (searchable meanwhile; unchanged texts keep their vectors); wait. Documents the
+        user cancelled wait for them: index them again to resume them."""
         report = self._run(Job(JobKind.RESUME, [], "resume"), progress, cancel)
         self._outdated = self.indexer.outdated()
         return report
@@ -470,7 +472,8 @@ class Engine(EngineCollections):
             documents=counts["documents"],
             ready=counts.get("ready", 0),
             failed=counts.get("failed", 0),
-            queued=counts.get("queued", 0),
+            queued=counts.get("queued", 0) - counts.get(CANCELLED, 0),
+            cancelled=counts.get(CANCELLED, 0),
             indexing=counts.get("indexing", 0),
             chunks=counts["chunks"],
             data_dir=str(s.data_path),

@@ -30,7 +30,7 @@ from docent.core.context import dense_text
 from docent.core.datafolder import check_free_space, existing_parent
 from docent.core.embedding import Embedder
 from docent.core.errors import Cancelled, DocumentError, FileVanished
-from docent.core.models import Chunk, DocState, DocumentRecord, SparseVec
+from docent.core.models import CANCELLED, Chunk, DocState, DocumentRecord, SparseVec
 from docent.core.preparing import Limits, Prepared, Preparer
 from docent.core.sandbox import CRASHED, InlinePreparer, Preparation, ProcessPreparer
 from docent.core.store import COLLECTIONS, ChunkPoint, Store, chunk_point_id
@@ -213,6 +213,7 @@ class Indexer:
 
         pending: deque[tuple[int, Path, DocumentRecord | None, os.stat_result, int]] = deque()
         queue = iter(todo)
+        current: Path | None = None  # the file being read or written
         try:
             while True:
                 while len(pending) < LOOKAHEAD and not cancel.is_set():
@@ -227,20 +228,38 @@ class Indexer:
                     break
                 i, path, rec, st, task = pending.popleft()
                 key = str(path)
+                current = path
 
                 def on_step(label: str, pages: int, i: int = i, key: str = key) -> None:
                     progress(Progress("extracting", i, n, key, message=label, pages=pages))
 
                 prepared = self._preparation().result(task, cancel, on_step)
                 self._handle(report, progress, cancel, i, n, path, rec, st, prepared)
+                current = None
         except Cancelled:
             pass
         finally:
             if pending or cancel.is_set():
                 self.close()  # files in flight (a cancel, Ctrl-C): stop reading them now
+        if cancel.is_set():  # what the run did not finish stays listed, cancelled
+            unfinished = [current] if current is not None else []
+            unfinished += [p for _, p, *_ in pending] + [p for _, p, *_ in queue]
+            for path in unfinished:
+                self._note_cancelled(path)
         report.cancelled = report.cancelled or cancel.is_set()
         report.seconds = time.perf_counter() - started
         return report
+
+    def _note_cancelled(self, path: Path) -> None:
+        """A file a cancelled run did not finish: queued as cancelled (a new one too, so it
+        stays in the list); one indexed or failed before keeps that state."""
+        rec = self.catalog.by_path(str(path))
+        if rec is not None and rec.state is not DocState.QUEUED:
+            return
+        rec = rec or DocumentRecord(doc_id=new_doc_id(), path=str(path), file_name=path.name)
+        rec.reason, rec.error = CANCELLED, "Indexing was cancelled before it began."
+        self.catalog.put(rec)
+        self._settle_collections(rec)  # listed in the collection the run was adding to
 
     def _known_sha(self, rec: DocumentRecord | None) -> str:
         """The sha256 under which the file needs no work (ready in the current format,
@@ -421,7 +440,8 @@ class Indexer:
             )
         except Cancelled:
             self._drop_vectors(rec.doc_id)
-            rec.state, rec.chunks, rec.error = DocState.QUEUED, 0, "Indexing was cancelled."
+            rec.state, rec.chunks = DocState.QUEUED, 0
+            rec.reason, rec.error = CANCELLED, "Indexing was cancelled."
             self.catalog.put(rec)
             raise
         self.store.delete_chunks(rec.doc_id, from_ordinal=len(chunks))
@@ -514,7 +534,8 @@ class Indexer:
                 self.cache.discard(rec.sha256)
 
     def recover(self) -> list[DocumentRecord]:
-        """After a crash: finish removals, clean half-written documents, re-queue them."""
+        """After a crash: finish removals, clean half-written documents, re-queue them.
+        Returns the documents to resume: not those the user cancelled (they wait)."""
         for rec in self.catalog.in_states(DocState.REMOVING):
             self.remove(rec)
         requeued = self.catalog.in_states(DocState.INDEXING, DocState.QUEUED)
@@ -524,7 +545,7 @@ class Indexer:
             self.catalog.put(rec)
         if requeued:
             self.store.flush()
-        return requeued
+        return [r for r in requeued if r.reason != CANCELLED]
 
 
 def mean_vector(vectors: Iterable[list[float]]) -> list[float]:

@@ -15,7 +15,7 @@ from docent.core import files as filemod
 from docent.core.catalog import Catalog
 from docent.core.index_events import Job, JobKind
 from docent.core.indexer import FailedFile, Indexer, IndexReport, Progress
-from docent.core.models import DocState, DocumentRecord
+from docent.core.models import CANCELLED, DocState, DocumentRecord
 from docent.core.userfiles import shown
 
 
@@ -147,8 +147,9 @@ def run_drop(q: QueueOps, job: Job, report: IndexReport) -> None:
 
 
 def run_resume(q: QueueOps, job: Job, report: IndexReport) -> None:
-    """Documents left queued, and ready ones indexed in an older format."""
-    queued = q.catalog.in_states(DocState.QUEUED)
+    """Documents left queued (not those the user cancelled: they wait for the user),
+    and ready ones indexed in an older format."""
+    queued = [r for r in q.catalog.in_states(DocState.QUEUED) if r.reason != CANCELLED]
     todo = [*queued, *q.indexer.outdated()]
     q.index_files([r.path for r in todo if os.path.exists(r.path)], job, report)
     for rec in queued:

@@ -90,6 +90,11 @@ class DocState(enum.StrEnum):
     REMOVING = "removing"
 
 
+#: The ``reason`` of a queued document whose indexing the user cancelled: it waits for
+#: the user's Resume (or Re-index), and nothing resumes it by itself, not even a restart.
+CANCELLED = "cancelled"
+
+
 @dataclass(slots=True)
 class DocumentRecord:
     """What the catalog knows about one file."""

@@ -287,6 +287,9 @@ class CitationPane(QWidget):
         if c is None:
             return
         cited = c.page <= r.page <= c.page_end
+        # the heading names the page shown (◀ ▶ move away from the cited one)
+        where = page_label(c) if cited else f"p. {r.page} (the passage is on {page_label(c)})"
+        self.header.setText(f"{c.file_name} — {where}")
         if r.rects:
             self.note.setText("The cited passage is highlighted.")
             first = r.rects[0]

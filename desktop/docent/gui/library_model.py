@@ -17,7 +17,7 @@ from PySide6.QtWidgets import (
 )
 
 from docent.core.api import Progress, shown
-from docent.core.models import DocState, DocumentRecord
+from docent.core.models import CANCELLED, DocState, DocumentRecord
 from docent.gui.plain import plain_tip
 
 COLUMNS = ("Name", "Pages", "Chunks", "State", "Indexed")
@@ -42,7 +42,7 @@ Cell = dict[int, CellValue]
 class Row:
     path: str
     file_name: str
-    state: str = "queued"  # queued | indexing | ready | failed | removing
+    state: str = "queued"  # queued | indexing | ready | failed | removing | cancelled
     fraction: float = 0.0
     pages: int = 0
     chunks: int = 0
@@ -62,7 +62,11 @@ class Row:
         return cls(
             path=rec.path,
             file_name=rec.file_name,
-            state=rec.state.value,
+            state=(
+                "cancelled"
+                if rec.state is DocState.QUEUED and rec.reason == CANCELLED
+                else rec.state.value
+            ),
             fraction=1.0 if rec.state is DocState.READY else 0.0,
             pages=rec.pages,
             chunks=rec.chunks,
@@ -81,8 +85,8 @@ class Row:
             return f"indexing {int(self.fraction * 100)}%"
         if self.state == "failed":
             return f"failed: {self.short_error}" if self.error else "failed"
-        if self.state == "queued" and self.error:  # cancelled earlier
-            return "queued (cancelled)"
+        if self.state == "cancelled":
+            return "cancelled: not indexed"
         if self.state == "ready" and self.ocr_pages:
             return f"ready · OCR ({self.ocr_pages} p.)"
         return self.state
@@ -161,7 +165,7 @@ class DocumentTableModel(QStandardItemModel):
     @staticmethod
     def _cells(row: Row) -> list[Cell]:
         """Plain Python values only: comparing Qt objects would be calls into Qt."""
-        muted = row.state in ("queued", "removing")
+        muted = row.state in ("queued", "removing", "cancelled")
         busy = row.state == "indexing" and row.phase != "reading"
         cells: list[Cell] = []
         for col in range(len(COLUMNS)):
@@ -282,7 +286,8 @@ class DocumentTableModel(QStandardItemModel):
         self._by_path = {r.path: n for n, r in enumerate(self._rows)}
 
     def finish_pending(self, paths: set[str]) -> None:
-        """A run over ``paths`` ended: what it did not finish waits (it was cancelled).
+        """A run over ``paths`` ended: what it did not finish was cancelled (it waits for
+        the user's Resume).
 
         The catalog read that follows every run has the last word; this keeps the table
         from showing "indexing" for a run that is over until then.
@@ -290,7 +295,7 @@ class DocumentTableModel(QStandardItemModel):
         for row in self._rows:
             if row.path in paths and row.state in ("queued", "indexing"):
                 row.state, row.error, row.fraction, row.phase = (
-                    "queued",
+                    "cancelled",
                     "Indexing was cancelled.",
                     0.0,
                     "",

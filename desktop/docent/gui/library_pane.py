@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from PySide6.QtCore import QMimeData, QModelIndex, QPoint, QSortFilterProxyModel, Qt, QUrl, Signal
-from PySide6.QtGui import QDesktopServices, QKeySequence, QShortcut
+from PySide6.QtGui import QDesktopServices, QKeySequence, QResizeEvent, QShortcut
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
@@ -34,8 +34,10 @@ from docent.core.models import DocumentRecord
 from docent.gui.collection_bar import CollectionBar
 from docent.gui.indexing import IndexController
 from docent.gui.library_model import (
+    CHUNKS,
     INDEXED,
     NAME,
+    PAGES,
     ROW_ROLE,
     SORT_ROLE,
     STATE,
@@ -48,6 +50,10 @@ from docent.gui.plain import ask, plain_label
 from docent.gui.text_dialog import show_text
 from docent.gui.watched_folders import WatchedFoldersBox
 from docent.gui.workers import call_in_worker
+
+#: Pane widths (px) below which the Chunks, then the Pages column are hidden.
+NARROW = 480
+NARROWER = 380
 
 
 def local_paths(mime: QMimeData) -> list[str]:
@@ -137,6 +143,19 @@ class LibraryPane(QWidget):
         row.addWidget(self.cancel_button)
         self.progress_row.setVisible(False)
 
+        # Cancelled documents wait for the user: said here, with the way to resume them
+        self.resume_label = QLabel()
+        self.resume_label.setObjectName("muted")
+        self.resume_label.setWordWrap(True)
+        self.resume_button = QPushButton("Resume")
+        self.resume_button.setToolTip("Index the documents whose indexing was cancelled")
+        self.resume_row = QWidget()
+        resume = QHBoxLayout(self.resume_row)
+        resume.setContentsMargins(0, 0, 0, 0)
+        resume.addWidget(self.resume_label, 1)
+        resume.addWidget(self.resume_button)
+        self.resume_row.setVisible(False)
+
         self.watched = WatchedFoldersBox(self.engine, self)
 
         layout = QVBoxLayout(self)
@@ -147,6 +166,7 @@ class LibraryPane(QWidget):
         layout.addWidget(self.table, 1)
         layout.addWidget(self.empty_hint)
         layout.addWidget(self.progress_row)
+        layout.addWidget(self.resume_row)
         layout.addWidget(self.watched)
 
     def _connect(self) -> None:
@@ -164,6 +184,7 @@ class LibraryPane(QWidget):
             shortcut.setContext(Qt.ShortcutContext.WidgetShortcut)
             shortcut.activated.connect(slot)
         self.cancel_button.clicked.connect(c.cancel)
+        self.resume_button.clicked.connect(self.resume_cancelled)
         c.documents_changed.connect(self._on_documents)
         c.files_found.connect(self._on_files_found)
         c.document_progressed.connect(self._on_doc_progress)
@@ -174,6 +195,17 @@ class LibraryPane(QWidget):
         c.documents_changed.connect(lambda _: self.collection_bar.refresh())
         self.collection_bar.collection_changed.connect(self.set_collection)
         self.collection_bar.collections_changed.connect(self._on_collections)
+        # after the rows are updated; not on every progress step (counted on the GUI thread)
+        for signal in (c.documents_changed, c.document_changed, c.files_found, c.run_finished):
+            signal.connect(self._update_resume)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        """A narrow pane drops the counts (Chunks, then Pages) before the State and the
+        date get cut: those say what a document is doing."""
+        super().resizeEvent(event)
+        width = event.size().width()
+        self.table.setColumnHidden(CHUNKS, width < NARROW)
+        self.table.setColumnHidden(PAGES, width < NARROWER)
 
     # Public -------------------------------------------------------------------
 
@@ -224,6 +256,22 @@ class LibraryPane(QWidget):
         if job.collection:
             return job.collection == shown.id
         return any(path.startswith(f.rstrip("/") + "/") for f in shown.folders)
+
+    def cancelled_rows(self) -> list[Row]:
+        return [r for r in self.model.rows() if r.state == "cancelled"]
+
+    def resume_cancelled(self) -> None:
+        """Index again what the user cancelled (nothing else resumes it)."""
+        paths = [r.path for r in self.cancelled_rows()]
+        if paths:
+            self.add_paths(paths)
+
+    def _update_resume(self, *_: object) -> None:
+        n = len(self.cancelled_rows())
+        if n:
+            docs = "1 document" if n == 1 else f"{n} documents"
+            self.resume_label.setText(f"{docs} cancelled, not indexed: they wait for Resume.")
+        self.resume_row.setVisible(n > 0)
 
     def selected_rows(self) -> list[Row]:
         rows = []

@@ -13,6 +13,7 @@ from PySide6.QtGui import (
     QDragMoveEvent,
     QDropEvent,
     QKeySequence,
+    QResizeEvent,
 )
 from PySide6.QtWidgets import (
     QFileDialog,
@@ -49,6 +50,8 @@ from docent.gui.welcome import WelcomePanel
 from docent.gui.workers import call_in_worker
 
 STATUS_POLL_MS = 10_000
+#: Width of the Sources pane while it has nothing to show (it widens for an answer's).
+SOURCES_IDLE_WIDTH = 220
 HEALTH_POLL_MS = 30_000
 
 
@@ -81,6 +84,7 @@ class MainWindow(QMainWindow):
         self._status_running = False
         self.dialogs: list[QWidget] = []
         self._citations_turn = 0  # the turn whose sources the citation pane lists
+        self._sources_width = 0  # the Sources pane's width before it was narrowed
         self._build()
         self._menus()
         self._wire()
@@ -106,11 +110,14 @@ class MainWindow(QMainWindow):
         layout = QVBoxLayout(central)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(0)
-        layout.addWidget(self.notifications)
         self.welcome = WelcomePanel()  # while the library is empty
         layout.addWidget(self.welcome)
         layout.addWidget(self.splitter, 1)
         self.setCentralWidget(central)
+        # floating over the panes, not in the layout: a message does not move them
+        self.notifications.setParent(central)  # (this hides it: shown again if it has notes)
+        self.notifications.setVisible(bool(self.notifications.notifications()))
+        self.notifications.changed.connect(self._place_notifications)
 
         sb = self.statusBar()
         self.docs_label = plain_label("Opening the library…")
@@ -235,6 +242,7 @@ class MainWindow(QMainWindow):
         # window appears, rather than in the middle of the first drop or question; then
         # take what startup made out of the garbage collector's sight (see heap.py).
         settle_heap()
+        self.fit_sources(False)  # nothing to show yet: room for the library and the chat
         call_in_worker(
             self.engine.warm_up,
             name="warm-up",
@@ -322,6 +330,8 @@ class MainWindow(QMainWindow):
             extra.append(f"{st.failed} failed")
         if st.queued or st.indexing:
             extra.append(f"{st.queued + st.indexing} waiting")
+        if st.cancelled:
+            extra.append(f"{st.cancelled} cancelled")
         tail = f" ({', '.join(extra)})" if extra else ""
         docs = "1 document" if st.ready == 1 else f"{st.ready} documents"
         self.docs_label.setText(f"{docs} · {st.chunks:,} chunks{tail}")
@@ -407,8 +417,30 @@ class MainWindow(QMainWindow):
         self._show_model_state()  # an extractive answer with Ollama up offers Retry
 
     def _show_sources_of(self, turn: Turn | None) -> None:
-        self.citations.set_citations(turn.citations if turn is not None else [])
+        cites = turn.citations if turn is not None else []
+        self.citations.set_citations(cites)
         self._citations_turn = turn.number if turn is not None else 0
+        self.fit_sources(bool(cites))
+
+    def fit_sources(self, has_sources: bool) -> None:
+        """The Sources pane is narrow while it has nothing to show, and gets its width
+        back (a third at least) when an answer has sources."""
+        sizes = self.splitter.sizes()
+        if len(sizes) != 3 or sum(sizes) <= 0:
+            return
+        lib, chat, src = sizes
+        if not has_sources and src > SOURCES_IDLE_WIDTH:
+            self._sources_width = src
+            spare = src - SOURCES_IDLE_WIDTH
+            self.splitter.setSizes(
+                [lib + spare // 3, chat + spare - spare // 3, SOURCES_IDLE_WIDTH]
+            )
+        elif has_sources and src <= SOURCES_IDLE_WIDTH:
+            total = lib + chat + src
+            want = max(self._sources_width, total // 3)
+            take = want - src
+            chat_share = min(take, max(0, chat - total // 3))
+            self.splitter.setSizes([lib - (take - chat_share), chat - chat_share, want])
 
     def show_citation(self, turn_number: int, n: int) -> None:
         turn = self.chat.turn(turn_number)
@@ -494,6 +526,15 @@ class MainWindow(QMainWindow):
             "Docent — chat with your own documents, locally.\n\n"
             f"Data folder: {self.engine.settings.data_path}",
         )
+
+    def _place_notifications(self) -> None:
+        central = self.centralWidget()
+        if central is not None and self.notifications.isVisibleTo(central):
+            self.notifications.place(central.rect())
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self._place_notifications()
 
     # Drag and drop ------------------------------------------------------------
 

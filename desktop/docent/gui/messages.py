@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 
-from PySide6.QtCore import QObject, Qt, QTimer, Signal
+from PySide6.QtCore import QObject, QRect, Qt, QTimer, Signal
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QToolButton, QVBoxLayout, QWidget
 
 log = logging.getLogger(__name__)
@@ -19,6 +19,9 @@ log = logging.getLogger(__name__)
 INFO_TIMEOUT_MS = 6000
 _LEVELS = {"error": logging.ERROR, "warning": logging.WARNING, "info": logging.INFO}
 MAX_SHOWN = 4
+#: Width of the floating stack, and its distance from the window's edges (px).
+WIDTH = 460
+MARGIN = 12
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,12 +102,17 @@ class Notification(QFrame):
 
 
 class NotificationArea(QWidget):
-    """A stack of notifications above the panes; the newest at the bottom."""
+    """A stack of notifications floating over the bottom right of the window (over the
+    page view, not in the layout: a message does not push the panes down); the newest
+    at the bottom."""
+
+    #: the notes shown changed (the window places the stack again)
+    changed = Signal()
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._layout = QVBoxLayout(self)
-        self._layout.setContentsMargins(6, 4, 6, 0)
+        self._layout.setContentsMargins(0, 0, 0, 0)
         self._layout.setSpacing(4)
         self.setVisible(False)
         self._notes: list[Notification] = []
@@ -129,6 +137,7 @@ class NotificationArea(QWidget):
         self._notes.append(note)
         self._layout.addWidget(note)
         self.setVisible(True)
+        self.changed.emit()
 
     def _remove(self, note: Notification) -> None:
         if note not in self._notes:
@@ -138,3 +147,13 @@ class NotificationArea(QWidget):
         note.hide()
         note.deleteLater()
         self.setVisible(bool(self._notes))
+        self.changed.emit()
+
+    def place(self, area: QRect) -> None:
+        """Float at the bottom right of ``area`` (the parent's coordinates)."""
+        width = min(WIDTH, area.width() - 2 * MARGIN)
+        height = min(self._layout.totalHeightForWidth(width), area.height() - 2 * MARGIN)
+        self.setGeometry(
+            area.right() - width - MARGIN, area.bottom() - height - MARGIN, width, height
+        )
+        self.raise_()

@@ -1,0 +1,127 @@
+"""Walk through a question as a new user does and take a screenshot at each step: the wait
+(stage and time), the answer with its page, Retry (the earlier answer stays), and the two
+answers to switch between.
+
+    xvfb-run -s "-screen 0 1600x1000x24" .venv/bin/python resources/screenshots/walkthrough.py \
+        --size 1600x1000 --out /tmp/shots --host http://127.0.0.1:11515 --model smollm2:135m
+
+With ``--host`` pointing at a real Ollama (or the llm-rig's tiny model) the answers are the
+model's own; a scratch DOCENT_HOME and a few corpus PDFs make the library.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[2]
+PDFS = ("simh__ctss_hardware.pdf", "debian-history__project-history.en.pdf")
+QUESTION = "When was Debian begun, and who started it?"
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--size", default="1600x1000")
+    ap.add_argument("--out", type=Path, default=Path(tempfile.gettempdir()) / "docent-walk")
+    ap.add_argument("--host", required=True)
+    ap.add_argument("--model", default="smollm2:135m")
+    args = ap.parse_args()
+    width, height = (int(v) for v in args.size.split("x"))
+    args.out.mkdir(parents=True, exist_ok=True)
+
+    scratch = Path(tempfile.mkdtemp(prefix="docent-walk-"))
+    os.environ["DOCENT_HOME"] = str(scratch / "home")
+    corpus = Path(os.environ.get("DOCENT_CORPUS", REPO.parent / "shared" / "corpus" / "pdfs"))
+    library = scratch / "Documents"
+    library.mkdir()
+    for name in PDFS:
+        shutil.copy(corpus / name, library / name)
+
+    from PySide6.QtCore import QTimer
+    from PySide6.QtWidgets import QApplication
+
+    from docent.core.config import load_settings
+    from docent.gui.app import create_app, open_engine
+    from docent.gui.main_window import MainWindow
+
+    app = create_app([sys.argv[0]])
+    engine = open_engine(load_settings(ollama_host=args.host, ollama_model=args.model))
+    assert engine is not None
+    window = MainWindow(engine)
+    window.resize(width, height)
+    window.show()
+    lib, chat, sources = window.library, window.chat, window.citations
+    step = {"name": "indexing", "since": time.monotonic()}
+    suffix = f"-{width}x{height}"
+
+    def shot(name: str) -> None:
+        path = args.out / f"{name}{suffix}.png"
+        window.grab().save(str(path))
+        print(f"{time.strftime('%H:%M:%S')} saved {path}", flush=True)
+
+    def go(name: str) -> None:
+        step["name"], step["since"] = name, time.monotonic()
+        print(f"{time.strftime('%H:%M:%S')} step: {name}", flush=True)
+
+    def poll() -> None:
+        s = step["name"]
+        waited = time.monotonic() - float(step["since"])
+        if s == "asking" and chat.status.isVisible() and waited > 4:
+            shot("1-waiting")
+            go("answering")
+        elif s == "retrying" and "Asking again" in chat.view.toPlainText() and waited > 4:
+            shot("3-retrying")
+            go("retry-answering")
+
+    def after_index(_: Any) -> None:
+        go("asking")
+        chat.input.setPlainText(QUESTION)
+        chat.send_button.click()
+
+    def after_answer(turn: Any) -> None:
+        if step["name"] in ("asking", "answering"):
+            go("answered")
+            if turn.citations:
+                sources.select(turn.citations[0].n)
+            else:
+                QTimer.singleShot(500, lambda: after_page("", 0))
+        elif step["name"] in ("retrying", "retry-answering"):
+            go("retried")
+            QTimer.singleShot(800, lambda: (shot("4-two-answers"), app.quit()))
+
+    def after_page(path: str, page: int) -> None:
+        if step["name"] != "answered":
+            return
+        shot("2-answered")
+        go("retrying")
+        window.retry_action.trigger()
+
+    timer = QTimer()
+    timer.setInterval(500)
+    timer.timeout.connect(poll)
+    timer.start()
+    lib.controller.run_finished.connect(after_index)
+    chat.answer_finished.connect(after_answer)
+    sources.page_shown.connect(after_page)
+    QTimer.singleShot(800, lambda: lib.add_paths([str(library)]))
+    QTimer.singleShot(1_500_000, app.quit)
+    app.exec()
+    window.close()
+    from docent.gui.workers import cancel_all, wait_for_all
+
+    cancel_all()
+    wait_for_all(30_000)
+    engine.close()
+    QApplication.processEvents()
+    shutil.rmtree(scratch, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
