@@ -16,7 +16,7 @@ from answer_script import MEMORY_Q, MODEL, ScriptedModel, ask, offered_in, point
 
 from docent.core.answering import Answer, AnswerCancelled, Answerer
 from docent.core.citations import strip_markers
-from docent.core.conversation import Conversation
+from docent.core.conversation import AskStage, Conversation
 from docent.core.engine import Engine
 from docent.core.evaluation import SUPPORT_THRESHOLD
 from docent.core.retrieval import SearchResult
@@ -267,6 +267,20 @@ def test_error_line_mid_stream_keeps_the_partial_answer(
     )
     assert "runner crashed" in answer.reason
     assert [c.n for c in answer.citations] == [1]
+
+
+def test_the_stages_are_reported_in_order(engine: Engine, model: ScriptedModel) -> None:
+    stages: list[AskStage] = []
+    conv = Conversation()
+    answer, _ = ask(engine, conversation=conv, on_stage=stages.append)
+    assert answer.mode == "generated"
+    assert stages == [AskStage.SEARCHING, AskStage.WAITING, AskStage.CHECKING]
+    stages.clear()
+    follow_up, _ = ask(
+        engine, "And how is it protected?", conversation=conv, on_stage=stages.append
+    )
+    checked = [AskStage.CHECKING] if follow_up.mode == "generated" else []
+    assert stages == [AskStage.REWRITING, AskStage.SEARCHING, AskStage.WAITING, *checked]
 
 
 def test_stream_broken_before_anything_useful_falls_back(

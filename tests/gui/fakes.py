@@ -527,6 +527,8 @@ class FakeEngine:
                 while not self.release_answer.wait(0.01):
                     if cancel is not None and cancel.is_set():
                         return self._stopped(conv, question, scripted, streamed)
+        if on_stage is not None:
+            on_stage(AskStage.CHECKING)
         scripted.question = question
         conv.add(question, question, scripted)
         return scripted

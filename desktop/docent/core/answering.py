@@ -48,8 +48,10 @@ from docent.core.config import Settings
 from docent.core.conversation import (
     Answer,
     AnswerCancelled,
+    AskStage,
     Conversation,
     Mode,
+    StageCallback,
     fallback_query,
     parse_rewrite,
     rewrite_messages,
@@ -144,7 +146,9 @@ class Answerer:
         model: str | None = None,
         on_token: TokenFn | None = None,
         cancel: threading.Event | None = None,
+        on_stage: StageCallback | None = None,
     ) -> Answer:
+        """``on_stage`` hears when the answer is in and being checked (CHECKING)."""
         conv = conversation if conversation is not None else Conversation()
         started = time.monotonic()
         name = model or self.settings.ollama_model
@@ -154,7 +158,9 @@ class Answerer:
         _check(cancel, None)
         result = self.search(query, rewrites)
         _check(cancel, None)
-        run = _Run(question, query, rewrites, name, result, requests, conv, cancel, on_token)
+        run = _Run(
+            question, query, rewrites, name, result, requests, conv, cancel, on_token, on_stage
+        )
         try:
             answer = self._abstain(run) or self._generate(run)
         except AnswerCancelled as exc:
@@ -276,6 +282,8 @@ class Answerer:
         text = "".join(tokens)
         if not text.strip():
             return self._extractive(run, prompt.offered, "The model returned an empty answer.")
+        if run.on_stage is not None:  # the citations and sentences are checked next
+            run.on_stage(AskStage.CHECKING)
         if guard.done_reason == "length":
             kept = text[: last_sentence_end(text)] or text
             reason = (
@@ -409,6 +417,7 @@ class _Run:
     conv: Conversation
     cancel: threading.Event | None
     on_token: TokenFn | None
+    on_stage: StageCallback | None = None
 
 
 def should_abstain(result: SearchResult) -> bool:

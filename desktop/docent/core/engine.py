@@ -606,8 +606,11 @@ class Engine(EngineCollections):
                 count_tokens=self.embedder.count_tokens,
                 embed=self.embedder.embed_dense,
             )
-            stage(AskStage.REWRITING if conv.last is not None else AskStage.SEARCHING)
-            return answerer.answer(question, conv, model=model, on_token=on_token, cancel=cancel)
+            if conv.last is not None:  # a follow-up: the model makes it standalone first
+                stage(AskStage.REWRITING)
+            return answerer.answer(
+                question, conv, model=model, on_token=on_token, cancel=cancel, on_stage=on_stage
+            )
         except AnswerCancelled:
             if len(conv.turns) == before:
                 conv.add_unanswered(question, stopped=True)
