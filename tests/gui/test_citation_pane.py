@@ -78,3 +78,7 @@ def test_the_heading_names_the_page_shown(
         pane.next_button.click()
     assert shown.args == [str(pdf), 2]
     assert pane.header.text() == "two.pdf — p. 2 (the passage is on p. 1)"
+    assert pane.toolbar.isVisibleTo(pane)
+    pane.set_citations([])  # a new conversation, or an answer without sources
+    assert pane.stack.currentIndex() == PLACEHOLDER and pane.current is None
+    assert pane.header.text().startswith("Click a citation") and not pane.toolbar.isVisibleTo(pane)

@@ -171,3 +171,33 @@ def test_a_notification_floats_over_the_panes_without_moving_them(
     central = window.centralWidget().rect()
     assert central.contains(note) and note.height() > 0
     assert note.right() > central.width() * 0.6 and note.bottom() > central.height() * 0.6
+
+
+def test_at_1024_by_700_the_empty_sources_pane_gives_way(
+    qtbot: Any, fake: FakeEngine, make_window: Any
+) -> None:
+    from docent.gui.main_window import SOURCES_IDLE_WIDTH
+
+    fake.add_document("/docs/a-rather-long-file-name-about-the-vax.pdf")
+    window = make_window(fake)
+    window.resize(1024, 700)
+    with qtbot.waitSignal(window.health_changed, timeout=10_000):
+        pass
+    qtbot.waitUntil(lambda: window.width() == 1024, timeout=10_000)
+    window.fit_sources(False)
+    lib, chat, src = window.splitter.sizes()
+    assert src <= SOURCES_IDLE_WIDTH + 10, window.splitter.sizes()
+    table = window.library.table
+    shown = [c for c in range(5) if not table.isColumnHidden(c)]
+    assert [table.model().headerData(c, Qt.Orientation.Horizontal) for c in shown][-2:] == [
+        "State",
+        "Indexed",
+    ]
+    header = table.horizontalHeader()
+    assert header.sectionViewportPosition(shown[-1]) + header.sectionSize(shown[-1]) <= (
+        table.viewport().width()
+    ), "Indexed is off-screen"
+    fake.answers = [answer("At dusk [1].", [citation(1, "/d/a.pdf")])]
+    with qtbot.waitSignal(window.chat.answer_finished, timeout=10_000):
+        window.chat.ask("When?")
+    assert window.splitter.sizes()[2] >= sum(window.splitter.sizes()) // 3 - 2

@@ -67,7 +67,8 @@ class AskStatus(QLabel):
         if self.stage is AskStage.CHECKING:
             what = "Checking the answer against its passages"
         elif self._writing:
-            what = f"{model} is writing the answer · {self.words} words so far"
+            words = "1 word" if self.words == 1 else f"{self.words} words"
+            what = f"{model} is writing the answer · {words} so far"
         elif self.stage is AskStage.REWRITING:
             what = f"{model} is reading the follow-up question"
         elif self.stage is AskStage.WAITING:

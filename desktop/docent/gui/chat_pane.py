@@ -458,7 +458,8 @@ class ChatPane(QWidget):
             first = tail[0] if tail else self._asking
             lead = SEPARATOR.lstrip() if first.number > 1 and not tail else ""
             md = (md + SEPARATOR if md else lead) + streaming
-            self.view.show_tail(md, matched=_matched(tail))
+            earlier = [s for t in tail if t.answer for s in t.answer.unsupported_sentences]
+            self.view.show_tail(md, unsupported=earlier, matched=_matched(tail))
             return
         tail = self.conversation.turns[self._frozen_turns :]
         unsupported = [s for t in tail if t.answer for s in t.answer.unsupported_sentences]

@@ -49,6 +49,9 @@ def snippet(text: str, n: int = SNIPPET_CHARS) -> str:
 RenderKey = tuple[str, int, float | tuple[str, int], int, float]
 
 
+HINT = "Click a citation [n] in an answer to see its page."
+
+
 def page_label(c: Citation) -> str:
     """ "p. 3", "pp. 3–4", or the unit a passage of a slide deck, workbook, e-book or
     Word document comes from ("slide 3", "Budget rows 2–26", "§ Setup")."""
@@ -103,7 +106,7 @@ class CitationPane(QWidget):
         self.list.setAlternatingRowColors(True)
         self.list.currentRowChanged.connect(self._on_row)
 
-        self.header = QLabel("Click a citation [n] in an answer to see its page.")
+        self.header = QLabel(HINT)
         self.header.setObjectName("citationHeader")
         self.header.setWordWrap(True)
         self.header.setTextFormat(Qt.TextFormat.PlainText)
@@ -127,6 +130,7 @@ class CitationPane(QWidget):
         self.toolbar.setLayout(bar)
         bar.setContentsMargins(0, 0, 0, 0)
         self.toolbar.setEnabled(False)
+        self.toolbar.setVisible(False)  # until a page is shown (the empty pane stays narrow)
 
         self.page_label = QLabel()
         self.page_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
@@ -174,7 +178,17 @@ class CitationPane(QWidget):
     # Citations ----------------------------------------------------------------
 
     def set_citations(self, citations: list[Citation]) -> None:
+        """The answer's sources; none (a new conversation, an uncited answer): the pane
+        says so instead of showing an earlier answer's page."""
         self.citations = list(citations)
+        if not self.citations and self.current is not None:
+            self.current = None
+            self._generation += 1  # a render under way is not shown
+            self.header.setText(HINT)
+            self.stack.setCurrentIndex(PLACEHOLDER)
+            self.note.setText("")
+            self.toolbar.setEnabled(False)
+            self.toolbar.setVisible(False)
         self.list.blockSignals(True)
         self.list.clear()
         for c in self.citations:
@@ -213,6 +227,7 @@ class CitationPane(QWidget):
         self.page = c.page or 1
         self.header.setText(f"{c.file_name} — {page_label(c)}")
         self.toolbar.setEnabled(True)
+        self.toolbar.setVisible(True)
         if Path(c.path).suffix.lower() == ".pdf":
             self._render_pdf()
         else:

@@ -35,6 +35,8 @@ class WatchedFoldersBox(QGroupBox):
         self.collection: Collection | None = None
         self.list = QListWidget()
         self.list.setAccessibleName("Watched folders")
+        self.list.setWordWrap(True)  # a long path or the hint wraps rather than scrolls
+        self.list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.list.setMaximumHeight(90)
         self.add_button = QPushButton("Watch folder…")
         self.add_button.setToolTip(
