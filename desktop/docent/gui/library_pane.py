@@ -52,8 +52,8 @@ from docent.gui.watched_folders import WatchedFoldersBox
 from docent.gui.workers import call_in_worker
 
 #: Pane widths (px) below which the Chunks, then the Pages column are hidden.
-NARROW = 480
-NARROWER = 380
+NARROW = 540
+NARROWER = 440
 
 
 def local_paths(mime: QMimeData) -> list[str]:
