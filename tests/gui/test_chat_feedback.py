@@ -60,7 +60,7 @@ def test_the_status_follows_the_words_as_they_arrive(
     chat.ask("Tell me")
     assert fake.answer_paused.wait(10)
     qtbot.waitUntil(lambda: "is writing the answer" in chat.status.text(), timeout=10_000)
-    assert "words so far" in chat.status.text()
+    assert chat.status.text().endswith(" s") and " so far · " in chat.status.text()
     with qtbot.waitSignal(chat.answer_finished, timeout=10_000):
         fake.release_answer.set()
 
