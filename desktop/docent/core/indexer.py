@@ -257,7 +257,7 @@ class Indexer:
         if rec is not None and rec.state is not DocState.QUEUED:
             return
         rec = rec or DocumentRecord(doc_id=new_doc_id(), path=str(path), file_name=path.name)
-        rec.reason, rec.error = CANCELLED, "Indexing was cancelled before it began."
+        rec.reason, rec.error = CANCELLED, "Indexing was cancelled before it finished."
         self.catalog.put(rec)
         self._settle_collections(rec)  # listed in the collection the run was adding to
 
