@@ -67,7 +67,7 @@ def cmd_collections(args: argparse.Namespace, open_engine: OpenEngine) -> int:
         mark = " (default)" if c.is_default else ""
         print(
             f"{c.name + mark:32.32} {_plural(c.documents, 'document'):>14} "
-            f"{c.ready:>6} ready {c.chunks:>8} chunks"
+            f"{c.ready:>6} ready {c.chunks:>8} chunks {c.exclusive:>6} only here"
         )
         for folder in c.folders:
             print(f"    watches {folder}")

@@ -77,6 +77,8 @@ def test_collections_lists_each_with_its_counts(
     assert listed["default"]["documents"] == 0 and listed["default"]["default"] is True
     code, out, _ = run(capsys, "collections")
     assert "Work" in out and "2 documents" in out and "(default)" in out
+    [work_line] = [line for line in out.splitlines() if line.startswith("Work")]
+    assert work_line.split()[-3:] == ["1", "only", "here"]
 
 
 @pytest.mark.parametrize(
