@@ -191,7 +191,7 @@ def test_a_file_scope_is_looked_for_inside_the_collection(
     eng, ids = library
     from docent.core.errors import UnknownFile
 
-    with pytest.raises(UnknownFile, match="in this collection"):
+    with pytest.raises(UnknownFile, match="in the collection 'A'"):
         eng.search(QUESTION, files=["b03.txt"], collection=ids["a"])
     assert eng.search(QUESTION, files=["b03.txt"], collection=ids["b"]).hits
 

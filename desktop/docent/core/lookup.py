@@ -60,10 +60,14 @@ def resolve(catalog: Catalog, name_or_path: str, collection: str | None = None) 
         return matches[0]
     if matches:
         raise AmbiguousFile(name_or_path, [r.path for r in matches])
-    where = " in this collection" if collection is not None else ""
+    found = catalog.collection(collection) if collection is not None else None
+    if found is None:
+        raise UnknownFile(
+            f"No indexed document matches '{name_or_path}'. See `docent list` for what is indexed."
+        )
     raise UnknownFile(
-        f"No indexed document{where} matches '{name_or_path}'. "
-        "See `docent list` for what is indexed."
+        f"No indexed document in the collection '{found.name}' matches '{name_or_path}'. "
+        f'See `docent list --collection "{found.name}"` for what it holds.'
     )
 
 
