@@ -19,7 +19,7 @@ from docent.core.engine import Engine
 from docent.core.errors import Cancelled
 from docent.core.models import Page
 from docent.core.sectioning import Section, pages_label, split_sections
-from docent.core.summarizing import SummaryProgress, SummaryResult
+from docent.core.summarizing import SummaryProgress, SummaryResult, retrieval_text
 from ollama_stub import OllamaStub
 
 CTSS = "simh__ctss_hardware.pdf"  # 11 pages, ~340 words each
@@ -56,6 +56,9 @@ def stub(engine: Engine) -> Iterator[OllamaStub]:
         engine.settings.max_words_per_section = WORDS
         engine.settings.summary_timeout_per_call = 20
         engine.settings.summary_timeout_total = 600
+        engine.settings.summary_seconds_per_page = 4.0
+        engine.settings.llm_context_tokens = 4096
+        server.responder = echo
         yield server
 
 
@@ -67,6 +70,10 @@ def user_prompts(stub: OllamaStub) -> list[str]:
     return [body["messages"][-1]["content"] for body in stub.bodies("/api/chat")]
 
 
+def map_messages(prompt: str) -> Messages:
+    return [{"role": "user", "content": prompt}]
+
+
 def section_of(messages: Messages) -> int:
     """The section number a map prompt names, 0 for any other prompt."""
     found = re.search(r"\(section (\d+) of \d+\)", messages[-1]["content"])
@@ -75,6 +82,27 @@ def section_of(messages: Messages) -> int:
 
 def normal(text: str) -> str:
     return " ".join(text.split())
+
+
+def text_of(messages: Messages) -> str:
+    """The text a prompt gives the model (between the --- lines)."""
+    return messages[-1]["content"].split("---\n", 1)[1].split("\n---", 1)[0]
+
+
+def gist(messages: Messages, words: int = 12) -> str:
+    """A reply made of the prompt's own text: it passes the gate."""
+    text = text_of(messages)
+    plain = [w for w in re.sub(r"\[[^\]]*\]", " ", text).split() if w.isalpha()]
+    return " ".join(plain[:words]) + "."
+
+
+def echo(messages: Messages, model: str) -> str:
+    return f"This part is about {gist(messages)}"
+
+
+def asks_about(messages: Messages, section: Section) -> bool:
+    """Whether the prompt is about ``section`` (map or simpler prompt)."""
+    return text_of(messages).strip() == section.text.strip()
 
 
 # Sections -------------------------------------------------------------------------------
@@ -138,7 +166,7 @@ def test_sections_of_a_real_pdf_follow_its_pages(engine: Engine) -> None:
 def test_one_map_call_per_section_then_synthesis_with_progress_in_order(
     engine: Engine, stub: OllamaStub
 ) -> None:
-    stub.responder = lambda messages, model: f"Section {section_of(messages)} is about drums."
+    stub.responder = lambda messages, model: f"Section {section_of(messages)}: {gist(messages)}"
     events: list[SummaryProgress] = []
     result = engine.summarize(CTSS, type="bullets", progress=events.append)
     sections = ctss_sections(engine)
@@ -152,14 +180,18 @@ def test_one_map_call_per_section_then_synthesis_with_progress_in_order(
     # the overlap: section 2's prompt repeats the end of section 1
     assert normal(sections[1].pieces[0].text) in normal(prompts[0])
     assert normal(sections[1].pieces[0].text) in normal(prompts[1])
-    assert "Section 3 is about drums." in prompts[-1] and "Markdown bullets" in prompts[-1]
+    assert f"Section 3: {gist(map_messages(prompts[2]))}" in prompts[-1]
+    assert "Markdown bullets" in prompts[-1]
     phases = [(e.phase, e.step) for e in events]
     assert phases == [("section", i) for i in range(1, n + 1)] + [("synthesis", 1), ("done", 1)]
     assert all(e.total == n for e in events if e.phase == "section")
     assert result.mode == "generated" and not result.cached and not result.failed_sections
     assert result.sections_processed == n and result.pages == 11
     assert [s.section for s in result.section_summaries] == list(range(1, n + 1))
-    assert result.section_summaries[1].summary == "Section 2 is about drums."
+    assert result.section_summaries[1].summary == f"Section 2: {gist(map_messages(prompts[1]))}"
+    assert {s.source for s in result.section_summaries} == {"model"}
+    assert result.model_sections == n and result.extracted_sections == 0
+    assert result.summary.endswith(f"_Sections: {n} of {n} summarised by the model, 0 extracted._")
     assert result.section_summaries[1].pages == sections[1].pages
     assert result.total_words == sum(
         len(p.text.split()) for p in engine.extracted(engine.resolve(CTSS)).pages
@@ -171,11 +203,10 @@ def test_one_map_call_per_section_then_synthesis_with_progress_in_order(
 
 def test_a_document_that_fits_gets_one_call(engine: Engine, stub: OllamaStub) -> None:
     engine.settings.max_words_per_section = 5000
-    stub.responder = lambda messages, model: "A two-page text sample."
     result = engine.summarize(SHORT)
     (prompt,) = user_prompts(stub)
     assert "Here is the document" in prompt and "one paragraph" in prompt
-    assert result.summary == "A two-page text sample."
+    assert result.summary == echo(map_messages(prompt), "")
     assert result.sections_processed == 1 and result.type == "brief"
 
 
@@ -192,11 +223,20 @@ def test_the_second_time_is_cached_with_no_requests(engine: Engine, stub: Ollama
 
 
 def test_brief_summary_becomes_the_document_vector(engine: Engine, stub: OllamaStub) -> None:
-    text = "Compatible Time-Sharing System hardware: drums, disks, the 7750 and its timers."
-    stub.responder = lambda messages, model: text
+    finals: list[str] = []
+
+    def responder(messages: Messages, model: str) -> str:
+        if section_of(messages):
+            return echo(messages, model)
+        finals.append(f"Compatible Time-Sharing System hardware: {gist(messages)}")
+        return finals[-1]
+
+    stub.responder = responder
     rec = engine.resolve(CTSS)
     result = engine.summarize(CTSS, type="brief")
-    assert result.summary == text
+    text = finals[-1]
+    assert result.summary.startswith(text + "\n\n_Sections: ")
+    assert retrieval_text(result) == text
     assert engine.store is not None
     payload = engine.store.get_document(rec.doc_id)
     assert payload is not None and payload["summary"] == text and payload["state"] == "ready"
@@ -204,7 +244,7 @@ def test_brief_summary_becomes_the_document_vector(engine: Engine, stub: OllamaS
     assert record is not None and record.summary == text
     hits = engine.store.query_documents(engine.embedder.query_dense(text), limit=2)
     assert hits[0].payload["doc_id"] == rec.doc_id and hits[0].score > 0.99
-    stub.responder = lambda messages, model: "A detailed summary is not the document's text."
+    stub.responder = lambda messages, model: f"Not the document's text: {gist(messages)}"
     engine.summarize(CTSS, type="detailed")
     payload = engine.store.get_document(rec.doc_id)
     assert payload is not None and payload["summary"] == text
@@ -225,7 +265,7 @@ def test_cancel_between_calls_stops_further_calls(engine: Engine, stub: OllamaSt
 def test_cancel_during_a_call_hangs_up_at_once(engine: Engine, stub: OllamaStub) -> None:
     def responder(messages: Messages, model: str) -> str:
         stub.stall_after_tokens = 0 if section_of(messages) == 2 else None
-        return "Fine."
+        return echo(messages, model)
 
     stub.responder = responder
     cancel = threading.Event()
@@ -239,85 +279,94 @@ def test_cancel_during_a_call_hangs_up_at_once(engine: Engine, stub: OllamaStub)
     assert len(stub.bodies("/api/chat")) == 2
 
 
-def test_a_section_that_times_out_is_retried_once_then_reported(
+def test_a_section_that_times_out_is_retried_simpler_then_extracted_and_not_cached(
     engine: Engine, stub: OllamaStub
 ) -> None:
     engine.settings.summary_timeout_per_call = 0.5
+    sections = ctss_sections(engine)
     stuck = 3
 
     def responder(messages: Messages, model: str) -> str:
-        stub.stall_after_tokens = 0 if section_of(messages) == stuck else None
-        return f"Section {section_of(messages)} summary."
+        mine = asks_about(messages, sections[stuck - 1])
+        stub.stall_after_tokens = 0 if mine else None
+        return echo(messages, model)
 
     stub.responder = responder
     events: list[SummaryProgress] = []
     result = engine.summarize(CTSS, type="brief", progress=events.append)
-    sections = ctss_sections(engine)
-    (failed,) = result.failed_sections
-    assert failed.section == stuck and failed.pages == sections[stuck - 1].pages
-    assert "0.5 s" in failed.error and "summary_timeout_per_call" in failed.error
-    assert [section_of(m) for m in (b["messages"] for b in stub.bodies("/api/chat"))].count(
-        stuck
-    ) == 2
-    assert [e.phase for e in events].count("retry") == 1
-    assert stuck not in [s.section for s in result.section_summaries]
-    final = user_prompts(stub)[-1]
-    lost = f"page {sections[stuck - 1].page_end}"  # its first page is the overlap
-    assert f"There is no summary of {lost}" in final and "not covered" in final
-    assert f"_Not covered: {lost} " in result.summary
-    # a partial summary is not cached: the next request tries again
+    assert not result.failed_sections
+    part = result.section_summaries[stuck - 1]
+    assert part.source == "extracted" and part.pages == sections[stuck - 1].pages
+    assert "0.5 s" in part.note and "summary_timeout_per_call" in part.note
+    pages = {p.number: normal(p.text) for p in engine.extracted(engine.resolve(CTSS)).pages}
+    lo, hi = part.pages
+    section_text = " ".join(pages[p] for p in range(lo, hi + 1))
+    assert part.summary and all(w in section_text for w in part.summary.split()[:8])
+    tries = [b["messages"] for b in stub.bodies("/api/chat")]
+    mine = [m for m in tries if asks_about(m, sections[stuck - 1])]
+    assert len(mine) == 2 and mine[1][0]["role"] == "user"  # the simpler prompt: no system
+    (retry,) = [e for e in events if e.phase == "retry"]
+    assert retry.step == stuck and "simpler prompt" in retry.message
+    n = len(sections)
+    assert result.model_sections == n - 1 and result.extracted_sections == 1
+    assert f"_Sections: {n - 1} of {n} summarised by the model, 1 extracted" in result.summary
+    # a section lost to a timeout is worth another try: not cached
     calls = len(stub.bodies("/api/chat"))
-    stub.responder = lambda messages, model: "All good now."
+    stub.responder = echo
     again = engine.summarize(CTSS, type="brief")
-    assert not again.cached and not again.failed_sections
+    assert not again.cached and again.extracted_sections == 0
     assert len(stub.bodies("/api/chat")) > calls
 
 
 def test_a_failed_call_is_retried_and_can_succeed(engine: Engine, stub: OllamaStub) -> None:
-    seen: list[int] = []
+    sections = ctss_sections(engine)
+    seen: list[bool] = []
 
     def responder(messages: Messages, model: str) -> str:
-        section = section_of(messages)
-        stub.error_after_tokens = 1 if section == 2 and section not in seen else None
-        seen.append(section)
-        return "Some words here."
+        mine = asks_about(messages, sections[1])
+        stub.error_after_tokens = 1 if mine and not seen else None
+        if mine:
+            seen.append(True)
+        return echo(messages, model)
 
     stub.responder = responder
     events: list[SummaryProgress] = []
     result = engine.summarize(CTSS, type="bullets", progress=events.append)
-    assert not result.failed_sections
-    assert seen.count(2) == 2
+    assert not result.failed_sections and result.extracted_sections == 0
+    assert len(seen) == 2
     (retry,) = [e for e in events if e.phase == "retry"]
     assert retry.step == 2 and "retrying" in retry.message
 
 
-def test_out_of_total_time_reports_what_was_not_reached(engine: Engine, stub: OllamaStub) -> None:
+def test_out_of_total_time_extracts_what_was_not_reached(engine: Engine, stub: OllamaStub) -> None:
     engine.settings.summary_timeout_per_call = 1.0
     engine.settings.summary_timeout_total = 1.6
 
     def responder(messages: Messages, model: str) -> str:
-        stub.stall_after_tokens = 0 if section_of(messages) == 2 else None
-        return "Quick."
+        stub.stall_after_tokens = None if section_of(messages) == 1 else 0
+        return echo(messages, model)
 
     stub.responder = responder
     result = engine.summarize(CTSS, type="bullets")
     n = len(ctss_sections(engine))
-    failed = {f.section: f.error for f in result.failed_sections}
-    assert set(failed) == {0, *range(2, n + 1)}  # 0: the synthesis
-    assert "summary_timeout_total" in failed[2]
-    assert all("ran out of time" in failed[i] for i in range(3, n + 1))
-    assert [s.section for s in result.section_summaries] == [1]
-    assert "Quick." in result.summary and "_Not covered:" in result.summary
+    assert [f.section for f in result.failed_sections] == [0]  # 0: the synthesis
+    parts = result.section_summaries
+    assert [p.section for p in parts] == list(range(1, n + 1))
+    assert parts[0].source == "model" and all(p.source == "extracted" for p in parts[1:])
+    assert "summary_timeout_total" in parts[1].note
+    assert all("ran out of time" in p.note for p in parts[2:])
+    assert "Combining the section summaries failed" in result.summary
+    assert f"_Sections: 1 of {n} summarised by the model, {n - 1} extracted" in result.summary
 
 
 def test_long_section_summaries_are_reduced_in_rounds(engine: Engine, stub: OllamaStub) -> None:
     def responder(messages: Messages, model: str) -> str:
         section = section_of(messages)
         if section:
-            return " ".join(f"s{section}w{i}" for i in range(120))
+            return gist(messages) + " " + " ".join(f"s{section}w{i}" for i in range(110))
         if "Combine them" in messages[-1]["content"]:
-            return "A combined part: " + " ".join(f"c{i}" for i in range(30))  # no loop
-        return "The final summary."
+            return "A combined part: " + gist(messages) + " ".join(f" c{i}" for i in range(30))
+        return "The final summary: " + gist(messages)
 
     stub.responder = responder
     events: list[SummaryProgress] = []
@@ -332,7 +381,8 @@ def test_long_section_summaries_are_reduced_in_rounds(engine: Engine, stub: Olla
     assert len(final_input.split()) <= WORDS and "A combined part" in final_input
     for p in combines:
         assert len(p.split("\n---\n")[1].split()) <= WORDS + 1
-    assert result.summary == "The final summary."
+    assert result.summary.startswith("The final summary: ")
+    assert result.extracted_sections == 0
 
 
 # No model: extractive -------------------------------------------------------------------
@@ -375,7 +425,7 @@ def test_model_not_pulled_gives_an_extractive_summary(engine: Engine, stub: Olla
 def test_cli_summarize_json_with_progress_on_stderr(
     samples_dir: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    with OllamaStub() as server:
+    with OllamaStub(responder=echo) as server:
         monkeypatch.setenv("DOCENT_OLLAMA_HOST", server.url)
         monkeypatch.setenv("DOCENT_OLLAMA_MODEL", "stub-model:latest")
         monkeypatch.setenv("DOCENT_EXTRACT_IN_SUBPROCESS", "false")
@@ -385,12 +435,12 @@ def test_cli_summarize_json_with_progress_on_stderr(
         assert cli.main(["summarize", "a-text", "--type", "bullets", "--json"]) == 0
         out, err = capsys.readouterr()
         data = json.loads(out)
-        assert data["type"] == "bullets" and data["summary"] == "The stub model says hello."
+        assert data["type"] == "bullets" and data["summary"].startswith("This part is about ")
         assert data["mode"] == "generated" and data["sections_processed"] == 1
         assert "section: summarising section 1 of 1" in err
         assert cli.main(["summarize", "a-text", "--type", "bullets"]) == 0
         out, err = capsys.readouterr()
-        assert out.strip() == "The stub model says hello." and "cached" in err
+        assert out.strip() == data["summary"] and "cached" in err
 
 
 def test_result_round_trips_through_json(engine: Engine, stub: OllamaStub) -> None:
@@ -399,3 +449,111 @@ def test_result_round_trips_through_json(engine: Engine, stub: OllamaStub) -> No
     assert again == result
     with pytest.raises(ValueError, match="brief, detailed, bullets"):
         engine.summarize(SHORT, type="haiku")
+
+
+# Quality gate, guards, budget -------------------------------------------------------------
+
+
+def test_a_degenerate_section_is_retried_simpler_then_extracted_and_marked(
+    engine: Engine, stub: OllamaStub
+) -> None:
+    sections = ctss_sections(engine)
+    bad = sections[1]
+    name_list = " ".join(f"Simh-Ctss-Hardware-Summary-1.{i}" for i in range(1, 9))
+
+    def responder(messages: Messages, model: str) -> str:
+        mine = asks_about(messages, bad)
+        return name_list if mine else echo(messages, model)
+
+    stub.responder = responder
+    events: list[SummaryProgress] = []
+    result = engine.summarize(CTSS, type="detailed", progress=events.append)
+    part = result.section_summaries[1]
+    assert part.source == "extracted" and "mostly the document's name" in part.note
+    assert name_list not in result.summary
+    pages = {p.number: normal(p.text) for p in engine.extracted(engine.resolve(CTSS)).pages}
+    text = " ".join(pages[p] for p in range(bad.pages[0], bad.pages[1] + 1))
+    assert part.summary.split(". ")[0] in text  # the section's own sentences
+    (retry,) = [e for e in events if e.phase == "retry"]
+    assert retry.step == 2 and "mostly the document's name" in retry.message
+    simple = [b["messages"] for b in stub.bodies("/api/chat") if len(b["messages"]) == 1]
+    assert len(simple) == 1 and "In 3 short sentences" in simple[0][0]["content"]
+    n = len(sections)
+    assert result.extracted_sections == 1 and result.model_sections == n - 1
+    assert f"{n - 1} of {n} summarised by the model, 1 extracted" in result.summary
+    assert pages_label(bad.pages) in result.summary.split("_Sections:")[1]
+    # the final prompt got the extracted sentences in that section's place
+    assert part.summary in user_prompts(stub)[-1]
+    assert engine.summarize(CTSS, type="detailed").cached  # a rejection is not transient
+
+
+def test_a_looping_section_is_cut_by_the_guard_and_keeps_what_came_before(
+    engine: Engine, stub: OllamaStub
+) -> None:
+    sections = ctss_sections(engine)
+    loop = sections[2]
+    opening: list[str] = []
+
+    def responder(messages: Messages, model: str) -> Any:
+        if not asks_about(messages, loop):
+            return echo(messages, model)
+        opening.append(echo(messages, model))
+        again = itertools.cycle([" The", " drum", " is", " a", " drum", " and", " a", " disk."])
+        return itertools.chain([opening[-1]], again)  # endless: only a hang-up stops it
+
+    stub.responder = responder
+    result = engine.summarize(CTSS, type="bullets")
+    assert stub.client_disconnected.wait(5)
+    part = result.section_summaries[2]
+    assert part.source == "model" and part.summary.startswith(opening[0])
+    assert part.summary.count("drum and a disk") <= 1
+    assert len(opening) == 1  # the text before the loop passed the gate: no retry
+
+
+def test_progress_counts_sections_and_says_how_long_is_left(
+    engine: Engine, stub: OllamaStub
+) -> None:
+    events: list[SummaryProgress] = []
+    engine.summarize(CTSS, type="brief", progress=events.append)
+    n = len(ctss_sections(engine))
+    mapping = [e for e in events if e.phase == "section"]
+    assert [e.sections_done for e in mapping] == list(range(n))
+    assert all(e.sections_total == n for e in events if e.phase != "done")
+    assert mapping[0].seconds_left is None  # nothing timed yet
+    assert all(e.seconds_left is not None for e in mapping[1:])
+    left = [e.seconds_left for e in mapping[1:]]
+    assert left[-1] is not None and left[0] is not None and left[-1] < left[0]
+    assert "left" in mapping[-1].message
+    (final,) = [e for e in events if e.phase == "synthesis"]
+    assert final.sections_done == n and final.seconds_left is not None
+    assert not any(e.over_limit for e in events)  # the stub is fast
+
+
+def test_over_the_time_limit_is_flagged_and_asks_for_fewer_words(
+    engine: Engine, stub: OllamaStub
+) -> None:
+    engine.settings.summary_seconds_per_page = 1e-6  # any model is too slow for this
+    engine.settings.max_words_per_section = 1500  # few sections: 250 words asked of each
+    events: list[SummaryProgress] = []
+    result = engine.summarize(CTSS, type="bullets", progress=events.append)
+    mapping = [e for e in events if e.phase == "section"]
+    assert not mapping[0].over_limit and all(e.over_limit for e in mapping[1:])
+    prompts = [p for p in user_prompts(stub) if "(section " in p]
+    asked = [int(re.search(r"at most (\d+) words", p).group(1)) for p in prompts]  # type: ignore[union-attr]
+    assert asked[0] > 60 and set(asked[1:]) == {60}
+    assert result.mode == "generated"
+    # the other half of the offer: extractive now, with no model call
+    calls = len(stub.bodies("/api/chat"))
+    now = engine.summarize(CTSS, type="bullets", extractive=True)
+    assert now.mode == "extractive" and len(stub.bodies("/api/chat")) == calls
+    assert "asked for an extractive summary now" in now.summary
+    assert engine.summarize(CTSS, type="bullets").mode == "generated"  # the model's, cached
+
+
+def test_section_size_follows_the_model_context(engine: Engine, stub: OllamaStub) -> None:
+    engine.settings.max_words_per_section = 5000
+    engine.settings.llm_context_tokens = 1024
+    engine.summarize(CTSS, type="brief")
+    prompts = [p for p in user_prompts(stub) if "(section " in p]
+    longest = max(len(p.split("\n---\n")[1].split()) for p in prompts)
+    assert len(prompts) > 1 and longest * 1.4 + 300 + 564 <= 1024 + 40

@@ -142,6 +142,10 @@ class FakeEngine:
         self.summaries: list[SummaryResult | Exception] = []
         #: each summarize call: (file name, the model it was given)
         self.summarized: list[tuple[str, str | None]] = []
+        #: (file name, extractive) of each summarize call.
+        self.summary_requests: list[tuple[str, bool]] = []
+        #: Progress says the summary is over the user's time limit (after the first call).
+        self.summary_over_limit = False
         self.applied: list[dict[str, object]] = []
         self.save_error: OSError | None = None
         self.warmed = threading.Event()
@@ -550,16 +554,31 @@ class FakeEngine:
         progress: Callable[[SummaryProgress], None] | None = None,
         cancel: threading.Event | None = None,
         collection: str | None = None,
+        extractive: bool = False,
     ) -> SummaryResult:
         rec = self.resolve(name_or_path, collection)
         self.summarized.append((rec.file_name, model))
+        self.summary_requests.append((rec.file_name, extractive))
         for step in (1, 2):
             if progress is not None:
-                progress(SummaryProgress("section", step, 2, (step, step), f"Section {step} of 2"))
+                progress(
+                    SummaryProgress(
+                        "section",
+                        step,
+                        2,
+                        (step, step),
+                        f"Section {step} of 2",
+                        sections_done=step - 1,
+                        sections_total=2,
+                        seconds_left=None if step == 1 else 30.0,
+                        over_limit=self.summary_over_limit and step > 1,
+                    )
+                )
         scripted = self.summaries.pop(0) if self.summaries else None
         if isinstance(scripted, Exception):
             raise scripted
         return scripted or SummaryResult(
+            mode="extractive" if extractive else "generated",
             summary=f"A {type or 'brief'} summary of {rec.file_name}.",
             type=type or "brief",
             document=rec.file_name,

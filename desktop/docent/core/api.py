@@ -251,6 +251,7 @@ class EngineAPI(Protocol):
         progress: SummaryCallback | None = None,
         cancel: threading.Event | None = None,
         collection: str | None = None,
+        extractive: bool = False,
     ) -> SummaryResult: ...
 
     def llm_health(self, timeout: float = 1.0) -> Health: ...

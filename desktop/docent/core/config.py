@@ -115,6 +115,10 @@ class Settings(BaseModel):
     summary_type: Literal["brief", "detailed", "bullets"] = "brief"
     summary_timeout_per_call: float = Field(300.0, gt=0, le=7200)
     summary_timeout_total: float = Field(3600.0, gt=0, le=86400)
+    # A summary estimated (from its first model call) to take longer than this many
+    # seconds per page offers an extractive summary now and the model's in the
+    # background: ~2 minutes for 30 pages. 0: never offer.
+    summary_seconds_per_page: float = Field(4.0, ge=0, le=3600)
 
     watched_folders: list[str] = Field(default_factory=list)
     sweep_interval_minutes: float = Field(10.0, ge=0, le=1440)  # 0: no periodic sweep

@@ -4,8 +4,11 @@ The text comes from the extracted-text cache (never a re-parse). It is cut into 
 sections (core/sectioning.py); each is summarised with its page range in the prompt
 (map), then the section summaries are combined (reduce), in rounds when they do not fit
 one call. A section that fails is retried once, then reported, and the summary says
-which pages it does not cover. With no model (Ollama down, model not pulled) the summary
-is extractive: each section's most central sentences (core/extractive_summary.py).
+which pages it does not cover. A section whose model summary is unusable (the quality gate
+in summary_mapreduce.py) gets its most central sentences instead, marked "extracted".
+With no model (Ollama down, model not pulled), or when asked (``extractive=True``: the
+"extractive now" half of the offer a summary over the time limit makes), the summary is
+extractive: each section's most central sentences (core/extractive_summary.py).
 
 Results are cached in the catalog by (sha256, type, model). A brief summary becomes the
 document's vector in the ``documents`` collection, for two-tier retrieval.
@@ -29,9 +32,13 @@ from docent.core.indexer import record_payload
 from docent.core.models import DocState, DocumentRecord, ExtractedDocument
 from docent.core.sectioning import Section, pages_label, split_sections
 from docent.core.store import Store
+from docent.core.summary_budget import section_words
 from docent.core.summary_mapreduce import (
+    Extract,
+    FailedSection,
     MapReduce,
     Reduced,
+    SectionSummary,
     SummaryProgress,
     SummaryProgressCallback,
 )
@@ -54,26 +61,12 @@ Mode = Literal["generated", "extractive"]
 #: Extractive picks per section, and how many of them the final summary keeps.
 EXTRACT_PER_SECTION = {"brief": 1, "bullets": 2, "detailed": 3}
 EXTRACT_KEEP = {"brief": 6, "bullets": 12, "detailed": 0}  # 0: every pick
+#: Sentences standing in for one section whose model summary was unusable.
+FALLBACK_SENTENCES = 3
 EXTRACTIVE_NOTE = (
     "_Extractive summary: no language model was available ({why}). These are the "
     "document's most central sentences, in page order._"
 )
-
-
-@dataclass(frozen=True, slots=True)
-class SectionSummary:
-    section: int  # 1-based
-    pages: tuple[int, int]
-    summary: str
-
-
-@dataclass(frozen=True, slots=True)
-class FailedSection:
-    """A section with no summary. ``section`` 0 means the synthesis step."""
-
-    section: int
-    pages: tuple[int, int]
-    error: str
 
 
 @dataclass(slots=True)
@@ -92,6 +85,18 @@ class SummaryResult:
     failed_sections: list[FailedSection] = field(default_factory=list)
     cached: bool = False
 
+    @property
+    def model_sections(self) -> int:
+        """Sections the model summarised (0 for an extractive summary)."""
+        if self.mode == "extractive":
+            return 0
+        return sum(1 for s in self.section_summaries if s.source == "model")
+
+    @property
+    def extracted_sections(self) -> int:
+        """Sections whose summary is their most central sentences."""
+        return len(self.section_summaries) - self.model_sections
+
     def to_json(self) -> str:
         return json.dumps(asdict(self), ensure_ascii=False)
 
@@ -99,7 +104,13 @@ class SummaryResult:
     def from_json(cls, text: str) -> SummaryResult:
         data: dict[str, Any] = json.loads(text)
         data["section_summaries"] = [
-            SectionSummary(s["section"], _pair(s["pages"]), s["summary"])
+            SectionSummary(
+                s["section"],
+                _pair(s["pages"]),
+                s["summary"],
+                s.get("source", "model"),
+                s.get("note", ""),
+            )
             for s in data["section_summaries"]
         ]
         data["failed_sections"] = [
@@ -142,23 +153,49 @@ class Summarizer:
         model: str | None = None,
         progress: SummaryProgressCallback | None = None,
         cancel: threading.Event | None = None,
+        extractive: bool = False,
     ) -> SummaryResult:
-        """Cached, generated, or (no model) extractive. Raises Cancelled, LLMError kinds
-        when every section failed, UnknownFile when the text is not cached."""
+        """Cached, generated, or (no model, or ``extractive``) extractive. Raises
+        Cancelled, LLMError kinds when every section failed, UnknownFile when the text is
+        not cached."""
         kind = kind or self.settings.summary_type
         if kind not in SUMMARY_TYPES:
             raise ValueError(f"summary type must be one of {', '.join(SUMMARY_TYPES)}")
         model = model or self.settings.ollama_model
         report = progress or (lambda p: None)
-        hit = self._cached(rec, kind, model)
-        if hit is None:
-            hit = self._fresh(rec, kind, model, report, cancel)
+        if extractive:
+            hit = self._extractive_now(rec, kind, report, cancel)
+        else:
+            hit = self._cached(rec, kind, model) or self._fresh(rec, kind, model, report, cancel)
         self._remember(rec, hit)
         pages = (1, max(hit.pages, 1))
         report(SummaryProgress("done", 1, 1, pages, f"{kind} summary ready ({hit.mode})"))
         return hit
 
     # Producing ------------------------------------------------------------------
+
+    def _extractive_now(
+        self,
+        rec: DocumentRecord,
+        kind: str,
+        report: SummaryProgressCallback,
+        cancel: threading.Event | None,
+    ) -> SummaryResult:
+        key = extractive_model_key(self.embedder.model_name)
+        hit = self._cached(rec, kind, key)
+        if hit is not None:
+            return hit
+        start = time.monotonic()
+        doc = self._text(rec)
+        sections = split_sections(doc.pages, section_words(self.settings))
+        if not sections:
+            raise EmptyDocument(rec.path, f"{rec.file_name} has no text to summarise.")
+        why = "asked for an extractive summary now"
+        result = self._extractive(rec, doc, sections, kind, why, report, cancel)
+        result.seconds = round(time.monotonic() - start, 3)
+        if rec.sha256:
+            self.catalog.put_summary(rec.sha256, kind, key, result.to_json())
+        return result
 
     def _fresh(
         self,
@@ -170,13 +207,23 @@ class Summarizer:
     ) -> SummaryResult:
         start = time.monotonic()
         doc = self._text(rec)
-        sections = split_sections(doc.pages, self.settings.max_words_per_section)
+        limit = section_words(self.settings)
+        sections = split_sections(doc.pages, limit)
         if not sections:
             raise EmptyDocument(rec.path, f"{rec.file_name} has no text to summarise.")
+        mapreduce = MapReduce(
+            self.settings,
+            model,
+            rec.file_name,
+            kind,
+            report,
+            cancel,
+            limit=limit,
+            extract=self._fallback(rec),
+        )
+        transient = False
         try:
-            reduced = MapReduce(self.settings, model, rec.file_name, kind, report, cancel).run(
-                sections, len(doc.pages)
-            )
+            reduced = mapreduce.run(sections, len(doc.pages))
         except (LLMUnavailable, ModelNotFound) as exc:
             log.info("summary of %s is extractive: %s", rec.file_name, exc)
             cached = self._cached(rec, kind, extractive_model_key(self.embedder.model_name))
@@ -185,8 +232,10 @@ class Summarizer:
             result = self._extractive(rec, doc, sections, kind, str(exc), report, cancel)
         else:
             result = self._result(rec, doc, kind, reduced, model, len(sections))
+            transient = reduced.transient
         result.seconds = round(time.monotonic() - start, 3)
-        if rec.sha256 and not result.failed_sections:  # a partial one is worth a retry later
+        retry_later = bool(result.failed_sections) or transient
+        if rec.sha256 and not retry_later:  # a partial one is worth a retry later
             key = model if result.mode == "generated" else extractive_model_key(result.model)
             self.catalog.put_summary(rec.sha256, kind, key, result.to_json())
         return result
@@ -208,11 +257,27 @@ class Summarizer:
             total_words=doc.word_count,
             pages=len(doc.pages),
             sections_processed=sections,
-            section_summaries=[SectionSummary(i, p, s) for i, p, s in reduced.sections],
+            section_summaries=reduced.sections,
             model=model,
             seconds=0.0,
-            failed_sections=[FailedSection(i, p, e) for i, p, e in reduced.failed],
+            failed_sections=reduced.failed,
         )
+
+    def _fallback(self, rec: DocumentRecord) -> Extract:
+        """One section's most central sentences, for a section the model failed on."""
+        from docent.core.extractive_summary import central_sentences
+
+        chunks: list[Any] = []
+
+        def extract(section: Section) -> str:
+            if not chunks:  # read once, on the first section that needs it
+                chunks.extend(self.store.iter_chunks(rec.doc_id, with_vectors=True))
+            (picks,) = central_sentences(
+                [section], chunks, self.embedder.embed_dense, FALLBACK_SENTENCES
+            )
+            return " ".join(p.text for p in picks)
+
+        return extract
 
     def _extractive(
         self,

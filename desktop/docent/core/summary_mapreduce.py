@@ -1,11 +1,18 @@
 """The model side of a summary: one call per section (map), then combining calls (reduce).
 
+Every call goes through OllamaClient, so the loop and runaway guards (guards.py) watch
+it: a reply cut for looping keeps the text before the loop. Each section summary then
+passes the quality gate (summary_quality.py: no repeated line, not mostly the document's
+name, content words from the section); one that fails it, or whose call fails, is asked
+again with a simpler prompt, and if that fails too the section's most central sentences
+stand in for it (``extract``), marked "extracted". The final summary ends with how many
+sections came from the model and how many were extracted.
+
 Every call gets ``summary_timeout_per_call``, cut to what is left of
 ``summary_timeout_total``; ``cancel`` is honoured between calls and, through
-OllamaClient, within 50 ms during one. A failed call is retried once. A section that
-still fails is reported and the summary names the pages it could not cover; a failed
-synthesis falls back to the section summaries themselves. LLMUnavailable and
-ModelNotFound are not retried: the caller turns them into an extractive summary.
+OllamaClient, within 50 ms during one. The calls are timed (summary_budget.Clock) so
+progress says how long is left. LLMUnavailable and ModelNotFound are not retried: the
+caller turns them into an extractive summary.
 """
 
 from __future__ import annotations
@@ -14,6 +21,7 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Literal
 
 from docent.core.config import Settings
 from docent.core.errors import (
@@ -24,13 +32,21 @@ from docent.core.errors import (
     LLMUnavailable,
     ModelNotFound,
 )
+from docent.core.guards import OutputCut
 from docent.core.llm import OllamaClient
 from docent.core.sectioning import Section, pages_label
+from docent.core.summary_budget import (
+    MAP_WORDS,
+    Clock,
+    describe,
+    map_words,
+    reduce_calls,
+    reply_tokens,
+)
+from docent.core.summary_quality import rejection
 
 #: Reduce rounds at most; each round at least halves the number of summaries.
 MAX_ROUNDS = 6
-#: Words asked of each section summary, before scaling to the number of sections.
-MAP_WORDS = (60, 250)
 #: Words of the final summary per type.
 FINAL_WORDS = {"brief": 150, "detailed": 600, "bullets": 250}
 
@@ -47,13 +63,48 @@ FINAL_TASK = {
     "bullets": "Write the document's key points as 5 to 10 Markdown bullets ('- '), most "
     "important first, one sentence each, with page references like (p. 12).",
 }
+#: The second try, for a model that failed the first: no system message, one plain ask.
+SIMPLE_TASK = (
+    "In {sentences} short sentences, say what this text is about. Name the people, places, "
+    "dates and numbers it mentions."
+)
 Span = tuple[int, int]
+Source = Literal["model", "extracted"]
+#: The extractive fallback: a section's most central sentences as text ("" when none).
+Extract = Callable[[Section], str]
+
+
+@dataclass(frozen=True, slots=True)
+class SectionSummary:
+    """``source`` "extracted": the model's summary failed the gate (``note`` says why)
+    and these are the section's most central sentences."""
+
+    section: int  # 1-based
+    pages: Span
+    summary: str
+    source: Source = "model"
+    note: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class FailedSection:
+    """A section with no summary. ``section`` 0 means the synthesis step."""
+
+    section: int
+    pages: Span
+    error: str
 
 
 @dataclass(frozen=True, slots=True)
 class SummaryProgress:
     """``phase``: "section" (``step`` of ``total`` sections), "retry", "synthesis"
-    (``step`` of ``total`` calls in reduce ``round``), "extractive", "done"."""
+    (``step`` of ``total`` calls in reduce ``round``), "extractive", "done".
+
+    ``sections_done`` of ``sections_total`` have a summary; ``seconds_left`` is the
+    estimate from the calls timed so far (None before the first); ``over_limit``: the
+    estimate passed ``summary_seconds_per_page`` times the pages, so the caller may offer
+    an extractive summary now and the model's in the background.
+    """
 
     phase: str
     step: int
@@ -61,6 +112,10 @@ class SummaryProgress:
     pages: Span
     message: str
     round: int = 0
+    sections_done: int = 0
+    sections_total: int = 0
+    seconds_left: float | None = None
+    over_limit: bool = False
 
 
 SummaryProgressCallback = Callable[[SummaryProgress], None]
@@ -69,8 +124,11 @@ SummaryProgressCallback = Callable[[SummaryProgress], None]
 @dataclass(slots=True)
 class Reduced:
     summary: str
-    sections: list[tuple[int, Span, str]] = field(default_factory=list)
-    failed: list[tuple[int, Span, str]] = field(default_factory=list)
+    sections: list[SectionSummary] = field(default_factory=list)
+    failed: list[FailedSection] = field(default_factory=list)
+    #: A section was extracted because a call failed (not because of its output): a later
+    #: try may do better, so the result is not cached.
+    transient: bool = False
 
 
 class OutOfTime(LLMTimeout):
@@ -86,6 +144,9 @@ class MapReduce:
         kind: str,
         report: SummaryProgressCallback,
         cancel: threading.Event | None,
+        *,
+        limit: int,
+        extract: Extract | None = None,
     ) -> None:
         self.settings = settings
         self.model = model
@@ -93,41 +154,96 @@ class MapReduce:
         self.kind = kind
         self.report = report
         self.cancel = cancel
-        self.limit = settings.max_words_per_section
+        self.limit = limit
+        self.extract = extract
         self.deadline = time.monotonic() + settings.summary_timeout_total
+        self.clock = Clock(0.0)
+        self.done = 0
+        self.total = 0
+        self.calls_left = 0
 
     def run(self, sections: Sequence[Section], page_count: int) -> Reduced:
-        n = len(sections)
-        words = max(MAP_WORDS[0], min(MAP_WORDS[1], self.limit // n))
+        n = self.total = len(sections)
+        self.clock = Clock(self.settings.summary_seconds_per_page * page_count)
+        words = map_words(self.limit, n)
+        self.calls_left = n + reduce_calls(n, words, self.limit)
         out = Reduced("")
-        last: LLMError | None = None
         for s in sections:
             self._progress("section", s.index, n, s.pages, f"summarising section {s.index} of {n}")
-            messages = self._single(s) if n == 1 else self._map(s, n, words)
             try:
-                text = self._attempt(messages, self._budget(words), s.index, n, s.pages)
-            except (LLMUnavailable, ModelNotFound):
+                part = self._section(s, n, words, out)
+            except (LLMUnavailable, ModelNotFound, Cancelled):
                 raise
             except LLMError as exc:
-                out.failed.append((s.index, s.pages, str(exc)))
-                last = exc
+                out.failed.append(FailedSection(s.index, s.pages, str(exc)))
                 continue
-            out.sections.append((s.index, s.pages, text))
+            finally:
+                self.calls_left -= 1
+            out.sections.append(part)
+            self.done += 1
+            got = [p.summary for p in out.sections if p.source == "model"]
+            mean = sum(len(t.split()) for t in got) // len(got) if got else words
+            self.calls_left = (n - s.index) + reduce_calls(n, mean, self.limit)
+            if self.clock.check(self.calls_left):
+                words = MAP_WORDS[0]  # the reply is most of a small model's time
         if not out.sections:
-            assert last is not None
-            raise type(last)(f"No part of {self.name} could be summarised: {last}")
+            raise LLMStreamError(
+                f"No part of {self.name} could be summarised: {out.failed[-1].error}"
+            )
         if n == 1:
-            out.summary = out.sections[0][2]
+            out.summary = out.sections[0].summary
+            if out.sections[0].source == "extracted":
+                out.summary += "\n\n" + _count_note(out.sections, n)
             return out
-        gaps = _uncovered(sections, {i for i, _, _ in out.failed})
+        gaps = _uncovered(sections, {f.section for f in out.failed})
         try:
-            out.summary = self._reduce([(p, t) for _, p, t in out.sections], gaps, page_count)
+            out.summary = self._reduce(
+                [(p.pages, p.summary) for p in out.sections], gaps, page_count
+            )
+        except (LLMUnavailable, ModelNotFound, Cancelled):
+            raise
         except LLMError as exc:
-            out.failed.append((0, (1, page_count), f"synthesis: {exc}"))
-            out.summary = _joined(out.sections, exc)
+            out.failed.append(FailedSection(0, (1, page_count), f"synthesis: {exc}"))
+            out.summary = _joined(out.sections, str(exc))
         if gaps:
             out.summary += f"\n\n_Not covered: {gaps} (the model failed on them)._"
+        out.summary += "\n\n" + _count_note(out.sections, n)
         return out
+
+    # Map -----------------------------------------------------------------------------
+
+    def _section(self, s: Section, n: int, words: int, out: Reduced) -> SectionSummary:
+        """The model's summary if it passes the gate, on the first or the simpler prompt;
+        else the section's extracted sentences, marked."""
+        first = self._single(s) if n == 1 else self._map(s, n, words)
+        why, failed_call = "", False
+        for attempt, messages in enumerate((first, self._simple(s, 3))):
+            if attempt:
+                msg = f"retrying section {s.index} with a simpler prompt: {why}"
+                self._progress("retry", s.index, n, s.pages, msg)
+            try:
+                text = self._call(messages, reply_tokens(words), s.pages)
+            except OutOfTime as exc:
+                why, failed_call = str(exc), True
+                break  # no time for a retry; extracting costs no model call
+            except (LLMUnavailable, ModelNotFound, Cancelled):
+                raise
+            except LLMError as exc:
+                why, failed_call = str(exc), True
+                continue
+            why, failed_call = rejection(text, s.text, self.name), False
+            if not why:
+                return SectionSummary(s.index, s.pages, text)
+        if self.extract is None:
+            raise LLMStreamError(f"The model's summary {_where(s.pages)} was unusable: {why}.")
+        extracted = self.extract(s)
+        if not extracted:
+            raise LLMStreamError(
+                f"The model's summary {_where(s.pages)} was unusable ({why}) and it has no "
+                "sentence to extract."
+            )
+        out.transient = out.transient or failed_call
+        return SectionSummary(s.index, s.pages, extracted, "extracted", why)
 
     # Reduce --------------------------------------------------------------------------
 
@@ -150,7 +266,9 @@ class MapReduce:
                     "main points and their page references like (p. 12)."
                 )
                 prompt = self._combine_prompt(group, pages_label(span), task)
-                combined.append((span, self._attempt(prompt, self._budget(target), j, 0, span)))
+                text = self._gated(prompt, target, span, _render(group))
+                combined.append((span, text or _shortened(group, target)))
+                self.calls_left -= 1
             items = combined
         span = (1, page_count)
         self._progress("synthesis", 1, 1, span, "writing the summary", rnd + 1)
@@ -159,7 +277,24 @@ class MapReduce:
         if gaps:
             task += f" There is no summary of {gaps}: say in one sentence that it is not covered."
         prompt = self._combine_prompt(items, f"{page_count} pages", task)
-        return self._attempt(prompt, self._budget(final_words), 1, 1, span)
+        text = self._gated(prompt, final_words, span, _render(items))
+        if not text:
+            simple = self._messages_plain(SIMPLE_TASK.format(sentences=5), _render(items))
+            self._progress("retry", 1, 1, span, "retrying the summary with a simpler prompt")
+            text = self._gated(simple, final_words, span, _render(items))
+        if not text:
+            raise LLMStreamError("the model's combined summary was unusable")
+        return text
+
+    def _gated(self, messages: list[dict[str, str]], words: int, span: Span, source: str) -> str:
+        """The reply if it passes the gate, "" if it does not (or the call failed)."""
+        try:
+            text = self._call(messages, reply_tokens(words), span)
+        except (LLMUnavailable, ModelNotFound, Cancelled, OutOfTime):
+            raise
+        except LLMError:
+            return ""
+        return "" if rejection(text, source, self.name) else text
 
     # Prompts -------------------------------------------------------------------------
 
@@ -176,6 +311,9 @@ class MapReduce:
         )
         return self._messages(intro, task, s.text)
 
+    def _simple(self, s: Section, sentences: int) -> list[dict[str, str]]:
+        return self._messages_plain(SIMPLE_TASK.format(sentences=sentences), s.text)
+
     def _combine_prompt(
         self, items: Sequence[tuple[Span, str]], covering: str, task: str
     ) -> list[dict[str, str]]:
@@ -190,25 +328,19 @@ class MapReduce:
         user = f"{intro}{marks}\n\n{task}\n\n---\n{text}\n---"
         return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": user}]
 
+    def _messages_plain(self, task: str, text: str) -> list[dict[str, str]]:
+        """The text first, then one short ask: what a small model follows best."""
+        return [{"role": "user", "content": f"---\n{text}\n---\n\n{task}"}]
+
     # Calls ---------------------------------------------------------------------------
 
-    def _attempt(
-        self, messages: list[dict[str, str]], budget: int, step: int, total: int, pages: Span
-    ) -> str:
-        try:
-            return self._call(messages, budget, pages)
-        except (LLMUnavailable, ModelNotFound, OutOfTime):
-            raise
-        except LLMError as exc:
-            self._progress("retry", step, total, pages, f"retrying after: {exc}")
-            return self._call(messages, budget, pages)
-
     def _call(self, messages: list[dict[str, str]], budget: int, pages: Span) -> str:
+        """The reply; a degenerate stream cut by the guards gives the text before the cut."""
         if self.cancel is not None and self.cancel.is_set():
             raise Cancelled("Stopped: the summary was cancelled.")
         per_call = self.settings.summary_timeout_per_call
         remaining = self.deadline - time.monotonic()
-        where = f"on {pages_label(pages)}"
+        where = _where(pages)
         if remaining <= 0:
             raise OutOfTime(
                 f"Not reached {where}: the summary ran out of time "
@@ -220,8 +352,11 @@ class MapReduce:
             s.effective_ollama_host(), self.model, s.llm_connect_timeout, limit, limit
         )
         options = {"num_ctx": s.llm_context_tokens, "num_predict": budget, "temperature": 0.2}
+        start = time.monotonic()
         try:
             text = client.chat(messages, cancel=self.cancel, options=options)
+        except OutputCut as cut:
+            text = cut.cut.kept
         except LLMTimeout as exc:
             which = "summary_timeout_per_call" if limit == per_call else "summary_timeout_total"
             raise LLMTimeout(
@@ -229,21 +364,35 @@ class MapReduce:
             ) from exc
         finally:
             client.close()
-        if not text.strip():
-            raise LLMStreamError(f"The model returned nothing {where}.")
+            self.clock.record(time.monotonic() - start)
         return text.strip()
-
-    def _budget(self, words: int) -> int:
-        return int(words * 2) + 64  # tokens: ~1.3 per English word, with room for Markdown
 
     def _progress(
         self, phase: str, step: int, total: int, pages: Span, msg: str, rnd: int = 0
     ) -> None:
         if self.cancel is not None and self.cancel.is_set():
             raise Cancelled("Stopped: the summary was cancelled.")
+        left = self.clock.seconds_left(self.calls_left)
+        when = describe(left)
+        text = f"{msg} ({pages_label(pages)})" + (f", {when}" if when else "")
         self.report(
-            SummaryProgress(phase, step, total, pages, f"{msg} ({pages_label(pages)})", rnd)
+            SummaryProgress(
+                phase,
+                step,
+                total,
+                pages,
+                text,
+                rnd,
+                sections_done=self.done,
+                sections_total=self.total,
+                seconds_left=left,
+                over_limit=self.clock.over_limit,
+            )
         )
+
+
+def _where(pages: Span) -> str:
+    return f"on {pages_label(pages)}"
 
 
 def _render(items: Sequence[tuple[Span, str]]) -> str:
@@ -252,6 +401,12 @@ def _render(items: Sequence[tuple[Span, str]]) -> str:
 
 def _words(text: str) -> int:
     return len(text.split())
+
+
+def _shortened(group: Sequence[tuple[Span, str]], words: int) -> str:
+    """A failed combine: each summary's opening words, so the next round still fits."""
+    each = max(10, words // len(group))
+    return "\n".join(" ".join(text.split()[:each]) for _, text in group)
 
 
 def _groups(items: list[tuple[Span, str]], limit: int) -> list[list[tuple[Span, str]]]:
@@ -284,7 +439,18 @@ def _uncovered(sections: Sequence[Section], failed: set[int]) -> str:
     return ", ".join(pages_label(r) for r in runs)
 
 
-def _joined(sections: Sequence[tuple[int, Span, str]], exc: LLMError) -> str:
-    parts = [f"**{pages_label(p).capitalize()}.** {t}" for _, p, t in sections]
-    note = f"_Combining the section summaries failed ({exc}); here they are in page order._"
+def _joined(sections: Sequence[SectionSummary], why: str) -> str:
+    parts = [f"**{pages_label(p.pages).capitalize()}.** {p.summary}" for p in sections]
+    note = f"_Combining the section summaries failed ({why}); here they are in page order._"
     return "\n\n".join([note, *parts])
+
+
+def _count_note(sections: Sequence[SectionSummary], total: int) -> str:
+    """How many sections the model summarised and how many were extracted, and why."""
+    extracted = [p for p in sections if p.source == "extracted"]
+    model = len(sections) - len(extracted)
+    note = f"_Sections: {model} of {total} summarised by the model, {len(extracted)} extracted"
+    if not extracted:
+        return note + "._"
+    which = ", ".join(pages_label(p.pages) for p in extracted)
+    return f"{note} (the model's summary was unusable; its most central sentences: {which})._"

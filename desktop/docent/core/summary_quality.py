@@ -1,0 +1,82 @@
+"""The quality gate for a model's summary of a section (or of the section summaries).
+
+A small model's summary is often unusable in ways a guard on the stream cannot see
+(guards.py cuts loops while they happen): a few short lines repeated, a list of the
+document's name ("Debian-History-Summary-1.1 Debian-History-Summary-1.2 ..."), or
+generic words that say nothing of the text. ``rejection`` names what is wrong, so the
+map step can retry with a simpler prompt and then fall back to extracted sentences.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from pathlib import PurePath
+
+from docent.core.guards import normalise
+
+#: Lines or sentences of at least this many words must not repeat.
+REPEAT_MIN_WORDS = 3
+#: Above this share of content words from the document's name (or filler) is "mostly name".
+NAME_SHARE = 0.6
+#: Content words the summary must share with its source.
+MIN_SHARED = 2
+#: Words compared by their first letters, so "drum" and "drums" match.
+STEM = 6
+
+_SPLIT = re.compile(r"\n+|(?<=[.!?])\s+")
+_TOKEN = re.compile(r"[^\W\d_]{3,}")
+#: Words that tell nothing about a text's content, in a summary of it.
+_FILLER_WORDS = """summary summarise summarize summaries section sections page pages document documents
+    part parts chapter text brief detailed overview following main points point key about
+    this that these those with from into their there which what where when have been were
+    will would also more most some such than then they them very here provides describes
+    discusses presents explains covers includes information content contents"""
+_FILLER = frozenset(_FILLER_WORDS.split())
+
+
+def content_stems(text: str, exclude: frozenset[str] = frozenset()) -> set[str]:
+    """The stems of the words of ``text`` that can carry content (not filler, 4+ letters)."""
+    return {
+        w[:STEM]
+        for w in (m.group().lower() for m in _TOKEN.finditer(text))
+        if len(w) >= 4 and w not in _FILLER and w[:STEM] not in exclude
+    }
+
+
+def name_stems(name: str) -> frozenset[str]:
+    """The stems of a document's file name ("debian-history__project-history.en.pdf")."""
+    stem = PurePath(name).stem if "." in name else name
+    return frozenset(w.lower()[:STEM] for w in _TOKEN.findall(stem))
+
+
+def repeated_line(text: str) -> str:
+    """The first line or sentence (of REPEAT_MIN_WORDS words or more) that repeats, or ""."""
+    seen: Counter[str] = Counter()
+    for raw in _SPLIT.split(text):
+        key = normalise(raw)
+        if len(key.split()) < REPEAT_MIN_WORDS:
+            continue
+        seen[key] += 1
+        if seen[key] > 1:
+            return raw.strip()
+    return ""
+
+
+def rejection(text: str, source: str, name: str) -> str:
+    """Why ``text`` is not a usable summary of ``source`` ("" when it is), in a phrase."""
+    if not text.strip():
+        return "it was empty"
+    again = repeated_line(text)
+    if again:
+        return f"it repeated a line ({again[:60]!r})"
+    names = name_stems(name)
+    words = [w.lower() for w in _TOKEN.findall(text)]
+    meaningful = [w for w in words if len(w) >= 4 and w not in _FILLER]
+    from_name = [w for w in meaningful if w[:STEM] in names]
+    if not meaningful or len(from_name) > NAME_SHARE * len(meaningful):
+        return "it was mostly the document's name"
+    shared = content_stems(text, names) & content_stems(source, names)
+    if len(shared) < MIN_SHARED:
+        return "it had no content words from the text"
+    return ""

@@ -1,0 +1,66 @@
+"""The summary quality gate and the budget arithmetic, on their own."""
+
+from __future__ import annotations
+
+from docent.core.config import Settings
+from docent.core.summary_budget import Clock, describe, map_words, reduce_calls, section_words
+from docent.core.summary_quality import rejection
+
+SOURCE = (
+    "Ian Murdock founded the Debian project in August 1993. Bruce Perens led it from 1996, "
+    "when Debian 1.1 was released with the dpkg package manager. The Social Contract was "
+    "ratified in July 1997."
+)
+NAME = "debian-history__project-history.en.pdf"
+
+
+def test_a_real_summary_passes() -> None:
+    good = "Ian Murdock founded Debian in 1993; Bruce Perens led it from 1996 (dpkg, 1.1)."
+    assert rejection(good, SOURCE, NAME) == ""
+
+
+def test_the_document_name_over_and_over_is_rejected() -> None:
+    text = "Debian-History-Summary-1.1 Debian-History-Summary-1.2 Debian-History-Summary-1.3 Deb"
+    assert rejection(text, SOURCE, NAME) == "it was mostly the document's name"
+
+
+def test_a_repeated_line_is_rejected() -> None:
+    text = "- Debian was founded by Ian Murdock.\n- Debian was founded by Ian Murdock!\n"
+    assert rejection(text, SOURCE, NAME).startswith("it repeated a line")
+    short = "- See above.\n- See above.\n- Ian Murdock founded Debian in 1993."
+    assert rejection(short, SOURCE, NAME) == ""  # two-word lines may repeat
+
+
+def test_words_the_text_does_not_have_are_rejected() -> None:
+    generic = "This document provides an overview of important topics and their history."
+    assert rejection(generic, SOURCE, NAME) == "it had no content words from the text"
+    assert rejection("   ", SOURCE, NAME) == "it was empty"
+    # the name's words do not count as content shared with the text
+    assert rejection("The Debian history of the project.", SOURCE, NAME) != ""
+
+
+def test_section_size_fits_the_context() -> None:
+    assert section_words(Settings(max_words_per_section=1500)) == 1500  # 4,096 tokens
+    small = section_words(Settings(max_words_per_section=1500, llm_context_tokens=1024))
+    assert 100 <= small < 300
+    assert section_words(Settings(max_words_per_section=200, llm_context_tokens=32768)) == 200
+
+
+def test_reduce_calls_and_map_words() -> None:
+    assert reduce_calls(1, 200, 1500) == 0
+    assert reduce_calls(6, 200, 1500) == 1  # they fit one final call
+    assert reduce_calls(30, 100, 1500) == 3  # 2 combining calls (15 each), then the final
+    assert reduce_calls(100, 100, 1500) == 8  # 7 combining calls (7 x 214 words fit), final
+    assert map_words(1500, 2) == 250 and map_words(1500, 100) == 60
+
+
+def test_clock_estimates_from_timed_calls_and_flags_over_limit() -> None:
+    clock = Clock(limit_seconds=10.0, start=0.0)
+    assert clock.seconds_left(5) is None and not clock.check(5)
+    clock.record(2.0)
+    clock.record(4.0)
+    assert clock.seconds_left(5) == 15.0
+    assert clock.check(5)  # started at monotonic 0: long ago, and 15 s more
+    assert clock.check(0)  # stays over once over
+    assert describe(None) == "" and describe(150) == "about 2 min left"
+    assert describe(12) == "about 10 s left"
