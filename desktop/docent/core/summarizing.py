@@ -84,6 +84,8 @@ class SummaryResult:
     mode: Mode = "generated"
     failed_sections: list[FailedSection] = field(default_factory=list)
     cached: bool = False
+    #: Model calls made (retries included); 0 for an extractive or cached summary.
+    calls: int = 0
 
     @property
     def model_sections(self) -> int:
@@ -261,6 +263,7 @@ class Summarizer:
             model=model,
             seconds=0.0,
             failed_sections=reduced.failed,
+            calls=reduced.calls,
         )
 
     def _fallback(self, rec: DocumentRecord) -> Extract:
@@ -268,6 +271,7 @@ class Summarizer:
         from docent.core.extractive_summary import central_sentences
 
         chunks: list[Any] = []
+        used: set[str] = set()  # sections overlap: a sentence stands in only once
 
         def extract(section: Section) -> str:
             if not chunks:  # read once, on the first section that needs it
@@ -275,7 +279,9 @@ class Summarizer:
             (picks,) = central_sentences(
                 [section], chunks, self.embedder.embed_dense, FALLBACK_SENTENCES
             )
-            return " ".join(p.text for p in picks)
+            fresh = [p.text for p in picks if p.text not in used]
+            used.update(fresh)
+            return " ".join(fresh)
 
         return extract
 

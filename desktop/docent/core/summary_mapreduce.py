@@ -129,6 +129,8 @@ class Reduced:
     #: A section was extracted because a call failed (not because of its output): a later
     #: try may do better, so the result is not cached.
     transient: bool = False
+    #: Model calls made, retries included.
+    calls: int = 0
 
 
 class OutOfTime(LLMTimeout):
@@ -186,6 +188,7 @@ class MapReduce:
             self.calls_left = (n - s.index) + reduce_calls(n, mean, self.limit)
             if self.clock.check(self.calls_left):
                 words = MAP_WORDS[0]  # the reply is most of a small model's time
+        out.calls = len(self.clock.durations)
         if not out.sections:
             raise LLMStreamError(
                 f"No part of {self.name} could be summarised: {out.failed[-1].error}"
@@ -208,6 +211,7 @@ class MapReduce:
         if gaps:
             out.summary += f"\n\n_Not covered: {gaps} (the model failed on them)._"
         out.summary += "\n\n" + _count_note(out.sections, n)
+        out.calls = len(self.clock.durations)
         return out
 
     # Map -----------------------------------------------------------------------------
