@@ -12,9 +12,18 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from answer_script import MEMORY_Q, ScriptedModel, ask, first_sentence, offered_in, point_at
+from answer_script import (
+    MEMORY_Q,
+    ScriptedModel,
+    ask,
+    first_sentence,
+    kind,
+    offered_in,
+    point_at,
+)
 
 from docent.core.citations import cited_numbers
+from docent.core.conversation import Conversation
 from docent.core.engine import Engine
 from docent.core.evaluation import split_sentences
 from docent.core.guards import normalise
@@ -123,3 +132,23 @@ def test_a_citation_that_does_not_support_its_sentence_is_reported(
     assert cited_numbers(answer.text) == list(cited)  # the model's marker is left as written
     (entry,) = answer.as_dict()["misattributed_citations"]
     assert entry == {"sentence": sentence, "cited": list(cited), "better": 1}
+
+
+def test_a_looping_query_rewrite_is_cut_and_the_keywords_stand_in(
+    engine: Engine, ollama_stub: OllamaStub
+) -> None:
+    scripted = ScriptedModel()
+
+    def responder(messages: list[dict[str, Any]], model: str) -> Any:
+        if kind(messages) == "rewrite":  # a follow-up's rewrite that never ends
+            return itertools.cycle([" CTSS", " memory", " relocation", " registers"])
+        return scripted(messages, model)
+
+    ollama_stub.responder = responder
+    conv = Conversation()
+    ask(engine, MEMORY_Q, conversation=conv)
+    answer, _ = ask(engine, "And how many registers?", conversation=conv)
+    assert ollama_stub.client_disconnected.wait(5.0), "the rewrite kept generating"
+    assert answer.mode == "generated" and answer.rewrites == []
+    assert answer.query.startswith("And how many registers? ")  # the keyword fallback
+    assert {"memory", "relocation", "ctss"} <= set(answer.query.lower().split())
