@@ -340,9 +340,20 @@ def cmd_summarize(args: argparse.Namespace) -> int:
 
     from docent.core.summarizing import SummaryProgress
 
+    offered = False
+
     def progress(p: SummaryProgress) -> None:
+        nonlocal offered
         if not args.quiet and p.phase != "done":
             print(f"{p.phase}: {p.message}", file=sys.stderr, flush=True)
+        if p.over_limit and not offered and not args.quiet:
+            offered = True
+            print(
+                "  this summary will take longer than summary_seconds_per_page allows: "
+                "`docent summarize --extractive` gives one now (Ctrl-C stops this one).",
+                file=sys.stderr,
+                flush=True,
+            )
 
     cancel = threading.Event()
     with _open_engine() as eng:
@@ -354,6 +365,7 @@ def cmd_summarize(args: argparse.Namespace) -> int:
                 progress=progress,
                 cancel=cancel,
                 collection=cli_collections.chosen(eng, args),
+                extractive=args.extractive,
             )
         except KeyboardInterrupt:
             cancel.set()
@@ -366,7 +378,9 @@ def cmd_summarize(args: argparse.Namespace) -> int:
     how = "cached" if result.cached else f"{result.seconds:.1f} s"
     print(
         f"\n[{result.type} summary of {result.document}: {result.mode} by {result.model}, "
-        f"{result.sections_processed} sections, {result.pages} pages; {how}]",
+        f"{result.sections_processed} sections ({result.model_sections} by the model, "
+        f"{result.extracted_sections} extracted), {result.pages} pages, {result.calls} model "
+        f"calls; {how}]",
         file=sys.stderr,
     )
     for f in result.failed_sections:
@@ -471,6 +485,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="kind of summary (default: the summary_type setting)",
     )
     sp.add_argument("--model", default=None, help="Ollama model (default: ollama_model)")
+    sp.add_argument(
+        "--extractive",
+        action="store_true",
+        help="no model: the most central sentences of each section, in seconds",
+    )
     sp.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
     cli_collections.add_option(sp, "look for the document in this collection")
     sp = add("remove", cmd_remove, "remove a document from the library")

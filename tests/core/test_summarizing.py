@@ -304,7 +304,10 @@ def test_a_section_that_times_out_is_retried_simpler_then_extracted_and_not_cach
     assert part.summary and all(w in section_text for w in part.summary.split()[:8])
     tries = [b["messages"] for b in stub.bodies("/api/chat")]
     mine = [m for m in tries if asks_about(m, sections[stuck - 1])]
-    assert len(mine) == 2 and mine[1][0]["role"] == "user"  # the simpler prompt: no system
+    assert len(mine) == 2 and "In 3 short sentences" in mine[1][-1]["content"]
+    assert (
+        mine[1][-1]["content"].split("\n\n---\n")[0] == mine[0][-1]["content"].split("\n\n---\n")[0]
+    )  # the same prefix: a prompt cache reads the section once
     (retry,) = [e for e in events if e.phase == "retry"]
     assert retry.step == stuck and "simpler prompt" in retry.message
     n = len(sections)
@@ -441,6 +444,12 @@ def test_cli_summarize_json_with_progress_on_stderr(
         assert cli.main(["summarize", "a-text", "--type", "bullets"]) == 0
         out, err = capsys.readouterr()
         assert out.strip() == data["summary"] and "cached" in err
+        assert "1 by the model, 0 extracted" in err
+        requests = len(server.bodies("/api/chat"))
+        assert cli.main(["summarize", "a-text", "--extractive"]) == 0
+        out, err = capsys.readouterr()
+        assert out.startswith("_Extractive summary") and "asked for an extractive" in out
+        assert "extractive by" in err and len(server.bodies("/api/chat")) == requests
 
 
 def test_result_round_trips_through_json(engine: Engine, stub: OllamaStub) -> None:
@@ -476,8 +485,10 @@ def test_a_degenerate_section_is_retried_simpler_then_extracted_and_marked(
     assert part.summary.split(". ")[0] in text  # the section's own sentences
     (retry,) = [e for e in events if e.phase == "retry"]
     assert retry.step == 2 and "mostly the document's name" in retry.message
-    simple = [b["messages"] for b in stub.bodies("/api/chat") if len(b["messages"]) == 1]
-    assert len(simple) == 1 and "In 3 short sentences" in simple[0][0]["content"]
+    simple = [p for p in user_prompts(stub) if "In 3 short sentences" in p]
+    assert len(simple) == 1 and text_of(map_messages(simple[0])) == text_of(
+        map_messages(next(p for p in user_prompts(stub) if f"(section 2 of {len(sections)})" in p))
+    )
     n = len(sections)
     assert result.extracted_sections == 1 and result.model_sections == n - 1
     assert f"{n - 1} of {n} summarised by the model, 1 extracted" in result.summary

@@ -184,15 +184,15 @@ class Summarizer:
         cancel: threading.Event | None,
     ) -> SummaryResult:
         key = extractive_model_key(self.embedder.model_name)
+        why = "asked for an extractive summary now"
         hit = self._cached(rec, kind, key)
         if hit is not None:
-            return hit
+            return _renoted(hit, why)
         start = time.monotonic()
         doc = self._text(rec)
         sections = split_sections(doc.pages, section_words(self.settings))
         if not sections:
             raise EmptyDocument(rec.path, f"{rec.file_name} has no text to summarise.")
-        why = "asked for an extractive summary now"
         result = self._extractive(rec, doc, sections, kind, why, report, cancel)
         result.seconds = round(time.monotonic() - start, 3)
         if rec.sha256:
@@ -230,7 +230,7 @@ class Summarizer:
             log.info("summary of %s is extractive: %s", rec.file_name, exc)
             cached = self._cached(rec, kind, extractive_model_key(self.embedder.model_name))
             if cached is not None:
-                return cached
+                return _renoted(cached, str(exc))
             result = self._extractive(rec, doc, sections, kind, str(exc), report, cancel)
         else:
             result = self._result(rec, doc, kind, reduced, model, len(sections))
@@ -373,6 +373,13 @@ class Summarizer:
         self.catalog.put(current)
         self.store.upsert_document(current.doc_id, vector, record_payload(current))
         self.store.flush()
+
+
+def _renoted(result: SummaryResult, why: str) -> SummaryResult:
+    """A cached extractive summary with the note saying why it is extractive this time."""
+    _, _, body = result.summary.partition("\n\n")
+    result.summary = f"{EXTRACTIVE_NOTE.format(why=why.rstrip('.'))}\n\n{body}"
+    return result
 
 
 def retrieval_text(result: SummaryResult) -> str:

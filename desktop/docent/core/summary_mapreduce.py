@@ -221,7 +221,7 @@ class MapReduce:
         else the section's extracted sentences, marked."""
         first = self._single(s) if n == 1 else self._map(s, n, words)
         why, failed_call = "", False
-        for attempt, messages in enumerate((first, self._simple(s, 3))):
+        for attempt, messages in enumerate((first, self._simple(s, n))):
             if attempt:
                 msg = f"retrying section {s.index} with a simpler prompt: {why}"
                 self._progress("retry", s.index, n, s.pages, msg)
@@ -283,7 +283,9 @@ class MapReduce:
         prompt = self._combine_prompt(items, f"{page_count} pages", task)
         text = self._gated(prompt, final_words, span, _render(items))
         if not text:
-            simple = self._messages_plain(SIMPLE_TASK.format(sentences=5), _render(items))
+            simple = self._combine_prompt(
+                items, f"{page_count} pages", SIMPLE_TASK.format(sentences=5)
+            )
             self._progress("retry", 1, 1, span, "retrying the summary with a simpler prompt")
             text = self._gated(simple, final_words, span, _render(items))
         if not text:
@@ -302,21 +304,29 @@ class MapReduce:
 
     # Prompts -------------------------------------------------------------------------
 
+    def _intro(self, s: Section, n: int) -> str:
+        if n == 1:
+            return f'Here is the document "{self.name}" ({pages_label(s.pages)}).'
+        return (
+            f'Here are {pages_label(s.pages)} of the document "{self.name}" '
+            f"(section {s.index} of {n})."
+        )
+
     def _single(self, s: Section) -> list[dict[str, str]]:
         w = FINAL_WORDS[self.kind]
-        intro = f'Here is the document "{self.name}" ({pages_label(s.pages)}).'
-        return self._messages(intro, FINAL_TASK[self.kind].format(w=w), s.text)
+        return self._messages(self._intro(s, 1), FINAL_TASK[self.kind].format(w=w), s.text)
 
     def _map(self, s: Section, n: int, words: int) -> list[dict[str, str]]:
-        intro = f'Here are {pages_label(s.pages)} of the document "{self.name}" (section {s.index} of {n}).'
         task = (
             f"Summarise these pages in at most {words} words: their topics, main points and key "
             "facts, names or numbers, with page references like (p. 12) for the main points."
         )
-        return self._messages(intro, task, s.text)
+        return self._messages(self._intro(s, n), task, s.text)
 
-    def _simple(self, s: Section, sentences: int) -> list[dict[str, str]]:
-        return self._messages_plain(SIMPLE_TASK.format(sentences=sentences), s.text)
+    def _simple(self, s: Section, n: int) -> list[dict[str, str]]:
+        """The first prompt with a simpler ask: the same prefix, so a server that caches
+        prompts (Ollama, llama.cpp) does not read the section again."""
+        return self._messages(self._intro(s, n), SIMPLE_TASK.format(sentences=3), s.text)
 
     def _combine_prompt(
         self, items: Sequence[tuple[Span, str]], covering: str, task: str
@@ -328,13 +338,11 @@ class MapReduce:
         return self._messages(intro, task, _render(items))
 
     def _messages(self, intro: str, task: str, text: str) -> list[dict[str, str]]:
+        """The text, then the task: small models follow an ask that comes last, and a
+        retry with another task shares the whole prefix (the server's prompt cache)."""
         marks = ' "[page N]" marks where each page starts.' if "[page " in text else ""
-        user = f"{intro}{marks}\n\n{task}\n\n---\n{text}\n---"
+        user = f"{intro}{marks}\n\n---\n{text}\n---\n\n{task}"
         return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": user}]
-
-    def _messages_plain(self, task: str, text: str) -> list[dict[str, str]]:
-        """The text first, then one short ask: what a small model follows best."""
-        return [{"role": "user", "content": f"---\n{text}\n---\n\n{task}"}]
 
     # Calls ---------------------------------------------------------------------------
 
