@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -104,7 +105,8 @@ class Bench:
         )
 
     def outcome(self, text: str) -> None:
-        self.rows[-1].outcome = text
+        text = re.sub(r"failed: \S*/lib/\S+: ", "failed: ", text)
+        self.rows[-1].outcome = text.replace(str(self.root) + "/", "")
 
 
 def _fig(fig: dict[str, float]) -> tuple[float, float]:
@@ -262,9 +264,12 @@ def case_scan(b: Bench) -> None:
         ],
     )
     run = b.run(name, ["index", str(lib)], home)
+    steps = sorted(
+        {m for m in re.findall(r"reading scanned page \d+ by OCR \(\d+ of \d+\)", run.err)}
+    )
+    b.outcome(f"exit {run.rc}; {_summary(run)}; progress showed: {', '.join(steps)}")
     listed = b.run(name, ["list"], home)
-    b.rows[-2].outcome = f"exit {run.rc}; {_summary(run)}"
-    b.outcome(_line(listed.out, "almanac.pdf"))
+    b.outcome(" ".join(_line(listed.out, "almanac.pdf").split()))
 
 
 def _indexed(b: Bench, case: str) -> tuple[Path, Path]:
@@ -305,7 +310,7 @@ def case_damaged_catalog(b: Bench) -> None:
     run = b.run(name, ["list"], home)
     b.outcome(f"exit {run.rc}; {run.err.strip()[:150]}…")
     run = b.run(name, ["index", "--rebuild"], home)
-    b.outcome(f"exit {run.rc}; {_summary(run)}")
+    b.outcome(f"exit {run.rc}; {_line(run.err, 'moved')[:110]}…; {_line(run.err, 'taken back')}")
 
 
 def case_home_is_file(b: Bench) -> None:
@@ -496,6 +501,7 @@ def main() -> int:
         f"\n2-core dev box, shared; {time.monotonic() - started:.0f} s in all; load at the end: "
         f"{load()}\n"
     )
+    print("Peak RSS: the largest process of the run (the command or its extraction worker).\n")
     print("| case | command | outcome | seconds | peak RSS (MB) | load before → after |")
     print("|---|---|---|---:|---:|---|")
     for r in bench.rows:

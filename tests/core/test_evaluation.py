@@ -52,6 +52,14 @@ def test_keyword_overlap_of_a_question_without_content_words() -> None:
     assert keyword_overlap("how is it?", [hit("anything")]) == (1.0, [])
 
 
+def test_a_question_without_words_is_low_whatever_was_found() -> None:
+    hits = [hit("The lens is polished every morning to remove soot.", similarity=0.71)]
+    for question in ("", "   ", "?!"):
+        ev = evaluate_retrieval(question, hits)
+        assert (ev.confidence, ev.sufficient) == ("low", False)
+        assert ev.issues == ["the question has no words"]
+
+
 def test_on_topic_hits_are_high_and_sufficient() -> None:
     hits = [
         hit("The lens is polished every morning to remove soot.", similarity=0.71),

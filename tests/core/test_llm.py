@@ -94,6 +94,17 @@ def test_health_down_is_quick(ollama_down_host: str) -> None:
     )
 
 
+def test_a_password_in_the_ollama_url_is_never_shown(ollama_down_host: str) -> None:
+    host = ollama_down_host.replace("http://", "http://me:hunter2@")
+    client = make_client(host)
+    health = client.health()
+    assert not health.ok and "hunter2" not in health.message
+    assert "me:***@127.0.0.1" in health.message
+    with pytest.raises(LLMUnavailable) as err:
+        client.chat(QUESTION)
+    assert "hunter2" not in str(err.value)
+
+
 def test_health_silent_host_is_bounded() -> None:
     with blackhole_host() as host:
         started = time.monotonic()

@@ -288,6 +288,12 @@ def evaluate_retrieval(
     that no chunk in the searched scope contains; retrieval finds them with the text index.
     """
     top = list(hits[:TOP_HITS])
+    if not any(ch.isalnum() for ch in question):
+        # Whatever came back matched no words: it is no evidence (the passages of an
+        # empty query are close to everything and nothing).
+        return RetrievalEvaluation(
+            0.0, False, "low", ["the question has no words"], "Ask a question in words."
+        )
     if not top:
         return RetrievalEvaluation(
             0.0,
