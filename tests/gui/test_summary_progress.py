@@ -68,3 +68,19 @@ def test_elapsed_text() -> None:
         "14 min 30 s",
         "1 h 02 min",
     ]
+
+
+def test_the_time_left_is_the_summarizers_estimate() -> None:
+    tracker = SummaryTracker("brief")
+    tracker.update(section(1, 3))
+    assert "left" not in tracker.label(5)  # nothing timed yet
+    timed = SummaryProgress(
+        "section", 2, 3, (2, 2), "", sections_done=1, sections_total=3, seconds_left=150.0
+    )
+    tracker.update(timed)
+    assert tracker.label(40).endswith("· 40 s · about 2 min 30 s left")
+    assert not tracker.over_limit
+    tracker.update(SummaryProgress("section", 3, 3, (3, 3), "", seconds_left=80.0, over_limit=True))
+    assert tracker.over_limit and tracker.label(70).endswith("about 1 min 20 s left")
+    tracker.update(SummaryProgress("done", 1, 1, (1, 3), "brief summary ready"))
+    assert "left" not in tracker.label(120)

@@ -48,11 +48,17 @@ class SummaryTracker:
     _round: int = 0
     _round_calls: int = 0
     finished: bool = False
+    #: the summarizer's estimate from the calls it timed (None before the first), and
+    #: whether it passed the user's limit (summary_seconds_per_page)
+    left: float | None = None
+    over_limit: bool = False
     #: the highest fraction shown: calls found later (a reduce round) slow the bar down
     #: rather than send it back
     _high: float = 0.0
 
     def update(self, p: SummaryProgress) -> None:
+        self.left = p.seconds_left if p.phase != "done" else None
+        self.over_limit = self.over_limit or p.over_limit
         if p.phase == "done":
             self.finished = True
             self.done = self.total = max(self.total, 1)
@@ -119,4 +125,7 @@ class SummaryTracker:
         calls = ""
         if self.done >= self.sections > 1 and not self.finished:  # past the sections
             calls = f" · {self.done} of {self.total} model calls done"
-        return f"{self.stage}{calls} · {elapsed_text(seconds)}"
+        left = ""
+        if self.left is not None and not self.finished:
+            left = f" · about {elapsed_text(max(self.left, 1))} left"
+        return f"{self.stage}{calls} · {elapsed_text(seconds)}{left}"
