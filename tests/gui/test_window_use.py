@@ -201,3 +201,19 @@ def test_at_1024_by_700_the_empty_sources_pane_gives_way(
     with qtbot.waitSignal(window.chat.answer_finished, timeout=10_000):
         window.chat.ask("When?")
     assert window.splitter.sizes()[2] >= sum(window.splitter.sizes()) // 3 - 2
+
+
+def test_long_page_and_zoom_text_never_widen_the_window_past_1024(
+    qtbot: Any, fake: FakeEngine, make_window: Any
+) -> None:
+    window = started(qtbot, fake, make_window)
+    window.resize(1024, 700)
+    before = window.minimumSizeHint().width()
+    window.citations.toolbar.setVisible(True)
+    window.citations.zoom_label.setText("page 120 of 270 · 147% · a long label")
+    window.chat.answer_bar.set_attempts(2, 3, can_retry=True)
+    QApplication.processEvents()  # the layouts take the new texts in (posted requests)
+    # the page toolbar (buttons, then the label that gives way) fits a narrow Sources pane
+    assert window.citations.toolbar.minimumSizeHint().width() < 330
+    assert window.minimumSizeHint().width() <= before + 20
+    assert window.minimumSizeHint().width() < 1024

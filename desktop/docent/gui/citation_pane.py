@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
     QListWidgetItem,
     QPushButton,
     QScrollArea,
+    QSizePolicy,
     QSplitter,
     QStackedWidget,
     QToolButton,
@@ -117,6 +118,9 @@ class CitationPane(QWidget):
         self.fit_button = self._tool("Fit", "Fit the page to the pane's width", self.fit_width)
         self.zoom_label = QLabel("")
         self.zoom_label.setObjectName("muted")
+        # its text ("page 12 of 27 · 47%") gives way: it must not widen the pane (and the
+        # window) past a 1024-pixel screen
+        self.zoom_label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.open_button = QPushButton("Open in viewer")
         self.open_button.setToolTip("Open the document in the system's viewer")
         self.open_button.clicked.connect(self.open_external)
