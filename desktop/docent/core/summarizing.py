@@ -63,6 +63,12 @@ EXTRACT_PER_SECTION = {"brief": 1, "bullets": 2, "detailed": 3}
 EXTRACT_KEEP = {"brief": 6, "bullets": 12, "detailed": 0}  # 0: every pick
 #: Sentences standing in for one section whose model summary was unusable.
 FALLBACK_SENTENCES = 3
+#: ``why`` of an extractive summary the caller asked for (the offer's "extractive now").
+ASKED = "asked for"
+ASKED_NOTE = (
+    "_Extractive summary: you asked for an extractive summary now, so no language model "
+    "was used. These are the document's most central sentences, in page order._"
+)
 EXTRACTIVE_NOTE = (
     "_Extractive summary: no language model was available ({why}). These are the "
     "document's most central sentences, in page order._"
@@ -184,7 +190,7 @@ class Summarizer:
         cancel: threading.Event | None,
     ) -> SummaryResult:
         key = extractive_model_key(self.embedder.model_name)
-        why = "asked for an extractive summary now"
+        why = ASKED
         hit = self._cached(rec, kind, key)
         if hit is not None:
             return _renoted(hit, why)
@@ -317,7 +323,7 @@ class Summarizer:
             for s, sents in zip(sections, picks, strict=True)
         ]
         body = _compose_extractive(kind, sections, picks)
-        note = EXTRACTIVE_NOTE.format(why=why.rstrip("."))
+        note = _note(why)
         return SummaryResult(
             summary=f"{note}\n\n{body}",
             type=kind,
@@ -378,8 +384,12 @@ class Summarizer:
 def _renoted(result: SummaryResult, why: str) -> SummaryResult:
     """A cached extractive summary with the note saying why it is extractive this time."""
     _, _, body = result.summary.partition("\n\n")
-    result.summary = f"{EXTRACTIVE_NOTE.format(why=why.rstrip('.'))}\n\n{body}"
+    result.summary = f"{_note(why)}\n\n{body}"
     return result
+
+
+def _note(why: str) -> str:
+    return ASKED_NOTE if why == ASKED else EXTRACTIVE_NOTE.format(why=why.rstrip("."))
 
 
 def retrieval_text(result: SummaryResult) -> str:
