@@ -77,6 +77,17 @@ def test_loop_before_anything_useful_falls_back_to_extractive(
     assert ollama_stub.client_disconnected.wait(5.0)
 
 
+def test_counting_instead_of_answering_falls_back_to_extractive(
+    engine: Engine, ollama_stub: OllamaStub
+) -> None:
+    ollama_stub.responder = lambda messages, model: (f"{i}) " for i in itertools.count(1))
+    answer, tokens = ask(engine)
+    assert answer.mode == "extractive" and "numbers instead of words" in answer.reason
+    assert answer.citations and {c.source for c in answer.citations} == {"retrieved"}
+    assert len(tokens) < 20
+    assert ollama_stub.client_disconnected.wait(5.0)
+
+
 def test_rambling_without_a_sentence_end_is_cut(engine: Engine, ollama_stub: OllamaStub) -> None:
     def rambling(messages: list[dict[str, Any]], model: str) -> Iterator[str]:
         yield from split_tokens(quoting(messages) + " ")

@@ -137,3 +137,20 @@ def test_done_reason_reaches_the_guard(ollama_stub: OllamaStub) -> None:
     guard = OutputGuard()
     assert "".join(client.stream_chat(QUESTION, guard=guard)) == "The stub model says hello."
     assert guard.done_reason == "length"
+
+
+@pytest.mark.parametrize(
+    "count", [" ".join(str(i) for i in range(1, 40)), " ".join(f"{i})" for i in range(1, 40))]
+)
+def test_counting_instead_of_answering_is_noise(count: str) -> None:
+    guard, cut = feed_all("The steps are listed below.\n" + count)
+    assert cut is not None and cut.kind == "noise"
+    assert cut.kept == "The steps are listed below."
+    assert "numbers instead of words" in cut.reason
+    assert guard.text.count(")") < 20 and guard.tokens < 45
+
+
+def test_a_table_of_numbers_is_not_noise() -> None:
+    rows = "\n".join(f"| 11/{i} | {i * 4}K | {i} |" for i in range(20, 26))
+    text = f"| model | memory | slots |\n|---|---|---|\n{rows}\nThat is all."
+    assert feed_all(text)[1] is None

@@ -9,6 +9,8 @@ so the request can be cancelled on the server instead of running to its budget:
   catches loops with no sentence end such as "foo bar foo bar ...");
 - a long stretch of tokens with no sentence end and no line break (rambling, or a run of
   one character);
+- a run of numbers without a word between them ("1) 2) 3) 4) ..." or "1 2 3 4 ...":
+  SmolLM2 counts instead of answering; no two repeat, so the checks above miss it);
 - more tokens than the budget (``max_tokens``): a backstop for servers that ignore
   ``num_predict``.
 
@@ -19,13 +21,14 @@ What is kept is the text before the degenerate part, ended at a sentence boundar
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from docent.core.citations import MARKER
 from docent.core.errors import LLMError
 
-CutKind = Literal["repeat", "loop", "rambling", "budget"]
+CutKind = Literal["repeat", "loop", "rambling", "noise", "budget"]
 
 #: The end of a sentence (followed by space) or a line break: where a sentence is complete.
 _BOUNDARY = re.compile(r"(?<=[.!?])[\"'”’)\]*_`]*\s+|\n\s*")
@@ -33,6 +36,8 @@ _LIST_PREFIX = re.compile(r"^\s*(?:[-*+•]|\d{1,3}[.)]|#{1,6})\s+")
 _LIST_NUMBER = re.compile(r"\s*(?:\d{1,3}|[a-zA-Z])[.)]$")
 _WORD = re.compile(r"\S+")
 _NOT_ALNUM = re.compile(r"[^\w]+")
+_LETTER = re.compile(r"[^\W\d_]")
+_DIGIT = re.compile(r"\d")
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,6 +48,9 @@ class GuardLimits:
     ngram_words: int = 12
     #: Tokens (stream chunks) without a sentence end or line break before it is rambling.
     max_tokens_without_end: int = 160
+    #: This many words in a row with digits and no letter ("1)", "23") is noise; a table
+    #: of numbers in an answer has words (a header, units) before that many.
+    max_number_words: int = 16
     #: Tokens in all; None: no client-side cap (the server's num_predict still applies).
     max_tokens: int | None = None
 
@@ -76,6 +84,8 @@ class OutputGuard:
     """
 
     limits: GuardLimits = DEFAULT_LIMITS
+    #: What the output is, for the reason: "The answer was cut because ...".
+    what: str = "answer"
     text: str = ""
     tokens: int = 0
     cut: Cut | None = None
@@ -87,6 +97,8 @@ class OutputGuard:
     _word_end: int = 0  # words ending before this offset are counted
     _words: list[tuple[str, int]] = field(default_factory=list)  # (normalised, start)
     _ngrams: set[tuple[str, ...]] = field(default_factory=set)
+    _numbers: int = 0  # words with digits and no letter, in a row
+    _noise_at: int = 0  # where that run began
 
     def feed(self, token: str) -> Cut | None:
         if self.cut is not None:
@@ -121,6 +133,8 @@ class OutputGuard:
             if m.end() == len(self.text):
                 break  # the word may go on in the next token
             self._word_end = m.end()
+            if self._noise(m):
+                return self._make("noise", self._noise_at)
             word = normalise(m.group())
             if not word:
                 continue
@@ -133,6 +147,17 @@ class OutputGuard:
             self._ngrams.add(gram)
         return None
 
+    def _noise(self, word: re.Match[str]) -> bool:
+        """Counts words with digits and no letter in a row; words of punctuation alone
+        (a table's ``|`` and ``---``) neither count nor break the run."""
+        if _LETTER.search(word.group()):
+            self._numbers = 0
+        elif _DIGIT.search(word.group()):
+            if self._numbers == 0:
+                self._noise_at = word.start()
+            self._numbers += 1
+        return self._numbers >= self.limits.max_number_words
+
     def _overrun(self, token: str) -> Cut | None:
         cap = self.limits.max_tokens
         if cap is not None and self.tokens > cap:
@@ -144,14 +169,16 @@ class OutputGuard:
     def _make(self, kind: CutKind, at: int) -> Cut:
         """Cut before ``at``, back to the last sentence boundary at or before it."""
         keep = max(b for b in self._boundaries if b <= at)
+        cut = f"The {self.what} was cut"
         reasons = {
-            "repeat": "The answer was cut because the model began repeating a sentence.",
-            "loop": "The answer was cut because the model began repeating itself.",
+            "repeat": f"{cut} because the model began repeating a sentence.",
+            "loop": f"{cut} because the model began repeating itself.",
             "rambling": (
-                f"The answer was cut because the model wrote "
+                f"{cut} because the model wrote "
                 f"{self.limits.max_tokens_without_end} tokens without ending a sentence."
             ),
-            "budget": f"The answer was cut at its budget of {self.limits.max_tokens} tokens.",
+            "noise": f"{cut} because the model wrote numbers instead of words.",
+            "budget": f"{cut} at its budget of {self.limits.max_tokens} tokens.",
         }
         return Cut(kind, reasons[kind], self.text[:keep].rstrip(), self.tokens)
 
@@ -177,11 +204,13 @@ class OutputCut(LLMError):
 
 
 def guard_for(
-    options: dict[str, object] | None, limits: GuardLimits = DEFAULT_LIMITS
+    options: Mapping[str, object] | None,
+    limits: GuardLimits = DEFAULT_LIMITS,
+    what: str = "answer",
 ) -> OutputGuard:
     """A guard whose token cap follows ``num_predict`` (with slack: chunks are not
     always single tokens), so a server that ignores the option is still stopped."""
     predict = (options or {}).get("num_predict")
     if limits.max_tokens is None and isinstance(predict, int) and predict > 0:
         limits = replace(limits, max_tokens=predict + max(8, predict // 10))
-    return OutputGuard(limits)
+    return OutputGuard(limits, what)

@@ -230,9 +230,13 @@ class OllamaClient:
         model: str | None = None,
         cancel: threading.Event | None = None,
         options: dict[str, Any] | None = None,
+        guard: OutputGuard | None = None,
     ) -> str:
-        """The whole answer as one string (query rewrites, summaries)."""
-        return "".join(self.stream_chat(messages, model=model, cancel=cancel, options=options))
+        """The whole answer as one string (query rewrites, summaries), watched by the
+        same guard as a stream (OutputCut carries the text before a loop)."""
+        return "".join(
+            self.stream_chat(messages, model=model, cancel=cancel, options=options, guard=guard)
+        )
 
     def _produce(
         self, call: _Call, name: str, messages: list[dict[str, str]], options: dict[str, Any] | None

@@ -32,7 +32,7 @@ from docent.core.errors import (
     LLMUnavailable,
     ModelNotFound,
 )
-from docent.core.guards import OutputCut
+from docent.core.guards import OutputCut, guard_for
 from docent.core.llm import OllamaClient
 from docent.core.sectioning import Section, pages_label
 from docent.core.summary_budget import (
@@ -366,9 +366,14 @@ class MapReduce:
         options = {"num_ctx": s.llm_context_tokens, "num_predict": budget, "temperature": 0.2}
         start = time.monotonic()
         try:
-            text = client.chat(messages, cancel=self.cancel, options=options)
+            text = client.chat(
+                messages,
+                cancel=self.cancel,
+                options=options,
+                guard=guard_for(options, what=f"summary {where}"),
+            )
         except OutputCut as cut:
-            text = cut.cut.kept
+            text = cut.cut.kept  # what came before the loop; rejection() judges it
         except LLMTimeout as exc:
             which = "summary_timeout_per_call" if limit == per_call else "summary_timeout_total"
             raise LLMTimeout(
