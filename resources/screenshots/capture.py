@@ -36,6 +36,10 @@ def main() -> int:
     parser.add_argument("--host", default=os.environ.get("DOCENT_RIG_HOST", ""))
     parser.add_argument("--model", default="smollm2:135m")
     parser.add_argument("--question", default=QUESTION)
+    parser.add_argument("--out", default=str(OUT), help="folder for the PNGs")
+    parser.add_argument(
+        "--only", default="", help="save only this screenshot (e.g. answer-with-citation.png)"
+    )
     args = parser.parse_args()
     if not args.host:
         print("no model: set DOCENT_RIG_HOST or pass --host", file=sys.stderr)
@@ -70,13 +74,17 @@ def main() -> int:
     lib, chat, sources = window.library, window.chat, window.citations
     state: dict[str, Any] = {"indexing_shot": False}
 
+    def shot(name: str) -> None:
+        if not args.only or args.only == name:
+            save(window, Path(args.out) / name)
+
     def on_progress(item: Any) -> None:
         rows = lib.model.rows()
         ready = sum(r.state == "ready" for r in rows)
         busy = any(r.state == "indexing" and 0.3 < r.fraction < 0.8 for r in rows)
         if ready >= 2 and busy and not state["indexing_shot"]:
             state["indexing_shot"] = True
-            save(window, "library-indexing.png")  # now: the table shows this very moment
+            shot("library-indexing.png")  # now: the table shows this very moment
 
     def after_index(_: Any) -> None:
         QTimer.singleShot(500, lambda: chat.ask(args.question))
@@ -89,7 +97,7 @@ def main() -> int:
         sources.select(turn.citations[0].n)
 
     def after_page(path: str, page: int) -> None:
-        QTimer.singleShot(300, lambda: (save(window, "answer-with-citation.png"), app.quit()))
+        QTimer.singleShot(300, lambda: (shot("answer-with-citation.png"), app.quit()))
 
     lib.controller.document_progressed.connect(on_progress)
     lib.controller.run_finished.connect(after_index)
@@ -109,8 +117,7 @@ def main() -> int:
     return 0
 
 
-def save(window: Any, name: str) -> None:
-    path = OUT / name
+def save(window: Any, path: Path) -> None:
     window.grab().save(str(path))
     print("saved", path)
 

@@ -8,6 +8,7 @@ import pytest
 
 from docent.core.attribution import (
     THRESHOLDS,
+    EmbedFn,
     Scorer,
     Thresholds,
     attribute,
@@ -53,6 +54,18 @@ def test_model_citations_are_checked_and_uncited_sentences_matched() -> None:
     assert checked.faith.unsupported == ["Console lines are limited to 4095 bytes [2]."]
     assert [s.sentence for s in checked.misattributed] == [wrong.sentence]
     assert judged_sentences(answer) == [s.sentence for s in checked.faith.judged]
+
+
+def test_a_number_the_passage_does_not_state_is_not_supported(embed: EmbedFn) -> None:
+    wrong = "Command lines at the console are limited to about 4096 bytes."
+    right = "Command lines at the console are limited to about 4,095 bytes."
+    checked = attribute(f"{wrong} {right}", PASSAGES, embed)
+    bad, good = checked.faith.sentences
+    assert not bad.supported and bad.matched is None and bad.score <= 0.25
+    assert good.supported and good.matched == 1
+    assert checked.faith.unsupported == [wrong]
+    cited = attribute("Console lines are limited to 4096 bytes [1].", PASSAGES, embed)
+    assert cited.faith.unsupported == ["Console lines are limited to 4096 bytes [1]."]
 
 
 def test_a_sentence_no_passage_supports_stays_flagged_once() -> None:

@@ -7,7 +7,10 @@ passages the model was shown:
 - **overlap**: the share of the sentence's content words found in the passage (stemmed);
 - **cosine**: the similarity of their embeddings (the library's own embedding model).
 
-``support = weight * overlap + (1 - weight) * cosine``. Then:
+``support = weight * overlap + (1 - weight) * cosine``, except that a passage missing a
+number the sentence states (a year, a size, a count) cannot support it: small models get
+numbers wrong in sentences that otherwise echo the passage word for word ("died on
+December 31st, 2019" against "died in December 2015"). Then:
 
 - a sentence the model cited is supported when its cited passages reach ``support``;
   when they do not and another offered passage clearly does (``clear``, and ``margin``
@@ -59,6 +62,9 @@ THRESHOLDS = Thresholds()
 #: Overlap alone (no embedder): the long-standing faithfulness threshold.
 OVERLAP_ONLY = Thresholds(weight=1.0, support=SUPPORT_THRESHOLD, clear=0.75, margin=0.25)
 
+#: A passage without one of the sentence's numbers scores at most this (no support).
+NUMBER_MISMATCH_CAP = 0.25
+_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 _END_PUNCT = re.compile(r"([.!?:;]+[\"'”’)*_`]*)$")
 _LIST_PREFIX = re.compile(r"^\s*(?:[-*+•]|\d{1,2}[.)]|#{1,6})\s+")
 
@@ -91,6 +97,7 @@ class Scorer:
         self.passages = passages
         self.t = thresholds
         self._terms = {n: terms(text) for n, text in passages.items()}
+        self._numbers = {n: numbers_in(text) for n, text in passages.items()}
         self._cos: list[dict[int, float]] = [{} for _ in sentences]
         if embed is not None and sentences and passages and thresholds.weight < 1.0:
             numbers = list(passages)
@@ -114,9 +121,14 @@ class Scorer:
             return 0.0
         overlap = self.overlap(sentence, numbers)
         if self.t.weight >= 1.0 or not self._cos[i]:
-            return overlap
-        cos = max(self._cos[i].get(n, 0.0) for n in numbers)
-        return self.t.weight * overlap + (1 - self.t.weight) * cos
+            score = overlap
+        else:
+            cos = max(self._cos[i].get(n, 0.0) for n in numbers)
+            score = self.t.weight * overlap + (1 - self.t.weight) * cos
+        stated = numbers_in(plain(sentence))
+        if stated and not stated <= set().union(*(self._numbers.get(n, set()) for n in numbers)):
+            return min(score, NUMBER_MISMATCH_CAP)
+        return score
 
     def best(self, i: int, sentence: str, exclude: Sequence[int] = ()) -> tuple[int | None, float]:
         """The single passage that supports the sentence best (earlier ones win ties)."""
@@ -267,6 +279,11 @@ def _short(sentence: str, limit: int = 60) -> str:
 def plain(sentence: str) -> str:
     """A sentence without citation markers or a list bullet (what is embedded)."""
     return " ".join(_LIST_PREFIX.sub("", MARKER.sub(" ", sentence)).split())
+
+
+def numbers_in(text: str) -> set[str]:
+    """The numbers a text states, without thousands separators ("4,095" -> "4095")."""
+    return {m.group().replace(",", "") for m in _NUMBER.finditer(text)}
 
 
 def cosine(a: Sequence[float], b: Sequence[float]) -> float:
