@@ -36,6 +36,7 @@ def main() -> int:
     parser.add_argument("--host", default=os.environ.get("DOCENT_RIG_HOST", ""))
     parser.add_argument("--model", default="smollm2:135m")
     parser.add_argument("--question", default=QUESTION)
+    parser.add_argument("--pdf", action="append", default=[], help="corpus PDFs to index")
     parser.add_argument("--out", default=str(OUT), help="folder for the PNGs")
     parser.add_argument(
         "--only", default="", help="save only this screenshot (e.g. answer-with-citation.png)"
@@ -52,7 +53,7 @@ def main() -> int:
     corpus = Path(os.environ.get("DOCENT_CORPUS", REPO.parent / "shared" / "corpus" / "pdfs"))
     library = scratch / "Documents"
     library.mkdir()
-    for name in PDFS:
+    for name in args.pdf or PDFS:
         shutil.copy(corpus / name, library / name)
 
     from docent.core.config import load_settings
