@@ -102,8 +102,8 @@ def test_a_data_folder_that_is_a_file_is_one_sentence(docent: Docent, tmp_path: 
     ("variable", "value", "says"),
     [
         ("DOCENT_WATCHED_FOLDERS", "[bad json", "is not a JSON list"),
-        ("DOCENT_EMBED_BATCH_SIZE", "lots", "valid integer"),
-        ("DOCENT_OLLAMA_HOST", "ftp://x", "http(s) URL"),
+        ("DOCENT_EMBED_BATCH_SIZE", "lots", "must be a whole number"),
+        ("DOCENT_OLLAMA_HOST", "ftp://x", "must start with http:// or https://"),
         ("OLLAMA_HOST", "http://[::1", "http(s) URL"),
     ],
 )
