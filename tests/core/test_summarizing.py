@@ -6,7 +6,6 @@ import itertools
 import json
 import re
 import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -270,12 +269,10 @@ def test_cancel_during_a_call_hangs_up_at_once(engine: Engine, stub: OllamaStub)
     stub.responder = responder
     cancel = threading.Event()
     threading.Thread(target=lambda: stub.stalled.wait(10) and cancel.set(), daemon=True).start()
-    start = time.monotonic()
     with pytest.raises(Cancelled):
         engine.summarize(CTSS, type="bullets", cancel=cancel)
-    assert time.monotonic() - start < 10
     assert stub.client_disconnected.wait(5)
-    time.sleep(0.2)
+    # summarize has returned, so no later call can come from it: two were made, no more.
     assert len(stub.bodies("/api/chat")) == 2
 
 
