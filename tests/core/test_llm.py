@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import threading
 import time
 
@@ -232,3 +234,18 @@ def test_stub_stops_promptly_with_a_stalled_stream() -> None:
     assert time.monotonic() - started < 5
     assert not asker.is_alive()
     assert isinstance(errors[0], LLMStreamError)  # server hung up without an answer
+
+
+def test_the_ollama_client_is_not_imported_until_a_model_is_used() -> None:
+    # ollama and httpx cost ~0.5 s of CPU at import: the window must be up before that.
+    probe = (
+        "import sys, docent.core.engine, docent.core.api\n"
+        "print(sorted(m for m in ('ollama', 'httpx') if m in sys.modules))\n"
+        "from docent.core.llm import OllamaClient\n"
+        "OllamaClient('http://127.0.0.1:9', 'm', 1.0, 1.0, 1.0)\n"
+        "print(sorted(m for m in ('ollama', 'httpx') if m in sys.modules))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=120
+    ).stdout.split("\n")
+    assert out[:2] == ["[]", "['httpx', 'ollama']"]

@@ -32,9 +32,6 @@ from collections.abc import Generator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-import httpx
-import ollama
-
 from docent.core.config import redact_url
 from docent.core.errors import (
     Cancelled,
@@ -47,6 +44,9 @@ from docent.core.errors import (
 from docent.core.guards import OutputCut, OutputGuard, guard_for
 
 if TYPE_CHECKING:
+    import httpx
+    import ollama
+
     from docent.core.config import Settings
 
 _CANCEL_POLL = 0.05  # seconds between checks of the cancel event
@@ -121,6 +121,10 @@ class OllamaClient:
         self.connect_timeout = connect_timeout
         self.first_token_timeout = first_token_timeout
         self.total_timeout = total_timeout
+        # Imported here, not at the top: they cost ~0.7 s, and the window must show first.
+        import httpx
+        import ollama
+
         # The read timeout is only a backstop: the consumer enforces the deadlines.
         self._stream_client = ollama.Client(
             host=host,
@@ -165,6 +169,9 @@ class OllamaClient:
         return self._list(_LIST_TIMEOUT)
 
     def _list(self, timeout: float) -> list[str]:
+        import httpx
+        import ollama
+
         try:
             client = self._quick.get(timeout)
             if client is None:
@@ -308,6 +315,9 @@ class OllamaClient:
 
     def _map_error(self, exc: BaseException, model: str | None, read_timeout: float) -> LLMError:
         """``exc`` from the ollama client or httpx as a typed error with a user sentence."""
+        import httpx
+        import ollama
+
         if isinstance(exc, LLMError):
             return exc
         if isinstance(exc, ConnectionError | httpx.ConnectError | httpx.ConnectTimeout):
