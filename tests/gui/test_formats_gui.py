@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from fakes import FakeEngine
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDialogButtonBox
 
 from docent.core.citations import Citation
@@ -29,7 +30,12 @@ def test_library_row_shows_the_scan_page_being_read(qtbot: Any) -> None:
     step = "reading scanned page 3 by OCR (2 of 9)"
     model.apply(Progress("extracting", 1, 1, "/x/scan.pdf", message=step, pages=2), None)
     row = model.row_for("/x/scan.pdf")
-    assert row is not None and row.state_text == step + "…"
+    # the cell holds a short form; its tooltip has the whole step
+    assert row is not None and row.state_text == "OCR page 2 of 9…"
+    tip = model.item(0, 3).data(Qt.ItemDataRole.ToolTipRole)
+    assert step in tip and "scan.pdf" in tip
+    model.apply(Progress("extracting", 1, 1, "/x/scan.pdf", message="reading page 4"), None)
+    assert row.state_text == "reading page 4…"
     model.apply(Progress("extracting", 1, 1, "/x/b.pdf"), None)
     assert model.row_for("/x/b.pdf").state_text == "reading…"  # type: ignore[union-attr]
 

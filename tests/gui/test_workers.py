@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import logging
+import threading
 from typing import Any
+
+import shiboken6
+from PySide6.QtWidgets import QLabel
 
 from docent.core.errors import Cancelled
 from docent.gui.messages import Message, bridge
@@ -74,3 +78,33 @@ def test_on_error_shows_the_error_in_place_instead(qtbot: Any, drain: None) -> N
     qtbot.waitUntil(lambda: worker.done, timeout=10_000)
     assert [str(e) for e in shown] == ["disk full"]
     assert not [m for m in posted if "disk full" in m.text]
+
+
+def test_callbacks_are_dropped_once_their_owner_is_deleted(qtbot: Any, drain: None) -> None:
+    # A dialog closed while its save runs: its callbacks must not reach the dead widget.
+    owner = QLabel("settings")
+    release = threading.Event()
+    touched: list[str] = []
+
+    def job() -> int:
+        assert release.wait(10), "never released"
+        return 1
+
+    worker = call_in_worker(
+        job,
+        name="save",
+        on_result=lambda _: touched.append(owner.text()),
+        on_finished=lambda: owner.setEnabled(True),  # raised RuntimeError before owner=
+        owner=owner,
+    )
+    shiboken6.delete(owner)
+    release.set()
+    qtbot.waitUntil(lambda: worker.done, timeout=10_000)
+    assert touched == []
+    kept = QLabel("kept")
+    qtbot.addWidget(kept)
+    worker = call_in_worker(
+        lambda: 2, name="save", on_result=lambda _: touched.append(kept.text()), owner=kept
+    )
+    qtbot.waitUntil(lambda: worker.done, timeout=10_000)
+    assert touched == ["kept"]

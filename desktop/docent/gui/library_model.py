@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import time
 from dataclasses import dataclass, fields
 from pathlib import Path
@@ -80,7 +81,7 @@ class Row:
     @property
     def state_text(self) -> str:
         if self.state == "indexing" and self.phase == "reading":
-            return f"{self.step}…" if self.step else "reading…"
+            return f"{_compact(self.step)}…" if self.step else "reading…"
         if self.state == "indexing":
             return f"indexing {int(self.fraction * 100)}%"
         if self.state == "failed":
@@ -105,6 +106,8 @@ class Row:
         return Path(self.path).suffix.lower() == ".pdf"
 
 
+#: The extraction worker's OCR step (core/preparing.py), long for a table cell.
+_OCR_STEP = re.compile(r"reading scanned page (\d+) by OCR \((\d+) of (\d+)\)")
 _UNSET = object()
 _BRUSHES = {"failed": QBrush(FAILED_COLOUR), "muted": QBrush(MUTED_COLOUR)}
 _ALIGN = {
@@ -122,6 +125,20 @@ def _display(row: Row, col: int) -> str:
     if col == STATE:
         return row.state_text
     return _when(row.indexed_at)
+
+
+def _compact(step: str) -> str:
+    """A step short enough for the State column; the cell's tooltip has it whole."""
+    ocr = _OCR_STEP.fullmatch(step)
+    return f"OCR page {ocr[2]} of {ocr[3]}" if ocr else step  # scanned pages done of all
+
+
+def _tip(row: Row, col: int) -> str:
+    if col == STATE and row.error:
+        return row.error
+    if col == STATE and row.state == "indexing" and row.phase == "reading" and row.step:
+        return f"{shown(row.path)}\n{row.step}"
+    return shown(row.path)
 
 
 def _sort_key(row: Row, col: int) -> str | int | float:
@@ -178,9 +195,7 @@ class DocumentTableModel(QStandardItemModel):
                 {
                     Qt.ItemDataRole.DisplayRole: _display(row, col),
                     SORT_ROLE: _sort_key(row, col),
-                    Qt.ItemDataRole.ToolTipRole: plain_tip(
-                        row.error if col == STATE and row.error else shown(row.path)
-                    ),
+                    Qt.ItemDataRole.ToolTipRole: plain_tip(_tip(row, col)),
                     Qt.ItemDataRole.ForegroundRole: fg,
                     FRACTION_ROLE: row.fraction if busy and col == STATE else -1.0,
                     Qt.ItemDataRole.TextAlignmentRole: _ALIGN.get(col),

@@ -261,6 +261,7 @@ class SettingsDialog(QDialog):
             on_result=self._on_applied,
             on_error=self._on_save_failed,
             on_finished=lambda: self.buttons.setEnabled(True),
+            owner=self,
         )
 
     def _on_applied(self, applied: SettingsApplied) -> None:
@@ -294,6 +295,7 @@ class SettingsDialog(QDialog):
             on_result=self._on_tested,
             on_error=lambda exc: self.test_label.setText(f"Test failed: {exc}"),
             on_finished=lambda: self.test_button.setEnabled(True),
+            owner=self,
         )
 
     def _on_tested(self, health: Health) -> None:

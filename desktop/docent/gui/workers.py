@@ -19,6 +19,7 @@ import threading
 from collections.abc import Callable
 from typing import Any, Generic, TypeVar
 
+import shiboken6
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
 
 from docent.core.errors import Cancelled
@@ -117,12 +118,17 @@ def run_in_worker(
     on_finished: Callable[[], None] | None = None,
     error_text: str = "",
     on_error: Callable[[Exception], None] | None = None,
+    owner: QObject | None = None,
 ) -> Worker[P, R]:
     """Start ``job`` on the pool; the callbacks run on the GUI thread.
 
     A failure is posted to the message bridge as ``error_text`` (default: what failed)
     plus the error's sentence, or handed to ``on_error`` when the caller shows it itself.
+    ``owner``: the widget the callbacks touch; once it is deleted (a dialog closed while
+    the job ran) they are dropped instead of reaching a dead C++ object.
     """
+    on_result, on_progress = _while_alive(owner, on_result), _while_alive(owner, on_progress)
+    on_finished, on_error = _while_alive(owner, on_finished), _while_alive(owner, on_error)
     worker: Worker[P, R] = Worker(job, name)
     sig = worker.signals
     if on_progress is not None:
@@ -147,6 +153,7 @@ def call_in_worker(
     on_finished: Callable[[], None] | None = None,
     error_text: str = "",
     on_error: Callable[[Exception], None] | None = None,
+    owner: QObject | None = None,
 ) -> Worker[None, R]:
     """``run_in_worker`` for a call that reports no progress and cannot be cancelled."""
 
@@ -160,7 +167,24 @@ def call_in_worker(
         on_finished=on_finished,
         error_text=error_text,
         on_error=on_error,
+        owner=owner,
     )
+
+
+C = TypeVar("C", bound=Callable[..., None])
+
+
+def _while_alive(owner: QObject | None, fn: C | None) -> C | None:
+    """``fn``, called only while ``owner`` (if any) still exists."""
+    if owner is None or fn is None:
+        return fn
+    call = fn
+
+    def guarded(*args: Any) -> None:
+        if shiboken6.isValid(owner):
+            call(*args)
+
+    return guarded  # type: ignore[return-value]
 
 
 def _on_errored(exc: Exception, text: str, on_error: Callable[[Exception], None] | None) -> None:
