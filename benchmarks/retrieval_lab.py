@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import json
 import shutil
 import sys
 import time
@@ -54,6 +55,10 @@ def build(args: argparse.Namespace, files: list[Path]) -> tuple:  # type: ignore
     cache = install(emb, args.vector_cache)
     cache_root = TextCache(args.text_cache)
     folder = args.work / args.variant
+    size_file = folder / "size.json"
+    if args.reuse and size_file.exists():
+        size = tuple(json.loads(size_file.read_text()))
+        return open_store(path=folder / "qdrant", dim=384), emb, size
     shutil.rmtree(folder, ignore_errors=True)
     store = open_store(path=folder / "qdrant", dim=384)
     docs = chunks_total = 0
@@ -105,6 +110,8 @@ def build(args: argparse.Namespace, files: list[Path]) -> tuple:  # type: ignore
         f"{time.perf_counter() - t0:.0f} s (embedded {cache.misses}, cached {cache.hits})",
         file=sys.stderr,
     )
+    store.flush()
+    size_file.write_text(json.dumps([docs, chunks_total]))
     return store, emb, (docs, chunks_total)
 
 
@@ -121,6 +128,9 @@ def main() -> int:
     ap.add_argument("--reserve", type=int, default=32, help="context tokens kept free")
     ap.add_argument("--set", nargs="*", default=[], metavar="KEY=VALUE")
     ap.add_argument("--misses", action="store_true")
+    ap.add_argument(
+        "--reuse", action="store_true", help="score the store a previous run built (configs only)"
+    )
     ap.add_argument("--no-identifiers", action="store_true", help="BM25 without identifier terms")
     args = ap.parse_args()
     if args.no_identifiers:

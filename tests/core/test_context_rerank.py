@@ -17,7 +17,14 @@ from docent.core.embedding import Embedder, identifier_id, with_identifiers
 from docent.core.fusion import Candidate
 from docent.core.models import Page, SparseVec
 from docent.core.queryterms import identifier_terms
-from docent.core.rerank import proximity, scores, term_positions, within_documents
+from docent.core.rerank import (
+    code_share,
+    code_terms,
+    proximity,
+    scores,
+    term_positions,
+    within_documents,
+)
 
 # Context -------------------------------------------------------------------------------
 
@@ -203,3 +210,76 @@ def test_within_documents_only_swaps_a_documents_own_places() -> None:
     better = {"a1": 0.1, "b1": 0.5, "a2": 0.9, "c1": 0.3}
     got = within_documents(order, lambda i: better[order[i].chunk_id])
     assert [c.chunk_id for c in got] == ["a2", "b1", "a1", "c1"]
+
+
+def test_code_terms_are_options_and_code_not_product_names() -> None:
+    assert code_terms("What is R's -d name option for?") == ["-d"]
+    assert code_terms("What does SET CPU HISTORY=n do on the PDP-11?") == [
+        "history=n",
+        "set cpu",
+        "cpu history",
+    ]
+    assert code_terms("How does is.na() differ on a PDP-11/40 in Debian-Edu?") == ["is.na"]
+
+
+def test_code_share_counts_terms_written_as_tokens_of_their_own() -> None:
+    pool = [
+        cand("a", "d", "-d name  Run R through debugger name."),
+        cand("b", "d", "--debugger=name and R-devel; d is a letter, not an option."),
+        cand("c", "d", "Use -d and SET CPU HISTORY=n together."),
+    ]
+    assert code_share("What does -d do with HISTORY=n?", pool) == [0.5, 0.0, 1.0]
+    assert code_share("What does the debugger do?", pool) == [0.0, 0.0, 0.0]
+
+
+#: A manual whose option page uses the question's words less than its neighbours do.
+MANUAL = [
+    "Names of debugger commands: each name in the debugger table is a command name; "
+    "the name option of a debugger command sets the name it is listed under.",
+    "The d command of the debugger shows data; d takes a name, and the name option "
+    "of d chooses which debugger name is shown.",
+    "Command line: -q start quietly. -d name run the program under the named tool. "
+    "--vanilla skip every profile.",
+]
+
+
+@pytest.mark.parametrize("weight", [0.0, 1.0])
+def test_an_option_lifts_the_page_that_writes_it(tmp_path: object, weight: float) -> None:
+    from pathlib import Path
+
+    from docent.core.retrieval import RetrievalConfig, Retriever
+    from docent.core.store import ChunkPoint, chunk_point_id, open_store
+
+    emb = Embedder()
+    store = open_store(path=Path(str(tmp_path)) / "q", dim=384)
+    try:
+        dense, sparse = emb.embed_dense(MANUAL), emb.embed_sparse(MANUAL)
+        store.upsert_chunks(
+            [
+                ChunkPoint(
+                    chunk_point_id("m", i),
+                    d,
+                    s,
+                    {
+                        "doc_id": "m",
+                        "path": "/m.txt",
+                        "file_name": "m.txt",
+                        "page_start": i + 1,
+                        "page_end": i + 1,
+                        "ordinal": i,
+                        "text": t,
+                        "content_hash": str(i),
+                    },
+                )
+                for i, (t, d, s) in enumerate(zip(MANUAL, dense, sparse, strict=True))
+            ]
+        )
+        config = RetrievalConfig(identifier_weight=weight, expand_neighbours=False)
+        res = Retriever(store, emb, config).search("What is the -d name option for?", k=3)
+        top = res.hits[0]
+        if weight:
+            assert top.page_start == 3 and top.debug["scores"]["identifiers"] == 1.0
+        else:  # without the signal, the pages richer in the question's words win
+            assert top.page_start != 3
+    finally:
+        store.close()

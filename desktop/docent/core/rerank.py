@@ -9,6 +9,11 @@ weigh more), over the weight of all of them. Case and light suffixes are ignored
 
 :func:`within_documents` reorders each document's candidates among the positions that
 document already holds, so the choice between documents stays fusion's.
+
+:func:`code_share` is the second signal: an option or a code-like name the question
+writes (``-d``, ``HISTORY=n``, ``is.na``, ``SET CPU``) found as written in a passage. The
+proximity splits ``-d`` into the letter ``d``, which every passage holds; the page that
+documents the option is the one where it stands as a token of its own.
 """
 
 from __future__ import annotations
@@ -20,7 +25,7 @@ from collections.abc import Callable, Sequence
 
 from docent.core.evaluation import stem
 from docent.core.fusion import Candidate
-from docent.core.queryterms import content_words
+from docent.core.queryterms import content_words, identifier_terms
 
 #: Words in the window that must hold the question's terms.
 WINDOW = 16
@@ -95,6 +100,38 @@ def scores(question: str, cands: Sequence[Candidate]) -> list[float]:
     ]
     weights = pool_weights(terms, [{t for _, t in f} for f in found])
     return [proximity(f, weights) for f in found]
+
+
+def code_terms(question: str) -> list[str]:
+    """The question's options, code-like compounds and upper-case command pairs.
+
+    Compounds of words, numbers and hyphens alone (``PDP-11``, ``Debian-Edu``) are left
+    out: they are product names, on nearly every page of their manual, and favouring the
+    pages that spell them cost as many dev questions as it helped.
+    """
+    out = [
+        t
+        for t in identifier_terms(question)
+        if t.startswith("-") or " " in t or any(ch in t for ch in ".=(")
+    ]
+    return list(dict.fromkeys(out))
+
+
+def _literal(term: str) -> re.Pattern[str]:
+    # Not inside a longer word or option: "-d" is not in "--debug" nor in "R-devel".
+    return re.compile(r"(?<![\w\-])" + re.escape(term) + r"(?!\w)", re.IGNORECASE)
+
+
+def code_share(question: str, cands: Sequence[Candidate]) -> list[float]:
+    """The share (0-1) of the question's code terms that each candidate's text holds as
+    written; all 0 when the question has none."""
+    patterns = [_literal(t) for t in code_terms(question)]
+    if not patterns:
+        return [0.0] * len(cands)
+    return [
+        sum(bool(p.search(str(c.payload.get("text", "")))) for p in patterns) / len(patterns)
+        for c in cands
+    ]
 
 
 def within_documents(cands: Sequence[Candidate], key: Callable[[int], float]) -> list[Candidate]:

@@ -82,6 +82,9 @@ class RetrievalConfig:
     #: Rerank (rerank.py): fused score x (1 + proximity_weight x term proximity) for the
     #: best ``rerank_depth`` candidates; "document": only within each document's places.
     proximity_weight: float = 1.0
+    #: ... x (1 + identifier_weight x the share of the question's options and code-like
+    #: names the candidate holds as written).
+    identifier_weight: float = 1.0
     rerank_depth: int = 30
     rerank_scope: str = "document"
 
@@ -277,15 +280,19 @@ class Retriever:
 
     def _rerank(self, query: str, order: list[Candidate]) -> list[Candidate]:
         cfg = self.config
-        if cfg.proximity_weight <= 0:
+        if cfg.proximity_weight <= 0 and cfg.identifier_weight <= 0:
             return order
         head = order[: cfg.rerank_depth]
         prox = rerank.scores(query, head)
-        for c, p in zip(head, prox, strict=True):
+        code = rerank.code_share(query, head)
+        combined = []
+        for c, p, i in zip(head, prox, code, strict=True):
             c.scores["proximity"] = round(p, 4)
-        combined = [
-            c.score * (1 + cfg.proximity_weight * p) for c, p in zip(head, prox, strict=True)
-        ]
+            if i:
+                c.scores["identifiers"] = round(i, 4)
+            combined.append(
+                c.score * (1 + cfg.proximity_weight * p) * (1 + cfg.identifier_weight * i)
+            )
         if cfg.rerank_scope == "document":
             head = rerank.within_documents(head, combined.__getitem__)
         else:
