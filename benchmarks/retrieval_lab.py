@@ -31,6 +31,7 @@ from retrieval_eval import (  # noqa: E402
     load_questions,
     print_table,
     score,
+    time_searches,
 )
 
 VARIANTS = ("plain", "context", "context-reserve", "context-bm25")
@@ -128,6 +129,8 @@ def main() -> int:
     ap.add_argument("--reserve", type=int, default=32, help="context tokens kept free")
     ap.add_argument("--set", nargs="*", default=[], metavar="KEY=VALUE")
     ap.add_argument("--misses", action="store_true")
+    ap.add_argument("--latency", action="store_true", help="time the first config's searches")
+    ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument(
         "--reuse", action="store_true", help="score the store a previous run built (configs only)"
     )
@@ -165,6 +168,13 @@ def main() -> int:
             print(f"\n{r.mode} misses (top 5):")
             for m in r.misses:
                 print("  " + m)
+    if args.latency:
+        config = RetrievalConfig()
+        for item in filter(None, (args.set or [""])[0].split(",")):
+            key, value = item.split("=", 1)
+            kind = type(getattr(config, key))
+            config = replace(config, **{key: kind(value) if kind is not bool else value == "1"})
+        time_searches(store, emb, size, config, questions, args.repeats)
     store.close()
     return 0
 
