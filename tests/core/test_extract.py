@@ -111,9 +111,10 @@ def test_tex_pdfs_keep_the_spaces_between_words(
 
 
 def test_kerned_punctuation_is_not_split_off(extracted_corpus: Extracted) -> None:
-    """x_tolerance=1 gives "f (x;" and "Book ”."; the size-relative tolerance does not."""
+    """pdfplumber's x_tolerance=1 gave "f (x;" and "Book ”."; pdfium does not (it sets a
+    superscript on a line of its own: "x\n2\n)")."""
     pages = extracted_corpus("r-doc-pdf__R-intro.pdf").pages
-    assert "f(x; y) = cos(y)/(1 + x2)" in pages[28].text
+    assert "f(x; y) = cos(y)/(1 + x\n2\n)" in pages[28].text
     assert "the “Blue Book”." in pages[112].text
 
 
@@ -257,14 +258,25 @@ def test_every_corpus_pdf_gives_pages_or_a_document_error(corpus_dir: Path) -> N
 # Synthetic PDFs ----------------------------------------------------------------------
 
 
+def test_a_page_pdfminer_cannot_decode_is_read_by_pdfium(tmp_path: Path) -> None:
+    streams = [text_stream(f"Page {i} says something worth reading.") for i in (1, 2, 3)]
+    path = tmp_path / "one-bad-page.pdf"
+    path.write_bytes(make_pdf(streams, bad_filter_on=frozenset({1})))
+    doc = extract(path, ocr=False)
+    assert [p.text for p in doc.pages] == [
+        f"Page {i} says something worth reading." for i in (1, 2, 3)
+    ]
+
+
 def test_a_page_that_fails_alone_is_left_empty(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
+    """As pdfplumber reads a file alone (after pdfium crashed on it: sandbox.py)."""
     streams = [text_stream(f"Page {i} says something worth reading.") for i in (1, 2, 3)]
     path = tmp_path / "one-bad-page.pdf"
     path.write_bytes(make_pdf(streams, bad_filter_on=frozenset({1})))
     with caplog.at_level(logging.WARNING, logger="docent.core.extract"):
-        doc = extract(path, ocr=False)
+        doc = extract(path, ocr=False, pdfium=False)
     assert [(p.number, p.text) for p in doc.pages] == [
         (1, "Page 1 says something worth reading."),
         (2, ""),
@@ -287,7 +299,8 @@ def test_a_pdf_whose_every_page_fails_is_damaged(tmp_path: Path) -> None:
     path = tmp_path / "all-bad.pdf"
     path.write_bytes(make_pdf([text_stream("unreadable text")] * 2, frozenset({0, 1})))
     with pytest.raises(DamagedDocument):
-        extract(path)
+        extract(path, pdfium=False)
+    assert [p.text for p in extract(path, ocr=False).pages] == ["unreadable text"] * 2
 
 
 def test_a_pdf_with_no_text_at_all_has_no_text_layer(tmp_path: Path) -> None:

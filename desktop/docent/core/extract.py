@@ -1,6 +1,7 @@
 """Turn a file on disk into pages of text, or a typed error a user can act on.
 
-PDFs are read with pdfplumber one physical page at a time (each page is closed after use:
+PDFs are read one physical page at a time by pdfium, and the pages it reads poorly by
+pdfplumber too (pdf_text.py says why); each page is closed after use (with pdfplumber,
 1,000 pages take 53 MB that way and 6.5 GB without). Text files are cut into fixed
 blocks of ``TEXT_LINES_PER_PAGE`` lines so that citations still point somewhere.
 
@@ -31,9 +32,11 @@ from docent.core.errors import (
 from docent.core.formats import FORMAT_SUFFIXES, extract_format
 from docent.core.models import ExtractedDocument, Page
 from docent.core.ocr_pdf import OcrCallback
+from docent.core.pdf_text import PdfiumRefused, better_text, is_weak, open_pdfium, pdfium_page_text
 from docent.core.userfiles import NotRegularFile, open_regular, shown
 
 if TYPE_CHECKING:
+    import pypdfium2
     from pdfplumber.pdf import PDF
 
 log = logging.getLogger(__name__)
@@ -106,18 +109,20 @@ def extract(
     ocr: bool = True,
     on_ocr: OcrCallback = _no_ocr_progress,
     on_page: PageCallback = _no_page,
+    pdfium: bool = True,
 ) -> ExtractedDocument:
     """Read ``path`` into pages of text.
 
     ``ocr``: read PDF pages without a usable text layer from their image (ocr_pdf.py),
-    announcing each through ``on_ocr``; ``on_page`` announces each page pdfplumber reads.
+    announcing each through ``on_ocr``; ``on_page`` announces each page read.
+    ``pdfium`` False: read a PDF with pdfplumber alone (pdfium crashed on it).
     Raises only ``DocumentError`` subclasses, each with a sentence naming the file (and
     ``MemoryError``, which the worker turns into one).
     """
     p = Path(path)
     suffix = p.suffix.lower()
     if suffix in PDF_SUFFIXES:
-        return _extract_pdf(p, password, ocr, on_ocr, on_page)
+        return _extract_pdf(p, password, ocr, on_ocr, on_page, pdfium)
     if suffix in FORMAT_SUFFIXES:
         return extract_format(p)
     if suffix in TEXT_SUFFIXES:
@@ -140,31 +145,89 @@ def iter_pdf_pages(path: str | Path, password: str | None = None) -> Iterator[Pa
     Errors opening the file are raised at the first ``next()``. A page that fails on its
     own is logged and yielded empty, so one bad page does not lose the document.
     """
-    for page, _ok in _read_pdf_pages(Path(path), password, _no_page):
+    for page, _ok in _read_pdf_pages(Path(path), password, _no_page, True):
         yield page
 
 
 def _read_pdf_pages(
-    p: Path, password: str | None, on_page: PageCallback
+    p: Path, password: str | None, on_page: PageCallback, pdfium: bool
 ) -> Iterator[tuple[Page, bool]]:
+    """pdfium reads every page; pdfplumber re-reads the weak ones (pdf_text.py), or the
+    whole file when pdfium refuses it (or crashed on it: ``pdfium`` False)."""
     on_page(0)
-    with _open_binary(p) as fh, _open_pdf(p, fh, password) as pdf:
+    with _open_binary(p) as fh:
+        pdf = _open_pdfium(p, fh, password) if pdfium else None
+        if pdf is None:
+            fh.seek(0)
+            for number, (raw, ok) in _plumber_pages(p, fh, password, on_page, None):
+                yield Page(number=number, text=clean_pdf_text(raw)), ok
+            return
+        try:
+            read = [_pdfium_page(p, pdf, number, on_page) for number in range(1, len(pdf) + 1)]
+        finally:
+            pdf.close()
+        weak = {number for number, (raw, _ok) in enumerate(read, start=1) if is_weak(raw)}
+        second: dict[int, tuple[str, bool]] = {}
+        if weak:
+            fh.seek(0)
+            try:
+                second = dict(_plumber_pages(p, fh, password, on_page, weak))
+            except DocumentError as exc:  # pdfium's reading stands
+                log.info("%s: pdfplumber cannot reread its weak pages (%s)", p, exc)
+        for number, (raw, ok) in enumerate(read, start=1):
+            raw2, ok2 = second.get(number, ("", False))
+            text = better_text(raw, raw2) if ok2 else raw
+            yield Page(number=number, text=clean_pdf_text(text)), ok or ok2
+
+
+def _open_pdfium(p: Path, fh: IO[bytes], password: str | None) -> pypdfium2.PdfDocument | None:
+    """The document, or None when pdfium refuses it (pdfminer repairs some of those)."""
+    try:
+        return open_pdfium(fh, password)
+    except PdfiumRefused as exc:
+        if exc.password:
+            raise _encrypted(p, password) from exc
+        log.info("%s: pdfium cannot open it (%s); trying pdfplumber", p, exc)
+        return None
+
+
+def _pdfium_page(
+    p: Path, pdf: pypdfium2.PdfDocument, number: int, on_page: PageCallback
+) -> tuple[str, bool]:
+    on_page(number)
+    try:
+        return pdfium_page_text(pdf, number - 1), True
+    except MemoryError:
+        raise  # not this page's fault alone: the worker reports the whole file
+    except Exception as exc:  # one bad page must not fail the whole document
+        log.warning("%s: page %d could not be read (%r); left empty", p, number, exc)
+        return "", False
+
+
+def _plumber_pages(
+    p: Path, fh: IO[bytes], password: str | None, on_page: PageCallback, only: set[int] | None
+) -> Iterator[tuple[int, tuple[str, bool]]]:
+    """(number, (raw text, read)) of each page of ``only`` (None: every page), by pdfplumber."""
+    with _open_pdf(p, fh, password) as pdf:
         try:
             pages = pdf.pages
         except Exception as exc:  # pdfminer raises many types on a broken page tree
             raise _damaged(p, exc) from exc
         for number, page in enumerate(pages, start=1):
+            if only is not None and number not in only:
+                page.close()
+                continue
             on_page(number)
             try:
                 raw, ok = page.extract_text(**_EXTRACT_OPTIONS), True
             except MemoryError:
-                raise  # not this page's fault alone: the worker reports the whole file
-            except Exception as exc:  # one bad page must not fail the whole document
+                raise
+            except Exception as exc:
                 log.warning("%s: page %d could not be read (%r); left empty", p, number, exc)
                 raw, ok = "", False
             finally:
                 page.close()
-            yield Page(number=number, text=clean_pdf_text(raw)), ok
+            yield number, (raw, ok)
 
 
 def clean_pdf_text(text: str) -> str:
@@ -177,9 +240,14 @@ def clean_pdf_text(text: str) -> str:
 
 
 def _extract_pdf(
-    path: Path, password: str | None, ocr: bool, on_ocr: OcrCallback, on_page: PageCallback
+    path: Path,
+    password: str | None,
+    ocr: bool,
+    on_ocr: OcrCallback,
+    on_page: PageCallback,
+    pdfium: bool,
 ) -> ExtractedDocument:
-    read = list(_read_pdf_pages(path, password, on_page))
+    read = list(_read_pdf_pages(path, password, on_page, pdfium))
     pages = [page for page, _ok in read]
     if not pages:
         raise EmptyDocument(str(path), f"{shown(path.name)} has no pages.")

@@ -117,9 +117,17 @@ class Preparer:
     ocr: bool = True
 
     def prepare(
-        self, path: str, cache_root: str, known_sha: str, on_step: StepCallback = _no_step
+        self,
+        path: str,
+        cache_root: str,
+        known_sha: str,
+        on_step: StepCallback = _no_step,
+        *,
+        pdfium: bool = True,
     ) -> Prepared:
-        """Hash ``path``; unless ``known_sha`` says it is unchanged, chunk its text."""
+        """Hash ``path``; unless ``known_sha`` says it is unchanged, chunk its text.
+
+        ``pdfium`` False: a PDF is read by pdfplumber alone (pdfium crashed on it)."""
         sha = ""
         try:
             sha, size = self._hash(path, on_step)
@@ -128,7 +136,7 @@ class Preparer:
             cache = TextCache(Path(cache_root))
             doc = cache.get(sha)
             if doc is None or (self.ocr and doc.kind == "pdf" and not doc.ocr_checked):
-                doc = self._extract(path, size, on_step)
+                doc = self._extract(path, size, on_step, pdfium)
                 cache.put(sha, doc)
             text_size = sum(len(p.text) for p in doc.pages)
             on_step("cutting the text into passages", self.limits.scaled(text_size), len(doc.pages))
@@ -148,7 +156,9 @@ class Preparer:
         except DocumentError as exc:
             return Prepared(sha, reason=exc.reason, message=str(exc))
 
-    def _extract(self, path: str, size: int, on_step: StepCallback) -> ExtractedDocument:
+    def _extract(
+        self, path: str, size: int, on_step: StepCallback, pdfium: bool
+    ) -> ExtractedDocument:
         """Read ``path``, announcing each step: a PDF page by page (and each page OCR'd),
         anything else as one step scaled to its size."""
         self._check_size(path, size)
@@ -167,7 +177,7 @@ class Preparer:
                 label = f"reading scanned page {number} by OCR ({done + 1} of {total})"
                 on_step(label, lim.ocr_page_seconds, number - 1)
 
-        return extract(path, ocr=self.ocr, on_ocr=ocr_page, on_page=page)
+        return extract(path, ocr=self.ocr, on_ocr=ocr_page, on_page=page, pdfium=pdfium)
 
     def _hash(self, path: str, on_step: StepCallback) -> tuple[str, int]:
         name = shown(Path(path).name)

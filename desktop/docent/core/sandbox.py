@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from docent.core.errors import Cancelled
+from docent.core.extract import PDF_SUFFIXES
 from docent.core.preparing import Limits, Prepared, Preparer, worker_preparer
 from docent.core.userfiles import shown
 
@@ -74,6 +75,8 @@ class _Task:
     id: int
     path: str
     known_sha: str
+    #: Read by pdfplumber alone: pdfium crashed on this file (extract.py).
+    careful: bool = False
 
 
 class ProcessPreparer:
@@ -140,6 +143,8 @@ class ProcessPreparer:
                 if done is not None:
                     return done
             elif proc.sentinel in ready:
+                if self._retry_carefully(head, proc):
+                    continue
                 return self._fail_head(self._crashed(head, proc))
             elif time.monotonic() > self._deadline:
                 return self._fail_head(self._too_slow(head))
@@ -180,6 +185,25 @@ class ProcessPreparer:
             if self._pending and not self._closed:
                 self._start()
         return prepared
+
+    def _retry_carefully(self, task: _Task, proc: Any) -> bool:
+        """A PDF that crashed pdfium (C code; it aborts when it hits the memory cap, e.g.
+        on a deflate bomb) is read once more by pdfplumber alone, in a fresh worker: its
+        stream and memory caps name the cause, or it reads the file."""
+        if task.careful or Path(task.path).suffix.lower() not in PDF_SUFFIXES:
+            return False
+        proc.join(1.0)
+        log.warning(
+            "%s: pdfium crashed (exit %s); reading it with pdfplumber",
+            shown(Path(task.path).name),
+            proc.exitcode,
+        )
+        with self._lock:
+            self._kill()
+            task.careful = True
+            if not self._closed:
+                self._start()  # resends every pending task, this one first
+        return True
 
     def _too_slow(self, task: _Task) -> Prepared:
         self.stalls += 1
@@ -234,7 +258,7 @@ class ProcessPreparer:
     def _send(self, task: _Task) -> None:
         assert self._conn is not None
         with contextlib.suppress(OSError):  # it died: the sentinel says so when awaited
-            self._conn.send((task.id, task.path, task.known_sha))
+            self._conn.send((task.id, task.path, task.known_sha, task.careful))
 
     def _kill(self) -> None:
         proc, conn, lifeline = self._proc, self._conn, self._lifeline
@@ -322,12 +346,12 @@ def worker_main(
     conn.send(("ready",))
     while True:
         try:
-            task_id, path, known_sha = conn.recv()
+            task_id, path, known_sha, careful = conn.recv()
         except (EOFError, OSError):
             return
         clock = _StepClock(conn, task_id)
         signal.signal(signal.SIGALRM, clock.alarm)
-        prepared, clean = _prepare_one(clock, preparer, path, cache_root, known_sha)
+        prepared, clean = _prepare_one(clock, preparer, path, cache_root, known_sha, careful)
         conn.send(("done", task_id, prepared, clean))
 
 
@@ -362,13 +386,13 @@ class _StepClock:
 
 
 def _prepare_one(
-    clock: _StepClock, preparer: Preparer, path: str, root: str, known: str
+    clock: _StepClock, preparer: Preparer, path: str, root: str, known: str, careful: bool
 ) -> tuple[Prepared, bool]:
     """The file's outcome, and whether the worker is still clean (no step interrupted)."""
     name = shown(Path(path).name)
     try:
         try:
-            got = preparer.prepare(path, root, known, clock)
+            got = preparer.prepare(path, root, known, clock, pdfium=not careful)
         finally:
             signal.setitimer(signal.ITIMER_REAL, 0)
     except StepTimeout:
