@@ -313,6 +313,31 @@ def test_a_pdf_with_no_text_at_all_has_no_text_layer(tmp_path: Path) -> None:
         extract(path)
 
 
+def test_a_word_hyphenated_at_a_line_end_reads_as_pdfplumber_read_it(tmp_path: Path) -> None:
+    """pdfium marks it with U+FFFE and joins the lines; chunks and highlights expect the
+    hyphen and the line break, as pdfplumber gave them."""
+    path = tmp_path / "hyphen.pdf"
+    lines = b"BT /F1 12 Tf 72 720 Td (a number of out-) Tj 0 -14 Td (liers and more) Tj ET"
+    path.write_bytes(make_pdf([lines]))
+    by_pdfium = extract(path, ocr=False).pages[0].text
+    assert by_pdfium == "a number of out-\nliers and more"
+    assert by_pdfium == extract(path, ocr=False, pdfium=False).pages[0].text
+
+
+def test_a_page_with_next_to_no_text_is_read_by_both_readers(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A weak page (here: 3 characters) is reread by pdfplumber, which finds the same."""
+    path = tmp_path / "short-page.pdf"
+    path.write_bytes(
+        make_pdf([text_stream("A page with enough words to be text."), text_stream("p.2")])
+    )
+    with caplog.at_level(logging.DEBUG, logger="pdfminer"):
+        doc = extract(path, ocr=False)
+    assert [p.text for p in doc.pages] == ["A page with enough words to be text.", "p.2"]
+    assert caplog.records, "pdfplumber (pdfminer) did not read the weak page"
+
+
 def test_a_short_text_pdf_is_kept(tmp_path: Path) -> None:
     path = tmp_path / "short.pdf"
     path.write_bytes(make_pdf([text_stream("A memo of a few words."), text_stream("Yes.")]))
