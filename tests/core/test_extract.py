@@ -338,6 +338,13 @@ def test_a_page_with_next_to_no_text_is_read_by_both_readers(
     assert caplog.records, "pdfplumber (pdfminer) did not read the weak page"
 
 
+def test_a_pdf_without_pages_says_so(tmp_path: Path) -> None:
+    path = tmp_path / "no-pages.pdf"
+    path.write_bytes(make_pdf([]))
+    with pytest.raises(EmptyDocument, match="no-pages.pdf has no pages"):
+        extract(path, ocr=False)
+
+
 def test_a_short_text_pdf_is_kept(tmp_path: Path) -> None:
     path = tmp_path / "short.pdf"
     path.write_bytes(make_pdf([text_stream("A memo of a few words."), text_stream("Yes.")]))

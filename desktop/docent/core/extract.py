@@ -181,14 +181,19 @@ def _read_pdf_pages(
 
 
 def _open_pdfium(p: Path, fh: IO[bytes], password: str | None) -> pypdfium2.PdfDocument | None:
-    """The document, or None when pdfium refuses it (pdfminer repairs some of those)."""
+    """The document, or None when pdfium refuses it or finds no page (pdfminer repairs
+    some of those)."""
     try:
-        return open_pdfium(fh, password)
+        pdf = open_pdfium(fh, password)
     except PdfiumRefused as exc:
         if exc.password:
             raise _encrypted(p, password) from exc
         log.info("%s: pdfium cannot open it (%s); trying pdfplumber", p, exc)
         return None
+    if len(pdf) == 0:  # a page tree pdfium cannot follow: pdfminer may
+        pdf.close()
+        return None
+    return pdf
 
 
 def _pdfium_page(
