@@ -14,7 +14,9 @@ Each chunk is also looked for on its first page as the Sources pane highlights i
 ``gui/pdf_render.py`` does before its search fallback.
 
 ``--compare`` prints what changed: chunks identical (text and pages), the same pages with
-other text, chunks only in one, and the highlight rate of each. Prints figures only.
+other text, chunks only in one, and the highlight rate of each. ``--embed-cpu N`` embeds
+N of a dump's chunks (dense + BM25) and prints the CPU seconds per chunk of that and of
+the dump's extraction. Prints figures only.
 """
 
 from __future__ import annotations
@@ -152,17 +154,51 @@ def compare(before_path: Path, after_path: Path, show: int) -> None:
         print(e)
 
 
+def embed_cpu(dump_path: Path, n: int) -> None:
+    import random
+    import resource
+
+    from docent.core.embedding import Embedder
+
+    files = [f for f in json.loads(dump_path.read_text()).values() if "chunks" in f]
+    texts = [c[0] for f in files for c in f["chunks"]]
+    random.Random(18).shuffle(texts)
+    sample = texts[:n]
+    embedder = Embedder()
+    embedder.ensure_loaded()
+
+    def cpu() -> float:  # every thread of this process, onnxruntime's included
+        r = resource.getrusage(resource.RUSAGE_SELF)
+        return r.ru_utime + r.ru_stime
+
+    c0 = cpu()
+    embedder.embed_dense(sample)
+    embedder.embed_sparse(sample)
+    per_chunk = (cpu() - c0) / len(sample)
+    extract_s = sum(f["extract_cpu"] for f in files)
+    print(f"embedding CPU per chunk   {per_chunk * 1000:.1f} ms ({len(sample)} chunks)")
+    print(
+        f"extraction CPU per chunk  {extract_s / len(texts) * 1000:.2f} ms ({len(texts)} "
+        f"chunks) = {extract_s / len(texts) / per_chunk * 100:.1f} % of the embedding's"
+    )
+    print(f"load average              {' '.join(map(str, os.getloadavg()))}")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--corpus", default=str(CORPUS))
     ap.add_argument("--dump", metavar="OUT")
     ap.add_argument("--compare", nargs=2, metavar=("BEFORE", "AFTER"))
     ap.add_argument("--show", type=int, default=8, help="page diffs to print")
+    ap.add_argument("--embed-cpu", type=int, metavar="N", help="with --dump-file: embed N chunks")
+    ap.add_argument("--dump-file", help="the dump --embed-cpu reads")
     args = ap.parse_args()
     if args.dump:
         dump(Path(args.dump), Path(args.corpus))
     if args.compare:
         compare(Path(args.compare[0]), Path(args.compare[1]), args.show)
+    if args.embed_cpu and args.dump_file:
+        embed_cpu(Path(args.dump_file), args.embed_cpu)
     return 0
 
 
