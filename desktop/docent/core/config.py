@@ -21,7 +21,14 @@ from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import urlparse
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+)
 from pydantic_core import ErrorDetails
 
 from docent.core.errors import SettingsError
@@ -52,6 +59,10 @@ OLLAMA_PORT = 11434
 QDRANT_PORT = 6333
 
 
+def _loopback(url: str) -> bool:
+    return (urlparse(url).hostname or "") in ("localhost", "127.0.0.1", "::1")
+
+
 def _check_url(value: str, port: int) -> str:
     """``value`` as an http(s) URL naming a host; the error's example uses ``port``."""
     try:
@@ -77,8 +88,16 @@ class Settings(BaseModel):
     # Where the data lives. Empty: the platform default (or DOCENT_HOME).
     data_dir: str = ""
     # Qdrant server/cluster. Empty: the embedded Qdrant Edge store under data_dir.
+    # https:// in the URL means TLS; qdrant_ca_file trusts a server's own CA (PEM).
     qdrant_url: str = ""
     qdrant_api_key: str = ""
+    qdrant_ca_file: str = ""
+    qdrant_timeout: int = Field(10, ge=1, le=600)  # seconds for one request to the server
+    # Collections Docent creates on a server: shards, copies of each shard, and how many
+    # copies must take a write before the server acknowledges it. Existing ones keep theirs.
+    qdrant_shards: int = Field(1, ge=1, le=256)
+    qdrant_replicas: int = Field(1, ge=1, le=16)
+    qdrant_write_consistency: int = Field(1, ge=1, le=16)
 
     embedding_model: str = BUNDLED_MODEL
     embed_batch_size: int = Field(16, ge=1, le=64)
@@ -127,6 +146,39 @@ class Settings(BaseModel):
     @classmethod
     def _qdrant_url(cls, v: str) -> str:
         return _check_url(v, QDRANT_PORT) if v else v
+
+    @field_validator("qdrant_api_key")
+    @classmethod
+    def _api_key_over_tls(cls, v: str, info: ValidationInfo) -> str:
+        url = str(info.data.get("qdrant_url") or "")
+        if v and url.startswith("http://") and not _loopback(url):
+            raise ValueError(
+                f"would be sent unencrypted to {redact_url(url)}: use an https:// qdrant_url "
+                "(a key goes over http:// only to this machine)"
+            )
+        return v
+
+    @field_validator("qdrant_ca_file")
+    @classmethod
+    def _ca_file(cls, v: str, info: ValidationInfo) -> str:
+        if not v:
+            return v
+        if not Path(v).expanduser().is_file():
+            raise ValueError(f"{v} is not a file (a PEM file of the CA that signed the server)")
+        if not str(info.data.get("qdrant_url") or "").startswith("https://"):
+            raise ValueError("is only used with an https:// qdrant_url")
+        return v
+
+    @field_validator("qdrant_write_consistency")
+    @classmethod
+    def _write_consistency(cls, v: int, info: ValidationInfo) -> int:
+        replicas = info.data.get("qdrant_replicas")
+        if isinstance(replicas, int) and v > replicas:
+            raise ValueError(
+                f"must be at most qdrant_replicas ({replicas}): a write cannot wait for "
+                "more copies than there are"
+            )
+        return v
 
     @field_validator("ollama_host")
     @classmethod
@@ -361,6 +413,11 @@ RESTART_KEYS = frozenset(
         "data_dir",
         "qdrant_url",
         "qdrant_api_key",
+        "qdrant_ca_file",
+        "qdrant_timeout",
+        "qdrant_shards",
+        "qdrant_replicas",
+        "qdrant_write_consistency",
         "embedding_model",
         "embed_batch_size",
         "embed_threads",

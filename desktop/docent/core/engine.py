@@ -151,7 +151,9 @@ class Engine(EngineCollections):
 
     def _open_store(self, s: Settings, rebuild: bool, notes: list[str]) -> Store:
         if s.qdrant_url:
-            return open_store(url=s.qdrant_url, api_key=s.qdrant_api_key, dim=self.embedder.dim)
+            from docent.core.store_server import ServerOptions
+
+            return open_store(server=ServerOptions.of(s), dim=self.embedder.dim)
         store, more = open_embedded_store(s.store_path, self.embedder.dim, rebuild)
         notes += more
         return store

@@ -87,6 +87,12 @@ class StoreLocked(StoreError):
     """Another Docent (window or command) has this data folder open. Fix: close it."""
 
 
+class StoreUnavailable(StoreError):
+    """The Qdrant server refused, dropped or did not answer a request in time, or refused
+    the API key. Fix: start it, check qdrant_url / qdrant_api_key, or raise qdrant_timeout.
+    A document being indexed meanwhile is not marked ready: the next run indexes it again."""
+
+
 class StoreDamaged(StoreError):
     """The embedded store cannot be opened. Fix: `docent index --rebuild` moves it aside
     and rebuilds it from the files and the text cache."""

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from docent.core.models import SparseVec
 from docent.core.store_base import (
@@ -45,6 +45,9 @@ from docent.core.store_base import (
     chunk_point_id,
     document_point_id,
 )
+
+if TYPE_CHECKING:
+    from docent.core.store_server import ServerOptions
 
 __all__ = [
     "CHUNKS",
@@ -121,22 +124,21 @@ class Store(Protocol):
 def open_store(
     *,
     path: Path | None = None,
-    url: str = "",
-    api_key: str = "",
+    server: ServerOptions | None = None,
     dim: int = 384,
     local_client_path: str | None = None,
 ) -> Store:
     """Open (creating the schema if absent) the store the settings ask for.
 
-    ``url`` set: a Qdrant server. ``local_client_path`` set (":memory:" or a folder):
-    qdrant-client's local mode, for tests. Otherwise Qdrant Edge under ``path``.
+    ``server`` set: a Qdrant server or cluster. ``local_client_path`` set (":memory:" or
+    a folder): qdrant-client's local mode, for tests. Otherwise Qdrant Edge under ``path``.
     """
-    if url or local_client_path is not None:
+    if server is not None or local_client_path is not None:
         from docent.core.store_client import ClientStore
 
-        return ClientStore(url=url, api_key=api_key, dim=dim, local_path=local_client_path)
+        return ClientStore(server=server, dim=dim, local_path=local_client_path)
     if path is None:
-        raise ValueError("open_store needs a path for the embedded store, or a url")
+        raise ValueError("open_store needs a path for the embedded store, or a server")
     from docent.core.store_edge import EdgeStore
 
     return EdgeStore(path, dim=dim)

@@ -90,7 +90,10 @@ class LockedBackend:
             except Exception as exc:
                 if not self._is_backend_error(exc):
                     raise
-                raise StoreError(f"{self.backend_name} could not {what}: {exc}") from exc
+                raise self._store_error(what, exc) from exc
+
+    def _store_error(self, what: str, exc: Exception) -> StoreError:
+        return StoreError(f"{self.backend_name} could not {what}: {exc}")
 
 
 def stored_chunk_payload(payload: dict[str, Any]) -> dict[str, Any]:

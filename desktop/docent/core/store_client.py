@@ -12,7 +12,6 @@ import warnings
 from collections.abc import Sequence
 from typing import Any
 
-import httpx
 from qdrant_client import QdrantClient
 from qdrant_client import models as qm
 from qdrant_client.http.exceptions import ApiException
@@ -42,8 +41,13 @@ from docent.core.store_base import (
     stored_document_payload,
     usable_sparse,
 )
-
-_TIMEOUT_S = 30
+from docent.core.store_server import (
+    OPENING,
+    ServerOptions,
+    connect,
+    is_server_failure,
+    unavailable,
+)
 
 _CHUNK_INDEXES: dict[str, Any] = {
     "doc_id": qm.PayloadSchemaType.KEYWORD,
@@ -123,18 +127,22 @@ class ClientStore(LockedBackend):
     backend_name = "Qdrant"
 
     def __init__(
-        self, *, url: str = "", api_key: str = "", dim: int = 384, local_path: str | None = None
+        self,
+        *,
+        server: ServerOptions | None = None,
+        dim: int = 384,
+        local_path: str | None = None,
     ) -> None:
+        """``server``: a Qdrant server or cluster; else qdrant-client's local mode in
+        ``local_path`` (":memory:" or None: in memory)."""
         super().__init__()
         self.dim = dim
-        self.url = url
-        self.local = not url
-        where = url or local_path or ":memory:"
+        self.server = server
+        self.url = server.url if server else ""
+        self.local = server is None
         try:
-            if url:
-                self._client = QdrantClient(
-                    url=url, api_key=api_key or None, timeout=_TIMEOUT_S, check_compatibility=False
-                )
+            if server is not None:
+                self._client = connect(server)
             elif local_path == ":memory:" or local_path is None:
                 self._client = QdrantClient(location=":memory:")
             else:
@@ -142,14 +150,20 @@ class ClientStore(LockedBackend):
         except RuntimeError as exc:  # local mode: the folder's lock is taken
             raise StoreLocked(f"Another Docent is using {local_path}; close it first.") from exc
         try:
-            self._ensure(CHUNKS, sparse=True, indexes=_CHUNK_INDEXES)
-            self._ensure(DOCUMENTS, sparse=False, indexes=_DOCUMENT_INDEXES)
-        except Exception as exc:
+            with self._call(OPENING):
+                self._ensure(CHUNKS, sparse=True, indexes=_CHUNK_INDEXES)
+                self._ensure(DOCUMENTS, sparse=False, indexes=_DOCUMENT_INDEXES)
+        except BaseException:
             self._client.close()
-            if isinstance(exc, StoreError) or not self._is_backend_error(exc):
-                raise
-            hint = " Check qdrant_url and that the server is running." if url else ""
-            raise StoreError(f"Cannot use the Qdrant store at {where}: {exc}.{hint}") from exc
+            raise
+
+    def _store_error(self, what: str, exc: Exception) -> StoreError:
+        if self.server is not None:
+            said = unavailable(self.server, what, exc)
+            if said is not None:
+                return said
+            return StoreError(f"The Qdrant server at {self.server.shown} could not {what}: {exc}")
+        return super()._store_error(what, exc)
 
     def _ensure(self, name: str, *, sparse: bool, indexes: dict[str, Any]) -> None:
         client = self._client
@@ -160,6 +174,7 @@ class ClientStore(LockedBackend):
                 sparse_vectors_config=(
                     {SPARSE: qm.SparseVectorParams(modifier=qm.Modifier.IDF)} if sparse else None
                 ),
+                **(self.server.collection_args() if self.server else {}),
             )
         info = client.get_collection(name)
         vectors = info.config.params.vectors
@@ -179,7 +194,7 @@ class ClientStore(LockedBackend):
 
     def _is_backend_error(self, exc: Exception) -> bool:
         # Local mode reports bad requests as ValueError; a server as ApiException/httpx.
-        return isinstance(exc, ApiException | httpx.HTTPError | OSError | ValueError)
+        return is_server_failure(exc) or isinstance(exc, ApiException | OSError | ValueError)
 
     # Lifecycle ----------------------------------------------------------------------
 
