@@ -10,7 +10,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from docent import cli_collections, cli_watch
+from docent import cli_collections, cli_store, cli_watch
 from docent.cli_progress import ProgressBar
 from docent.cli_signals import handlers_restored, stop_on_signals
 from docent.core.userfiles import shown
@@ -504,6 +504,7 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--drop", action="store_true", help="also remove its documents")
     add("gui", cmd_gui, "open the Docent window (the default with no command)", json_=False)
     cli_collections.add_commands(sub, add, lambda: _open_engine())
+    cli_store.add_command(add, lambda: _open_engine())
     return p
 
 

@@ -128,3 +128,22 @@ def test_a_server_lost_mid_index_keeps_what_it_took_and_the_next_run_redoes_the_
     for d in docs.values():
         assert d.state is DocState.READY
         assert _on_server(standin, d.doc_id) == (d.chunks, 1)
+
+
+def test_a_document_whose_points_the_server_lost_alone_is_queued_again(
+    standin: QdrantStandin, library: Path
+) -> None:
+    from qdrant_client import models as qm
+
+    with _engine(standin.url) as eng:
+        eng.index([library])
+        lost = eng.resolve("c.txt")
+    flt = qm.Filter(must=[qm.FieldCondition(key="doc_id", match=qm.MatchValue(value=lost.doc_id))])
+    standin.local.delete(CHUNKS, points_selector=qm.FilterSelector(filter=flt))
+    with _engine(standin.url) as eng:
+        assert [r.file_name for r in eng.recovered] == ["c.txt"]
+        assert eng.notes == [n for n in eng.notes if "passages of 1 ready document" in n]
+        assert len(eng.notes) == 1, "nothing else was taken for lost or unknown"
+        report = eng.index([library])
+        assert [Path(p).name for p in report.indexed] == ["c.txt"]
+        assert len(report.unchanged) == 2

@@ -9,6 +9,7 @@ from __future__ import annotations
 import subprocess
 import sys
 import threading
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -512,3 +513,14 @@ def test_point_ids_are_deterministic_uuids() -> None:
 def test_open_store_needs_a_path_or_server() -> None:
     with pytest.raises(ValueError):
         open_store()
+
+
+def test_chunk_counts_name_documents_by_their_own_ids(store: Store) -> None:
+    # Real doc ids are uuid4().hex; over HTTP the client once parsed them back as dashed
+    # UUIDs, so every document looked unknown to the reconciliation on open.
+    rng = np.random.default_rng(3)
+    ids = [uuid.uuid4().hex for _ in range(3)]
+    for n, doc_id in enumerate(ids):
+        store.upsert_chunks([point(doc_id, i, f"text {n} {i}", unit(rng)) for i in range(n + 1)])
+    assert store.chunk_counts() == {ids[0]: 1, ids[1]: 2, ids[2]: 3}
+    assert set(store.document_payloads()) == set()

@@ -165,7 +165,8 @@ class Settings(BaseModel):
             return v
         if not Path(v).expanduser().is_file():
             raise ValueError(f"{v} is not a file (a PEM file of the CA that signed the server)")
-        if not str(info.data.get("qdrant_url") or "").startswith("https://"):
+        url = str(info.data.get("qdrant_url") or "")
+        if url and not url.startswith("https://"):
             raise ValueError("is only used with an https:// qdrant_url")
         return v
 

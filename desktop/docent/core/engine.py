@@ -53,6 +53,7 @@ from docent.core.textcache import TextCache
 if TYPE_CHECKING:
     from docent.core.conversation import Answer, Conversation
     from docent.core.llm import Health, OllamaClient
+    from docent.core.store_copy import CopyCallback, CopyReport
     from docent.core.summarizing import SummaryResult
     from docent.core.watching import FolderStatus, Watcher
 
@@ -488,6 +489,15 @@ class Engine(EngineCollections):
             embedding_model=s.embedding_model,
             watched=self.watched(),
         )
+
+    def copy_store(
+        self, target: str, *, progress: CopyCallback | None = None, prune: bool = False
+    ) -> CopyReport:
+        """Copy the library's points to ``target`` (a Qdrant server URL, or "embedded")
+        without re-embedding; resumable. Settings unchanged (core/store_copy.py)."""
+        from docent.core.store_copy import copy_to
+
+        return copy_to(self.settings, self._cat, self._store, target, progress, prune)
 
     # Search ------------------------------------------------------------------
 

@@ -90,7 +90,14 @@ class StoreLocked(StoreError):
 class StoreUnavailable(StoreError):
     """The Qdrant server refused, dropped or did not answer a request in time, or refused
     the API key. Fix: start it, check qdrant_url / qdrant_api_key, or raise qdrant_timeout.
-    A document being indexed meanwhile is not marked ready: the next run indexes it again."""
+    A document being indexed meanwhile is not marked ready: the next run indexes it again.
+
+    ``what_happened`` is the message without what it means for indexing (a copy of the
+    library says what it means for the copy instead)."""
+
+    def __init__(self, message: str, what_happened: str = "") -> None:
+        super().__init__(message)
+        self.what_happened = what_happened or message
 
 
 class StoreDamaged(StoreError):

@@ -99,7 +99,7 @@ class LockedBackend:
 def stored_chunk_payload(payload: dict[str, Any]) -> dict[str, Any]:
     """The payload as written: the caller's keys plus the lower-cased text for grep (and
     a path that is not UTF-8 carried as text, see ``userfiles.encode_names``)."""
-    out = encode_names(payload)
+    out = dict(encode_names(payload))  # a copy: the caller's payload stays as it was
     out[TEXT_LOWER] = str(payload.get("text", "")).lower()
     return out
 

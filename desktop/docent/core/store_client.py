@@ -8,6 +8,7 @@ thread-safe (DESIGN.md).
 
 from __future__ import annotations
 
+import uuid
 import warnings
 from collections.abc import Sequence
 from typing import Any
@@ -117,6 +118,16 @@ def _unscored(records: Sequence[qm.Record]) -> list[ScoredPoint]:
 
 def _sparse(vec: SparseVec) -> qm.SparseVector:
     return qm.SparseVector(indices=list(vec.indices), values=list(vec.values))
+
+
+def _doc_id(value: Any) -> str:
+    """A facet value as the doc_id it was. qdrant-client's models (local mode and over
+    HTTP) read a string that parses as a UUID as one, and give back the dashed form; our
+    doc ids are ``uuid4().hex``, so any UUID here was written as 32 hex digits."""
+    try:
+        return uuid.UUID(str(value)).hex
+    except ValueError:
+        return str(value)
 
 
 def _named(record: qm.Record, name: str) -> Any:
@@ -254,7 +265,7 @@ class ClientStore(LockedBackend):
     def chunk_counts(self) -> dict[str, int]:
         with self._call("count chunks per document"):
             hits = self._client.facet(CHUNKS, "doc_id", limit=MAX_DOCUMENTS, exact=True).hits
-        return {str(h.value): int(h.count) for h in hits}
+        return {_doc_id(h.value): int(h.count) for h in hits}
 
     def _scroll_all(
         self,
@@ -320,6 +331,22 @@ class ClientStore(LockedBackend):
             rows.append((public_payload(r.payload), list(dense) if dense is not None else None))
         rows.sort(key=lambda row: by_ordinal(row[0]))
         return rows
+
+    def export_chunks(self, doc_id: str) -> list[ChunkPoint]:
+        with self._call("read chunks to copy"):
+            records = self._scroll_all(_one_doc(doc_id), [DENSE, SPARSE])
+        points = []
+        for r in records:
+            sparse = _named(r, SPARSE)
+            points.append(
+                ChunkPoint(
+                    str(r.id),
+                    list(_named(r, DENSE)),
+                    SparseVec(list(sparse.indices), list(sparse.values)),
+                    public_payload(r.payload),
+                )
+            )
+        return sorted(points, key=lambda p: by_ordinal(p.payload))
 
     def query(
         self,
@@ -437,6 +464,16 @@ class ClientStore(LockedBackend):
                 DOCUMENTS, [document_point_id(doc_id)], with_payload=True, with_vectors=False
             )
         return public_payload(records[0].payload) if records else None
+
+    def export_document(self, doc_id: str) -> tuple[list[float], dict[str, Any]] | None:
+        with self._call("read a document to copy"):
+            records = self._client.retrieve(
+                DOCUMENTS, [document_point_id(doc_id)], with_payload=True, with_vectors=[DENSE]
+            )
+        dense = _named(records[0], DENSE) if records else None
+        if dense is None:
+            return None
+        return list(dense), public_payload(records[0].payload)
 
     def set_document_payload(self, doc_id: str, payload: dict[str, Any]) -> None:
         # By filter, so a document without a point is a no-op rather than an error.

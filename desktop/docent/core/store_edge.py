@@ -338,6 +338,22 @@ class EdgeStore(LockedBackend):
         rows.sort(key=lambda row: by_ordinal(row[0]))
         return rows
 
+    def export_chunks(self, doc_id: str) -> list[ChunkPoint]:
+        with self._call("read chunks to copy"):
+            records = self._scroll_all(_one_doc(doc_id), [DENSE, SPARSE])
+        return sorted(
+            (
+                ChunkPoint(
+                    str(r.id),
+                    list(r.vector[DENSE]),
+                    SparseVec(list(r.vector[SPARSE].indices), list(r.vector[SPARSE].values)),
+                    public_payload(r.payload),
+                )
+                for r in records
+            ),
+            key=lambda p: by_ordinal(p.payload),
+        )
+
     def query(
         self,
         *,
@@ -440,6 +456,16 @@ class EdgeStore(LockedBackend):
                 [document_point_id(doc_id)], with_payload=True, with_vector=False
             )
         return public_payload(records[0].payload) if records else None
+
+    def export_document(self, doc_id: str) -> tuple[list[float], dict[str, Any]] | None:
+        with self._call("read a document to copy"):
+            records = self._docs.retrieve(
+                [document_point_id(doc_id)], with_payload=True, with_vector=[DENSE]
+            )
+        vector: Any = records[0].vector if records else None
+        if not vector or DENSE not in vector:
+            return None
+        return list(vector[DENSE]), public_payload(records[0].payload)
 
     def set_document_payload(self, doc_id: str, payload: dict[str, Any]) -> None:
         # By filter, so a document without a point is a no-op rather than an error.

@@ -131,7 +131,7 @@ def unavailable(opts: ServerOptions, what: str, exc: BaseException) -> StoreUnav
     else:
         return None
     tail = "" if what == OPENING else _NOT_READY
-    return StoreUnavailable(f"{where} {why}{tail}")
+    return StoreUnavailable(f"{where} {why}{tail}", f"{where} {why}")
 
 
 def _is_certificate_error(exc: httpx.ConnectError) -> bool:
