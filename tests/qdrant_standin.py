@@ -28,6 +28,7 @@ import contextlib
 import json
 import re
 import socket
+import ssl
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -58,8 +59,14 @@ _DONE = {"operation_id": 0, "status": "completed"}
 
 
 class QdrantStandin:
-    def __init__(self, port: int = 0, local: QdrantClient | None = None) -> None:
-        """``port`` and ``local``: a server coming back where one went away, with its data."""
+    def __init__(
+        self,
+        port: int = 0,
+        local: QdrantClient | None = None,
+        tls: ssl.SSLContext | None = None,
+    ) -> None:
+        """``port`` and ``local``: a server coming back where one went away, with its data.
+        ``tls``: serve https with this server-side context."""
         self.local = local or QdrantClient(location=":memory:")
         self._local_lock = threading.Lock()  # local mode is not thread-safe
         self.requests: list[SeenRequest] = []
@@ -75,6 +82,11 @@ class QdrantStandin:
         self._server.daemon_threads = True
         self.port = self._server.server_address[1]
         self.url = f"http://127.0.0.1:{self.port}"
+        if tls is not None:
+            # The handshake happens in accept(); one a client refuses fails only that
+            # connection (socketserver ignores the OSError).
+            self._server.socket = tls.wrap_socket(self._server.socket, server_side=True)
+            self.url = f"https://127.0.0.1:{self.port}"
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
         self._gone = False
 
