@@ -135,5 +135,7 @@ def test_a_ca_file_must_exist_and_go_with_https(tmp_path: Path) -> None:
         validate_change(Settings(), qdrant_url="https://q.example.org", qdrant_ca_file=missing)
     pem = tmp_path / "ca.pem"
     pem.write_text("-----BEGIN CERTIFICATE-----\n")
-    with pytest.raises(SettingsError, match="qdrant_ca_file.*only used with an https://"):
+    with pytest.raises(
+        SettingsError, match="qdrant_ca_file.*only used with an https:// server URL"
+    ):
         validate_change(Settings(), qdrant_url="http://127.0.0.1:6333", qdrant_ca_file=str(pem))

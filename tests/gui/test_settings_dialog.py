@@ -160,3 +160,24 @@ def test_with_the_real_engine_a_change_is_saved_once_and_applied(
     assert "Watched folders" in dialog.error_label.text()
     assert "not a folder" in dialog.error_label.text()
     assert load_settings().watched_folders == [str(watched)], "a bad change was saved"
+
+
+def test_an_api_key_for_a_plain_http_server_elsewhere_is_refused_without_showing_it(
+    qtbot: Any, fake: FakeEngine, drain: None
+) -> None:
+    dialog = SettingsDialog(fake)
+    qtbot.addWidget(dialog)
+    assert dialog.qdrant_key_edit.echoMode() == dialog.qdrant_key_edit.EchoMode.Password
+    dialog.qdrant_edit.setText("http://qdrant.example.org:6333")
+    dialog.qdrant_key_edit.setText("s3cr3t")
+    save(qtbot, dialog)
+    message = dialog.error_label.text()
+    assert message.startswith(
+        "Qdrant API key: would be sent unencrypted to http://qdrant.example.org:6333: "
+        "use an https:// server URL"
+    ), message
+    assert "s3cr3t" not in message and dialog.qdrant_key_edit.property("invalid")
+    dialog.qdrant_edit.setText("https://qdrant.example.org:6333")
+    save(qtbot, dialog)
+    assert dialog.applied is not None and "qdrant_api_key" in dialog.applied.restart
+    assert fake.applied[-1]["qdrant_api_key"] == "s3cr3t"

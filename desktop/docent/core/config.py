@@ -153,7 +153,7 @@ class Settings(BaseModel):
         url = str(info.data.get("qdrant_url") or "")
         if v and url.startswith("http://") and not _loopback(url):
             raise ValueError(
-                f"would be sent unencrypted to {redact_url(url)}: use an https:// qdrant_url "
+                f"would be sent unencrypted to {redact_url(url)}: use an https:// server URL "
                 "(a key goes over http:// only to this machine)"
             )
         return v
@@ -167,7 +167,7 @@ class Settings(BaseModel):
             raise ValueError(f"{v} is not a file (a PEM file of the CA that signed the server)")
         url = str(info.data.get("qdrant_url") or "")
         if url and not url.startswith("https://"):
-            raise ValueError("is only used with an https:// qdrant_url")
+            raise ValueError("is only used with an https:// server URL")
         return v
 
     @field_validator("qdrant_write_consistency")

@@ -1,4 +1,5 @@
-"""Settings: Ollama, embedding model, where the data lives, watched folders, summaries.
+"""Settings: Ollama, embedding model, where the data lives (or which Qdrant server, with
+its API key), watched folders, summaries.
 
 Save hands the values to ``Engine.apply_settings``, their one owner: it validates them
 (the same pydantic model the file and the environment go through), saves them, applies
@@ -40,6 +41,7 @@ FIELD_LABELS = {
     "embedding_model": "Embedding model",
     "data_dir": "Data folder",
     "qdrant_url": "Qdrant server URL",
+    "qdrant_api_key": "Qdrant API key",
     "watched_folders": "Watched folders",
     "summary_type": "Summary kind",
     "ocr_enabled": "Scanned pages",
@@ -111,6 +113,8 @@ class SettingsDialog(QDialog):
             "qdrant_url",
             f"empty: the embedded store (a server: http://127.0.0.1:{QDRANT_PORT})",
         )
+        self.qdrant_key_edit = self._line("qdrant_api_key", "empty: none (a server's key)")
+        self.qdrant_key_edit.setEchoMode(QLineEdit.EchoMode.Password)
         self.folders = QListWidget()
         self.folders.setObjectName("watched_folders")
         self.folders.setMaximumHeight(90)
@@ -144,6 +148,7 @@ class SettingsDialog(QDialog):
         form.addRow(FIELD_LABELS["embedding_model"], self.embedding_edit)
         form.addRow(FIELD_LABELS["data_dir"], data_row)
         form.addRow(FIELD_LABELS["qdrant_url"], self.qdrant_edit)
+        form.addRow(FIELD_LABELS["qdrant_api_key"], self.qdrant_key_edit)
         form.addRow(FIELD_LABELS["watched_folders"], folder_row)
         form.addRow(FIELD_LABELS["summary_type"], self.summary_combo)
         form.addRow(FIELD_LABELS["ocr_enabled"], self.ocr_check)
@@ -172,6 +177,7 @@ class SettingsDialog(QDialog):
         self.embedding_edit.setText(s.embedding_model)
         self.data_edit.setText(s.data_dir)
         self.qdrant_edit.setText(s.qdrant_url)
+        self.qdrant_key_edit.setText(s.qdrant_api_key)
         self.folders.addItems(s.watched_folders)
         self.summary_combo.setCurrentText(s.summary_type)
         self.ocr_check.setChecked(s.ocr_enabled)
@@ -198,6 +204,7 @@ class SettingsDialog(QDialog):
             "embedding_model": self.embedding_edit.text().strip(),
             "data_dir": self.data_edit.text().strip(),
             "qdrant_url": self.qdrant_edit.text().strip(),
+            "qdrant_api_key": self.qdrant_key_edit.text().strip(),
             "watched_folders": [self.folders.item(i).text() for i in range(self.folders.count())],
             "summary_type": self.summary_combo.currentText(),
             "ocr_enabled": self.ocr_check.isChecked(),
