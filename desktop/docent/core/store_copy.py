@@ -18,6 +18,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from docent.core.catalog import Catalog
 from docent.core.config import Settings, redact_url, validate_change
@@ -49,11 +50,10 @@ class CopyReport:
 CopyCallback = Callable[[CopyProgress], None]
 
 
-def foreign_documents(catalog: Catalog, target: Store) -> set[str]:
-    """Documents the target holds that this library does not know."""
-    known = {r.doc_id for r in catalog.all()}
-    held = set(target.chunk_counts()) | set(target.document_payloads())
-    return held - known
+def _held(target: Store) -> tuple[dict[str, int], dict[str, dict[str, Any]]]:
+    """What the target holds: chunks per document, and each document's point payload
+    (two requests, whatever the library's size)."""
+    return target.chunk_counts(), target.document_payloads()
 
 
 def copy_library(
@@ -70,7 +70,8 @@ def copy_library(
     the target in messages)."""
     started = time.perf_counter()
     report = CopyReport()
-    foreign = foreign_documents(catalog, target)
+    counts, points = _held(target)
+    foreign = (set(counts) | set(points)) - {r.doc_id for r in catalog.all()}
     if foreign and not prune:
         raise StoreError(
             f"{where} already holds {len(foreign)} document(s) this library does not know "
@@ -87,7 +88,7 @@ def copy_library(
         for n, rec in enumerate(ready, 1):
             if cancel is not None and cancel.is_set():
                 raise Cancelled("Copying was stopped; run it again to go on where it stopped.")
-            already = _complete_on(target, rec)
+            already = _complete(rec, counts.get(rec.doc_id, 0), points.get(rec.doc_id))
             if already:
                 report.already.append(rec.path)
             else:
@@ -107,13 +108,11 @@ def copy_library(
     return report
 
 
-def _complete_on(target: Store, rec: DocumentRecord) -> bool:
+def _complete(rec: DocumentRecord, chunks: int, point: dict[str, Any] | None) -> bool:
     """The target has this version of the document, all of it."""
-    point = target.get_document(rec.doc_id)
-    if point is None:
+    if point is None or chunks != rec.chunks:
         return False
-    same = point.get("sha256") == rec.sha256 and point.get("indexed_at") == rec.indexed_at
-    return same and target.count_chunks(rec.doc_id) == rec.chunks
+    return point.get("sha256") == rec.sha256 and point.get("indexed_at") == rec.indexed_at
 
 
 def _copy_one(rec: DocumentRecord, source: Store, target: Store) -> int:
