@@ -47,8 +47,9 @@ class _Progress:
         if self.quiet:
             return
         what = "already there" if p.already else "copied"
+        so_far = f"{p.points} passage{'' if p.points == 1 else 's'} so far"
         print(
-            f"[{p.done}/{p.total}] {what}: {shown(p.file_name)} ({p.points} passages so far)",
+            f"[{p.done}/{p.total}] {what}: {shown(p.file_name)} ({so_far})",
             file=sys.stderr,
             flush=True,
         )
