@@ -14,7 +14,6 @@ taken in). A target holding others refuses, unless ``prune`` deletes them.
 
 from __future__ import annotations
 
-import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -22,7 +21,7 @@ from typing import Any
 
 from docent.core.catalog import Catalog
 from docent.core.config import Settings, redact_url, validate_change
-from docent.core.errors import Cancelled, StoreError, StoreUnavailable
+from docent.core.errors import StoreError, StoreUnavailable
 from docent.core.models import DocState, DocumentRecord
 from docent.core.store import Store, open_store
 from docent.core.store_server import ServerOptions
@@ -63,7 +62,6 @@ def copy_library(
     *,
     where: str,
     progress: CopyCallback | None = None,
-    cancel: threading.Event | None = None,
     prune: bool = False,
 ) -> CopyReport:
     """Copy every ready document's points from ``source`` to ``target`` (``where`` names
@@ -86,8 +84,6 @@ def copy_library(
     report.documents = len(ready)
     try:
         for n, rec in enumerate(ready, 1):
-            if cancel is not None and cancel.is_set():
-                raise Cancelled("Copying was stopped; run it again to go on where it stopped.")
             already = _complete(rec, counts.get(rec.doc_id, 0), points.get(rec.doc_id))
             if already:
                 report.already.append(rec.path)
@@ -139,19 +135,19 @@ def _copy_one(rec: DocumentRecord, source: Store, target: Store) -> int:
 EMBEDDED = "embedded"
 
 
-def open_target(settings: Settings, target: str, dim: int) -> tuple[Store, str, Settings]:
+def open_target(settings: Settings, target: str, dim: int) -> tuple[Store, str]:
     """The store ``target`` names: a Qdrant server URL (its other qdrant_* settings as in
-    ``settings``) or EMBEDDED; with a phrase for messages and the settings that use it."""
+    ``settings``) or EMBEDDED; with a phrase naming it for messages."""
     if target == EMBEDDED:
         if not settings.qdrant_url:
             raise StoreError("This library is in the embedded store already.")
         path = settings.store_path
-        return open_store(path=path, dim=dim), f"The embedded store in {path}", settings
+        return open_store(path=path, dim=dim), f"The embedded store in {path}"
     wanted = validate_change(settings, qdrant_url=target)  # SettingsError names the key
     if wanted.qdrant_url == settings.qdrant_url:
         raise StoreError(f"This library is on {redact_url(target)} already.")
     opts = ServerOptions.of(wanted)
-    return open_store(server=opts, dim=dim), f"The Qdrant server at {opts.shown}", wanted
+    return open_store(server=opts, dim=dim), f"The Qdrant server at {opts.shown}"
 
 
 def copy_to(
@@ -163,7 +159,7 @@ def copy_to(
     prune: bool = False,
 ) -> CopyReport:
     """``copy_library`` into the store ``target`` names (see ``open_target``)."""
-    store, where, _ = open_target(settings, target, source.dim)
+    store, where = open_target(settings, target, source.dim)
     try:
         return copy_library(catalog, source, store, where=where, progress=progress, prune=prune)
     finally:
