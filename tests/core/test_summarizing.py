@@ -182,8 +182,13 @@ def test_one_map_call_per_section_then_synthesis_with_progress_in_order(
     assert f"Section 3: {gist(map_messages(prompts[2]))}" in prompts[-1]
     assert "Markdown bullets" in prompts[-1]
     phases = [(e.phase, e.step) for e in events]
-    assert phases == [("section", i) for i in range(1, n + 1)] + [("synthesis", 1), ("done", 1)]
-    assert all(e.total == n for e in events if e.phase == "section")
+    each = [(phase, i) for i in range(1, n + 1) for phase in ("section", "section_done")]
+    assert phases == each + [("synthesis", 1), ("done", 1)]
+    assert all(e.total == n for e in events if e.phase in ("section", "section_done"))
+    # each section's summary is reported as it finishes, the same the result keeps
+    finished = [e.finished for e in events if e.phase == "section_done"]
+    assert finished == result.section_summaries
+    assert [e.sections_done for e in events if e.phase == "section_done"] == list(range(1, n + 1))
     assert result.mode == "generated" and not result.cached and not result.failed_sections
     assert result.sections_processed == n and result.pages == 11
     assert [s.section for s in result.section_summaries] == list(range(1, n + 1))

@@ -19,6 +19,7 @@ import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
+from typing import NamedTuple
 
 from docent.core import files as filemod
 from docent.core.api import (
@@ -44,6 +45,7 @@ from docent.core.api import (
     JobKind,
     JobStarted,
     Progress,
+    SectionSummary,
     SettingsApplied,
     StageCallback,
     Status,
@@ -52,7 +54,13 @@ from docent.core.api import (
     TokenCallback,
 )
 from docent.core.config import Settings, plan_change
-from docent.core.errors import AmbiguousFile, CollectionError, SettingsError, UnknownFile
+from docent.core.errors import (
+    AmbiguousFile,
+    Cancelled,
+    CollectionError,
+    SettingsError,
+    UnknownFile,
+)
 from docent.core.models import (
     CANCELLED,
     DEFAULT_COLLECTION,
@@ -106,6 +114,14 @@ def answer(
     )
 
 
+class SummarizeCall(NamedTuple):
+    """One ``summarize`` call: the document's file name, the model, extractive or not."""
+
+    document: str
+    model: str | None
+    extractive: bool
+
+
 class FakeEngine:
     def __init__(self, settings: Settings) -> None:
         self._settings = settings
@@ -139,13 +155,17 @@ class FakeEngine:
         self.asked: list[tuple[str, list[str] | None, str | None]] = []
         self.health = Health(True, ["fake-model", "other:7b"], "Ollama is running (fake).")
         self.probed: list[Settings] = []
+        #: what the next model summaries give (an extractive one is always made up)
         self.summaries: list[SummaryResult | Exception] = []
-        #: each summarize call: (file name, the model it was given)
-        self.summarized: list[tuple[str, str | None]] = []
-        #: (file name, extractive) of each summarize call.
-        self.summary_requests: list[tuple[str, bool]] = []
-        #: Progress says the summary is over the user's time limit (after the first call).
+        #: every summarize call, in order
+        self.summarize_calls: list[SummarizeCall] = []
+        #: Progress says the summary is over the user's time limit (after section 1).
         self.summary_over_limit = False
+        #: set: a model summary waits after section 1 until ``release_summary`` or cancel;
+        #: ``summary_paused`` says it got there
+        self.hold_summary = threading.Event()
+        self.release_summary = threading.Event()
+        self.summary_paused = threading.Event()
         self.applied: list[dict[str, object]] = []
         self.save_error: OSError | None = None
         self.warmed = threading.Event()
@@ -556,38 +576,52 @@ class FakeEngine:
         collection: str | None = None,
         extractive: bool = False,
     ) -> SummaryResult:
+        """Two sections, each reported as it starts and as it ends (with its summary)."""
         rec = self.resolve(name_or_path, collection)
-        self.summarized.append((rec.file_name, model))
-        self.summary_requests.append((rec.file_name, extractive))
+        self.summarize_calls.append(SummarizeCall(rec.file_name, model, extractive))
+        kind = type or "brief"
+        if extractive:
+            return self._summary(rec, kind, "extractive", "fake-embedder")
+        report = progress or (lambda p: None)
         for step in (1, 2):
-            if progress is not None:
-                progress(
-                    SummaryProgress(
-                        "section",
-                        step,
-                        2,
-                        (step, step),
-                        f"Section {step} of 2",
-                        sections_done=step - 1,
-                        sections_total=2,
-                        seconds_left=None if step == 1 else 30.0,
-                        over_limit=self.summary_over_limit and step > 1,
-                    )
-                )
+            report(SummaryProgress("section", step, 2, (step, step), f"Section {step} of 2"))
+            part = SectionSummary(step, (step, step), f"Section {step} of {rec.file_name}.")
+            over = self.summary_over_limit
+            done = SummaryProgress(
+                "section_done",
+                step,
+                2,
+                (step, step),
+                "done",
+                sections_done=step,
+                sections_total=2,
+                seconds_left=30.0,
+                over_limit=over,
+                finished=part,
+            )
+            report(done)
+            if step == 1 and self.hold_summary.is_set():
+                self.summary_paused.set()
+                while not self.release_summary.wait(0.01):
+                    if cancel is not None and cancel.is_set():
+                        raise Cancelled("Stopped: the summary was cancelled.")
         scripted = self.summaries.pop(0) if self.summaries else None
         if isinstance(scripted, Exception):
             raise scripted
-        return scripted or SummaryResult(
-            mode="extractive" if extractive else "generated",
-            summary=f"A {type or 'brief'} summary of {rec.file_name}.",
-            type=type or "brief",
+        return scripted or self._summary(rec, kind, "generated", model or "fake-model")
+
+    def _summary(self, rec: DocumentRecord, kind: str, mode: str, model: str) -> SummaryResult:
+        return SummaryResult(
+            mode=mode,  # type: ignore[arg-type]
+            summary=f"A {kind} {mode} summary of {rec.file_name}.",
+            type=kind,
             document=rec.file_name,
             path=rec.path,
             total_words=100,
             pages=rec.pages,
             sections_processed=2,
             section_summaries=[],
-            model=model or "fake-model",
+            model=model,
             seconds=0.1,
         )
 

@@ -138,7 +138,10 @@ def test_summarize_opens_a_dialog_with_progress_and_the_summary(
     (dialog,) = [d for d in window.dialogs if isinstance(d, SummaryDialog)]
     with qtbot.waitSignal(dialog.summary_finished, timeout=10_000) as done:
         pass
-    assert done.args[0] is not None and "A brief summary of a.pdf." in dialog.view.toPlainText()
+    assert (
+        done.args[0] is not None
+        and "A brief generated summary of a.pdf." in dialog.view.toPlainText()
+    )
     assert dialog.copy_button.isEnabled() and not dialog.progress.isVisible()
     fake.summaries = [RuntimeError("the model crashed")]
     with qtbot.waitSignal(dialog.summary_finished, timeout=10_000) as failed:

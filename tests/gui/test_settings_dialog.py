@@ -181,3 +181,23 @@ def test_an_api_key_for_a_plain_http_server_elsewhere_is_refused_without_showing
     save(qtbot, dialog)
     assert dialog.applied is not None and "qdrant_api_key" in dialog.applied.restart
     assert fake.applied[-1]["qdrant_api_key"] == "s3cr3t"
+
+
+def test_the_summary_time_limit_is_checked_then_saved(
+    qtbot: Any, fake: FakeEngine, drain: None
+) -> None:
+    dialog = SettingsDialog(fake)
+    qtbot.addWidget(dialog)
+    assert dialog.limit_edit.text() == "4"
+    for bad, why in (("soon", "must be a number"), ("-2", "must be at least 0")):
+        dialog.limit_edit.setText(bad)
+        save(qtbot, dialog)
+        assert dialog.error_label.text() == f"Summary time limit: {why}."
+        assert dialog.limit_edit.property("invalid") and fake.applied == []
+    qtbot.keyClicks(dialog.limit_edit, "x")  # an edit clears the mark
+    assert not dialog.limit_edit.property("invalid")
+    dialog.limit_edit.setText("10")
+    with qtbot.waitSignal(dialog.settings_applied, timeout=10_000) as done:
+        dialog.buttons.button(QDialogButtonBox.StandardButton.Save).click()
+    assert done.args[0].changed == ["summary_seconds_per_page"]
+    assert fake.settings.summary_seconds_per_page == 10.0

@@ -57,7 +57,7 @@ def test_the_model_picked_in_the_chat_drives_every_label_and_action(
     (dialog,) = [d for d in window.dialogs if isinstance(d, SummaryDialog)]
     with qtbot.waitSignal(dialog.summary_finished, timeout=10_000):
         pass
-    assert fake.summarized[-1] == ("a.pdf", "smollm2:135m")
+    assert fake.summarize_calls[-1] == ("a.pdf", "smollm2:135m", False)
     assert "by smollm2:135m" in dialog.status.text()
     dialog.close()
     # and Settings shows the same value

@@ -46,7 +46,7 @@ from docent.core.llm import Health
 from docent.core.lookup import GrepMatch
 from docent.core.models import Collection, DocumentRecord, ExtractedDocument
 from docent.core.passages import locate_spans, passage_boxes
-from docent.core.summarizing import SummaryProgress, SummaryResult
+from docent.core.summarizing import SectionSummary, SummaryProgress, SummaryResult
 from docent.core.userfiles import shown
 from docent.core.watching import FolderState, FolderStatus
 
@@ -77,6 +77,7 @@ __all__ = [
     "JobStarted",
     "Progress",
     "SUPPORTED_SUFFIXES",
+    "SectionSummary",
     "SettingsApplied",
     "StageCallback",
     "Status",

@@ -280,7 +280,8 @@ def _plain(e: ErrorDetails) -> str:
     }
     if kind in bounds:
         limit = next(iter(ctx.values()), "")
-        return f"must be {bounds[kind]} {limit}"
+        shown = f"{limit:g}" if isinstance(limit, float) else limit  # "0", not "0.0"
+        return f"must be {bounds[kind]} {shown}"
     if kind in ("string_type", "list_type"):
         return "must be " + ("text" if kind == "string_type" else "a list")
     return str(e["msg"])

@@ -5,7 +5,7 @@ sections (core/sectioning.py); each is summarised with its page range in the pro
 (map), then the section summaries are combined (reduce), in rounds when they do not fit
 one call. A section that fails is retried once, then reported, and the summary says
 which pages it does not cover. A section whose model summary is unusable (the quality gate
-in summary_mapreduce.py) gets its most central sentences instead, marked "extracted".
+in summary_quality.py) gets its most central sentences instead, marked "extracted".
 With no model (Ollama down, model not pulled), or when asked (``extractive=True``: the
 "extractive now" half of the offer a summary over the time limit makes), the summary is
 extractive: each section's most central sentences (core/extractive_summary.py).
@@ -33,10 +33,10 @@ from docent.core.models import DocState, DocumentRecord, ExtractedDocument
 from docent.core.sectioning import Section, pages_label, split_sections
 from docent.core.store import Store
 from docent.core.summary_budget import section_words
-from docent.core.summary_mapreduce import (
+from docent.core.summary_mapreduce import MapReduce
+from docent.core.summary_parts import (
     Extract,
     FailedSection,
-    MapReduce,
     Reduced,
     SectionSummary,
     SummaryProgress,

@@ -19,9 +19,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
-from typing import Literal
+from collections.abc import Sequence
 
 from docent.core.config import Settings
 from docent.core.errors import (
@@ -43,94 +41,33 @@ from docent.core.summary_budget import (
     reduce_calls,
     reply_tokens,
 )
+from docent.core.summary_parts import (
+    Extract,
+    FailedSection,
+    Reduced,
+    SectionSummary,
+    Span,
+    SummaryProgress,
+    SummaryProgressCallback,
+    count_note,
+    joined,
+    uncovered,
+)
+from docent.core.summary_prompts import (
+    FINAL_TASK,
+    FINAL_WORDS,
+    SIMPLE_TASK,
+    Messages,
+    Prompts,
+    in_groups,
+    render,
+    shortened,
+    word_count,
+)
 from docent.core.summary_quality import rejection
 
 #: Reduce rounds at most; each round at least halves the number of summaries.
 MAX_ROUNDS = 6
-#: Words of the final summary per type.
-FINAL_WORDS = {"brief": 150, "detailed": 600, "bullets": 250}
-
-SYSTEM = (
-    "You summarise documents faithfully. Use only the text you are given and add no "
-    "facts of your own. Write in the language of the text. No preamble."
-)
-FINAL_TASK = {
-    "brief": "Write a brief summary: one paragraph of at most {w} words on what the document "
-    "is about and its main points. Plain prose: no headings, no lists.",
-    "detailed": "Write a detailed summary in Markdown of at most {w} words: a one-sentence "
-    "overview, then a '## ' heading for each main part of the document with its key points "
-    "as short bullets. End each point with its page reference, like (p. 12) or (pp. 12-14).",
-    "bullets": "Write the document's key points as 5 to 10 Markdown bullets ('- '), most "
-    "important first, one sentence each, with page references like (p. 12).",
-}
-#: The second try, for a model that failed the first: no system message, one plain ask.
-SIMPLE_TASK = (
-    "In {sentences} short sentences, say what this text is about. Name the people, places, "
-    "dates and numbers it mentions."
-)
-Span = tuple[int, int]
-Source = Literal["model", "extracted"]
-#: The extractive fallback: a section's most central sentences as text ("" when none).
-Extract = Callable[[Section], str]
-
-
-@dataclass(frozen=True, slots=True)
-class SectionSummary:
-    """``source`` "extracted": the model's summary failed the gate (``note`` says why)
-    and these are the section's most central sentences."""
-
-    section: int  # 1-based
-    pages: Span
-    summary: str
-    source: Source = "model"
-    note: str = ""
-
-
-@dataclass(frozen=True, slots=True)
-class FailedSection:
-    """A section with no summary. ``section`` 0 means the synthesis step."""
-
-    section: int
-    pages: Span
-    error: str
-
-
-@dataclass(frozen=True, slots=True)
-class SummaryProgress:
-    """``phase``: "section" (``step`` of ``total`` sections), "retry", "synthesis"
-    (``step`` of ``total`` calls in reduce ``round``), "extractive", "done".
-
-    ``sections_done`` of ``sections_total`` have a summary; ``seconds_left`` is the
-    estimate from the calls timed so far (None before the first); ``over_limit``: the
-    estimate passed ``summary_seconds_per_page`` times the pages, so the caller may offer
-    an extractive summary now and the model's in the background.
-    """
-
-    phase: str
-    step: int
-    total: int
-    pages: Span
-    message: str
-    round: int = 0
-    sections_done: int = 0
-    sections_total: int = 0
-    seconds_left: float | None = None
-    over_limit: bool = False
-
-
-SummaryProgressCallback = Callable[[SummaryProgress], None]
-
-
-@dataclass(slots=True)
-class Reduced:
-    summary: str
-    sections: list[SectionSummary] = field(default_factory=list)
-    failed: list[FailedSection] = field(default_factory=list)
-    #: A section was extracted because a call failed (not because of its output): a later
-    #: try may do better, so the result is not cached.
-    transient: bool = False
-    #: Model calls made, retries included.
-    calls: int = 0
 
 
 class OutOfTime(LLMTimeout):
@@ -154,6 +91,7 @@ class MapReduce:
         self.model = model
         self.name = name
         self.kind = kind
+        self.prompts = Prompts(name, kind)
         self.report = report
         self.cancel = cancel
         self.limit = limit
@@ -188,6 +126,8 @@ class MapReduce:
             self.calls_left = (n - s.index) + reduce_calls(n, mean, self.limit)
             if self.clock.check(self.calls_left):
                 words = MAP_WORDS[0]  # the reply is most of a small model's time
+            done = f"section {s.index} of {n} summarised ({part.source})"
+            self._progress("section_done", s.index, n, s.pages, done, finished=part)
         out.calls = len(self.clock.durations)
         if not out.sections:
             raise LLMStreamError(
@@ -196,9 +136,9 @@ class MapReduce:
         if n == 1:
             out.summary = out.sections[0].summary
             if out.sections[0].source == "extracted":
-                out.summary += "\n\n" + _count_note(out.sections, n)
+                out.summary += "\n\n" + count_note(out.sections, n)
             return out
-        gaps = _uncovered(sections, {f.section for f in out.failed})
+        gaps = uncovered(sections, {f.section for f in out.failed})
         try:
             out.summary = self._reduce(
                 [(p.pages, p.summary) for p in out.sections], gaps, page_count
@@ -207,10 +147,10 @@ class MapReduce:
             raise
         except LLMError as exc:
             out.failed.append(FailedSection(0, (1, page_count), f"synthesis: {exc}"))
-            out.summary = _joined(out.sections, str(exc))
+            out.summary = joined(out.sections, str(exc))
         if gaps:
             out.summary += f"\n\n_Not covered: {gaps} (the model failed on them)._"
-        out.summary += "\n\n" + _count_note(out.sections, n)
+        out.summary += "\n\n" + count_note(out.sections, n)
         out.calls = len(self.clock.durations)
         return out
 
@@ -219,9 +159,9 @@ class MapReduce:
     def _section(self, s: Section, n: int, words: int, out: Reduced) -> SectionSummary:
         """The model's summary if it passes the gate, on the first or the simpler prompt;
         else the section's extracted sentences, marked."""
-        first = self._single(s) if n == 1 else self._map(s, n, words)
+        first = self.prompts.single(s) if n == 1 else self.prompts.map(s, n, words)
         why, failed_call = "", False
-        for attempt, messages in enumerate((first, self._simple(s, n))):
+        for attempt, messages in enumerate((first, self.prompts.simple(s, n))):
             if attempt:
                 msg = f"retrying section {s.index} with a simpler prompt: {why}"
                 self._progress("retry", s.index, n, s.pages, msg)
@@ -253,9 +193,9 @@ class MapReduce:
 
     def _reduce(self, items: list[tuple[Span, str]], gaps: str, page_count: int) -> str:
         rnd = 0
-        while len(items) > 1 and _words(_render(items)) > self.limit and rnd < MAX_ROUNDS:
+        while len(items) > 1 and word_count(render(items)) > self.limit and rnd < MAX_ROUNDS:
             rnd += 1
-            groups = _groups(items, self.limit)
+            groups = in_groups(items, self.limit)
             target = max(MAP_WORDS[0], min(400, self.limit // len(groups)))
             combined: list[tuple[Span, str]] = []
             for j, group in enumerate(groups, 1):
@@ -269,9 +209,9 @@ class MapReduce:
                     f"Combine them into one summary of at most {target} words that keeps the "
                     "main points and their page references like (p. 12)."
                 )
-                prompt = self._combine_prompt(group, pages_label(span), task)
-                text = self._gated(prompt, target, span, _render(group))
-                combined.append((span, text or _shortened(group, target)))
+                prompt = self.prompts.combine(group, pages_label(span), task)
+                text = self._gated(prompt, target, span, render(group))
+                combined.append((span, text or shortened(group, target)))
                 self.calls_left -= 1
             items = combined
         span = (1, page_count)
@@ -280,19 +220,19 @@ class MapReduce:
         task = FINAL_TASK[self.kind].format(w=final_words)
         if gaps:
             task += f" There is no summary of {gaps}: say in one sentence that it is not covered."
-        prompt = self._combine_prompt(items, f"{page_count} pages", task)
-        text = self._gated(prompt, final_words, span, _render(items))
+        prompt = self.prompts.combine(items, f"{page_count} pages", task)
+        text = self._gated(prompt, final_words, span, render(items))
         if not text:
-            simple = self._combine_prompt(
+            simple = self.prompts.combine(
                 items, f"{page_count} pages", SIMPLE_TASK.format(sentences=5)
             )
             self._progress("retry", 1, 1, span, "retrying the summary with a simpler prompt")
-            text = self._gated(simple, final_words, span, _render(items))
+            text = self._gated(simple, final_words, span, render(items))
         if not text:
             raise LLMStreamError("the model's combined summary was unusable")
         return text
 
-    def _gated(self, messages: list[dict[str, str]], words: int, span: Span, source: str) -> str:
+    def _gated(self, messages: Messages, words: int, span: Span, source: str) -> str:
         """The reply if it passes the gate, "" if it does not (or the call failed)."""
         try:
             text = self._call(messages, reply_tokens(words), span)
@@ -302,51 +242,9 @@ class MapReduce:
             return ""
         return "" if rejection(text, source, self.name) else text
 
-    # Prompts -------------------------------------------------------------------------
-
-    def _intro(self, s: Section, n: int) -> str:
-        if n == 1:
-            return f'Here is the document "{self.name}" ({pages_label(s.pages)}).'
-        return (
-            f'Here are {pages_label(s.pages)} of the document "{self.name}" '
-            f"(section {s.index} of {n})."
-        )
-
-    def _single(self, s: Section) -> list[dict[str, str]]:
-        w = FINAL_WORDS[self.kind]
-        return self._messages(self._intro(s, 1), FINAL_TASK[self.kind].format(w=w), s.text)
-
-    def _map(self, s: Section, n: int, words: int) -> list[dict[str, str]]:
-        task = (
-            f"Summarise these pages in at most {words} words: their topics, main points and key "
-            "facts, names or numbers, with page references like (p. 12) for the main points."
-        )
-        return self._messages(self._intro(s, n), task, s.text)
-
-    def _simple(self, s: Section, n: int) -> list[dict[str, str]]:
-        """The first prompt with a simpler ask: the same prefix, so a server that caches
-        prompts (Ollama, llama.cpp) does not read the section again."""
-        return self._messages(self._intro(s, n), SIMPLE_TASK.format(sentences=3), s.text)
-
-    def _combine_prompt(
-        self, items: Sequence[tuple[Span, str]], covering: str, task: str
-    ) -> list[dict[str, str]]:
-        intro = (
-            f'Below are summaries of consecutive parts of the document "{self.name}" '
-            f"({covering}), in page order."
-        )
-        return self._messages(intro, task, _render(items))
-
-    def _messages(self, intro: str, task: str, text: str) -> list[dict[str, str]]:
-        """The text, then the task: small models follow an ask that comes last, and a
-        retry with another task shares the whole prefix (the server's prompt cache)."""
-        marks = ' "[page N]" marks where each page starts.' if "[page " in text else ""
-        user = f"{intro}{marks}\n\n---\n{text}\n---\n\n{task}"
-        return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": user}]
-
     # Calls ---------------------------------------------------------------------------
 
-    def _call(self, messages: list[dict[str, str]], budget: int, pages: Span) -> str:
+    def _call(self, messages: Messages, budget: int, pages: Span) -> str:
         """The reply; a degenerate stream cut by the guards gives the text before the cut."""
         if self.cancel is not None and self.cancel.is_set():
             raise Cancelled("Stopped: the summary was cancelled.")
@@ -385,7 +283,15 @@ class MapReduce:
         return text.strip()
 
     def _progress(
-        self, phase: str, step: int, total: int, pages: Span, msg: str, rnd: int = 0
+        self,
+        phase: str,
+        step: int,
+        total: int,
+        pages: Span,
+        msg: str,
+        rnd: int = 0,
+        *,
+        finished: SectionSummary | None = None,
     ) -> None:
         if self.cancel is not None and self.cancel.is_set():
             raise Cancelled("Stopped: the summary was cancelled.")
@@ -404,70 +310,10 @@ class MapReduce:
                 sections_total=self.total,
                 seconds_left=left,
                 over_limit=self.clock.over_limit,
+                finished=finished,
             )
         )
 
 
 def _where(pages: Span) -> str:
     return f"on {pages_label(pages)}"
-
-
-def _render(items: Sequence[tuple[Span, str]]) -> str:
-    return "\n\n".join(f"[{pages_label(span)}]\n{text}" for span, text in items)
-
-
-def _words(text: str) -> int:
-    return len(text.split())
-
-
-def _shortened(group: Sequence[tuple[Span, str]], words: int) -> str:
-    """A failed combine: each summary's opening words, so the next round still fits."""
-    each = max(10, words // len(group))
-    return "\n".join(" ".join(text.split()[:each]) for _, text in group)
-
-
-def _groups(items: list[tuple[Span, str]], limit: int) -> list[list[tuple[Span, str]]]:
-    """Consecutive groups that fit ``limit`` words, at least two items each (progress)."""
-    groups: list[list[tuple[Span, str]]] = []
-    current: list[tuple[Span, str]] = []
-    for item in items:
-        if len(current) >= 2 and _words(_render([*current, item])) > limit:
-            groups.append(current)
-            current = []
-        current.append(item)
-    if current:
-        groups.append(current)
-    return groups
-
-
-def _uncovered(sections: Sequence[Section], failed: set[int]) -> str:
-    """The pages new in failed sections, as "pages 4–6, page 9" ("" when none).
-
-    A page the next section repeats as its overlap still counts: the overlap is only the
-    end of it.
-    """
-    pages = sorted({p.page for s in sections if s.index in failed for p in s.new_pieces})
-    runs: list[Span] = []
-    for page in pages:
-        if runs and page == runs[-1][1] + 1:
-            runs[-1] = (runs[-1][0], page)
-        else:
-            runs.append((page, page))
-    return ", ".join(pages_label(r) for r in runs)
-
-
-def _joined(sections: Sequence[SectionSummary], why: str) -> str:
-    parts = [f"**{pages_label(p.pages).capitalize()}.** {p.summary}" for p in sections]
-    note = f"_Combining the section summaries failed ({why}); here they are in page order._"
-    return "\n\n".join([note, *parts])
-
-
-def _count_note(sections: Sequence[SectionSummary], total: int) -> str:
-    """How many sections the model summarised and how many were extracted, and why."""
-    extracted = [p for p in sections if p.source == "extracted"]
-    model = len(sections) - len(extracted)
-    note = f"_Sections: {model} of {total} summarised by the model, {len(extracted)} extracted"
-    if not extracted:
-        return note + "._"
-    which = ", ".join(pages_label(p.pages) for p in extracted)
-    return f"{note} (the model's summary was unusable; its most central sentences: {which})._"

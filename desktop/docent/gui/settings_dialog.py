@@ -44,6 +44,7 @@ FIELD_LABELS = {
     "qdrant_api_key": "Qdrant API key",
     "watched_folders": "Watched folders",
     "summary_type": "Summary kind",
+    "summary_seconds_per_page": "Summary time limit",
     "ocr_enabled": "Scanned pages",
 }
 
@@ -138,6 +139,16 @@ class SettingsDialog(QDialog):
         self.summary_combo.setObjectName("summary_type")
         self.summary_combo.addItems(["brief", "detailed", "bullets"])
         self.fields["summary_type"] = self.summary_combo
+        self.limit_edit = self._line("summary_seconds_per_page", "seconds a page")
+        self.limit_edit.setMaximumWidth(90)
+        self.limit_edit.setToolTip(
+            "A summary estimated to take longer than this many seconds a page offers an "
+            "extractive summary at once, the model's going on in the background"
+        )
+        limit_row = QHBoxLayout()
+        limit_row.addWidget(self.limit_edit)
+        limit_row.addWidget(QLabel("seconds a page (4: about 2 min for 30 pages; 0: never offer)"))
+        limit_row.addStretch(1)
         self.ocr_check = QCheckBox("Read pages without text by OCR (slow: seconds per page)")
         self.ocr_check.setObjectName("ocr_enabled")
         self.fields["ocr_enabled"] = self.ocr_check
@@ -151,6 +162,7 @@ class SettingsDialog(QDialog):
         form.addRow(FIELD_LABELS["qdrant_api_key"], self.qdrant_key_edit)
         form.addRow(FIELD_LABELS["watched_folders"], folder_row)
         form.addRow(FIELD_LABELS["summary_type"], self.summary_combo)
+        form.addRow(FIELD_LABELS["summary_seconds_per_page"], limit_row)
         form.addRow(FIELD_LABELS["ocr_enabled"], self.ocr_check)
 
         self.error_label = QLabel("")
@@ -180,6 +192,7 @@ class SettingsDialog(QDialog):
         self.qdrant_key_edit.setText(s.qdrant_api_key)
         self.folders.addItems(s.watched_folders)
         self.summary_combo.setCurrentText(s.summary_type)
+        self.limit_edit.setText(f"{s.summary_seconds_per_page:g}")
         self.ocr_check.setChecked(s.ocr_enabled)
 
     def _watch_edits(self) -> None:
@@ -207,6 +220,8 @@ class SettingsDialog(QDialog):
             "qdrant_api_key": self.qdrant_key_edit.text().strip(),
             "watched_folders": [self.folders.item(i).text() for i in range(self.folders.count())],
             "summary_type": self.summary_combo.currentText(),
+            # as typed: the engine's validation names a bad value ("must be a number")
+            "summary_seconds_per_page": self.limit_edit.text().strip(),
             "ocr_enabled": self.ocr_check.isChecked(),
         }
 

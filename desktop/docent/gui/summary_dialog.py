@@ -1,4 +1,11 @@
-"""Summarize one document (brief / detailed / bullets) with progress and Cancel."""
+"""Summarize one document (brief / detailed / bullets) with progress and Cancel.
+
+The section summaries show as they finish. A summary the summarizer estimates to take
+longer than the user's limit (``summary_seconds_per_page``) offers **Extractive now**:
+the document's most central sentences at once, from a second worker, while the model's
+summary goes on in the background; closing the dialog then leaves it running (it is
+cached when it ends, and the window says so) and its result replaces the extractive one.
+"""
 
 from __future__ import annotations
 
@@ -18,13 +25,30 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from docent.core.api import EngineAPI, SummaryProgress, SummaryResult
+from docent.core.api import EngineAPI, SectionSummary, SummaryProgress, SummaryResult
 from docent.core.errors import Cancelled
 from docent.gui.markdown_view import SafeBrowser
+from docent.gui.messages import bridge
 from docent.gui.summary_progress import SummaryTracker, elapsed_text
 from docent.gui.workers import Task, Worker, run_in_worker
 
 TYPES = ("brief", "detailed", "bullets")
+SECTIONS_NOTE = "_The summary comes once every section is done. The sections so far:_"
+EXTRACTIVE_SHOWN_NOTE = (
+    "_Shown now: the extractive summary. The model's summary is still being written "
+    "(see above) and will replace it._"
+)
+
+
+def sections_markdown(parts: list[SectionSummary]) -> str:
+    """The section summaries finished so far, in page order, each saying who wrote it."""
+    lines = [SECTIONS_NOTE]
+    for part in sorted(parts, key=lambda p: p.section):
+        a, b = part.pages
+        pages = f"p. {a}" if a == b else f"pp. {a}–{b}"
+        by = "" if part.source == "model" else " (extracted: the model's summary was unusable)"
+        lines.append(f"**{pages}**{by}\n\n{part.summary}")
+    return "\n\n".join(lines)
 
 
 class SummaryDialog(QDialog):
@@ -47,6 +71,11 @@ class SummaryDialog(QDialog):
         self.chosen_model = model
         self.worker: Worker[SummaryProgress, SummaryResult] | None = None
         self.summary: SummaryResult | None = None
+        #: the section summaries of the run under way, as they finish
+        self.sections: list[SectionSummary] = []
+        #: "Extractive now": its worker, then its result (shown until the model's arrives)
+        self.extractive_worker: Worker[SummaryProgress, SummaryResult] | None = None
+        self.extractive: SummaryResult | None = None
         self._failed = False
         self.tracker = SummaryTracker()
         self._started = 0.0
@@ -64,6 +93,12 @@ class SummaryDialog(QDialog):
         self.start_button = QPushButton("Summarize")
         self.cancel_button = QPushButton("Cancel")
         self.cancel_button.setEnabled(False)
+        self.extractive_button = QPushButton("Extractive now")
+        self.extractive_button.setToolTip(
+            "Show the document's most central sentences now; the model's summary goes on "
+            "in the background and replaces them when it is done"
+        )
+        self.extractive_button.setVisible(False)
         self.copy_button = QPushButton("Copy")
         self.copy_button.setEnabled(False)
         close = QPushButton("Close")
@@ -72,6 +107,7 @@ class SummaryDialog(QDialog):
         top.addWidget(self.type_combo)
         top.addWidget(self.start_button)
         top.addWidget(self.cancel_button)
+        top.addWidget(self.extractive_button)
         top.addStretch(1)
         self.progress = QProgressBar()
         self.progress.setRange(0, 1000)
@@ -81,6 +117,10 @@ class SummaryDialog(QDialog):
         self.status.setWordWrap(True)
         self.status.setTextFormat(Qt.TextFormat.PlainText)
         self.status.setAccessibleName("Summary progress")
+        self.offer = QLabel("")
+        self.offer.setWordWrap(True)
+        self.offer.setTextFormat(Qt.TextFormat.PlainText)
+        self.offer.setVisible(False)
         self.view = SafeBrowser()
         bottom = QHBoxLayout()
         bottom.addStretch(1)
@@ -90,10 +130,12 @@ class SummaryDialog(QDialog):
         layout.addLayout(top)
         layout.addWidget(self.progress)
         layout.addWidget(self.status)
+        layout.addWidget(self.offer)
         layout.addWidget(self.view, 1)
         layout.addLayout(bottom)
         self.start_button.clicked.connect(self.start)
         self.cancel_button.clicked.connect(self.cancel)
+        self.extractive_button.clicked.connect(self.extractive_now)
         self.copy_button.clicked.connect(
             lambda: QGuiApplication.clipboard().setText(self.view.toPlainText())
         )
@@ -112,6 +154,10 @@ class SummaryDialog(QDialog):
             )
 
         self.summary, self._failed = None, False
+        self.sections, self.extractive = [], None
+        self.offer.setVisible(False)
+        self.extractive_button.setVisible(False)
+        self.view.set_markdown("")
         self.tracker = SummaryTracker(kind)
         self.tracker.stage = f"Preparing a {kind} summary with {model}"
         self._started = time.monotonic()
@@ -131,13 +177,71 @@ class SummaryDialog(QDialog):
         )
 
     def cancel(self) -> None:
+        if self.extractive_worker is not None:
+            self.extractive_worker.cancel()
         if self.worker is not None:
             self.worker.cancel()
             self.status.setText("Cancelling…")
 
+    def extractive_now(self) -> None:
+        """The offer's first half: central sentences now, the model's summary going on."""
+        if self.worker is None or self.extractive_worker is not None:
+            return
+        engine, path, kind = self.engine, self.path, self.type_combo.currentText()
+
+        def job(task: Task[SummaryProgress]) -> SummaryResult:
+            return engine.summarize(path, type=kind, extractive=True, cancel=task.cancel)
+
+        self.extractive_button.setEnabled(False)
+        self.extractive_worker = run_in_worker(
+            job,
+            name="summarize-extractive",
+            on_result=self._on_extractive,
+            on_error=self._on_extractive_error,
+            on_finished=self._on_extractive_finished,
+        )
+
+    def _on_extractive(self, result: SummaryResult) -> None:
+        if self.summary is not None:  # the model's summary won the race: keep it
+            return
+        self.extractive = result
+        self.extractive_button.setVisible(False)
+        self.offer.setText(
+            "The extractive summary is below. The model's summary goes on in the background, "
+            "even if you close this window, and replaces it when it is done."
+        )
+        self.view.set_markdown(f"{EXTRACTIVE_SHOWN_NOTE}\n\n{result.summary}")
+        self.copy_button.setEnabled(True)
+
+    def _on_extractive_error(self, exc: Exception) -> None:
+        if not isinstance(exc, Cancelled):
+            self.offer.setText(f"The extractive summary failed: {exc}")
+
+    def _on_extractive_finished(self) -> None:
+        self.extractive_worker = None
+
     def _on_progress(self, p: SummaryProgress) -> None:
         self.tracker.update(p)
+        if p.finished is not None:
+            self.sections.append(p.finished)
+            if self.extractive is None:
+                self.view.set_markdown(sections_markdown(self.sections))
+        if self.tracker.over_limit and self.extractive_worker is None and self.extractive is None:
+            self._offer_extractive()
         self._show_progress()
+
+    def _offer_extractive(self) -> None:
+        left = self.tracker.left
+        when = f"about {elapsed_text(left)}" if left is not None else "long"
+        limit = self.engine.settings.summary_seconds_per_page
+        self.offer.setText(
+            f"At this pace the model's summary takes {when} more: over your limit of "
+            f"{limit:g} s a page (Settings). Extractive now shows the document's most "
+            "central sentences at once, and the model's summary goes on in the background."
+        )
+        self.offer.setVisible(True)
+        self.extractive_button.setEnabled(True)
+        self.extractive_button.setVisible(True)
 
     def _show_progress(self) -> None:
         if self.worker is None or self.worker.cancelled:
@@ -167,6 +271,15 @@ class SummaryDialog(QDialog):
         if result.failed_sections:
             n = len(result.failed_sections)
             done += f" {n} part{'s' if n > 1 else ''} could not be summarised (see the end)."
+        if self.extractive is not None:
+            done += " It replaces the extractive summary shown meanwhile."
+            self.offer.setVisible(False)
+            if not self.isVisible():
+                bridge().info(
+                    f"The model's summary of {result.document} is ready "
+                    "(Summarize… shows it again)."
+                )
+        self.extractive_button.setVisible(False)
         self.status.setText(done)
         self.copy_button.setEnabled(bool(text))
 
@@ -187,5 +300,7 @@ class SummaryDialog(QDialog):
         self.summary_finished.emit(finished_with)
 
     def closeEvent(self, event: QCloseEvent) -> None:
-        self.cancel()
+        # Once the extractive summary stands in, the model's goes on in the background.
+        if self.extractive is None:
+            self.cancel()
         super().closeEvent(event)

@@ -3,7 +3,8 @@ the stage it is in.
 
 The summarizer (core/summary_mapreduce.py) reports each step as it *starts*: section i
 of n, a retry, a combining call j of g in reduce round r, the final write (a synthesis
-call 1 of 1), extractive sections, done. So when section i starts, i - 1 are done; when
+call 1 of 1), extractive sections, done; and each section as it ends ("section_done",
+with its summary). So when section i starts, i - 1 are done; when
 the final write starts, every call but that one is done. The bar counts calls, and the
 calls still to come include the final write: it never reaches the end before the summary
 is there (a 27-page summary used to sit at 100 % for minutes while the model wrote).
@@ -80,6 +81,10 @@ class SummaryTracker:
                     f"Stage 1 of 2: summarising the sections, {p.step - 1} of {p.total} "
                     f"done · {what.lower()} {pages_text(p.pages)}"
                 )
+        elif p.phase == "section_done" and p.total > 1:
+            self.sections, self.done = p.total, max(self.done, p.step)
+            self.total = max(self.total, p.total + 1)
+            self.stage = f"Stage 1 of 2: summarising the sections, {p.step} of {p.total} done"
         elif p.phase == "synthesis":
             self._synthesis(p)
         elif p.phase == "extractive":

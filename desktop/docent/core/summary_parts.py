@@ -1,0 +1,116 @@
+"""What a summary run produces and reports: section summaries, failed sections, progress
+events, and the notes the final summary ends with (how many sections the model wrote,
+which pages nothing covers).
+
+Shared by the map-reduce (summary_mapreduce.py), the summarizer (summarizing.py) and,
+through ``api``, the window's progress and section list.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+from docent.core.sectioning import Section, pages_label
+
+Span = tuple[int, int]
+Source = Literal["model", "extracted"]
+#: The extractive fallback: a section's most central sentences as text ("" when none).
+Extract = Callable[[Section], str]
+
+
+@dataclass(frozen=True, slots=True)
+class SectionSummary:
+    """``source`` "extracted": the model's summary failed the gate (``note`` says why)
+    and these are the section's most central sentences."""
+
+    section: int  # 1-based
+    pages: Span
+    summary: str
+    source: Source = "model"
+    note: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class FailedSection:
+    """A section with no summary. ``section`` 0 means the synthesis step."""
+
+    section: int
+    pages: Span
+    error: str
+
+
+@dataclass(frozen=True, slots=True)
+class SummaryProgress:
+    """``phase``: "section" (``step`` of ``total`` sections starts), "section_done"
+    (section ``step`` has its summary: ``finished``), "retry", "synthesis" (``step`` of
+    ``total`` calls in reduce ``round``), "extractive", "done".
+
+    ``sections_done`` of ``sections_total`` have a summary; ``seconds_left`` is the
+    estimate from the calls timed so far (None before the first); ``over_limit``: the
+    estimate passed ``summary_seconds_per_page`` times the pages, so the caller may offer
+    an extractive summary now and the model's in the background.
+    """
+
+    phase: str
+    step: int
+    total: int
+    pages: Span
+    message: str
+    round: int = 0
+    sections_done: int = 0
+    sections_total: int = 0
+    seconds_left: float | None = None
+    over_limit: bool = False
+    #: the section summary just finished ("section_done" only), to show as it grows
+    finished: SectionSummary | None = None
+
+
+SummaryProgressCallback = Callable[[SummaryProgress], None]
+
+
+@dataclass(slots=True)
+class Reduced:
+    summary: str
+    sections: list[SectionSummary] = field(default_factory=list)
+    failed: list[FailedSection] = field(default_factory=list)
+    #: A section was extracted because a call failed (not because of its output): a later
+    #: try may do better, so the result is not cached.
+    transient: bool = False
+    #: Model calls made, retries included.
+    calls: int = 0
+
+
+def uncovered(sections: Sequence[Section], failed: set[int]) -> str:
+    """The pages new in failed sections, as "pages 4–6, page 9" ("" when none).
+
+    A page the next section repeats as its overlap still counts: the overlap is only the
+    end of it.
+    """
+    pages = sorted({p.page for s in sections if s.index in failed for p in s.new_pieces})
+    runs: list[Span] = []
+    for page in pages:
+        if runs and page == runs[-1][1] + 1:
+            runs[-1] = (runs[-1][0], page)
+        else:
+            runs.append((page, page))
+    return ", ".join(pages_label(r) for r in runs)
+
+
+def joined(sections: Sequence[SectionSummary], why: str) -> str:
+    """The section summaries in page order, for a summary whose combining step failed."""
+    parts = [f"**{pages_label(p.pages).capitalize()}.** {p.summary}" for p in sections]
+    note = f"_Combining the section summaries failed ({why}); here they are in page order._"
+    return "\n\n".join([note, *parts])
+
+
+def count_note(sections: Sequence[SectionSummary], total: int) -> str:
+    """How many sections the model summarised and how many were extracted, and why."""
+    extracted = [p for p in sections if p.source == "extracted"]
+    model = len(sections) - len(extracted)
+    note = f"_Sections: {model} of {total} summarised by the model, {len(extracted)} extracted"
+    if not extracted:
+        return note + "._"
+    which = ", ".join(pages_label(p.pages) for p in extracted)
+    return f"{note} (the model's summary was unusable; its most central sentences: {which})._"

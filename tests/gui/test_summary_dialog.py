@@ -1,0 +1,89 @@
+"""The summary dialog as a person uses it: section summaries shown as they finish, and a
+summary over the user's time limit offering "Extractive now" while the model's summary
+goes on in the background (past the dialog's Close)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fakes import WAIT, FakeEngine, SummarizeCall
+
+from docent.gui.summary_dialog import SummaryDialog
+
+
+def opened(qtbot: Any, fake: FakeEngine, make_window: Any) -> tuple[Any, SummaryDialog]:
+    fake.add_document("/docs/a.pdf")
+    window = make_window(fake)
+    with qtbot.waitSignal(window.health_changed, timeout=10_000):
+        pass
+    window.summarize("/docs/a.pdf")
+    (dialog,) = [d for d in window.dialogs if isinstance(d, SummaryDialog)]
+    return window, dialog
+
+
+def test_section_summaries_show_as_they_finish_then_the_summary_replaces_them(
+    qtbot: Any, fake: FakeEngine, make_window: Any
+) -> None:
+    fake.hold_summary.set()
+    _, dialog = opened(qtbot, fake, make_window)
+    assert fake.summary_paused.wait(WAIT)
+    qtbot.waitUntil(lambda: "Section 1 of a.pdf." in dialog.view.toPlainText(), timeout=10_000)
+    shown = dialog.view.toPlainText()
+    assert "The sections so far" in shown and "Section 2" not in shown
+    assert "1 of 2 done" in dialog.status.text()
+    # within the limit: nothing is offered
+    assert dialog.extractive_button.isHidden() and dialog.offer.isHidden()
+    with qtbot.waitSignal(dialog.summary_finished, timeout=10_000) as done:
+        fake.release_summary.set()
+    assert done.args[0] is not None
+    final = dialog.view.toPlainText()
+    assert "A brief generated summary of a.pdf." in final and "Section 1" not in final
+    dialog.close()
+
+
+def test_over_the_limit_extractive_now_shows_at_once_and_the_model_goes_on(
+    qtbot: Any, fake: FakeEngine, make_window: Any
+) -> None:
+    fake.summary_over_limit = True
+    fake.hold_summary.set()
+    window, dialog = opened(qtbot, fake, make_window)
+    assert fake.summary_paused.wait(WAIT)
+    qtbot.waitUntil(lambda: not dialog.extractive_button.isHidden(), timeout=10_000)
+    assert "over your limit of 4 s a page" in dialog.offer.text()
+    dialog.extractive_button.click()
+    qtbot.waitUntil(
+        lambda: "A brief extractive summary of a.pdf." in dialog.view.toPlainText(),
+        timeout=10_000,
+    )
+    assert "still being written" in dialog.view.toPlainText()
+    assert dialog.extractive_button.isHidden() and dialog.cancel_button.isEnabled()
+    assert fake.summarize_calls == [
+        SummarizeCall("a.pdf", dialog.model, False),
+        SummarizeCall("a.pdf", None, True),
+    ]
+    # Close leaves the model's summary running; its end replaces the extractive one
+    model_run = dialog.worker
+    dialog.close()
+    assert model_run is not None and not model_run.cancelled
+    with qtbot.waitSignal(dialog.summary_finished, timeout=10_000) as done:
+        fake.release_summary.set()
+    assert done.args[0] is not None and done.args[0].mode == "generated"
+    assert "A brief generated summary of a.pdf." in dialog.view.toPlainText()
+    assert "replaces the extractive summary" in dialog.status.text()
+    qtbot.waitUntil(
+        lambda: any("summary of a.pdf is ready" in t for t in window.notifications.texts()),
+        timeout=10_000,
+    )
+
+
+def test_closing_before_extractive_now_still_cancels_the_model_summary(
+    qtbot: Any, fake: FakeEngine, make_window: Any
+) -> None:
+    fake.summary_over_limit = True
+    fake.hold_summary.set()
+    _, dialog = opened(qtbot, fake, make_window)
+    assert fake.summary_paused.wait(WAIT)
+    with qtbot.waitSignal(dialog.summary_finished, timeout=10_000) as done:
+        dialog.close()
+    assert done.args[0] is None and dialog.status.text() == "Cancelled."
+    assert [c.extractive for c in fake.summarize_calls] == [False]
