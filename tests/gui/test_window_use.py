@@ -217,3 +217,31 @@ def test_long_page_and_zoom_text_never_widen_the_window_past_1024(
     assert window.citations.toolbar.minimumSizeHint().width() < 330
     assert window.minimumSizeHint().width() <= before + 20
     assert window.minimumSizeHint().width() < 1024
+
+
+def test_at_1024_by_700_long_names_keep_the_end_that_tells_them_apart(
+    qtbot: Any, fake: FakeEngine, make_window: Any
+) -> None:
+    from docent.gui.library_model import NAME, STATE
+    from docent.gui.library_pane import STATE_WIDTH
+
+    names = [f"quarterly-report-finance-department-2023-final-v{i}.pdf" for i in (1, 2)]
+    for name in names:
+        fake.add_document(f"/docs/{name}")
+    window = make_window(fake)
+    window.resize(1024, 700)
+    with qtbot.waitSignal(window.health_changed, timeout=10_000):
+        pass
+    qtbot.waitUntil(lambda: window.width() == 1024, timeout=10_000)
+    window.fit_sources(False)
+    table = window.library.table
+    qtbot.waitUntil(lambda: table.model().rowCount() == 2, timeout=10_000)
+    room = table.horizontalHeader().sectionSize(NAME) - 12  # the cell's margins
+    metrics = table.fontMetrics()
+    shown = [metrics.elidedText(n, table.textElideMode(), room) for n in names]
+    assert all("…" in s for s in shown), "the names are not long enough to test eliding"
+    assert [s[-12:] for s in shown] == ["final-v1.pdf", "final-v2.pdf"], shown
+    # the narrow pane's State keeps the room of its usual words, no more
+    header = table.horizontalHeader()
+    assert header.sectionSize(STATE) < STATE_WIDTH
+    assert header.sectionSize(STATE) > metrics.horizontalAdvance("indexing 100 %")

@@ -554,7 +554,7 @@ class Engine(EngineCollections):
         busy = set(self._busy_doc_ids())
         return lookup.grep(self._store, pattern, busy, limit, collection)
 
-    # Answers (core/answering.py) ----------------------------------------------
+    # Answers (core/asking.py, core/answering.py) ----------------------------------------------
 
     @property
     def llm(self) -> OllamaClient:
@@ -594,44 +594,17 @@ class Engine(EngineCollections):
         the conversation's). The question always becomes one turn of ``conversation``:
         answered, stopped (AnswerCancelled, raised when ``cancel`` is set) or failed (the
         error is raised). ``on_stage`` hears where it is (rewriting, searching, waiting
-        for the model)."""
-        from docent.core.answering import Answerer
-        from docent.core.conversation import AnswerCancelled, AskStage, Conversation
+        for the model): core/asking.py."""
+        from docent.core import asking
 
-        conv = conversation if conversation is not None else Conversation()
-        before = len(conv.turns)
-        stage = on_stage or (lambda s: None)
-        try:
-            if collection is not None:
-                conv.collection = collection or None
-            coll = conv.collection
-            if files is not None:
-                conv.scope = [self.resolve(f, coll).path for f in files] or None
-            scope = list(conv.scope) if conv.scope else None
-
-            def search(query: str, rewrites: Sequence[str]) -> SearchResult:
-                stage(AskStage.SEARCHING)
-                result = self.search(query, files=scope, rewrites=rewrites, collection=coll)
-                stage(AskStage.WAITING)  # (an answer that abstains is back at once)
-                return result
-
-            answerer = Answerer(
-                self.llm,
-                self.settings,
-                search,
-                count_tokens=self.embedder.count_tokens,
-                embed=self.embedder.embed_dense,
-            )
-            if conv.last is not None:  # a follow-up: the model makes it standalone first
-                stage(AskStage.REWRITING)
-            return answerer.answer(
-                question, conv, model=model, on_token=on_token, cancel=cancel, on_stage=on_stage
-            )
-        except AnswerCancelled:
-            if len(conv.turns) == before:
-                conv.add_unanswered(question, stopped=True)
-            raise
-        except Exception as exc:
-            if len(conv.turns) == before:
-                conv.add_unanswered(question, error=str(exc) or exc.__class__.__name__)
-            raise
+        return asking.ask(
+            self,
+            question,
+            conversation=conversation,
+            files=files,
+            model=model,
+            on_token=on_token,
+            cancel=cancel,
+            on_stage=on_stage,
+            collection=collection,
+        )

@@ -54,6 +54,10 @@ from docent.gui.workers import call_in_worker
 #: Pane widths (px) below which the Chunks, then the Pages column are hidden.
 NARROW = 540
 NARROWER = 440
+#: The State column's width, and what it must hold in a narrow pane (longer reasons are
+#: cut and in the tooltip)
+STATE_WIDTH = 130
+STATE_WORDS = "indexing 100 %"
 
 
 def local_paths(mime: QMimeData) -> list[str]:
@@ -118,7 +122,7 @@ class LibraryPane(QWidget):
         for col in range(1, INDEXED + 1):
             header.setSectionResizeMode(col, QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(STATE, QHeaderView.ResizeMode.Interactive)
-        header.resizeSection(STATE, 130)
+        header.resizeSection(STATE, STATE_WIDTH)
         self.empty_hint = QLabel(
             "Drop PDFs, Word, PowerPoint, Excel, EPUB or HTML files or folders here, "
             "or use File ▸ Add files…"
@@ -201,11 +205,17 @@ class LibraryPane(QWidget):
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         """A narrow pane drops the counts (Chunks, then Pages) before the State and the
-        date get cut: those say what a document is doing."""
+        date get cut: those say what a document is doing. State then keeps only the room
+        of its usual words, so a long name (elided in the middle) keeps the end that tells
+        it from its neighbours ("…final-v1.pdf", "…final-v2.pdf")."""
         super().resizeEvent(event)
         width = event.size().width()
         self.table.setColumnHidden(CHUNKS, width < NARROW)
         self.table.setColumnHidden(PAGES, width < NARROWER)
+        state = STATE_WIDTH
+        if width < NARROWER:
+            state = min(state, self.table.fontMetrics().horizontalAdvance(STATE_WORDS) + 16)
+        self.table.horizontalHeader().resizeSection(STATE, state)
 
     # Public -------------------------------------------------------------------
 

@@ -1,0 +1,105 @@
+"""A question to the library, as one turn of a conversation: the plumbing behind
+``Engine.ask``.
+
+It settles the conversation's scope and collection, hands ``answering.Answerer`` the
+engine's search (which says the stage: searching, then waiting for the model), and makes
+sure the question always becomes exactly one turn: answered, stopped (AnswerCancelled)
+or failed (the error is raised after the turn is added). The answer pipeline itself is
+answering.py's; this module only connects it to the engine's library.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Protocol
+
+from docent.core.api import StageCallback, TokenCallback
+
+if TYPE_CHECKING:
+    from docent.core.config import Settings
+    from docent.core.conversation import Answer, Conversation
+    from docent.core.embedding import Embedder
+    from docent.core.llm import OllamaClient
+    from docent.core.models import DocumentRecord
+    from docent.core.retrieval import SearchResult
+
+
+class Library(Protocol):
+    """What asking needs of the engine (``Engine`` is one)."""
+
+    @property
+    def settings(self) -> Settings: ...
+
+    @property
+    def llm(self) -> OllamaClient: ...
+
+    embedder: Embedder
+
+    def resolve(self, name_or_path: str, collection: str | None = None) -> DocumentRecord: ...
+
+    def search(
+        self,
+        query: str,
+        *,
+        files: Sequence[str] | None = None,
+        k: int | None = None,
+        debug: bool = False,
+        rewrites: Sequence[str] = (),
+        collection: str | None = None,
+    ) -> SearchResult: ...
+
+
+def ask(
+    library: Library,
+    question: str,
+    *,
+    conversation: Conversation | None,
+    files: Sequence[str] | None,
+    model: str | None,
+    on_token: TokenCallback | None,
+    cancel: threading.Event | None,
+    on_stage: StageCallback | None,
+    collection: str | None,
+) -> Answer:
+    """``Engine.ask`` (see its docstring for the arguments)."""
+    from docent.core.answering import Answerer
+    from docent.core.conversation import AnswerCancelled, AskStage, Conversation
+
+    conv = conversation if conversation is not None else Conversation()
+    before = len(conv.turns)
+    stage = on_stage or (lambda s: None)
+    try:
+        if collection is not None:
+            conv.collection = collection or None
+        coll = conv.collection
+        if files is not None:
+            conv.scope = [library.resolve(f, coll).path for f in files] or None
+        scope = list(conv.scope) if conv.scope else None
+
+        def search(query: str, rewrites: Sequence[str]) -> SearchResult:
+            stage(AskStage.SEARCHING)
+            result = library.search(query, files=scope, rewrites=rewrites, collection=coll)
+            stage(AskStage.WAITING)  # (an answer that abstains is back at once)
+            return result
+
+        answerer = Answerer(
+            library.llm,
+            library.settings,
+            search,
+            count_tokens=library.embedder.count_tokens,
+            embed=library.embedder.embed_dense,
+        )
+        if conv.last is not None:  # a follow-up: the model makes it standalone first
+            stage(AskStage.REWRITING)
+        return answerer.answer(
+            question, conv, model=model, on_token=on_token, cancel=cancel, on_stage=on_stage
+        )
+    except AnswerCancelled:
+        if len(conv.turns) == before:
+            conv.add_unanswered(question, stopped=True)
+        raise
+    except Exception as exc:
+        if len(conv.turns) == before:
+            conv.add_unanswered(question, error=str(exc) or exc.__class__.__name__)
+        raise
