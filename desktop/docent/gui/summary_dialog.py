@@ -142,7 +142,8 @@ class SummaryDialog(QDialog):
         close.clicked.connect(self.close)
 
     def start(self) -> None:
-        if self.worker is not None:
+        # (an extractive summary still on its way would land in the new run)
+        if self.worker is not None or self.extractive_worker is not None:
             return
         engine = self.engine
         path, kind = self.path, self.type_combo.currentText()
