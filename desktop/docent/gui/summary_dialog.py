@@ -175,6 +175,7 @@ class SummaryDialog(QDialog):
             on_result=self._on_result,
             on_error=self._on_error,  # shown in the dialog
             on_finished=self._on_finished,
+            owner=self,
         )
 
     def cancel(self) -> None:
@@ -200,6 +201,7 @@ class SummaryDialog(QDialog):
             on_result=self._on_extractive,
             on_error=self._on_extractive_error,
             on_finished=self._on_extractive_finished,
+            owner=self,
         )
 
     def _on_extractive(self, result: SummaryResult) -> None:
