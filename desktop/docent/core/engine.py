@@ -31,7 +31,7 @@ from docent.core.config import Settings, load_settings
 from docent.core.consistency import Reconciled, open_catalog, open_embedded_store, reconcile
 from docent.core.datafolder import check_data_folder
 from docent.core.embedding import Embedder
-from docent.core.engine_collections import EngineCollections
+from docent.core.engine_watching import EngineWatching
 from docent.core.index_events import Job, JobKind
 from docent.core.indexer import Indexer, IndexReport, ProgressCallback
 from docent.core.jobs import IndexQueue
@@ -39,7 +39,6 @@ from docent.core.live_settings import LiveSettings, LLMFactory
 from docent.core.lookup import GREP_LIMIT, GrepMatch
 from docent.core.models import (
     CANCELLED,
-    DEFAULT_COLLECTION,
     DocState,
     DocumentRecord,
     ExtractedDocument,
@@ -55,7 +54,7 @@ if TYPE_CHECKING:
     from docent.core.llm import Health, OllamaClient
     from docent.core.store_copy import CopyCallback, CopyReport
     from docent.core.summarizing import SummaryResult
-    from docent.core.watching import FolderStatus, Watcher
+    from docent.core.watching import Watcher
 
 log = logging.getLogger(__name__)
 
@@ -74,7 +73,7 @@ def _locked_message(folder: Path) -> str:
     )
 
 
-class Engine(EngineCollections):
+class Engine(EngineWatching):
     def __init__(
         self,
         settings: Settings | None = None,
@@ -331,74 +330,6 @@ class Engine(EngineCollections):
         if cancel is not None:
             job.cancel = cancel
         return self.queue.run(job, progress)
-
-    # Watched folders (see core/watching.py) ----------------------------------
-
-    def start_watching(self, collection: str | None = None) -> list[FolderStatus]:
-        """Watch the saved folders (each swept first), or only those of ``collection``
-        (an id). Only the GUI and `docent watch`."""
-        from docent.core.watching import Watcher
-
-        if self.watcher is None:
-            self.watcher = Watcher(
-                self.queue, sweep_interval=self.settings.sweep_interval_minutes * 60
-            )
-            self.watcher.start()
-            bindings = self._cat.folder_bindings()
-            for folder in self.settings.watched_folders:
-                if collection is None or bindings.get(folder, DEFAULT_COLLECTION) == collection:
-                    self.watcher.add(folder)
-        return self._named(self.watcher.statuses())
-
-    def watch(self, path: str | Path, collection: str | None = None) -> FolderStatus | None:
-        """Add a watched folder (saved in settings); live at once if watching started.
-        Its files join ``collection`` (an id; None: the default collection, or the one it
-        already had)."""
-        from docent.core.watching import plan_watch
-
-        watched = self.settings.watched_folders
-        folder, replaced = plan_watch(watched, path, self.settings.data_path)
-        target = self._watch_target(folder, collection)
-        kept = [w for w in watched if w not in replaced]
-        self._live.save(watched_folders=kept if folder in kept else [*kept, folder])
-        self._bind_watched(folder, target, replaced)
-        if self.watcher is None:
-            return None
-        for old in replaced:
-            self.watcher.remove(old)
-        return self._named([self.watcher.add(folder)])[0]
-
-    def unwatch(self, path: str | Path, drop_documents: bool = False) -> Job | None:
-        """Stop watching a folder; with ``drop_documents``, queue removing its documents."""
-        from docent.core.watching import WatchError
-
-        folder = str(filemod.normalise(path))
-        watched = self.settings.watched_folders
-        if folder not in watched:
-            raise WatchError(
-                f"{folder} is not a watched folder. See `docent status` for the watched folders."
-            )
-        self._live.save(watched_folders=[w for w in watched if w != folder])
-        self._cat.unbind_folder(folder)
-        if self.watcher is not None:
-            self.watcher.remove(folder)
-        return self.queue.drop(folder) if drop_documents else None
-
-    def watched(self) -> list[FolderStatus]:
-        from docent.core.watching import FolderState, FolderStatus
-
-        if self.watcher is not None:
-            return self._named(self.watcher.statuses())
-        off = "Watched while the Docent window or `docent watch` runs."
-        return self._named(
-            [FolderStatus(p, FolderState.OFF, off) for p in self.settings.watched_folders]
-        )
-
-    def wait_idle(self, timeout: float | None = None) -> bool:
-        """Block until no event timer is armed and no job is queued or running."""
-        if self.watcher is not None:
-            return self.watcher.wait_settled(3600.0 if timeout is None else timeout)
-        return self.queue.wait_idle(timeout)
 
     # Settings: this is their one owner ------------------------------------------
 
