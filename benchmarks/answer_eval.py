@@ -33,8 +33,8 @@ import statistics
 import sys
 import time
 from collections import Counter
-from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -43,6 +43,9 @@ SHARED = Path(os.environ.get("DOCENT_SHARED", REPO.parent / "shared"))
 CORPUS = SHARED / "corpus" / "pdfs"
 DEV_QUESTIONS = SHARED / "corpus" / "dev-questions.jsonl"
 DISTRACTORS = ["simh__ctss_hardware.pdf", "simh__vax780_doc.pdf"]
+
+sys.path.insert(0, str(REPO / "desktop"))
+from docent.core.guards import Cut, GuardLimits, OutputGuard  # noqa: E402
 
 if TYPE_CHECKING:
     from docent.core.answering import Answer
@@ -82,6 +85,15 @@ class Record:
     text: str
     #: What the model streamed, before any cut or matching (to judge the guards).
     raw: str
+    #: Every chunk the server sent, the one a guard cut on included, and why the stream
+    #: ended: what ``--replay`` serves again (the rig's model is seeded, so a re-run of
+    #: the same prompt streams the same chunks).
+    chunks: list[str] = field(default_factory=list)
+    done_reason: str = ""
+    #: The passages offered, as "file pN-M", in prompt order.
+    offered: list[str] = field(default_factory=list)
+    #: Per sentence: (sentence, support score, supported).
+    sentences: list[tuple[str, float, bool]] = field(default_factory=list)
 
 
 def load_questions(only: Sequence[str]) -> list[Question]:
@@ -146,34 +158,71 @@ def load1() -> float:
 # Answers --------------------------------------------------------------------------
 
 
-def ask_all(eng: Engine, questions: Sequence[Question], layout_name: str) -> list[Record]:
+def ask_all(
+    eng: Engine, questions: Sequence[Question], layout_name: str, out: str = ""
+) -> list[Record]:
+    """Each record is written to ``out`` (JSON lines) as soon as it is made."""
+    from docent.core import answering
     from docent.core.answering import Answerer
     from docent.core.prompting import LAYOUTS
 
     layout = LAYOUTS[layout_name]
+    guards: list[RecordingGuard] = []
+    real_guard_for = answering.guard_for
+
+    def recording_guard_for(options: Mapping[str, object] | None) -> OutputGuard:
+        made = real_guard_for(options)
+        guards.append(RecordingGuard(made.limits, made.what))
+        return guards[-1]
+
     records = []
-    for q in questions:
-        answerer = Answerer(
-            eng.llm,
-            eng.settings,
-            lambda query, rewrites: eng.search(query, rewrites=rewrites),
-            count_tokens=eng.embedder.count_tokens,
-            embed=eng.embedder.embed_dense,
-            layout=layout,
-        )
-        started = time.monotonic()
-        streamed: list[str] = []
-        answer = answerer.answer(q.question, on_token=streamed.append)
-        rec = record(q, answer, time.monotonic() - started, "".join(streamed))
-        records.append(rec)
-        print(line(rec), flush=True)
+    answering.guard_for = recording_guard_for  # type: ignore[assignment]
+    try:
+        for q in questions:
+            answerer = Answerer(
+                eng.llm,
+                eng.settings,
+                lambda query, rewrites: eng.search(query, rewrites=rewrites),
+                count_tokens=eng.embedder.count_tokens,
+                embed=eng.embedder.embed_dense,
+                layout=layout,
+            )
+            guards.clear()
+            started = time.monotonic()
+            streamed: list[str] = []
+            answer = answerer.answer(q.question, on_token=streamed.append)
+            rec = record(q, answer, time.monotonic() - started, "".join(streamed))
+            if guards:
+                rec.chunks, rec.done_reason = guards[-1].chunks, guards[-1].done_reason
+            records.append(rec)
+            print(line(rec), flush=True)
+            if out:
+                with open(out, "a", encoding="utf-8") as fh:
+                    fh.write(json.dumps(asdict(rec)) + "\n")
+    finally:
+        answering.guard_for = real_guard_for
     return records
+
+
+class RecordingGuard(OutputGuard):
+    """Keeps every chunk the server sent, the one the guard cuts on included (the
+    stream does not yield that one), so ``--replay`` can serve the same stream."""
+
+    def __init__(self, limits: GuardLimits, what: str) -> None:
+        super().__init__(limits, what)
+        self.chunks: list[str] = []
+
+    def feed(self, token: str) -> Cut | None:
+        if self.cut is None:
+            self.chunks.append(token)
+        return super().feed(token)
 
 
 def record(q: Question, answer: Answer, seconds: float, raw: str) -> Record:
     body = answer.text
     if answer.cut and body.endswith(f"({answer.cut})"):
         body = body[: -len(answer.cut) - 2].rstrip()
+    unsupported = set(answer.unsupported_sentences)
     return Record(
         id=q.id,
         answerable=q.answerable,
@@ -192,6 +241,8 @@ def record(q: Question, answer: Answer, seconds: float, raw: str) -> Record:
         cut=answer.cut,
         text=answer.text,
         raw=raw,
+        offered=[f"{h.file_name} p{h.page_start}-{h.page_end}" for h in answer.offered],
+        sentences=[(s, score, s not in unsupported) for s, score in answer.sentence_support],
     )
 
 
@@ -309,6 +360,51 @@ def is_gold(q: Question, h: Hit) -> bool:
     return on_gold_page(q.file, q.pages, h.file_name, h.page_start, h.page_end)
 
 
+def replay(args: argparse.Namespace, questions: Sequence[Question], layout: str) -> int:
+    """The recorded streams served again by the test suite's stand-in Ollama server, so
+    the checks after the stream (guards, citations, matching) can be re-run on the same
+    output without the model. The passages offered must be the ones recorded."""
+    sys.path.insert(0, str(REPO / "tests"))
+    from ollama_stub import OllamaStub
+
+    recorded = {
+        r["id"]: r for r in map(json.loads, Path(args.replay).read_text().splitlines()) if r
+    }
+    by_question = {q.question: recorded[q.id] for q in questions if q.id in recorded}
+    stub = OllamaStub(models=[args.model])
+
+    def respond(messages: list[dict[str, object]], model: str) -> list[str]:
+        asked = str(messages[-1]["content"])
+        rec = next(r for q, r in by_question.items() if f"Question: {q}" in asked)
+        stub.done_reason = rec["done_reason"] or "stop"
+        return list(rec["chunks"])
+
+    stub.responder = respond
+    with stub:
+        eng = open_library(Path(args.home), load_questions([]), stub.url, args.model, args.context)
+        try:
+            print(f"replay of {args.replay}, layout {layout}", file=sys.stderr)
+            records = ask_all(eng, [q for q in questions if q.question in by_question], layout)
+        finally:
+            eng.close()
+    moved = [r.id for r in records if r.offered != recorded[r.id]["offered"]]
+    if moved:
+        print(f"passages offered differ from the recording: {', '.join(moved)}", file=sys.stderr)
+    for r in records:  # the recording's time and load, not the replay's
+        r.seconds, r.load = recorded[r.id]["seconds"], recorded[r.id]["load"]
+    finish(args, records, layout)
+    return 0
+
+
+def finish(args: argparse.Namespace, records: Sequence[Record], layout: str) -> None:
+    if args.out:  # again, whole (a replay corrects the seconds and load afterwards)
+        with open(args.out, "w", encoding="utf-8") as fh:
+            for r in records:
+                fh.write(json.dumps(asdict(r)) + "\n")
+    print()
+    print(summary(records, args.model, layout, args.context))
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--model", default="smollm2:135m")
@@ -324,12 +420,18 @@ def main() -> int:
     parser.add_argument("--only", default="", help="comma-separated question ids")
     parser.add_argument("--out", default="", help="write one JSON record per question")
     parser.add_argument("--calibrate", action="store_true")
+    parser.add_argument(
+        "--replay",
+        default="",
+        help="serve the streams recorded in this --out file from a stand-in server",
+    )
     args = parser.parse_args()
-    sys.path.insert(0, str(REPO / "desktop"))
     from docent.core.prompting import DEFAULT_LAYOUT
 
     layout = args.layout or DEFAULT_LAYOUT.name
     questions = load_questions([s for s in args.only.split(",") if s])
+    if args.replay:
+        return replay(args, questions, layout)
     host = args.host or "http://127.0.0.1:11435"
     eng = open_library(Path(args.home), load_questions([]), host, args.model, args.context)
     try:
@@ -344,15 +446,12 @@ def main() -> int:
             f"{args.model} at {host}, layout {layout}, context {args.context}, load {load1():.1f}",
             file=sys.stderr,
         )
-        records = ask_all(eng, questions, layout)
+        if args.out:
+            Path(args.out).write_text("")
+        records = ask_all(eng, questions, layout, args.out)
     finally:
         eng.close()
-    if args.out:
-        with open(args.out, "w", encoding="utf-8") as fh:
-            for r in records:
-                fh.write(json.dumps(asdict(r)) + "\n")
-    print()
-    print(summary(records, args.model, layout, args.context))
+    finish(args, records, layout)
     return 0
 
 

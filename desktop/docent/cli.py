@@ -259,6 +259,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
     import threading
 
     from docent.core.answering import AnswerCancelled
+    from docent.core.conversation import unsupported_groups
 
     streamed: list[str] = []
 
@@ -312,9 +313,9 @@ def cmd_ask(args: argparse.Namespace) -> int:
             "\nDropped citations (never offered to the model): "
             + ", ".join(f"[{n}]" for n in answer.invalid_citations)
         )
-    if answer.unsupported_sentences:
-        print("\nNot clearly supported by the cited passages:")
-        for sentence in answer.unsupported_sentences:
+    for heading, sentences in unsupported_groups(answer):
+        print(f"\n{heading}:")
+        for sentence in sentences:
             print(f"  - {sentence}")
     how = f"{answer.mode}, confidence {answer.confidence or 'unknown'}"
     print(

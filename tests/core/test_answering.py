@@ -109,6 +109,7 @@ def test_no_citation_and_no_support_stays_uncited(engine: Engine, model: Scripte
     answer, _ = ask(engine)
     assert answer.mode == "generated" and answer.citations == []
     assert answer.unsupported_sentences == [model.answer]
+    assert answer.uncited_sentences == [model.answer]  # no citation, no passage supports it
     assert answer.confidence == "low" and "no passage clearly supports" in answer.reason
 
 
@@ -120,6 +121,7 @@ def test_invented_sentence_is_flagged(engine: Engine, model: ScriptedModel) -> N
     ]
     scores = dict(answer.sentence_support)
     assert scores["The lunar rover carried twelve penguins to Jupiter [2]."] < SUPPORT_THRESHOLD
+    assert answer.uncited_sentences == []  # it cites [2], which does not support it
     assert [c.n for c in answer.citations] == [1, 2]
 
 

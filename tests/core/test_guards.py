@@ -154,3 +154,32 @@ def test_a_table_of_numbers_is_not_noise() -> None:
     rows = "\n".join(f"| 11/{i} | {i * 4}K | {i} |" for i in range(20, 26))
     text = f"| model | memory | slots |\n|---|---|---|\n{rows}\nThat is all."
     assert feed_all(text)[1] is None
+
+
+def test_a_line_repeated_as_the_start_of_the_next_is_cut() -> None:
+    # The shape that got past the guard: a line, then the same line going on.
+    line = "Typing the interrupt character stops simulation"
+    text = f"{line}\n{line} and returns to the command prompt of the simulator.\n"
+    guard, cut = feed_all(text, GuardLimits(ngram_words=50))
+    assert cut is not None and cut.kind == "repeat"
+    assert cut.kept == line
+    # Cut as soon as the second line went past the first, not at its end.
+    assert cut.tokens < len(split_tokens(text)) - 3
+
+
+def test_a_sentence_repeated_cut_short_is_a_repeat() -> None:
+    first = "Typing the interrupt character stops simulation and prints the PC."
+    text = f"{first} Typing the interrupt character stops simulation. Then more."
+    guard, cut = feed_all(text, GuardLimits(ngram_words=50))
+    assert cut is not None and cut.kind == "repeat"
+    assert cut.kept == first
+
+
+def test_sentences_sharing_a_start_are_not_repeats() -> None:
+    text = (
+        "Run the installer as root to set up the server. "
+        "Run the installer as root again to add a workstation.\n"
+        "The main server provides DHCP.\nThe main server provides DNS as well.\n"
+    )
+    guard, cut = feed_all(text, GuardLimits(ngram_words=50))
+    assert cut is None and guard.text == text

@@ -97,6 +97,7 @@ def answer(
     mode: str = "generated",
     reason: str = "",
     unsupported: Sequence[str] = (),
+    uncited: Sequence[str] = (),
     model: str = "fake-model",
     cut: str = "",
 ) -> Answer:
@@ -107,6 +108,7 @@ def answer(
         mode=mode,  # type: ignore[arg-type]
         citations=list(citations),
         unsupported_sentences=list(unsupported),
+        uncited_sentences=list(uncited),
         confidence="high" if mode == "generated" else "low",
         reason=reason,
         model=model,

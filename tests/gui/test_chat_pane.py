@@ -71,6 +71,29 @@ def test_matched_chips_are_outlined_and_the_footer_says_why(
     assert clicked.args == [1, 2]  # a matched chip opens its page like any other
 
 
+def test_the_footer_tells_an_uncited_sentence_from_a_badly_cited_one(
+    qtbot: Any, fake: FakeEngine, chat: ChatPane
+) -> None:
+    wrong = "The timer counts at 90Hz [1]."
+    bare = "It was designed in Norway."
+    fake.answers = [
+        answer(
+            f"{wrong} {bare}",
+            [citation(1, "/d/a.pdf")],
+            unsupported=[wrong, bare],
+            uncited=[bare],
+        )
+    ]
+    ask(qtbot, chat, "How fast is the timer?")
+    text = " ".join(chat.view.toPlainText().split())
+    assert "1 sentence is not clearly supported by its citation" in text
+    assert "1 sentence cites nothing, and no passage offered to the model supports it" in text
+    fake.answers = [answer(bare, unsupported=[bare], uncited=[bare])]
+    ask(qtbot, chat, "Where was it designed?")
+    last = " ".join(chat.view.toPlainText().split()).rsplit("Where was it designed?", 1)[1]
+    assert "cites nothing" in last and "by its citation" not in last
+
+
 def test_an_answer_cut_for_looping_says_so(qtbot: Any, fake: FakeEngine, chat: ChatPane) -> None:
     why = "The answer was cut because the model began repeating a sentence."
     fake.answers = [answer(f"The timer counts at 60Hz [1].\n\n({why})", cut=why)]

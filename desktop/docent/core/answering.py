@@ -350,6 +350,7 @@ class Answerer:
             offered=prompt.offered,
             invalid_citations=invalid,
             unsupported_sentences=checked.faith.unsupported,
+            uncited_sentences=checked.faith.uncited,
             sentence_support=checked.faith.pairs,
             confidence=confidence,
             reason=" ".join(reasons),

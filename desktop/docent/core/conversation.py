@@ -69,6 +69,9 @@ class Answer:
     #: Numbers the model cited that were never offered (removed from ``text``).
     invalid_citations: list[int] = field(default_factory=list)
     unsupported_sentences: list[str] = field(default_factory=list)
+    #: Those of ``unsupported_sentences`` that cite nothing: no offered passage supports
+    #: them. The others cite a passage that does not clearly support them.
+    uncited_sentences: list[str] = field(default_factory=list)
     sentence_support: list[tuple[str, float]] = field(default_factory=list)
     confidence: str = ""  # "high" | "medium" | "low"
     #: Why the answer is extractive, abstained, partial or less trusted ("" otherwise).
@@ -106,6 +109,7 @@ class Answer:
                 for s, cited, better in self.misattributed
             ],
             "unsupported_sentences": self.unsupported_sentences,
+            "uncited_sentences": self.uncited_sentences,
             "sentence_support": [[s, score] for s, score in self.sentence_support],
             "confidence": self.confidence,
             "reason": self.reason,
@@ -335,6 +339,23 @@ def _quote(text: str) -> str:
     return "> " + flat
 
 
+def unsupported_groups(answer: Answer) -> list[tuple[str, list[str]]]:
+    """The answer's unsupported sentences under what is wrong with them, for listing:
+    those with a citation that does not support them, and those no passage supports."""
+    uncited = set(answer.uncited_sentences)
+    groups = [
+        (
+            "Not clearly supported by the passage they cite",
+            [s for s in answer.unsupported_sentences if s not in uncited],
+        ),
+        (
+            "Cite nothing, and no passage offered to the model supports them",
+            [s for s in answer.unsupported_sentences if s in uncited],
+        ),
+    ]
+    return [(heading, sentences) for heading, sentences in groups if sentences]
+
+
 def _notes(answer: Answer) -> list[str]:
     notes: list[str] = []
     if answer.mode == "extractive":
@@ -376,9 +397,9 @@ def _attempt_markdown(turn: Turn) -> list[str]:
     out.append(answer.text.strip() + "\n")
     for note in _notes(answer):
         out.append(f"_{note}_\n")
-    if answer.unsupported_sentences:
-        out.append("Not clearly supported by the cited passages:\n")
-        out.extend(f"- {s}" for s in answer.unsupported_sentences)
+    for heading, sentences in unsupported_groups(answer):
+        out.append(f"{heading}:\n")
+        out.extend(f"- {s}" for s in sentences)
         out.append("")
     if answer.citations:
         out.append("### Citations\n")

@@ -114,6 +114,18 @@ class Faithfulness:
         return list(dict.fromkeys(s.sentence for s in self.sentences if not s.supported))
 
     @property
+    def uncited(self) -> list[str]:
+        """The unsupported sentences that carry no citation: no offered passage supports
+        them (the rest are not clearly supported by the passage they cite)."""
+        return list(
+            dict.fromkeys(
+                s.sentence
+                for s in self.sentences
+                if not s.supported and not s.cited and s.matched is None
+            )
+        )
+
+    @property
     def pairs(self) -> list[tuple[str, float]]:
         return [(s.sentence, round(s.score, 3)) for s in self.sentences]
 

@@ -4,7 +4,8 @@ Small models degenerate in a few recognisable ways; each is caught while tokens 
 so the request can be cancelled on the server instead of running to its budget:
 
 - a sentence repeated (compared without case, punctuation, citation markers or list
-  numbers: "1. X." then "2. X." is a repeat);
+  numbers: "1. X." then "2. X." is a repeat), also as the start of a longer one ("X" then
+  "X and Y.") or cut short;
 - a long run of words repeated (``ngram_words`` in a row, even overlapping itself, which
   catches loops with no sentence end such as "foo bar foo bar ...");
 - a long stretch of tokens with no sentence end and no line break (rambling, or a run of
@@ -122,10 +123,23 @@ class OutputGuard:
             key = normalise(self.text[start:end])
             if len(key.split()) < self.limits.min_sentence_words:
                 continue
-            if key in self._sentences:
+            if key in self._sentences or self._echoes(key, both_ways=True):
                 return self._make("repeat", start)
             self._sentences.add(key)
+        # A sentence still being written that began by repeating an earlier one whole
+        # ("Typing ^E stops simulation" then "Typing ^E stops simulation and ..."): cut
+        # now rather than when (or if) it ends.
+        if self._echoes(normalise(self.text[self._scanned :]), both_ways=False):
+            return self._make("repeat", self._scanned)
         return None
+
+    def _echoes(self, key: str, *, both_ways: bool) -> bool:
+        """``key`` begins with an earlier sentence and goes on (or, ``both_ways``, an
+        earlier sentence begins with ``key``): a repeat with words added or cut off."""
+        return any(
+            key.startswith(seen + " ") or (both_ways and seen.startswith(key + " "))
+            for seen in self._sentences
+        )
 
     def _ngram_repeat(self) -> Cut | None:
         n = self.limits.ngram_words

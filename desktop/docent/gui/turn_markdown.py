@@ -81,12 +81,19 @@ def _footer(turn: Turn) -> str:
             )
             + "."
         )
-    if answer.unsupported_sentences:
-        n = len(answer.unsupported_sentences)
+    uncited = set(answer.uncited_sentences)
+    n = sum(s not in uncited for s in answer.unsupported_sentences)
+    if n:
         several = n > 1
         notes.append(
             f"⚠ {n} sentence{'s are' if several else ' is'} not clearly supported by "
             f"{'their' if several else 'its'} citation (underlined)."
+        )
+    if uncited:
+        several = len(uncited) > 1
+        notes.append(
+            f"⚠ {len(uncited)} sentence{'s cite' if several else ' cites'} nothing, and no "
+            f"passage offered to the model supports {'them' if several else 'it'} (underlined)."
         )
     # *italic*: with Qt's GitHub dialect, _text_ is underlined (it reads as a link)
     return " ".join(f"*{escape_markdown(note)}*" for note in notes)
