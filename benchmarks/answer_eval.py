@@ -301,58 +301,86 @@ def summary(records: Sequence[Record], model: str, layout: str, context: int) ->
 
 
 def calibrate(eng: Engine, questions: Sequence[Question]) -> None:
-    """How well support scores separate the gold passage from other files' passages."""
-    from docent.core.attribution import Scorer, Thresholds
+    """How well support scores separate the gold passage from the others, and how often
+    a sentence no offered passage supports would be cited wrongly.
+
+    Positives: the reference answer and evidence sentences of each answerable question
+    against the passages its prompt offers. Negatives: the reference sentences of the
+    other questions whose gold page is not offered (nothing offered supports them). The
+    same twice over for whole answers (all of a question's reference sentences at once).
+    """
+    from docent.core.attribution import Scorer, Thresholds, plain, whole_match
     from docent.core.conversation import Conversation
     from docent.core.evaluation import split_sentences
     from docent.core.prompting import build_prompt, context_plan
 
-    samples: list[tuple[str, dict[int, str], set[int], set[int], set[int]]] = []
-    for q in questions:
-        if not q.answerable:
-            continue
+    answerable = [q for q in questions if q.answerable]
+    refs = {q.id: split_sentences(q.answer) + split_sentences(q.evidence) for q in answerable}
+    cases = []
+    for q in answerable:
         hits = eng.search(q.question).hits
         plan = context_plan(eng.settings, eng.embedder.count_tokens, q.question)
         prompt = build_prompt(q.question, q.question, hits, Conversation(), plan)
         gold = {n for n, h in enumerate(prompt.offered, 1) if is_gold(q, h)}
-        other = {n for n, h in enumerate(prompt.offered, 1) if h.file_name != q.file}
-        near = set(range(1, len(prompt.offered) + 1)) - gold - other  # same file, other page
-        for sentence in split_sentences(q.answer) + split_sentences(q.evidence):
-            samples.append((sentence, prompt.shown, gold, other, near))
+        if not gold:
+            continue
+        pos = refs[q.id]
+        negs = [
+            o.id
+            for o in answerable
+            if o.id != q.id and not any(is_gold(o, h) for h in prompt.offered)
+        ]
+        neg = [s for o in negs for s in refs[o]]
+        wholes = [" ".join(plain(s) for s in refs[o]) for o in [q.id, *negs]]
+        texts = [*pos, *neg, *wholes]
+        scorer = Scorer(texts, prompt.shown, eng.embedder.embed_dense, Thresholds(0.0))
+        cases.append((scorer, texts, gold, len(pos), len(neg)))
+    n_pos = sum(c[3] for c in cases)
+    n_neg = sum(c[4] for c in cases)
     print(
-        f"{len(samples)} reference sentences; gold passage offered for "
-        f"{sum(bool(s[2]) for s in samples)}"
+        f"{len(cases)} questions with a gold passage offered: {n_pos} reference sentences, "
+        f"{n_neg} sentences of other questions (nothing offered supports them)"
     )
-    cache: dict[int, Scorer] = {}
-    for weight in (0.0, 0.25, 0.4, 0.5, 0.6, 0.75, 1.0):
-        pos: list[float] = []
-        neg: list[float] = []
-        same: list[float] = []
-        top_gold = 0
-        with_gold = 0
-        for i, (sentence, shown, gold, other, near) in enumerate(samples):
-            scorer = cache.get(i)
-            if scorer is None:
-                scorer = cache[i] = Scorer(
-                    [sentence], shown, eng.embedder.embed_dense, Thresholds(0.0)
-                )
-            scorer.t = Thresholds(weight=weight)
-            scores = {n: scorer.score(0, sentence, [n]) for n in shown}
-            if gold:
-                with_gold += 1
-                best = max(scores, key=lambda n: scores[n])
-                top_gold += best in gold
-                pos.append(max(scores[n] for n in gold))
-            neg.extend(scores[n] for n in other)
-            same.extend(scores[n] for n in near)
-        print(f"\nweight {weight:.2f}: best passage is gold for {top_gold}/{with_gold}")
-        for t in (0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6, 0.65, 0.7):
-            tpr = sum(s >= t for s in pos) / max(len(pos), 1)
-            fpr = sum(s >= t for s in neg) / max(len(neg), 1)
-            near_rate = sum(s >= t for s in same) / max(len(same), 1)
+    for weight in (0.25, 0.4, 0.5, 0.6, 0.75, 1.0):
+        print(f"\nweight {weight:.2f} (overlap share of the score)")
+        for t in (0.4, 0.45, 0.5, 0.55, 0.6):
+            gold_hit = wrong_hit = neg_hit = 0
+            for scorer, texts, gold, npos, nneg in cases:
+                scorer.t = Thresholds(weight=weight, support=t)
+                for i in range(npos + nneg):
+                    n, score = scorer.best(i, texts[i])
+                    if score < t:
+                        continue
+                    if i >= npos:
+                        neg_hit += 1
+                    elif n in gold:
+                        gold_hit += 1
+                    else:
+                        wrong_hit += 1
             print(
-                f"  threshold {t:.2f}: gold supported {tpr:5.1%}  other files {fpr:5.1%}  "
-                f"J={tpr - fpr:+.2f}  (same file, other pages {near_rate:5.1%})"
+                f"  sentence threshold {t:.2f}: reference sentences matched to gold "
+                f"{gold_hit / n_pos:5.1%}, to another passage {wrong_hit / n_pos:5.1%}; "
+                f"unsupported sentences cited wrongly {neg_hit}/{n_neg} ({neg_hit / n_neg:.1%})"
+            )
+    print("\nwhole answers (weight 0.5): matched when best >= whole and >= margin above the next")
+    for whole in (0.4, 0.45, 0.5, 0.55):
+        for margin in (0.05, 0.1, 0.15):
+            gold_hit = wrong_hit = neg_hit = tried = 0
+            for scorer, texts, gold, npos, nneg in cases:
+                scorer.t = Thresholds(whole=whole, whole_margin=margin)
+                first = npos + nneg
+                for j, i in enumerate(range(first, len(texts))):
+                    n = whole_match(scorer, i, texts[i])
+                    if j:
+                        tried += 1
+                        neg_hit += n is not None
+                    elif n is not None:
+                        gold_hit += n in gold
+                        wrong_hit += n not in gold
+            print(
+                f"  whole {whole:.2f}, margin {margin:.2f}: reference answers matched to gold "
+                f"{gold_hit}/{len(cases)}, elsewhere {wrong_hit}; other questions' answers "
+                f"cited wrongly {neg_hit}/{tried} ({neg_hit / max(tried, 1):.1%})"
             )
 
 

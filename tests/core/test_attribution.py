@@ -12,6 +12,7 @@ from docent.core.attribution import (
     Scorer,
     Thresholds,
     attribute,
+    citation_notes,
     cosine,
     insert_markers,
 )
@@ -126,5 +127,52 @@ def test_embedding_call_is_one_batch(embed: object) -> None:
         return embed(texts)  # type: ignore[operator, no-any-return]
 
     attribute("The PDP-11 has eight registers. Penguins do not fly at all.", PASSAGES, counting)
-    assert calls == [2 + len(PASSAGES)]
+    # The two sentences, the answer as a whole, and the passages: one call.
+    assert calls == [2 + 1 + len(PASSAGES)]
     assert THRESHOLDS.weight < 1.0  # the default uses the embeddings
+
+
+#: Overlap alone, so the scores below can be worked out by hand: each sentence shares 3 of
+#: its 7 content words with CONSOLE (0.43 < 0.5), the two together 5 of 13 (0.38).
+SPREAD = (
+    "Lines typed at the console have a limit in Norway and Sweden today. "
+    "The limit is counted in bytes by Vikings and elves, not in characters gladly."
+)
+BY_HAND = Thresholds(weight=1.0, support=0.5, whole=0.35, whole_margin=0.1)
+
+
+def test_an_answer_no_sentence_of_which_is_supported_alone_is_matched_as_a_whole() -> None:
+    checked = attribute(SPREAD, PASSAGES, None, thresholds=BY_HAND)
+    assert checked.whole == 1 and checked.matched == [1] and checked.model_cited == []
+    assert checked.text == f"{SPREAD}\n\n(Docent matched the answer as a whole to [1].)"
+    # Each sentence stays flagged: no passage supports it alone, and it cites nothing.
+    assert checked.faith.unsupported == split_sentences(SPREAD)
+    assert checked.faith.uncited == split_sentences(SPREAD)
+    assert "as a whole" in " ".join(citation_notes(checked, []))
+
+
+def test_no_whole_answer_match_when_it_is_not_clear() -> None:
+    # Above the threshold but not clear of the next passage: no match.
+    close = Thresholds(weight=1.0, support=0.5, whole=0.35, whole_margin=0.5)
+    assert attribute(SPREAD, PASSAGES, None, thresholds=close).whole is None
+    # A number the passage does not state rules it out, as for a sentence.
+    dated = SPREAD.replace("today", "in 1987")
+    assert attribute(dated, PASSAGES, None, thresholds=BY_HAND).whole is None
+    # A sentence matched on its own: the answer has a citation, no whole-answer match.
+    one = f"{SPREAD} Command lines at the console are limited to 4095 bytes."
+    checked = attribute(one, PASSAGES, None, thresholds=BY_HAND)
+    assert checked.whole is None and checked.matched == [1]
+
+
+def test_an_invented_answer_is_not_matched_as_a_whole(embed: object) -> None:
+    made_up = "The lunar rover carried twelve astronauts to Jupiter. It rained cheese on Mars."
+    checked = attribute(made_up, PASSAGES, embed)  # type: ignore[arg-type]
+    assert checked.whole is None and checked.matched == []
+    assert checked.faith.uncited == split_sentences(made_up)
+
+
+def test_stacked_list_numbers_are_not_numbers_the_sentence_states() -> None:
+    # SmolLM2 writes "1) 3) ..."; the "3" is not a claim the passage must back.
+    checked = attribute("1) 3) The console limits lines to 4095 bytes.", PASSAGES, None)
+    assert checked.matched == [1]
+    assert checked.text == "1) 3) The console limits lines to 4095 bytes [1]."

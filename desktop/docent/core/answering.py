@@ -351,6 +351,7 @@ class Answerer:
             invalid_citations=invalid,
             unsupported_sentences=checked.faith.unsupported,
             uncited_sentences=checked.faith.uncited,
+            answer_match=checked.whole,
             sentence_support=checked.faith.pairs,
             confidence=confidence,
             reason=" ".join(reasons),

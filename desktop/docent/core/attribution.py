@@ -18,6 +18,10 @@ December 31st, 2019" against "died in December 2015"). Then:
 - a sentence the model left uncited is **matched** to its best passage when that passage
   reaches ``support``: the marker ``[n]`` is inserted at the end of the sentence and the
   citation is marked as matched (not written by the model);
+- an answer of several sentences that cites nothing and has no sentence matched is
+  matched **as a whole** to the passage that clearly supports all its sentences together
+  (``whole``, ``whole_margin`` above any other): one marker after the answer; its
+  sentences stay flagged, since none is supported alone;
 - any other sentence is flagged as not clearly supported.
 
 The thresholds were chosen on the dev questions (``benchmarks/answer_eval.py
@@ -55,6 +59,11 @@ class Thresholds:
     clear: float = 0.6
     #: ... and this much above the passages the model cited.
     margin: float = 0.15
+    #: An answer of several sentences none of which is cited or matched is matched as a
+    #: whole to the passage whose score for all its sentences together reaches this ...
+    whole: float = 0.5
+    #: ... and is this much above every other passage's.
+    whole_margin: float = 0.1
 
 
 #: Chosen on the dev questions (see the module docstring).
@@ -66,7 +75,8 @@ OVERLAP_ONLY = Thresholds(weight=1.0, support=SUPPORT_THRESHOLD, clear=0.75, mar
 NUMBER_MISMATCH_CAP = 0.25
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 _END_PUNCT = re.compile(r"([.!?:;]+[\"'”’)*_`]*)$")
-_LIST_PREFIX = re.compile(r"^\s*(?:[-*+•]|\d{1,2}[.)]|#{1,6})\s+")
+#: One or more list bullets or item numbers: small models stack them ("1) 3) The ...").
+_LIST_PREFIX = re.compile(r"^\s*(?:(?:[-*+•]|\d{1,2}[.):]|#{1,6})\s+)+")
 
 
 @dataclass(slots=True)
@@ -76,8 +86,11 @@ class Attribution:
     faith: Faithfulness
     #: Valid numbers the model wrote, in order of first appearance.
     model_cited: list[int]
-    #: Numbers Docent matched to sentences the model left uncited, ascending.
+    #: Numbers Docent matched to sentences the model left uncited, ascending (with
+    #: ``whole`` among them).
     matched: list[int]
+    #: The passage Docent matched to the answer as a whole (no single sentence was).
+    whole: int | None = None
 
     @property
     def misattributed(self) -> list[SentenceSupport]:
@@ -160,7 +173,8 @@ def attribute(
     t = thresholds or (THRESHOLDS if embed is not None else OVERLAP_ONLY)
     sentences = split_sentences(answer)
     judged = [i for i, s in enumerate(sentences) if len(terms(s)) >= MIN_TERMS]
-    scorer = Scorer([sentences[i] for i in judged], passages, embed, t)
+    whole = " ".join(plain(sentences[i]) for i in judged)
+    scorer = Scorer([*(sentences[i] for i in judged), whole], passages, embed, t)
     judge = list(judge_scores) if judge_scores is not None else None
     checks: list[SentenceSupport] = []
     matches: dict[int, int] = {}
@@ -178,12 +192,33 @@ def attribute(
             check = _with_score(check, score, score >= SUPPORT_THRESHOLD)
         checks.append(check)
     model_cited = [n for n in cited_numbers(answer) if n in passages]
+    as_whole = None
+    if not model_cited and not matches and len(judged) >= 2:
+        as_whole = whole_match(scorer, len(judged), whole)
+    text = insert_markers(answer, sentences, matches)
+    if as_whole is not None:
+        text = f"{text.rstrip()}\n\n(Docent matched the answer as a whole to [{as_whole}].)"
     return Attribution(
-        text=insert_markers(answer, sentences, matches),
+        text=text,
         faith=Faithfulness(checks),
         model_cited=model_cited,
-        matched=sorted(set(matches.values())),
+        matched=sorted(set(matches.values()) | ({as_whole} if as_whole else set())),
+        whole=as_whole,
     )
+
+
+def whole_match(scorer: Scorer, i: int, whole: str) -> int | None:
+    """The passage that clearly supports the answer ``whole`` (scored as sentence ``i``)
+    though none of its sentences is supported alone: a paraphrase spread over sentences
+    that share the passage's words and meaning. A number the answer states that the
+    passage lacks rules the passage out, as for a sentence."""
+    scores = sorted(((scorer.score(i, whole, [n]), n) for n in scorer.passages), reverse=True)
+    if not scores:
+        return None
+    best, n = scores[0]
+    second = scores[1][0] if len(scores) > 1 else 0.0
+    t = scorer.t
+    return n if best >= t.whole and best - second >= t.whole_margin else None
 
 
 def _check(scorer: Scorer, i: int, sentence: str, cited: tuple[int, ...]) -> SentenceSupport:
@@ -241,7 +276,13 @@ def citation_notes(checked: Attribution, invalid: list[int]) -> list[str]:
     """The reason line's sentences about citations: missing, matched, wrong, dropped."""
     notes: list[str] = []
     matched = [s for s in checked.faith.sentences if s.matched is not None]
-    if not checked.model_cited:
+    if checked.whole is not None:
+        notes.append(
+            "The model cited no passage and no sentence is clearly supported alone; "
+            f"passage [{checked.whole}] supports the answer as a whole, so Docent matched "
+            "it to the answer (a matched citation)."
+        )
+    elif not checked.model_cited:
         if matched:
             notes.append(
                 f"The model cited no passage; Docent matched {_count(len(matched), 'sentence')} "

@@ -90,6 +90,9 @@ class Answer:
     #: Model citations whose passage does not support the sentence while another
     #: offered passage clearly does: (sentence, numbers cited, the better number).
     misattributed: list[tuple[str, tuple[int, ...], int]] = field(default_factory=list)
+    #: The passage Docent matched to the answer as a whole (no sentence was supported
+    #: alone); None otherwise. Its citation is among ``citations``, source "matched".
+    answer_match: int | None = None
     #: Tokens streamed for the answer, and its budget (``num_predict``).
     tokens: int = 0
     budget: int = 0
@@ -110,6 +113,7 @@ class Answer:
             ],
             "unsupported_sentences": self.unsupported_sentences,
             "uncited_sentences": self.uncited_sentences,
+            "answer_match": self.answer_match,
             "sentence_support": [[s, score] for s, score in self.sentence_support],
             "confidence": self.confidence,
             "reason": self.reason,

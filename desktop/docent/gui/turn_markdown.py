@@ -64,7 +64,13 @@ def _footer(turn: Turn) -> str:
     if answer.invalid_citations:
         nums = ", ".join(str(n) for n in answer.invalid_citations)
         notes.append(f"Dropped citation {nums}: the model cited passages it was not given.")
-    matched = [c.n for c in answer.citations if c.source == "matched"]
+    whole = answer.answer_match
+    matched = [c.n for c in answer.citations if c.source == "matched" and c.n != whole]
+    if answer.mode == "generated" and whole is not None:
+        notes.append(
+            f"Docent matched [{whole}] to the answer as a whole (outlined): it supports the "
+            "sentences together, though none alone, and the model did not cite it."
+        )
     if answer.mode == "generated" and matched:
         nums = ", ".join(f"[{n}]" for n in matched)
         one = len(matched) == 1
