@@ -98,6 +98,7 @@ def answer(
     reason: str = "",
     unsupported: Sequence[str] = (),
     uncited: Sequence[str] = (),
+    answer_match: int | None = None,
     model: str = "fake-model",
     cut: str = "",
 ) -> Answer:
@@ -109,6 +110,7 @@ def answer(
         citations=list(citations),
         unsupported_sentences=list(unsupported),
         uncited_sentences=list(uncited),
+        answer_match=answer_match,
         confidence="high" if mode == "generated" else "low",
         reason=reason,
         model=model,

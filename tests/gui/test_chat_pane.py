@@ -94,6 +94,26 @@ def test_the_footer_tells_an_uncited_sentence_from_a_badly_cited_one(
     assert "cites nothing" in last and "by its citation" not in last
 
 
+def test_a_whole_answer_match_is_named_in_the_footer(
+    qtbot: Any, fake: FakeEngine, chat: ChatPane
+) -> None:
+    body = "The timer is fast. It counts ticks."
+    fake.answers = [
+        answer(
+            f"{body}\n\n(Docent matched the answer as a whole to [2].)",
+            [citation(2, "/d/a.pdf", 3, source="matched")],
+            unsupported=["The timer is fast.", "It counts ticks."],
+            uncited=["The timer is fast.", "It counts ticks."],
+            answer_match=2,
+        )
+    ]
+    ask(qtbot, chat, "How fast is the timer?")
+    text = " ".join(chat.view.toPlainText().split())
+    assert "Docent matched [2] to the answer as a whole (outlined)" in text
+    assert "to the sentence it supports" not in text  # not claimed for any one sentence
+    assert 'href="cite:1.2"' in chat.view.toHtml()
+
+
 def test_an_answer_cut_for_looping_says_so(qtbot: Any, fake: FakeEngine, chat: ChatPane) -> None:
     why = "The answer was cut because the model began repeating a sentence."
     fake.answers = [answer(f"The timer counts at 60Hz [1].\n\n({why})", cut=why)]
