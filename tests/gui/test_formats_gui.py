@@ -18,9 +18,12 @@ from docent.gui.main_window import DOCUMENT_FILTER
 from docent.gui.settings_dialog import SettingsDialog
 
 
-def test_library_row_says_how_many_pages_were_ocrd() -> None:
+def test_library_row_says_how_many_pages_were_ocrd(qtbot: Any) -> None:
     rec = DocumentRecord("d1", "/x/scan.pdf", "scan.pdf", state=DocState.READY, ocr_pages=2)
-    assert Row.from_record(rec).state_text == "ready · OCR (2 p.)"
+    assert Row.from_record(rec).state_text == "ready · OCR"
+    model = DocumentTableModel()
+    model.set_records([rec])
+    assert "2 pages read by OCR" in model.item(0, 3).data(Qt.ItemDataRole.ToolTipRole)
     rec.ocr_pages = 0
     assert Row.from_record(rec).state_text == "ready"
 
@@ -31,7 +34,7 @@ def test_library_row_shows_the_scan_page_being_read(qtbot: Any) -> None:
     model.apply(Progress("extracting", 1, 1, "/x/scan.pdf", message=step, pages=2), None)
     row = model.row_for("/x/scan.pdf")
     # the cell holds a short form; its tooltip has the whole step
-    assert row is not None and row.state_text == "OCR page 2 of 9…"
+    assert row is not None and row.state_text == "OCR 2/9…"
     tip = model.item(0, 3).data(Qt.ItemDataRole.ToolTipRole)
     assert step in tip and "scan.pdf" in tip
     model.apply(Progress("extracting", 1, 1, "/x/scan.pdf", message="reading page 4"), None)

@@ -89,7 +89,7 @@ class Row:
         if self.state == "cancelled":
             return "cancelled: not indexed"
         if self.state == "ready" and self.ocr_pages:
-            return f"ready · OCR ({self.ocr_pages} p.)"
+            return "ready · OCR"  # how many pages: in the tooltip (a narrow column cut it)
         return self.state
 
     @property
@@ -130,7 +130,7 @@ def _display(row: Row, col: int) -> str:
 def _compact(step: str) -> str:
     """A step short enough for the State column; the cell's tooltip has it whole."""
     ocr = _OCR_STEP.fullmatch(step)
-    return f"OCR page {ocr[2]} of {ocr[3]}" if ocr else step  # scanned pages done of all
+    return f"OCR {ocr[2]}/{ocr[3]}" if ocr else step  # scanned pages: this one of all
 
 
 def _tip(row: Row, col: int) -> str:
@@ -138,6 +138,9 @@ def _tip(row: Row, col: int) -> str:
         return row.error
     if col == STATE and row.state == "indexing" and row.phase == "reading" and row.step:
         return f"{shown(row.path)}\n{row.step}"
+    if col == STATE and row.state == "ready" and row.ocr_pages:
+        pages = f"{row.ocr_pages} page{'s' if row.ocr_pages > 1 else ''}"
+        return f"{shown(row.path)}\n{pages} read by OCR"
     return shown(row.path)
 
 
