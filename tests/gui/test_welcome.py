@@ -8,7 +8,7 @@ from typing import Any
 from fakes import FakeEngine
 from PySide6.QtWidgets import QFileDialog
 
-from docent.core.api import Health
+from docent.core.api import Health, Progress
 from docent.gui.welcome import ollama_text
 
 
@@ -52,6 +52,20 @@ def test_add_folder_on_the_panel_indexes_the_folder_and_the_panel_goes(
         window.welcome.add_folder_button.click()
     assert fake.submitted[-1].paths == [str(folder)]
     qtbot.waitUntil(lambda: not window.welcome.isVisibleTo(window), timeout=10_000)
+
+
+def test_the_panel_goes_when_the_first_document_is_being_read(
+    qtbot: Any, fake: FakeEngine, make_window: Any
+) -> None:
+    window = shown_health(qtbot, fake, make_window)
+    assert window.welcome.isVisibleTo(window)
+    reading = Progress("extracting", 1, 1, "/docs/scan.pdf", message="reading page 1")
+    window.library.model.apply(reading, None)
+    assert not window.welcome.isVisibleTo(window)
+    window.docs_label.setText("")
+    window.refresh_status()  # the catalog does not count the document yet
+    qtbot.waitUntil(lambda: window.docs_label.text().startswith("0 documents"), timeout=10_000)
+    assert not window.welcome.isVisibleTo(window)
 
 
 def test_a_library_with_documents_shows_no_panel(

@@ -218,6 +218,9 @@ class MainWindow(QMainWindow):
         chat.model_chosen.connect(self.choose_model)
         self.welcome.add_folder_requested.connect(self.add_folder)
         self.welcome.add_files_requested.connect(self.add_files)
+        # the first document's row appears while it is read, long before the catalog
+        # counts it: "Your library is empty" would be wrong from then on
+        self.library.model.rowsInserted.connect(lambda *_: self.welcome.set_library_empty(False))
         self.health_changed.connect(
             lambda h: self.welcome.show_health(
                 h, self.engine.settings.ollama_model, self.engine.settings.effective_ollama_host()
@@ -335,7 +338,7 @@ class MainWindow(QMainWindow):
         tail = f" ({', '.join(extra)})" if extra else ""
         docs = "1 document" if st.ready == 1 else f"{st.ready} documents"
         self.docs_label.setText(f"{docs} · {st.chunks:,} chunks{tail}")
-        self.welcome.set_library_empty(st.documents == 0)
+        self.welcome.set_library_empty(st.documents == 0 and self.library.model.rowCount() == 0)
 
     def _after_run(self) -> None:
         self.index_label.setText("")
