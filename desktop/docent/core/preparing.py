@@ -241,11 +241,6 @@ def worker_preparer(
 
     tokenizer = Tokenizer.from_str(tokenizer_json)
     bm25: Any = load_bm25(cache_dir)
-    # The PDF readers are imported here, under the worker's start-up limit (120 s) and
-    # before its memory cap is measured, not inside the first PDF's first step, whose
-    # limit is a page's (30 s): on a busy machine the imports take seconds.
-    import pdfplumber  # noqa: F401
-    import pypdfium2  # noqa: F401
 
     def count(text: str) -> int:
         return len(tokenizer.encode(text).ids)
