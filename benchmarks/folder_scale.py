@@ -16,12 +16,20 @@
    another thread. A 10 ms heartbeat on the GUI thread (gui_stall.py's) measures the
    longest stall until every new note is ready.
 
+``--keep DIR`` keeps the indexed library (home and folder) in DIR and, on a later run,
+copies it back to the same place instead of indexing again (the catalog's paths stay
+true), so the window's figures can be re-measured in minutes. ``--dump-stalls PREFIX``
+writes every thread's stack to PREFIX-boot.txt / PREFIX-burst.txt whenever the GUI loop
+misses a tick by 50 ms (gui_stall.py's watchdog).
+
 Prints figures with the load average; asserts nothing but the sweep's zero work.
 """
 
 from __future__ import annotations
 
 import os
+import shutil
+import subprocess
 import sys
 import tempfile
 import threading
@@ -132,7 +140,7 @@ def restart_sweep(docs: int) -> bool:
     return ok
 
 
-def burst(library: Path, count: int, docs: int) -> None:
+def burst(library: Path, count: int, docs: int, dump: str | None = None) -> None:
     from PySide6.QtCore import QTimer
 
     from docent.core.config import load_settings
@@ -167,6 +175,9 @@ def burst(library: Path, count: int, docs: int) -> None:
     window.show()
     boot, beat = Heartbeat(), Heartbeat()
     beat.watch_flushes(engine.store)
+    if dump:
+        boot.dump_stalls_to(f"{dump}-boot.txt")
+        beat.dump_stalls_to(f"{dump}-burst.txt")
 
     def write_burst() -> None:  # another thread, as another program would
         times["start"] = time.perf_counter()
@@ -222,19 +233,31 @@ def main() -> int:
     ap.add_argument("--distinct", type=int, default=1000)
     ap.add_argument("--burst", type=int, default=500)
     ap.add_argument("--sweeps", type=int, default=2)
+    ap.add_argument("--keep", metavar="DIR", help="keep the indexed library here; reuse it")
+    ap.add_argument("--dump-stalls", metavar="PREFIX", help="stacks of the window's stalls")
     args = ap.parse_args()
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     print(f"load average           {_load()}", flush=True)
     with tempfile.TemporaryDirectory(prefix="docent-folder-scale-") as tmp:
-        os.environ["DOCENT_HOME"] = str(Path(tmp) / "home")
-        library = Path(tmp) / "library"
-        t0 = time.perf_counter()
-        make_folder(library, args.files, args.distinct)
-        print(f"made                   {args.files} files in {time.perf_counter() - t0:.1f} s")
-        docs = first_index(library)
+        work = Path(args.keep).resolve() / "run" if args.keep else Path(tmp)
+        snapshot = work.parent / "indexed"
+        os.environ["DOCENT_HOME"] = str(work / "home")
+        library = work / "library"
+        if args.keep and snapshot.exists():
+            shutil.rmtree(work, ignore_errors=True)
+            subprocess.run(["cp", "-a", str(snapshot), str(work)], check=True)
+            docs = args.files
+            print(f"reused                 the library indexed in {snapshot}", flush=True)
+        else:
+            t0 = time.perf_counter()
+            make_folder(library, args.files, args.distinct)
+            print(f"made                   {args.files} files in {time.perf_counter() - t0:.1f} s")
+            docs = first_index(library)
+            if args.keep:
+                subprocess.run(["cp", "-a", str(work), str(snapshot)], check=True)
         ok = all([restart_sweep(docs) for _ in range(args.sweeps)])
         if args.burst:
-            burst(library, args.burst, docs)
+            burst(library, args.burst, docs, args.dump_stalls)
     return 0 if ok else 1
 
 

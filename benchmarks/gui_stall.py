@@ -88,7 +88,8 @@ class Heartbeat:
     def dump_stalls_to(self, path: str, over_ms: float = TARGET_MS) -> None:
         """On each tick, re-arm faulthandler's watchdog: a C thread that, if the loop does
         not tick again within the target, writes every thread's stack to `path` without
-        needing the GIL, so it shows who held the GIL (or blocked the loop) at that moment."""
+        needing the GIL, so it shows who held the GIL (or blocked the loop) at that moment,
+        and again every `over_ms` while the stall lasts."""
         self._dump = open(path, "w")  # noqa: SIM115 - closed in stop()
         self._dump_after = (HEARTBEAT_MS + over_ms) / 1000
 
@@ -101,7 +102,8 @@ class Heartbeat:
 
     def _tick(self) -> None:
         if self._dump is not None:
-            faulthandler.dump_traceback_later(self._dump_after, repeat=False, file=self._dump)
+            # repeat: a long stall is sampled every `over_ms`, not only at its start
+            faulthandler.dump_traceback_later(self._dump_after, repeat=True, file=self._dump)
         now = time.perf_counter()
         self.gaps.append((now - self._last) * 1000 - HEARTBEAT_MS)
         self.spans.append((self._last, now))

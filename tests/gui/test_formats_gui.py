@@ -13,7 +13,8 @@ from docent.core.citations import Citation
 from docent.core.indexer import Progress
 from docent.core.models import DocState, DocumentRecord
 from docent.gui.citation_pane import page_label
-from docent.gui.library_model import DocumentTableModel, Row
+from docent.gui.library_model import DocumentTableModel
+from docent.gui.library_rows import Row
 from docent.gui.main_window import DOCUMENT_FILTER
 from docent.gui.settings_dialog import SettingsDialog
 

@@ -7,6 +7,8 @@ from typing import Any
 
 from gui_helpers import ENCRYPTED_PDF, INDEX_TIMEOUT_MS, SMALL_PDFS, drop
 
+from docent.gui.library_rows import ROW_ROLE
+
 
 def test_dropped_folder_is_indexed_with_progress_and_reasons(
     qtbot: Any, make_engine: Any, make_window: Any, library_dir: Path
@@ -16,13 +18,16 @@ def test_dropped_folder_is_indexed_with_progress_and_reasons(
     progress: list[float] = []
     lib.controller.overall_progressed.connect(lambda f, label: progress.append(f))
     rows_seen: list[int] = []
-    lib.controller.files_found.connect(lambda _: rows_seen.append(lib.model.rowCount()))
+    lib.controller.files_found.connect(lambda _: rows_seen.append(lib.model.count))
     indexing_rows: list[tuple[str, str, str]] = []  # (name, state text, pages cell)
 
     def on_doc(p: Any) -> None:
         row = lib.model.row_for(p.path)
         if row is not None and row.state == "indexing" and row.phase == "embedding":
-            i = lib.model.rows().index(row)
+            lib.model.flush()  # the view's cells, as they are once merged
+            i = next(
+                r for r in range(lib.model.rowCount()) if lib.model.item(r).data(ROW_ROLE) is row
+            )
             cells = [lib.model.index(i, c).data() for c in range(lib.model.columnCount())]
             indexing_rows.append((row.file_name, cells[3], cells[1]))
 
@@ -101,7 +106,8 @@ def test_reindex_and_remove_from_context_menu(
         lib.controller.documents_changed, check_params_cb=lambda records: records == []
     ):
         actions["Remove from library"].trigger()
-    assert lib.model.rowCount() == 0
+    assert lib.model.count == 0
+    qtbot.waitUntil(lambda: lib.model.rowCount() == 0, timeout=5000)  # the view follows
 
 
 def test_cancel_stops_the_run_and_keeps_what_finished(

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from docent.core.api import Progress
 from docent.core.models import DocState, DocumentRecord
-from docent.gui.library_model import CHUNKS, NAME, DocumentTableModel
+from docent.gui.library_model import MERGE_ROWS, DocumentTableModel
+from docent.gui.library_rows import CHUNKS, NAME, ROW_ROLE, STATE
 
 
 def records(n: int) -> list[DocumentRecord]:
@@ -23,25 +25,98 @@ def records(n: int) -> list[DocumentRecord]:
     ]
 
 
+def watch(model: DocumentTableModel) -> tuple[list[tuple[int, int]], list[int]]:
+    """(first, last) rows of each dataChanged; the first row of each removal."""
+    changed: list[tuple[int, int]] = []
+    model.dataChanged.connect(lambda a, b, roles: changed.append((a.row(), b.row())))
+    removed: list[int] = []
+    model.rowsRemoved.connect(lambda parent, first, last: removed.append(first))
+    return changed, removed
+
+
 def test_refresh_changes_only_what_changed(qtbot: Any) -> None:
     model = DocumentTableModel()
     recs = records(200)
     model.set_records(recs)
     assert model.rowCount() == 200
-    changed: list[tuple[int, int]] = []
-    model.dataChanged.connect(lambda a, b, roles: changed.append((a.row(), a.column())))
-    removed: list[int] = []
-    model.rowsRemoved.connect(lambda parent, first, last: removed.append(first))
+    changed, removed = watch(model)
 
     model.set_records(records(200))
+    model.flush()
     assert changed == [] and removed == [], "an unchanged refresh rewrote the table"
 
     recs = records(200)
     recs[7].chunks = 31
     del recs[3]
     model.set_records(recs)
+    assert model.rowCount() == 200, "merged at once, less than MERGE_MS after the last"
+    model.flush()
     assert removed == [3] and model.rowCount() == 199
-    assert {(r, c) for r, c in changed} == {(6, CHUNKS)}, changed  # doc7, now at row 6
+    assert changed == [(6, 6)], changed  # doc7, now at row 6: that row only
     assert model.index(6, CHUNKS).data() == "31"
     assert model.index(6, NAME).data() == "doc7.pdf"
     assert [r.path for r in model.rows()] == [r.path for r in recs]
+
+
+def test_a_burst_of_document_events_is_merged_in_a_bounded_number_of_passes(
+    qtbot: Any,
+) -> None:
+    """200 documents each going queued -> reading -> embedding -> ready (800 events, as
+    the queue's signals deliver them, back to back, right after a merge) reach the view in
+    one merge when MERGE_MS is over: one insertion and one dataChanged, never one per event."""
+    model = DocumentTableModel()
+    model.set_records(records(1000))
+    model.flush()
+    changed, removed = watch(model)
+    inserted: list[tuple[int, int]] = []
+    model.rowsInserted.connect(lambda parent, first, last: inserted.append((first, last)))
+    before = model.merges
+    new = [f"/docs/new/note{i}.txt" for i in range(200)]
+    for i, path in enumerate(new):
+        model.mark_queued([path])
+        model.apply(Progress("extracting", i, 200, path), None)
+        model.apply(Progress("embedding", i, 200, path, f"n{i}", 1, 2, pages=1), None)
+        rec = DocumentRecord(
+            f"n{i}", path, f"note{i}.txt", state=DocState.READY, pages=1, chunks=2, indexed_at=2e9
+        )
+        model.apply(Progress("ready", i, 200, path, f"n{i}"), rec)
+    assert model.merges == before and model.rowCount() == 1000, "merged within MERGE_MS"
+    assert model.count == 1200 and model.row_for(new[-1]).state == "ready"  # type: ignore[union-attr]
+    qtbot.waitUntil(lambda: model.rowCount() == 1200, timeout=5000)
+    assert model.merges - before == 1
+    assert inserted == [(1000, 1199)], "one insertion"
+    assert changed == [(1000, 1199)], "one dataChanged for the run of rows"
+    assert removed == []
+    states = {model.index(r, STATE).data() for r in range(1000, 1200)}
+    assert states == {"ready"}
+    assert [model.index(r, NAME).data(ROW_ROLE).path for r in range(1000, 1200)] == new
+
+
+def test_a_big_change_is_merged_a_slice_at_a_time(qtbot: Any) -> None:
+    """A catalog of 1,000 documents (a library opened) reaches the view MERGE_ROWS rows
+    per turn of the event loop, so no turn writes them all; the rows are all there, in
+    order, once the merges are done."""
+    model = DocumentTableModel()
+    model.set_records(records(1000))
+    assert model.count == 1000, "the rows are known at once"
+    assert model.rowCount() == MERGE_ROWS
+    qtbot.waitUntil(lambda: model.rowCount() == 1000, timeout=5000)
+    assert model.merges == -(-1000 // MERGE_ROWS)
+    assert [model.index(r, NAME).data() for r in (0, 999)] == ["doc0.pdf", "doc999.pdf"]
+
+
+def test_a_document_removed_and_added_again_before_a_merge_is_shown_once(
+    qtbot: Any,
+) -> None:
+    model = DocumentTableModel()
+    recs = records(3)
+    model.set_records(recs)
+    model.apply(Progress("removed", 1, 1, recs[1].path, "d1"), None)  # in the cool-down
+    model.remove(recs[1].path)
+    recs[1].chunks = 99
+    model.apply(Progress("ready", 1, 1, recs[1].path, "d1"), recs[1])
+    model.flush()
+    paths = [model.index(r, NAME).data(ROW_ROLE).path for r in range(model.rowCount())]
+    assert sorted(paths) == sorted(r.path for r in recs)
+    row = next(r for r in range(3) if model.index(r, NAME).data(ROW_ROLE).path == recs[1].path)
+    assert model.index(row, CHUNKS).data() == "99"

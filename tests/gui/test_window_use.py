@@ -222,8 +222,8 @@ def test_long_page_and_zoom_text_never_widen_the_window_past_1024(
 def test_at_1024_by_700_long_names_keep_the_end_that_tells_them_apart(
     qtbot: Any, fake: FakeEngine, make_window: Any
 ) -> None:
-    from docent.gui.library_model import NAME, STATE
     from docent.gui.library_pane import STATE_WIDTH
+    from docent.gui.library_rows import NAME, STATE
 
     names = [f"quarterly-report-finance-department-2023-final-v{i}.pdf" for i in (1, 2)]
     for name in names:

@@ -27,24 +27,15 @@ from docent.core.api import (
     FilesFound,
     IndexReport,
     Job,
+    JobKind,
     Progress,
     shown,
 )
 from docent.core.models import DocumentRecord
 from docent.gui.collection_bar import CollectionBar
 from docent.gui.indexing import IndexController
-from docent.gui.library_model import (
-    CHUNKS,
-    INDEXED,
-    NAME,
-    PAGES,
-    ROW_ROLE,
-    SORT_ROLE,
-    STATE,
-    DocumentTableModel,
-    Row,
-    StateDelegate,
-)
+from docent.gui.library_model import DocumentTableModel, StateDelegate
+from docent.gui.library_rows import CHUNKS, INDEXED, NAME, PAGES, ROW_ROLE, SORT_ROLE, STATE, Row
 from docent.gui.messages import bridge
 from docent.gui.plain import ask, plain_label
 from docent.gui.text_dialog import show_text
@@ -123,6 +114,9 @@ class LibraryPane(QWidget):
             header.setSectionResizeMode(col, QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(STATE, QHeaderView.ResizeMode.Interactive)
         header.resizeSection(STATE, STATE_WIDTH)
+        # Fitted to the rows in sight: measuring 1,000 rows (Qt's default) after every
+        # change of the model took 30-40 ms per document at 1,000 documents.
+        header.setResizeContentsPrecision(0)
         self.empty_hint = QLabel(
             "Drop PDFs, Word, PowerPoint, Excel, EPUB or HTML files or folders here, "
             "or use File ▸ Add files…"
@@ -296,14 +290,15 @@ class LibraryPane(QWidget):
     def _on_documents(self, records: list[DocumentRecord]) -> None:
         pending = {r.path for r in self.model.rows() if r.state in ("queued", "indexing")}
         self.model.set_records(records, keep=pending if self.controller.busy else set())
-        self.empty_hint.setVisible(self.model.rowCount() == 0)
+        self.empty_hint.setVisible(self.model.count == 0)
 
     def _on_files_found(self, found: FilesFound) -> None:
         files = [f for f in found.files if self._shows(f, found.job)]
         if self.controller.busy:
             self._run_paths.update(files)
-        self.model.mark_queued(files)
-        self.empty_hint.setVisible(self.model.rowCount() == 0)
+        # a sweep lists every file, and most are unchanged: only new ones are queued rows
+        self.model.mark_queued(files, requeue=found.job.kind is not JobKind.SWEEP)
+        self.empty_hint.setVisible(self.model.count == 0)
 
     def _on_doc_progress(self, p: Progress) -> None:
         if self.collection is not None and self.model.row_for(p.path) is None:
@@ -317,7 +312,7 @@ class LibraryPane(QWidget):
         shown = self.collection
         if rec is None or (shown is not None and shown.id not in rec.collections):
             self.model.remove(change.progress.path)  # gone, or not in this collection
-            self.empty_hint.setVisible(self.model.rowCount() == 0)
+            self.empty_hint.setVisible(self.model.count == 0)
         else:
             self.model.apply(change.progress, rec)
             self.empty_hint.setVisible(False)
