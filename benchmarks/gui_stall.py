@@ -60,6 +60,11 @@ class Heartbeat:
         from PySide6.QtCore import QTimer
 
         self.gaps: list[float] = []
+        #: CPU time the GUI thread itself used during each tick's gap (ms): a stall with
+        #: little of it was spent waiting (for the GIL, or for a core the machine's other
+        #: work had), not running the window's own code
+        self.gui_cpu: list[float] = []
+        self._last_cpu = 0.0
         self.spans: list[tuple[float, float]] = []  # (start, end) of each late tick
         self.flushes: list[tuple[float, float]] = []
         self._last = 0.0
@@ -74,6 +79,7 @@ class Heartbeat:
 
     def start(self) -> None:
         self._last = time.perf_counter()
+        self._last_cpu = time.thread_time()
         self.timer.start()
 
     def _on_gc(self, phase: str, info: dict[str, int]) -> None:
@@ -88,8 +94,7 @@ class Heartbeat:
     def dump_stalls_to(self, path: str, over_ms: float = TARGET_MS) -> None:
         """On each tick, re-arm faulthandler's watchdog: a C thread that, if the loop does
         not tick again within the target, writes every thread's stack to `path` without
-        needing the GIL, so it shows who held the GIL (or blocked the loop) at that moment,
-        and again every `over_ms` while the stall lasts."""
+        needing the GIL, so it shows who held the GIL (or blocked the loop) at that moment."""
         self._dump = open(path, "w")  # noqa: SIM115 - closed in stop()
         self._dump_after = (HEARTBEAT_MS + over_ms) / 1000
 
@@ -102,10 +107,11 @@ class Heartbeat:
 
     def _tick(self) -> None:
         if self._dump is not None:
-            # repeat: a long stall is sampled every `over_ms`, not only at its start
-            faulthandler.dump_traceback_later(self._dump_after, repeat=True, file=self._dump)
-        now = time.perf_counter()
+            faulthandler.dump_traceback_later(self._dump_after, repeat=False, file=self._dump)
+        now, cpu = time.perf_counter(), time.thread_time()
         self.gaps.append((now - self._last) * 1000 - HEARTBEAT_MS)
+        self.gui_cpu.append((cpu - self._last_cpu) * 1000)
+        self._last_cpu = cpu
         self.spans.append((self._last, now))
         self._last = now
 
@@ -135,8 +141,15 @@ class Heartbeat:
         ) or [0.0]
         flush_ms = sorted((b - a) * 1000 for a, b in self.flushes) or [0.0]
         full = sorted(ms for gen, ms in self.collections if gen == 2) or [0.0]
+        late = [(g, c) for g, c in zip(self.gaps, self.gui_cpu, strict=True) if g > TARGET_MS]
         return {
             "ticks": len(stalls),
+            #: the most CPU the GUI thread spent in one tick's gap, and in the longest stall
+            "max_gui_cpu_ms": round(max(self.gui_cpu, default=0.0), 1),
+            "longest_stall_gui_cpu_ms": round(
+                max(zip(self.gaps, self.gui_cpu, strict=True), default=(0.0, 0.0))[1], 1
+            ),
+            "over_50ms_gui_cpu_over_50ms": sum(c > TARGET_MS for _, c in late),
             "max_ms": round(stalls[-1], 1),
             "p99_ms": round(p99, 1),
             "p50_ms": round(statistics.median(stalls), 1),

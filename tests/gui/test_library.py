@@ -127,6 +127,6 @@ def test_cancel_stops_the_run_and_keeps_what_finished(
     assert report.cancelled
     states = {r.file_name: r.state_text for r in lib.model.rows()}
     assert "cancelled: not indexed" in states.values(), states
-    assert lib.resume_row.isVisibleTo(lib)
+    qtbot.waitUntil(lambda: lib.resume_row.isVisibleTo(lib), timeout=5000)  # at the next merge
     assert not any(s.startswith(("indexing", "reading")) for s in states.values()), states
     assert any("cancelled" in t for t in window.notifications.texts())

@@ -38,6 +38,7 @@ def test_refresh_changes_only_what_changed(qtbot: Any) -> None:
     model = DocumentTableModel()
     recs = records(200)
     model.set_records(recs)
+    model.flush()
     assert model.rowCount() == 200
     changed, removed = watch(model)
 
@@ -49,7 +50,7 @@ def test_refresh_changes_only_what_changed(qtbot: Any) -> None:
     recs[7].chunks = 31
     del recs[3]
     model.set_records(recs)
-    assert model.rowCount() == 200, "merged at once, less than MERGE_MS after the last"
+    assert model.rowCount() == 200, "merged within MERGE_MS of the last merge"
     model.flush()
     assert removed == [3] and model.rowCount() == 199
     assert changed == [(6, 6)], changed  # doc7, now at row 6: that row only
@@ -61,9 +62,10 @@ def test_refresh_changes_only_what_changed(qtbot: Any) -> None:
 def test_a_burst_of_document_events_is_merged_in_a_bounded_number_of_passes(
     qtbot: Any,
 ) -> None:
-    """200 documents each going queued -> reading -> embedding -> ready (800 events, as
-    the queue's signals deliver them, back to back, right after a merge) reach the view in
-    one merge when MERGE_MS is over: one insertion and one dataChanged, never one per event."""
+    """MERGE_ROWS documents each going queued -> reading -> embedding -> ready (4 events
+    each, as the queue's signals deliver them, back to back, right after a merge) reach the
+    view in one merge when MERGE_MS is over: one insertion and one dataChanged, never one
+    per event."""
     model = DocumentTableModel()
     model.set_records(records(1000))
     model.flush()
@@ -71,25 +73,26 @@ def test_a_burst_of_document_events_is_merged_in_a_bounded_number_of_passes(
     inserted: list[tuple[int, int]] = []
     model.rowsInserted.connect(lambda parent, first, last: inserted.append((first, last)))
     before = model.merges
-    new = [f"/docs/new/note{i}.txt" for i in range(200)]
+    n = MERGE_ROWS
+    new = [f"/docs/new/note{i}.txt" for i in range(n)]
     for i, path in enumerate(new):
         model.mark_queued([path])
-        model.apply(Progress("extracting", i, 200, path), None)
-        model.apply(Progress("embedding", i, 200, path, f"n{i}", 1, 2, pages=1), None)
+        model.apply(Progress("extracting", i, n, path), None)
+        model.apply(Progress("embedding", i, n, path, f"n{i}", 1, 2, pages=1), None)
         rec = DocumentRecord(
             f"n{i}", path, f"note{i}.txt", state=DocState.READY, pages=1, chunks=2, indexed_at=2e9
         )
-        model.apply(Progress("ready", i, 200, path, f"n{i}"), rec)
+        model.apply(Progress("ready", i, n, path, f"n{i}"), rec)
     assert model.merges == before and model.rowCount() == 1000, "merged within MERGE_MS"
-    assert model.count == 1200 and model.row_for(new[-1]).state == "ready"  # type: ignore[union-attr]
-    qtbot.waitUntil(lambda: model.rowCount() == 1200, timeout=5000)
+    assert model.count == 1000 + n and model.row_for(new[-1]).state == "ready"  # type: ignore[union-attr]
+    qtbot.waitUntil(lambda: model.rowCount() == 1000 + n, timeout=5000)
     assert model.merges - before == 1
-    assert inserted == [(1000, 1199)], "one insertion"
-    assert changed == [(1000, 1199)], "one dataChanged for the run of rows"
+    assert inserted == [(1000, 999 + n)], "one insertion"
+    assert changed == [(1000, 999 + n)], "one dataChanged for the run of rows"
     assert removed == []
-    states = {model.index(r, STATE).data() for r in range(1000, 1200)}
+    states = {model.index(r, STATE).data() for r in range(1000, 1000 + n)}
     assert states == {"ready"}
-    assert [model.index(r, NAME).data(ROW_ROLE).path for r in range(1000, 1200)] == new
+    assert [model.index(r, NAME).data(ROW_ROLE).path for r in range(1000, 1000 + n)] == new
 
 
 def test_a_big_change_is_merged_a_slice_at_a_time(qtbot: Any) -> None:

@@ -81,7 +81,7 @@ def test_cancel_leaves_unfinished_rows_cancelled_with_a_resume(
         pane.refresh()
     states = {r.file_name: r.state_text for r in pane.model.rows()}
     assert states == {n: "cancelled: not indexed" for n in ("a.txt", "b.txt", "c.txt")}, states
-    assert pane.resume_row.isVisibleTo(pane)
+    qtbot.waitUntil(lambda: pane.resume_row.isVisibleTo(pane), timeout=5000)  # next merge
     assert pane.resume_label.text().startswith("3 documents cancelled")
     fake.hold_jobs.clear()
     with qtbot.waitSignal(pane.controller.run_finished, timeout=10_000) as resumed:

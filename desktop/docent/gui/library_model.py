@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import fields
 from pathlib import Path
 
-from PySide6.QtCore import QModelIndex, QObject, QPersistentModelIndex, QRect, Qt, QTimer
+from PySide6.QtCore import QModelIndex, QObject, QPersistentModelIndex, QRect, Qt, QTimer, Signal
 from PySide6.QtGui import QBrush, QColor, QPainter, QStandardItem, QStandardItemModel
 from PySide6.QtWidgets import (
     QApplication,
@@ -40,7 +40,7 @@ MUTED_COLOUR = QColor("#6b6b6b")
 MERGE_MS = 100
 #: At most this many rows are written into the view per merge (the rest in the next turn
 #: of the event loop): a merge's Python work stays a few milliseconds at any library size.
-MERGE_ROWS = 300
+MERGE_ROWS = 100
 
 Index = QModelIndex | QPersistentModelIndex
 _UNSET = object()
@@ -58,9 +58,16 @@ class DocumentTableModel(QStandardItemModel):
     (``flush()`` forces it).
     """
 
+    #: the view was brought up to date with (some of) the rows' changes
+    merged = Signal()
+
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(0, len(COLUMNS), parent)
         self.setHorizontalHeaderLabels(list(COLUMNS))
+        # the items of new rows, made by Qt when their cells are first written
+        prototype = QStandardItem()
+        prototype.setEditable(False)
+        self.setItemPrototype(prototype)
         #: every row by path, in the order they came
         self._rows: dict[str, Row] = {}
         #: the Row each Qt row holds, and what its cells show per column {role: value}
@@ -204,30 +211,26 @@ class DocumentTableModel(QStandardItemModel):
         todo = list(self._dirty)[:limit] if limit is not None else list(self._dirty)
         new = [path for path in todo if path not in at]
         first_new = len(self._view)
-        if new:  # one insertion for all of them; their cells are written below
+        if new:  # one insertion for all; their items come from the prototype when written
             self.insertRows(first_new, len(new))
-        written: list[int] = []
-        blocked = self.blockSignals(True)  # one dataChanged per run of rows, below
-        try:
             for i, path in enumerate(new, first_new):
                 self._view.append(self._rows[path])
                 self._shown.append([{} for _ in COLUMNS])
-                for col in range(len(COLUMNS)):
-                    item = QStandardItem()
-                    item.setEditable(False)
-                    item.setData(self._rows[path], ROW_ROLE)
-                    self.setItem(i, col, item)
                 at[path] = i
+        written: list[int] = []
+        blocked = self.blockSignals(True)  # one dataChanged per run of rows, below
+        try:
             for path in todo:
                 del self._dirty[path]
                 i = at[path]
-                if self._write(i, self._rows[path]) or i >= first_new:
+                if self._write(i, self._rows[path], fresh=i >= first_new):
                     written.append(i)
         finally:
             self.blockSignals(blocked)
         for start, end in _runs(sorted(written)):
             self.dataChanged.emit(self.index(start, 0), self.index(end, len(COLUMNS) - 1), [])
         self.merges += 1
+        self.merged.emit()
         # the rest of a big change in the next turn; else nothing before MERGE_MS
         self._timer.start(0 if self._dirty else MERGE_MS)
 
@@ -239,21 +242,29 @@ class DocumentTableModel(QStandardItemModel):
             del self._view[start : end + 1], self._shown[start : end + 1]
         self._removed = False
 
-    def _write(self, i: int, row: Row) -> bool:
-        """Write the cells of row ``i`` that changed (the caller blocks signals); True if
-        any did."""
+    def _write(self, i: int, row: Row, *, fresh: bool) -> bool:
+        """Write the cells of row ``i`` that changed, one call per cell (the caller blocks
+        signals); True if any did. A ``fresh`` row's items also get the Row itself."""
         new, old = cells(row), self._shown[i]
         wrote = False
         for col, cell in enumerate(new):
-            changed = [(r, v) for r, v in cell.items() if old[col].get(r, _UNSET) != v]
-            if not changed:
+            before = old[col]
+            if cell == before and not fresh:
                 continue
-            item = self.item(i, col)
-            for role, value in changed:
-                if role == Qt.ItemDataRole.ForegroundRole:
-                    item.setData(_BRUSHES.get(str(value)), role)
-                else:
-                    item.setData(value, role)
+            changed: dict[int, object] = {
+                r: v for r, v in cell.items() if before.get(r, _UNSET) != v
+            }
+            if fresh:
+                changed[ROW_ROLE] = row
+            if (fg := changed.get(Qt.ItemDataRole.ForegroundRole)) is not None:
+                changed[Qt.ItemDataRole.ForegroundRole] = _BRUSHES[str(fg)]
+            index = self.index(i, col)
+            self.setItemData(index, changed)
+            cleared = before.keys() - cell.keys()  # back to Qt's default
+            if cleared:
+                item = self.itemFromIndex(index)
+                for role in cleared:
+                    item.setData(None, role)
             wrote = True
         self._shown[i] = new
         return wrote

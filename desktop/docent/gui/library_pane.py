@@ -193,9 +193,8 @@ class LibraryPane(QWidget):
         c.documents_changed.connect(lambda _: self.collection_bar.refresh())
         self.collection_bar.collection_changed.connect(self.set_collection)
         self.collection_bar.collections_changed.connect(self._on_collections)
-        # after the rows are updated; not on every progress step (counted on the GUI thread)
-        for signal in (c.documents_changed, c.document_changed, c.files_found, c.run_finished):
-            signal.connect(self._update_resume)
+        # once per merge of the rows into the view, not per document (it counts them all)
+        self.model.merged.connect(self._update_resume)
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         """A narrow pane drops the counts (Chunks, then Pages) before the State and the

@@ -24,7 +24,7 @@ NAME, PAGES, CHUNKS, STATE, INDEXED = range(len(COLUMNS))
 SORT_ROLE = Qt.ItemDataRole.UserRole
 #: The Row object behind a row.
 ROW_ROLE = Qt.ItemDataRole.UserRole + 1
-#: Indexing fraction 0..1 while indexing, -1 otherwise (for the progress delegate).
+#: Indexing fraction 0..1 while indexing, unset otherwise (for the progress delegate).
 FRACTION_ROLE = Qt.ItemDataRole.UserRole + 2
 
 #: A cell's value for one role, as plain Python (compared to skip writes that change nothing).
@@ -140,26 +140,15 @@ def _compact(step: str) -> str:
     return f"OCR {ocr[2]}/{ocr[3]}" if ocr else step  # scanned pages: this one of all
 
 
-def _tip(row: Row, col: int) -> str:
-    if col == STATE and row.error:
+def _state_tip(row: Row) -> str:
+    if row.error:
         return row.error
-    if col == STATE and row.state == "indexing" and row.phase == "reading" and row.step:
+    if row.state == "indexing" and row.phase == "reading" and row.step:
         return f"{shown(row.path)}\n{row.step}"
-    if col == STATE and row.state == "ready" and row.ocr_pages:
+    if row.state == "ready" and row.ocr_pages:
         pages = f"{row.ocr_pages} page{'s' if row.ocr_pages > 1 else ''}"
         return f"{shown(row.path)}\n{pages} read by OCR"
     return shown(row.path)
-
-
-def _sort_key(row: Row, col: int) -> str | int | float:
-    keys: tuple[str, int, int, str, float] = (
-        row.file_name.lower(),
-        row.pages,
-        row.chunks,
-        row.state_text,
-        row.indexed_at,
-    )
-    return keys[col]
 
 
 def _when(ts: float) -> str:
@@ -171,25 +160,30 @@ def _when(ts: float) -> str:
 
 
 def cells(row: Row) -> list[Cell]:
-    """What each column shows of ``row``, per role: plain Python values only (comparing Qt
-    objects would be calls into Qt). A foreground is named ("failed", "muted", "")."""
+    """What each column shows of ``row``, per role, roles left at Qt's default left out:
+    plain Python values only (comparing Qt objects would be calls into Qt). A foreground
+    is named ("failed", "muted")."""
     muted = row.state in ("queued", "removing", "cancelled")
     busy = row.state == "indexing" and row.phase != "reading"
+    state_text = row.state_text
+    keys = (row.file_name.lower(), row.pages, row.chunks, state_text, row.indexed_at)
+    path_tip = plain_tip(shown(row.path))
     out: list[Cell] = []
     for col in range(len(COLUMNS)):
-        fg = ""
+        cell: Cell = {
+            Qt.ItemDataRole.DisplayRole: state_text if col == STATE else _display(row, col),
+            SORT_ROLE: keys[col],  # numbers sort as numbers
+            Qt.ItemDataRole.ToolTipRole: path_tip,
+        }
         if row.state == "failed" and col in (NAME, STATE):
-            fg = "failed"
+            cell[Qt.ItemDataRole.ForegroundRole] = "failed"
         elif muted:
-            fg = "muted"
-        out.append(
-            {
-                Qt.ItemDataRole.DisplayRole: _display(row, col),
-                SORT_ROLE: _sort_key(row, col),
-                Qt.ItemDataRole.ToolTipRole: plain_tip(_tip(row, col)),
-                Qt.ItemDataRole.ForegroundRole: fg,
-                FRACTION_ROLE: row.fraction if busy and col == STATE else -1.0,
-                Qt.ItemDataRole.TextAlignmentRole: _ALIGN.get(col),
-            }
-        )
+            cell[Qt.ItemDataRole.ForegroundRole] = "muted"
+        if col in _ALIGN:
+            cell[Qt.ItemDataRole.TextAlignmentRole] = _ALIGN[col]
+        if col == STATE:
+            cell[Qt.ItemDataRole.ToolTipRole] = plain_tip(_state_tip(row))
+            if busy:
+                cell[FRACTION_ROLE] = row.fraction
+        out.append(cell)
     return out

@@ -50,6 +50,9 @@ from docent.gui.welcome import WelcomePanel
 from docent.gui.workers import call_in_worker
 
 STATUS_POLL_MS = 10_000
+#: The status bar's counts follow document changes at most this often (a sweep of 1,000
+#: unchanged files is 1,000 changes: one catalog count each kept a worker busy).
+STATUS_AFTER_CHANGE_MS = 500
 #: Width of the Sources pane while it has nothing to show (it widens for an answer's).
 SOURCES_IDLE_WIDTH = 220
 HEALTH_POLL_MS = 30_000
@@ -236,6 +239,10 @@ class MainWindow(QMainWindow):
         self.health_timer.setInterval(HEALTH_POLL_MS)
         self.health_timer.timeout.connect(self.check_health)
         self.health_timer.start()
+        self.status_soon = QTimer(self)
+        self.status_soon.setSingleShot(True)
+        self.status_soon.setInterval(STATUS_AFTER_CHANGE_MS)
+        self.status_soon.timeout.connect(self.refresh_status)
 
     def _start(self) -> None:
         saved = self.gui_settings.value("collection/current")
@@ -310,7 +317,8 @@ class MainWindow(QMainWindow):
         self.library.watched.show_folders(folders)
 
     def _on_document_changed(self, change: DocumentChanged) -> None:
-        self.refresh_status()
+        if not self.status_soon.isActive():
+            self.status_soon.start()
 
     def refresh_status(self) -> None:
         if self._status_running:
@@ -563,6 +571,7 @@ class MainWindow(QMainWindow):
     def closeEvent(self, event: QCloseEvent) -> None:
         self.save_layout()
         self.status_timer.stop()
+        self.status_soon.stop()
         self.health_timer.stop()
         self.library.controller.detach()
         self.chat.stop()
