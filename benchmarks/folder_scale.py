@@ -209,7 +209,8 @@ def burst(library: Path, count: int, docs: int, dump: str | None = None) -> None
         f"window startup sweep   {times.get('boot', t_shown) - t_shown:.1f} s from the window "
         f"shown to its sweep done: max stall {b['max_ms']} ms, p99 {b['p99_ms']} ms; "
         f"GUI thread's own CPU: at most {b['max_gui_cpu_ms']} ms in one gap, "
-        f"{b['longest_stall_gui_cpu_ms']} ms in the longest"
+        f"{b['longest_stall_gui_cpu_ms']} ms in the longest (the process: "
+        f"{b['longest_stall_process_cpu_ms']} ms)"
     )
     if "ready" in times:
         took = times["ready"] - times["start"]
@@ -229,7 +230,10 @@ def burst(library: Path, count: int, docs: int, dump: str | None = None) -> None
         f"  GUI thread's own CPU: at most {s['max_gui_cpu_ms']} ms in one gap, "
         f"{s['longest_stall_gui_cpu_ms']} ms in the longest stall; "
         f"{s['over_50ms_gui_cpu_over_50ms']} of the {s['over_50ms']} stalls over 50 ms "
-        "had over 50 ms of it (the rest waited for the GIL or a core)"
+        "had over 50 ms of it (the rest waited for the GIL or a core); in "
+        f"{s['over_50ms_process_idle']} of them the whole process ran less than half the "
+        f"time (the machine's other work); the longest: the process ran "
+        f"{s['longest_stall_process_cpu_ms']} ms"
     )
 
 

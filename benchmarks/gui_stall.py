@@ -65,6 +65,10 @@ class Heartbeat:
         #: work had), not running the window's own code
         self.gui_cpu: list[float] = []
         self._last_cpu = 0.0
+        #: CPU time the whole process (every thread) used during each gap (ms): a long stall
+        #: in which the process barely ran at all was the machine's other work, not ours
+        self.proc_cpu: list[float] = []
+        self._last_proc = 0.0
         self.spans: list[tuple[float, float]] = []  # (start, end) of each late tick
         self.flushes: list[tuple[float, float]] = []
         self._last = 0.0
@@ -80,6 +84,7 @@ class Heartbeat:
     def start(self) -> None:
         self._last = time.perf_counter()
         self._last_cpu = time.thread_time()
+        self._last_proc = time.process_time()
         self.timer.start()
 
     def _on_gc(self, phase: str, info: dict[str, int]) -> None:
@@ -112,6 +117,9 @@ class Heartbeat:
         self.gaps.append((now - self._last) * 1000 - HEARTBEAT_MS)
         self.gui_cpu.append((cpu - self._last_cpu) * 1000)
         self._last_cpu = cpu
+        proc = time.process_time()
+        self.proc_cpu.append((proc - self._last_proc) * 1000)
+        self._last_proc = proc
         self.spans.append((self._last, now))
         self._last = now
 
@@ -150,6 +158,15 @@ class Heartbeat:
                 max(zip(self.gaps, self.gui_cpu, strict=True), default=(0.0, 0.0))[1], 1
             ),
             "over_50ms_gui_cpu_over_50ms": sum(c > TARGET_MS for _, c in late),
+            #: stalls over 50 ms in which the process as a whole ran less than half the time
+            "over_50ms_process_idle": sum(
+                p < (g + HEARTBEAT_MS) / 2
+                for g, p in zip(self.gaps, self.proc_cpu, strict=True)
+                if g > TARGET_MS
+            ),
+            "longest_stall_process_cpu_ms": round(
+                max(zip(self.gaps, self.proc_cpu, strict=True), default=(0.0, 0.0))[1], 1
+            ),
             "max_ms": round(stalls[-1], 1),
             "p99_ms": round(p99, 1),
             "p50_ms": round(statistics.median(stalls), 1),
