@@ -31,3 +31,23 @@ def drop(widget: Any, paths: list[Path]) -> None:
     QApplication.sendEvent(widget, enter)
     assert enter.isAccepted(), "the window refused a drag of local files"
     QApplication.sendEvent(widget, QDropEvent(pos, action, mime, buttons, mods))
+
+
+def click_chip(view: Any, turn: int, n: int) -> None:
+    """Click the chip [n] of ``turn`` in the chat view with the mouse, as a user does."""
+    from PySide6.QtCore import QPoint
+    from PySide6.QtTest import QTest
+
+    from docent.gui.markdown_view import cite_url
+
+    doc, href = view.document(), cite_url(turn, n)
+    cur = doc.find(f"[{n}]")
+    while not cur.isNull() and cur.charFormat().anchorHref() != href:
+        cur = doc.find(f"[{n}]", cur.selectionEnd())
+    assert not cur.isNull(), f"no chip [{n}] of turn {turn} in the chat"
+    view.setTextCursor(cur)
+    view.ensureCursorVisible()
+    end = view.cursorRect(cur)  # the selection's end: step back into the chip
+    at = QPoint(end.left() - 4, end.center().y())
+    assert view.anchorAt(at) == href, (view.anchorAt(at), href)
+    QTest.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, at)

@@ -29,7 +29,7 @@ from docent.core.conversation import (
     StageCallback,
     Turn,
 )
-from docent.core.extract import SUPPORTED_SUFFIXES
+from docent.core.extract import READABLE_KINDS, SUPPORTED_SUFFIXES
 from docent.core.index_events import (
     DocumentChanged,
     DocumentProgressed,
@@ -76,6 +76,7 @@ __all__ = [
     "JobKind",
     "JobStarted",
     "Progress",
+    "READABLE_KINDS",
     "SUPPORTED_SUFFIXES",
     "SectionSummary",
     "SettingsApplied",

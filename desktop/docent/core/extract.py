@@ -49,6 +49,11 @@ TEXT_SUFFIXES = frozenset(
     | {".css", ".xml", ".tex", ".r", ".kt", ".swift", ".scala", ".lua", ".pl"}
 )
 SUPPORTED_SUFFIXES: frozenset[str] = PDF_SUFFIXES | TEXT_SUFFIXES | FORMAT_SUFFIXES
+#: What Docent reads, in words: every message naming an unsupported file says it so.
+READABLE_KINDS = (
+    "PDFs, Word, PowerPoint, Excel, OpenDocument text, EPUB, HTML and plain-text files "
+    "(text, Markdown, CSV, JSON, source code)"
+)
 
 TEXT_LINES_PER_PAGE = 60
 #: How much of a text file is looked at for NUL bytes to call it binary.
@@ -133,10 +138,7 @@ def extract(
 def unsupported_message(path: str | Path) -> str:
     p = Path(path)
     kind = f"'{shown(p.suffix)}' files" if p.suffix else "files without an extension"
-    return (
-        f"{shown(p.name)}: Docent cannot read {kind}; it reads PDFs, Word, PowerPoint, Excel, "
-        "OpenDocument text, EPUB, HTML and plain-text files."
-    )
+    return f"{shown(p.name)}: Docent cannot read {kind}; it reads {READABLE_KINDS}."
 
 
 def iter_pdf_pages(path: str | Path, password: str | None = None) -> Iterator[Page]:

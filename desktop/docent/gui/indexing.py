@@ -13,6 +13,7 @@ from pathlib import Path
 from PySide6.QtCore import QObject, Signal
 
 from docent.core.api import (
+    READABLE_KINDS,
     DocumentChanged,
     DocumentProgressed,
     EngineAPI,
@@ -37,9 +38,8 @@ EXTRACT_SHARE = 0.1
 def describe_unsupported(paths: list[str]) -> str:
     names = [shown(Path(p).name) for p in paths]
     listed = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
-    return (
-        f"Not added: {listed} — Docent reads PDFs and plain-text files "
-        "(text, Markdown, CSV, JSON, source code), not this type."
+    return f"Not added: {listed} — Docent reads {READABLE_KINDS}, not " + (
+        "these types." if len(names) > 1 else "this type."
     )
 
 
