@@ -5,6 +5,8 @@ nothing else."""
 
 from __future__ import annotations
 
+import os
+import threading
 import zipfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -16,8 +18,10 @@ from docent.core.engine import Engine
 from docent.core.errors import DamagedDocument, EmptyDocument, EncryptedDocument
 from docent.core.extract import extract, is_supported
 from docent.core.files import collect
+from docent.core.index_events import IndexEvent, JobFinished
 from docent.core.indexer import IndexReport
 from docent.core.models import DocState
+from fake_embedder import FakeEmbedder
 from format_files import PHRASES, make_docx, make_epub, make_samples, make_xlsx
 
 
@@ -108,6 +112,41 @@ def test_every_new_type_is_supported_and_others_still_named(tmp_path: Path) -> N
     found = collect([tmp_path])
     assert [p.name for p in found.unsupported] == ["old.doc"]
     assert [p.name for p in found.files] == ["new.docx"]
+
+
+def test_a_watched_folder_indexes_every_new_type_moved_into_it(tmp_path: Path) -> None:
+    """Files moved in from elsewhere (inotify says only 'created') are indexed and found at
+    their location; a type Docent cannot read is left alone."""
+    watched, made = tmp_path / "watched", tmp_path / "made"
+    watched.mkdir()
+    make_samples(made)
+    settings = Settings(data_dir=str(tmp_path / "home"), extract_in_subprocess=False)
+    eng = Engine(settings, embedder=FakeEmbedder()).open()
+    indexed: set[str] = set()
+    changed = threading.Condition()
+
+    def on_event(event: IndexEvent) -> None:
+        if isinstance(event, JobFinished):
+            with changed:
+                indexed.update(Path(p).name for p in event.report.indexed)
+                changed.notify_all()
+
+    try:
+        eng.subscribe(on_event)
+        eng.watch(watched)
+        eng.start_watching()
+        (watched / "old.doc").write_bytes(b"\xd0\xcf\x11\xe0 an old binary Word file")
+        for p in made.iterdir():
+            os.rename(p, watched / p.name)
+        with changed:
+            assert changed.wait_for(lambda: indexed >= set(PHRASES), timeout=120), indexed
+        for name, (phrase, location) in PHRASES.items():
+            found = [m for m in eng.grep(phrase) if m.file_name == name]
+            assert found and found[0].location == location, (name, found)
+        assert eng.wait_idle(30)
+        assert sorted(d.file_name for d in eng.documents()) == sorted(PHRASES)
+    finally:
+        eng.close()
 
 
 # Bad files ---------------------------------------------------------------------
