@@ -23,6 +23,7 @@ from docent.core.indexer import IndexReport
 from docent.core.models import DocState
 from fake_embedder import FakeEmbedder
 from format_files import PHRASES, make_docx, make_epub, make_samples, make_xlsx
+from ollama_stub import unused_port
 
 
 @pytest.fixture(scope="module")
@@ -37,7 +38,10 @@ def indexed(
     library: Path, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[tuple[Engine, IndexReport]]:
     home = tmp_path_factory.mktemp("formats-home")
-    eng = Engine(Settings(data_dir=str(home), extract_in_subprocess=False)).open()
+    # no model answers: ask quotes the passages it found, with their citations
+    down = f"http://127.0.0.1:{unused_port()}"
+    eng = Engine(Settings(data_dir=str(home), extract_in_subprocess=False, ollama_host=down))
+    eng.open()
     report = eng.index([library])
     yield eng, report
     eng.close()
@@ -54,7 +58,7 @@ def test_a_folder_of_every_format_is_collected_and_indexed(
 
 
 @pytest.mark.parametrize("name", sorted(PHRASES))
-def test_grep_and_search_find_a_phrase_at_its_location(
+def test_grep_search_and_ask_find_a_phrase_at_its_location(
     indexed: tuple[Engine, IndexReport], name: str
 ) -> None:
     eng, _ = indexed
@@ -68,6 +72,11 @@ def test_grep_and_search_find_a_phrase_at_its_location(
     # The citation's unit in the extracted text holds the passage.
     unit = eng.extracted(eng.resolve(name)).pages[hits[0].page_start - 1]
     assert unit.label == location and phrase.lower() in unit.text.lower()
+    # The answer cites it at that location, as chips and the sources pane show it.
+    answer = eng.ask(f"Where does it say {phrase}?", files=[name])
+    cited = [c for c in answer.citations if c.file_name == name]
+    assert cited and cited[0].pages_label == location, (answer.mode, answer.citations)
+    assert phrase.lower() in cited[0].text.lower()
 
 
 def test_table_rows_keep_their_header(indexed: tuple[Engine, IndexReport]) -> None:
