@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import zlib
 from pathlib import Path
 
 from PIL import Image, ImageDraw, ImageFont
@@ -41,4 +42,50 @@ def page_image(
 
 def save_scan(path: Path, pages: list[Image.Image]) -> Path:
     pages[0].save(path, "PDF", resolution=DPI, save_all=True, append_images=pages[1:])
+    return path
+
+
+def save_scan_over_garbage(path: Path, page: Image.Image, layer: str) -> Path:
+    """One scanned page under an invisible text layer that reads as garbage: its font maps
+    every character to the private-use area, as fonts without a Unicode map come out.
+    Written by hand (PIL cannot add a text layer)."""
+    w, h = page.size
+    pw, ph = w * 72 / DPI, h * 72 / DPI
+    text = layer.encode("latin-1").replace(b"(", b"\\(").replace(b")", b"\\)")
+    content = b"q %.2f 0 0 %.2f 0 0 cm /Im1 Do Q BT 3 Tr /F1 12 Tf 72 %.2f Td (%s) Tj ET" % (
+        pw,
+        ph,
+        ph - 72,
+        text,
+    )
+    pixels = zlib.compress(page.convert("L").tobytes())
+    cmap = (
+        b"/CIDInit /ProcSet findresource begin 12 dict begin begincmap /CMapName /Garbage def "
+        b"1 begincodespacerange <00> <FF> endcodespacerange "
+        b"1 beginbfrange <20> <7E> <E020> endbfrange "
+        b"endcmap CMapName currentdict /CMap defineresource pop end end"
+    )
+    resources = b"<< /XObject << /Im1 5 0 R >> /Font << /F1 6 0 R >> >>"
+    objs = [
+        b"<< /Type /Catalog /Pages 2 0 R >>",
+        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 %.2f %.2f] /Contents 4 0 R /Resources %s >>"
+        % (pw, ph, resources),
+        b"<< /Length %d >>\nstream\n%s\nendstream" % (len(content), content),
+        b"<< /Type /XObject /Subtype /Image /Width %d /Height %d /ColorSpace /DeviceGray "
+        b"/BitsPerComponent 8 /Filter /FlateDecode /Length %d >>\nstream\n%s\nendstream"
+        % (w, h, len(pixels), pixels),
+        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /ToUnicode 7 0 R >>",
+        b"<< /Length %d >>\nstream\n%s\nendstream" % (len(cmap), cmap),
+    ]
+    out = bytearray(b"%PDF-1.4\n")
+    offsets = []
+    for i, obj in enumerate(objs, start=1):
+        offsets.append(len(out))
+        out += b"%d 0 obj\n%s\nendobj\n" % (i, obj)
+    xref = len(out)
+    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objs) + 1)
+    out += b"".join(b"%010d 00000 n \n" % off for off in offsets)
+    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objs) + 1, xref)
+    path.write_bytes(bytes(out))
     return path

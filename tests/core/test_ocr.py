@@ -16,11 +16,11 @@ from docent.core.errors import NoTextLayer
 from docent.core.extract import extract
 from docent.core.indexer import IndexReport
 from docent.core.models import DocState, SparseVec
-from docent.core.ocr import OcrEngine, garbage_share, needs_ocr
+from docent.core.ocr import MIN_PAGE_CHARS, OcrEngine, garbage_share, needs_ocr
 from docent.core.ocr_layout import RawLine, reading_order
 from docent.core.passages import passage_boxes
 from docent.core.preparing import Preparer
-from scan_files import page_image, save_scan
+from scan_files import page_image, save_scan, save_scan_over_garbage
 
 COVER = ["Harbour Almanac", "Printed for the keepers of the coast."]
 LEFT = ["Left column starts here", "and the left column ends."]
@@ -97,6 +97,26 @@ def test_the_text_cache_keeps_the_ocr(
     again = preparer.prepare(rec.path, str(eng.cache.root), known_sha="")
     assert not again.reason and again.ocr_pages == 2 and again.chunks
     assert any("Harbour Almanac" in c.text for c in again.chunks)
+
+
+LAYER = "Minutes of the lighthouse board, May"
+
+
+def test_a_page_whose_text_layer_is_garbage_is_read_by_ocr(tmp_path: Path) -> None:
+    lines = ["The tower was painted green in May.", "Keepers log the lamp hours."]
+    path = save_scan_over_garbage(tmp_path / "mapped.pdf", page_image(lines), LAYER)
+    import pypdfium2
+
+    pdf = pypdfium2.PdfDocument(str(path))
+    layer = pdf[0].get_textpage().get_text_range()
+    pdf.close()
+    # The page has text of its own, long enough to be used, but none of it is readable.
+    assert len(layer.replace(" ", "")) >= MIN_PAGE_CHARS and garbage_share(layer) == 1.0
+    with pytest.raises(NoTextLayer):  # without OCR: nothing readable is kept
+        extract(path, ocr=False)
+    page = extract(path).pages[0]
+    assert page.ocr and page.text == "\n".join(lines)
+    assert passage_boxes(page, "Keepers log the lamp hours.")
 
 
 def test_ocr_off_leaves_a_scan_failed_with_the_setting_named(scan: Path, tmp_path: Path) -> None:

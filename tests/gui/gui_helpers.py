@@ -33,8 +33,9 @@ def drop(widget: Any, paths: list[Path]) -> None:
     QApplication.sendEvent(widget, QDropEvent(pos, action, mime, buttons, mods))
 
 
-def click_chip(view: Any, turn: int, n: int) -> None:
-    """Click the chip [n] of ``turn`` in the chat view with the mouse, as a user does."""
+def click_chip(view: Any, turn: int, n: int) -> str:
+    """Click the chip [n] of ``turn`` in the chat view with the mouse, as a user does;
+    returns the chip's tooltip."""
     from PySide6.QtCore import QPoint
     from PySide6.QtTest import QTest
 
@@ -50,4 +51,6 @@ def click_chip(view: Any, turn: int, n: int) -> None:
     end = view.cursorRect(cur)  # the selection's end: step back into the chip
     at = QPoint(end.left() - 4, end.center().y())
     assert view.anchorAt(at) == href, (view.anchorAt(at), href)
+    tip = str(cur.charFormat().toolTip())
     QTest.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, at)
+    return tip

@@ -1,8 +1,8 @@
 """The window with the documents people have, as a user meets them: a folder of Word and
 Excel files and a scan dropped on it is indexed (an old .doc is named, in words that list
-what Docent does read); an answer's chip, clicked, shows a Word or Excel passage in its
-section or rows with the passage highlighted, and the scan's page with the lines OCR read
-the passage from lit up."""
+what Docent does read); an answer's chip names the place it cites and, clicked, shows a
+Word or Excel passage in its section or rows with the passage highlighted, and the scan's
+page with the lines OCR read the passage from lit up."""
 
 from __future__ import annotations
 
@@ -47,7 +47,9 @@ def test_a_dropped_folder_of_office_files_and_a_scan_is_cited_where_it_reads(
         cited = [c for c in turn.answer.citations if c.file_name == name]
         assert cited, (name, turn.answer.text)
         with qtbot.waitSignal(sources.page_shown, timeout=ANSWER_TIMEOUT_MS):
-            click_chip(chat.view, turn.number, cited[0].n)
+            tip = click_chip(chat.view, turn.number, cited[0].n)
+        # the chip names the file and the place it cites before it is clicked
+        assert tip.startswith(f"[{cited[0].n}] {name}, {cited[0].pages_label}"), tip
         return cited[0]
 
     for name in ("report.docx", "ledger.xlsx"):

@@ -32,7 +32,14 @@ from docent.core.errors import (
 from docent.core.formats import FORMAT_SUFFIXES, extract_format
 from docent.core.models import ExtractedDocument, Page
 from docent.core.ocr_pdf import OcrCallback
-from docent.core.pdf_text import PdfiumRefused, better_text, is_weak, open_pdfium, pdfium_page_text
+from docent.core.pdf_text import (
+    PdfiumRefused,
+    better_text,
+    is_weak,
+    open_pdfium,
+    pdfium_page_text,
+    readable_chars,
+)
 from docent.core.userfiles import NotRegularFile, open_regular, shown
 
 if TYPE_CHECKING:
@@ -264,7 +271,8 @@ def _extract_pdf(
         from docent.core.ocr_pdf import ocr_pages
 
         pages = ocr_pages(path, password, pages, on_ocr, clean=clean_pdf_text)
-    if _looks_scanned([_visible_chars(pg.text) for pg in pages]):
+    # a text layer of glyphs with no Unicode meaning is no text layer (OCR off: say so)
+    if _looks_scanned([round(readable_chars(pg.text)) for pg in pages]):
         if any(pg.ocr for pg in pages):
             raise EmptyDocument(
                 str(path), f"{shown(path.name)} is a scan in which OCR found no text to read."
@@ -293,10 +301,6 @@ def _looks_scanned(chars_per_page: list[int]) -> bool:
     # half scans but has real text pages keeps what it has.
     empty = sum(1 for c in chars_per_page if c == 0)
     return 2 * empty >= n and total < MIN_MEAN_CHARS_WHEN_MOSTLY_EMPTY * n
-
-
-def _visible_chars(text: str) -> int:
-    return sum(1 for ch in text if not ch.isspace())
 
 
 def _open_binary(path: Path) -> IO[bytes]:

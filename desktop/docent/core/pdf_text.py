@@ -68,9 +68,10 @@ def is_weak(text: str) -> bool:
 
 def better_text(first: str, second: str) -> str:
     """The text with more readable characters (``first`` on a tie)."""
-    return second if _readable(second) > _readable(first) else first
+    return second if readable_chars(second) > readable_chars(first) else first
 
 
-def _readable(text: str) -> float:
+def readable_chars(text: str) -> float:
+    """Visible characters that carry text (not glyph codes or private-use ones)."""
     visible = sum(1 for ch in text if not ch.isspace())
     return visible * (1.0 - garbage_share(text)) if visible else 0.0

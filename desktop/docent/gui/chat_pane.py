@@ -27,10 +27,10 @@ from PySide6.QtWidgets import (
 from docent.core.api import Answer, AskStage, Collection, Conversation, EngineAPI, Turn, shown
 from docent.gui.chat_controls import AnswerBar, AskStatus
 from docent.gui.chat_view import ConversationView
-from docent.gui.markdown_view import cite_url, parse_cite
+from docent.gui.markdown_view import parse_cite
 from docent.gui.messages import bridge
 from docent.gui.plain import ask, plain_label
-from docent.gui.turn_markdown import turn_markdown
+from docent.gui.turn_markdown import chip_tips, matched_chips, turn_markdown
 from docent.gui.workers import Task, Worker, run_in_worker
 
 RENDER_INTERVAL_MS = 80  # streamed tokens are drawn at most this often
@@ -438,7 +438,12 @@ class ChatPane(QWidget):
             return
         turns = self.conversation.turns[self._frozen_turns : n]
         unsupported = [s for t in turns if t.answer for s in t.answer.unsupported_sentences]
-        self.view.show_tail(self._markdown(turns), unsupported=unsupported, matched=_matched(turns))
+        self.view.show_tail(
+            self._markdown(turns),
+            unsupported=unsupported,
+            matched=matched_chips(turns),
+            tips=chip_tips(turns),
+        )
         self.view.freeze()
         self._frozen_turns = n
 
@@ -459,11 +464,18 @@ class ChatPane(QWidget):
             lead = SEPARATOR.lstrip() if first.number > 1 and not tail else ""
             md = (md + SEPARATOR if md else lead) + streaming
             earlier = [s for t in tail if t.answer for s in t.answer.unsupported_sentences]
-            self.view.show_tail(md, unsupported=earlier, matched=_matched(tail))
+            self.view.show_tail(
+                md, unsupported=earlier, matched=matched_chips(tail), tips=chip_tips(tail)
+            )
             return
         tail = self.conversation.turns[self._frozen_turns :]
         unsupported = [s for t in tail if t.answer for s in t.answer.unsupported_sentences]
-        self.view.show_tail(self._markdown(tail), unsupported=unsupported, matched=_matched(tail))
+        self.view.show_tail(
+            self._markdown(tail),
+            unsupported=unsupported,
+            matched=matched_chips(tail),
+            tips=chip_tips(tail),
+        )
 
     def _markdown(self, turns: list[Turn]) -> str:
         if not turns:
@@ -487,14 +499,3 @@ class ChatPane(QWidget):
 
     def export_markdown(self) -> str:
         return self.conversation.to_markdown()
-
-
-def _matched(turns: list[Turn]) -> set[str]:
-    """The chips of citations Docent matched (the model did not cite them): drawn apart."""
-    return {
-        cite_url(t.number, c.n)
-        for t in turns
-        if t.answer
-        for c in t.answer.citations
-        if c.source == "matched"
-    }

@@ -13,7 +13,7 @@ back to the bottom, or a new question, starts it again.
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QAbstractSlider, QWidget
@@ -47,12 +47,18 @@ class ConversationView(SafeBrowser):
     # Drawing ------------------------------------------------------------------
 
     def show_tail(
-        self, markdown: str, *, unsupported: Collection[str] = (), matched: Collection[str] = ()
+        self,
+        markdown: str,
+        *,
+        unsupported: Collection[str] = (),
+        matched: Collection[str] = (),
+        tips: Mapping[str, str] | None = None,
     ) -> None:
         """Draw ``markdown`` as everything after the frozen turns (``matched``: the
-        ``cite:`` links of matched citations, see replace_tail)."""
+        ``cite:`` links of matched citations; ``tips``: the chips' tooltips; see
+        replace_tail)."""
         with self.one_edit():
-            self.replace_tail(self.frozen_pos, markdown, matched)
+            self.replace_tail(self.frozen_pos, markdown, matched, tips)
             if unsupported:
                 self.mark_sentences(list(unsupported), self.frozen_pos)
         if self.following:

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import contextlib
 import re
-from collections.abc import Collection, Iterator
+from collections.abc import Collection, Iterator, Mapping
 from typing import Any
 
 from PySide6.QtCore import QRect, QRectF, QRegularExpression, QSizeF, QUrl, Signal
@@ -184,9 +184,16 @@ class SafeBrowser(QTextBrowser):
     def end_position(self) -> int:
         return self.document().characterCount() - 1
 
-    def replace_tail(self, start: int, markdown: str, matched: Collection[str] = ()) -> None:
+    def replace_tail(
+        self,
+        start: int,
+        markdown: str,
+        matched: Collection[str] = (),
+        tips: Mapping[str, str] | None = None,
+    ) -> None:
         """Replace everything from ``start`` on with ``markdown`` (chips styled; the
-        ``cite:`` links in ``matched`` as matched chips).
+        ``cite:`` links in ``matched`` as matched chips; ``tips``: what each chip's tooltip
+        names, by link).
 
         A streaming answer redraws only its own turn, not the whole conversation.
         """
@@ -195,7 +202,7 @@ class SafeBrowser(QTextBrowser):
         cur.movePosition(QTextCursor.MoveOperation.End, QTextCursor.MoveMode.KeepAnchor)
         cur.removeSelectedText()
         cur.insertMarkdown(markdown, MARKDOWN_FEATURES)
-        self.style_chips(start, matched)
+        self.style_chips(start, matched, tips)
 
     def new_tail(self) -> int:
         """Close what is shown and return where the next tail starts."""
@@ -204,7 +211,12 @@ class SafeBrowser(QTextBrowser):
         cur.insertBlock()
         return cur.position()
 
-    def style_chips(self, start: int = 0, matched: Collection[str] = ()) -> None:
+    def style_chips(
+        self,
+        start: int = 0,
+        matched: Collection[str] = (),
+        tips: Mapping[str, str] | None = None,
+    ) -> None:
         """Give every ``cite:`` link (from ``start`` on) the look of a chip, outlined for
         the links in ``matched`` (citations Docent matched, not the model's).
 
@@ -217,7 +229,12 @@ class SafeBrowser(QTextBrowser):
         while not cur.isNull():
             href = cur.charFormat().anchorHref()
             if href.startswith(CITE_SCHEME + ":"):
-                cur.mergeCharFormat(_MATCHED_FORMAT if href in matched else _CHIP_FORMAT)
+                fmt = _MATCHED_FORMAT if href in matched else _CHIP_FORMAT
+                tip = (tips or {}).get(href)
+                if tip:  # the file and place it cites ("report.docx, § Results")
+                    fmt = QTextCharFormat(fmt)
+                    fmt.setToolTip(tip + ("\n" + MATCHED_TIP if href in matched else ""))
+                cur.mergeCharFormat(fmt)
             cur = doc.find(_CHIP_TEXT, cur.selectionEnd())
 
     def mark_sentences(self, sentences: list[str], start: int = 0) -> int:

@@ -10,7 +10,7 @@ import re
 from pathlib import Path
 
 from docent.core.api import Turn, shown
-from docent.gui.markdown_view import linkify_citations
+from docent.gui.markdown_view import cite_url, linkify_citations
 
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+!|>~<-])")
 #: A citation marker after escape_markdown: "\\[12\\]".
@@ -138,3 +138,25 @@ def turn_markdown(
     if footer:
         parts.append(footer)
     return "\n\n".join(parts)
+
+
+def matched_chips(turns: list[Turn]) -> set[str]:
+    """The chips of citations Docent matched (the model did not cite them): drawn apart."""
+    return {
+        cite_url(t.number, c.n)
+        for t in turns
+        if t.answer
+        for c in t.answer.citations
+        if c.source == "matched"
+    }
+
+
+def chip_tips(turns: list[Turn]) -> dict[str, str]:
+    """Each chip's tooltip: the file and the place it cites (a page, a slide, a sheet's
+    rows, a section), as the sources pane names them."""
+    return {
+        cite_url(t.number, c.n): f"[{c.n}] {shown(c.file_name)}, {c.pages_label}"
+        for t in turns
+        if t.answer
+        for c in t.answer.citations
+    }
