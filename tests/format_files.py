@@ -158,7 +158,8 @@ def make_epub(path: Path, scale: int = 1, spine: bool = True) -> Path:
             zf.writestr(
                 f"OEBPS/text/c{i}.xhtml",
                 '<?xml version="1.0"?><html xmlns="http://www.w3.org/1999/xhtml"><head>'
-                f"<title>{title}</title></head><body><h1>{title}</h1>{body}</body></html>",
+                f"<title>{title}</title><script>document.write('EPUB SCRIPT')</script></head>"
+                f"<body><h1>{title}</h1>{body}</body></html>",
             )
     return path
 

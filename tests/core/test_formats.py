@@ -93,6 +93,8 @@ def test_scripts_styles_and_frames_never_become_text(library: Path) -> None:
     assert "saffron tide tables" in text
     for hidden in ("INJECTED", "document.write", "color: red", "FRAME TEXT", "example.invalid"):
         assert hidden not in text
+    book = "\n".join(p.text for p in extract(library / "book.epub").pages)
+    assert "cartographer" in book and "EPUB SCRIPT" not in book and "document.write" not in book
 
 
 def test_units_are_named_as_citations_show_them(library: Path) -> None:
