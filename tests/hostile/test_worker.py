@@ -65,6 +65,27 @@ def test_a_looping_file_times_out_and_the_files_behind_it_still_come(
     assert prep.starts == 2, "an interrupted worker is replaced before the next file"
 
 
+def test_a_file_past_its_whole_limit_is_stopped_though_no_step_ran_past_its_own(
+    tokenizer: tuple[str, str | None], tmp_path: Path
+) -> None:
+    """The looping page gets the 600 s of a page; the file only has 2 s in all."""
+    (tmp_path / "loop.pdf").write_bytes(self_referencing_pdf())
+    (tmp_path / "b.pdf").write_bytes(
+        text_pdf("The second good file is about kelp forests and otters.")
+    )
+    prep = _preparer(tokenizer, tmp_path, Limits(page_seconds=600, file_seconds=2))
+    try:
+        tasks = [prep.submit(str(tmp_path / n), "") for n in ("loop.pdf", "b.pdf")]
+        got = _collect(prep, tasks)
+    finally:
+        prep.close()
+    assert got[0][0] == "timeout", got
+    assert "loop.pdf took longer than the 2 s a file of its size may take" in got[0][1]
+    assert "extract_file_timeout" in got[0][1]
+    assert got[1] == ("", ""), "the file after it was lost"
+    assert prep.stalls == 0, "the worker's own timer should have ended it"
+
+
 def test_a_worker_stuck_outside_python_is_killed_and_replaced(
     tokenizer: tuple[str, str | None], tmp_path: Path
 ) -> None:

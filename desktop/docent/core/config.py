@@ -112,6 +112,10 @@ class Settings(BaseModel):
     ocr_enabled: bool = True
     extract_page_timeout: float = Field(30.0, gt=0, le=3600)  # seconds for one PDF page
     extract_ocr_page_timeout: float = Field(180.0, gt=0, le=3600)  # one page read by OCR
+    # Seconds for a whole file, plus a tenth of it per MB, outside its pages read by OCR
+    # (those have their own limit each): a file whose every page stays just under the page
+    # limit must still end.
+    extract_file_timeout: float = Field(600.0, gt=0, le=86400)
     extract_memory_mb: int = Field(2048, ge=64, le=65536)
     max_text_file_mb: int = Field(10, ge=1, le=10000)
 

@@ -9,14 +9,18 @@ releases the GIL) and the store writes.
 
 Each piece of work is a *step* with a time limit (``Limits``): a PDF page, or for the
 steps whose work grows with the file (hashing, reading text, chunking, BM25) a fixed part
-plus so much per MB. ``sandbox.py`` runs this in a process that enforces those limits and
-a memory cap; here a step is only announced through ``on_step``.
+plus so much per MB. The whole file has a limit too (``Limits.file_seconds``, scaled to its
+size; pages read by OCR are outside it, each has its own): a step announced near its end
+gets only what is left of it. ``sandbox.py`` runs this in a process that enforces those
+limits and a memory cap; here a step is only announced through ``on_step``.
 """
 
 from __future__ import annotations
 
+import math
 import os
 import stat
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -64,6 +68,8 @@ class Limits:
     text_mb: int = 10
     #: One scanned page read by OCR: ~10 s on a quiet core, ~80 s seen on a busy machine.
     ocr_page_seconds: float = 180.0
+    #: The whole file, outside its pages read by OCR; a tenth of it is added per MB.
+    file_seconds: float = 600.0
 
     @classmethod
     def of(cls, s: Settings) -> Limits:
@@ -72,6 +78,7 @@ class Limits:
             memory_mb=s.extract_memory_mb,
             text_mb=s.max_text_file_mb,
             ocr_page_seconds=s.extract_ocr_page_timeout,
+            file_seconds=s.extract_file_timeout,
         )
 
     @property
@@ -82,6 +89,42 @@ class Limits:
     def scaled(self, size: int) -> float:
         """The limit of a step whose work grows with a file of ``size`` bytes."""
         return self.page_seconds + self.seconds_per_mb * size / MB
+
+    def whole_file(self, size: int) -> float:
+        """The limit of a whole file of ``size`` bytes, outside its pages read by OCR."""
+        return self.file_seconds * (1 + 0.1 * size / MB)
+
+
+#: How a step cut short by the whole file's limit ends its label (sandbox's message).
+WHOLE_FILE = "the whole file may take"
+
+
+@dataclass(slots=True)
+class FileBudget:
+    """The whole file's time limit, as the steps are announced: the time since each
+    counted step began is spent; a step never gets more than what is left.
+
+    Pages read by OCR are not counted: each has its own limit, and a long scan is slow
+    honestly (its progress shows, and Cancel stops it)."""
+
+    on_step: StepCallback
+    seconds: float = math.inf
+    clock: Callable[[], float] = time.monotonic
+    spent: float = 0.0
+    _since: float | None = None
+
+    def step(self, label: str, seconds: float, pages: int, *, counted: bool = True) -> None:
+        now = self.clock()
+        if self._since is not None:
+            self.spent += now - self._since
+        self._since = now if counted else None
+        left = self.seconds - self.spent
+        if counted and left < seconds:
+            # Whole seconds: the announced limit (which the pipe carries) changes once a
+            # second at most, however many pages go by.
+            seconds = float(max(1, math.ceil(left)))
+            label = f"{label}; {WHOLE_FILE} {self.seconds:.0f} s"
+        self.on_step(label, seconds, pages)
 
 
 @dataclass(slots=True)
@@ -129,22 +172,25 @@ class Preparer:
 
         ``pdfium`` False: a PDF is read by pdfplumber alone (pdfium crashed on it)."""
         sha = ""
+        budget = FileBudget(on_step)
+        step = budget.step
         try:
-            sha, size = self._hash(path, on_step)
+            sha, size = self._hash(path, step)
+            budget.seconds = self.limits.whole_file(size)
             if sha == known_sha:
                 return Prepared(sha, unchanged=True)
             cache = TextCache(Path(cache_root))
             doc = cache.get(sha)
             if doc is None or (self.ocr and doc.kind == "pdf" and not doc.ocr_checked):
-                doc = self._extract(path, size, on_step, pdfium)
+                doc = self._extract(path, size, budget, pdfium)
                 cache.put(sha, doc)
             text_size = sum(len(p.text) for p in doc.pages)
-            on_step("cutting the text into passages", self.limits.scaled(text_size), len(doc.pages))
+            step("cutting the text into passages", self.limits.scaled(text_size), len(doc.pages))
             title = document_title(doc.pages)
             chunks = chunk_document(doc.pages, self.count_tokens, title)
             if not chunks:
                 raise EmptyDocument(path, f"{shown(Path(path).name)} has no text to index.")
-            on_step("scoring words for search", self.limits.scaled(text_size), len(doc.pages))
+            step("scoring words for search", self.limits.scaled(text_size), len(doc.pages))
             return Prepared(
                 sha,
                 chunks=chunks,
@@ -156,26 +202,24 @@ class Preparer:
         except DocumentError as exc:
             return Prepared(sha, reason=exc.reason, message=str(exc))
 
-    def _extract(
-        self, path: str, size: int, on_step: StepCallback, pdfium: bool
-    ) -> ExtractedDocument:
+    def _extract(self, path: str, size: int, budget: FileBudget, pdfium: bool) -> ExtractedDocument:
         """Read ``path``, announcing each step: a PDF page by page (and each page OCR'd),
         anything else as one step scaled to its size."""
         self._check_size(path, size)
-        lim = self.limits
+        lim, step = self.limits, budget.step
         if Path(path).suffix.lower() not in PDF_SUFFIXES:
-            on_step("reading the text", lim.scaled(size), 0)
+            step("reading the text", lim.scaled(size), 0)
 
         def page(n: int) -> None:
             label = f"reading page {n}" if n else "opening the PDF"
-            on_step(label, lim.page_seconds, max(0, n - 1))
+            step(label, lim.page_seconds, max(0, n - 1))
 
         def ocr_page(number: int, done: int, total: int) -> None:
             if number == 0:
-                on_step("looking for scanned pages", lim.scaled(size), 0)
+                step("looking for scanned pages", lim.scaled(size), 0)
             else:
                 label = f"reading scanned page {number} by OCR ({done + 1} of {total})"
-                on_step(label, lim.ocr_page_seconds, number - 1)
+                step(label, lim.ocr_page_seconds, number - 1, counted=False)
 
         return extract(path, ocr=self.ocr, on_ocr=ocr_page, on_page=page, pdfium=pdfium)
 

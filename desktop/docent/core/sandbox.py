@@ -40,7 +40,7 @@ from typing import Any, Protocol
 
 from docent.core.errors import Cancelled
 from docent.core.extract import PDF_SUFFIXES
-from docent.core.preparing import Limits, Prepared, Preparer, worker_preparer
+from docent.core.preparing import WHOLE_FILE, Limits, Prepared, Preparer, worker_preparer
 from docent.core.userfiles import shown
 
 log = logging.getLogger(__name__)
@@ -273,6 +273,13 @@ class ProcessPreparer:
 
 
 def _timeout_message(name: str, label: str, seconds: float) -> str:
+    step, _, whole = label.partition(f"; {WHOLE_FILE} ")
+    if whole:
+        return (
+            f"{name} took longer than the {whole} a file of its size may take (it was "
+            f"{step}); Docent stopped reading it (a damaged or hostile file?). Raise "
+            "extract_file_timeout to give it longer."
+        )
     setting = "extract_ocr_page_timeout" if "by OCR" in label else "extract_page_timeout"
     return (
         f"{name} took longer than {seconds:.0f} s {label}; Docent stopped reading it "
