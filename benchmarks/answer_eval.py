@@ -74,6 +74,7 @@ class Record:
     mode: str
     model_citations: int
     matched_citations: int
+    #: Gold page among the citations; a generated answer's best-passage pointer aside.
     gold_cited: bool
     repeated: int
     chars: int
@@ -94,6 +95,10 @@ class Record:
     offered: list[str] = field(default_factory=list)
     #: Per sentence: (sentence, support score, supported).
     sentences: list[tuple[str, float, bool]] = field(default_factory=list)
+    #: A generated answer nothing supports: it ends pointing at the best passage offered
+    #: (a "retrieved" citation, not counted as cited); and whether that is a gold page.
+    pointer: bool = False
+    gold_pointed: bool = False
 
 
 def load_questions(only: Sequence[str]) -> list[Question]:
@@ -223,6 +228,8 @@ def record(q: Question, answer: Answer, seconds: float, raw: str) -> Record:
     if answer.cut and body.endswith(f"({answer.cut})"):
         body = body[: -len(answer.cut) - 2].rstrip()
     unsupported = set(answer.unsupported_sentences)
+    pointer = answer.mode == "generated" and all(c.source == "retrieved" for c in answer.citations)
+    cites = [] if pointer else answer.citations
     return Record(
         id=q.id,
         answerable=q.answerable,
@@ -230,6 +237,11 @@ def record(q: Question, answer: Answer, seconds: float, raw: str) -> Record:
         model_citations=sum(c.source == "model" for c in answer.citations),
         matched_citations=sum(c.source == "matched" for c in answer.citations),
         gold_cited=any(
+            on_gold_page(q.file, q.pages, c.file_name, c.page, c.page_end) for c in cites
+        ),
+        pointer=pointer and bool(answer.citations),
+        gold_pointed=pointer
+        and any(
             on_gold_page(q.file, q.pages, c.file_name, c.page, c.page_end) for c in answer.citations
         ),
         repeated=repeated_sentences(body) if answer.mode == "generated" else 0,
@@ -248,6 +260,8 @@ def record(q: Question, answer: Answer, seconds: float, raw: str) -> Record:
 
 def line(r: Record) -> str:
     gold = "gold" if r.gold_cited else ("-" if r.answerable else "n/a")
+    if r.pointer:
+        gold = "ptr" + ("G" if r.gold_pointed else "-")
     over = " OVER" if r.budget and r.tokens > r.budget else ""
     cut = f" cut:{r.cut.split(' because ')[-1][:40]}" if r.cut else ""
     return (
@@ -264,6 +278,8 @@ def summary(records: Sequence[Record], model: str, layout: str, context: int) ->
     cited = [r for r in generated if r.model_citations + r.matched_citations]
     by_model = [r for r in generated if r.model_citations]
     gold = [r for r in answerable if r.gold_cited]
+    pointed = [r for r in generated if r.pointer]
+    gold_or_pointed = [r for r in answerable if r.gold_cited or r.gold_pointed]
     repeats = sum(r.repeated > 0 for r in records)
     over = sum(bool(r.budget) and r.tokens > r.budget for r in records)
     abstained = [r for r in unanswerable if r.mode == "abstained"]
@@ -279,7 +295,9 @@ def summary(records: Sequence[Record], model: str, layout: str, context: int) ->
         ("modes", ", ".join(f"{k} {v}" for k, v in Counter(r.mode for r in records).items())),
         ("generated answers with a citation (target ≥ 90 %)", pct(cited, generated)),
         ("... cited by the model itself", pct(by_model, generated)),
+        ("... uncited: ending with a pointer to the best passage", pct(pointed, generated)),
         ("gold page among the citations, answerable (target ≥ 50 %)", pct(gold, answerable)),
+        ("... or the gold page is the pointer's", pct(gold_or_pointed, answerable)),
         ("answers with a repeated sentence (target 0)", str(repeats)),
         ("answers past their budget (target 0)", str(over)),
         ("answers cut by a guard", str(sum(bool(r.cut) for r in records))),

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from answer_script import MEMORY_Q, MODEL, ScriptedModel, ask, offered_in, point_at
 
-from docent.core.answering import Answer, AnswerCancelled, Answerer
+from docent.core.answering import UNSUPPORTED_POINTER, Answer, AnswerCancelled, Answerer
 from docent.core.citations import strip_markers
 from docent.core.conversation import AskStage, Conversation
 from docent.core.engine import Engine
@@ -104,13 +104,21 @@ def test_no_citations_at_all_gets_a_matched_citation(engine: Engine, model: Scri
     assert answer.confidence != "high"  # Docent's match, not the model's citation
 
 
-def test_no_citation_and_no_support_stays_uncited(engine: Engine, model: ScriptedModel) -> None:
+def test_no_citation_and_no_support_stays_uncited_and_points_at_the_best_passage(
+    engine: Engine, model: ScriptedModel
+) -> None:
     model.answer = "The lunar rover carried twelve penguins to Jupiter in a basket."
     answer, _ = ask(engine)
-    assert answer.mode == "generated" and answer.citations == []
+    assert answer.mode == "generated"
     assert answer.unsupported_sentences == [model.answer]
     assert answer.uncited_sentences == [model.answer]  # no citation, no passage supports it
     assert answer.confidence == "low" and "no passage clearly supports" in answer.reason
+    # The invention is not cited; a closing line gives the best passage to check it against.
+    assert answer.text == f"{model.answer}\n\n{UNSUPPORTED_POINTER}"
+    (pointer,) = answer.citations
+    assert (pointer.n, pointer.source) == (1, "retrieved")
+    assert pointer.chunk_id == answer.offered[0].chunk_id
+    assert answer.as_dict()["citations"][0]["source"] == "retrieved"
 
 
 def test_invented_sentence_is_flagged(engine: Engine, model: ScriptedModel) -> None:

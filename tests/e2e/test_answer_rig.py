@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from docent.core.answering import Answer
+from docent.core.answering import UNSUPPORTED_POINTER, Answer
 from docent.core.citations import cited_numbers
 from docent.core.config import Settings
 from docent.core.conversation import Conversation
@@ -79,11 +79,14 @@ def check_contract(answer: Answer, tokens: list[str]) -> None:
         assert citation.chunk_id == answer.offered[citation.n - 1].chunk_id
     if answer.mode == "generated":
         assert tokens, "a generated answer was streamed"
-        assert {c.source for c in answer.citations} <= {"model", "matched"}
-        if not answer.citations:  # no passage supports any sentence: each one is flagged
+        sources = {c.source for c in answer.citations}
+        assert answer.citations, "a generated answer always has a page to check"
+        assert sources <= {"model", "matched"} or sources == {"retrieved"}
+        if sources == {"retrieved"}:  # no passage supports any sentence: each one is flagged
             judged = [s for s, _ in answer.sentence_support if len(terms(s)) >= MIN_TERMS]
             assert judged and set(judged) == set(answer.unsupported_sentences), answer.text
             assert "no passage clearly supports" in answer.reason
+            assert UNSUPPORTED_POINTER in answer.text and answer.citations[0].n == 1
             assert answer.confidence == "low"
         assert set(cited_numbers(answer.text)) == {c.n for c in answer.citations}
         assert not set(answer.invalid_citations) & set(cited_numbers(answer.text))

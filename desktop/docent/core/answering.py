@@ -7,7 +7,9 @@ Every answer has one of three modes:
   numbers never offered are removed and reported; each sentence is checked against the
   passages (``attribution``): the model's citations are verified, sentences it left
   uncited are matched to the passage that supports them (a "matched" citation), and the
-  rest are listed in ``unsupported_sentences``.
+  rest are listed in ``unsupported_sentences``. An answer left with no citation at all
+  (a small model's invention) ends with one line pointing at the best passage offered, a
+  "retrieved" citation, so there is always a page to check it against.
 - ``extractive``: no model answered (not running, model not pulled, nothing within the
   first-token timeout, a server error, or a stream that broke before saying anything
   useful): the best passages are quoted with their citations, labelled as not generated,
@@ -92,6 +94,11 @@ CountFn = Callable[[str], int]
 MIN_PARTIAL_TERMS = 4
 #: Passages listed by an abstained answer, and quoted by an extractive one.
 ABSTAIN_PASSAGES = 3
+#: Closes a generated answer no passage supports (its chip: the best passage offered).
+UNSUPPORTED_POINTER = (
+    "(Docent found no passage that supports this answer. The passage that best matches "
+    "your question is [1]: check the answer against it.)"
+)
 EXTRACTIVE_PASSAGES = 3
 
 
@@ -342,11 +349,18 @@ class Answerer:
             partial=bool(partial or cut),
             matched_only=bool(matched and not model),
         )
+        text, citations = checked.text, citations_for(model, prompt.offered, matched=matched)
+        if not citations and prompt.offered:
+            # Nothing the model wrote is supported: its sentences stay uncited and flagged,
+            # and the reader still gets a page to check them against (source "retrieved",
+            # as an extractive answer's; [1] is the best passage offered).
+            text = f"{text}\n\n{UNSUPPORTED_POINTER}"
+            citations = citations_for([1], prompt.offered, "retrieved")
         return Answer(
             question=run.question,
-            text=checked.text,
+            text=text,
             mode="generated",
-            citations=citations_for(model, prompt.offered, matched=matched),
+            citations=citations,
             offered=prompt.offered,
             invalid_citations=invalid,
             unsupported_sentences=checked.faith.unsupported,
