@@ -387,6 +387,19 @@ def test_follow_up_is_rewritten_and_scope_persists(
     assert len(ollama_stub.bodies("/api/chat")) == 5  # answer, rewrite + answer, rewrite + answer
 
 
+def test_the_pointer_to_the_best_passage_is_not_sent_back_as_the_models_words(
+    engine: Engine, model: ScriptedModel
+) -> None:
+    conv = Conversation()
+    model.answer = "The lunar rover carried twelve penguins to Jupiter in a basket."
+    first, _ = ask(engine, MEMORY_Q, conversation=conv)
+    assert first.text.endswith(UNSUPPORTED_POINTER)
+    model.answer, model.rewrite = None, "How many registers does CTSS use for relocation?"
+    ask(engine, "And how many registers?", conversation=conv)
+    history = history_of(model.seen["answer"][-1])
+    assert history[1] == {"role": "assistant", "content": first.text.split("\n\n")[0]}
+
+
 def test_unusable_rewrite_falls_back_to_keywords(engine: Engine, model: ScriptedModel) -> None:
     conv = Conversation()
     ask(engine, MEMORY_Q, conversation=conv)

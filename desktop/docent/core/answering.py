@@ -48,6 +48,7 @@ from docent.core.citations import (
 )
 from docent.core.config import Settings
 from docent.core.conversation import (
+    UNSUPPORTED_POINTER,
     Answer,
     AnswerCancelled,
     AskStage,
@@ -94,11 +95,6 @@ CountFn = Callable[[str], int]
 MIN_PARTIAL_TERMS = 4
 #: Passages listed by an abstained answer, and quoted by an extractive one.
 ABSTAIN_PASSAGES = 3
-#: Closes a generated answer no passage supports (its chip: the best passage offered).
-UNSUPPORTED_POINTER = (
-    "(Docent found no passage that supports this answer. The passage that best matches "
-    "your question is [1]: check the answer against it.)"
-)
 EXTRACTIVE_PASSAGES = 3
 
 

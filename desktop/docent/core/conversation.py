@@ -140,6 +140,12 @@ class AnswerCancelled(Cancelled):
 MAX_HISTORY_TURNS = 4
 #: An earlier answer is cut to this many characters in the prompt.
 HISTORY_ANSWER_CHARS = 600
+#: Closes a generated answer no passage supports (answering.py); its chip is the best
+#: passage offered, [1]. Not part of what the model said, so not in the history.
+UNSUPPORTED_POINTER = (
+    "(Docent found no passage that supports this answer. The passage that best matches "
+    "your question is [1]: check the answer against it.)"
+)
 #: Keywords of the previous question added to a follow-up when no model rewrites it.
 FALLBACK_KEYWORDS = 6
 _MAX_REWRITE_CHARS = 300
@@ -282,7 +288,7 @@ def _history_answer(answer: Answer) -> str:
         return "I could not find this in the documents."
     if answer.mode == "extractive":
         return "[no model answer: passages were quoted]"
-    text = strip_markers(answer.text).strip()
+    text = strip_markers(answer.text.replace(UNSUPPORTED_POINTER, "")).strip()
     if len(text) > HISTORY_ANSWER_CHARS:
         text = text[:HISTORY_ANSWER_CHARS].rsplit(" ", 1)[0] + " …"
     return text
