@@ -174,6 +174,32 @@ def test_refreshes_are_coalesced(qtbot: Any, fake: FakeEngine, make: Any, drain:
     assert reads == [0, 0], "five refreshes while one was in flight: one more read, not five"
 
 
+def test_jobs_ending_back_to_back_read_the_catalog_once_then_once_more(
+    qtbot: Any, fake: FakeEngine, make: Any, tmp_path: Path, monkeypatch: Any, drain: None
+) -> None:
+    """A watched folder's burst ends a job per file: the first end reads the catalog at
+    once, the next ones within REREAD_MS share one read after it, not one read each."""
+    import docent.gui.indexing as indexing
+    from docent.core.api import JobFinished, Progress
+
+    monkeypatch.setattr(indexing, "REREAD_MS", 600_000)  # no second read by itself here
+    c = make()
+    reads: list[int] = []
+    c.documents_changed.connect(lambda records: reads.append(len(records)))
+    with qtbot.waitSignal(c.documents_changed, timeout=10_000):
+        for i in range(20):
+            path = str(tmp_path / f"w{i}.txt")
+            rec = fake.add_document(path)
+            job = Job(JobKind.INDEX, [path], "watch", id=100 + i)
+            fake.emit(DocumentChanged(job, Progress("ready", 1, 1, path, rec.doc_id), rec))
+            fake.emit(JobFinished(job, IndexReport(indexed=[path])))
+    qtbot.waitUntil(lambda: not c._refresh_pending, timeout=10_000)
+    assert len(reads) == 1 and c._reread.isActive(), "one read at once, the next one waits"
+    with qtbot.waitSignal(c.documents_changed, timeout=10_000):
+        c._reread.start(0)  # REREAD_MS is over
+    assert reads[-1] == 20 and len(reads) == 2
+
+
 def test_detach_stops_listening(qtbot: Any, fake: FakeEngine, make: Any) -> None:
     c = make()
     assert len(fake._listeners) == 1

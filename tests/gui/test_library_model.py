@@ -6,7 +6,7 @@ from typing import Any
 
 from docent.core.api import Progress
 from docent.core.models import DocState, DocumentRecord
-from docent.gui.library_model import MERGE_ROWS, DocumentTableModel
+from docent.gui.library_model import MERGE_ROWS, SNAPSHOT_SLICE, DocumentTableModel
 from docent.gui.library_rows import CHUNKS, NAME, ROW_ROLE, STATE
 
 
@@ -123,3 +123,28 @@ def test_a_document_removed_and_added_again_before_a_merge_is_shown_once(
     assert sorted(paths) == sorted(r.path for r in recs)
     row = next(r for r in range(3) if model.index(r, NAME).data(ROW_ROLE).path == recs[1].path)
     assert model.index(row, CHUNKS).data() == "99"
+
+
+def test_a_catalog_read_taken_in_slices_keeps_what_an_event_said_meanwhile(
+    qtbot: Any,
+) -> None:
+    """A big catalog read is taken SNAPSHOT_SLICE records per turn; a document an event
+    changes before its slice is taken keeps the event's state, not the older read's."""
+    model = DocumentTableModel()
+    recs = records(3 * SNAPSHOT_SLICE)
+    model.set_records(recs)
+    assert model.count == SNAPSHOT_SLICE, "one slice at once"
+    late = recs[-1]  # being indexed again since the read: its event is newer
+    model.apply(Progress("embedding", 1, 1, late.path, late.doc_id, 1, 4, pages=10), None)
+    qtbot.waitUntil(lambda: model.count == 3 * SNAPSHOT_SLICE, timeout=5000)
+    row = model.row_for(late.path)
+    assert row is not None and row.state == "indexing" and row.fraction == 0.25
+    model.flush()
+    assert model.rowCount() == 3 * SNAPSHOT_SLICE
+
+    recs[5].chunks = 99  # a later read: documents gone and changed
+    model.set_records(recs[: SNAPSHOT_SLICE // 2] + recs[SNAPSHOT_SLICE:])
+    model.flush()
+    assert model.count == model.rowCount() == 3 * SNAPSHOT_SLICE - SNAPSHOT_SLICE // 2
+    assert model.row_for(recs[5].path).chunks == 99  # type: ignore[union-attr]
+    assert model.row_for(recs[SNAPSHOT_SLICE - 1].path) is None

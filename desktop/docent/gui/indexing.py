@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QElapsedTimer, QObject, QTimer, Signal
 
 from docent.core.api import (
     READABLE_KINDS,
@@ -33,6 +33,9 @@ from docent.gui.workers import call_in_worker
 
 #: How much of a file's share of the overall bar extraction is worth (embedding is the rest).
 EXTRACT_SHARE = 0.1
+#: While jobs keep ending (a watched folder's burst), the catalog is read again at most
+#: this often: each read of a 10,000-document library is 10,000 records to compare.
+REREAD_MS = 1000
 
 
 def describe_unsupported(paths: list[str]) -> str:
@@ -98,6 +101,10 @@ class IndexController(QObject):
         #: None: all documents (new ones join their folder's collection or the default)
         self.collection_id: str | None = None
         self._reading_for: str | None = None
+        self._last_read = QElapsedTimer()
+        self._reread = QTimer(self)
+        self._reread.setSingleShot(True)
+        self._reread.timeout.connect(self.refresh)
         self.events = EventBridge(engine, self)
         self.events.event_received.connect(self._on_event)
 
@@ -162,6 +169,8 @@ class IndexController(QObject):
             self._refresh_again = True  # the read in flight may predate this change
             return
         self._refresh_pending, self._refresh_again = True, False
+        self._reread.stop()
+        self._last_read.start()
         engine, collection = self.engine, self.collection_id
         self._reading_for = collection
         call_in_worker(
@@ -171,6 +180,16 @@ class IndexController(QObject):
             on_finished=self._on_refreshed,
             error_text="Could not read the library",
         )
+
+    def _refresh_soon(self) -> None:
+        """``refresh`` after a job ended: at once, or REREAD_MS after the last read began."""
+        if self._reread.isActive():
+            return
+        elapsed = self._last_read.elapsed() if self._last_read.isValid() else REREAD_MS
+        if elapsed >= REREAD_MS:
+            self.refresh()
+        else:
+            self._reread.start(REREAD_MS - elapsed)
 
     def _on_documents(self, records: list[DocumentRecord]) -> None:
         if self._reading_for != self.collection_id:  # read for the collection shown before
@@ -185,6 +204,7 @@ class IndexController(QObject):
 
     def detach(self) -> None:
         """Before the engine closes: stop listening to its queue, stop the user's jobs."""
+        self._reread.stop()
         self.events.detach()
         if self._runs:
             self.cancel()
@@ -247,7 +267,7 @@ class IndexController(QObject):
         self._removals.discard(job.id)
         if self._runs.pop(job.id, None) is not None and not self._runs:
             self.run_finished.emit(end.report if isinstance(end, JobFinished) else None)
-        self.refresh()
+        self._refresh_soon()
 
     def _say_how_it_ended(self, report: IndexReport) -> None:
         if report.cancelled:
