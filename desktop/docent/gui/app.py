@@ -85,6 +85,7 @@ class CrashDialog(QDialog):
         self.message.setWordWrap(True)
         self.details = QPlainTextEdit(details)
         self.details.setReadOnly(True)
+        self.details.setAccessibleName("Details of the error")
         buttons = QDialogButtonBox()
         copy = QPushButton("Copy details")
         copy.clicked.connect(lambda: QGuiApplication.clipboard().setText(details))

@@ -94,6 +94,7 @@ class Notification(QFrame):
         close.setText("✕")
         close.setAutoRaise(True)
         close.setToolTip("Dismiss")
+        close.setAccessibleName("Dismiss the message")
         close.clicked.connect(self.dismissed.emit)
         layout.addWidget(self.label, 1)
         layout.addWidget(close, 0, Qt.AlignmentFlag.AlignTop)

@@ -106,6 +106,8 @@ class SettingsDialog(QDialog):
         self.embedding_edit = self._line("embedding_model")
         self.data_edit = self._line("data_dir", "default (DOCENT_HOME or the platform folder)")
         browse = QPushButton("Browse…")
+        browse.setToolTip("Choose the data folder")
+        browse.setAccessibleName("Choose the data folder")
         browse.clicked.connect(self._browse_data)
         data_row = QHBoxLayout()
         data_row.addWidget(self.data_edit, 1)
@@ -121,7 +123,9 @@ class SettingsDialog(QDialog):
         self.folders.setMaximumHeight(90)
         self.fields["watched_folders"] = self.folders
         add = QPushButton("Add…")
+        add.setAccessibleName("Add a watched folder")
         remove = QPushButton("Remove")
+        remove.setAccessibleName("Remove the selected watched folder")
         add.clicked.connect(self._add_folder)
         remove.clicked.connect(
             lambda: [
@@ -153,17 +157,17 @@ class SettingsDialog(QDialog):
         self.ocr_check.setObjectName("ocr_enabled")
         self.fields["ocr_enabled"] = self.ocr_check
 
-        form.addRow(FIELD_LABELS["ollama_host"], self.host_edit)
-        form.addRow(FIELD_LABELS["ollama_model"], model_row)
+        self._row(form, "ollama_host", self.host_edit)
+        self._row(form, "ollama_model", model_row)
         form.addRow("", self.test_label)
-        form.addRow(FIELD_LABELS["embedding_model"], self.embedding_edit)
-        form.addRow(FIELD_LABELS["data_dir"], data_row)
-        form.addRow(FIELD_LABELS["qdrant_url"], self.qdrant_edit)
-        form.addRow(FIELD_LABELS["qdrant_api_key"], self.qdrant_key_edit)
-        form.addRow(FIELD_LABELS["watched_folders"], folder_row)
-        form.addRow(FIELD_LABELS["summary_type"], self.summary_combo)
-        form.addRow(FIELD_LABELS["summary_seconds_per_page"], limit_row)
-        form.addRow(FIELD_LABELS["ocr_enabled"], self.ocr_check)
+        self._row(form, "embedding_model", self.embedding_edit)
+        self._row(form, "data_dir", data_row)
+        self._row(form, "qdrant_url", self.qdrant_edit)
+        self._row(form, "qdrant_api_key", self.qdrant_key_edit)
+        self._row(form, "watched_folders", folder_row)
+        self._row(form, "summary_type", self.summary_combo)
+        self._row(form, "summary_seconds_per_page", limit_row)
+        self._row(form, "ocr_enabled", self.ocr_check)
 
         self.error_label = QLabel("")
         self.error_label.setObjectName("settingsError")
@@ -181,6 +185,14 @@ class SettingsDialog(QDialog):
         layout.addWidget(self.error_label)
         layout.addWidget(self.buttons)
         self.resize(620, 460)
+
+    def _row(self, form: QFormLayout, key: str, field: QWidget | QHBoxLayout) -> None:
+        """A row whose label is its field's buddy, and the field named the same: a screen
+        reader says "Data folder", not just "edit" (a row of a layout gets no buddy)."""
+        label = QLabel(FIELD_LABELS[key])
+        label.setBuddy(self.fields[key])
+        self.fields[key].setAccessibleName(FIELD_LABELS[key])
+        form.addRow(label, field)
 
     def _load(self, s: Settings) -> None:
         self.host_edit.setText(s.ollama_host)

@@ -21,6 +21,7 @@ class TextDialog(QDialog):
         self.resize(760, 640)
         self.view = QPlainTextEdit()
         self.view.setReadOnly(True)
+        self.view.setAccessibleName(title)
         self.view.setPlainText(text)  # document text is data, never markup
         font = QFont("monospace")
         font.setStyleHint(QFont.StyleHint.TypeWriter)
