@@ -82,3 +82,39 @@ def test_the_heading_names_the_page_shown(
     pane.set_citations([])  # a new conversation, or an answer without sources
     assert pane.stack.currentIndex() == PLACEHOLDER and pane.current is None
     assert pane.header.text().startswith("Click a citation") and not pane.toolbar.isVisibleTo(pane)
+
+
+def test_a_long_file_name_in_the_heading_is_elided_not_cut_and_never_widens_the_pane(
+    qtbot: Any, fake: FakeEngine, tmp_path: Path, drain: None
+) -> None:
+    from scan_files import page_image, save_scan
+
+    name = "quarterly-report-finance-department-2023-with-every-appendix-final-v2.pdf"
+    pdf = save_scan(tmp_path / name, [page_image(["Page one"]), page_image(["Page two"])])
+    pane = CitationPane(fake)
+    qtbot.addWidget(pane)
+    pane.resize(300, 600)  # the Sources pane at 1024x700
+    pane.show()
+    qtbot.waitExposed(pane)
+    short = save_scan(tmp_path / "a.pdf", [page_image(["Page one"])])
+    pane.set_citations([citation(1, str(short), 1, "Page one"), citation(2, str(pdf), 1)])
+    with qtbot.waitSignal(pane.page_shown, timeout=10_000):
+        pane.select(1)
+    narrow = pane.minimumSizeHint().width()  # with the page's toolbar
+    with qtbot.waitSignal(pane.page_shown, timeout=10_000):
+        pane.select(2)
+    with qtbot.waitSignal(pane.page_shown, timeout=10_000):
+        pane.next_button.click()
+    head = pane.header
+    lines = head.text().split("\n")
+    room = head.contentsRect().width()
+    assert len(lines) == 2, lines
+    assert all(head.fontMetrics().horizontalAdvance(line) <= room for line in lines), lines
+    # the name keeps its start and the end that tells it from its siblings; the place is whole
+    assert "…" in lines[0] and lines[0].startswith("quarterly") and lines[0].endswith("v2.pdf")
+    assert lines[1] == "p. 2 (the passage is on p. 1)"
+    assert name in head.toolTip() and "p. 2 (the passage is on p. 1)" in head.toolTip()
+    assert pane.minimumSizeHint().width() <= narrow, "the name widened the pane"
+    with qtbot.waitSignal(pane.page_shown, timeout=10_000):
+        pane.resize(1400, 600)  # room enough (the page is re-fitted to the width)
+    assert head.text() == f"{name} — p. 2 (the passage is on p. 1)"

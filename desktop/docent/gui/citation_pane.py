@@ -31,7 +31,7 @@ from docent.core.api import Citation, EngineAPI, passage_boxes, shown
 from docent.core.models import LineBox
 from docent.gui.messages import bridge
 from docent.gui.pdf_render import PageRender, render_page
-from docent.gui.plain import plain_label, plain_tip
+from docent.gui.plain import NameHeading, plain_label, plain_tip
 from docent.gui.text_passage import TextPassage, TextPassageView, load_passage
 from docent.gui.workers import call_in_worker
 
@@ -107,10 +107,8 @@ class CitationPane(QWidget):
         self.list.setAlternatingRowColors(True)
         self.list.currentRowChanged.connect(self._on_row)
 
-        self.header = QLabel(HINT)
+        self.header = NameHeading(HINT)
         self.header.setObjectName("citationHeader")
-        self.header.setWordWrap(True)
-        self.header.setTextFormat(Qt.TextFormat.PlainText)
         self.prev_button = self._tool("◀", "Previous page", lambda: self.go_page(self.page - 1))
         self.next_button = self._tool("▶", "Next page", lambda: self.go_page(self.page + 1))
         self.zoom_out = self._tool("−", "Zoom out", lambda: self.step_zoom(-1))
@@ -189,7 +187,7 @@ class CitationPane(QWidget):
         if not self.citations and self.current is not None:
             self.current = None
             self._generation += 1  # a render under way is not shown
-            self.header.setText(HINT)
+            self.header.set_hint(HINT)
             self.stack.setCurrentIndex(PLACEHOLDER)
             self.note.setText("")
             self.toolbar.setEnabled(False)
@@ -230,7 +228,7 @@ class CitationPane(QWidget):
     def show_citation(self, c: Citation) -> None:
         self.current = c
         self.page = c.page or 1
-        self.header.setText(f"{c.file_name} — {page_label(c)}")
+        self.header.set_heading(shown(c.file_name), page_label(c))
         self.toolbar.setEnabled(True)
         self.toolbar.setVisible(True)
         if Path(c.path).suffix.lower() == ".pdf":
@@ -309,7 +307,7 @@ class CitationPane(QWidget):
         cited = c.page <= r.page <= c.page_end
         # the heading names the page shown (◀ ▶ move away from the cited one)
         where = page_label(c) if cited else f"p. {r.page} (the passage is on {page_label(c)})"
-        self.header.setText(f"{c.file_name} — {where}")
+        self.header.set_heading(shown(c.file_name), where)
         if r.rects:
             self.note.setText("The cited passage is highlighted.")
             first = r.rects[0]

@@ -11,7 +11,8 @@ from __future__ import annotations
 import html
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QLabel, QMessageBox, QWidget
+from PySide6.QtGui import QResizeEvent
+from PySide6.QtWidgets import QLabel, QMessageBox, QSizePolicy, QWidget
 
 
 def plain_tip(text: str) -> str:
@@ -24,6 +25,53 @@ def plain_label(text: str = "") -> QLabel:
     label = QLabel(text)
     label.setTextFormat(Qt.TextFormat.PlainText)
     return label
+
+
+class NameHeading(QLabel):
+    """A heading "file name — where" for a narrow pane. It stays on one line when it
+    fits; else the name gets a line of its own, elided in the middle (its end tells files
+    apart: "…final-v2.pdf"), and the place the next; the whole is in the tooltip. A long
+    name is never cut at the edge, broken mid-word, or let widen the pane."""
+
+    def __init__(self, hint: str) -> None:
+        super().__init__(hint)
+        self.setTextFormat(Qt.TextFormat.PlainText)
+        self.setWordWrap(True)  # the hint wraps; the heading's lines are made to fit
+        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self._parts: tuple[str, str] | None = None
+
+    def set_hint(self, text: str) -> None:
+        self._parts = None
+        self.setToolTip("")
+        self.setText(text)
+
+    def set_heading(self, name: str, where: str) -> None:
+        self._parts = (name, where)
+        self.setToolTip(plain_tip(f"{name} — {where}"))
+        self._fit()
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self._fit()
+
+    def _fit(self) -> None:
+        if self._parts is None:
+            return
+        name, where = self._parts
+        whole = f"{name} — {where}"
+        metrics = self.fontMetrics()
+        room = self.contentsRect().width() - 2 * self.margin() - 2
+        if metrics.horizontalAdvance(whole) <= room:
+            text = whole
+        else:
+            text = "\n".join(
+                (
+                    metrics.elidedText(name, Qt.TextElideMode.ElideMiddle, room),
+                    metrics.elidedText(where, Qt.TextElideMode.ElideRight, room),
+                )
+            )
+        if text != self.text():
+            self.setText(text)
 
 
 def ask(parent: QWidget | None, title: str, text: str, yes: str) -> bool:
