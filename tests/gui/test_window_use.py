@@ -3,6 +3,7 @@ sources, a focus chain Tab can walk, New conversation and the shortcuts' help.""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from fakes import FakeEngine, answer, citation
@@ -245,3 +246,31 @@ def test_at_1024_by_700_long_names_keep_the_end_that_tells_them_apart(
     header = table.horizontalHeader()
     assert header.sectionSize(STATE) < STATE_WIDTH
     assert header.sectionSize(STATE) > metrics.horizontalAdvance("indexing 100 %")
+
+
+def test_at_1024_by_700_a_cut_reason_or_name_is_whole_in_its_tooltip(
+    qtbot: Any, fake: FakeEngine, make_window: Any, tmp_path: Path
+) -> None:
+    from docent.gui.library_model import NAME, STATE
+
+    bad = tmp_path / "minutes-of-the-annual-general-meeting-of-the-lighthouse-society.txt"
+    bad.write_text("x")
+    why = f"{bad.name} is encrypted: it needs a password (ask who sent it for the password)."
+    fake.failing[str(bad)] = why
+    window = started(qtbot, fake, make_window)
+    window.resize(1024, 700)
+    qtbot.waitUntil(lambda: window.width() == 1024, timeout=10_000)
+    lib = window.library
+    with qtbot.waitSignal(lib.controller.run_finished, timeout=10_000):
+        lib.add_paths([str(bad)])
+    qtbot.waitUntil(lambda: lib.model.row_for(str(bad)) is not None, timeout=10_000)
+    qtbot.waitUntil(lambda: lib.model.row_for(str(bad)).state == "failed", timeout=10_000)
+    table, model = lib.table, lib.table.model()
+    (r,) = [r for r in range(model.rowCount()) if model.index(r, NAME).data() == bad.name]
+    metrics, header = table.fontMetrics(), table.horizontalHeader()
+    for col in (NAME, STATE):
+        text = model.index(r, col).data()
+        assert metrics.horizontalAdvance(text) > header.sectionSize(col), f"{text} fits: no test"
+    assert model.index(r, NAME).data(Qt.ItemDataRole.ToolTipRole).count(bad.name) == 1
+    tip = model.index(r, STATE).data(Qt.ItemDataRole.ToolTipRole)
+    assert "ask who sent it for the password" in tip, tip
