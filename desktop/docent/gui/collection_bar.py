@@ -64,6 +64,7 @@ class CollectionBar(QWidget):
         self.combo.addItem(ALL_TEXT, None)
         self.menu_button = QToolButton()
         self.menu_button.setText("Collections ▾")
+        self.menu_button.setObjectName("collectionsMenu")
         self.menu_button.setAccessibleName("Collections menu")
         self.menu_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
         menu = QMenu(self.menu_button)

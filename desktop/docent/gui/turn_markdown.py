@@ -42,11 +42,11 @@ def _footer(turn: Turn) -> str:
     notes: list[str] = []
     answer = turn.answer
     if answer is None:
-        return "*⏹ Stopped by you before any answer came.*" if turn.stopped else ""
+        return "*■ Stopped by you before any answer came.*" if turn.stopped else ""
     took = f" in {_seconds(answer.seconds)}" if answer.seconds >= 1 else ""
     if turn.stopped:
         notes.append(
-            f"⏹ Stopped by you after {_seconds(answer.seconds)}: the answer is incomplete."
+            f"■ Stopped by you after {_seconds(answer.seconds)}: the answer is incomplete."
         )
     elif answer.partial:
         why = f": {answer.reason}" if answer.reason else "."

@@ -32,8 +32,8 @@ def ollama_text(health: Health | None, model: str, host: str) -> str:
     if health.models:  # Ollama runs, the model is missing
         return (
             f"<b>Ollama is running, but the model {m} is not pulled.</b> Run "
-            f"<code>ollama pull {escape(model)}</code> (or choose an installed model in "
-            f"Settings). {still}"
+            f"<code>ollama pull {escape(model)}</code> (or pick an installed model in the "
+            f"chat's Model box). {still}"
         )
     return (
         f"<b>Ollama was not found</b> at {escape(host)}. {still} For written answers, install "
