@@ -7,6 +7,7 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -162,3 +163,23 @@ def test_special_files_are_refused_before_any_read(tmp_path: Path) -> None:
     here = Preparer(lambda text: len(text.split()) + 2, lambda texts: [])
     got = here.prepare(str(fifo), str(tmp_path / "cache"), "")
     assert got.reason == "unsupported" and "x.txt is a FIFO (named pipe)" in got.message
+
+
+def test_a_file_sent_to_a_worker_left_idle_gets_its_full_time(
+    tokenizer: tuple[str, str | None], tmp_path: Path
+) -> None:
+    """The worker stays up between runs. The first file of a later run was failed at once,
+    "took longer than 30 s starting", for the pause before it (seen in the window: a second
+    drop of files, minutes after the first)."""
+    (tmp_path / "a.pdf").write_bytes(text_pdf("The first run's file is about llamas."))
+    (tmp_path / "b.pdf").write_bytes(text_pdf("The later run's file is about kelp forests."))
+    prep = _preparer(tokenizer, tmp_path, Limits(page_seconds=1))
+    try:
+        assert _collect(prep, [prep.submit(str(tmp_path / "a.pdf"), "")])[0][0] == ""
+        # what a pause longer than a step's limit leaves: the last file's deadline is past
+        prep._deadline = time.monotonic() - 1
+        got = _collect(prep, [prep.submit(str(tmp_path / "b.pdf"), "")])
+    finally:
+        prep.close()
+    assert got[0][0] == "", got
+    assert prep.starts == 1 and prep.stalls == 0

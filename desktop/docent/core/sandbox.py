@@ -114,10 +114,14 @@ class ProcessPreparer:
                 raise Cancelled("Indexing was stopped.")
             self._next_id += 1
             task = _Task(self._next_id, path, known_sha)
+            idle = not self._pending
             self._pending.append(task)
             if self._conn is None:
                 self._start()  # sends every pending task, this one included
             else:
+                if idle:  # the worker waited for work: its clock starts now, not at its last file
+                    self._step = ("starting", self.limits.page_seconds)
+                    self._deadline = time.monotonic() + self.limits.page_seconds + GRACE
                 self._send(task)
             return task.id
 
