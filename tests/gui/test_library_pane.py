@@ -150,3 +150,16 @@ def test_show_extracted_text_opens_a_dialog(
     (dialog,) = pane.findChildren(TextDialog)
     assert "Page two." in dialog.view.toPlainText()
     dialog.close()
+
+
+def test_a_wide_pane_shows_cancelled_not_indexed_whole(
+    qtbot: Any, fake: FakeEngine, pane: LibraryPane, tmp_path: Path
+) -> None:
+    from docent.gui.library_model import STATE
+    from docent.gui.library_pane import NARROW, STATE_WIDE_WORDS
+
+    pane.resize(NARROW + 40, 600)  # the library's share of a 1600-pixel window
+    qtbot.waitUntil(lambda: pane.width() == NARROW + 40, timeout=10_000)
+    header, metrics = pane.table.horizontalHeader(), pane.table.fontMetrics()
+    assert header.sectionSize(STATE) >= metrics.horizontalAdvance(STATE_WIDE_WORDS) + 12
+    assert all(not pane.table.isColumnHidden(c) for c in range(5))

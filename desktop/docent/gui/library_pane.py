@@ -49,6 +49,8 @@ NARROWER = 440
 #: cut and in the tooltip)
 STATE_WIDTH = 130
 STATE_WORDS = "indexing 100 %"
+#: What State holds whole when the pane has room for every column
+STATE_WIDE_WORDS = "cancelled: not indexed"
 
 
 def local_paths(mime: QMimeData) -> list[str]:
@@ -206,8 +208,11 @@ class LibraryPane(QWidget):
         self.table.setColumnHidden(CHUNKS, width < NARROW)
         self.table.setColumnHidden(PAGES, width < NARROWER)
         state = STATE_WIDTH
-        if width < NARROWER:
-            state = min(state, self.table.fontMetrics().horizontalAdvance(STATE_WORDS) + 16)
+        advance = self.table.fontMetrics().horizontalAdvance
+        if width >= NARROW:
+            state = max(state, advance(STATE_WIDE_WORDS) + 16)
+        elif width < NARROWER:
+            state = min(state, advance(STATE_WORDS) + 16)
         self.table.horizontalHeader().resizeSection(STATE, state)
 
     # Public -------------------------------------------------------------------
