@@ -41,7 +41,7 @@ def test_rows_go_from_queued_through_indexing_to_ready(
     )
     pane.add_paths([str(a), str(b)])
     assert pane.progress_row.isVisibleTo(pane)
-    assert pane.progress_label.text() == "Preparing a.txt and 1 more…"
+    assert pane.progress_label.full_text() == "Preparing a.txt and 1 more…"
     assert fake.job_paused.wait(10)
     qtbot.waitUntil(lambda: ("a.txt", "indexing 100%") in seen, timeout=10_000)
     assert ("a.txt", "reading…") in seen and ("a.txt", "indexing 50%") in seen

@@ -274,3 +274,34 @@ def test_at_1024_by_700_a_cut_reason_or_name_is_whole_in_its_tooltip(
     assert model.index(r, NAME).data(Qt.ItemDataRole.ToolTipRole).count(bad.name) == 1
     tip = model.index(r, STATE).data(Qt.ItemDataRole.ToolTipRole)
     assert "ask who sent it for the password" in tip, tip
+
+
+def test_at_1024_by_700_a_long_file_name_never_widens_the_window(
+    qtbot: Any, fake: FakeEngine, make_window: Any, tmp_path: Path
+) -> None:
+    """A name without spaces in a label that neither wraps nor elides sets the pane's
+    minimum width: the window grew to 1132 px while one was indexed (seen under Xvfb)."""
+    from docent.gui.messages import bridge
+
+    name = "Debian-project-history-from-the-debian-history-package-english-edition-2024.pdf"
+    doc = tmp_path / name
+    doc.write_text("The project was founded in 1993.\n")
+    window = started(qtbot, fake, make_window)
+    window.resize(1024, 700)
+    qtbot.waitUntil(lambda: window.width() == 1024, timeout=10_000)
+    lib = window.library
+    fake.hold_jobs.set()
+    lib.add_paths([str(doc)])  # the indexing row and the status bar name it
+    assert fake.job_paused.wait(10)
+    qtbot.waitUntil(lambda: name in window.index_label.text(), timeout=10_000)
+    assert lib.progress_row.isVisible()
+    window.chat.set_scope([str(doc)])  # "Asking only: <name>"
+    bridge().error(f"Could not read {name}: it is damaged.")
+    QApplication.processEvents()  # the layouts take the new texts in (posted requests)
+    assert window.minimumSizeHint().width() <= 1024, window.minimumSizeHint()
+    assert window.library.minimumSizeHint().width() < 400
+    assert window.chat.minimumSizeHint().width() < 400
+    # what is shortened is whole in its tooltip
+    assert name in lib.progress_label.toolTip() and name in window.chat.scope_label.toolTip()
+    with qtbot.waitSignal(lib.controller.run_finished, timeout=10_000):
+        fake.release_jobs.set()

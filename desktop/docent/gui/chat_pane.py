@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QPlainTextEdit,
     QPushButton,
+    QSizePolicy,
     QToolButton,
     QVBoxLayout,
     QWidget,
@@ -29,7 +30,7 @@ from docent.gui.chat_controls import AnswerBar, AskStatus
 from docent.gui.chat_view import ConversationView
 from docent.gui.markdown_view import parse_cite
 from docent.gui.messages import bridge
-from docent.gui.plain import ask, plain_label
+from docent.gui.plain import ask, middle, plain_label, plain_tip
 from docent.gui.turn_markdown import chip_tips, matched_chips, turn_markdown
 from docent.gui.workers import Task, Worker, run_in_worker
 
@@ -123,15 +124,15 @@ class ChatPane(QWidget):
         self.banner.setVisible(False)
 
         self.view = ConversationView()
-        self.view.setPlaceholderText(
-            "Ask about your documents. Answers cite sources as [1] [2]: click one."
-        )
+        self.view.setPlaceholderText("Answers cite their sources as [1] [2]: click one to see it.")
         self.status = AskStatus()
         self.answer_bar = AnswerBar()
 
         self.scope_label = plain_label()  # file names, not markup
         self.scope_label.setObjectName("scope")
         self.scope_label.setWordWrap(True)
+        # a name is no wider than the pane lets it be (names are shortened, whole in the tip)
+        self.scope_label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.clear_scope_button = QToolButton()
         self.clear_scope_button.setText("All documents")
         self.clear_scope_button.setToolTip("Ask the whole library again")
@@ -242,8 +243,10 @@ class ChatPane(QWidget):
         where = f"collection {self.collection.name}" if self.collection else "all documents"
         if not self.scope:
             self.scope_label.setText(f"Asking: {where}")
+            self.scope_label.setToolTip("")
         else:
-            names = ", ".join(shown(Path(p).name) for p in self.scope[:3])
+            self.scope_label.setToolTip(plain_tip("\n".join(shown(p) for p in self.scope)))
+            names = ", ".join(middle(shown(Path(p).name)) for p in self.scope[:3])
             more = f" and {len(self.scope) - 3} more" if len(self.scope) > 3 else ""
             inside = f" (in collection {self.collection.name})" if self.collection else ""
             self.scope_label.setText(f"Asking only: {names}{more}{inside}")

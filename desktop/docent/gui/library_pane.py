@@ -37,7 +37,7 @@ from docent.gui.indexing import IndexController
 from docent.gui.library_model import DocumentTableModel, StateDelegate
 from docent.gui.library_rows import CHUNKS, INDEXED, NAME, PAGES, ROW_ROLE, SORT_ROLE, STATE, Row
 from docent.gui.messages import bridge
-from docent.gui.plain import ask, plain_label
+from docent.gui.plain import ElidedLabel, ask
 from docent.gui.text_dialog import show_text
 from docent.gui.watched_folders import WatchedFoldersBox
 from docent.gui.workers import call_in_worker
@@ -129,7 +129,7 @@ class LibraryPane(QWidget):
         self.progress = QProgressBar()
         self.progress.setRange(0, 1000)
         self.progress.setTextVisible(False)
-        self.progress_label = plain_label()  # names files
+        self.progress_label = ElidedLabel()  # names files, however long
         self.progress_label.setObjectName("muted")
         self.cancel_button = QPushButton("Cancel")
         self.cancel_button.setToolTip("Stop indexing; documents already ready are kept")
@@ -323,12 +323,12 @@ class LibraryPane(QWidget):
 
     def _on_overall(self, fraction: float, label: str) -> None:
         self.progress.setValue(int(fraction * 1000))
-        self.progress_label.setText(label)
+        self.progress_label.set_full_text(label)
 
     def _on_run_started(self, label: str) -> None:
         self._run_paths = set()
         self.progress.setValue(0)
-        self.progress_label.setText(f"Preparing {label}…")
+        self.progress_label.set_full_text(f"Preparing {label}…")
         self.progress_row.setVisible(True)
 
     def _on_run_finished(self, report: IndexReport | None) -> None:

@@ -21,10 +21,51 @@ def plain_tip(text: str) -> str:
     return f"<p style='white-space:pre-wrap'>{html.escape(text)}</p>" if text else ""
 
 
+def middle(text: str, most: int = 40) -> str:
+    """``text`` cut in the middle to ``most`` characters ("Debian-project-h…edition-2024.pdf"):
+    a file's name keeps its start and the end that tells it from its siblings."""
+    if len(text) <= most:
+        return text
+    head = (most - 1) // 2
+    return f"{text[:head]}…{text[len(text) - (most - 1 - head) :]}"
+
+
 def plain_label(text: str = "") -> QLabel:
     label = QLabel(text)
     label.setTextFormat(Qt.TextFormat.PlainText)
     return label
+
+
+class ElidedLabel(QLabel):
+    """One line that gives way: elided in the middle to the width it is given (a file
+    name keeps its end), never asking for more; the whole text is in its tooltip. A label
+    that neither wraps nor elides makes a long name the pane's minimum width, and the
+    window grows past the screen."""
+
+    def __init__(self, text: str = "") -> None:
+        super().__init__()
+        self.setTextFormat(Qt.TextFormat.PlainText)
+        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self._full = ""
+        self.set_full_text(text)
+
+    def full_text(self) -> str:
+        return self._full
+
+    def set_full_text(self, text: str) -> None:
+        self._full = text
+        self.setToolTip(plain_tip(text))
+        self._fit()
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self._fit()
+
+    def _fit(self) -> None:
+        room = self.contentsRect().width() - 2 * self.margin()
+        text = self.fontMetrics().elidedText(self._full, Qt.TextElideMode.ElideMiddle, room)
+        if text != self.text():
+            self.setText(text)
 
 
 class NameHeading(QLabel):
