@@ -60,6 +60,7 @@ def fake() -> Iterator[FakeEngine]:
     yield engine
     engine.release_jobs.set()
     engine.release_answer.set()
+    engine.release_health.set()
     engine.wait_jobs()
 
 

@@ -165,6 +165,10 @@ class FakeEngine:
         self.summarize_calls: list[SummarizeCall] = []
         #: Progress says the summary is over the user's time limit (after section 1).
         self.summary_over_limit = False
+        #: set: a health check waits for ``release_health`` (``health_paused`` says it got there)
+        self.hold_health = threading.Event()
+        self.release_health = threading.Event()
+        self.health_paused = threading.Event()
         #: set: a model summary waits after section 1 until ``release_summary`` or cancel;
         #: ``summary_paused`` says it got there
         self.hold_summary = threading.Event()
@@ -631,6 +635,9 @@ class FakeEngine:
 
     def llm_health(self, timeout: float = 1.0) -> Health:
         # As the real one: about the model in the settings, which must be installed.
+        if self.hold_health.is_set():
+            self.health_paused.set()
+            self.release_health.wait(WAIT)
         model = self.settings.ollama_model
         if self.health.ok and self.health.models and model not in self.health.models:
             return Health(False, list(self.health.models), f"{model} is not installed.")

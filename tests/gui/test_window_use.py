@@ -305,3 +305,21 @@ def test_at_1024_by_700_a_long_file_name_never_widens_the_window(
     assert name in lib.progress_label.toolTip() and name in window.chat.scope_label.toolTip()
     with qtbot.waitSignal(lib.controller.run_finished, timeout=10_000):
         fake.release_jobs.set()
+
+
+def test_retry_pressed_while_a_health_check_runs_still_asks_again(
+    qtbot: Any, fake: FakeEngine, make_window: Any
+) -> None:
+    """Retry waits for a health check; one already running (the 30 s poll, the end of an
+    answer) swallowed it: the button did nothing (seen under Xvfb with the real model)."""
+    window = started(qtbot, fake, make_window)
+    fake.answers = [answer("First."), answer("Second.")]
+    with qtbot.waitSignal(window.chat.answer_finished, timeout=10_000):
+        window.chat.ask("Why?")
+    fake.hold_health.set()
+    window.check_health()  # the poll's check, slow to answer
+    assert fake.health_paused.wait(10)
+    with qtbot.waitSignal(window.chat.answer_finished, timeout=10_000) as again:
+        window.retry_action.trigger()
+        fake.release_health.set()
+    assert again.args[0].answer.text == "Second." and again.args[0].attempt == 2

@@ -84,6 +84,7 @@ class MainWindow(QMainWindow):
         self.health: Health | None = None
         self._health_running = False
         self._health_again = False  # the model changed while a check ran: check again
+        self._health_waiters: list[Callable[[], None]] = []  # to run after the next check
         self._status_running = False
         self.dialogs: list[QWidget] = []
         self._citations_turn = 0  # the turn whose sources the citation pane lists
@@ -353,6 +354,10 @@ class MainWindow(QMainWindow):
         self.refresh_status()
 
     def check_health(self, then: Callable[[], None] | None = None) -> None:
+        """Check Ollama in a worker; ``then`` runs after a check that began after it was
+        asked for (a Retry pressed while the poll's check runs waits for the next one)."""
+        if then is not None:
+            self._health_waiters.append(then)
         if self._health_running:
             self._health_again = True  # the one running may be about another model
             return
@@ -364,8 +369,10 @@ class MainWindow(QMainWindow):
             if self._health_again:
                 self._health_again = False
                 self.check_health()
-            if then is not None:
-                then()
+                return
+            waiters, self._health_waiters = self._health_waiters, []
+            for waiter in waiters:
+                waiter()
 
         call_in_worker(
             lambda: engine.llm_health(HEALTH_TIMEOUT),
