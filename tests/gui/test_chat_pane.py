@@ -231,3 +231,33 @@ def test_questions_are_refused_while_one_is_answered(
     with qtbot.waitSignal(chat.answer_finished, timeout=10_000):
         fake.release_answer.set()
     assert [q for q, _, _ in fake.asked] == ["first"]
+
+
+def test_docents_own_words_in_an_extractive_answer_are_formatted_the_passages_are_not(
+    qtbot: Any, fake: FakeEngine, chat: ChatPane
+) -> None:
+    # the real extractive text: Docent's lead in bold, commands in code, quoted passages
+    from docent.core.models import Hit
+    from docent.core.prompting import extractive_text
+
+    hit = Hit(
+        chunk_id="c1",
+        doc_id="d1",
+        path="/d/odd**name**.pdf",
+        file_name="odd**name**.pdf",
+        page_start=2,
+        page_end=2,
+        ordinal=0,
+        text="Bold **claims** and [a link](https://example.org) stay plain text.",
+        score=1.0,
+    )
+    text = extractive_text("claims?", [hit], "Ollama is not running.", "smollm2:135m")
+    fake.answers = [answer(text, [citation(1, "/d/odd**name**.pdf", 2)], mode="extractive")]
+    ask(qtbot, chat, "claims?")
+    shown = chat.view.toPlainText()
+    assert "Not generated — no language model answered." in shown
+    assert "**Not generated" not in shown and "`ollama serve`" not in shown, shown
+    assert "start Ollama (ollama serve)" in shown
+    # what came from the documents is shown as written, never formatted or linked
+    assert "odd**name**.pdf" in shown and "**claims**" in shown
+    assert "[a link](https://example.org)" in shown

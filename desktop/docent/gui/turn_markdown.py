@@ -22,15 +22,32 @@ def escape_markdown(text: str) -> str:
     return _MD_SPECIAL.sub(r"\\\1", text)
 
 
+#: After escape_markdown, Docent's own bold lead and commands: "\*\*...\*\*", "\`...\`".
+_ESCAPED_BOLD = re.compile(r"\\\*\\\*(.+?)\\\*\\\*")
+_ESCAPED_CODE = re.compile(r"\\`(.+?)\\`")
+#: A passage's heading line: "[1] file name, p.3:" (the name is the user's: kept escaped).
+_CITE_HEAD = re.compile(r"^\[\d{1,3}\] ")
+
+
+def _own_words(body: str) -> str:
+    """Bold and code spans back in Docent's own lines: both are inert (no link, no image)."""
+    body = _ESCAPED_BOLD.sub(r"**\1**", body)
+    return _ESCAPED_CODE.sub(lambda m: "`" + re.sub(r"\\(.)", r"\1", m.group(1)) + "`", body)
+
+
 def quoted_markdown(text: str) -> str:
     """An extractive or abstained answer: document text quoted as text, not as Markdown
     (a passage's ``[link](https://...)`` or image must not become live). Its quote marks
-    ("> ") and citation markers ("[1]") keep their meaning."""
+    ("> ") and citation markers ("[1]") keep their meaning, and Docent's own lines (the
+    lead, how to get a model) their bold and code."""
     lines = []
     for line in text.split("\n"):
         quote = line.startswith("> ")
         body = escape_markdown(line[2:] if quote else line)
-        lines.append(("> " if quote else "") + _ESCAPED_CITE.sub(r"[\1]", body))
+        body = _ESCAPED_CITE.sub(r"[\1]", body)
+        if not quote and not _CITE_HEAD.match(line):
+            body = _own_words(body)
+        lines.append(("> " if quote else "") + body)
     return "\n".join(lines)
 
 
