@@ -251,7 +251,7 @@ def test_at_1024_by_700_long_names_keep_the_end_that_tells_them_apart(
 def test_at_1024_by_700_a_cut_reason_or_name_is_whole_in_its_tooltip(
     qtbot: Any, fake: FakeEngine, make_window: Any, tmp_path: Path
 ) -> None:
-    from docent.gui.library_model import NAME, STATE
+    from docent.gui.library_rows import NAME, STATE
 
     bad = tmp_path / "minutes-of-the-annual-general-meeting-of-the-lighthouse-society.txt"
     bad.write_text("x")
