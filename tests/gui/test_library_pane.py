@@ -155,8 +155,8 @@ def test_show_extracted_text_opens_a_dialog(
 def test_a_wide_pane_shows_cancelled_not_indexed_whole(
     qtbot: Any, fake: FakeEngine, pane: LibraryPane, tmp_path: Path
 ) -> None:
-    from docent.gui.library_rows import STATE
     from docent.gui.library_pane import NARROW, STATE_WIDE_WORDS
+    from docent.gui.library_rows import STATE
 
     pane.resize(NARROW + 40, 600)  # the library's share of a 1600-pixel window
     qtbot.waitUntil(lambda: pane.width() == NARROW + 40, timeout=10_000)
