@@ -267,6 +267,8 @@ def test_at_1024_by_700_a_cut_reason_or_name_is_whole_in_its_tooltip(
     qtbot.waitUntil(lambda: lib.model.row_for(str(bad)).state == "failed", timeout=10_000)
     table, model = lib.table, lib.table.model()
     (r,) = [r for r in range(model.rowCount()) if model.index(r, NAME).data() == bad.name]
+    # the view's rows follow in merges: wait for the cell, not only the Row
+    qtbot.waitUntil(lambda: model.index(r, STATE).data().startswith("failed"), timeout=10_000)
     metrics, header = table.fontMetrics(), table.horizontalHeader()
     for col in (NAME, STATE):
         text = model.index(r, col).data()
