@@ -74,6 +74,7 @@ def cmd_index(args: argparse.Namespace) -> int:
                     cancel=cancel,
                     collection=collection,
                 )
+                names = {c.id: c.name for c in eng.collections()}
             finally:
                 bar.close()
     except KeyboardInterrupt:  # Ctrl-C or SIGTERM (Stop); the library is closed by now
@@ -83,7 +84,7 @@ def cmd_index(args: argparse.Namespace) -> int:
     if report:
         main.merge(report)
     if args.json:
-        _print_json(_report_dict(main))
+        _print_json(_report_dict(main) | cli_collections.regrouped_dict(main, names))
     else:
         print(
             f"indexed {len(main.indexed)}, unchanged {len(main.unchanged)}, "
@@ -91,6 +92,7 @@ def cmd_index(args: argparse.Namespace) -> int:
             f"failed {len(main.failed)}; {main.chunks_embedded} chunks embedded "
             f"({main.chunks_reused} reused) in {main.seconds:.1f} s"
         )
+        cli_collections.print_regrouped(main, names)
         for f in main.failed:
             print(f"  failed: {shown(f.path)}: {f.message}")
         if main.skipped:

@@ -9,8 +9,11 @@ import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from docent.core.userfiles import shown
+
 if TYPE_CHECKING:
     from docent.core.engine import Engine
+    from docent.core.indexer import IndexReport
     from docent.core.models import Collection
 
 Command = Callable[[argparse.Namespace], int]
@@ -36,6 +39,25 @@ def made(eng: Engine, args: argparse.Namespace) -> str | None:
     return eng.ensure_collection(name).id if name else None
 
 
+def _names(ids: list[str], names: dict[str, str]) -> list[str]:
+    return sorted(names.get(c, c) for c in ids)
+
+
+def regrouped_dict(report: IndexReport, names: dict[str, str]) -> dict[str, Any]:
+    """``docent index --json``'s documents that changed collection and embedded nothing."""
+    return {
+        "regrouped": [
+            {"path": path, "collections": _names(ids, names)} for path, ids in report.regrouped
+        ]
+    }
+
+
+def print_regrouped(report: IndexReport, names: dict[str, str]) -> None:
+    for path, ids in report.regrouped:
+        now = ", ".join(_names(ids, names))
+        print(f"  {shown(path)}: now in {now} (nothing re-embedded)")
+
+
 def _print_json(data: Any) -> None:
     json.dump(data, sys.stdout, indent=2, ensure_ascii=False)
     sys.stdout.write("\n")
@@ -55,6 +77,10 @@ def as_dict(c: Collection) -> dict[str, Any]:
 
 def _plural(n: int, word: str) -> str:
     return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def _stay(n: int) -> str:
+    return f"{n} {'stays' if n == 1 else 'stay'}"
 
 
 def cmd_collections(args: argparse.Namespace, open_engine: OpenEngine) -> int:
@@ -115,16 +141,22 @@ def cmd_remove(args: argparse.Namespace, open_engine: OpenEngine) -> int:
     what = "emptied the default collection" if target.is_default else "removed the collection"
     print(
         f"{what} '{target.name}': {_plural(len(report.removed), 'document')} left the index, "
-        f"{kept} stay in other collections; no file was deleted"
+        f"{_stay(kept)} in other collections; no file was deleted"
     )
     return 0
 
 
 def _confirmed(target: Collection) -> bool:
+    leave = "leaves" if target.exclusive == 1 else "leave"
+    head = (
+        f"Empty the default collection '{target.name}' (it stays)?"
+        if target.is_default
+        else f"Remove the collection '{target.name}'?"
+    )
     question = (
-        f"Remove the collection '{target.name}'? Its {_plural(target.exclusive, 'document')} "
-        f"in no other collection leave the index ({target.documents - target.exclusive} stay "
-        "in others); no file is deleted."
+        f"{head} {_plural(target.exclusive, 'document')} in "
+        f"no other collection {leave} the index, {_stay(target.documents - target.exclusive)} "
+        "in other collections; no file is deleted."
     )
     if not sys.stdin.isatty():
         print(

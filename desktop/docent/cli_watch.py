@@ -32,6 +32,8 @@ def cmd_watch(args: argparse.Namespace, open_engine: OpenEngine) -> int:
             return
         extra = f" (from {shown(entry['from'])})" if "from" in entry else ""
         extra += f" [collection {entry['collection']}]" if entry.get("collection") else ""
+        if entry.get("collections"):
+            extra += f" [now in {entry['collections']}; nothing re-embedded]"
         extra += f": {entry['message']}" if entry.get("message") else ""
         print(f"{stamp} {entry['event']:<10} {shown(entry['path'])}{extra}", flush=True)
 
@@ -48,7 +50,8 @@ def cmd_watch(args: argparse.Namespace, open_engine: OpenEngine) -> int:
 
             def on_event(event: IndexEvent) -> None:
                 if isinstance(event, JobFinished | JobFailed):
-                    for entry in event.changes():
+                    names = {c.id: c.name for c in eng.collections()}
+                    for entry in event.changes(names):
                         emit(entry)
 
             eng.subscribe(on_event)

@@ -78,7 +78,9 @@ def test_the_same_file_in_two_collections_is_embedded_once(engine: Engine, tmp_p
     embedded = engine.embedder.texts_embedded
     report = engine.index([a], collection=home.id)
     assert report.unchanged == [str(a)] and report.chunks_embedded == 0
+    assert report.regrouped == [(str(a), sorted([work.id, home.id]))]
     assert engine.embedder.texts_embedded == embedded
+    assert engine.index([a], collection=home.id).regrouped == []  # already in it
     [rec] = engine.documents()
     assert sorted(rec.collections) == sorted([work.id, home.id])
     assert store_collections(engine, rec.doc_id) == {tuple(sorted([work.id, home.id]))}
@@ -232,6 +234,8 @@ def test_a_move_between_watched_folders_changes_collection_without_embedding(
     note(home_dir, "h.txt", "hearth")
     work, home = engine.create_collection("Work"), engine.create_collection("Home")
     ended = Ended(engine)
+    finished: list[JobFinished] = []
+    engine.subscribe(lambda e: finished.append(e) if isinstance(e, JobFinished) else None)
     engine.watch(work_dir, work.id)
     engine.watch(home_dir, home.id)
     statuses = {st.path: st.collection for st in engine.start_watching()}
@@ -253,6 +257,17 @@ def test_a_move_between_watched_folders_changes_collection_without_embedding(
     assert after.doc_id == rec.doc_id and after.collections == [home.id]
     assert store_collections(engine, after.doc_id) == {(home.id,)}
     assert engine.embedder.texts_embedded == embedded, "the move re-embedded"
+    # what `docent watch` prints: the rename, and the collection it is in now
+    names = {c.id: c.name for c in engine.collections()}
+    entries = [e for f in finished for e in f.changes(names) if e["event"] != "indexed"]
+    assert entries == [
+        {
+            "event": "renamed",
+            "path": str(home_dir / "a.txt"),
+            "from": str(a),
+            "collections": "Home",
+        }
+    ]
     assert engine.documents(work.id) == []
     assert [h.file_name for h in engine.search("alpha note", collection=home.id).hits][0] == (
         "a.txt"

@@ -62,6 +62,12 @@ def test_index_makes_the_collection_and_adds_to_it(
     code, out, _ = run(capsys, "list", "--collection", "WORK", "--json")
     assert code == 0
     assert sorted(d["file_name"] for d in json.loads(out)) == ["both.txt", "work-notes.txt"]
+    # indexed again into another collection: it joins it, and says so
+    code, out, _ = run(capsys, "index", str(folders["both"]), "--collection", "Home", "-q")
+    assert code == 0 and "0 chunks embedded" in out
+    assert "both.txt: now in Home, Work (nothing re-embedded)" in out
+    code, out, _ = run(capsys, "index", str(folders["both"]), "--collection", "Home", "--json")
+    assert json.loads(out)["regrouped"] == []  # already in it
 
 
 def test_collections_lists_each_with_its_counts(
@@ -129,7 +135,10 @@ def test_rename_then_remove_asks_first_and_never_deletes_files(
     assert code == 0 and "'Work' to 'Office'" in out
     # not on a terminal and no --yes: nothing happens
     code, _, err = run(capsys, "collection", "remove", "Office")
-    assert code == 2 and "--yes" in err and "1 document in no other collection" in err
+    assert code == 2 and "--yes" in err
+    assert "1 document in no other collection leaves the index, 1 stays in other" in err
+    code, _, err = run(capsys, "collection", "remove", "default")
+    assert code == 2 and "Empty the default collection 'default' (it stays)?" in err
     assert len(json.loads(run(capsys, "list", "--json")[1])) == 3
     code, out, _ = run(capsys, "collection", "remove", "Office", "--yes", "--json")
     assert code == 0

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import enum
 import threading
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from docent.core.indexer import IndexReport, Progress
@@ -101,8 +102,8 @@ class JobFinished:
     job: Job
     report: IndexReport
 
-    def changes(self) -> list[dict[str, str]]:
-        return report_changes(self.report)
+    def changes(self, names: Mapping[str, str] | None = None) -> list[dict[str, str]]:
+        return report_changes(self.report, names)
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,10 +116,10 @@ class JobFailed:
     error: str
     exception: BaseException
 
-    def changes(self) -> list[dict[str, str]]:
+    def changes(self, names: Mapping[str, str] | None = None) -> list[dict[str, str]]:
         path = self.job.paths[0] if self.job.paths else ""
         return [
-            *report_changes(self.report),
+            *report_changes(self.report, names),
             {"event": "error", "path": path, "message": self.error},
         ]
 
@@ -128,12 +129,21 @@ IndexEvent = (
 )
 
 
-def report_changes(r: IndexReport) -> list[dict[str, str]]:
-    """What changed, one entry per file: event (indexed / renamed / removed / failed), path,
-    and ``from`` (renames) or ``message`` (failures). Unchanged files are left out: a sweep
-    of an unchanged folder says nothing."""
+def report_changes(r: IndexReport, names: Mapping[str, str] | None = None) -> list[dict[str, str]]:
+    """What changed, one entry per file: event (indexed / renamed / removed / failed /
+    regrouped), path, and ``from`` (renames), ``message`` (failures), ``collections`` (a
+    ready document's collections changed with nothing re-embedded: their names from
+    ``names``, id -> name, joined by ", "). Unchanged files are left out: a sweep of an
+    unchanged folder says nothing."""
+    names = names or {}
+    regrouped = {path: ", ".join(sorted(names.get(c, c) for c in ids)) for path, ids in r.regrouped}
     out = [{"event": "indexed", "path": p} for p in r.indexed]
-    out += [{"event": "renamed", "path": new, "from": old} for old, new in r.renamed]
+    for old, new in r.renamed:
+        entry = {"event": "renamed", "path": new, "from": old}
+        if new in regrouped:
+            entry["collections"] = regrouped.pop(new)
+        out.append(entry)
+    out += [{"event": "regrouped", "path": p, "collections": c} for p, c in regrouped.items()]
     out += [{"event": "removed", "path": p} for p in r.removed]
     out += [{"event": "failed", "path": f.path, "message": f.message} for f in r.failed]
     return out

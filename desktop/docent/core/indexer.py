@@ -84,13 +84,25 @@ class IndexReport:
     #: Not read at all, with why: special files, links leaving a folder, unsupported
     #: files named on their own (files.Collected.skipped).
     skipped: list[FailedFile] = field(default_factory=list)
+    #: Ready documents whose collections changed with nothing re-embedded (an unchanged
+    #: file indexed into another collection, a move between watched folders of two):
+    #: the path and the ids of its collections now.
+    regrouped: list[tuple[str, list[str]]] = field(default_factory=list)
     chunks_embedded: int = 0
     chunks_reused: int = 0
     seconds: float = 0.0
     cancelled: bool = False
 
     def merge(self, other: IndexReport) -> None:
-        for name in ("indexed", "unchanged", "renamed", "removed", "failed", "skipped"):
+        for name in (
+            "indexed",
+            "unchanged",
+            "renamed",
+            "removed",
+            "failed",
+            "skipped",
+            "regrouped",
+        ):
             getattr(self, name).extend(getattr(other, name))
         self.chunks_embedded += other.chunks_embedded
         self.chunks_reused += other.chunks_reused
@@ -283,7 +295,8 @@ class Indexer:
     def _note_unchanged(
         self, report: IndexReport, progress: ProgressCallback, i: int, n: int, rec: DocumentRecord
     ) -> None:
-        self._settle_collections(rec)
+        if self._settle_collections(rec) and rec.state is DocState.READY:
+            report.regrouped.append((rec.path, list(rec.collections)))
         if rec.state is DocState.FAILED:
             report.failed.append(FailedFile(rec.path, rec.reason, rec.error))
             progress(Progress("failed", i, n, rec.path, rec.doc_id, message=rec.error))
@@ -379,33 +392,37 @@ class Indexer:
         for old in self.catalog.by_sha(sha, DocState.READY):
             if not os.path.exists(old.path):
                 report.renamed.append((old.path, key))  # before move() rewrites old.path
-                self.move(old, key, st)
+                if self.move(old, key, st):
+                    report.regrouped.append((key, list(old.collections)))
                 progress(Progress("renamed", i, n, key, old.doc_id, old.chunks, old.chunks))
                 return True
         return False
 
     # Single documents ------------------------------------------------------
 
-    def _settle_collections(self, rec: DocumentRecord) -> None:
-        """``rec`` joins the run's collection (or its folder's, or the default one)."""
+    def _settle_collections(self, rec: DocumentRecord) -> bool:
+        """``rec`` joins the run's collection (or its folder's, or the default one); False
+        when it already was in it."""
         ids = membership.wanted(self.catalog, rec, rec.path, self._collection)
-        membership.apply(self.catalog, self.store, rec, ids)
+        return membership.apply(self.catalog, self.store, rec, ids)
 
     def set_collections(self, rec: DocumentRecord, collection_ids: list[str]) -> None:
         """``rec`` is in exactly these collections now (catalog and store payloads)."""
         with self._lock:
             membership.apply(self.catalog, self.store, rec, collection_ids)
 
-    def move(self, rec: DocumentRecord, new_path: str, st: os.stat_result | None = None) -> None:
+    def move(self, rec: DocumentRecord, new_path: str, st: os.stat_result | None = None) -> bool:
         """The file moved: update paths everywhere, re-embed nothing. Between watched
-        folders of two collections it changes collection too (membership.after_move)."""
+        folders of two collections it changes collection too (membership.after_move):
+        True then."""
         with self._lock:
             old_path = rec.path
             ids = membership.after_move(self.catalog, rec, old_path, new_path, self._collection)
             rec.path, rec.file_name = new_path, Path(new_path).name
             if st is not None:
                 rec.size, rec.mtime = st.st_size, st.st_mtime
-            if ids != rec.collections:
+            regrouped = ids != rec.collections
+            if regrouped:
                 self.catalog.set_collections(rec.doc_id, ids)  # marked stale until below
                 rec.collections = ids
             names = {"path": rec.path, "file_name": rec.file_name, **membership.payload(ids)}
@@ -414,6 +431,7 @@ class Indexer:
             self.catalog.put(rec)
             self.catalog.payload_synced([rec.doc_id])
         log.info("moved %s -> %s", old_path, new_path)
+        return regrouped
 
     def index_document(
         self,

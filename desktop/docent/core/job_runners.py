@@ -187,13 +187,15 @@ def _move_one(q: QueueOps, rec: DocumentRecord, new: str, job: Job, report: Inde
         return
     st = os.stat(new)
     if (st.st_size, st.st_mtime) == (rec.size, rec.mtime):
-        q.indexer.move(rec, new, st)
+        regrouped = q.indexer.move(rec, new, st)
     else:  # changed before it moved: follow the move, then re-index what changed
-        q.indexer.move(rec, new)
+        regrouped = q.indexer.move(rec, new)
         q.index_files([new], job, report)
         if new not in report.unchanged:
             return  # re-indexed (or failed): reported by the indexer
         report.unchanged.remove(new)  # only its mtime changed: still just a rename
+    if regrouped:
+        report.regrouped.append((new, list(rec.collections)))
     report.renamed.append((old, new))
     q.progressed(job, Progress("renamed", 1, 1, new, rec.doc_id, rec.chunks, rec.chunks))
 
