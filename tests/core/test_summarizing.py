@@ -536,9 +536,11 @@ def test_progress_counts_sections_and_says_how_long_is_left(
     assert all(e.sections_total == n for e in events if e.phase != "done")
     assert mapping[0].seconds_left is None  # nothing timed yet
     assert all(e.seconds_left is not None for e in mapping[1:])
-    left = [e.seconds_left for e in mapping[1:]]
-    assert left[-1] is not None and left[0] is not None and left[-1] < left[0]
-    assert "left" in mapping[-1].message
+    # What the estimate is made of is Clock's (test_summary_quality): here, that each one
+    # after the first call is given and said. Whether it falls from one section to the
+    # next depends on how long each call took, which a loaded machine decides.
+    assert all(e.seconds_left is not None and e.seconds_left >= 0 for e in mapping[1:])
+    assert all("left" in e.message for e in mapping[1:])
     (final,) = [e for e in events if e.phase == "synthesis"]
     assert final.sections_done == n and final.seconds_left is not None
     assert not any(e.over_limit for e in events)  # the stub is fast
