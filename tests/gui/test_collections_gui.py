@@ -103,7 +103,8 @@ def test_new_rename_and_remove_from_the_selector(
     with qtbot.waitSignal(window.library.controller.documents_changed, timeout=10_000):
         bar.remove_action.trigger()
     assert "1 document in no other collection will leave" in asked[0]
-    assert "1 document stay" in asked[0] and "No file is deleted" in asked[0]
+    assert "1 document stays in other collections" in asked[0]
+    assert "No file is deleted" in asked[0]
     qtbot.waitUntil(lambda: work not in fake.collection_names, timeout=10_000)
     qtbot.waitUntil(lambda: bar.current is None and len(bar.collections) == 3, timeout=10_000)
     qtbot.waitUntil(lambda: "budget.pdf" not in library_names(window), timeout=10_000)

@@ -37,7 +37,8 @@ def removal_question(c: Collection) -> str:
         head = f"Remove the collection '{c.name}'?"
     return (
         f"{head}\n\n{_plural(c.exclusive, 'document')} in no other collection will leave "
-        f"the library; {_plural(stay, 'document')} stay in other collections."
+        f"the library; {_plural(stay, 'document')} {'stays' if stay == 1 else 'stay'} in "
+        "other collections."
         + (" Its watched folders stop being watched." if c.folders else "")
         + "\n\nNo file is deleted."
     )
