@@ -19,6 +19,7 @@ from docent.core.errors import CollectionError, UnknownCollection
 from docent.core.index_events import IndexEvent, JobFinished
 from docent.core.models import DEFAULT_COLLECTION, DocState
 from docent.core.store import COLLECTIONS
+from docent.core.store_edge import EdgeStore
 from fake_embedder import FakeEmbedder
 
 TIMEOUT = 30.0
@@ -62,6 +63,12 @@ def test_no_collection_means_the_default_one(engine: Engine, tmp_path: Path) -> 
     [rec] = engine.documents()
     assert rec.collections == [DEFAULT_COLLECTION]
     assert store_collections(engine, rec.doc_id) == {(DEFAULT_COLLECTION,)}
+    # the payload the searches filter on is keyword-indexed, on chunks and documents
+    store = engine.store
+    assert isinstance(store, EdgeStore)
+    for shard in (store._chunks, store._docs):
+        index = shard.info().payload_schema[COLLECTIONS]
+        assert index.data_type == qe.PayloadSchemaType.Keyword and index.points >= 1
     [default] = engine.collections()
     assert (default.name, default.documents, default.ready, default.exclusive) == (
         "default",
