@@ -28,8 +28,12 @@ lint: $(VENV)/.installed-test
 typecheck: $(VENV)/.installed-test
 	$(BIN)/mypy
 
+# On every core (pytest-xdist); a module's tests, and all of tests/e2e, stay in one worker
+# (tests/conftest.py). PYTEST_WORKERS=0 runs them in this process, one after the other.
+PYTEST_WORKERS ?= auto
+
 pytest: $(VENV)/.installed-test
-	QT_QPA_PLATFORM=offscreen $(BIN)/pytest $(PYTEST_ARGS)
+	QT_QPA_PLATFORM=offscreen $(BIN)/pytest -n $(PYTEST_WORKERS) --dist loadscope $(PYTEST_ARGS)
 
 test: lint typecheck pytest
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -91,3 +91,64 @@ def extracted_corpus(corpus_dir: Path) -> Callable[[str], ExtractedDocument]:
         return cache[name]
 
     return get
+
+
+# Running in parallel ------------------------------------------------------------------
+# `make test` runs pytest-xdist (-n auto --dist loadscope). Each module's tests stay in one
+# worker, so what a module builds once (an indexed library, a loaded model) is built once;
+# the groups below share a session-scoped fixture, so one worker runs each group. (Done in
+# the scheduler because xdist's own xdist_group marker is lost on pytest 9.2: it rewrites
+# Node._nodeid, which pytest no longer reads.)
+
+#: Test files, or folders (ending in /), that run in one worker, by group.
+WORKER_GROUPS = {
+    "tests/e2e/": "e2e",  # the corpus is indexed once; the rig answers one test at a time
+    "tests/core/test_answering.py": "answer_library",  # tests/core/conftest.py
+    "tests/core/test_answer_guards.py": "answer_library",
+}
+
+
+def worker_scope(nodeid: str) -> str:
+    """What ``nodeid`` is scheduled with: its group, else its module."""
+    module = nodeid.split("::", 1)[0]
+    for prefix, group in WORKER_GROUPS.items():
+        if module == prefix or (prefix.endswith("/") and module.startswith(prefix)):
+            return group
+    return module
+
+
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    if config.getvalue("dist") != "loadscope":
+        return None  # another --dist asked for: xdist's own
+    from xdist.scheduler import LoadScopeScheduling
+
+    class ByGroupOrModule(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return worker_scope(nodeid)
+
+    return ByGroupOrModule(config, log)
+
+
+# Figures that tests record (item.user_properties) and print at the end of the run; read
+# from the test reports, so they reach this process from xdist's workers too.
+
+FIGURE_PROPERTY = "docent_run_figures"
+_figures: list[tuple[str, str, float, float, int]] = []
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    if report.when == "teardown":
+        _figures.extend(tuple(v) for k, v in report.user_properties if k == FIGURE_PROPERTY)
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    if not _figures:
+        return
+    load = Path("/proc/loadavg").read_text().split()[:3] if Path("/proc/loadavg").exists() else []
+    tr = terminalreporter
+    tr.section("hostile inputs: figures per docent run")
+    tr.write_line(f"load average now: {' '.join(load)}")
+    tr.write_line("| case | run | exit | seconds | peak RSS (MB) |")
+    tr.write_line("|---|---|---|---|---|")
+    for case, what, seconds, rss, rc in _figures:
+        tr.write_line(f"| {case} | `{what}` | {rc} | {seconds:.1f} | {rss:.0f} |")

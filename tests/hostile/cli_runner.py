@@ -4,7 +4,8 @@
 measures the run (seconds, peak RSS of the command and its extraction worker) and that
 forwards SIGINT/SIGTERM to it. Every run has an outer timeout well above the code's own
 limits: a regression fails the test instead of hanging it. The figures of every run are
-printed in a table at the end of the session (copied into the README).
+printed in a table at the end of the session (copied into the README), also from
+pytest-xdist's workers (they travel in the test reports: tests/conftest.py).
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -27,6 +28,8 @@ import pytest
 #: machine is ~20 s.
 OUTER_TIMEOUT = 300.0
 FIGURES_TAG = "@@figures "
+#: The test report property tests/conftest.py prints the figures from.
+FIGURE_PROPERTY = "docent_run_figures"
 
 _WRAPPER = r"""
 import json, os, resource, signal, subprocess, sys, time
@@ -62,14 +65,6 @@ class Run:
         return self.out + self.err
 
 
-@dataclass(slots=True)
-class Figures:
-    rows: list[tuple[str, str, float, float, int]] = field(default_factory=list)
-
-
-FIGURES = Figures()
-
-
 def _split_figures(err: str) -> tuple[str, dict[str, float]]:
     head, _, tail = err.rpartition(FIGURES_TAG)
     if not _:
@@ -85,7 +80,7 @@ class Docent:
     """Runs `docent ...` in the test's DOCENT_HOME (``env`` adds variables)."""
 
     def __init__(self, request: pytest.FixtureRequest, home: Path) -> None:
-        self.case = request.node.name
+        self.node = request.node
         self.home = home
         self.env: dict[str, str] = {}
 
@@ -114,7 +109,8 @@ class Docent:
         err, fig = _split_figures(err_b.decode("utf-8", "replace"))
         run = Run(args, rc, out_b.decode("utf-8", "replace"), err, fig["seconds"], fig["rss_mb"])
         what = note or " ".join(a if len(a) < 40 else "…" + a[-30:] for a in args)
-        FIGURES.rows.append((self.case, what, run.seconds, run.rss_mb, rc))
+        figures = (self.node.name, what, run.seconds, run.rss_mb, rc)
+        self.node.user_properties.append((FIGURE_PROPERTY, figures))
         return run
 
     def start(self, *args: str, ignore_sigint: bool = False) -> Started:

@@ -10,6 +10,7 @@ import logging
 import os
 import threading
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -33,12 +34,77 @@ class EmbeddingError(DocentError):
     """The embedding model could not be loaded or run."""
 
 
+@dataclass(frozen=True, slots=True)
+class _Models:
+    """What loading a model gives: shared by every Embedder of the same model in the process."""
+
+    dense: Any  # fastembed TextEmbedding
+    sparse: Any  # fastembed SparseTextEmbedding (BM25)
+    tokenizer: Any  # tokenizers.Tokenizer, for counting (no truncation, no padding)
+    dim: int
+    #: Inference is serialised per model (onnxruntime sessions are thread-safe, but
+    #: batching from two threads at once only thrashes two cores).
+    lock: threading.Lock
+
+
+#: Each model is loaded once per process (~1 s of CPU): a library opened again in the same
+#: process (a rebuild, the command line called from the tests) reuses it, as core/ocr.py
+#: shares its engine. Keyed by what the loading depends on; never emptied (one or two
+#: models for the life of the process).
+_loaded: dict[tuple[str, str | None, int], _Models] = {}
+_loaded_lock = threading.Lock()
+
+
+def _shared_models(model_name: str, cache_dir: str | None, threads: int) -> _Models:
+    key = (model_name, cache_dir, threads)
+    with _loaded_lock:
+        if key not in _loaded:
+            _loaded[key] = _load_models(model_name, cache_dir, threads)
+        return _loaded[key]
+
+
+def _load_models(model_name: str, cache_dir: str | None, threads: int) -> _Models:
+    from fastembed import TextEmbedding
+
+    models = resources_dir() / "models"
+    kwargs: dict[str, Any] = {}
+    dense_kwargs: dict[str, Any] = {"threads": threads or None}
+    if cache_dir:
+        kwargs["cache_dir"] = cache_dir
+    try:
+        if model_name == BUNDLED_MODEL:
+            os.environ.setdefault("HF_HUB_OFFLINE", "1")
+            dense = TextEmbedding(
+                model_name,
+                specific_model_path=str(models / "all-MiniLM-L6-v2-int8"),
+                **kwargs,
+                **dense_kwargs,
+            )
+        else:
+            dense = TextEmbedding(model_name, **kwargs, **dense_kwargs)
+        sparse = load_bm25(cache_dir)
+    except Exception as exc:  # fastembed raises many kinds (ValueError, OSError, HF errors)
+        raise EmbeddingError(
+            f"Could not load the embedding model '{model_name}': {exc}. "
+            f"The bundled model '{BUNDLED_MODEL}' works offline."
+        ) from exc
+    from tokenizers import Tokenizer
+
+    inner: Any = dense.model  # fastembed's model object owns the tokenizer
+    tok = Tokenizer.from_str(inner.tokenizer.to_str())
+    tok.no_truncation()
+    tok.no_padding()
+    dim = len(next(iter(dense.embed(["dimension probe"]))))
+    log.info("embedding model %s loaded (dim %d)", model_name, dim)
+    return _Models(dense, sparse, tok, dim, threading.Lock())
+
+
 class Embedder:
     """Wraps fastembed's TextEmbedding (dense) and SparseTextEmbedding (BM25).
 
-    Thread-safe for use from one indexing worker plus query threads: inference is
-    serialised by a lock per model (onnxruntime sessions are thread-safe, but batching
-    from two threads at once only thrashes two cores).
+    Thread-safe for use from one indexing worker plus query threads. The models themselves
+    are loaded once per process and shared (``_shared_models``); each Embedder counts its
+    own texts.
     """
 
     def __init__(
@@ -56,8 +122,7 @@ class Embedder:
         self._dense: Any = None
         self._sparse: Any = None
         self._tokenizer: Any = None
-        self._lock = threading.Lock()
-        self._load_lock = threading.Lock()
+        self._lock = threading.Lock()  # the models' own once loaded
         self.dim = 384
         #: How many texts went through the dense model (tests count re-embedding with it).
         self.texts_embedded = 0
@@ -70,44 +135,12 @@ class Embedder:
     # Loading -------------------------------------------------------------
 
     def _load(self) -> None:
-        with self._load_lock:
-            if self._dense is not None:
-                return
-            from fastembed import TextEmbedding
-
-            models = resources_dir() / "models"
-            kwargs: dict[str, Any] = {}
-            dense_kwargs: dict[str, Any] = {"threads": self.threads or None}
-            if self.cache_dir:
-                kwargs["cache_dir"] = self.cache_dir
-            try:
-                if self.model_name == BUNDLED_MODEL:
-                    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-                    dense = TextEmbedding(
-                        self.model_name,
-                        specific_model_path=str(models / "all-MiniLM-L6-v2-int8"),
-                        **kwargs,
-                        **dense_kwargs,
-                    )
-                else:
-                    dense = TextEmbedding(self.model_name, **kwargs, **dense_kwargs)
-                sparse = load_bm25(self.cache_dir)
-            except Exception as exc:  # fastembed raises many kinds (ValueError, OSError, HF errors)
-                raise EmbeddingError(
-                    f"Could not load the embedding model '{self.model_name}': {exc}. "
-                    f"The bundled model '{BUNDLED_MODEL}' works offline."
-                ) from exc
-            from tokenizers import Tokenizer
-
-            inner: Any = dense.model  # fastembed's model object owns the tokenizer
-            tok = Tokenizer.from_str(inner.tokenizer.to_str())
-            tok.no_truncation()
-            tok.no_padding()
-            self._tokenizer = tok
-            self._sparse = sparse
-            self.dim = len(next(iter(dense.embed(["dimension probe"]))))
-            self._dense = dense
-            log.info("embedding model %s loaded (dim %d)", self.model_name, self.dim)
+        models = _shared_models(self.model_name, self.cache_dir, self.threads)
+        self._tokenizer = models.tokenizer
+        self._sparse = models.sparse
+        self.dim = models.dim
+        self._lock = models.lock
+        self._dense = models.dense  # last: ``loaded`` reads it
 
     @property
     def loaded(self) -> bool:
