@@ -56,7 +56,8 @@ _loaded_lock = threading.Lock()
 
 
 def _shared_models(model_name: str, cache_dir: str | None, threads: int) -> _Models:
-    key = (model_name, cache_dir, threads)
+    # The bundled model is read from resources/, whatever the data folder's model cache.
+    key = (model_name, None if model_name == BUNDLED_MODEL else cache_dir, threads)
     with _loaded_lock:
         if key not in _loaded:
             _loaded[key] = _load_models(model_name, cache_dir, threads)
