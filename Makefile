@@ -28,9 +28,10 @@ lint: $(VENV)/.installed-test
 typecheck: $(VENV)/.installed-test
 	$(BIN)/mypy
 
-# On every core (pytest-xdist); a module's tests, and all of tests/e2e, stay in one worker
-# (tests/conftest.py). PYTEST_WORKERS=0 runs them in this process, one after the other.
-PYTEST_WORKERS ?= auto
+# PYTEST_WORKERS=auto runs the tests on every core (pytest-xdist); a module's tests, and all
+# of tests/e2e, stay in one worker (tests/conftest.py). Not the default yet: under xdist
+# test_hangs' deflate bomb hangs `docent index` (reproduced twice, Nov 30; alone it passes).
+PYTEST_WORKERS ?= 0
 
 pytest: $(VENV)/.installed-test
 	QT_QPA_PLATFORM=offscreen $(BIN)/pytest -n $(PYTEST_WORKERS) --dist loadscope $(PYTEST_ARGS)
