@@ -112,6 +112,55 @@ def test_a_worker_stuck_outside_python_is_killed_and_replaced(
     assert prep.starts == 2 and prep.stalls == 1
 
 
+def test_a_worker_that_dies_mid_file_is_reported_not_waited_on_for_good(
+    tokenizer: tuple[str, str | None], tmp_path: Path
+) -> None:
+    """Killed mid-step, its pipe and its sentinel close together: the parent must see the
+    death (it once spun for good on the closed pipe, as after a deflate bomb's abort)."""
+    (tmp_path / "loop.pdf").write_bytes(self_referencing_pdf())
+    (tmp_path / "b.pdf").write_bytes(
+        text_pdf("The second good file is about kelp forests and otters.")
+    )
+    prep = _preparer(tokenizer, tmp_path, Limits(page_seconds=600))
+    killed: list[int] = []
+
+    def on_step(label: str, pages: int) -> None:
+        if label == "opening the PDF":  # pdfium's try, then pdfplumber's: both die
+            pid = prep._proc.pid  # noqa: SLF001 - the test plays the crash
+            killed.append(pid)
+            os.kill(pid, signal.SIGKILL)
+            # Dead (a zombie: both its pipe and its sentinel are closed) before the parent
+            # looks again, so that it sees both at once, as it did after a bomb's abort.
+            wait_until(lambda: _state(pid) in ("Z", "X", ""), 10, "the worker outlived a kill")
+
+    got: list[tuple[str, str]] = []
+
+    def wait() -> None:
+        first = prep.result(loop, threading.Event(), on_step)
+        got.append((first.reason, first.message))
+        got.extend(_collect(prep, [after]))
+
+    loop = prep.submit(str(tmp_path / "loop.pdf"), "")
+    after = prep.submit(str(tmp_path / "b.pdf"), "")
+    waiter = threading.Thread(target=wait, daemon=True)
+    waiter.start()
+    waiter.join(OUTER)
+    try:
+        assert not waiter.is_alive(), "the parent never noticed that its worker died"
+    finally:
+        prep.close()
+    assert len(killed) == 2, killed
+    assert got[0][0] == "crashed" and "loop.pdf made the document reader crash" in got[0][1]
+    assert got[1] == ("", ""), "the file after the crash was lost"
+
+
+def _state(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return ""
+
+
 def test_cancel_stops_a_stuck_file_at_once(
     tokenizer: tuple[str, str | None], tmp_path: Path
 ) -> None:

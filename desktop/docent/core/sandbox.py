@@ -70,6 +70,10 @@ class Preparation(Protocol):
     def close(self) -> None: ...
 
 
+class _WorkerGone(Exception):
+    """The worker's end of the pipe is closed: it died (or was killed)."""
+
+
 @dataclass(slots=True)
 class _Task:
     id: int
@@ -142,22 +146,34 @@ class ProcessPreparer:
                 ready = wait([conn, proc.sentinel], timeout)
             except (OSError, ValueError):
                 continue  # closed by close() on another thread: the loop's check says so
+            gone = proc.sentinel in ready
             if conn in ready:
-                done = self._receive(conn, task, on_step)
-                if done is not None:
-                    return done
-            elif proc.sentinel in ready:
+                try:
+                    done = self._receive(conn, task, on_step)
+                except _WorkerGone:
+                    if self._closed:
+                        continue  # closed by close(): the loop's check says so
+                    # Its end of the pipe closed: it died. Read first, the pipe stays at
+                    # EOF, so this must not wait for the sentinel on the next pass (it
+                    # would see the pipe again, for good: the spin seen on a deflate bomb).
+                    gone = True
+                    proc.join(GRACE)
+                else:
+                    if done is not None:
+                        return done
+                    continue  # more messages may be waiting, before any EOF
+            if gone:
                 if self._retry_carefully(head, proc):
                     continue
                 return self._fail_head(self._crashed(head, proc))
-            elif time.monotonic() > self._deadline:
+            if time.monotonic() > self._deadline:
                 return self._fail_head(self._too_slow(head))
 
     def _receive(self, conn: Connection, task: int, on_step: StepListener) -> Prepared | None:
         try:
             msg = conn.recv()
-        except (EOFError, OSError):
-            return None  # it died: the sentinel says so on the next wait
+        except (EOFError, OSError) as exc:
+            raise _WorkerGone from exc
         now = time.monotonic()
         if msg[0] == "step":
             _, tid, label, seconds, pages = msg
