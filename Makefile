@@ -30,7 +30,8 @@ typecheck: $(VENV)/.installed-test
 
 # PYTEST_WORKERS=auto runs the tests on every core (pytest-xdist); a module's tests, and all
 # of tests/e2e, stay in one worker (tests/conftest.py). Not the default yet: under xdist
-# test_hangs' deflate bomb hangs `docent index` (reproduced twice, Nov 30; alone it passes).
+# test_hangs' deflate bomb hung `docent index` (Nov 30); the cause (a dead worker's pipe
+# read forever, ef8b3f6) is fixed, but parallel runs have not been repeated since.
 PYTEST_WORKERS ?= 0
 
 pytest: $(VENV)/.installed-test
