@@ -9,6 +9,7 @@ import pytest
 from fakes import FakeEngine, answer, citation
 from PySide6.QtCore import QUrl
 
+from docent.core.conversation import UNSUPPORTED_POINTER
 from docent.core.errors import AmbiguousFile
 from docent.gui.chat_pane import ChatPane
 from docent.gui.messages import Message, bridge
@@ -261,3 +262,28 @@ def test_docents_own_words_in_an_extractive_answer_are_formatted_the_passages_ar
     # what came from the documents is shown as written, never formatted or linked
     assert "odd**name**.pdf" in shown and "**claims**" in shown
     assert "[a link](https://example.org)" in shown
+
+
+def test_an_answer_nothing_supports_points_at_a_page_to_check(
+    qtbot: Any, fake: FakeEngine, chat: ChatPane
+) -> None:
+    invention = "The timer was designed in Norway by twelve penguins."
+    fake.answers = [
+        answer(
+            f"{invention}\n\n{UNSUPPORTED_POINTER}",
+            [citation(1, "/d/manual.pdf", 7, source="retrieved")],
+            unsupported=[invention],
+            uncited=[invention],
+        )
+    ]
+    ask(qtbot, chat, "Who designed the timer?")
+    text = " ".join(chat.view.toPlainText().split())
+    assert "Docent found no passage that supports this answer" in text
+    assert "cites nothing, and no passage offered to the model supports it" in text
+    assert 'href="cite:1.1"' in chat.view.toHtml()
+    doc = chat.view.document()
+    assert doc.find("twelve penguins").charFormat().toolTip()  # the invention: flagged
+    assert not doc.find("Docent found no passage").charFormat().toolTip()  # Docent's own line
+    with qtbot.waitSignal(chat.citation_activated) as clicked:
+        chat.view.link_activated.emit(QUrl("cite:1.1"))
+    assert clicked.args == [1, 1]  # the pointer's chip opens its page
