@@ -228,22 +228,23 @@ def record(q: Question, answer: Answer, seconds: float, raw: str) -> Record:
     if answer.cut and body.endswith(f"({answer.cut})"):
         body = body[: -len(answer.cut) - 2].rstrip()
     unsupported = set(answer.unsupported_sentences)
-    pointer = answer.mode == "generated" and all(c.source == "retrieved" for c in answer.citations)
-    cites = [] if pointer else answer.citations
+    pointer = (
+        answer.mode == "generated"
+        and bool(answer.citations)
+        and all(c.source == "retrieved" for c in answer.citations)
+    )
+    on_gold = any(
+        on_gold_page(q.file, q.pages, c.file_name, c.page, c.page_end) for c in answer.citations
+    )
     return Record(
         id=q.id,
         answerable=q.answerable,
         mode=answer.mode,
         model_citations=sum(c.source == "model" for c in answer.citations),
         matched_citations=sum(c.source == "matched" for c in answer.citations),
-        gold_cited=any(
-            on_gold_page(q.file, q.pages, c.file_name, c.page, c.page_end) for c in cites
-        ),
-        pointer=pointer and bool(answer.citations),
-        gold_pointed=pointer
-        and any(
-            on_gold_page(q.file, q.pages, c.file_name, c.page, c.page_end) for c in answer.citations
-        ),
+        gold_cited=on_gold and not pointer,
+        pointer=pointer,
+        gold_pointed=on_gold and pointer,
         repeated=repeated_sentences(body) if answer.mode == "generated" else 0,
         chars=len(body),
         tokens=answer.tokens,
