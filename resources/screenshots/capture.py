@@ -3,7 +3,7 @@
     DOCENT_RIG_HOST=http://127.0.0.1:11435 xvfb-run -s "-screen 0 1600x1000x24" \
         .venv/bin/python resources/screenshots/capture.py [--model smollm2:135m]
 
-Uses a scratch DOCENT_HOME and a few corpus PDFs. The answer comes from a real model
+Uses a scratch DOCENT_HOME and a few corpus PDFs (``shots.Window``). The answer comes from a real model
 behind Ollama's API (``../shared/llm-rig/start`` serves smollm2:135m), named in the
 README's caption; the window is saved once the answer is in and its first citation's page
 is shown.
@@ -13,14 +13,12 @@ from __future__ import annotations
 
 import argparse
 import os
-import shutil
 import sys
-import tempfile
 from pathlib import Path
 from typing import Any
 
-REPO = Path(__file__).resolve().parents[2]
-OUT = Path(__file__).resolve().parent
+from shots import OUT, Window, copy_corpus, save
+
 PDFS = (
     "simh__ctss_hardware.pdf",
     "simh__vax780_doc.pdf",
@@ -45,33 +43,16 @@ def main() -> int:
     if not args.host:
         print("no model: set DOCENT_RIG_HOST or pass --host", file=sys.stderr)
         return 1
-    from PySide6.QtCore import QTimer
-    from PySide6.QtWidgets import QApplication
+    with Window(ollama_host=args.host, ollama_model=args.model) as w:
+        library = copy_corpus(args.pdf or PDFS, w.scratch / "Documents")
+        drive(w, library, args)
+        w.run(timeout_ms=2_400_000)
+    return 0
 
-    scratch = Path(tempfile.mkdtemp(prefix="docent-shots-"))
-    os.environ["DOCENT_HOME"] = str(scratch / "home")
-    corpus = Path(os.environ.get("DOCENT_CORPUS", REPO.parent / "shared" / "corpus" / "pdfs"))
-    library = scratch / "Documents"
-    library.mkdir()
-    for name in args.pdf or PDFS:
-        shutil.copy(corpus / name, library / name)
 
-    from docent.core.config import load_settings
-    from docent.gui.app import create_app, open_engine
-    from docent.gui.main_window import MainWindow
-
-    app = create_app([sys.argv[0]])
-    settings = load_settings(
-        ollama_host=args.host,
-        ollama_model=args.model,
-        llm_first_token_timeout=900,
-        llm_total_timeout=1800,
-    )
-    engine = open_engine(settings)
-    assert engine is not None
-    window = MainWindow(engine)
-    window.resize(1560, 940)
-    window.show()
+def drive(w: Window, library: Path, args: argparse.Namespace) -> None:
+    """Index ``library``; save the table mid-run, then ask and save the cited page."""
+    window = w.window
     lib, chat, sources = window.library, window.chat, window.citations
     state: dict[str, Any] = {"indexing_shot": False}
 
@@ -88,39 +69,23 @@ def main() -> int:
             shot("library-indexing.png")  # now: the table shows this very moment
 
     def after_index(_: Any) -> None:
-        QTimer.singleShot(500, lambda: chat.ask(args.question))
+        w.later(500, lambda: chat.ask(args.question))
 
     def after_answer(turn: Any) -> None:
         print("answer:", turn.answer.text if turn.answer else turn.error, file=sys.stderr)
         if not turn.citations:
-            app.quit()
+            w.quit()
             return
         sources.select(turn.citations[0].n)
 
     def after_page(path: str, page: int) -> None:
-        QTimer.singleShot(300, lambda: (shot("answer-with-citation.png"), app.quit()))
+        w.later(300, lambda: (shot("answer-with-citation.png"), w.quit()))
 
     lib.controller.document_progressed.connect(on_progress)
     lib.controller.run_finished.connect(after_index)
     chat.answer_finished.connect(after_answer)
     sources.page_shown.connect(after_page)
-    QTimer.singleShot(800, lambda: lib.add_paths([str(library)]))
-    QTimer.singleShot(2_400_000, app.quit)
-    app.exec()
-    window.close()
-    from docent.gui.workers import cancel_all, wait_for_all
-
-    cancel_all()
-    wait_for_all(30_000)
-    engine.close()
-    QApplication.processEvents()
-    shutil.rmtree(scratch, ignore_errors=True)
-    return 0
-
-
-def save(window: Any, path: Path) -> None:
-    window.grab().save(str(path))
-    print("saved", path)
+    w.later(800, lambda: lib.add_paths([str(library)]))
 
 
 if __name__ == "__main__":

@@ -14,14 +14,14 @@ Saves ``<file stem>-citation.png`` for each question whose answer cites that fil
 from __future__ import annotations
 
 import argparse
-import os
 import shutil
 import sys
 import tempfile
 from pathlib import Path
 from typing import Any
 
-REPO = Path(__file__).resolve().parents[2]
+from shots import CORPUS, REPO, Window, save
+
 SCAN = "ocrmypdf__skew.pdf"
 #: (file, question): asked with the chat scoped to that file
 QUESTIONS = [
@@ -39,44 +39,37 @@ def main() -> int:
     ap.add_argument("--only", action="append", default=[], help="ask only about this file")
     args = ap.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
-    scratch = Path(tempfile.mkdtemp(prefix="docent-formats-"))
-    os.environ["DOCENT_HOME"] = str(scratch / "home")
-    folder = scratch / "Documents"
     sys.path[:0] = [str(REPO / "tests"), str(REPO / "tests" / "gui")]
-    from gui_helpers import click_chip
-
     from format_files import make_samples
 
-    make_samples(folder)
-    corpus = Path(os.environ.get("DOCENT_CORPUS", REPO.parent / "shared" / "corpus" / "pdfs"))
-    shutil.copy(corpus / SCAN, folder / "skew.pdf")
     questions = [q for q in QUESTIONS if not args.only or q[0] in args.only]
+    with Window(
+        size=(1500, 900),
+        prefix="docent-formats-",
+        # without --host nothing listens (port 9): the answers are extractive, labelled so
+        ollama_host=args.host or "http://127.0.0.1:9",
+        ollama_model=args.model,
+    ) as w:
+        folder = w.scratch / "Documents"
+        make_samples(folder)
+        shutil.copy(CORPUS / SCAN, folder / "skew.pdf")
+        drive(w, folder, questions, args.out)
+        w.run(timeout_ms=3_000_000)
+    return 0
 
-    from PySide6.QtCore import QTimer
+
+def drive(w: Window, folder: Path, questions: list[tuple[str, str]], out: Path) -> None:
+    """Ask each question scoped to its file, click its first chip for that file, save."""
+    from gui_helpers import click_chip
     from PySide6.QtWidgets import QApplication
 
-    from docent.core.config import load_settings
-    from docent.gui.app import create_app, open_engine
-    from docent.gui.main_window import MainWindow
-
-    app = create_app([sys.argv[0]])
-    settings = load_settings(
-        ollama_host=args.host or "http://127.0.0.1:9",  # nothing listens on 9 (discard)
-        ollama_model=args.model,
-        llm_first_token_timeout=900,
-        llm_total_timeout=1800,
-    )
-    engine = open_engine(settings)
-    assert engine is not None
-    window = MainWindow(engine)
-    window.resize(1500, 900)
-    window.show()
+    window = w.window
     lib, chat, sources = window.library, window.chat, window.citations
     state: dict[str, Any] = {"next": 0, "file": ""}
 
     def ask_next(*_: Any) -> None:
         if state["next"] >= len(questions):
-            app.quit()
+            w.quit()
             return
         name, question = questions[state["next"]]
         state["next"] += 1
@@ -89,7 +82,7 @@ def main() -> int:
         cited = [c for c in turn.answer.citations if c.file_name == state["file"]]
         print(state["file"], "->", [(c.n, c.pages_label, c.source) for c in cited])
         if not cited:
-            QTimer.singleShot(200, ask_next)
+            w.later(200, ask_next)
             return
         state["clicked"] = True
         click_chip(chat.view, turn.number, cited[0].n)
@@ -98,31 +91,19 @@ def main() -> int:
         if not state.pop("clicked", False):
             return  # a refit of the page already saved
 
-        def save() -> None:
+        def keep() -> None:
             for note in window.notifications.notifications():
                 note.dismissed.emit()  # the unsupported-type note would hide the page
             QApplication.processEvents()
-            target = args.out / f"{Path(path).stem}-citation.png"
-            window.grab().save(str(target))
-            print("saved", target)
+            save(window, out / f"{Path(path).stem}-citation.png")
             ask_next()
 
-        QTimer.singleShot(400, save)
+        w.later(400, keep)
 
-    lib.controller.run_finished.connect(lambda _: QTimer.singleShot(300, ask_next))
+    lib.controller.run_finished.connect(lambda _: w.later(300, ask_next))
     chat.answer_finished.connect(answered)
     sources.page_shown.connect(shown)
-    QTimer.singleShot(800, lambda: lib.add_paths([str(folder)]))
-    QTimer.singleShot(3_000_000, app.quit)
-    app.exec()
-    window.close()
-    from docent.gui.workers import cancel_all, wait_for_all
-
-    cancel_all()
-    wait_for_all(30_000)
-    engine.close()
-    shutil.rmtree(scratch, ignore_errors=True)
-    return 0
+    w.later(800, lambda: lib.add_paths([str(folder)]))
 
 
 if __name__ == "__main__":

@@ -16,17 +16,13 @@ each waiting on a condition the window shows (a script, so it polls every 0.5 s)
 from __future__ import annotations
 
 import argparse
-import os
-import shutil
-import sys
-import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
-CORPUS = Path(
-    os.environ.get("DOCENT_CORPUS", Path(__file__).resolve().parents[3] / "shared/corpus/pdfs")
-)
+from shots import Window, copy_corpus, save
+
 LONG = "Debian-project-history-from-the-debian-history-package-english-edition-2024.pdf"
 
 
@@ -39,41 +35,40 @@ def main() -> None:
     args = ap.parse_args()
     W, H = (int(v) for v in args.size.split("x"))
     args.out.mkdir(parents=True, exist_ok=True)
-    scratch = args.home or Path(tempfile.mkdtemp(prefix="docent-newuser-"))
-    os.environ["DOCENT_HOME"] = str(scratch / "home")
-    docs = scratch / "Documents"
-    later = scratch / "Later"
-    if args.phase == "all":
-        docs.mkdir(parents=True, exist_ok=True)
-        later.mkdir(parents=True, exist_ok=True)
-        shutil.copy(CORPUS / "simh__ctss_hardware.pdf", docs / "simh__ctss_hardware.pdf")
-        shutil.copy(CORPUS / "debian-history__project-history.en.pdf", docs / LONG)
-        for n in ("r-doc-pdf__R-intro.pdf", "r-doc-pdf__R-data.pdf", "pari-doc__tutorial.pdf"):
-            shutil.copy(CORPUS / n, later / n)
+    with Window(size=(W, H), prefix="docent-newuser-", home=args.home, keep=True) as w:
+        docs = w.scratch / "Documents"
+        later = w.scratch / "Later"
+        if args.phase == "all":
+            copy_corpus(
+                {
+                    "simh__ctss_hardware.pdf": "simh__ctss_hardware.pdf",
+                    "debian-history__project-history.en.pdf": LONG,
+                },
+                docs,
+            )
+            copy_corpus(
+                ["r-doc-pdf__R-intro.pdf", "r-doc-pdf__R-data.pdf", "pari-doc__tutorial.pdf"], later
+            )
+        timer = drive(w, args, docs, later)
+        w.run(timeout_ms=2_400_000)
+        timer.stop()
 
-    from PySide6.QtCore import QTimer  # noqa: E402
-    from PySide6.QtWidgets import QApplication, QWidget  # noqa: E402
 
-    from docent.core.config import load_settings  # noqa: E402
-    from docent.gui.app import create_app, open_engine  # noqa: E402
-    from docent.gui.main_window import MainWindow  # noqa: E402
+def drive(w: Window, args: argparse.Namespace, docs: Path, later: Path) -> Any:
+    """Queue the walk's steps (the phase's), each run when the one before is done."""
+    from PySide6.QtCore import QTimer
+    from PySide6.QtWidgets import QWidget
 
-    app = create_app([sys.argv[0]])
-    engine = open_engine(load_settings(llm_first_token_timeout=900, llm_total_timeout=1800))
-    assert engine is not None
-    window = MainWindow(engine)
-    window.resize(W, H)
-    window.show()
+    app, window = w.app, w.window
+    W, H = (int(v) for v in args.size.split("x"))
     lib, chat, src = window.library, window.chat, window.citations
     t0 = time.monotonic()
 
     def log(msg: str) -> None:
         print(f"{time.strftime('%H:%M:%S')} +{time.monotonic() - t0:6.1f}s {msg}", flush=True)
 
-    def shot(name: str, w: QWidget | None = None) -> None:
-        p = args.out / f"{name}-{W}x{H}.png"
-        (w or window).grab().save(str(p))
-        log(f"shot {p.name}")
+    def shot(name: str, widget: QWidget | None = None) -> None:
+        save(widget or window, args.out / f"{name}-{W}x{H}.png")
 
     steps: list[tuple[str, Callable[[], bool], Callable[[], None]]] = []
     state = {"i": 0, "since": time.monotonic(), "acted": False}
@@ -286,16 +281,7 @@ def main() -> None:
     timer.setInterval(500)
     timer.timeout.connect(tick)
     timer.start()
-    QTimer.singleShot(2_400_000, app.quit)
-    app.exec()
-    window.close()
-    from docent.gui.workers import cancel_all, wait_for_all  # noqa: E402
-
-    cancel_all()
-    wait_for_all(30_000)
-    engine.close()
-    QApplication.processEvents()
-    print("HOME", scratch)
+    return timer
 
 
 if __name__ == "__main__":

@@ -12,15 +12,14 @@ model's own; a scratch DOCENT_HOME and a few corpus PDFs make the library.
 from __future__ import annotations
 
 import argparse
-import os
-import shutil
 import sys
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
-REPO = Path(__file__).resolve().parents[2]
+from shots import Window, copy_corpus, log, save
+
 #: corpus file -> the name it gets in the library (a long one: the window must not widen
 #: for it, and the panes elide it in the middle)
 PDFS = {
@@ -42,39 +41,33 @@ def main() -> int:
     width, height = (int(v) for v in args.size.split("x"))
     args.out.mkdir(parents=True, exist_ok=True)
 
-    scratch = Path(tempfile.mkdtemp(prefix="docent-walk-"))
-    os.environ["DOCENT_HOME"] = str(scratch / "home")
-    corpus = Path(os.environ.get("DOCENT_CORPUS", REPO.parent / "shared" / "corpus" / "pdfs"))
-    library = scratch / "Documents"
-    library.mkdir()
-    for name, shown_as in PDFS.items():
-        shutil.copy(corpus / name, library / shown_as)
+    with Window(
+        size=(width, height),
+        prefix="docent-walk-",
+        ollama_host=args.host,
+        ollama_model=args.model,
+    ) as w:
+        library = copy_corpus(PDFS, w.scratch / "Documents")
+        timer = drive(w, library, args.out, f"-{width}x{height}")
+        w.run(timeout_ms=1_500_000)
+        timer.stop()
+    return 0
 
+
+def drive(w: Window, library: Path, out: Path, suffix: str) -> Any:
+    """Index, ask, save the wait and the answer, Retry, save the retry and the two answers."""
     from PySide6.QtCore import QTimer
-    from PySide6.QtWidgets import QApplication
 
-    from docent.core.config import load_settings
-    from docent.gui.app import create_app, open_engine
-    from docent.gui.main_window import MainWindow
-
-    app = create_app([sys.argv[0]])
-    engine = open_engine(load_settings(ollama_host=args.host, ollama_model=args.model))
-    assert engine is not None
-    window = MainWindow(engine)
-    window.resize(width, height)
-    window.show()
+    window = w.window
     lib, chat, sources = window.library, window.chat, window.citations
     step = {"name": "indexing", "since": time.monotonic()}
-    suffix = f"-{width}x{height}"
 
     def shot(name: str) -> None:
-        path = args.out / f"{name}{suffix}.png"
-        window.grab().save(str(path))
-        print(f"{time.strftime('%H:%M:%S')} saved {path}", flush=True)
+        save(window, out / f"{name}{suffix}.png")
 
     def go(name: str) -> None:
         step["name"], step["since"] = name, time.monotonic()
-        print(f"{time.strftime('%H:%M:%S')} step: {name}", flush=True)
+        log(f"step: {name}")
 
     def poll() -> None:
         s = step["name"]
@@ -97,10 +90,10 @@ def main() -> int:
             if turn.citations:
                 sources.select(turn.citations[0].n)
             else:
-                QTimer.singleShot(500, lambda: after_page("", 0))
+                w.later(500, lambda: after_page("", 0))
         elif step["name"] in ("retrying", "retry-answering"):
             go("retried")
-            QTimer.singleShot(800, lambda: (shot("4-two-answers"), app.quit()))
+            w.later(800, lambda: (shot("4-two-answers"), w.quit()))
 
     def after_page(path: str, page: int) -> None:
         if step["name"] != "answered":
@@ -116,18 +109,8 @@ def main() -> int:
     lib.controller.run_finished.connect(after_index)
     chat.answer_finished.connect(after_answer)
     sources.page_shown.connect(after_page)
-    QTimer.singleShot(800, lambda: lib.add_paths([str(library)]))
-    QTimer.singleShot(1_500_000, app.quit)
-    app.exec()
-    window.close()
-    from docent.gui.workers import cancel_all, wait_for_all
-
-    cancel_all()
-    wait_for_all(30_000)
-    engine.close()
-    QApplication.processEvents()
-    shutil.rmtree(scratch, ignore_errors=True)
-    return 0
+    w.later(800, lambda: lib.add_paths([str(library)]))
+    return timer
 
 
 if __name__ == "__main__":

@@ -72,6 +72,12 @@ def test_a_drop_and_a_question_stay_in_the_collection_shown(
         bar.select(made.id)
     assert [r.file_name for r in window.library.model.rows()] == ["stargazing.txt"]
     assert window.chat.scope_label.text() == "Asking: collection Home"
+    # the status bar counts the collection shown, out of the whole library
+    home_chunks = next(c.chunks for c in bar.collections if c.id == made.id)
+    qtbot.waitUntil(
+        lambda: window.docs_label.text() == f"Home: 1 of 2 documents · {home_chunks} chunks",
+        timeout=10_000,
+    )
     with qtbot.waitSignal(window.chat.answer_finished, timeout=ANSWER_TIMEOUT_MS) as done:
         window.chat.ask("When did the comet pass?")
     turn = done.args[0]
@@ -79,3 +85,8 @@ def test_a_drop_and_a_question_stay_in_the_collection_shown(
     assert {h.file_name for h in turn.answer.offered} == {"stargazing.txt"}
     prompt = " ".join(m["content"] for m in ollama_stub.bodies("/api/chat")[-1]["messages"])
     assert "stargazing.txt" in prompt and "observatory-budget.txt" not in prompt
+    bar.select(None)  # all collections: the whole library's count
+    total = engine.status().chunks
+    qtbot.waitUntil(
+        lambda: window.docs_label.text() == f"2 documents · {total} chunks", timeout=10_000
+    )

@@ -15,7 +15,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from docent.core.api import Collection, EngineAPI
+from docent.core.api import Collection, EngineAPI, Status
 from docent.gui.messages import bridge
 from docent.gui.plain import ask
 from docent.gui.workers import call_in_worker
@@ -25,6 +25,25 @@ ALL_TEXT = "All collections"
 
 def _plural(n: int, word: str) -> str:
     return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def status_text(st: Status, shown: Collection | None) -> str:
+    """The status bar's count: the whole library, or the collection shown out of it (the
+    states in brackets are the whole library's: the queue is one)."""
+    extra = []
+    if st.failed:
+        extra.append(f"{st.failed} failed")
+    if st.queued or st.indexing:
+        extra.append(f"{st.queued + st.indexing} waiting")
+    if st.cancelled:
+        extra.append(f"{st.cancelled} cancelled")
+    tail = f" ({', '.join(extra)})" if extra else ""
+    if shown is None:
+        return f"{_plural(st.ready, 'document')} · {st.chunks:,} chunks{tail}"
+    return (
+        f"{shown.name}: {shown.ready} of {_plural(st.ready, 'document')}"
+        f" · {shown.chunks:,} chunks{tail}"
+    )
 
 
 def removal_question(c: Collection) -> str:

@@ -38,6 +38,7 @@ from docent.core.api import (
 )
 from docent.gui.chat_pane import ChatPane
 from docent.gui.citation_pane import CitationPane
+from docent.gui.collection_bar import status_text
 from docent.gui.health import HEALTH_TIMEOUT, banner, describe
 from docent.gui.heap import settle_heap
 from docent.gui.library_pane import LibraryPane, local_paths
@@ -86,6 +87,8 @@ class MainWindow(QMainWindow):
         self._health_again = False  # the model changed while a check ran: check again
         self._health_waiters: list[Callable[[], None]] = []  # to run after the next check
         self._status_running = False
+        #: the library's last status (shown again when the collection shown changes)
+        self._status: Status | None = None
         self.dialogs: list[QWidget] = []
         self._citations_turn = 0  # the turn whose sources the citation pane lists
         self._sources_width = 0  # the Sources pane's width before it was narrowed
@@ -198,9 +201,7 @@ class MainWindow(QMainWindow):
     def _wire(self) -> None:
         lib, chat = self.library, self.chat
         lib.collection_bar.collection_changed.connect(self._on_collection_changed)
-        lib.collection_bar.collections_changed.connect(  # a rename: the chat says the new name
-            lambda _: chat.set_collection(lib.collection_bar.current)
-        )
+        lib.collection_bar.collections_changed.connect(self._on_collections_read)
         chat.answer_started.connect(lambda: lib.collection_bar.setEnabled(False))
         chat.answer_finished.connect(lambda _: lib.collection_bar.setEnabled(True))
         lib.ask_about_requested.connect(chat.set_scope)
@@ -336,17 +337,13 @@ class MainWindow(QMainWindow):
     def _on_status_done(self) -> None:
         self._status_running = False
 
-    def _show_status(self, st: Status) -> None:
-        extra = []
-        if st.failed:
-            extra.append(f"{st.failed} failed")
-        if st.queued or st.indexing:
-            extra.append(f"{st.queued + st.indexing} waiting")
-        if st.cancelled:
-            extra.append(f"{st.cancelled} cancelled")
-        tail = f" ({', '.join(extra)})" if extra else ""
-        docs = "1 document" if st.ready == 1 else f"{st.ready} documents"
-        self.docs_label.setText(f"{docs} · {st.chunks:,} chunks{tail}")
+    def _show_status(self, st: Status | None = None) -> None:
+        """Show ``st`` (or the last one again: the collection shown changed)."""
+        st = st or self._status
+        if st is None:
+            return
+        self._status = st
+        self.docs_label.setText(status_text(st, self.library.collection_bar.current))
         self.welcome.set_library_empty(st.documents == 0 and self.library.model.rowCount() == 0)
 
     def _after_run(self) -> None:
@@ -422,10 +419,16 @@ class MainWindow(QMainWindow):
 
     # Collections ---------------------------------------------------------------
 
+    def _on_collections_read(self, _: list[Collection]) -> None:
+        """A rename: the chat says the new name; new counts: the status bar shows them."""
+        self.chat.set_collection(self.library.collection_bar.current)
+        self._show_status()
+
     def _on_collection_changed(self, collection: Collection | None) -> None:
         """The library shows it (the pane follows the bar itself); the chat asks it, in the
         conversation started there (the sources pane follows: conversation_changed)."""
         self.chat.set_collection(collection)
+        self._show_status()
         self.gui_settings.setValue("collection/current", collection.id if collection else "")
 
     # Chat <-> citations -------------------------------------------------------
