@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from docent import cli_collections, cli_store, cli_watch
 from docent.cli_progress import ProgressBar
 from docent.cli_signals import handlers_restored, stop_on_signals
+from docent.core.files import describe_unsupported
 from docent.core.userfiles import shown
 
 if TYPE_CHECKING:
@@ -46,6 +47,7 @@ def _report_dict(r: IndexReport) -> dict[str, Any]:
         "removed": r.removed,
         "failed": [{"path": f.path, "reason": f.reason, "message": f.message} for f in r.failed],
         "skipped": [{"path": f.path, "reason": f.reason, "message": f.message} for f in r.skipped],
+        "unsupported": r.unsupported,
         "chunks_embedded": r.chunks_embedded,
         "chunks_reused": r.chunks_reused,
         "seconds": round(r.seconds, 3),
@@ -99,6 +101,8 @@ def cmd_index(args: argparse.Namespace) -> int:
             print(f"skipped {len(main.skipped)} (not read):")
         for f in main.skipped:
             print(f"  {shown(f.path)}: {f.message}")
+        if main.unsupported:
+            print(describe_unsupported(main.unsupported))
     total = len(main.indexed) + len(main.unchanged) + len(main.renamed) + len(main.removed)
     return 1 if main.failed and total == 0 else 0
 

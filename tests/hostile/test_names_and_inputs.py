@@ -45,12 +45,23 @@ def test_odd_file_names_are_indexed_kept_exactly_and_printed_escaped(
         assert eng.store.count_chunks() == sum(d.chunks for d in eng.documents())
 
 
-def test_unsupported_files_named_on_their_own_are_reported(docent: Docent, folder: Path) -> None:
+def test_unsupported_files_are_reported_named_or_found_in_a_folder(
+    docent: Docent, folder: Path
+) -> None:
     (folder / "minutes.key").write_bytes(b"PK\x03\x04 not really Word")
+    (folder / "holiday.jpg").write_bytes(b"\xff\xd8\xff\xe0 not really a photo")
     (folder / "good.txt").write_text(GOOD + "\n")
-    run = docent("index", str(folder / "minutes.key"), str(folder / "good.txt"))
-    assert run.rc == 0 and "indexed 1" in run.out and "skipped 1" in run.out
-    assert "minutes.key: Docent cannot read '.key' files" in run.out
+    # minutes.key named on its own (and inside the folder too: said once, with its reason);
+    # holiday.jpg found in the folder: named in the closing line of types not read
+    run = docent("index", str(folder / "minutes.key"), str(folder), "--json")
+    report = json.loads(run.out)
+    assert run.rc == 0 and len(report["indexed"]) == 1, run.text
+    assert [s["path"] for s in report["skipped"]] == [str(folder / "minutes.key")]
+    assert "Docent cannot read '.key' files" in report["skipped"][0]["message"]
+    assert report["unsupported"] == [str(folder / "holiday.jpg")]
+    again = docent("index", str(folder), note="the folder again, in words")
+    assert "unchanged 1" in again.out, again.text
+    assert "Not added: holiday.jpg, minutes.key — Docent reads PDFs" in again.out, again.text
 
 
 def test_random_bytes_after_a_utf16_mark_are_not_text(docent: Docent, folder: Path) -> None:

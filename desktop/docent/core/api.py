@@ -30,6 +30,7 @@ from docent.core.conversation import (
     Turn,
 )
 from docent.core.extract import READABLE_KINDS, SUPPORTED_SUFFIXES
+from docent.core.files import describe_unsupported
 from docent.core.index_events import (
     DocumentChanged,
     DocumentProgressed,
@@ -86,6 +87,7 @@ __all__ = [
     "SummaryResult",
     "TokenCallback",
     "Turn",
+    "describe_unsupported",
     "locate_spans",
     "passage_boxes",
     "shown",

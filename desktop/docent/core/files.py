@@ -16,7 +16,7 @@ import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from docent.core.extract import is_supported, unsupported_message
+from docent.core.extract import READABLE_KINDS, is_supported, unsupported_message
 from docent.core.userfiles import kind_of, shown
 
 log = logging.getLogger(__name__)
@@ -62,6 +62,16 @@ class Collected:
     #: Left out with a reason the run reports: special files, links leaving a folder,
     #: broken links, and files of unsupported types named on their own.
     skipped: list[Skipped] = field(default_factory=list)
+
+
+def describe_unsupported(paths: list[str]) -> str:
+    """One sentence for files of types Docent does not read (the window's note and the
+    command line's report say the same)."""
+    names = [shown(Path(p).name) for p in paths]
+    listed = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
+    return f"Not added: {listed} — Docent reads {READABLE_KINDS}, not " + (
+        "these types." if len(names) > 1 else "this type."
+    )
 
 
 def normalise(path: str | Path) -> Path:

@@ -84,6 +84,9 @@ class IndexReport:
     #: Not read at all, with why: special files, links leaving a folder, unsupported
     #: files named on their own (files.Collected.skipped).
     skipped: list[FailedFile] = field(default_factory=list)
+    #: Files of types Docent does not read found inside the folders walked (said as a
+    #: count with their types, not one by one: a photo folder has thousands).
+    unsupported: list[str] = field(default_factory=list)
     #: Ready documents whose collections changed with nothing re-embedded (an unchanged
     #: file indexed into another collection, a move between watched folders of two):
     #: the path and the ids of its collections now.
@@ -101,6 +104,7 @@ class IndexReport:
             "removed",
             "failed",
             "skipped",
+            "unsupported",
             "regrouped",
         ):
             getattr(self, name).extend(getattr(other, name))

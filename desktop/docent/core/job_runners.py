@@ -54,6 +54,8 @@ def run_index(q: QueueOps, job: Job, report: IndexReport) -> None:
             )
     # Said once, in this run's report (a sweep says nothing: it would repeat it every time).
     report.skipped += [FailedFile(str(s.path), s.reason, s.message) for s in found.skipped]
+    named = {s.path for s in found.skipped}
+    report.unsupported += [str(p) for p in found.unsupported if p not in named]
     files = [str(f) for f in found.files]
     kept: dict[str, list[str]] = {}  # a rebuilt document stays in its collections
     if job.force:  # rebuilt even when unchanged: forget them first

@@ -13,7 +13,6 @@ from pathlib import Path
 from PySide6.QtCore import QElapsedTimer, QObject, QTimer, Signal
 
 from docent.core.api import (
-    READABLE_KINDS,
     DocumentChanged,
     DocumentProgressed,
     EngineAPI,
@@ -25,7 +24,7 @@ from docent.core.api import (
     JobFinished,
     JobStarted,
     Progress,
-    shown,
+    describe_unsupported,
 )
 from docent.core.models import DocumentRecord
 from docent.gui.messages import bridge
@@ -36,14 +35,6 @@ EXTRACT_SHARE = 0.1
 #: While jobs keep ending (a watched folder's burst), the catalog is read again at most
 #: this often: each read of a 10,000-document library is 10,000 records to compare.
 REREAD_MS = 1000
-
-
-def describe_unsupported(paths: list[str]) -> str:
-    names = [shown(Path(p).name) for p in paths]
-    listed = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
-    return f"Not added: {listed} — Docent reads {READABLE_KINDS}, not " + (
-        "these types." if len(names) > 1 else "this type."
-    )
 
 
 def _label(paths: list[str]) -> str:
