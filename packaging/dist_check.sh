@@ -72,6 +72,15 @@ missing=$(echo "$missing" | grep -v -E "^\s*lib(wayland-[a-z]+|EGL|GL|GLX|OpenGL
 dangling=$(find "$app" -xtype l)
 [ -z "$dangling" ] || fail "dangling symlinks: $dangling"
 ok "every linked library is in the bundle or the system (GL/EGL/Wayland: the desktop's); no dangling symlinks"
+# The OCR below runs cv2 with these stubs in place, and the window Qt with this ICU data.
+for lib in libavcodec libavformat libavutil libswscale libavif; do
+    f=$(ls "$app"/_internal/opencv_python_headless.libs/$lib-*.so* 2>/dev/null | head -1)
+    [ -n "$f" ] && grep -q "the bundle leaves that library out" "$f" ||
+        fail "OpenCV's $lib is not the stub packaging/stub_libs.py makes: ${f:-missing}"
+done
+icu=$(stat -c %s "$app/_internal/PySide6/Qt/lib/libicudata.so.73")
+[ "$icu" -lt 20000000 ] || fail "libicudata.so.73 is $icu bytes: not the subset packaging/icu_subset.py makes"
+ok "OpenCV's FFmpeg and AVIF libraries are stubs; Qt's ICU data is the subset ($((icu / 1000000)) MB)"
 
 # 2. Index, list, grep -------------------------------------------------------------------
 PYTHONPATH=tests "$py" - "$work/docs/harbour-scan.pdf" <<'PY'

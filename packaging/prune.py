@@ -59,7 +59,7 @@ def needed(path: str) -> list[str]:
     ]
 
 
-def _closure(roots: Iterable[str], deps: dict[str, list[str]]) -> set[str]:
+def closure(roots: Iterable[str], deps: dict[str, list[str]]) -> set[str]:
     seen: set[str] = set()
     stack = list(roots)
     while stack:
@@ -70,21 +70,26 @@ def _closure(roots: Iterable[str], deps: dict[str, list[str]]) -> set[str]:
     return seen
 
 
-def prune(binaries: list[Entry]) -> tuple[list[Entry], list[Entry]]:
-    """``binaries`` without the dropped plugins and their private libraries; and the removed."""
+def graph(binaries: list[Entry]) -> dict[str, list[str]]:
+    """The bundle's DT_NEEDED edges, from each binary's destination to those it links to."""
     deps = {str(dest): needed(src) for dest, src, _ in binaries}
     by_base: dict[str, list[str]] = {}
     for dest in deps:
         by_base.setdefault(PurePosixPath(dest).name, []).append(dest)
     # edges by destination name, so two copies of a library stay two nodes
-    graph = {d: [t for n in names for t in by_base.get(n, [])] for d, names in deps.items()}
-    dropped = {d for d in deps if dropped_plugin(d)}
-    linked_to = {t for targets in graph.values() for t in targets}
+    return {d: [t for n in names for t in by_base.get(n, [])] for d, names in deps.items()}
+
+
+def prune(binaries: list[Entry]) -> tuple[list[Entry], list[Entry]]:
+    """``binaries`` without the dropped plugins and their private libraries; and the removed."""
+    edges = graph(binaries)
+    dropped = {d for d in edges if dropped_plugin(d)}
+    linked_to = {t for targets in edges.values() for t in targets}
     # roots: extension modules, kept plugins, the executable's own libraries, and
     # anything nothing links to (loaded with dlopen)
-    kept_roots = [d for d in deps if d not in dropped and d not in linked_to]
-    reachable_kept = _closure(kept_roots, {d: graph[d] for d in graph if d not in dropped})
-    only_dropped = _closure(dropped, graph) - reachable_kept
+    kept_roots = [d for d in edges if d not in dropped and d not in linked_to]
+    reachable_kept = closure(kept_roots, {d: edges[d] for d in edges if d not in dropped})
+    only_dropped = closure(dropped, edges) - reachable_kept
     keep = [b for b in binaries if str(b[0]) not in only_dropped]
     gone = [b for b in binaries if str(b[0]) in only_dropped]
     return keep, gone
