@@ -39,6 +39,24 @@ def test_words_the_text_does_not_have_are_rejected() -> None:
     assert rejection("The Debian history of the project.", SOURCE, NAME) != ""
 
 
+def test_a_summary_of_the_style_not_the_content_is_rejected() -> None:
+    # smollm2:135m's summary of pages 1-4 of a CTSS hardware manual (the rig, Dec 1)
+    said = (
+        "The document contains pages 1–4, which summarise the contents of the document. "
+        "The text is in a clear and concise style. The text is written in a clear and "
+        "easy-to-read style."
+    )
+    manual = (
+        "The 7750 contains the interval timer; location 5 is incremented at 60Hz. A drum "
+        "read is written through channel B, and a clear instruction clears the trap word."
+    )
+    assert rejection(said, manual, "simh__ctss_hardware.pdf") == (
+        "it had no content words from the text"
+    )
+    real = "Location 5 holds the interval timer, incremented at 60Hz; drum reads use channel B."
+    assert rejection(real, manual, "simh__ctss_hardware.pdf") == ""
+
+
 def test_section_size_fits_the_context() -> None:
     assert section_words(Settings(max_words_per_section=1500)) == 1500  # 4,096 tokens
     small = section_words(Settings(max_words_per_section=1500, llm_context_tokens=1024))
