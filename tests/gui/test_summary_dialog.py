@@ -87,3 +87,20 @@ def test_closing_before_extractive_now_still_cancels_the_model_summary(
         dialog.close()
     assert done.args[0] is None and dialog.status.text() == "Cancelled."
     assert [c.extractive for c in fake.summarize_calls] == [False]
+
+
+def test_a_summary_over_the_limit_that_ends_unaided_withdraws_the_offer(
+    qtbot: Any, fake: FakeEngine, make_window: Any
+) -> None:
+    fake.summary_over_limit = True
+    fake.hold_summary.set()
+    _, dialog = opened(qtbot, fake, make_window)
+    assert fake.summary_paused.wait(WAIT)
+    qtbot.waitUntil(lambda: not dialog.offer.isHidden(), timeout=10_000)
+    with qtbot.waitSignal(dialog.summary_finished, timeout=10_000) as done:
+        fake.release_summary.set()
+    assert done.args[0] is not None
+    # the summary is there: "at this pace it takes ... more" no longer stands under it
+    assert dialog.offer.isHidden() and dialog.extractive_button.isHidden()
+    assert dialog.status.text().startswith("Brief summary by")
+    dialog.close()

@@ -238,12 +238,16 @@ class SummaryDialog(QDialog):
 
     def _offer_extractive(self) -> None:
         left = self.tracker.left
-        when = f"about {elapsed_text(left)}" if left is not None else "long"
         limit = self.engine.settings.summary_seconds_per_page
+        pace = (
+            f"At this pace the model's summary takes about {elapsed_text(left)} more: over"
+            if left is not None
+            else "At this pace the model's summary goes past"
+        )
         self.offer.setText(
-            f"At this pace the model's summary takes {when} more: over your limit of "
-            f"{limit:g} s a page (Settings). Extractive now shows the document's most "
-            "central sentences at once, and the model's summary goes on in the background."
+            f"{pace} your limit of {limit:g} s a page (Settings). Extractive now shows the "
+            "document's most central sentences at once, and the model's summary goes on in "
+            "the background."
         )
         self.offer.setVisible(True)
         self.extractive_button.setEnabled(True)
@@ -277,9 +281,9 @@ class SummaryDialog(QDialog):
         if result.failed_sections:
             n = len(result.failed_sections)
             done += f" {n} part{'s' if n > 1 else ''} could not be summarised (see the end)."
+        self.offer.setVisible(False)  # done: nothing left to offer
         if self.extractive is not None:
             done += " It replaces the extractive summary shown meanwhile."
-            self.offer.setVisible(False)
             if not self.isVisible():
                 bridge().info(
                     f"The model's summary of {result.document} is ready "
