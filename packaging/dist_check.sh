@@ -4,8 +4,9 @@
 # environment (env -i HOME=<empty> PATH=/usr/bin:/bin), in a network namespace with no
 # network at all (unshare -n, when allowed):
 #   1. every library the bundle's ELF files link to is found (ldd), no dangling symlinks;
-#   2. `docent index` of the bundled samples plus a scanned page (OCR), `docent list`,
-#      `docent grep` of a word only the OCR can have read;
+#   2. `docent index` of the bundled samples, a scanned page (OCR) and a file of each
+#      other format, `docent list`, `docent grep` of a word only the OCR can have read
+#      and of a phrase of each format;
 #   3. `docent ask`: an extractive answer with citations (no Ollama can be reached);
 #   4. the window offscreen: it becomes usable, loads the model, checks Ollama, and quits
 #      cleanly on SIGTERM; the process maps no file from a Python install or virtualenv;
@@ -91,6 +92,9 @@ save_scan(Path(sys.argv[1]), [page_image(
     ["Harbour Almanac", "Printed for the keepers of the coast.", "Lighthouse lamps were trimmed at dusk."]
 )])
 PY
+# one file of each other format Docent reads (Word, PowerPoint, Excel, ODT, EPUB, HTML):
+# the bundle leaves out parts of lxml and Pillow, so each is read inside it
+PYTHONPATH=tests "$py" -c 'import sys; from pathlib import Path; from format_files import make_samples; make_samples(Path(sys.argv[1]))' "$work/docs"
 run "$docent" --help > /dev/null || fail "docent --help"
 run "$docent" index --json -q "$app/_internal/resources/samples" "$work/docs" > "$work/index.json" ||
     fail "docent index: $(cat "$work/index.json")"
@@ -99,11 +103,12 @@ import json, sys
 r = json.load(open(sys.argv[1]))
 names = sorted(p.rsplit("/", 1)[1] for p in r["indexed"])
 assert not r["failed"], r["failed"]
-assert names == ["MANIFEST.tsv", "forensics-samples-files__a-text.pdf", "harbour-scan.pdf",
+assert names == ["MANIFEST.tsv", "book.epub", "deck.pptx", "forensics-samples-files__a-text.pdf",
+                 "harbour-scan.pdf", "ledger.xlsx", "notes.odt", "page.html", "report.docx",
                  "simh__ctss_hardware.pdf", "simh__vax780_doc.pdf"], names
 print(f"     {len(names)} files, {r['chunks_embedded']} chunks in {r['seconds']:.0f} s")
 PY
-ok "docent index: the samples (3 PDFs and their manifest) and a scan, none failed"
+ok "docent index: the samples (3 PDFs and their manifest), a scan and six other formats, none failed"
 run "$docent" list --json > "$work/list.json"
 "$py" - "$work/list.json" <<'PY' || fail "docent list: $(cat "$work/list.json")"
 import json, sys
@@ -115,6 +120,17 @@ ok "docent list: all ready, the scan read by OCR (1 page)"
 run "$docent" grep --json "lighthouse" > "$work/grep.json"
 grep -q '"harbour-scan.pdf"' "$work/grep.json" || fail "docent grep lighthouse: $(cat "$work/grep.json")"
 ok "docent grep finds the scan's OCR'd text"
+PYTHONPATH=tests "$py" - "$docent" "$work/home" "${nonet[@]}" <<'PY' || fail "docent grep in the other formats"
+import json, subprocess, sys
+from format_files import PHRASES
+docent, home, *prefix = sys.argv[1:]
+for name, (phrase, where) in PHRASES.items():
+    out = subprocess.run([*prefix, docent, "grep", "--json", phrase], capture_output=True,
+                         text=True, check=True, env={"HOME": home, "PATH": "/usr/bin:/bin"}).stdout
+    hits = [(h["file_name"], h["location"]) for h in json.loads(out)]
+    assert (name, where) in hits, (name, phrase, hits)
+PY
+ok "docent grep finds a phrase of each format at its place (§ section, slide, rows, chapter)"
 
 # 3. Ask without Ollama ------------------------------------------------------------------
 run "$docent" ask --json "What hardware did CTSS run on?" > "$work/ask.json" 2> "$work/ask.err" ||
@@ -212,7 +228,7 @@ if command -v desktop-file-validate > /dev/null; then
     desktop-file-validate "$local_/share/applications/docent.desktop" || fail "desktop-file-validate"
 fi
 run "$local_/bin/docent" list --json > "$work/list2.json" || fail "~/.local/bin/docent list"
-"$py" -c 'import json, sys; assert len(json.load(open(sys.argv[1]))) == 5' "$work/list2.json" ||
+"$py" -c 'import json, sys; assert len(json.load(open(sys.argv[1]))) == 11' "$work/list2.json" ||
     fail "docent list after install: $(cat "$work/list2.json")"
 ok "install.sh: ~/.local/bin/docent runs (and sees the library), menu entry and icons in place"
 run "$local_/lib/docent/uninstall.sh" > "$work/uninstall.out" || fail "uninstall.sh"
