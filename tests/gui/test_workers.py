@@ -108,3 +108,24 @@ def test_callbacks_are_dropped_once_their_owner_is_deleted(qtbot: Any, drain: No
     )
     qtbot.waitUntil(lambda: worker.done, timeout=10_000)
     assert touched == ["kept"]
+
+
+def test_a_job_that_ends_after_the_app_closed_is_dropped_quietly(caplog: Any) -> None:
+    # quit waits for the pool a while; a job still running past that finds its signals
+    # object deleted at exit: its report and its end go to the log, not to the terminal
+    from docent.gui.workers import Worker
+
+    def job(task: Task[int]) -> str:
+        shiboken6.delete(worker.signals)  # what the app's exit does meanwhile
+        task.report(1)
+        return "late"
+
+    worker: Worker[int, str] = Worker(job, "late-job")
+    with caplog.at_level(logging.INFO, logger="docent.gui.workers"):
+        worker.run()  # raised RuntimeError("Signal source has been deleted") before
+    dropped = [r.getMessage() for r in caplog.records if "after the app closed" in r.getMessage()]
+    assert [m.split("'s ")[1].split(" ")[0] for m in dropped] == [
+        "progressed",
+        "returned",
+        "finished",
+    ]

@@ -59,7 +59,7 @@ class Task(Generic[P]):
         self.cancel = cancel
 
     def report(self, value: P) -> None:
-        self._signals.progressed.emit(value)
+        _emit(self._signals, "progressed", value)
 
     @property
     def cancelled(self) -> bool:
@@ -87,19 +87,32 @@ class Worker(QRunnable, Generic[P, R]):
         return self.cancel_event.is_set()
 
     def run(self) -> None:
-        self.signals.started.emit()
+        _emit(self.signals, "started")
         try:
             value = self.job(Task(self.signals, self.cancel_event))
         except Cancelled as exc:  # the user's own doing: not a failure, no traceback
             log.info("worker %s stopped: %s", self.name, exc)
-            self.signals.errored.emit(exc)
+            _emit(self.signals, "errored", exc)
         except Exception as exc:  # every failure reaches the GUI as a signal
             log.info("worker %s failed: %s", self.name, exc, exc_info=True)
-            self.signals.errored.emit(exc)
+            _emit(self.signals, "errored", exc)
         else:
-            self.signals.returned.emit(value)
+            _emit(self.signals, "returned", value)
         finally:
-            self.signals.finished.emit()
+            _emit(self.signals, "finished")
+
+
+def _emit(signals: WorkerSignals, name: str, *args: object) -> None:
+    """Emit ``signals.<name>``, unless the app is gone: a job still running when Docent
+    quit (past the wait on quit) ends with nobody to tell, and says so in the log only,
+    not as a traceback on the terminal ("Signal source has been deleted")."""
+    if not shiboken6.isValid(signals):
+        log.info("a worker's %s came after the app closed; dropped", name)
+        return
+    try:
+        getattr(signals, name).emit(*args)
+    except RuntimeError as exc:  # deleted between the check and the emit
+        log.info("a worker's %s came after the app closed; dropped (%s)", name, exc)
 
 
 def pool() -> QThreadPool:
