@@ -1,4 +1,5 @@
-"""Answers end to end: a real Engine over sample PDFs, the stand-in Ollama over real HTTP.
+"""Answers end to end: a real Engine over sample PDFs (the hashing embedder: conftest.py),
+the stand-in Ollama over real HTTP.
 
 The library (``answer_library`` in conftest: two sample PDFs) is indexed once per
 session; each test points the engine's settings at its

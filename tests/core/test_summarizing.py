@@ -1,4 +1,8 @@
-"""Summaries on real documents indexed by a real Engine, against the stand-in Ollama."""
+"""Summaries on real documents indexed by a real Engine, against the stand-in Ollama.
+
+The Engine embeds with the hashing embedder (tests/fake_embedder.py): summaries read the
+extracted pages, and a summary's vector only has to be the one stored. The command line
+test below and tests/e2e/test_summary_*.py summarize with the real model loaded."""
 
 from __future__ import annotations
 
@@ -19,6 +23,7 @@ from docent.core.errors import Cancelled
 from docent.core.models import Page
 from docent.core.sectioning import Section, pages_label, split_sections
 from docent.core.summarizing import SummaryProgress, SummaryResult, retrieval_text
+from fake_embedder import FakeEmbedder
 from ollama_stub import OllamaStub
 
 CTSS = "simh__ctss_hardware.pdf"  # 11 pages, ~340 words each
@@ -38,7 +43,7 @@ def engine(samples_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Itera
         max_words_per_section=WORDS,
         summary_timeout_per_call=20,
     )
-    eng = Engine(settings).open()
+    eng = Engine(settings, embedder=FakeEmbedder()).open()
     report = eng.index([samples_dir / CTSS, samples_dir / SHORT])
     assert not report.failed
     yield eng
