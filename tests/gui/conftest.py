@@ -18,6 +18,7 @@ from gui_helpers import ENCRYPTED_PDF, SMALL_PDFS
 
 from docent.core.api import EngineAPI
 from docent.core.config import load_settings
+from docent.core.embedding import Embedder
 from docent.core.engine import Engine
 
 
@@ -39,12 +40,13 @@ EngineFactory = Callable[..., Engine]
 
 @pytest.fixture
 def make_engine() -> Iterator[EngineFactory]:
-    """``make_engine(ollama_host=...)``: an opened Engine; closed after the test."""
+    """``make_engine(ollama_host=...)``: an opened Engine (``embedder=`` another than the
+    real model); closed after the test."""
     opened: list[Engine] = []
 
-    def make(**overrides: Any) -> Engine:
+    def make(embedder: Embedder | None = None, **overrides: Any) -> Engine:
         overrides.setdefault("extract_in_subprocess", False)  # no process start-up per test
-        eng = Engine(load_settings(**overrides), interactive=True).open()
+        eng = Engine(load_settings(**overrides), interactive=True, embedder=embedder).open()
         opened.append(eng)
         return eng
 

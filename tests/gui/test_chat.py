@@ -1,4 +1,6 @@
-"""Asking: a streamed answer with chips; a chip shows the page; Ollama down -> extractive."""
+"""Asking: a streamed answer with chips; a chip shows the page; Ollama down -> extractive.
+
+The Engine embeds with the hashing embedder: the window's part is what these test."""
 
 from __future__ import annotations
 
@@ -10,6 +12,7 @@ from gui_helpers import ANSWER_TIMEOUT_MS
 from PySide6.QtCore import Qt, QUrl
 from PySide6.QtGui import QTextCursor
 
+from fake_embedder import FakeEmbedder
 from ollama_stub import OllamaStub
 
 PDF = "simh__ctss_hardware.pdf"
@@ -50,7 +53,9 @@ def test_streamed_answer_with_chips_opens_the_cited_page(
     qtbot: Any, make_engine: Any, make_window: Any, indexed_pdf: Path, ollama_stub: OllamaStub
 ) -> None:
     ollama_stub.responder = lambda messages, model: REPLY
-    engine = make_engine(ollama_host=ollama_stub.url, ollama_model="stub-model:latest")
+    engine = make_engine(
+        FakeEmbedder(), ollama_host=ollama_stub.url, ollama_model="stub-model:latest"
+    )
     engine.index([indexed_pdf])
     window = make_window(engine)
     chat, sources = window.chat, window.citations
@@ -93,7 +98,7 @@ def test_streamed_answer_with_chips_opens_the_cited_page(
 def test_ollama_down_shows_banner_and_extractive_answer(
     qtbot: Any, make_engine: Any, make_window: Any, indexed_pdf: Path, ollama_down_host: str
 ) -> None:
-    engine = make_engine(ollama_host=ollama_down_host)
+    engine = make_engine(FakeEmbedder(), ollama_host=ollama_down_host)
     engine.index([indexed_pdf])
     window = make_window(engine)
     chat = window.chat

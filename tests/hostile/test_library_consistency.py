@@ -7,9 +7,10 @@ import json
 import shutil
 from pathlib import Path
 
+import pytest
 from cli_runner import Docent
 
-from docent.core.config import load_settings
+from docent.core.config import Settings, load_settings
 from docent.core.engine import Engine
 from docent.core.models import DocState
 
@@ -23,6 +24,29 @@ TEXTS = {
 def _write(folder: Path) -> None:
     for name, text in TEXTS.items():
         (folder / name).write_text(text + "\n")
+
+
+@pytest.fixture(scope="module")
+def indexed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """(folder, data folder): TEXTS indexed once for the module. The tests that damage
+    only the data folder start from a copy of it (an index is ~4 s of CPU in a process)."""
+    root = tmp_path_factory.mktemp("consistency")
+    folder, home = root / "lib", root / "home"
+    folder.mkdir()
+    _write(folder)
+    settings = Settings(data_dir=str(home), extract_in_subprocess=False)
+    with Engine(settings) as eng:
+        assert len(eng.index([folder]).indexed) == len(TEXTS)
+    return folder, home
+
+
+@pytest.fixture
+def library(indexed: tuple[Path, Path], _isolated_home: Path) -> Path:
+    """The module's indexed library in this test's DOCENT_HOME; returns its folder (which
+    these tests leave as it is)."""
+    folder, home = indexed
+    shutil.copytree(home, _isolated_home, dirs_exist_ok=True)
+    return folder
 
 
 def _states(docent: Docent) -> dict[str, str]:
@@ -45,10 +69,8 @@ def assert_consistent(expected: set[str]) -> None:
 
 
 def test_a_deleted_store_is_noticed_and_rebuilt_with_a_flag(
-    docent: Docent, folder: Path, _isolated_home: Path
+    docent: Docent, library: Path, _isolated_home: Path
 ) -> None:
-    _write(folder)
-    assert docent("index", str(folder)).rc == 0
     shutil.rmtree(_isolated_home / "qdrant")
 
     listed = docent("list", "--json", note="list after deleting qdrant/")
@@ -86,15 +108,13 @@ def test_a_deleted_catalog_takes_its_documents_back_without_ghosts(
 
 
 def test_a_damaged_catalog_is_refused_as_it_is_then_rebuilt_with_a_flag(
-    docent: Docent, folder: Path, _isolated_home: Path
+    docent: Docent, library: Path, _isolated_home: Path
 ) -> None:
-    _write(folder)
-    assert docent("index", str(folder)).rc == 0
     catalog = _isolated_home / "catalog.sqlite3"
     damaged = b"this is not a database" + catalog.read_bytes()[22:]
     catalog.write_bytes(damaged)
 
-    for args in (("list",), ("search", "llamas"), ("index", str(folder))):
+    for args in (("list",), ("search", "llamas"), ("index", str(library))):
         run = docent(*args, note=f"{args[0]} with a damaged catalog")
         assert run.rc == 1, run.text
         assert "The catalog" in run.err and "is damaged" in run.err and "--rebuild" in run.err
@@ -110,10 +130,8 @@ def test_a_damaged_catalog_is_refused_as_it_is_then_rebuilt_with_a_flag(
 
 
 def test_a_damaged_store_is_refused_as_it_is_then_set_aside_with_a_flag(
-    docent: Docent, folder: Path, _isolated_home: Path
+    docent: Docent, library: Path, _isolated_home: Path
 ) -> None:
-    _write(folder)
-    assert docent("index", str(folder)).rc == 0
     config = _isolated_home / "qdrant" / "chunks" / "edge_config.json"
     config.write_text("{ not json")
 

@@ -11,7 +11,9 @@ from cli_runner import Docent
 from hostile_files import odd_names
 
 from docent.core.config import load_settings
+from docent.core.embedding import Embedder
 from docent.core.engine import Engine
+from fake_embedder import FakeEmbedder
 
 GOOD = "Llamas hum when they are curious and spit when they are annoyed."
 
@@ -72,11 +74,22 @@ def test_random_bytes_after_a_utf16_mark_are_not_text(docent: Docent, folder: Pa
     assert "indexed 1" in run.out and "noise.txt looks like a binary file" in run.out, run.text
 
 
+class ModelTokens(FakeEmbedder):
+    """Hashing vectors, but the bundled model's own token counts: chunking sizes by those."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._model = Embedder()
+
+    def count_tokens(self, text: str) -> int:
+        return self._model.count_tokens(text)
+
+
 def test_a_megabyte_without_spaces_is_cut_into_chunks_the_model_sees_whole(
     folder: Path,
 ) -> None:
     (folder / "line.txt").write_text("x" * 1_000_000 + "\n")
-    with Engine(load_settings(extract_in_subprocess=False)) as eng:
+    with Engine(load_settings(extract_in_subprocess=False), embedder=ModelTokens()) as eng:
         report = eng.index([folder])
         assert report.indexed, report.failed
         assert eng.store is not None
