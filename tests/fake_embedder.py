@@ -35,6 +35,9 @@ class FakeEmbedder(Embedder):
     def ensure_loaded(self) -> None:
         pass
 
+    def warm_up(self) -> None:
+        pass
+
     def tokenizer_json(self) -> str:
         raise RuntimeError("the fake embedder has no tokenizer: use extract_in_subprocess=False")
 

@@ -39,7 +39,6 @@ class _Models:
     """What loading a model gives: shared by every Embedder of the same model in the process."""
 
     dense: Any  # fastembed TextEmbedding
-    sparse: Any  # fastembed SparseTextEmbedding (BM25)
     tokenizer: Any  # tokenizers.Tokenizer, for counting (no truncation, no padding)
     dim: int
     #: Inference is serialised per model (onnxruntime sessions are thread-safe, but
@@ -83,7 +82,6 @@ def _load_models(model_name: str, cache_dir: str | None, threads: int) -> _Model
             )
         else:
             dense = TextEmbedding(model_name, **kwargs, **dense_kwargs)
-        sparse = load_bm25(cache_dir)
     except Exception as exc:  # fastembed raises many kinds (ValueError, OSError, HF errors)
         raise EmbeddingError(
             f"Could not load the embedding model '{model_name}': {exc}. "
@@ -97,7 +95,23 @@ def _load_models(model_name: str, cache_dir: str | None, threads: int) -> _Model
     tok.no_padding()
     dim = len(next(iter(dense.embed(["dimension probe"]))))
     log.info("embedding model %s loaded (dim %d)", model_name, dim)
-    return _Models(dense, sparse, tok, dim, threading.Lock())
+    return _Models(dense, tok, dim, threading.Lock())
+
+
+#: BM25, loaded apart from the dense model when first needed (once per process): `docent
+#: index` leaves documents' sparse vectors to the extraction worker, so its own process
+#: never needs it (building it scans every Unicode character for punctuation, ~0.4 s).
+_bm25: list[Any] = []
+
+
+def _shared_bm25(cache_dir: str | None) -> Any:
+    with _loaded_lock:
+        if not _bm25:
+            try:
+                _bm25.append(load_bm25(cache_dir))
+            except Exception as exc:  # as for the dense model: many kinds
+                raise EmbeddingError(f"Could not load the BM25 model: {exc}") from exc
+        return _bm25[0]
 
 
 class Embedder:
@@ -138,10 +152,19 @@ class Embedder:
     def _load(self) -> None:
         models = _shared_models(self.model_name, self.cache_dir, self.threads)
         self._tokenizer = models.tokenizer
-        self._sparse = models.sparse
         self.dim = models.dim
         self._lock = models.lock
         self._dense = models.dense  # last: ``loaded`` reads it
+
+    def warm_up(self) -> None:
+        """Load the dense model and BM25 now, ahead of the first question."""
+        self.ensure_loaded()
+        self._bm25()
+
+    def _bm25(self) -> Any:
+        if self._sparse is None:
+            self._sparse = _shared_bm25(self.cache_dir)
+        return self._sparse
 
     @property
     def loaded(self) -> bool:
@@ -178,8 +201,9 @@ class Embedder:
         if not texts:
             return []
         self.ensure_loaded()
+        bm25 = self._bm25()
         with self._lock:
-            return sparse_vectors(self._sparse, texts)
+            return sparse_vectors(bm25, texts)
 
     # Queries -------------------------------------------------------------
 
@@ -190,8 +214,9 @@ class Embedder:
 
     def query_sparse(self, text: str) -> SparseVec:
         self.ensure_loaded()
+        bm25 = self._bm25()
         with self._lock:
-            v = next(iter(self._sparse.query_embed(text)))
+            v = next(iter(bm25.query_embed(text)))
         return with_identifiers(SparseVec(v.indices.tolist(), v.values.tolist()), text)
 
     def query_dense_many(self, texts: Sequence[str]) -> list[list[float]]:

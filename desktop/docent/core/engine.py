@@ -168,7 +168,7 @@ class Engine(EngineWatching):
         import docent.core.llm
         import docent.core.summarizing  # noqa: F401
 
-        self.embedder.ensure_loaded()
+        self.embedder.warm_up()
 
     def close(self) -> None:
         self._live.close()
