@@ -78,3 +78,16 @@ def odd_names(folder: Path) -> dict[str, Path]:
             fh.write(f"The {key} file talks about zebu herding in the Andes.\n".encode())
         out[key] = Path(os.fsdecode(raw))
     return out
+
+
+#: Three one-line texts (the library conftest's ``indexed_library`` holds).
+TEXTS = {
+    "llamas.txt": "Llamas hum when they are curious and spit when they are annoyed.",
+    "kelp.txt": "Kelp forests shelter sea otters, which wrap themselves in the fronds.",
+    "bells.txt": "Bronze bells are tuned by shaving metal from the inside of the lip.",
+}
+
+
+def write_texts(folder: Path) -> None:
+    for name, text in TEXTS.items():
+        (folder / name).write_text(text + "\n")

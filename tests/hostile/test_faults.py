@@ -6,13 +6,11 @@ from __future__ import annotations
 
 import os
 import subprocess
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 from cli_runner import Docent, Run
-
-GOOD = "Llamas hum when they are curious and spit when they are annoyed."
 
 
 def one_sentence(run: Run) -> str:
@@ -48,18 +46,12 @@ def tmpfs(tmp_path: Path) -> Iterator[Path]:
     subprocess.run(["umount", "-l", str(mount)], check=False)
 
 
-def _indexed_home(docent: Docent, folder: Path, home: Path) -> None:
-    (folder / "good.txt").write_text(GOOD + "\n")
-    docent.home = home
-    run = docent("index", str(folder))
-    assert run.rc == 0 and "indexed 1" in run.out, run.text
-
-
 def test_a_read_only_data_folder_is_one_sentence_for_every_command(
-    docent: Docent, folder: Path, tmpfs: Path
+    docent: Docent, copy_library: Callable[[Path], Path], tmpfs: Path
 ) -> None:
     home = tmpfs / "home"
-    _indexed_home(docent, folder, home)
+    docent.home = home
+    folder = copy_library(home)
     before = snapshot(home)
     subprocess.run(["mount", "-o", "remount,ro", str(tmpfs)], check=True)
     try:
@@ -69,14 +61,15 @@ def test_a_read_only_data_folder_is_one_sentence_for_every_command(
     finally:
         subprocess.run(["mount", "-o", "remount,rw", str(tmpfs)], check=True)
     assert snapshot(home) == before
-    assert "good.txt" in docent("list", note="list once writable again").out
+    assert "llamas.txt" in docent("list", note="list once writable again").out
 
 
 def test_a_full_disk_is_one_sentence_not_a_sigbus(
-    docent: Docent, folder: Path, tmpfs: Path
+    docent: Docent, copy_library: Callable[[Path], Path], tmpfs: Path
 ) -> None:
     home = tmpfs / "home"
-    _indexed_home(docent, folder, home)
+    docent.home = home
+    folder = copy_library(home)
     before = snapshot(home)
     filler = tmpfs / "filler"
     free = os.statvfs(tmpfs).f_bavail * os.statvfs(tmpfs).f_frsize
@@ -86,7 +79,7 @@ def test_a_full_disk_is_one_sentence_not_a_sigbus(
         assert "is full" in line and "free some space" in line
     assert snapshot(home) == before
     filler.unlink()
-    assert "good.txt" in docent("list", note="list once there is room").out
+    assert "llamas.txt" in docent("list", note="list once there is room").out
 
 
 def test_a_data_folder_that_is_a_file_is_one_sentence(docent: Docent, tmp_path: Path) -> None:

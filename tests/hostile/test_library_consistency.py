@@ -7,46 +7,12 @@ import json
 import shutil
 from pathlib import Path
 
-import pytest
 from cli_runner import Docent
+from hostile_files import TEXTS, write_texts
 
-from docent.core.config import Settings, load_settings
+from docent.core.config import load_settings
 from docent.core.engine import Engine
 from docent.core.models import DocState
-
-TEXTS = {
-    "llamas.txt": "Llamas hum when they are curious and spit when they are annoyed.",
-    "kelp.txt": "Kelp forests shelter sea otters, which wrap themselves in the fronds.",
-    "bells.txt": "Bronze bells are tuned by shaving metal from the inside of the lip.",
-}
-
-
-def _write(folder: Path) -> None:
-    for name, text in TEXTS.items():
-        (folder / name).write_text(text + "\n")
-
-
-@pytest.fixture(scope="module")
-def indexed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
-    """(folder, data folder): TEXTS indexed once for the module. The tests that damage
-    only the data folder start from a copy of it (an index is ~4 s of CPU in a process)."""
-    root = tmp_path_factory.mktemp("consistency")
-    folder, home = root / "lib", root / "home"
-    folder.mkdir()
-    _write(folder)
-    settings = Settings(data_dir=str(home), extract_in_subprocess=False)
-    with Engine(settings) as eng:
-        assert len(eng.index([folder]).indexed) == len(TEXTS)
-    return folder, home
-
-
-@pytest.fixture
-def library(indexed: tuple[Path, Path], _isolated_home: Path) -> Path:
-    """The module's indexed library in this test's DOCENT_HOME; returns its folder (which
-    these tests leave as it is)."""
-    folder, home = indexed
-    shutil.copytree(home, _isolated_home, dirs_exist_ok=True)
-    return folder
 
 
 def _states(docent: Docent) -> dict[str, str]:
@@ -90,7 +56,7 @@ def test_a_deleted_store_is_noticed_and_rebuilt_with_a_flag(
 def test_a_deleted_catalog_takes_its_documents_back_without_ghosts(
     docent: Docent, folder: Path, _isolated_home: Path
 ) -> None:
-    _write(folder)
+    write_texts(folder)
     assert docent("index", str(folder)).rc == 0
     (folder / "bells.txt").unlink()  # gone while the catalog was away
     for name in ("catalog.sqlite3", "catalog.sqlite3-wal", "catalog.sqlite3-shm"):
