@@ -20,17 +20,19 @@ from docent.core.api import EngineAPI
 from docent.core.config import load_settings
 from docent.core.embedding import Embedder
 from docent.core.engine import Engine
+from pdf_files import encrypted_text_pdf
 
 
 @pytest.fixture
-def library_dir(tmp_path: Path, corpus_dir: Path) -> Path:
+def library_dir(tmp_path: Path, samples_dir: Path) -> Path:
     """Three small PDFs, an encrypted one and a file Docent cannot read."""
     lib = tmp_path / "library"
     (lib / "sub").mkdir(parents=True)
     for name in SMALL_PDFS[:2]:
-        shutil.copy(corpus_dir / name, lib / name)
-    shutil.copy(corpus_dir / SMALL_PDFS[2], lib / "sub" / SMALL_PDFS[2])  # recursion
-    shutil.copy(corpus_dir / ENCRYPTED_PDF, lib / ENCRYPTED_PDF)
+        shutil.copy(samples_dir / name, lib / name)
+    shutil.copy(samples_dir / SMALL_PDFS[2], lib / "sub" / SMALL_PDFS[2])  # recursion
+    locked = [["Minutes of the board meeting: the budget was approved."]]
+    (lib / ENCRYPTED_PDF).write_bytes(encrypted_text_pdf(locked, user_password="peanuts"))
     (lib / "minutes.doc").write_bytes(b"\xd0\xcf\x11\xe0 an old binary Word file")
     return lib
 

@@ -9,13 +9,14 @@ from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
 from PySide6.QtGui import QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import QApplication
 
-#: Small corpus PDFs that index in seconds, and one that is encrypted.
+#: The small PDFs shipped in resources/samples (they index in seconds), and the name of
+#: a password-protected one that the tests write (pdf_files.encrypted_text_pdf).
 SMALL_PDFS = (
     "forensics-samples-files__a-text.pdf",
     "simh__ctss_hardware.pdf",
-    "tabula-py__data.pdf",
+    "simh__vax780_doc.pdf",
 )
-ENCRYPTED_PDF = "forensics-samples-files__a-text-pass-peanuts.pdf"
+ENCRYPTED_PDF = "board-minutes-locked.pdf"
 INDEX_TIMEOUT_MS = 180_000
 ANSWER_TIMEOUT_MS = 60_000
 

@@ -24,10 +24,10 @@ REPLY = (
 
 
 @pytest.fixture
-def indexed_pdf(tmp_path: Path, corpus_dir: Path) -> Path:
+def indexed_pdf(tmp_path: Path, samples_dir: Path) -> Path:
     pdf = tmp_path / "docs" / PDF
     pdf.parent.mkdir()
-    pdf.write_bytes((corpus_dir / PDF).read_bytes())
+    pdf.write_bytes((samples_dir / PDF).read_bytes())
     return pdf
 
 

@@ -59,6 +59,8 @@ def test_dropped_folder_is_indexed_with_progress_and_reasons(
     assert not lib.progress_row.isVisibleTo(lib)
 
     lib.filter_edit.setText("simh")
+    assert lib.proxy.rowCount() == 2
+    lib.filter_edit.setText("ctss")
     assert lib.proxy.rowCount() == 1
 
 
@@ -66,12 +68,12 @@ def test_reindex_and_remove_from_context_menu(
     qtbot: Any,
     make_engine: Any,
     make_window: Any,
-    corpus_dir: Path,
+    samples_dir: Path,
     tmp_path: Path,
     monkeypatch: Any,
 ) -> None:
     pdf = tmp_path / SMALL_PDFS[0]
-    pdf.write_bytes((corpus_dir / SMALL_PDFS[0]).read_bytes())
+    pdf.write_bytes((samples_dir / SMALL_PDFS[0]).read_bytes())
     engine = make_engine()
     engine.index([pdf])
     window = make_window(engine)

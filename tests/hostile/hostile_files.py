@@ -6,29 +6,8 @@ import os
 import zlib
 from pathlib import Path
 
-FONT = b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>"
-
-
-def pdf(objects: list[bytes]) -> bytes:
-    """A PDF of ``objects`` (numbered from 1; 1 is the catalog) with a correct xref."""
-    out = bytearray(b"%PDF-1.4\n")
-    offsets = []
-    for number, body in enumerate(objects, 1):
-        offsets.append(len(out))
-        out += b"%d 0 obj\n" % number + body + b"\nendobj\n"
-    xref = len(out)
-    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
-    for offset in offsets:
-        out += b"%010d 00000 n \n" % offset
-    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (
-        len(objects) + 1,
-        xref,
-    )
-    return bytes(out)
-
-
-def _stream(data: bytes, extra: bytes = b"") -> bytes:
-    return b"<< /Length %d %s>>\nstream\n" % (len(data), extra) + data + b"\nendstream"
+from pdf_files import FONT, pdf
+from pdf_files import stream as _stream
 
 
 def _one_page(contents: bytes) -> list[bytes]:
