@@ -18,6 +18,7 @@ from docent.core.errors import AmbiguousFile, StoreLocked, UnknownFile
 from docent.core.models import DocState
 from docent.core.textcache import sha256_file
 from fake_embedder import FakeEmbedder
+from pdf_files import encrypted_text_pdf, truncated
 
 PARA = (
     "The quartermaster counted {n} crates of lamp oil in the north storehouse. "
@@ -134,9 +135,10 @@ def test_remove_and_ambiguous_names(engine: Engine, library: Path) -> None:
     assert engine.store is not None and engine.store.count_chunks(rec.doc_id) == 0
 
 
-def test_bad_files_do_not_stop_the_others(engine: Engine, library: Path, corpus_dir: Path) -> None:
-    shutil.copy(corpus_dir / "ocrmypdf__invalid.pdf", library / "broken.pdf")
-    shutil.copy(corpus_dir / "pypdf__crazyones-encrypted-256.pdf", library / "locked.pdf")
+def test_bad_files_do_not_stop_the_others(engine: Engine, library: Path, samples_dir: Path) -> None:
+    whole = (samples_dir / "forensics-samples-files__a-text.pdf").read_bytes()
+    (library / "broken.pdf").write_bytes(truncated(whole))  # an interrupted download
+    (library / "locked.pdf").write_bytes(encrypted_text_pdf([["Board minutes."]], "peanuts"))
     (library / "empty.txt").write_text("   \n")
     report = engine.index([library, library / "nowhere.pdf"])
     reasons = {Path(f.path).name: f.reason for f in report.failed}

@@ -26,9 +26,9 @@ def embedder() -> Embedder:
 
 
 def test_worker_tools_give_the_parents_chunks_and_bm25(
-    embedder: Embedder, corpus_dir: Path, tmp_path: Path
+    embedder: Embedder, samples_dir: Path, tmp_path: Path
 ) -> None:
-    pdf = str(corpus_dir / PDF)
+    pdf = str(samples_dir / PDF)
     worker = worker_preparer(embedder.tokenizer_json(), embedder.cache_dir)
     got = worker.prepare(pdf, str(tmp_path / "cache"), known_sha="")
     assert not got.reason, got.message
@@ -44,10 +44,10 @@ def test_worker_tools_give_the_parents_chunks_and_bm25(
 
 
 def test_prepare_uses_the_text_cache_and_reports_unchanged_files(
-    embedder: Embedder, corpus_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    embedder: Embedder, samples_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     here = Preparer(embedder.count_tokens, embedder.embed_sparse)
-    pdf, cache = str(corpus_dir / PDF), str(tmp_path / "cache")
+    pdf, cache = str(samples_dir / PDF), str(tmp_path / "cache")
     first = here.prepare(pdf, cache, known_sha="")
     assert first.chunks and first.sha256
 
