@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import struct
+import zlib
 from collections.abc import Callable, Sequence
 
 FONT = b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>"
@@ -137,3 +138,84 @@ def encrypted_text_pdf(
 def truncated(data: bytes, keep: float = 0.5) -> bytes:
     """The first ``keep`` of a file, as an interrupted download leaves it."""
     return data[: int(len(data) * keep)]
+
+
+# Fonts without the Latin-1 of Helvetica: a CID font (two bytes a glyph, Identity-H),
+# with or without a ToUnicode map, as CJK documents and subsetted fonts are written.
+
+
+def _to_unicode(chars: dict[int, str]) -> bytes:
+    entries = b"".join(
+        b"<%04X> <%s>\n" % (code, ch.encode("utf-16-be").hex().upper().encode())
+        for code, ch in chars.items()
+    )
+    return stream(
+        b"/CIDInit /ProcSet findresource begin 12 dict begin begincmap /CMapName /U def "
+        b"1 begincodespacerange <0000> <FFFF> endcodespacerange "
+        b"%d beginbfchar\n%sendbfchar "
+        % (len(chars), entries)
+        + b"endcmap CMapName currentdict /CMap defineresource pop end end"
+    )
+
+
+def cid_font_pdf(latin: Sequence[str], codes: Sequence[int], chars: dict[int, str] | None) -> bytes:
+    """One page: ``latin`` lines in Helvetica, then one line of the glyph ``codes`` in a
+    CID font; ``chars`` (code -> character) is its ToUnicode map, or None for none, so
+    that pdfminer can only print ``(cid:N)``."""
+    glyphs = b"BT /F2 12 Tf 72 400 Td <%s> Tj ET" % "".join(f"{c:04X}" for c in codes).encode()
+    objects = [
+        b"<< /Type /Catalog /Pages 2 0 R >>",
+        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R "
+        b"/Resources << /Font << /F1 5 0 R /F2 6 0 R >> >> >>",
+        stream(page_content(latin) + b"\n" + glyphs),
+        FONT,
+        b"<< /Type /Font /Subtype /Type0 /BaseFont /Gothic /Encoding /Identity-H "
+        b"/DescendantFonts [7 0 R] %s>>" % (b"/ToUnicode 9 0 R " if chars else b""),
+        b"<< /Type /Font /Subtype /CIDFontType2 /BaseFont /Gothic /CIDSystemInfo "
+        b"<< /Registry (Adobe) /Ordering (Identity) /Supplement 0 >> /FontDescriptor 8 0 R "
+        b"/DW 1000 >>",
+        b"<< /Type /FontDescriptor /FontName /Gothic /Flags 4 /FontBBox [0 -200 1000 900] "
+        b"/ItalicAngle 0 /Ascent 900 /Descent -200 /CapHeight 700 /StemV 80 >>",
+    ]
+    if chars:
+        objects.append(_to_unicode(chars))
+    return pdf(objects)
+
+
+def cjk_pdf(text: str) -> bytes:
+    """One page whose only line is ``text`` (any script), in a CID font with a ToUnicode map."""
+    chars = {code: ch for code, ch in enumerate(text, 1)}
+    return cid_font_pdf([], list(chars), chars)
+
+
+def scan_with_text_layer(pages: Sequence[Sequence[str]]) -> bytes:
+    """Scanned pages (a grey image over each whole page) under an invisible text layer
+    (render mode 3) of ``pages``' lines, as OCR software leaves a scan."""
+    n = len(pages)
+    kids = b" ".join(b"%d 0 R" % (5 + 2 * i) for i in range(n))
+    grey = zlib.compress(bytes([200]) * 64 * 64)
+    objects = [
+        b"<< /Type /Catalog /Pages 2 0 R >>",
+        b"<< /Type /Pages /Kids [%s] /Count %d >>" % (kids, n),
+        FONT,
+        stream(
+            grey,
+            b"/Type /XObject /Subtype /Image /Width 64 /Height 64 /ColorSpace /DeviceGray "
+            b"/BitsPerComponent 8 /Filter /FlateDecode ",
+        ),
+    ]
+    for i, lines in enumerate(pages):
+        objects.append(
+            b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents %d 0 R "
+            b"/Resources << /Font << /F1 3 0 R >> /XObject << /Im1 4 0 R >> >> >>" % (6 + 2 * i)
+        )
+        text = page_content(lines).replace(b"BT ", b"BT 3 Tr ", 1)
+        objects.append(stream(b"q 612 0 0 792 0 0 cm /Im1 Do Q\n" + text))
+    return pdf(objects)
+
+
+def with_a_broken_xref(data: bytes) -> bytes:
+    """``data`` with bytes inserted after the header: every offset of its xref table is
+    off, as after a careless edit; readers must rebuild it by scanning the objects."""
+    return data.replace(b"%PDF-1.4\n", b"%PDF-1.4\n% a comment that shifts every object\n", 1)

@@ -194,9 +194,7 @@ def _open_pdfium(p: Path, fh: IO[bytes], password: str | None) -> pypdfium2.PdfD
     some of those)."""
     try:
         pdf = open_pdfium(fh, password)
-    except PdfiumRefused as exc:
-        if exc.password:
-            raise _encrypted(p, password) from exc
+    except PdfiumRefused as exc:  # pdfminer, reading /Encrypt itself, says if it is locked
         log.info("%s: pdfium cannot open it (%s); trying pdfplumber", p, exc)
         return None
     if len(pdf) == 0:  # a page tree pdfium cannot follow: pdfminer may

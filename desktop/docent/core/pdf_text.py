@@ -24,16 +24,12 @@ if TYPE_CHECKING:
 #: pdfium marks a word hyphenated at the end of a line with U+FFFE in place of the hyphen
 #: and the line break; pdfplumber (and the highlighter's regex) see "out-\nliers".
 _SOFT_HYPHEN = "\ufffe"
-#: FPDF_ERR_PASSWORD: no password, or the wrong one.
-_ERR_PASSWORD = 4
 
 
 class PdfiumRefused(Exception):
-    """pdfium cannot open the file; ``password``: because of its password."""
-
-    def __init__(self, password: bool, cause: BaseException) -> None:
-        super().__init__(str(cause))
-        self.password = password
+    """pdfium cannot open the file. Why is not kept: pdfium leaves its last error as it
+    was when a load fails without setting one (a PDF without pages), so its "incorrect
+    password" can be a stale one from an earlier file of the same process."""
 
 
 def open_pdfium(fh: IO[bytes], password: str | None) -> pypdfium2.PdfDocument:
@@ -43,7 +39,7 @@ def open_pdfium(fh: IO[bytes], password: str | None) -> pypdfium2.PdfDocument:
     try:
         return pdfium.PdfDocument(fh, password=password or None)
     except pdfium.PdfiumError as exc:
-        raise PdfiumRefused(exc.err_code == _ERR_PASSWORD, exc) from exc
+        raise PdfiumRefused(str(exc)) from exc
 
 
 def pdfium_page_text(pdf: pypdfium2.PdfDocument, index: int) -> str:
