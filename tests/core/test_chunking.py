@@ -250,7 +250,7 @@ def test_bad_limits_are_refused() -> None:
 
 
 # A real manual (resources/samples; R-intro of the shared corpus, at scale, in
-# tests/e2e/test_chunking_corpus.py) ---------------------------------------------------
+# tests/e2e/test_extract_corpus.py) ---------------------------------------------------
 
 #: Sentences of the VAX-11/780 simulator manual and the page each is on, read off the PDF.
 MANUAL_EVIDENCE = {
