@@ -49,6 +49,7 @@ from docent.core.guards import Cut, GuardLimits, OutputGuard  # noqa: E402
 
 if TYPE_CHECKING:
     from docent.core.answering import Answer
+    from docent.core.attribution import EmbedFn, Scorer
     from docent.core.engine import Engine
     from docent.core.models import Hit
 
@@ -319,7 +320,7 @@ def summary(records: Sequence[Record], model: str, layout: str, context: int) ->
 # Calibration ----------------------------------------------------------------------
 
 
-def calibrate(eng: Engine, questions: Sequence[Question]) -> None:
+def calibrate(eng: Engine, questions: Sequence[Question], windows: Sequence[int]) -> None:
     """How well support scores separate the gold passage from the others, and how often
     a sentence no offered passage supports would be cited wrongly.
 
@@ -327,15 +328,16 @@ def calibrate(eng: Engine, questions: Sequence[Question]) -> None:
     against the passages its prompt offers. Negatives: the reference sentences of the
     other questions whose gold page is not offered (nothing offered supports them). The
     same twice over for whole answers (all of a question's reference sentences at once).
+    Once per cosine window (``Thresholds.window``: 0 is the whole passage only).
     """
-    from docent.core.attribution import Scorer, Thresholds, plain, whole_match
+    from docent.core.attribution import Scorer, Thresholds, plain
     from docent.core.conversation import Conversation
     from docent.core.evaluation import split_sentences
     from docent.core.prompting import build_prompt, context_plan
 
     answerable = [q for q in questions if q.answerable]
     refs = {q.id: split_sentences(q.answer) + split_sentences(q.evidence) for q in answerable}
-    cases = []
+    prompts = []
     for q in answerable:
         hits = eng.search(q.question).hits
         plan = context_plan(eng.settings, eng.embedder.count_tokens, q.question)
@@ -343,7 +345,6 @@ def calibrate(eng: Engine, questions: Sequence[Question]) -> None:
         gold = {n for n, h in enumerate(prompt.offered, 1) if is_gold(q, h)}
         if not gold:
             continue
-        pos = refs[q.id]
         negs = [
             o.id
             for o in answerable
@@ -351,21 +352,51 @@ def calibrate(eng: Engine, questions: Sequence[Question]) -> None:
         ]
         neg = [s for o in negs for s in refs[o]]
         wholes = [" ".join(plain(s) for s in refs[o]) for o in [q.id, *negs]]
-        texts = [*pos, *neg, *wholes]
-        scorer = Scorer(texts, prompt.shown, eng.embedder.embed_dense, Thresholds(0.0))
-        cases.append((scorer, texts, gold, len(pos), len(neg)))
-    n_pos = sum(c[3] for c in cases)
-    n_neg = sum(c[4] for c in cases)
+        prompts.append(
+            (prompt.shown, [*refs[q.id], *neg, *wholes], gold, len(refs[q.id]), len(neg))
+        )
+    n_pos = sum(c[3] for c in prompts)
+    n_neg = sum(c[4] for c in prompts)
     print(
-        f"{len(cases)} questions with a gold passage offered: {n_pos} reference sentences, "
+        f"{len(prompts)} questions with a gold passage offered: {n_pos} reference sentences, "
         f"{n_neg} sentences of other questions (nothing offered supports them)"
     )
+    embed = cached(eng.embedder.embed_dense)
+    for window in windows:
+        print(f"\n== cosine window {window} (0: the whole passage only)", flush=True)
+        cases = [
+            (Scorer(texts, shown, embed, Thresholds(0.0, window=window)), texts, gold, npos, nneg)
+            for shown, texts, gold, npos, nneg in prompts
+        ]
+        _calibrate_sentences(cases, n_pos, n_neg, window)
+        _calibrate_wholes(cases, window)
+
+
+CalCase = tuple["Scorer", list[str], set[int], int, int]
+
+
+def cached(embed: EmbedFn) -> EmbedFn:
+    """``embed`` that computes each text once (the cases share most of their sentences)."""
+    memo: dict[str, list[float]] = {}
+
+    def embed_once(texts: Sequence[str]) -> list[list[float]]:
+        todo = list(dict.fromkeys(t for t in texts if t not in memo))
+        if todo:
+            memo.update(zip(todo, embed(todo), strict=True))
+        return [memo[t] for t in texts]
+
+    return embed_once
+
+
+def _calibrate_sentences(cases: Sequence[CalCase], n_pos: int, n_neg: int, window: int) -> None:
+    from docent.core.attribution import Thresholds
+
     for weight in (0.25, 0.4, 0.5, 0.6, 0.75, 1.0):
         print(f"\nweight {weight:.2f} (overlap share of the score)")
         for t in (0.4, 0.45, 0.5, 0.55, 0.6):
             gold_hit = wrong_hit = neg_hit = 0
             for scorer, texts, gold, npos, nneg in cases:
-                scorer.t = Thresholds(weight=weight, support=t)
+                scorer.t = Thresholds(weight=weight, support=t, window=window)
                 for i in range(npos + nneg):
                     n, score = scorer.best(i, texts[i])
                     if score < t:
@@ -381,12 +412,17 @@ def calibrate(eng: Engine, questions: Sequence[Question]) -> None:
                 f"{gold_hit / n_pos:5.1%}, to another passage {wrong_hit / n_pos:5.1%}; "
                 f"unsupported sentences cited wrongly {neg_hit}/{n_neg} ({neg_hit / n_neg:.1%})"
             )
+
+
+def _calibrate_wholes(cases: Sequence[CalCase], window: int) -> None:
+    from docent.core.attribution import Thresholds, whole_match
+
     print("\nwhole answers (weight 0.5): matched when best >= whole and >= margin above the next")
     for whole in (0.4, 0.45, 0.5, 0.55):
         for margin in (0.05, 0.1, 0.15):
             gold_hit = wrong_hit = neg_hit = tried = 0
             for scorer, texts, gold, npos, nneg in cases:
-                scorer.t = Thresholds(whole=whole, whole_margin=margin)
+                scorer.t = Thresholds(whole=whole, whole_margin=margin, window=window)
                 first = npos + nneg
                 for j, i in enumerate(range(first, len(texts))):
                     n = whole_match(scorer, i, texts[i])
@@ -468,6 +504,9 @@ def main() -> int:
     parser.add_argument("--out", default="", help="write one JSON record per question")
     parser.add_argument("--calibrate", action="store_true")
     parser.add_argument(
+        "--windows", default="0", help="--calibrate: cosine windows to compare, e.g. 0,1,2"
+    )
+    parser.add_argument(
         "--replay",
         default="",
         help="serve the streams recorded in this --out file from a stand-in server",
@@ -483,7 +522,7 @@ def main() -> int:
     eng = open_library(Path(args.home), load_questions([]), host, args.model, args.context)
     try:
         if args.calibrate:
-            calibrate(eng, questions)
+            calibrate(eng, questions, [int(w) for w in args.windows.split(",")])
             return 0
         health = eng.llm_health(timeout=5.0)
         if not health.ok:

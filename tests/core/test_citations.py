@@ -190,6 +190,19 @@ def test_the_default_layout_quotes_three_passages_with_the_instructions_last() -
     assert prompt.options["stop"] == ["\nQuestion:"]
 
 
+def test_a_best_last_layout_ends_with_the_best_passage_keeping_its_number() -> None:
+    hits = [hit(n, words=40) for n in range(1, 10)]
+    plan = context_plan(Settings(), lambda t: len(t.split()))
+    prompt = build_prompt("Q?", "Q?", hits, Conversation(), plan, layout=LAYOUTS["quote-3-last"])
+    user = prompt.messages[-1]["content"]
+    # Listed [3] [2] [1]: the best passage is the one next to the question ...
+    assert user.index("[3] R-intro.pdf p.3") < user.index("[2] R-intro.pdf p.2")
+    assert user.index("[2] R-intro.pdf p.2") < user.index("[1] R-intro.pdf p.1")
+    assert user.split("\n\n")[-3].startswith("[1] R-intro.pdf p.1: word1x0")
+    # ... and [n] still means the n-th best, for the citations and the pointer line.
+    assert prompt.offered == hits[:3] and prompt.shown[1].startswith("word1x0")
+
+
 def test_the_answer_budget_fits_the_question() -> None:
     settings = Settings()
     assert answer_budget("Which port does it use?", settings) == 192

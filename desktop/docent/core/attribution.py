@@ -64,6 +64,10 @@ class Thresholds:
     whole: float = 0.5
     #: ... and is this much above every other passage's.
     whole_margin: float = 0.1
+    #: Cosine against windows of this many of the passage's sentences as well as the whole
+    #: passage (the best counts): a sentence that restates one sentence of a long passage
+    #: is near that window but far from the whole. 0: the whole passage only.
+    window: int = 0
 
 
 #: Chosen on the dev questions (see the module docstring).
@@ -113,11 +117,15 @@ class Scorer:
         self._numbers = {n: numbers_in(text) for n, text in passages.items()}
         self._cos: list[dict[int, float]] = [{} for _ in sentences]
         if embed is not None and sentences and passages and thresholds.weight < 1.0:
-            numbers = list(passages)
-            vectors = embed([plain(s) for s in sentences] + [passages[n] for n in numbers])
+            owners = [
+                (n, part) for n in passages for part in pieces(passages[n], thresholds.window)
+            ]
+            vectors = embed([plain(s) for s in sentences] + [part for _, part in owners])
             svecs, pvecs = vectors[: len(sentences)], vectors[len(sentences) :]
             for i, sv in enumerate(svecs):
-                self._cos[i] = {n: cosine(sv, pv) for n, pv in zip(numbers, pvecs, strict=True)}
+                cos = self._cos[i]
+                for (n, _), pv in zip(owners, pvecs, strict=True):
+                    cos[n] = max(cos.get(n, -1.0), cosine(sv, pv))
 
     def overlap(self, sentence: str, numbers: Sequence[int]) -> float:
         wanted = terms(sentence)
@@ -320,6 +328,19 @@ def _short(sentence: str, limit: int = 60) -> str:
 def plain(sentence: str) -> str:
     """A sentence without citation markers or a list bullet (what is embedded)."""
     return " ".join(_LIST_PREFIX.sub("", MARKER.sub(" ", sentence)).split())
+
+
+def pieces(passage: str, window: int) -> list[str]:
+    """The passage, then its windows of ``window`` consecutive sentences (none for 0, or
+    when the passage is no longer than one window)."""
+    if window <= 0:
+        return [passage]
+    sentences = split_sentences(passage)
+    if len(sentences) <= window:
+        return [passage]
+    return [passage] + [
+        " ".join(sentences[i : i + window]) for i in range(len(sentences) - window + 1)
+    ]
 
 
 def numbers_in(text: str) -> set[str]:

@@ -92,6 +92,9 @@ class Layout:
     quote: bool = False
     #: At most this many passages (0: as many as fit).
     max_passages: int = 0
+    #: List the passages worst first, so the best one ends next to the question (a small
+    #: model copies what is nearest). Their numbers stay by rank: [1] is the best.
+    best_last: bool = False
 
 
 LAYOUTS = {
@@ -104,6 +107,9 @@ LAYOUTS = {
         Layout("last-3", instructions_last=True, max_passages=3),
         Layout("quote-3", instructions_last=True, quote=True, max_passages=3),
         Layout("quote-example-3", instructions_last=True, quote=True, example=True, max_passages=3),
+        Layout("quote-3-last", instructions_last=True, quote=True, max_passages=3, best_last=True),
+        Layout("quote-2", instructions_last=True, quote=True, max_passages=2),
+        Layout("quote-2-last", instructions_last=True, quote=True, max_passages=2, best_last=True),
     )
 }
 DEFAULT_LAYOUT = LAYOUTS["quote-3"]
@@ -177,6 +183,8 @@ def build_prompt(
     history, turns = _history(conv, plan, int(max(budget, 0) * HISTORY_SHARE))
     budget -= sum(plan.tokens(m["content"]) + MESSAGE_OVERHEAD for m in history)
     lines, offered = _passages(hits[: layout.max_passages or None], plan, budget)
+    if layout.best_last:
+        lines.reverse()
     user = "Passages from the documents:\n\n" + "\n\n".join(lines) + f"\n\n{ask}"
     messages = [{"role": "system", "content": system}, *history]
     messages.append({"role": "user", "content": user})
