@@ -488,6 +488,19 @@ def finish(args: argparse.Namespace, records: Sequence[Record], layout: str) -> 
     print(summary(records, args.model, layout, args.context))
 
 
+def use_thresholds(spec: str) -> None:
+    """Answers matched with other thresholds (``attribute`` reads the module's default)."""
+    import dataclasses
+
+    from docent.core import attribution
+
+    changes = {k: float(v) for k, v in (kv.split("=") for kv in spec.split(","))}
+    if "window" in changes:
+        changes["window"] = int(changes["window"])
+    attribution.THRESHOLDS = dataclasses.replace(attribution.THRESHOLDS, **changes)  # type: ignore[arg-type]
+    print(f"matching thresholds: {attribution.THRESHOLDS}", file=sys.stderr)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--model", default="smollm2:135m")
@@ -502,6 +515,11 @@ def main() -> int:
     )
     parser.add_argument("--only", default="", help="comma-separated question ids")
     parser.add_argument("--out", default="", help="write one JSON record per question")
+    parser.add_argument(
+        "--match",
+        default="",
+        help="matching thresholds to try instead of the default, e.g. support=0.45,window=1",
+    )
     parser.add_argument("--calibrate", action="store_true")
     parser.add_argument(
         "--windows", default="0", help="--calibrate: cosine windows to compare, e.g. 0,1,2"
@@ -515,6 +533,8 @@ def main() -> int:
     from docent.core.prompting import DEFAULT_LAYOUT
 
     layout = args.layout or DEFAULT_LAYOUT.name
+    if args.match:
+        use_thresholds(args.match)
     questions = load_questions([s for s in args.only.split(",") if s])
     if args.replay:
         return replay(args, questions, layout)

@@ -127,9 +127,42 @@ def test_embedding_call_is_one_batch(embed: object) -> None:
         return embed(texts)  # type: ignore[operator, no-any-return]
 
     attribute("The PDP-11 has eight registers. Penguins do not fly at all.", PASSAGES, counting)
-    # The two sentences, the answer as a whole, and the passages: one call.
-    assert calls == [2 + 1 + len(PASSAGES)]
+    # The two sentences, the answer as a whole, and the passages with, for CONSOLE and
+    # PDP11, each of their two sentences: one call.
+    assert calls == [2 + 1 + len(PASSAGES) + 2 + 2]
     assert THRESHOLDS.weight < 1.0  # the default uses the embeddings
+
+
+#: R-intro p.11 as retrieval offers it: the line limit is one sentence among eight.
+R_PROMPT = (
+    "R has an inbuilt help facility similar to the man facility of UNIX. "
+    "To get more information on any specific named function, the command is help(solve). "
+    "Elementary commands consist of either expressions or assignments. "
+    "If an expression is given as a command, it is evaluated, printed, and the value is lost. "
+    "Commands are separated either by a semi-colon or by a newline. "
+    "Command lines entered at the console are limited to about 4095 bytes (not characters). "
+    "Comments can be put almost anywhere, starting with a hashmark, everything to the end "
+    "of the line is a comment. "
+    "If a command is not complete at the end of a line, R will give a different prompt."
+)
+
+
+def test_a_restated_sentence_of_a_long_passage_is_matched_by_its_window(embed: EmbedFn) -> None:
+    # smollm2:135m's answer to dev question q001, word for word: right, and uncited.
+    said = (
+        "The length of a single line written on the R console cannot exceed 4095 bytes "
+        "(not characters)."
+    )
+    passages = {1: PENGUINS, 2: R_PROMPT}
+    whole = Scorer([said], passages, embed, Thresholds(window=0))
+    windows = Scorer([said], passages, embed, Thresholds(window=1))
+    # Far from the whole passage, near its one sentence about the limit:
+    assert whole.score(0, said, [2]) < THRESHOLDS.support <= windows.score(0, said, [2])
+    assert attribute(said, passages, embed, thresholds=Thresholds(window=0)).matched == []
+    checked = attribute(said, passages, embed)
+    assert checked.matched == [2] and checked.text.endswith("(not characters) [2].")
+    # A passage of one sentence is its only window: scored as before.
+    assert windows.score(0, said, [1]) == whole.score(0, said, [1])
 
 
 #: Overlap alone, so the scores below can be worked out by hand: each sentence shares 3 of

@@ -5,7 +5,9 @@ every sentence with enough content words (``evaluation.MIN_TERMS``) is scored ag
 passages the model was shown:
 
 - **overlap**: the share of the sentence's content words found in the passage (stemmed);
-- **cosine**: the similarity of their embeddings (the library's own embedding model).
+- **cosine**: the similarity of their embeddings (the library's own embedding model),
+  the best of the whole passage and each of its sentences: a sentence that restates one
+  sentence of a long passage is near that sentence but far from the whole.
 
 ``support = weight * overlap + (1 - weight) * cosine``, except that a passage missing a
 number the sentence states (a year, a size, a count) cannot support it: small models get
@@ -65,9 +67,8 @@ class Thresholds:
     #: ... and is this much above every other passage's.
     whole_margin: float = 0.1
     #: Cosine against windows of this many of the passage's sentences as well as the whole
-    #: passage (the best counts): a sentence that restates one sentence of a long passage
-    #: is near that window but far from the whole. 0: the whole passage only.
-    window: int = 0
+    #: passage (the best counts). 0: the whole passage only.
+    window: int = 1
 
 
 #: Chosen on the dev questions (see the module docstring).
