@@ -32,7 +32,7 @@ class ProgressBar:
             detail = f"embedding {p.chunks_done}/{p.chunks_total} chunks"
         elif p.phase == "failed":
             detail = f"failed: {p.message}"
-        elif p.phase == "extracting" and p.message:
+        elif p.phase in ("extracting", "optimizing") and p.message:
             detail = p.message  # the step under way: "reading page 12"
         else:
             detail = p.phase

@@ -58,9 +58,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-#: Chunk points written in a session after which close() optimizes the embedded store.
-OPTIMIZE_AFTER_POINTS = 2000
-
 
 def _spare_one_core() -> int:
     return max(1, (os.cpu_count() or 2) - 1)
@@ -180,10 +177,9 @@ class Engine(EngineWatching):
             self._queue = None
         if self._indexer is not None:
             self._indexer.close()
-            if self.store is not None and self._indexer.points_written >= OPTIMIZE_AFTER_POINTS:
-                self._optimize_store()
             self._indexer = None
         if self.store is not None:
+            self._index_before_close(self.store)
             self.store.close()
             self.store = None
         if self.catalog is not None:
@@ -191,21 +187,15 @@ class Engine(EngineWatching):
             self.catalog = None
         self._lock.release()
 
-    def _optimize_store(self) -> None:
-        """Merge the segments written this session so the next open is fast.
-
-        Until then, Qdrant Edge rebuilds the full-text index of unoptimized points on every
-        open (about 1 s per 5k chunks). Optimizing holds the GIL for seconds, so it runs only
-        here, when the user is done, never while they work.
-        """
-        from docent.core.store_edge import EdgeStore
-
-        if not isinstance(self.store, EdgeStore):
-            return
+    @staticmethod
+    def _index_before_close(store: Store) -> None:
+        """Index the points the indexer's steps left (fewer than a step), so the next open
+        does not rebuild their text index. It holds the store for seconds: only at close."""
         try:
-            self.store.optimize()
+            if store.index_due(closing=True):
+                store.optimize()
         except Exception:  # noqa: BLE001 - a slower next open is not worth failing close
-            log.warning("optimizing the store failed; the next open may be slower", exc_info=True)
+            log.warning("indexing the store failed; the next open may be slower", exc_info=True)
 
     def __enter__(self) -> Engine:
         # `with Engine(...).open() as eng` is fine too: a second open would hit our own lock.

@@ -46,6 +46,8 @@ LOOKAHEAD = 2  # files extracted ahead of the one being embedded
 #: its write-ahead log already keeps every acknowledged write through a kill -9: flush by
 #: volume only, to bound the log's replay on the next open, and at close.
 FLUSH_POINTS = 5000
+#: What a run says while the store indexes a step's worth of points (see _build_index).
+INDEXING = "building the search index"
 RETRY_REASONS = frozenset({CRASHED, "missing", "unreadable"})
 
 
@@ -154,7 +156,7 @@ class Indexer:
         self._prep: Preparation | None = None
         # One run, move or removal at a time (re-entrant: a run moves renamed files itself).
         self._lock = threading.RLock()
-        #: Chunk points written since this indexer was made (Engine.close optimizes after many).
+        #: Chunk points written since this indexer was made (flushes go by it).
         self.points_written = 0
         self._flushed_at_points = 0
         #: The collection (id) the current run adds its files to ("" for none).
@@ -252,6 +254,8 @@ class Indexer:
                 prepared = self._preparation().result(task, cancel, on_step)
                 self._handle(report, progress, cancel, i, n, path, rec, st, prepared)
                 current = None
+                if not cancel.is_set() and self.store.index_due():
+                    self._build_index(progress, Progress("optimizing", i, n, key, message=INDEXING))
         except Cancelled:
             pass
         finally:
@@ -265,6 +269,17 @@ class Indexer:
         report.cancelled = report.cancelled or cancel.is_set()
         report.seconds = time.perf_counter() - started
         return report
+
+    def _build_index(self, progress: ProgressCallback, step: Progress) -> None:
+        """Index the points written since the last step (Qdrant Edge does not by itself).
+
+        Between documents, so a step never splits one; each step indexes ~one segment's
+        worth, so a big library is indexed as it grows, never in one go at the end.
+        """
+        progress(step)
+        started = time.perf_counter()
+        self.store.optimize()
+        log.info("search index step: %.1f s", time.perf_counter() - started)
 
     def _note_cancelled(self, path: Path) -> None:
         """A file a cancelled run did not finish: queued as cancelled (a new one too, so it

@@ -222,6 +222,12 @@ class ClientStore(LockedBackend):
             self._closed = True
             self._client.close()
 
+    def index_due(self, closing: bool = False) -> bool:
+        return False  # a server builds its indexes in the background
+
+    def optimize(self) -> bool:
+        return False
+
     def __enter__(self) -> ClientStore:
         return self
 

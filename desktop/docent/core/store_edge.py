@@ -6,8 +6,15 @@ its own write-ahead log) and ``docent.lock``.
 Facts this relies on (qdrant-edge-py 0.9.0, see DESIGN.md):
 - every error is a plain ``Exception``; a second open of a shard (any process) fails
   with ``WouldBlock`` from the WAL lock;
-- each call holds the GIL, so writes go in batches of ``UPSERT_BATCH`` points and
-  ``optimize()`` is never called here (11 s at 27k points; not needed at desktop scale);
+- each write holds the GIL, so writes go in batches of ``UPSERT_BATCH`` points;
+- nothing is indexed in the background: points land in an appendable segment that every
+  query scans whole (and whose full-text index every open rebuilds) until ``optimize()``
+  turns it into an HNSW-indexed one. ``optimize()`` lets the GIL go (measured: the other
+  threads ran with gaps of 10 ms at most) but holds the shard, queries included, and at
+  200k points in one segment had not finished after 16 min at 6.2 GB. So the indexer
+  calls ``optimize()`` whenever ``index_step`` points wait (``index_due``): each call
+  indexes one segment of ~``index_step`` points (35-40 s at 10k on the busy 2-core box),
+  never the whole library again; a closing app indexes a fifth of that or more;
 - an ``optimize()`` cut short by a crash leaves ``temp_segments/``, cleared before load.
   Clearing it is only safe while no one else has the shard open, hence our own lock file,
   taken first.
@@ -51,6 +58,8 @@ from docent.core.store_base import (
 )
 
 LOCK_FILE = "docent.lock"
+#: Points outside the vector index after which ``index_due`` says to optimize.
+INDEX_STEP = 10_000
 
 _CHUNK_INDEXES: dict[str, Any] = {
     "doc_id": qe.PayloadSchemaType.Keyword,
@@ -72,11 +81,19 @@ _DOCUMENT_INDEXES: dict[str, Any] = {
 _PAYLOAD = qe.PayloadSelector.Exclude([TEXT_LOWER])
 
 
-def _chunks_config(dim: int) -> qe.EdgeConfig:
+def _chunks_config(dim: int, index_step: int) -> qe.EdgeConfig:
+    # Segments over it are indexed by optimize(). It counts the dense vectors' KB: a
+    # tenth under what closing leaves, so that segment is surely over it.
+    threshold_kb = max(1, _at_close(index_step) * dim * 4 * 9 // 10 // 1024)
     return qe.EdgeConfig(
         vectors={DENSE: qe.EdgeVectorParams(size=dim, distance=qe.Distance.Cosine)},
         sparse_vectors={SPARSE: qe.EdgeSparseVectorParams(modifier=qe.Modifier.Idf)},
+        optimizers=qe.EdgeOptimizersConfig(indexing_threshold=threshold_kb),
     )
+
+
+def _at_close(index_step: int) -> int:
+    return max(1, index_step // 5)
 
 
 def _documents_config(dim: int) -> qe.EdgeConfig:
@@ -154,10 +171,13 @@ def _sparse(vec: SparseVec) -> qe.SparseVector:
 class EdgeStore(LockedBackend):
     backend_name = "Qdrant Edge"
 
-    def __init__(self, path: Path, dim: int = 384) -> None:
+    def __init__(self, path: Path, dim: int = 384, index_step: int = INDEX_STEP) -> None:
         super().__init__()
         self.path = Path(path)
         self.dim = dim
+        self.index_step = index_step
+        # Points written since index_due last looked at the shard (looking costs a call).
+        self._unchecked = 0
         try:
             self.path.mkdir(parents=True, exist_ok=True)
             lock = FileLock(self.path / LOCK_FILE, _locked_message(self.path))
@@ -167,7 +187,7 @@ class EdgeStore(LockedBackend):
         opened: list[qe.EdgeShard] = []
         try:
             for name, config, indexes in (
-                (CHUNKS, _chunks_config(dim), _CHUNK_INDEXES),
+                (CHUNKS, _chunks_config(dim, index_step), _CHUNK_INDEXES),
                 (DOCUMENTS, _documents_config(dim), _DOCUMENT_INDEXES),
             ):
                 opened.append(self._open(name, config, indexes))
@@ -212,16 +232,33 @@ class EdgeStore(LockedBackend):
                 self._lock_file.release()
 
     def optimize(self) -> bool:
-        """Merge and index the segments; True if anything changed. Explicit only.
+        """Index what waits outside the vector index; True if anything changed.
 
-        It holds the GIL for seconds (11 s at 10k chunks here), so never while the user
-        works. What it buys: until a shard is optimized, every open rebuilds the full-text
-        index of its appendable segment (2.8 s at 10k chunks; 0.3 s after optimizing).
+        Queries wait meanwhile (the shard is held), the GUI thread does not (the GIL is
+        let go). Call it when ``index_due`` says so, not on a whole unindexed library.
         """
-        with self._call("optimize the index"):
+        with self._call("build the search index"):
             chunks = self._chunks.optimize()
             documents = self._docs.optimize()
+            self._unchecked = 0
             return bool(chunks or documents)
+
+    def index_backlog(self) -> int:
+        """Chunk points whose dense vector is in no HNSW index yet (searched by a scan)."""
+        with self._call("read the index state"):
+            info = self._chunks.info()
+        # Every point has a sparse vector, always indexed: the rest of the count is dense.
+        return max(0, 2 * info.points_count - info.indexed_vectors_count)
+
+    def index_due(self, closing: bool = False) -> bool:
+        """True when ``index_step`` points wait outside the vector index (a fifth of that
+        when ``closing``: the next open would rebuild their text index, ~1 s per 5k)."""
+        if closing:
+            return self.index_backlog() >= _at_close(self.index_step)
+        if self._unchecked < max(1, self.index_step // 10):
+            return False
+        self._unchecked = 0
+        return self.index_backlog() >= self.index_step
 
     def __enter__(self) -> EdgeStore:
         return self
@@ -244,6 +281,7 @@ class EdgeStore(LockedBackend):
             ]
             with self._call("write chunks"):
                 self._chunks.update(qe.UpdateOperation.upsert_points(ops))
+                self._unchecked += len(ops)
 
     def delete_chunks(self, doc_id: str, from_ordinal: int = 0) -> None:
         more = []

@@ -242,8 +242,11 @@ class IndexController(QObject):
         total = max(p.file_count, len(self._fractions), 1)
         done = sum(1 for f in self._fractions.values() if f >= 1.0)
         overall = sum(self._fractions.values()) / total
-        name = Path(p.path).name
-        self.overall_progressed.emit(min(overall, 1.0), f"Indexing {done}/{total}: {name}")
+        if p.phase == "optimizing":  # searches wait meanwhile: say why
+            what = "building the search index (searches wait)"
+        else:
+            what = Path(p.path).name
+        self.overall_progressed.emit(min(overall, 1.0), f"Indexing {done}/{total}: {what}")
 
     def _on_ended(self, end: JobFinished | JobFailed) -> None:
         job = end.job
