@@ -72,6 +72,8 @@ class CollectionCatalog:
 
     _db: sqlite3.Connection
     _lock: threading.RLock
+    #: folder_bindings() as last read; None after a change (a sweep asks once per file).
+    _bindings: dict[str, str] | None = None
 
     @contextmanager
     def _transaction(self) -> Iterator[sqlite3.Connection]:
@@ -182,6 +184,7 @@ class CollectionCatalog:
         with self._transaction() as db:
             db.execute("DELETE FROM memberships WHERE collection_id = ?", (collection_id,))
             db.execute("DELETE FROM folder_collections WHERE collection_id = ?", (collection_id,))
+            self._bindings = None
             db.execute("DELETE FROM collections WHERE id = ?", (collection_id,))
 
     # Memberships -----------------------------------------------------------------
@@ -229,14 +232,19 @@ class CollectionCatalog:
                 "INSERT OR REPLACE INTO folder_collections (folder, collection_id) VALUES (?, ?)",
                 (folder, collection_id),
             )
+            self._bindings = None
 
     def unbind_folder(self, folder: str) -> None:
         with self._lock:
             self._db.execute("DELETE FROM folder_collections WHERE folder = ?", (folder,))
+            self._bindings = None
 
     def folder_bindings(self) -> dict[str, str]:
         with self._lock:
-            return dict(self._db.execute("SELECT folder, collection_id FROM folder_collections"))
+            if self._bindings is None:
+                rows = self._db.execute("SELECT folder, collection_id FROM folder_collections")
+                self._bindings = dict(rows)
+            return dict(self._bindings)
 
     def folder_collection(self, path: str) -> str | None:
         """The collection of the innermost bound folder holding ``path`` (None: no folder)."""

@@ -20,7 +20,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict
 from pathlib import Path
 
 from docent.core import membership
@@ -30,6 +30,7 @@ from docent.core.context import dense_text
 from docent.core.datafolder import check_free_space, existing_parent
 from docent.core.embedding import Embedder
 from docent.core.errors import Cancelled, DocumentError, FileVanished
+from docent.core.index_report import FailedFile, IndexReport, Progress, ProgressCallback
 from docent.core.models import CANCELLED, Chunk, DocState, DocumentRecord, SparseVec
 from docent.core.preparing import Limits, Prepared, Preparer
 from docent.core.sandbox import CRASHED, InlinePreparer, Preparation, ProcessPreparer
@@ -37,83 +38,29 @@ from docent.core.store import COLLECTIONS, ChunkPoint, Store, chunk_point_id
 from docent.core.textcache import TextCache
 from docent.core.userfiles import shown
 
+__all__ = [
+    "FailedFile",
+    "IndexReport",
+    "Indexer",
+    "Progress",
+    "ProgressCallback",
+    "content_hash",
+    "mean_vector",
+    "record_payload",
+]
+
 log = logging.getLogger(__name__)
 
 EMBED_BATCH = 32
 LOOKAHEAD = 2  # files extracted ahead of the one being embedded
-#: Failures that say nothing about the file itself: try again on the next run.
 #: Qdrant Edge's flush holds the GIL for 0.1-0.7 s (a visible stall in the window), and
 #: its write-ahead log already keeps every acknowledged write through a kill -9: flush by
 #: volume only, to bound the log's replay on the next open, and at close.
 FLUSH_POINTS = 5000
 #: What a run says while the store indexes a step's worth of points (see _build_index).
 INDEXING = "building the search index"
+#: Failures that say nothing about the file itself: try again on the next run.
 RETRY_REASONS = frozenset({CRASHED, "missing", "unreadable"})
-
-
-@dataclass(slots=True)
-class Progress:
-    #: "extracting" | "embedding" | "ready" | "unchanged" | "renamed" | "failed" | "removed"
-    phase: str
-    file_index: int  # 1-based position in this run
-    file_count: int
-    path: str
-    doc_id: str = ""
-    chunks_done: int = 0
-    chunks_total: int = 0
-    message: str = ""
-    #: the document's pages, once its text is read (0 before)
-    pages: int = 0
-
-
-ProgressCallback = Callable[[Progress], None]
-
-
-@dataclass(slots=True)
-class FailedFile:
-    path: str
-    reason: str
-    message: str
-
-
-@dataclass(slots=True)
-class IndexReport:
-    indexed: list[str] = field(default_factory=list)
-    unchanged: list[str] = field(default_factory=list)
-    renamed: list[tuple[str, str]] = field(default_factory=list)
-    removed: list[str] = field(default_factory=list)
-    failed: list[FailedFile] = field(default_factory=list)
-    #: Not read at all, with why: special files, links leaving a folder, unsupported
-    #: files named on their own (files.Collected.skipped).
-    skipped: list[FailedFile] = field(default_factory=list)
-    #: Files of types Docent does not read found inside the folders walked (said as a
-    #: count with their types, not one by one: a photo folder has thousands).
-    unsupported: list[str] = field(default_factory=list)
-    #: Ready documents whose collections changed with nothing re-embedded (an unchanged
-    #: file indexed into another collection, a move between watched folders of two):
-    #: the path and the ids of its collections now.
-    regrouped: list[tuple[str, list[str]]] = field(default_factory=list)
-    chunks_embedded: int = 0
-    chunks_reused: int = 0
-    seconds: float = 0.0
-    cancelled: bool = False
-
-    def merge(self, other: IndexReport) -> None:
-        for name in (
-            "indexed",
-            "unchanged",
-            "renamed",
-            "removed",
-            "failed",
-            "skipped",
-            "unsupported",
-            "regrouped",
-        ):
-            getattr(self, name).extend(getattr(other, name))
-        self.chunks_embedded += other.chunks_embedded
-        self.chunks_reused += other.chunks_reused
-        self.seconds += other.seconds
-        self.cancelled = self.cancelled or other.cancelled
 
 
 def content_hash(text: str, model: str = BUNDLED_MODEL) -> str:
@@ -208,9 +155,10 @@ class Indexer:
         report = IndexReport()
         n = len(files)
         todo: list[tuple[int, Path, DocumentRecord | None, os.stat_result]] = []
+        known = self.catalog.by_paths([str(f) for f in files])
         for i, path in enumerate(files, 1):
             key = str(path)
-            rec = self.catalog.by_path(key)
+            rec = known.get(key)
             try:
                 st = path.stat()
             except OSError as exc:
@@ -321,7 +269,11 @@ class Indexer:
             progress(Progress("failed", i, n, rec.path, rec.doc_id, message=rec.error))
         else:
             report.unchanged.append(rec.path)
-            progress(Progress("unchanged", i, n, rec.path, rec.doc_id, rec.chunks, rec.chunks))
+            progress(
+                Progress(
+                    "unchanged", i, n, rec.path, rec.doc_id, rec.chunks, rec.chunks, record=rec
+                )
+            )
 
     def _handle(
         self,

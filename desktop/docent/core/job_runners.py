@@ -94,13 +94,16 @@ def _drop_gone(
     for bad in found.unreadable:
         report.failed.append(q.unreadable_folder(bad))
     unreadable = [str(u) for u in found.unreadable]
+    present = {str(f) for f in found.files}  # just walked: no need to ask the disk again
     gone: list[DocumentRecord] = []
     for folder in found.folders:
-        for rec in q.catalog.under(str(folder)):
-            if not recursive and Path(rec.path).parent != folder:
+        for path in q.catalog.paths_under(str(folder)):
+            if path in present or (not recursive and Path(path).parent != folder):
                 continue
-            if not any(inside(rec.path, u) for u in unreadable) and not os.path.exists(rec.path):
-                gone.append(rec)
+            if not any(inside(path, u) for u in unreadable) and not os.path.exists(path):
+                rec = q.catalog.by_path(path)
+                if rec is not None:
+                    gone.append(rec)
     if gone and not job.cancel.is_set():
         _find_moves(q, job, report, gone, [str(f) for f in found.folders])
     for rec in gone:

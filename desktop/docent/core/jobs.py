@@ -320,7 +320,9 @@ class IndexQueue:
         if p.phase not in FINAL_PHASES:
             self._emit(DocumentProgressed(job, p))
             return
-        record = self.catalog.get(p.doc_id) if p.doc_id and p.phase != "removed" else None
+        record = p.record
+        if record is None and p.doc_id and p.phase != "removed":
+            record = self.catalog.get(p.doc_id)
         self._emit(DocumentChanged(job, p, record))
 
     def found(self, job: Job, found: filemod.Collected) -> None:

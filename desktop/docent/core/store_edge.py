@@ -82,13 +82,19 @@ _PAYLOAD = qe.PayloadSelector.Exclude([TEXT_LOWER])
 
 
 def _chunks_config(dim: int, index_step: int) -> qe.EdgeConfig:
-    # Segments over it are indexed by optimize(). It counts the dense vectors' KB: a
-    # tenth under what closing leaves, so that segment is surely over it.
-    threshold_kb = max(1, _at_close(index_step) * dim * 4 * 9 // 10 // 1024)
+    # Both count the dense vectors' KB. Segments over the threshold are indexed by
+    # optimize(): a tenth under what closing leaves, so that segment is surely over it.
+    # No merge makes a segment over a step: unbounded, each step merged the new segment
+    # into the last one and indexed both again (steps of 37 s, then 97 s, at 4k points).
+    kb_per_point = dim * 4 / 1024
+    optimizers = qe.EdgeOptimizersConfig(
+        indexing_threshold=max(1, int(_at_close(index_step) * kb_per_point * 0.9)),
+        max_segment_size=max(1, int(index_step * kb_per_point)),
+    )
     return qe.EdgeConfig(
         vectors={DENSE: qe.EdgeVectorParams(size=dim, distance=qe.Distance.Cosine)},
         sparse_vectors={SPARSE: qe.EdgeSparseVectorParams(modifier=qe.Modifier.Idf)},
-        optimizers=qe.EdgeOptimizersConfig(indexing_threshold=threshold_kb),
+        optimizers=optimizers,
     )
 
 
