@@ -13,7 +13,7 @@ Facts this relies on (qdrant-edge-py 0.9.0, see DESIGN.md):
   threads ran with gaps of 10 ms at most) but holds the shard, queries included, and at
   200k points in one segment had not finished after 16 min at 6.2 GB. So the indexer
   calls ``optimize()`` whenever ``index_step`` points wait (``index_due``): each call
-  indexes one segment of ~``index_step`` points (35-40 s at 10k on the busy 2-core box),
+  indexes one segment of ~``index_step`` points (37-75 s at 10k on the busy 2-core box),
   never the whole library again; a closing app indexes a fifth of that or more;
 - an ``optimize()`` cut short by a crash leaves ``temp_segments/``, cleared before load.
   Clearing it is only safe while no one else has the shard open, hence our own lock file,
