@@ -8,11 +8,9 @@ for them and say how they ended; every job's documents update the table.
 
 from __future__ import annotations
 
-import threading
-from collections import deque
 from pathlib import Path
 
-from PySide6.QtCore import QElapsedTimer, QObject, Qt, QTimer, Signal
+from PySide6.QtCore import QElapsedTimer, QObject, QTimer, Signal
 
 from docent.core.api import (
     DocumentChanged,
@@ -37,8 +35,6 @@ EXTRACT_SHARE = 0.1
 #: While jobs keep ending (a watched folder's burst), the catalog is read again at most
 #: this often: each read of a 10,000-document library is 10,000 records to compare.
 REREAD_MS = 1000
-#: Index events handed on per turn of the GUI's event loop (EventBridge).
-DELIVERY_BATCH = 200
 
 
 def _label(paths: list[str]) -> str:
@@ -46,50 +42,22 @@ def _label(paths: list[str]) -> str:
 
 
 class EventBridge(QObject):
-    """The engine's index events as a signal on the GUI thread.
+    """The engine's index events as a signal: the queue calls ``_on_event`` on its own
+    thread; emitting from there queues the signal to this object's (the GUI) thread."""
 
-    The queue calls ``_on_event`` on its own thread. Events wait in a list, and only the
-    first of a run of them posts a delivery to the GUI thread, which then hands them all
-    on: a sweep of 10,000 unchanged files posted 10,000 Qt events, one per file. A
-    delivery hands on at most ``DELIVERY_BATCH`` and posts the rest to the next turn of
-    the event loop, so the window repaints between batches.
-    """
-
-    #: an event of the indexing queue (IndexEvent), on the GUI thread, in queue order
+    #: an event of the indexing queue (IndexEvent)
     event_received = Signal(object)
-    #: (queue thread -> GUI thread) events are waiting in ``_waiting``
-    _arrived = Signal()
 
     def __init__(self, engine: EngineAPI, parent: QObject | None = None) -> None:
         super().__init__(parent)
-        self._guard = threading.Lock()
-        self._waiting: deque[IndexEvent] = deque()
-        self._arrived.connect(self._deliver, Qt.ConnectionType.QueuedConnection)
         unsubscribe = self._unsubscribe = engine.subscribe(self._on_event)
         self.destroyed.connect(lambda: unsubscribe())
 
     def _on_event(self, event: IndexEvent) -> None:  # the queue's thread
-        with self._guard:
-            self._waiting.append(event)
-            if len(self._waiting) > 1:
-                return  # a delivery is on its way and will take this one too
         try:
-            self._arrived.emit()
+            self.event_received.emit(event)
         except RuntimeError:  # deleted meanwhile (the window closed): nobody to tell
             self._unsubscribe()
-
-    def _deliver(self) -> None:  # the GUI thread
-        for _ in range(DELIVERY_BATCH):
-            with self._guard:
-                if not self._waiting:
-                    return
-                event = self._waiting[0]
-            self.event_received.emit(event)
-            with self._guard:
-                # Popped after it was handed on: until then a new event must not post
-                # a delivery of its own (this one takes it).
-                self._waiting.popleft()
-        QTimer.singleShot(0, self._deliver)
 
     def detach(self) -> None:
         self._unsubscribe()
