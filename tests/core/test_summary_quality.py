@@ -57,6 +57,32 @@ def test_a_summary_of_the_style_not_the_content_is_rejected() -> None:
     assert rejection(real, manual, "simh__ctss_hardware.pdf") == ""
 
 
+def test_a_summary_of_something_else_is_rejected() -> None:
+    # smollm2:135m's combined summary of four CTSS manual sections (the rig, Dec 1)
+    invented = (
+        "The document is a comprehensive guide to a high-speed digital television system, "
+        "created by the National Cable and Wireless Technology (NCRT) team. The project "
+        "aimed to create a high-speed digital television system that used a hybrid "
+        "technology combining a high-speed digital television (HDTV) with a high-speed "
+        "digital telecommunication (DSL) technology."
+    )
+    sections = (
+        "For examples, on an STR trap, CTSS simulates the behavior by copying A-core "
+        "location 0 to B-core location 0 and resuming execution at B-core location 2. The "
+        "list of privileged instructions is derived from the CTSS background task emulation "
+        "routine. CTSS allows the background processor to use drives 1-7 and 0. The 7631 in "
+        "turn supports ten logical units (called modules), of which CTSS uses 5. The system "
+        "runs at high speed."
+    )
+    why = rejection(invented, sections, "simh__ctss_hardware.pdf")
+    assert why.startswith("most of its words are not in the text"), why
+    faithful = (
+        "CTSS simulates an STR trap by copying A-core location 0 to B-core and resuming at "
+        "location 2; the background processor uses drives 1-7 and ten logical units."
+    )
+    assert rejection(faithful, sections, "simh__ctss_hardware.pdf") == ""
+
+
 def test_section_size_fits_the_context() -> None:
     assert section_words(Settings(max_words_per_section=1500)) == 1500  # 4,096 tokens
     small = section_words(Settings(max_words_per_section=1500, llm_context_tokens=1024))

@@ -21,6 +21,11 @@ REPEAT_MIN_WORDS = 3
 NAME_SHARE = 0.6
 #: Content words the summary must share with its source.
 MIN_SHARED = 2
+#: The share of the summary's content words its source must have (a summary may name
+#: what the text abbreviates, "Compatible Time-Sharing System" for CTSS): a small model's
+#: combined summary of a CTSS manual told of "a high-speed digital television system ...
+#: by the National Cable and Wireless Technology (NCRT) team", sharing two words with it.
+MIN_GROUNDED = 0.3
 #: Words compared by their first letters, so "drum" and "drums" match.
 STEM = 6
 
@@ -83,7 +88,10 @@ def rejection(text: str, source: str, name: str) -> str:
         return "it had no content words from the text"
     if len(from_name) > NAME_SHARE * len(meaningful):
         return "it was mostly the document's name"
-    shared = content_stems(text, names) & content_stems(source, names)
+    said = content_stems(text, names)
+    shared = said & content_stems(source, names)
     if len(shared) < MIN_SHARED:
         return "it had no content words from the text"
+    if len(shared) < MIN_GROUNDED * len(said):
+        return f"most of its words are not in the text ({len(said) - len(shared)} of {len(said)})"
     return ""
