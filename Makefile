@@ -28,11 +28,9 @@ lint: $(VENV)/.installed-test
 typecheck: $(VENV)/.installed-test
 	$(BIN)/mypy
 
-# PYTEST_WORKERS=auto runs the tests on every core (pytest-xdist); a module's tests, and all
-# of tests/e2e, stay in one worker (tests/conftest.py). Not the default yet: under xdist
-# test_hangs' deflate bomb hung `docent index` (Nov 30); the cause (a dead worker's pipe
-# read forever, ef8b3f6) is fixed, but parallel runs have not been repeated since.
-PYTEST_WORKERS ?= 0
+# The tests run on every core (pytest-xdist, PYTEST_WORKERS=auto); a module's tests, and
+# all of tests/e2e, stay in one worker (tests/conftest.py). PYTEST_WORKERS=0: one process.
+PYTEST_WORKERS ?= auto
 
 pytest: $(VENV)/.installed-test
 	QT_QPA_PLATFORM=offscreen $(BIN)/pytest -n $(PYTEST_WORKERS) --dist loadscope $(PYTEST_ARGS)
