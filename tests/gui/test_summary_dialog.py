@@ -11,22 +11,27 @@ from fakes import WAIT, FakeEngine, SummarizeCall
 from docent.gui.summary_dialog import SummaryDialog
 
 
-def opened(qtbot: Any, fake: FakeEngine, make_window: Any) -> tuple[Any, SummaryDialog]:
+def opened(
+    qtbot: Any, fake: FakeEngine, make_window: Any, *, over_limit: bool = False
+) -> tuple[Any, SummaryDialog]:
+    """The window's Summarize… on a.pdf, its summary held after its first section
+    (``over_limit``: estimated past the user's limit)."""
     fake.add_document("/docs/a.pdf")
+    fake.summary_over_limit = over_limit
+    fake.hold_summary.set()
     window = make_window(fake)
     with qtbot.waitSignal(window.health_changed, timeout=10_000):
         pass
     window.summarize("/docs/a.pdf")
     (dialog,) = [d for d in window.dialogs if isinstance(d, SummaryDialog)]
+    assert fake.summary_paused.wait(WAIT)
     return window, dialog
 
 
 def test_section_summaries_show_as_they_finish_then_the_summary_replaces_them(
     qtbot: Any, fake: FakeEngine, make_window: Any
 ) -> None:
-    fake.hold_summary.set()
     _, dialog = opened(qtbot, fake, make_window)
-    assert fake.summary_paused.wait(WAIT)
     qtbot.waitUntil(lambda: "Section 1 of a.pdf." in dialog.view.toPlainText(), timeout=10_000)
     shown = dialog.view.toPlainText()
     assert "The sections so far" in shown and "Section 2" not in shown
@@ -44,10 +49,7 @@ def test_section_summaries_show_as_they_finish_then_the_summary_replaces_them(
 def test_over_the_limit_extractive_now_shows_at_once_and_the_model_goes_on(
     qtbot: Any, fake: FakeEngine, make_window: Any
 ) -> None:
-    fake.summary_over_limit = True
-    fake.hold_summary.set()
-    window, dialog = opened(qtbot, fake, make_window)
-    assert fake.summary_paused.wait(WAIT)
+    window, dialog = opened(qtbot, fake, make_window, over_limit=True)
     qtbot.waitUntil(lambda: not dialog.extractive_button.isHidden(), timeout=10_000)
     assert "over your limit of 4 s a page" in dialog.offer.text()
     dialog.extractive_button.click()
@@ -79,10 +81,7 @@ def test_over_the_limit_extractive_now_shows_at_once_and_the_model_goes_on(
 def test_closing_before_extractive_now_still_cancels_the_model_summary(
     qtbot: Any, fake: FakeEngine, make_window: Any
 ) -> None:
-    fake.summary_over_limit = True
-    fake.hold_summary.set()
-    _, dialog = opened(qtbot, fake, make_window)
-    assert fake.summary_paused.wait(WAIT)
+    _, dialog = opened(qtbot, fake, make_window, over_limit=True)
     with qtbot.waitSignal(dialog.summary_finished, timeout=10_000) as done:
         dialog.close()
     assert done.args[0] is None and dialog.status.text() == "Cancelled."
@@ -92,10 +91,7 @@ def test_closing_before_extractive_now_still_cancels_the_model_summary(
 def test_a_summary_over_the_limit_that_ends_unaided_withdraws_the_offer(
     qtbot: Any, fake: FakeEngine, make_window: Any
 ) -> None:
-    fake.summary_over_limit = True
-    fake.hold_summary.set()
-    _, dialog = opened(qtbot, fake, make_window)
-    assert fake.summary_paused.wait(WAIT)
+    _, dialog = opened(qtbot, fake, make_window, over_limit=True)
     qtbot.waitUntil(lambda: not dialog.offer.isHidden(), timeout=10_000)
     with qtbot.waitSignal(dialog.summary_finished, timeout=10_000) as done:
         fake.release_summary.set()
