@@ -139,8 +139,9 @@ def test_the_store_filters_inside_each_query(library: tuple[Engine, dict[str, st
     store = eng.store
     assert store is not None
     [b_doc] = [d for d in eng.documents(ids["b"]) if d.file_name == "b00.txt"]
-    assert store.chunks_by_ordinals(b_doc.doc_id, [0, 1, 2], collection=ids["b"])
-    assert store.chunks_by_ordinals(b_doc.doc_id, [0, 1, 2], collection=ids["a"]) == []
+    places = [(b_doc.doc_id, o) for o in (0, 1, 2)]
+    assert store.chunks_at(places, collection=ids["b"])
+    assert store.chunks_at(places, collection=ids["a"]) == []
     # neighbour expansion asks for the neighbours inside the collection searched
     hit = Hit("x", b_doc.doc_id, b_doc.file_name, b_doc.path, 1, 1, 1, 1.0, "")
     Retriever(store, eng.embedder).expand([hit], ids["a"])

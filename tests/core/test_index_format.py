@@ -108,6 +108,6 @@ def test_hits_show_the_documents_own_text_never_the_context(library: Path) -> No
         (hit,) = [h for h in res.hits if h.file_name == "options.md"]
         assert hit.text.startswith("# Options") and "SET CPU HISTORY=n" in hit.text
         assert eng.store is not None
-        (payload,) = eng.store.chunks_by_ordinals(hit.doc_id, [hit.ordinal])
+        (payload,) = eng.store.chunks_at([(hit.doc_id, hit.ordinal)])
         assert payload["context"] == "Options"
         assert not hit.text.startswith(payload["context"])

@@ -7,8 +7,10 @@ store filled with a small synthetic library embedded by the real (bundled) model
 from __future__ import annotations
 
 import hashlib
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any, cast
 
 import pytest
 
@@ -340,3 +342,35 @@ def test_debug_shows_variants_stages_and_timings(store: Store, embedder: Embedde
     assert {"embed", "hybrid", "fuse", "cap", "expand", "total"} <= set(dbg["timings_ms"])
     assert res.hits[0].text.startswith("Prune the roses")
     assert Retriever(store, embedder).search("roses").debug == {}
+
+
+class CountingStore:
+    """The real store, counting the calls the retriever makes into it."""
+
+    def __init__(self, store: Store) -> None:
+        self._store = store
+        self.calls: Counter[str] = Counter()
+
+    def __getattr__(self, name: str) -> Any:
+        attr = getattr(self._store, name)
+        if not callable(attr):
+            return attr
+
+        def counted(*args: Any, **kwargs: Any) -> Any:
+            self.calls[name] += 1
+            return attr(*args, **kwargs)
+
+        return counted
+
+
+def test_a_search_reads_every_neighbour_in_one_store_call(store: Store, embedder: Embedder) -> None:
+    counting = CountingStore(store)
+    res = Retriever(cast(Store, counting), embedder).search(
+        "lighthouse lamp, sourdough loaves and tomatoes", k=6
+    )
+    assert len({h.doc_id for h in res.hits}) == 3
+    assert counting.calls["chunks_at"] == 1  # not one read per document hit
+    lamp = next(h for h in res.hits if h.doc_id == "lighthouse.txt" and h.ordinal > 0)
+    assert lamp.context_before == DOCS["lighthouse.txt"][lamp.ordinal - 1]
+    garden = next(h for h in res.hits if h.doc_id == "garden.txt")
+    assert (garden.context_before or garden.context_after) in DOCS["garden.txt"]

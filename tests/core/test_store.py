@@ -156,7 +156,7 @@ def test_upsert_same_id_overwrites(store: Store, corpus: Corpus) -> None:
     again = point("alpha", 1, "Rewritten text.", corpus.t.dense)
     store.upsert_chunks([again])
     assert store.count_chunks("alpha") == 4
-    assert store.chunks_by_ordinals("alpha", [1])[0]["text"] == "Rewritten text."
+    assert store.chunks_at([("alpha", 1)])[0]["text"] == "Rewritten text."
 
 
 def test_set_chunks_payload_merges(store: Store, corpus: Corpus) -> None:
@@ -213,12 +213,13 @@ def _count_writes(store: Store) -> list[int]:
 # Chunks: reading -------------------------------------------------------------------------
 
 
-def test_chunks_by_ordinals(store: Store, corpus: Corpus) -> None:
-    got = store.chunks_by_ordinals("alpha", [3, 0, 99, 0])
-    assert [p["ordinal"] for p in got] == [0, 3]
-    assert all(p["doc_id"] == "alpha" for p in got)
+def test_chunks_at_places_of_several_documents(store: Store, corpus: Corpus) -> None:
+    got = store.chunks_at([("beta", 0), ("alpha", 3), ("alpha", 0), ("alpha", 99), ("alpha", 0)])
+    assert [(p["doc_id"], p["ordinal"]) for p in got] == [("alpha", 0), ("alpha", 3), ("beta", 0)]
+    assert got[0]["text"] == "The Terminal is connected to the main board."
     assert "text_lower" not in got[0]
-    assert store.chunks_by_ordinals("alpha", []) == []
+    assert store.chunks_at([("alpha", -1), ("nobody", 0)]) == []
+    assert store.chunks_at([]) == []
 
 
 def test_iter_chunks_ordered_with_vectors(store: Store, corpus: Corpus) -> None:

@@ -18,7 +18,8 @@ Stages of :meth:`Retriever.search` (each one's ranks, scores and time go to ``de
    question's terms;
 8. identical text dropped, the per-document cap
    (``max_chunks_per_document`` for every 5 results), adaptive k;
-9. neighbour expansion (ordinal ±1 as context, not as hits) and the retrieval evaluation.
+9. neighbour expansion (ordinal ±1 as context, not as hits: one read by point id for
+   all hits) and the retrieval evaluation.
 
 A search in one collection passes its id to every store query above (the hybrid
 prefetches, the dense list, the ``documents`` search of two-tier, the exact-term probes,
@@ -440,16 +441,13 @@ class Retriever:
         return hit
 
     def expand(self, hits: Sequence[Hit], collection: str | None = None) -> None:
-        """Fill each hit's context with its neighbours (ordinal ±1), one read per document
-        (and only from ``collection``, when one is searched)."""
-        wanted: dict[str, set[int]] = {}
-        for h in hits:
-            wanted.setdefault(h.doc_id, set()).update((h.ordinal - 1, h.ordinal + 1))
-        texts: dict[tuple[str, int], str] = {}
-        for doc_id, ordinals in wanted.items():
-            near = sorted(o for o in ordinals if o >= 0)
-            for pl in self.store.chunks_by_ordinals(doc_id, near, collection):
-                texts[(doc_id, int(pl["ordinal"]))] = str(pl.get("text", ""))
+        """Fill each hit's context with its neighbours (ordinal ±1), all read in one store
+        call (and only from ``collection``, when one is searched)."""
+        places = [(h.doc_id, h.ordinal + step) for h in hits for step in (-1, 1)]
+        texts = {
+            (str(pl["doc_id"]), int(pl["ordinal"])): str(pl.get("text", ""))
+            for pl in self.store.chunks_at(places, collection)
+        }
         for h in hits:
             h.context_before = texts.get((h.doc_id, h.ordinal - 1), "")
             h.context_after = texts.get((h.doc_id, h.ordinal + 1), "")

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import threading
 import uuid
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
@@ -139,3 +139,18 @@ def usable_sparse(sparse: SparseVec | None) -> SparseVec | None:
 
 def by_ordinal(payload: dict[str, Any]) -> int:
     return int(payload.get("ordinal", 0))
+
+
+def place_ids(places: Sequence[tuple[str, int]]) -> list[str]:
+    """The point ids of chunks at (doc_id, ordinal) places (ids are derived, not stored
+    apart: a read by id needs no filter and no scroll over every segment)."""
+    wanted = dict.fromkeys((doc_id, int(o)) for doc_id, o in places if int(o) >= 0)
+    return [chunk_point_id(doc_id, o) for doc_id, o in wanted]
+
+
+def found_places(
+    payloads: Iterable[dict[str, Any]], collection: str | None
+) -> list[dict[str, Any]]:
+    """Payloads read by id, kept only in ``collection`` (when given), by (doc, ordinal)."""
+    kept = [p for p in payloads if collection is None or collection in (p.get(COLLECTIONS) or ())]
+    return sorted(kept, key=lambda p: (str(p.get("doc_id", "")), by_ordinal(p)))

@@ -36,7 +36,9 @@ from docent.core.store_base import (
     batches,
     by_ordinal,
     document_point_id,
+    found_places,
     payload_update,
+    place_ids,
     public_payload,
     stored_chunk_payload,
     stored_document_payload,
@@ -313,18 +315,17 @@ class ClientStore(LockedBackend):
                     found[h] = list(dense)
         return found
 
-    def chunks_by_ordinals(
-        self, doc_id: str, ordinals: Sequence[int], collection: str | None = None
+    def chunks_at(
+        self, places: Sequence[tuple[str, int]], collection: str | None = None
     ) -> list[dict[str, Any]]:
-        wanted = sorted({int(o) for o in ordinals})
-        if not wanted:
+        ids = place_ids(places)
+        if not ids:
             return []
-        more: list[qm.Condition] = [qm.FieldCondition(key="ordinal", match=qm.MatchAny(any=wanted))]
-        if collection is not None:
-            more.append(_in_collection(collection))
         with self._call("read chunks"):
-            records = self._scroll_all(_one_doc(doc_id, *more), False)
-        return sorted((public_payload(r.payload) for r in records), key=by_ordinal)
+            records = self._client.retrieve(
+                CHUNKS, ids=ids, with_payload=_PAYLOAD, with_vectors=False
+            )
+        return found_places((public_payload(r.payload) for r in records), collection)
 
     def iter_chunks(
         self, doc_id: str, with_vectors: bool = False

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import contextlib
 import shutil
+import uuid
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -50,7 +51,9 @@ from docent.core.store_base import (
     batches,
     by_ordinal,
     document_point_id,
+    found_places,
     payload_update,
+    place_ids,
     public_payload,
     stored_chunk_payload,
     stored_document_payload,
@@ -353,19 +356,15 @@ class EdgeStore(LockedBackend):
                     found[h] = list(r.vector[DENSE])
         return found
 
-    def chunks_by_ordinals(
-        self, doc_id: str, ordinals: Sequence[int], collection: str | None = None
+    def chunks_at(
+        self, places: Sequence[tuple[str, int]], collection: str | None = None
     ) -> list[dict[str, Any]]:
-        wanted = sorted({int(o) for o in ordinals})
-        if not wanted:
+        ids: list[int | uuid.UUID | str] = [*place_ids(places)]
+        if not ids:
             return []
-        more = [qe.FieldCondition("ordinal", match=qe.MatchAny(wanted))]
-        if collection is not None:
-            more.append(_in_collection(collection))
-        flt = _one_doc(doc_id, *more)
         with self._call("read chunks"):
-            records = self._scroll_all(flt, False)
-        return sorted((public_payload(r.payload) for r in records), key=by_ordinal)
+            records = self._chunks.retrieve(ids, with_payload=_PAYLOAD, with_vector=False)
+        return found_places((public_payload(r.payload) for r in records), collection)
 
     def iter_chunks(
         self, doc_id: str, with_vectors: bool = False
