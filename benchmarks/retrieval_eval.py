@@ -121,7 +121,7 @@ def single_mode(eng: Engine, use_dense: bool, use_sparse: bool, limit: int = 10)
     store, emb = eng.store, eng.embedder
 
     def run(q: str) -> tuple[list[Hit], str]:
-        from docent.core.evaluation import evaluate_retrieval
+        from docent.core.sufficiency import evaluate_retrieval
 
         pts = store.query(
             dense=emb.query_dense(q) if use_dense else None,

@@ -20,6 +20,7 @@ from docent.core.fusion import Candidate, RankedList
 from docent.core.queryterms import analyse, is_exact_term
 from docent.core.retrieval import RetrievalConfig, Retriever, build_variants
 from docent.core.store import ChunkPoint, ScoredPoint, Store, chunk_point_id, open_store
+from docent.core.sufficiency import UNCOVERED_GAIN
 
 # Pure rules ---------------------------------------------------------------------------
 
@@ -374,3 +375,20 @@ def test_a_search_reads_every_neighbour_in_one_store_call(store: Store, embedder
     assert lamp.context_before == DOCS["lighthouse.txt"][lamp.ordinal - 1]
     garden = next(h for h in res.hits if h.doc_id == "garden.txt")
     assert (garden.context_before or garden.context_after) in DOCS["garden.txt"]
+
+
+def test_a_word_no_passage_covers_makes_it_low(store: Store, embedder: Embedder) -> None:
+    """Every other word is in the library (the keeper, the ships, calling): only the best
+    passage's vector, once 'radio' is left out, shows the passages are about the rest."""
+    res = Retriever(store, embedder).search(
+        "Which radio channel does the keeper use to call ships?", debug=True
+    )
+    ev = res.evaluation
+    assert ev is not None and res.confidence == "low" and not res.sufficient
+    assert next(iter(ev.uncovered)) == "radio" and sum(ev.uncovered.values()) >= UNCOVERED_GAIN
+    assert "'radio'" in ev.recommendation
+    assert "uncovered" in res.debug["timings_ms"]
+    # A paraphrase the passage covers ('cleaned' for 'polished') brings it no closer.
+    covered = Retriever(store, embedder).search("How often is the lighthouse lens cleaned?")
+    assert covered.evaluation is not None and covered.sufficient
+    assert sum(covered.evaluation.uncovered.values()) < UNCOVERED_GAIN

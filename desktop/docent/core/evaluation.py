@@ -1,12 +1,9 @@
-"""Evaluation: does retrieval cover a question, and is an answer supported by its passages.
+"""Evaluation: is an answer supported by its passages.
 
-Two parts with two owners, kept apart in this file:
-
-- retrieval evaluation (``evaluate_retrieval``: keyword overlap, sufficient, confidence) —
-  the retrieval issue (3) adds it here;
-- answer faithfulness (below): the words of a sentence (``terms``), its term overlap with
-  passages, the per-sentence record (``SentenceSupport``), the answer's confidence and
-  the optional LLM judge. ``attribution.py`` uses them to check and match citations.
+The words of a sentence (``terms``), its term overlap with passages, the per-sentence
+record (``SentenceSupport``), the answer's confidence and the optional LLM judge.
+``attribution.py`` uses them to check and match citations; whether the passages found
+cover a question at all is ``sufficiency.py``'s.
 
 Term overlap is the share of a sentence's content words (stopwords removed, light
 stemming) found in its passages. An optional LLM judge can decide support instead; a
@@ -16,15 +13,11 @@ judge reply that cannot be parsed scores 0 — it never counts as support.
 from __future__ import annotations
 
 import re
-from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from docent.core.citations import MARKER, strip_markers
-from docent.core.models import Hit
 from docent.core.queryterms import content_words
-
-# Faithfulness (answers issue) ------------------------------------------------
 
 #: Without embeddings (or for a judge's score): supported at or above this share.
 SUPPORT_THRESHOLD = 0.5
@@ -218,155 +211,3 @@ def parse_judge(output: str, count: int) -> list[float]:
         if m and 1 <= int(m.group(1)) <= count:
             scores[int(m.group(1)) - 1] = _judge_value(m.group(2))
     return scores
-
-
-# Retrieval evaluation (retrieval issue 3) -------------------------------------------
-#
-# ``evaluate_retrieval`` judges the hits of a search before any answer is written:
-# keyword overlap (stemmed content words of the question found in the top hits and their
-# neighbour context), the cosine similarity of the closest hit (when retrieval measured
-# it), and exact terms of the question the library never mentions. Answers abstain on
-# ``sufficient=False``.
-
-#: Hits looked at: the ones an answer would most likely cite.
-TOP_HITS = 5
-#: Cosine similarity (MiniLM) of the best hit at or above which it is clearly on topic.
-HIGH_SIMILARITY = 0.55
-#: Below this the best hit is only loosely related to the question.
-LOW_SIMILARITY = 0.35
-#: Share of the question's content words found in the top hits.
-HIGH_OVERLAP = 0.6
-LOW_OVERLAP = 0.3
-#: Share of the top hits from one document at which "scope to it" is suggested.
-CONCENTRATION = 0.8
-_WORD = re.compile(r"[^\W_]+")
-
-
-@dataclass(slots=True)
-class RetrievalEvaluation:
-    #: Share (0-1) of the question's content words present in the top hits.
-    keyword_overlap: float
-    sufficient: bool
-    confidence: str  # "high" | "medium" | "low"
-    issues: list[str] = field(default_factory=list)
-    recommendation: str = ""
-    #: Cosine similarity of the closest hit, when retrieval measured it.
-    top_similarity: float | None = None
-
-
-def _word_stems(word: str) -> list[str]:
-    """``is.na`` or ``PDP-11`` are present when each of their parts is."""
-    return [stem(p) for p in re.split(r"[^\w]+|_", word.lower()) if p]
-
-
-def keyword_overlap(question: str, hits: Sequence[Hit]) -> tuple[float, list[str]]:
-    """The share of the question's content words found in ``hits`` (context included),
-    and the words missing."""
-    words = list(dict.fromkeys(content_words(question)))
-    if not words:
-        return 1.0, []
-    raw: set[str] = set()
-    for h in hits:
-        for text in (h.text, h.context_before, h.context_after):
-            raw.update(_WORD.findall(text.lower()))
-    present = {stem(w) for w in raw}  # each distinct word stemmed once
-    missing = [w for w in words if not all(s in present for s in _word_stems(w))]
-    return (len(words) - len(missing)) / len(words), missing
-
-
-def _top_similarity(hits: Sequence[Hit]) -> float | None:
-    values = [h.debug.get("similarity") for h in hits]
-    sims = [float(v) for v in values if isinstance(v, int | float)]
-    return max(sims) if sims else None
-
-
-def _suggest_term(question: str, hits: Sequence[Hit]) -> str:
-    """The word the top hits use most that the question does not: a term to rephrase with."""
-    asked = {stem(w) for w in content_words(question)}
-    counts: Counter[str] = Counter()
-    for h in hits[:3]:
-        for w in content_words(h.text):
-            if w.isalpha() and len(w) > 3 and stem(w) not in asked:
-                counts[w] += 1
-    return counts.most_common(1)[0][0] if counts else ""
-
-
-def evaluate_retrieval(
-    question: str, hits: Sequence[Hit], absent_terms: Sequence[str] = ()
-) -> RetrievalEvaluation:
-    """Can these hits answer ``question``?
-
-    ``absent_terms``: exact terms of the question (names, identifiers, quoted phrases)
-    that no chunk in the searched scope contains; retrieval finds them with the text index.
-    """
-    top = list(hits[:TOP_HITS])
-    if not any(ch.isalnum() for ch in question):
-        # Whatever came back matched no words: it is no evidence (the passages of an
-        # empty query are close to everything and nothing).
-        return RetrievalEvaluation(
-            0.0, False, "low", ["the question has no words"], "Ask a question in words."
-        )
-    if not top:
-        return RetrievalEvaluation(
-            0.0,
-            False,
-            "low",
-            ["nothing was found"],
-            "Index documents that cover this, or widen the scope.",
-        )
-    overlap, missing = keyword_overlap(question, top)
-    sim = _top_similarity(top)
-    absent = list(dict.fromkeys(absent_terms))
-    issues: list[str] = []
-    if absent:
-        issues.append("the documents searched never mention " + ", ".join(f"'{t}'" for t in absent))
-    if missing:
-        issues.append("not in the passages found: " + ", ".join(missing[:6]))
-    if sim is not None and sim < LOW_SIMILARITY:
-        issues.append(f"the closest passage is only loosely related (similarity {sim:.2f})")
-    points = 2 if overlap >= HIGH_OVERLAP else (1 if overlap >= LOW_OVERLAP else 0)
-    if sim is None:
-        points += 1
-    else:
-        points += 2 if sim >= HIGH_SIMILARITY else (1 if sim >= LOW_SIMILARITY else 0)
-    points -= 2 * bool(absent)
-    confidence = "high" if points >= 4 else ("medium" if points >= 2 else "low")
-    return RetrievalEvaluation(
-        keyword_overlap=round(overlap, 3),
-        sufficient=confidence != "low",
-        confidence=confidence,
-        issues=issues,
-        recommendation=_recommend(question, top, confidence, absent, missing),
-        top_similarity=sim,
-    )
-
-
-def _recommend(
-    question: str,
-    top: Sequence[Hit],
-    confidence: str,
-    absent: Sequence[str],
-    missing: Sequence[str],
-) -> str:
-    files = Counter(h.file_name for h in top)
-    name, n = files.most_common(1)[0]
-    if absent and confidence == "low":
-        return (
-            f"The documents searched never mention '{absent[0]}': add one that covers it, "
-            "widen the scope, or rephrase with the words your documents use."
-        )
-    if confidence == "low":
-        term = _suggest_term(question, top)
-        hint = f" such as '{term}'" if term else ""
-        return f"Rephrase with the terms your documents use{hint}, or widen the scope."
-    if len(files) > 1 and n / len(top) >= CONCENTRATION:
-        return f"Most passages come from {name}: scope the question to it to see more of it."
-    if missing and confidence == "medium":
-        term = _suggest_term(question, top)
-        hint = f" (they say '{term}')" if term else ""
-        word = max(missing, key=len)  # the longest is usually the most specific
-        return (
-            f"The passages found never say '{word}'{hint}: rephrasing with the "
-            "documents' own words, or scoping to a file, may find a closer passage."
-        )
-    return ""

@@ -19,7 +19,8 @@ Stages of :meth:`Retriever.search` (each one's ranks, scores and time go to ``de
 8. identical text dropped, the per-document cap
    (``max_chunks_per_document`` for every 5 results), adaptive k;
 9. neighbour expansion (ordinal ±1 as context, not as hits: one read by point id for
-   all hits) and the retrieval evaluation.
+   all hits) and the retrieval evaluation (sufficiency.py), which may embed the question
+   without each word no passage holds.
 
 A search in one collection passes its id to every store query above (the hybrid
 prefetches, the dense list, the ``documents`` search of two-tier, the exact-term probes,
@@ -40,11 +41,17 @@ from typing import Any, Protocol
 from docent.core import fusion, rerank
 from docent.core.config import Settings
 from docent.core.embedding import Embedder
-from docent.core.evaluation import RetrievalEvaluation, evaluate_retrieval
 from docent.core.fusion import Candidate, RankedList
 from docent.core.models import Hit, SparseVec
 from docent.core.queryterms import QueryTerms, analyse
 from docent.core.store import ScoredPoint, Store
+from docent.core.sufficiency import (
+    GainOf,
+    RetrievalEvaluation,
+    evaluate_retrieval,
+    masked_questions,
+    uncovered_gains,
+)
 
 MAX_REWRITES = 2
 
@@ -260,7 +267,10 @@ class Retriever:
             with clock.stage("expand"):
                 self.expand(hits, coll)
         with clock.stage("evaluate"):
-            evaluation = evaluate_retrieval(query, hits, absent_terms=exact_info["absent"])
+            gain_of = self._gain_of(query, dense[0], chosen[0], clock) if chosen else None
+            evaluation = evaluate_retrieval(
+                query, hits, absent_terms=exact_info["absent"], gain_of=gain_of
+            )
         clock.ms["total"] = round((time.perf_counter() - t0) * 1e3, 2)
         info: dict[str, Any] = {}
         if debug:
@@ -431,6 +441,23 @@ class Retriever:
             )
             for p in parts
         )
+
+    def _gain_of(
+        self, query: str, query_vec: list[float], best: Candidate, clock: _Clock
+    ) -> GainOf:
+        """How much closer the best passage's stored vector comes to the question without
+        each of some words (called by the evaluation only when it needs it)."""
+
+        def gains(words: Sequence[str]) -> list[float]:
+            with clock.stage("uncovered"):
+                digest = str(best.payload.get("content_hash", ""))
+                vec = self.store.dense_by_content_hash([digest]).get(digest) if digest else None
+                if vec is None:
+                    return [0.0] * len(words)
+                masked = self.embedder.query_dense_many(masked_questions(query, words))
+                return uncovered_gains(query_vec, masked, vec)
+
+        return gains
 
     def _hit(self, c: Candidate, similarity: dict[str, float]) -> Hit:
         hit = hit_from_point(ScoredPoint(c.chunk_id, c.score, c.payload))

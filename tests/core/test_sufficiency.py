@@ -1,11 +1,22 @@
-"""Retrieval evaluation: keyword overlap, confidence, sufficiency, issues, recommendation."""
+"""Retrieval evaluation: keyword overlap, uncovered words, confidence, sufficiency, issues,
+recommendation."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import pytest
 
-from docent.core.evaluation import evaluate_retrieval, keyword_overlap
 from docent.core.models import Hit
+from docent.core.sufficiency import (
+    MAX_UNCOVERED,
+    UNCOVERED_GAIN,
+    cosine,
+    evaluate_retrieval,
+    keyword_overlap,
+    masked_questions,
+    uncovered_gains,
+)
 
 
 def hit(
@@ -126,3 +137,83 @@ def test_without_similarity_overlap_decides() -> None:
     assert good.confidence == "medium" and good.top_similarity is None
     bad = evaluate_retrieval("printer queue", [hit("The lens is polished.")])
     assert bad.confidence == "low"
+
+
+# Uncovered words ------------------------------------------------------------------
+
+
+def test_a_word_whose_leaving_out_brings_the_passage_closer_makes_it_low() -> None:
+    hits = [hit("The keeper logs passing ships and weather in the daybook.", similarity=0.6)]
+    asked: list[list[str]] = []
+
+    def gain_of(words: Sequence[str]) -> list[float]:
+        asked.append(list(words))
+        return [{"radio": 0.04, "channel": 0.02, "call": -0.03}[w] for w in words]
+
+    ev = evaluate_retrieval(
+        "Which radio channel does the keeper use to call ships?", hits, (), gain_of
+    )
+    assert asked == [["radio", "channel", "call"]]  # the words no passage holds, in order
+    assert ev.confidence == "low" and not ev.sufficient
+    assert ev.uncovered == {"radio": 0.04, "channel": 0.02}  # largest first, losses dropped
+    assert "no passage found covers 'radio', 'channel'" in ev.issues[-1]
+    assert "'radio'" in ev.recommendation
+
+
+def test_small_gains_leave_the_confidence_alone() -> None:
+    hits = [hit("The keeper logs passing ships and weather in the daybook.", similarity=0.6)]
+    ev = evaluate_retrieval(
+        "Which radio channel does the keeper use to call ships?",
+        hits,
+        gain_of=lambda words: [UNCOVERED_GAIN / 2, 0.0, -0.1][: len(words)],
+    )
+    assert ev.confidence == "medium" and ev.sufficient
+    assert ev.uncovered == {"radio": UNCOVERED_GAIN / 2}
+    assert not any("no passage found covers" in i for i in ev.issues)
+
+
+def test_gains_are_not_measured_when_nothing_is_missing_or_it_is_already_low() -> None:
+    def gain_of(words: Sequence[str]) -> list[float]:
+        raise AssertionError(f"measured {words}")
+
+    covered = evaluate_retrieval(
+        "How often is the lens polished?",
+        [hit("The lens is polished every morning.", similarity=0.7)],
+        gain_of=gain_of,
+    )
+    assert covered.confidence == "high" and covered.uncovered == {}
+    low = evaluate_retrieval(
+        "How do I sign packages with a YubiKey?",
+        [hit("Sourdough starter is fed daily.", similarity=0.1)],
+        absent_terms=["YubiKey"],
+        gain_of=gain_of,
+    )
+    assert low.confidence == "low" and low.uncovered == {}
+
+
+def test_at_most_max_uncovered_words_are_measured() -> None:
+    asked: list[int] = []
+
+    def gain_of(words: Sequence[str]) -> list[float]:
+        asked.append(len(words))
+        return [0.0] * len(words)
+
+    question = "alpha bravo charlie delta echo foxtrot golf hotel lens"
+    evaluate_retrieval(question, [hit("The lens.", similarity=0.6)], gain_of=gain_of)
+    assert asked == [MAX_UNCOVERED]
+
+
+def test_masked_questions_leave_out_one_word_but_not_inside_names() -> None:
+    q = "Does is.na() flag NA values, and does na.rm or --na drop NA?"
+    assert masked_questions(q, ["na", "values"]) == [
+        "Does is.na() flag values, and does na.rm or --na drop ?",
+        "Does is.na() flag NA , and does na.rm or --na drop NA?",
+    ]
+
+
+def test_uncovered_gains_are_cosine_differences() -> None:
+    passage = [1.0, 0.0]
+    question = [1.0, 1.0]  # cosine 0.707 with the passage
+    gains = uncovered_gains(question, [[1.0, 0.0], [0.0, 1.0]], passage)
+    assert gains == pytest.approx([1 - 0.7071, 0 - 0.7071], abs=1e-4)
+    assert cosine([0.0, 0.0], passage) == 0.0

@@ -1,0 +1,244 @@
+"""Sufficiency: can the passages a search found answer the question?
+
+``evaluate_retrieval`` judges the hits of a search before any answer is written:
+
+- keyword overlap: stemmed content words of the question found in the top hits and their
+  neighbour context;
+- the cosine similarity of the closest hit (when retrieval measured it);
+- exact terms of the question the library never mentions;
+- uncovered words: content words of the question that no top passage holds, weighed by
+  how much closer the best passage comes to the question once they are left out
+  (:func:`masked_questions`, :func:`uncovered_gains`). A question whose every word is in
+  the library ("how do I change the *fan* speed of the server?") still has a word no
+  passage found covers, and the passage matches the rest of it better without that word:
+  it is about the rest, not about what was asked. A paraphrase the passage does cover
+  ("overnight" for a page saying "at night") brings it no closer when left out.
+
+Answers abstain on ``sufficient=False``.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from docent.core.evaluation import stem
+from docent.core.models import Hit
+from docent.core.queryterms import content_words
+
+#: Hits looked at: the ones an answer would most likely cite.
+TOP_HITS = 5
+#: Cosine similarity (MiniLM) of the best hit at or above which it is clearly on topic.
+HIGH_SIMILARITY = 0.55
+#: Below this the best hit is only loosely related to the question.
+LOW_SIMILARITY = 0.35
+#: Share of the question's content words found in the top hits.
+HIGH_OVERLAP = 0.6
+LOW_OVERLAP = 0.3
+#: Share of the top hits from one document at which "scope to it" is suggested.
+CONCENTRATION = 0.8
+#: Summed cosine gain (MiniLM) of the best passage when the question's uncovered words
+#: are left out one at a time, at or above which the question is judged not covered
+#: (chosen on the dev questions only: benchmarks/retrieval_eval.py, README).
+UNCOVERED_GAIN = 0.05
+#: Uncovered words weighed at most (one short embedding each).
+MAX_UNCOVERED = 6
+_WORD = re.compile(r"[^\W_]+")
+
+
+@dataclass(slots=True)
+class RetrievalEvaluation:
+    #: Share (0-1) of the question's content words present in the top hits.
+    keyword_overlap: float
+    sufficient: bool
+    confidence: str  # "high" | "medium" | "low"
+    issues: list[str] = field(default_factory=list)
+    recommendation: str = ""
+    #: Cosine similarity of the closest hit, when retrieval measured it.
+    top_similarity: float | None = None
+    #: Per uncovered word, how much closer the best passage comes without it (measured
+    #: only when retrieval passed a way to, and some word is uncovered).
+    uncovered: dict[str, float] = field(default_factory=dict)
+
+
+#: Given the question's uncovered words, the best passage's cosine gain without each.
+GainOf = Callable[[Sequence[str]], Sequence[float]]
+
+
+def masked_questions(question: str, words: Sequence[str]) -> list[str]:
+    """The question once without each of ``words`` (every occurrence, any case; a word
+    inside a longer name or option stays)."""
+    out = []
+    for word in words:
+        pattern = r"(?<![\w\-./=])" + re.escape(word) + r"(?![\w\-/=]|\.\w)"
+        out.append(" ".join(re.sub(pattern, " ", question, flags=re.IGNORECASE).split()))
+    return out
+
+
+def cosine(a: Sequence[float], b: Sequence[float]) -> float:
+    dot = sum(x * y for x, y in zip(a, b, strict=True))
+    norm = math.sqrt(sum(x * x for x in a)) * math.sqrt(sum(y * y for y in b))
+    return dot / norm if norm else 0.0
+
+
+def uncovered_gains(
+    question_vec: Sequence[float],
+    masked_vecs: Sequence[Sequence[float]],
+    passage_vec: Sequence[float],
+) -> list[float]:
+    """For each masked question, how much closer (cosine) the passage is to it than to
+    the whole question."""
+    base = cosine(question_vec, passage_vec)
+    return [cosine(v, passage_vec) - base for v in masked_vecs]
+
+
+def _word_stems(word: str) -> list[str]:
+    """``is.na`` or ``PDP-11`` are present when each of their parts is."""
+    return [stem(p) for p in re.split(r"[^\w]+|_", word.lower()) if p]
+
+
+def keyword_overlap(question: str, hits: Sequence[Hit]) -> tuple[float, list[str]]:
+    """The share of the question's content words found in ``hits`` (context included),
+    and the words missing."""
+    words = list(dict.fromkeys(content_words(question)))
+    if not words:
+        return 1.0, []
+    raw: set[str] = set()
+    for h in hits:
+        for text in (h.text, h.context_before, h.context_after):
+            raw.update(_WORD.findall(text.lower()))
+    present = {stem(w) for w in raw}  # each distinct word stemmed once
+    missing = [w for w in words if not all(s in present for s in _word_stems(w))]
+    return (len(words) - len(missing)) / len(words), missing
+
+
+def _top_similarity(hits: Sequence[Hit]) -> float | None:
+    values = [h.debug.get("similarity") for h in hits]
+    sims = [float(v) for v in values if isinstance(v, int | float)]
+    return max(sims) if sims else None
+
+
+def _suggest_term(question: str, hits: Sequence[Hit]) -> str:
+    """The word the top hits use most that the question does not: a term to rephrase with."""
+    asked = {stem(w) for w in content_words(question)}
+    counts: Counter[str] = Counter()
+    for h in hits[:3]:
+        for w in content_words(h.text):
+            if w.isalpha() and len(w) > 3 and stem(w) not in asked:
+                counts[w] += 1
+    return counts.most_common(1)[0][0] if counts else ""
+
+
+def evaluate_retrieval(
+    question: str,
+    hits: Sequence[Hit],
+    absent_terms: Sequence[str] = (),
+    gain_of: GainOf | None = None,
+) -> RetrievalEvaluation:
+    """Can these hits answer ``question``?
+
+    ``absent_terms``: exact terms of the question (names, identifiers, quoted phrases)
+    that no chunk in the searched scope contains; retrieval finds them with the text index.
+    ``gain_of``: weighs the uncovered words (see the module's docstring); without it
+    they only lower the overlap.
+    """
+    top = list(hits[:TOP_HITS])
+    if not any(ch.isalnum() for ch in question):
+        # Whatever came back matched no words: it is no evidence (the passages of an
+        # empty query are close to everything and nothing).
+        return RetrievalEvaluation(
+            0.0, False, "low", ["the question has no words"], "Ask a question in words."
+        )
+    if not top:
+        return RetrievalEvaluation(
+            0.0,
+            False,
+            "low",
+            ["nothing was found"],
+            "Index documents that cover this, or widen the scope.",
+        )
+    overlap, missing = keyword_overlap(question, top)
+    sim = _top_similarity(top)
+    absent = list(dict.fromkeys(absent_terms))
+    issues: list[str] = []
+    if absent:
+        issues.append("the documents searched never mention " + ", ".join(f"'{t}'" for t in absent))
+    if missing:
+        issues.append("not in the passages found: " + ", ".join(missing[:6]))
+    if sim is not None and sim < LOW_SIMILARITY:
+        issues.append(f"the closest passage is only loosely related (similarity {sim:.2f})")
+    points = 2 if overlap >= HIGH_OVERLAP else (1 if overlap >= LOW_OVERLAP else 0)
+    if sim is None:
+        points += 1
+    else:
+        points += 2 if sim >= HIGH_SIMILARITY else (1 if sim >= LOW_SIMILARITY else 0)
+    points -= 2 * bool(absent)
+    confidence = "high" if points >= 4 else ("medium" if points >= 2 else "low")
+    # Already low: the embeddings would change nothing.
+    uncovered = _uncovered(missing, gain_of) if confidence != "low" else {}
+    not_covered = sum(uncovered.values()) >= UNCOVERED_GAIN
+    if not_covered:
+        confidence = "low"
+        words = ", ".join(f"'{w}'" for w in uncovered)
+        issues.append(f"no passage found covers {words}: they are about the rest of the question")
+    return RetrievalEvaluation(
+        keyword_overlap=round(overlap, 3),
+        sufficient=confidence != "low",
+        confidence=confidence,
+        issues=issues,
+        recommendation=_recommend(
+            question, top, confidence, absent, missing, list(uncovered) if not_covered else []
+        ),
+        top_similarity=sim,
+        uncovered=uncovered,
+    )
+
+
+def _uncovered(missing: Sequence[str], gain_of: GainOf | None) -> dict[str, float]:
+    """The uncovered words whose leaving out brings the best passage closer, largest gain
+    first."""
+    words = list(missing[:MAX_UNCOVERED])
+    if not words or gain_of is None:
+        return {}
+    gains = zip(words, gain_of(words), strict=True)
+    return {w: round(g, 4) for w, g in sorted(gains, key=lambda wg: -wg[1]) if g > 0}
+
+
+def _recommend(
+    question: str,
+    top: Sequence[Hit],
+    confidence: str,
+    absent: Sequence[str],
+    missing: Sequence[str],
+    uncovered: Sequence[str],
+) -> str:
+    files = Counter(h.file_name for h in top)
+    name, n = files.most_common(1)[0]
+    if absent and confidence == "low":
+        return (
+            f"The documents searched never mention '{absent[0]}': add one that covers it, "
+            "widen the scope, or rephrase with the words your documents use."
+        )
+    if uncovered:
+        return (
+            f"No passage found is about '{uncovered[0]}': the documents may not cover it. "
+            "Add one that does, widen the scope, or rephrase with the words they use."
+        )
+    if confidence == "low":
+        term = _suggest_term(question, top)
+        hint = f" such as '{term}'" if term else ""
+        return f"Rephrase with the terms your documents use{hint}, or widen the scope."
+    if len(files) > 1 and n / len(top) >= CONCENTRATION:
+        return f"Most passages come from {name}: scope the question to it to see more of it."
+    if missing and confidence == "medium":
+        term = _suggest_term(question, top)
+        hint = f" (they say '{term}')" if term else ""
+        word = max(missing, key=len)  # the longest is usually the most specific
+        return (
+            f"The passages found never say '{word}'{hint}: rephrasing with the "
+            "documents' own words, or scoping to a file, may find a closer passage."
+        )
+    return ""
