@@ -12,7 +12,8 @@ For each mode (dense only, BM25 only, Qdrant hybrid, the full pipeline) it print
 page-level hit@1/5/10 and MRR@10 (right file and a gold page inside the chunk's page
 range), file-level hit@5, and for unanswerable questions how often the retrieval
 evaluation says "low" (and for answerable ones how often it wrongly does). With
-``--latency``: p50/p95 of a whole search, query embedding included.
+``--latency``: p50/p95 of a whole ``Engine.search``, query embedding included, with the
+load average before and after.
 """
 
 from __future__ import annotations
@@ -43,11 +44,9 @@ DISTRACTORS = [
 HOMES = {"dev": Path("/tmp/docent-eval"), "full": Path("/tmp/docent-eval-full")}
 
 if TYPE_CHECKING:
-    from docent.core.embedding import Embedder
     from docent.core.engine import Engine
     from docent.core.models import Hit
-    from docent.core.retrieval import RetrievalConfig
-    from docent.core.store import Store
+    from docent.core.retrieval import RetrievalConfig, SearchResult
 
 Search = Callable[[str], tuple[list["Hit"], str]]
 
@@ -238,27 +237,36 @@ def percentiles(values: Sequence[float]) -> tuple[float, float]:
 def latency(
     eng: Engine, config: RetrievalConfig, questions: Sequence[Question], repeats: int
 ) -> None:
+    """Engine.search as the window and the CLI call it (with ``--set``, a Retriever with
+    that config over the engine's store instead)."""
+    from docent.core.retrieval import RetrievalConfig, Retriever
+
     assert eng.store is not None
     docs = [d for d in eng.documents() if d.state.value == "ready"]
     size = (len(docs), sum(d.chunks for d in docs))
-    time_searches(eng.store, eng.embedder, size, config, questions, repeats)
+    if config == RetrievalConfig():
+        timed: Callable[[str], SearchResult] = lambda q: eng.search(q, debug=True)  # noqa: E731
+        what = "Engine.search"
+    else:
+        retriever = Retriever(
+            eng.store, eng.embedder, config, library_size=lambda collection=None: size
+        )
+        timed = lambda q: retriever.search(q, debug=True)  # noqa: E731
+        what = "Retriever.search (--set)"
+    time_searches(timed, what, size, questions, repeats)
 
 
 def time_searches(
-    store: Store,
-    embedder: Embedder,
+    search: Callable[[str], SearchResult],
+    what: str,
     size: tuple[int, int],
-    config: RetrievalConfig,
     questions: Sequence[Question],
     repeats: int,
 ) -> None:
     """p50/p95 of whole searches (query embedding included) and of each stage, with the
     load average before and after (the machine is shared: say how busy it was)."""
-    from docent.core.retrieval import Retriever
-
-    retriever = Retriever(store, embedder, config, library_size=lambda collection=None: size)
     for q in questions[:3]:
-        retriever.search(q.question)  # warm-up: model load, first-query caches
+        search(q.question)  # warm-up: model load, first-query caches
     load_before = Path("/proc/loadavg").read_text().split()[:3]
     wall: list[float] = []
     cpu: list[float] = []
@@ -266,7 +274,7 @@ def time_searches(
     for _ in range(repeats):
         for q in questions:
             t0, c0 = time.perf_counter(), time.process_time()
-            res = retriever.search(q.question, debug=True)
+            res = search(q.question)
             wall.append((time.perf_counter() - t0) * 1e3)
             cpu.append((time.process_time() - c0) * 1e3)
             for stage, ms in res.debug["timings_ms"].items():
@@ -275,13 +283,14 @@ def time_searches(
     p50, p95 = percentiles(wall)
     c50, c95 = percentiles(cpu)
     print(
-        f"\nfull pipeline latency, in process, over {size[0]} documents / {size[1]} chunks, "
+        f"\n{what} latency, in process, over {size[0]} documents / {size[1]} chunks, "
         f"{len(wall)} searches on the 2-core dev box: p50 {p50:.1f} ms, p95 {p95:.1f} ms "
         f"(/proc/loadavg before {' '.join(load_before)}, after {' '.join(load_after)})"
     )
     # CPU time barely depends on how many other processes share the cores; wall time does.
     # It counts every thread of the process (the embedding model may use two).
     print(f"CPU time per search (all threads): p50 {c50:.1f} ms, p95 {c95:.1f} ms")
+    # A stage that runs only for some questions (uncovered) is timed over those.
     print(
         "stages (p50 / p95 ms): "
         + ", ".join(

@@ -174,7 +174,14 @@ def main() -> int:
             key, value = item.split("=", 1)
             kind = type(getattr(config, key))
             config = replace(config, **{key: kind(value) if kind is not bool else value == "1"})
-        time_searches(store, emb, size, config, questions, args.repeats)
+        timed = Retriever(store, emb, config, library_size=lambda collection=None: size)
+        time_searches(
+            lambda q: timed.search(q, debug=True),
+            "lab Retriever.search",
+            size,
+            questions,
+            args.repeats,
+        )
     store.close()
     return 0
 
