@@ -96,10 +96,15 @@ class Record:
     offered: list[str] = field(default_factory=list)
     #: Per sentence: (sentence, support score, supported).
     sentences: list[tuple[str, float, bool]] = field(default_factory=list)
-    #: A generated answer nothing supports: it ends pointing at the best passage offered
-    #: (a "retrieved" citation, not counted as cited); and whether that is a gold page.
-    pointer: bool = False
-    gold_pointed: bool = False
+    #: A generated answer nothing supports (``Answer.unsupported_answer``): labelled so,
+    #: the best passages quoted beneath it ("retrieved", never counted as cited); and
+    #: whether a gold page is among those passages.
+    unsupported: bool = False
+    gold_quoted: bool = False
+    #: Each sentence that carries a citation: (sentence, numbers, "model" | "matched"),
+    #: and the passages offered as the model saw them (to judge the citations by hand).
+    cited: list[tuple[str, list[int], str]] = field(default_factory=list)
+    passages: list[str] = field(default_factory=list)
 
 
 def load_questions(only: Sequence[str]) -> list[Question]:
@@ -225,15 +230,11 @@ class RecordingGuard(OutputGuard):
 
 
 def record(q: Question, answer: Answer, seconds: float, raw: str) -> Record:
-    body = answer.text
+    body = answer.parts()[1]  # the model's words, without Docent's lead or quotes
     if answer.cut and body.endswith(f"({answer.cut})"):
         body = body[: -len(answer.cut) - 2].rstrip()
     unsupported = set(answer.unsupported_sentences)
-    pointer = (
-        answer.mode == "generated"
-        and bool(answer.citations)
-        and all(c.source == "retrieved" for c in answer.citations)
-    )
+    quoted = answer.mode == "generated" and answer.unsupported_answer
     on_gold = any(
         on_gold_page(q.file, q.pages, c.file_name, c.page, c.page_end) for c in answer.citations
     )
@@ -243,9 +244,9 @@ def record(q: Question, answer: Answer, seconds: float, raw: str) -> Record:
         mode=answer.mode,
         model_citations=sum(c.source == "model" for c in answer.citations),
         matched_citations=sum(c.source == "matched" for c in answer.citations),
-        gold_cited=on_gold and not pointer,
-        pointer=pointer,
-        gold_pointed=on_gold and pointer,
+        gold_cited=on_gold and not quoted,
+        unsupported=quoted,
+        gold_quoted=on_gold and quoted,
         repeated=repeated_sentences(body) if answer.mode == "generated" else 0,
         chars=len(body),
         tokens=answer.tokens,
@@ -257,13 +258,31 @@ def record(q: Question, answer: Answer, seconds: float, raw: str) -> Record:
         raw=raw,
         offered=[f"{h.file_name} p{h.page_start}-{h.page_end}" for h in answer.offered],
         sentences=[(s, score, s not in unsupported) for s, score in answer.sentence_support],
+        cited=cited_sentences(answer),
+        passages=[h.text for h in answer.offered],
     )
+
+
+def cited_sentences(answer: Answer) -> list[tuple[str, list[int], str]]:
+    """The model's sentences that carry a citation, with its numbers and who wrote it."""
+    from docent.core.citations import cited_numbers
+    from docent.core.evaluation import split_sentences
+
+    if answer.mode != "generated" or answer.unsupported_answer:
+        return []
+    source = {c.n: c.source for c in answer.citations}
+    out = []
+    for sentence in split_sentences(answer.text):
+        nums = [n for n in cited_numbers(sentence) if n in source]
+        if nums:
+            out.append((sentence, nums, source[nums[0]]))
+    return out
 
 
 def line(r: Record) -> str:
     gold = "gold" if r.gold_cited else ("-" if r.answerable else "n/a")
-    if r.pointer:
-        gold = "ptr" + ("G" if r.gold_pointed else "-")
+    if r.unsupported:
+        gold = "uns" + ("G" if r.gold_quoted else "-")
     over = " OVER" if r.budget and r.tokens > r.budget else ""
     cut = f" cut:{r.cut.split(' because ')[-1][:40]}" if r.cut else ""
     return (
@@ -280,8 +299,8 @@ def summary(records: Sequence[Record], model: str, layout: str, context: int) ->
     cited = [r for r in generated if r.model_citations + r.matched_citations]
     by_model = [r for r in generated if r.model_citations]
     gold = [r for r in answerable if r.gold_cited]
-    pointed = [r for r in generated if r.pointer]
-    gold_or_pointed = [r for r in answerable if r.gold_cited or r.gold_pointed]
+    quoted = [r for r in generated if r.unsupported]
+    gold_or_quoted = [r for r in answerable if r.gold_cited or r.gold_quoted]
     repeats = sum(r.repeated > 0 for r in records)
     over = sum(bool(r.budget) and r.tokens > r.budget for r in records)
     abstained = [r for r in unanswerable if r.mode == "abstained"]
@@ -297,9 +316,12 @@ def summary(records: Sequence[Record], model: str, layout: str, context: int) ->
         ("modes", ", ".join(f"{k} {v}" for k, v in Counter(r.mode for r in records).items())),
         ("generated answers with a citation (target ≥ 90 %)", pct(cited, generated)),
         ("... cited by the model itself", pct(by_model, generated)),
-        ("... uncited: ending with a pointer to the best passage", pct(pointed, generated)),
+        (
+            "... not supported: labelled so, the best passages quoted beneath",
+            pct(quoted, generated),
+        ),
         ("gold page among the citations, answerable (target ≥ 50 %)", pct(gold, answerable)),
-        ("... or the gold page is the pointer's", pct(gold_or_pointed, answerable)),
+        ("... or among an unsupported answer's quoted passages", pct(gold_or_quoted, answerable)),
         ("answers with a repeated sentence (target 0)", str(repeats)),
         ("answers past their budget (target 0)", str(over)),
         ("answers cut by a guard", str(sum(bool(r.cut) for r in records))),

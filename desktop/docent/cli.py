@@ -295,6 +295,11 @@ def cmd_ask(args: argparse.Namespace) -> int:
         return 0
     if not streamed:
         print(answer.text)
+    elif answer.unsupported_answer:  # the model's words were streamed; Docent's verdict
+        lead, words, quotes = answer.parts()
+        cut = (answer.cut or answer.partial) and "\n\n(" in words
+        tail = words[words.rindex("\n\n(") :] if cut else ""
+        print(f"{tail}\n\n{lead}\n\n{quotes}")
     elif answer.partial and "(Answer incomplete:" in answer.text:
         print("\n\n" + answer.text[answer.text.rindex("(Answer incomplete:") :])
     elif answer.cut and answer.mode == "generated":

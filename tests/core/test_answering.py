@@ -14,9 +14,14 @@ from pathlib import Path
 import pytest
 from answer_script import MEMORY_Q, MODEL, ScriptedModel, ask, offered_in, point_at
 
-from docent.core.answering import UNSUPPORTED_POINTER, Answer, AnswerCancelled, Answerer
+from docent.core.answering import Answer, AnswerCancelled, Answerer
 from docent.core.citations import strip_markers
-from docent.core.conversation import AskStage, Conversation
+from docent.core.conversation import (
+    UNSUPPORTED_LEAD,
+    UNSUPPORTED_QUOTES,
+    AskStage,
+    Conversation,
+)
 from docent.core.engine import Engine
 from docent.core.evaluation import SUPPORT_THRESHOLD
 from docent.core.retrieval import SearchResult
@@ -105,21 +110,41 @@ def test_no_citations_at_all_gets_a_matched_citation(engine: Engine, model: Scri
     assert answer.confidence != "high"  # Docent's match, not the model's citation
 
 
-def test_no_citation_and_no_support_stays_uncited_and_points_at_the_best_passage(
+def test_an_answer_nothing_supports_says_so_and_quotes_the_best_passages(
     engine: Engine, model: ScriptedModel
 ) -> None:
     model.answer = "The lunar rover carried twelve penguins to Jupiter in a basket."
     answer, _ = ask(engine)
-    assert answer.mode == "generated"
+    assert answer.mode == "generated" and answer.unsupported_answer
     assert answer.unsupported_sentences == [model.answer]
     assert answer.uncited_sentences == [model.answer]  # no citation, no passage supports it
     assert answer.confidence == "low" and "no passage clearly supports" in answer.reason
-    # The invention is not cited; a closing line gives the best passage to check it against.
-    assert answer.text == f"{model.answer}\n\n{UNSUPPORTED_POINTER}"
-    (pointer,) = answer.citations
-    assert (pointer.n, pointer.source) == (1, "retrieved")
-    assert pointer.chunk_id == answer.offered[0].chunk_id
-    assert answer.as_dict()["citations"][0]["source"] == "retrieved"
+    # Said plainly first; the invention stays uncited; the best passages quoted beneath.
+    lead, words, quotes = answer.parts()
+    assert answer.text.startswith(UNSUPPORTED_LEAD) and lead == UNSUPPORTED_LEAD
+    assert words == model.answer
+    assert quotes.startswith(UNSUPPORTED_QUOTES)
+    shown = answer.offered[:3]
+    assert [(c.n, c.source) for c in answer.citations] == [
+        (n, "retrieved") for n in range(1, len(shown) + 1)
+    ]
+    for n, (citation, hit) in enumerate(zip(answer.citations, shown, strict=True), 1):
+        assert citation.chunk_id == hit.chunk_id
+        assert f"[{n}] {hit.file_name}, {hit.pages_label}:\n> " in quotes
+    assert answer.as_dict()["unsupported_answer"] is True
+    assert {c["source"] for c in answer.as_dict()["citations"]} == {"retrieved"}
+
+
+def test_a_cut_answer_nothing_supports_keeps_its_cut_line_above_the_passages(
+    engine: Engine, model: ScriptedModel
+) -> None:
+    sentence = "The lunar rover carried twelve penguins to Jupiter in a basket."
+    model.answer = " ".join([sentence] * 6)  # loops: cut at the first repeat
+    answer, _ = ask(engine)
+    assert answer.unsupported_answer and answer.cut
+    _, words, quotes = answer.parts()
+    assert words == f"{sentence}\n\n({answer.cut})"
+    assert quotes.startswith(UNSUPPORTED_QUOTES) and answer.text.endswith(quotes)
 
 
 def test_invented_sentence_is_flagged(engine: Engine, model: ScriptedModel) -> None:
@@ -388,17 +413,18 @@ def test_follow_up_is_rewritten_and_scope_persists(
     assert len(ollama_stub.bodies("/api/chat")) == 5  # answer, rewrite + answer, rewrite + answer
 
 
-def test_the_pointer_to_the_best_passage_is_not_sent_back_as_the_models_words(
+def test_the_quoted_passages_of_an_unsupported_answer_are_not_sent_back_as_its_words(
     engine: Engine, model: ScriptedModel
 ) -> None:
     conv = Conversation()
-    model.answer = "The lunar rover carried twelve penguins to Jupiter in a basket."
+    invention = "The lunar rover carried twelve penguins to Jupiter in a basket."
+    model.answer = invention
     first, _ = ask(engine, MEMORY_Q, conversation=conv)
-    assert first.text.endswith(UNSUPPORTED_POINTER)
+    assert first.unsupported_answer and UNSUPPORTED_QUOTES in first.text
     model.answer, model.rewrite = None, "How many registers does CTSS use for relocation?"
     ask(engine, "And how many registers?", conversation=conv)
     history = history_of(model.seen["answer"][-1])
-    assert history[1] == {"role": "assistant", "content": first.text.split("\n\n")[0]}
+    assert history[1] == {"role": "assistant", "content": invention}
 
 
 def test_unusable_rewrite_falls_back_to_keywords(engine: Engine, model: ScriptedModel) -> None:

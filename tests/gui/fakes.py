@@ -101,6 +101,7 @@ def answer(
     answer_match: int | None = None,
     model: str = "fake-model",
     cut: str = "",
+    unsupported_answer: bool = False,
 ) -> Answer:
     assert mode in ("generated", "extractive", "abstained")
     return Answer(
@@ -115,6 +116,7 @@ def answer(
         reason=reason,
         model=model,
         cut=cut,
+        unsupported_answer=unsupported_answer,
     )
 
 

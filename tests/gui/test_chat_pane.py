@@ -9,7 +9,6 @@ import pytest
 from fakes import FakeEngine, answer, citation
 from PySide6.QtCore import QUrl
 
-from docent.core.conversation import UNSUPPORTED_POINTER
 from docent.core.errors import AmbiguousFile
 from docent.gui.chat_pane import ChatPane
 from docent.gui.messages import Message, bridge
@@ -264,26 +263,51 @@ def test_docents_own_words_in_an_extractive_answer_are_formatted_the_passages_ar
     assert "[a link](https://example.org)" in shown
 
 
-def test_an_answer_nothing_supports_points_at_a_page_to_check(
+def test_an_answer_nothing_supports_says_so_and_shows_the_passages_beneath_it(
     qtbot: Any, fake: FakeEngine, chat: ChatPane
 ) -> None:
+    # the real text of such an answer: Docent's lead, the model's words, quoted passages
+    from docent.core.models import Hit
+    from docent.core.prompting import unsupported_text
+
+    def hit(n: int, text: str) -> Hit:
+        name = f"manual-{n}.pdf"
+        return Hit(f"c{n}", "d1", name, f"/d/{name}", 6 + n, 6 + n, n, 1.0, text)
+
     invention = "The timer was designed in Norway by twelve penguins."
+    hits = [
+        hit(1, "The line clock interrupts sixty times a second; see [the spec](https://x.org)."),
+        hit(2, "The **programmable** clock counts down from a preset value."),
+    ]
+    text = unsupported_text(invention, "Who designed the timer?", hits)
+    cites = [citation(n, f"/d/manual-{n}.pdf", 6 + n, source="retrieved") for n in (1, 2)]
     fake.answers = [
         answer(
-            f"{invention}\n\n{UNSUPPORTED_POINTER}",
-            [citation(1, "/d/manual.pdf", 7, source="retrieved")],
+            text,
+            cites,
             unsupported=[invention],
             uncited=[invention],
+            model="smollm2:135m",
+            unsupported_answer=True,
         )
     ]
     ask(qtbot, chat, "Who designed the timer?")
-    text = " ".join(chat.view.toPlainText().split())
-    assert "Docent found no passage that supports this answer" in text
-    assert "cites nothing, and no passage offered to the model supports it" in text
-    assert 'href="cite:1.1"' in chat.view.toHtml()
+    shown = " ".join(chat.view.toPlainText().split())
+    assert shown.index("Not supported by your documents.") < shown.index("twelve penguins")
+    assert shown.index("twelve penguins") < shown.index("What your documents say:")
+    assert shown.index("What your documents say:") < shown.index("sixty times a second")
+    assert "not supported by your documents: the passages quoted beneath it" in shown
+    assert "cites nothing, and no passage offered to the model supports it" in shown
+    # the passages are the documents' words, shown as written, never formatted or linked
+    assert "[the spec](https://x.org)" in shown and "**programmable**" in shown
+    html = chat.view.toHtml()
+    assert 'href="cite:1.1"' in html and 'href="cite:1.2"' in html
+    assert "https://x.org" not in html.replace("[the spec](https://x.org)", "")
     doc = chat.view.document()
     assert doc.find("twelve penguins").charFormat().toolTip()  # the invention: flagged
-    assert not doc.find("Docent found no passage").charFormat().toolTip()  # Docent's own line
+    assert doc.find("Not supported by your").charFormat().fontWeight() > 400  # Docent's lead
+    assert not doc.find("Not supported by your").charFormat().toolTip()
+    assert not doc.find("sixty times a second").charFormat().toolTip()  # a passage: not flagged
     with qtbot.waitSignal(chat.citation_activated) as clicked:
-        chat.view.link_activated.emit(QUrl("cite:1.1"))
-    assert clicked.args == [1, 1]  # the pointer's chip opens its page
+        chat.view.link_activated.emit(QUrl("cite:1.2"))
+    assert clicked.args == [1, 2]  # a quoted passage's chip opens its page

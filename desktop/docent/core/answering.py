@@ -8,8 +8,8 @@ Every answer has one of three modes:
   passages (``attribution``): the model's citations are verified, sentences it left
   uncited are matched to the passage that supports them (a "matched" citation), and the
   rest are listed in ``unsupported_sentences``. An answer left with no citation at all
-  (a small model's invention) ends with one line pointing at the best passage offered, a
-  "retrieved" citation, so there is always a page to check it against.
+  (a small model's invention) is an ``unsupported_answer``: it says so plainly first, and
+  quotes the best passages offered after the model's words, as "retrieved" citations.
 - ``extractive``: no model answered (not running, model not pulled, nothing within the
   first-token timeout, a server error, or a stream that broke before saying anything
   useful): the best passages are quoted with their citations, labelled as not generated,
@@ -48,7 +48,6 @@ from docent.core.citations import (
 )
 from docent.core.config import Settings
 from docent.core.conversation import (
-    UNSUPPORTED_POINTER,
     Answer,
     AnswerCancelled,
     AskStage,
@@ -79,6 +78,7 @@ from docent.core.prompting import (
     build_prompt,
     context_plan,
     extractive_text,
+    unsupported_text,
 )
 from docent.core.retrieval import SearchResult
 
@@ -301,9 +301,7 @@ class Answerer:
         if len(terms(kept)) < MIN_PARTIAL_TERMS:
             reason = f"{why} Nothing useful came before it."
             return self._extractive(run, prompt.offered, reason)
-        answer = self._finish(run, prompt, guard, [kept], cut=why)
-        answer.text = f"{answer.text}\n\n({why})"
-        return answer
+        return self._finish(run, prompt, guard, [kept], cut=why, tail=f"({why})")
 
     def _broken(
         self, run: _Run, prompt: Prompt, guard: OutputGuard, tokens: list[str], exc: LLMError
@@ -314,9 +312,8 @@ class Answerer:
         if len(terms("".join(tokens))) < MIN_PARTIAL_TERMS:
             reason = f"{exc} (the answer broke off before saying anything useful)"
             return self._extractive(run, prompt.offered, reason)
-        answer = self._finish(run, prompt, guard, tokens, partial=str(exc))
-        answer.text = f"{answer.text}\n\n(Answer incomplete: {exc})"
-        return answer
+        tail = f"(Answer incomplete: {exc})"
+        return self._finish(run, prompt, guard, tokens, partial=str(exc), tail=tail)
 
     def _finish(
         self,
@@ -327,7 +324,9 @@ class Answerer:
         *,
         partial: str = "",
         cut: str = "",
+        tail: str = "",
     ) -> Answer:
+        """The streamed text checked; ``tail``: Docent's line on why it is cut or partial."""
         text = cite_echoed_headers("".join(tokens).strip(), prompt.offered)
         text, invalid = drop_invalid(text, len(prompt.offered))
         if not partial and not cut and not cited_numbers(text) and says_not_found(text):
@@ -346,12 +345,15 @@ class Answerer:
             matched_only=bool(matched and not model),
         )
         text, citations = checked.text, citations_for(model, prompt.offered, matched=matched)
-        if not citations and prompt.offered:
-            # Nothing the model wrote is supported: its sentences stay uncited and flagged,
-            # and the reader still gets a page to check them against (source "retrieved",
-            # as an extractive answer's; [1] is the best passage offered).
-            text = f"{text}\n\n{UNSUPPORTED_POINTER}"
-            citations = citations_for([1], prompt.offered, "retrieved")
+        text = f"{text}\n\n{tail}" if tail else text
+        unsupported = not citations and bool(prompt.offered)
+        if unsupported:
+            # No sentence the model wrote is supported: it stays uncited and flagged, and
+            # is plainly labelled so, with the best passages quoted (source "retrieved",
+            # as an extractive answer's) for the reader to check it against.
+            shown = prompt.offered[:EXTRACTIVE_PASSAGES]
+            text = unsupported_text(text, run.query, shown)
+            citations = citations_for(range(1, len(shown) + 1), prompt.offered, "retrieved")
         return Answer(
             question=run.question,
             text=text,
@@ -375,6 +377,7 @@ class Answerer:
             ],
             tokens=guard.tokens,
             budget=int(prompt.options.get("num_predict") or 0),
+            unsupported_answer=unsupported,
         )
 
     def _attribute(self, run: _Run, prompt: Prompt, text: str) -> Attribution:

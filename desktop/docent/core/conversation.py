@@ -96,6 +96,20 @@ class Answer:
     #: Tokens streamed for the answer, and its budget (``num_predict``).
     tokens: int = 0
     budget: int = 0
+    #: A generated answer of which no sentence is supported by an offered passage (the
+    #: model cited nothing, Docent matched nothing): ``text`` says so first and quotes the
+    #: best passages after the model's words. Not an answer "with a citation".
+    unsupported_answer: bool = False
+
+    def parts(self) -> tuple[str, str, str]:
+        """Docent's lead, the model's words and the passages quoted beneath them, for an
+        unsupported answer; ("", text, "") for any other."""
+        if not self.unsupported_answer:
+            return "", self.text, ""
+        body = self.text.removeprefix(UNSUPPORTED_LEAD)
+        lead = UNSUPPORTED_LEAD if len(body) < len(self.text) else ""
+        words, sep, quotes = body.partition(UNSUPPORTED_QUOTES)
+        return lead, words.strip(), f"{sep}{quotes}"
 
     def citation(self, n: int) -> Citation | None:
         return next((c for c in self.citations if c.n == n), None)
@@ -114,6 +128,7 @@ class Answer:
             "unsupported_sentences": self.unsupported_sentences,
             "uncited_sentences": self.uncited_sentences,
             "answer_match": self.answer_match,
+            "unsupported_answer": self.unsupported_answer,
             "sentence_support": [[s, score] for s, score in self.sentence_support],
             "confidence": self.confidence,
             "reason": self.reason,
@@ -140,12 +155,14 @@ class AnswerCancelled(Cancelled):
 MAX_HISTORY_TURNS = 4
 #: An earlier answer is cut to this many characters in the prompt.
 HISTORY_ANSWER_CHARS = 600
-#: Closes a generated answer no passage supports (answering.py); its chip is the best
-#: passage offered, [1]. Not part of what the model said, so not in the history.
-UNSUPPORTED_POINTER = (
-    "(Docent found no passage that supports this answer. The passage that best matches "
-    "your question is [1]: check the answer against it.)"
+#: A generated answer no offered passage supports (answering.py) opens with this line,
+#: then the model's text (its sentences flagged), then this heading and the passages
+#: that best match the question, quoted with their citations ("retrieved").
+UNSUPPORTED_LEAD = (
+    "**Not supported by your documents.** The model cited nothing, and no passage it was "
+    "given supports what it wrote below. Check it against the passages quoted after it."
 )
+UNSUPPORTED_QUOTES = "**What your documents say:** the passages that best match your question."
 #: Keywords of the previous question added to a follow-up when no model rewrites it.
 FALLBACK_KEYWORDS = 6
 _MAX_REWRITE_CHARS = 300
@@ -288,7 +305,7 @@ def _history_answer(answer: Answer) -> str:
         return "I could not find this in the documents."
     if answer.mode == "extractive":
         return "[no model answer: passages were quoted]"
-    text = strip_markers(answer.text.replace(UNSUPPORTED_POINTER, "")).strip()
+    text = strip_markers(answer.parts()[1]).strip()
     if len(text) > HISTORY_ANSWER_CHARS:
         text = text[:HISTORY_ANSWER_CHARS].rsplit(" ", 1)[0] + " …"
     return text

@@ -21,7 +21,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from docent.core.config import Settings
-from docent.core.conversation import MAX_HISTORY_TURNS, Conversation
+from docent.core.conversation import (
+    MAX_HISTORY_TURNS,
+    UNSUPPORTED_LEAD,
+    UNSUPPORTED_QUOTES,
+    Conversation,
+)
 from docent.core.evaluation import split_sentences, terms
 from docent.core.models import Hit
 
@@ -267,11 +272,21 @@ def extractive_text(query: str, hits: Sequence[Hit], reason: str, model: str) ->
         f"installed (`ollama pull {model}`).",
         "The passages that best match your question:" if hits else "No passage matched.",
     ]
-    for n, hit in enumerate(hits, 1):
-        parts.append(
-            f"[{n}] {hit.file_name}, {hit.pages_label}:\n> {best_excerpt(hit.text, query)}"
-        )
-    return "\n\n".join(parts)
+    return "\n\n".join(parts + quoted_passages(query, hits))
+
+
+def unsupported_text(words: str, query: str, hits: Sequence[Hit]) -> str:
+    """A generated answer no offered passage supports: said plainly first, the model's
+    words as it wrote them, then the passages that best match, quoted with citations."""
+    return "\n\n".join([UNSUPPORTED_LEAD, words, UNSUPPORTED_QUOTES, *quoted_passages(query, hits)])
+
+
+def quoted_passages(query: str, hits: Sequence[Hit]) -> list[str]:
+    """Each passage as ``[n] file, p.N:`` and its part nearest the query, quoted."""
+    return [
+        f"[{n}] {hit.file_name}, {hit.pages_label}:\n> {best_excerpt(hit.text, query)}"
+        for n, hit in enumerate(hits, 1)
+    ]
 
 
 def abstain_text(searched: Sequence[str], scope: str, recommendation: str, shown: int) -> str:

@@ -68,7 +68,12 @@ def _footer(turn: Turn) -> str:
     elif answer.partial:
         why = f": {answer.reason}" if answer.reason else "."
         notes.append(f"⚠ Incomplete answer{why}")
-    if answer.mode == "generated" and not (turn.stopped or answer.partial):
+    if answer.unsupported_answer:
+        notes.append(
+            f"Written by {answer.model or 'the model'}{took}, and not supported by your "
+            "documents: the passages quoted beneath it are what they say."
+        )
+    elif answer.mode == "generated" and not (turn.stopped or answer.partial):
         conf = f" · {answer.confidence} confidence" if answer.confidence else ""
         notes.append(f"Answered by {answer.model or 'the model'}{took}{conf}.")
     elif answer.mode == "generated":
@@ -143,8 +148,13 @@ def turn_markdown(
             scope = " *(in " + escape_markdown(names) + ")*"
         parts = [f"**You**{scope}\n\n{question or '>'}"]
     body = (turn.text or streamed).strip()
-    if body and turn.answer is not None and turn.answer.mode in ("extractive", "abstained"):
+    answer = turn.answer
+    if body and answer is not None and answer.mode in ("extractive", "abstained"):
         body = quoted_markdown(body)
+    elif body and answer is not None and answer.unsupported_answer and turn.text:
+        # the model's words as any answer's; the passages beneath, as document text
+        lead, words, quotes = answer.parts()
+        body = "\n\n".join(p for p in (lead, words, quoted_markdown(quotes)) if p)
     if body and again:  # its chips would name the earlier answer's passages: plain [n]
         parts.append(body)
     elif body:
