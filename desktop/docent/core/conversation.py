@@ -159,8 +159,9 @@ HISTORY_ANSWER_CHARS = 600
 #: then the model's text (its sentences flagged), then this heading and the passages
 #: that best match the question, quoted with their citations ("retrieved").
 UNSUPPORTED_LEAD = (
-    "**Not supported by your documents.** The model cited nothing, and no passage it was "
-    "given supports what it wrote below. Check it against the passages quoted after it."
+    "**Not supported by your documents.** The model cited nothing, and Docent found no "
+    "passage it was given that supports what it wrote below. Check it against the passages "
+    "quoted after it."
 )
 UNSUPPORTED_QUOTES = "**What your documents say:** the passages that best match your question."
 #: Keywords of the previous question added to a follow-up when no model rewrites it.
