@@ -72,3 +72,18 @@ def test_a_matched_chip_is_outlined_with_a_tooltip(qtbot: Any) -> None:
     assert matched.background().color().alpha() == 0, "a matched chip is not filled"
     assert matched.underlineStyle() == QTextCharFormat.UnderlineStyle.DashUnderline
     assert matched.toolTip() == MATCHED_TIP and "did not cite" in MATCHED_TIP
+
+
+def test_a_sentence_drawn_as_a_list_item_is_underlined(qtbot: Any) -> None:
+    """smollm2:135m numbers its sentences ("1) The ..."): the view draws the number as
+    the list's, so the sentence is found without it (seen under Xvfb: not underlined)."""
+    view = SafeBrowser()
+    qtbot.addWidget(view)
+    first = "1) The correct way to install packages is to ask the mentors on the list."
+    second = "2) This is also applicable when asking for help from others on servers."
+    view.replace_tail(0, linkify_citations(f"{first}\n\n{second}", turn=0))
+    assert view.mark_sentences([first, second]) == 2
+    for words in ("The correct way to install", "asking for help from others"):
+        assert (
+            format_at(view, words).underlineStyle() == QTextCharFormat.UnderlineStyle.WaveUnderline
+        )

@@ -254,9 +254,15 @@ class SafeBrowser(QTextBrowser):
         return found
 
 
+#: Leading list bullets or item numbers, as a small model stacks them ("1) 3) The ...").
+_LIST_MARKS = re.compile(r"^(?:(?:[-+•]|\d{1,2}[.)])\s+)+")
+
+
 def _find_loosely(doc: QTextDocument, sentence: str, start: int = 0) -> QTextCursor | None:
     """The sentence as shown, tolerating Markdown marks and citation chips in it."""
     plain = re.sub(r"[*_`]+", "", sentence).strip()
+    # "1) The ..." is drawn as a list item: its number is not text the view can find
+    plain = _LIST_MARKS.sub("", plain)
     for candidate in (plain, re.sub(r"\s*\[\d+(?:\s*,\s*\d+)*\]", "", plain).strip()):
         if len(candidate) < 8:
             continue
