@@ -135,6 +135,16 @@ def test_an_answer_nothing_supports_says_so_and_quotes_the_best_passages(
     assert {c["source"] for c in answer.as_dict()["citations"]} == {"retrieved"}
 
 
+def test_an_answer_too_short_to_judge_is_not_called_unsupported(
+    engine: Engine, model: ScriptedModel
+) -> None:
+    model.answer = "At dusk."  # no sentence with enough content words to check
+    answer, _ = ask(engine)
+    assert answer.mode == "generated" and not answer.unsupported_answer
+    assert answer.text == "At dusk." and answer.citations == []
+    assert answer.unsupported_sentences == [] and answer.confidence == "low"
+
+
 def test_a_cut_answer_nothing_supports_keeps_its_cut_line_above_the_passages(
     engine: Engine, model: ScriptedModel
 ) -> None:

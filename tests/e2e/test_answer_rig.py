@@ -80,11 +80,11 @@ def check_contract(answer: Answer, tokens: list[str]) -> None:
     if answer.mode == "generated":
         assert tokens, "a generated answer was streamed"
         sources = {c.source for c in answer.citations}
-        assert answer.citations, "a generated answer always has a page to check"
+        judged = [s for s, _ in answer.sentence_support if len(terms(s)) >= MIN_TERMS]
+        assert answer.citations or not judged, "a generated answer has a page to check"
         assert sources <= {"model", "matched"} or sources == {"retrieved"}
         assert answer.unsupported_answer == (sources == {"retrieved"})
         if answer.unsupported_answer:  # no passage supports any sentence: each one is flagged
-            judged = [s for s, _ in answer.sentence_support if len(terms(s)) >= MIN_TERMS]
             assert judged and set(judged) == set(answer.unsupported_sentences), answer.text
             assert "no passage clearly supports" in answer.reason
             lead, _, quotes = answer.parts()

@@ -346,11 +346,12 @@ class Answerer:
         )
         text, citations = checked.text, citations_for(model, prompt.offered, matched=matched)
         text = f"{text}\n\n{tail}" if tail else text
-        unsupported = not citations and bool(prompt.offered)
+        unsupported = not citations and bool(prompt.offered and checked.faith.unsupported)
         if unsupported:
             # No sentence the model wrote is supported: it stays uncited and flagged, and
             # is plainly labelled so, with the best passages quoted (source "retrieved",
-            # as an extractive answer's) for the reader to check it against.
+            # as an extractive answer's) for the reader to check it against. A fragment
+            # with no sentence to judge (a Stop after three words) is left as it came.
             shown = prompt.offered[:EXTRACTIVE_PASSAGES]
             text = unsupported_text(text, run.query, shown)
             citations = citations_for(range(1, len(shown) + 1), prompt.offered, "retrieved")
