@@ -205,3 +205,32 @@ def test_detach_stops_listening(qtbot: Any, fake: FakeEngine, make: Any) -> None
     assert len(fake._listeners) == 1
     c.detach()
     assert fake._listeners == []
+
+
+def test_a_runs_progress_keeps_its_totals_as_files_move_on() -> None:
+    """The overall bar's sums are kept as each file moves (not summed per event): they
+    match a sum over every file after each step, and a finished run is exactly whole."""
+    import random
+
+    from docent.gui.indexing import RunProgress
+
+    run, truth = RunProgress(), {}
+    rng = random.Random(18)
+    paths = [f"/lib/f{i}.txt" for i in range(50)]
+    for path in paths:
+        run.set(path, 0.0)
+        truth[path] = 0.0
+    for _ in range(2_000):
+        path = rng.choice(paths)
+        share = rng.choice([0.05, 0.1 + 0.9 * rng.random(), 1.0])
+        run.advance(path, share)
+        truth[path] = max(truth[path], share)
+        assert run.done == sum(f >= 1.0 for f in truth.values())
+        assert run.total == pytest.approx(sum(truth.values()))
+    for path in paths:
+        run.advance(path, 1.0)
+    assert run.total == 50.0 and run.done == 50 and len(run) == 50
+    run.set(paths[0], 0.0)  # found again by a second walk
+    assert run.done == 49
+    run.clear()
+    assert (run.total, run.done, len(run)) == (0.0, 0, 0)
