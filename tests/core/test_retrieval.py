@@ -351,6 +351,7 @@ class CountingStore:
     def __init__(self, store: Store) -> None:
         self._store = store
         self.calls: Counter[str] = Counter()
+        self.kwargs: dict[str, list[dict[str, Any]]] = {}
 
     def __getattr__(self, name: str) -> Any:
         attr = getattr(self._store, name)
@@ -359,6 +360,7 @@ class CountingStore:
 
         def counted(*args: Any, **kwargs: Any) -> Any:
             self.calls[name] += 1
+            self.kwargs.setdefault(name, []).append(kwargs)
             return attr(*args, **kwargs)
 
         return counted
@@ -392,3 +394,38 @@ def test_a_word_no_passage_covers_makes_it_low(store: Store, embedder: Embedder)
     covered = Retriever(store, embedder).search("How often is the lighthouse lens cleaned?")
     assert covered.evaluation is not None and covered.sufficient
     assert sum(covered.evaluation.uncovered.values()) < UNCOVERED_GAIN
+
+
+def test_the_question_searches_the_dense_index_once(store: Store, embedder: Embedder) -> None:
+    """Its dense list serves both the similarity and its hybrid list (fused here with its
+    BM25 list); only the keyword variant runs Qdrant's hybrid query."""
+    counting = CountingStore(store)
+    res = Retriever(cast(Store, counting), embedder).search(
+        "When are the roses pruned?", debug=True
+    )
+    assert [v["name"] for v in res.debug["variants"]] == ["question", "keywords"]
+    queries = counting.kwargs["query"]
+    question = embedder.query_dense("When are the roses pruned?")
+    with_question = [q for q in queries if q.get("dense") == question]
+    assert len(with_question) == 1 and with_question[0].get("sparse") is None
+    assert sum(q.get("dense") is not None and q.get("sparse") is not None for q in queries) == 1
+    assert len(queries) == 3  # dense, BM25, the keyword form's hybrid
+
+
+def test_the_hybrid_list_fused_here_scores_as_qdrants_own(store: Store, embedder: Embedder) -> None:
+    q = "polish the lens of the lighthouse lamp"
+    dense, sparse = embedder.query_dense(q), embedder.query_sparse(q)
+    qdrant = store.query(dense=dense, sparse=sparse, limit=10, prefetch_limit=10)
+    ours = fusion.hybrid(
+        [store.query(dense=dense, limit=10), store.query(sparse=sparse, limit=10)], 10
+    )
+    assert {p.id for p in ours} == {p.id for p in qdrant}
+    theirs = {p.id: p.score for p in qdrant}
+    assert all(p.score == pytest.approx(theirs[p.id], abs=1e-6) for p in ours)
+    assert [p.score for p in ours] == sorted((p.score for p in ours), reverse=True)
+
+
+def test_hybrid_fusion_sums_reciprocal_positions() -> None:
+    got = fusion.hybrid([[sp("a"), sp("b")], [sp("b"), sp("c")]], limit=2)
+    assert [p.id for p in got] == ["b", "a"]
+    assert got[0].score == pytest.approx(1 / 61 + 1 / 60) and got[1].score == pytest.approx(1 / 60)

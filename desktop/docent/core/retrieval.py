@@ -229,8 +229,25 @@ class Retriever:
         with clock.stage("embed"):
             dense = self.embedder.query_dense_many([v.text for v in variants])
             sparse = [self.embedder.query_sparse(v.text) for v in variants]
+        with clock.stage("dense"):
+            dense_pts = self.store.query(
+                dense=dense[0],
+                limit=depth,
+                doc_ids=scope,
+                exclude_doc_ids=exclude,
+                collection=coll,
+            )
+            similarity = {p.id: p.score for p in dense_pts}
         with clock.stage("hybrid"):
-            first = self._hybrid(dense[0], sparse[0], depth, scope, exclude, coll)
+            # The question's hybrid list fused here from its dense list and its BM25 list.
+            bm25 = self.store.query(
+                sparse=sparse[0],
+                limit=depth,
+                doc_ids=scope,
+                exclude_doc_ids=exclude,
+                collection=coll,
+            )
+            first = fusion.hybrid([dense_pts, bm25], depth)
             lists = [RankedList(variants[0].name, variants[0].weight, first)]
         with clock.stage("two_tier"):
             tier_docs = self._two_tier(dense[0], first, scope, exclude, coll)
@@ -239,13 +256,8 @@ class Retriever:
             for v, d, s in zip(variants[1:], dense[1:], sparse[1:], strict=True):
                 pts = self._hybrid(d, s, depth, restrict, exclude, coll)
                 lists.append(RankedList(v.name, v.weight, pts))
-        with clock.stage("dense"):
-            dense_pts = self.store.query(
-                dense=dense[0], limit=depth, doc_ids=scope, exclude_doc_ids=exclude, collection=coll
-            )
-            similarity = {p.id: p.score for p in dense_pts}
-            if cfg.dense_weight > 0:
-                lists.append(RankedList("dense", cfg.dense_weight, dense_pts))
+        if cfg.dense_weight > 0:
+            lists.append(RankedList("dense", cfg.dense_weight, dense_pts))
         with clock.stage("fuse"):
             pool = fusion.rrf(lists, k=cfg.rrf_k)
         with clock.stage("exact"):
