@@ -429,3 +429,16 @@ def test_hybrid_fusion_sums_reciprocal_positions() -> None:
     got = fusion.hybrid([[sp("a"), sp("b")], [sp("b"), sp("c")]], limit=2)
     assert [p.id for p in got] == ["b", "a"]
     assert got[0].score == pytest.approx(1 / 61 + 1 / 60) and got[1].score == pytest.approx(1 / 60)
+
+
+def test_the_embedding_model_does_not_spin_between_runs(embedder: Embedder) -> None:
+    """onnxruntime's threads spin after each run by default: on two cores that took the
+    core the store's search needed right after the query embedding."""
+    import onnxruntime as ort
+
+    session = embedder._dense.model.model  # fastembed's model -> its InferenceSession
+    options = session.get_session_options()
+    assert options.get_session_config_entry("session.intra_op.allow_spinning") == "0"
+    assert options.get_session_config_entry("session.inter_op.allow_spinning") == "0"
+    # the class fastembed calls was put back after loading
+    assert ort.SessionOptions is ort.capi.onnxruntime_pybind11_state.SessionOptions
