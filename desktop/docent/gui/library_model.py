@@ -11,6 +11,7 @@ header answered (a 1,000-row load 0.4-0.7 s; 2.5-7 s in the real window while a 
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
+from itertools import islice
 from pathlib import Path
 
 from PySide6.QtCore import QModelIndex, QObject, QPersistentModelIndex, QRect, Qt, QTimer, Signal
@@ -40,9 +41,9 @@ MUTED_COLOUR = QColor("#6b6b6b")
 MERGE_MS = 100
 #: At most this many rows are written into the view per merge (the rest in the next turn
 #: of the event loop): a merge's Python work stays a few milliseconds at any library size.
-MERGE_ROWS = 100
+MERGE_ROWS = 25
 #: A catalog read is taken into the rows this many records per turn of the event loop.
-SNAPSHOT_SLICE = 1000
+SNAPSHOT_SLICE = 250
 
 Index = QModelIndex | QPersistentModelIndex
 _UNSET = object()
@@ -75,6 +76,10 @@ class DocumentTableModel(QStandardItemModel):
         #: the Row each Qt row holds, and what its cells show per column {role: value}
         self._view: list[Row] = []
         self._shown: list[list[Cell]] = []
+        #: each Qt row's number by path, and the paths of the rows shown as cancelled
+        #: (kept as rows are merged: a merge costs the rows it writes, not the library)
+        self._at: dict[str, int] = {}
+        self._cancelled: set[str] = set()
         #: paths whose cells may differ from the view's (new rows included)
         self._dirty: dict[str, None] = {}
         self._removed = False  # a row left the truth since the last merge
@@ -99,6 +104,11 @@ class DocumentTableModel(QStandardItemModel):
 
     def row_for(self, path: str) -> Row | None:
         return self._rows.get(path)
+
+    @property
+    def cancelled_count(self) -> int:
+        """Rows the view shows as cancelled."""
+        return len(self._cancelled)
 
     @property
     def count(self) -> int:
@@ -241,8 +251,8 @@ class DocumentTableModel(QStandardItemModel):
     def _merge(self, limit: int | None = MERGE_ROWS) -> None:
         if self._removed:
             self._remove_gone()
-        at = {row.path: i for i, row in enumerate(self._view)}
-        todo = list(self._dirty)[:limit] if limit is not None else list(self._dirty)
+        at = self._at
+        todo = list(islice(self._dirty, limit))
         new = [path for path in todo if path not in at]
         first_new = len(self._view)
         if new:  # one insertion for all; their items come from the prototype when written
@@ -256,9 +266,13 @@ class DocumentTableModel(QStandardItemModel):
         try:
             for path in todo:
                 del self._dirty[path]
-                i = at[path]
-                if self._write(i, self._rows[path], fresh=i >= first_new):
+                i, row = at[path], self._rows[path]
+                if self._write(i, row, fresh=i >= first_new):
                     written.append(i)
+                if row.state == "cancelled":
+                    self._cancelled.add(path)
+                else:
+                    self._cancelled.discard(path)
         finally:
             self.blockSignals(blocked)
         for start, end in _runs(sorted(written)):
@@ -273,7 +287,11 @@ class DocumentTableModel(QStandardItemModel):
         gone = [i for i, row in enumerate(self._view) if self._rows.get(row.path) is not row]
         for start, end in reversed(_runs(gone)):
             self.removeRows(start, end - start + 1)
+            for row in self._view[start : end + 1]:
+                self._cancelled.discard(row.path)
             del self._view[start : end + 1], self._shown[start : end + 1]
+        if gone:
+            self._at = {row.path: i for i, row in enumerate(self._view)}
         self._removed = False
 
     def _write(self, i: int, row: Row, *, fresh: bool) -> bool:

@@ -275,7 +275,7 @@ class LibraryPane(QWidget):
             self.add_paths(paths)
 
     def _update_resume(self, *_: object) -> None:
-        n = len(self.cancelled_rows())
+        n = self.model.cancelled_count
         if n:
             docs = "1 document" if n == 1 else f"{n} documents"
             self.resume_label.setText(f"{docs} cancelled, not indexed: they wait for Resume.")
