@@ -29,9 +29,7 @@ from docent.core.evaluation import split_sentences
 from docent.core.guards import normalise
 from ollama_stub import OllamaStub, split_tokens
 
-#: Every content word is in the passages: with the hashing embedder, leaving out a word no
-#: passage holds ("step by step") brings a passage closer and the question would be low.
-HOW_Q = "How do I show the memory relocation registers in CTSS?"
+HOW_Q = "How do I show the memory relocation registers in CTSS, step by step?"
 
 
 @pytest.fixture
