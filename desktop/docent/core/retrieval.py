@@ -19,8 +19,8 @@ Stages of :meth:`Retriever.search` (each one's ranks, scores and time go to ``de
 8. identical text dropped, the per-document cap
    (``max_chunks_per_document`` for every 5 results), adaptive k;
 9. neighbour expansion (ordinal ±1 as context, not as hits: one read by point id for
-   all hits) and the retrieval evaluation (sufficiency.py), which may embed the question
-   without each word no passage holds.
+   all hits) and the retrieval evaluation (sufficiency.py), which with ``uncovered_check``
+   embeds the question without each word no passage holds.
 
 A search in one collection passes its id to every store query above (the hybrid
 prefetches, the dense list, the ``documents`` search of two-tier, the exact-term probes,

@@ -6,7 +6,8 @@
   neighbour context;
 - the cosine similarity of the closest hit (when retrieval measured it);
 - exact terms of the question the library never mentions;
-- uncovered words: content words of the question that no top passage holds, weighed by
+- uncovered words (when retrieval passes ``gain_of``: ``RetrievalConfig.uncovered_check``,
+  off by default): content words of the question that no top passage holds, weighed by
   how much closer the best passage comes to the question once they are left out
   (:func:`masked_questions`, :func:`uncovered_gains`). A question whose every word is in
   the library ("how do I change the *fan* speed of the server?") still has a word no
