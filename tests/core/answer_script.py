@@ -81,7 +81,8 @@ class ScriptedModel:
             return self.judge
         if self.answer is not None:
             return self.answer
-        passages = offered_in(messages)
+        # by number: [1] is the best passage, wherever the layout lists it
+        passages = sorted(offered_in(messages), key=lambda p: p.n)
         if not passages:
             return "I could not find it in the documents."
         marks = self.cite if self.cite is not None else f"[{passages[0].n}]"

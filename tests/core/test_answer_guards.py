@@ -130,7 +130,7 @@ def test_a_citation_that_does_not_support_its_sentence_is_reported(
     engine: Engine, ollama_stub: OllamaStub
 ) -> None:
     def wrong_number(messages: list[dict[str, Any]], model: str) -> str:
-        offered = offered_in(messages)
+        offered = sorted(offered_in(messages), key=lambda o: o.n)  # listed best last
         far = offered[-1].n  # the last passage: a different part of the library
         return f"{first_sentence(offered[0].text)} [{far}]."
 

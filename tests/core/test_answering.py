@@ -59,7 +59,9 @@ def test_generated_answer_cites_an_offered_passage(
     assert "".join(tokens).strip() == answer.text  # streamed as it arrived
     (body,) = ollama_stub.bodies("/api/chat")
     offered = offered_in(body["messages"])
-    assert [o.n for o in offered] == list(range(1, len(answer.offered) + 1))
+    n = len(answer.offered)
+    assert [o.n for o in offered] == list(range(n, 0, -1))  # the best listed last
+    offered.sort(key=lambda o: o.n)
     for o, hit in zip(offered, answer.offered, strict=True):
         assert (o.file_name, o.pages) == (hit.file_name, hit.pages_label)
     assert body["options"]["num_ctx"] == engine.settings.llm_context_tokens

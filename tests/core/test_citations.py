@@ -180,11 +180,13 @@ def test_prompt_lists_numbered_passages_within_budget() -> None:
     assert prompt.shown[2].startswith("word2x0")
 
 
-def test_the_default_layout_quotes_three_passages_with_the_instructions_last() -> None:
+def test_the_default_layout_quotes_three_passages_best_last_with_the_instructions_last() -> None:
     hits = [hit(n, words=40) for n in range(1, 10)]
     plan = context_plan(Settings(), lambda t: len(t.split()))
     prompt = build_prompt("Q?", "Q?", hits, Conversation(), plan)
-    assert DEFAULT_LAYOUT.quote and DEFAULT_LAYOUT.max_passages == 3
+    assert DEFAULT_LAYOUT.quote and DEFAULT_LAYOUT.max_passages == 3 and DEFAULT_LAYOUT.best_last
+    user = prompt.messages[-1]["content"]
+    assert user.index("[3] R-intro.pdf p.3") < user.index("[1] R-intro.pdf p.1")
     assert prompt.offered == hits[:3] and prompt.messages[0]["content"] == ROLE
     assert prompt.messages[-1]["content"].endswith(f"Question: Q?\n\n{QUOTE_REMINDER}")
     assert prompt.options["stop"] == ["\nQuestion:"]

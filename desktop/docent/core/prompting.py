@@ -117,7 +117,7 @@ LAYOUTS = {
         Layout("quote-2-last", instructions_last=True, quote=True, max_passages=2, best_last=True),
     )
 }
-DEFAULT_LAYOUT = LAYOUTS["quote-3"]
+DEFAULT_LAYOUT = LAYOUTS["quote-3-last"]
 
 
 @dataclass(frozen=True, slots=True)
