@@ -172,3 +172,32 @@ def test_the_cancelled_rows_are_counted_as_they_are_merged(qtbot: Any) -> None:
     model.set_records(recs[4:])
     model.flush()
     assert model.cancelled_count == 0 and model.rowCount() == 2
+
+
+def test_a_sweeps_list_leaves_the_rows_to_the_catalog_read_being_taken(qtbot: Any) -> None:
+    """A startup sweep lists every file while the catalog read is still being taken a
+    slice per turn: the listed files the read holds get their rows from it (not a bare
+    row each, at once: at 10,000 files that cost the window 40-190 ms in one turn), a new
+    file gets a row at once, and a row a later event changed keeps what it said."""
+    model = DocumentTableModel()
+    recs = records(3 * SNAPSHOT_SLICE)
+    model.set_records(recs)  # the first slice now, the rest in later turns
+    assert model.count == SNAPSHOT_SLICE
+    new = "/docs/new.pdf"
+    model.mark_queued([r.path for r in recs] + [new], requeue=False)
+    assert model.count == SNAPSHOT_SLICE + 1, "bare rows were added for the read's records"
+    assert model.row_for(new) is not None and model.row_for(recs[-1].path) is None
+    held = model.row_for(recs[0].path)
+    assert held is not None and held.state == "ready"  # a sweep does not grey it out
+    model.flush()
+    assert model.count == model.rowCount() == 3 * SNAPSHOT_SLICE + 1
+    for rec in recs:
+        row = model.row_for(rec.path)
+        assert row is not None and row.pages == 10 and row.state == "ready"
+
+    model.set_records(recs)  # read again; meanwhile a run will index the last file
+    model.mark_queued([recs[-1].path])
+    model.mark_queued([r.path for r in recs], requeue=False)
+    model.flush()
+    assert model.row_for(recs[-1].path).state == "queued"  # type: ignore[union-attr]
+    assert model.row_for(recs[-2].path).state == "ready"  # type: ignore[union-attr]

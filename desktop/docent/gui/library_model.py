@@ -129,7 +129,7 @@ class DocumentTableModel(QStandardItemModel):
         wanted = {rec.path for rec in records}
         for path in [p for p in self._rows if p not in wanted and p not in keep]:
             self._drop(path)
-        self._snapshot = _Snapshot(records, keep, self._clock)
+        self._snapshot = _Snapshot(records, keep, self._clock, frozenset(wanted))
         self._take_snapshot()
 
     def _take_snapshot(self) -> None:
@@ -156,13 +156,27 @@ class DocumentTableModel(QStandardItemModel):
 
     def mark_queued(self, paths: list[str], *, requeue: bool = True) -> None:
         """Files a job will index; ``requeue`` False: only add the ones not listed (a sweep
-        that finds most files unchanged does not grey out the library meanwhile)."""
+        that finds most files unchanged does not grey out the library meanwhile).
+
+        A sweep's list says nothing new about a listed file, so it touches no row: a file
+        whose record the catalog read being taken holds is left to it (at 10,000 files,
+        adding a bare row for each one the read had not reached took 40-190 ms at once).
+        """
+        if not requeue:
+            snap = self._snapshot
+            coming = snap.paths if snap is not None else frozenset()
+            for path in paths:
+                if path not in self._rows and path not in coming:
+                    self._touch(path)
+                    self._add(Row(path, Path(path).name))
+            self._request()
+            return
         for path in paths:
             self._touch(path)
             row = self._rows.get(path)
             if row is None:
                 self._add(Row(path, Path(path).name))
-            elif requeue and row.state != "indexing":
+            elif row.state != "indexing":
                 row.state, row.fraction, row.error = "queued", 0.0, ""
                 self._dirty[path] = None
         self._request()
@@ -330,6 +344,8 @@ class _Snapshot:
     keep: set[str]
     #: the change count when it began: rows changed after it are not overwritten
     clock: int
+    #: the paths of its records
+    paths: frozenset[str]
     next: int = 0
 
 
