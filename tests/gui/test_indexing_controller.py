@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from fakes import FakeEngine
+from PySide6.QtCore import QTimer
 
 from docent.core.api import DocumentChanged, FilesFound, IndexReport, Job, JobKind, JobStarted
 from docent.gui.indexing import IndexController
@@ -234,3 +236,36 @@ def test_a_runs_progress_keeps_its_totals_as_files_move_on() -> None:
     assert run.done == 49
     run.clear()
     assert (run.total, run.done, len(run)) == (0.0, 0, 0)
+
+
+def test_a_flood_of_events_is_handed_on_in_order_a_slice_per_turn(
+    qtbot: Any, fake: FakeEngine
+) -> None:
+    """A sweep of 10,000 unchanged files sends an event per file; queued one signal each,
+    Qt delivered every waiting one in one turn of the event loop (100-120 ms of the GUI
+    thread at once). The bridge hands them on in order, none lost, and lets the loop run
+    between slices: here a zero-interval timer fires before the last event is handed on."""
+    from docent.gui.indexing import SLICE_MS, EventBridge
+
+    events = EventBridge(fake)
+    got: list[object] = []
+
+    def slow(event: object) -> None:  # a slot with ~1 ms of work per event
+        clock = time.perf_counter()
+        while time.perf_counter() - clock < 0.001:
+            pass
+        got.append(event)
+
+    events.event_received.connect(slow)
+    sent = [JobStarted(Job(JobKind.INDEX, [f"/lib/{i}.txt"], id=i)) for i in range(20 * SLICE_MS)]
+    for event in sent:  # all waiting before the loop runs again, as from a busy queue
+        fake.emit(event)
+    ticks: list[int] = []
+    timer = QTimer()
+    timer.timeout.connect(lambda: ticks.append(len(got)))
+    timer.start(0)
+    qtbot.waitUntil(lambda: len(got) == len(sent), timeout=10_000)
+    timer.stop()
+    assert got == sent
+    assert any(0 < n < len(sent) for n in ticks), "the loop never ran between slices"
+    events.detach()

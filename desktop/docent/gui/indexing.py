@@ -8,9 +8,11 @@ for them and say how they ended; every job's documents update the table.
 
 from __future__ import annotations
 
+import threading
+from collections import deque
 from pathlib import Path
 
-from PySide6.QtCore import QElapsedTimer, QObject, QTimer, Signal
+from PySide6.QtCore import QElapsedTimer, QObject, Qt, QTimer, Signal
 
 from docent.core.api import (
     DocumentChanged,
@@ -35,6 +37,8 @@ EXTRACT_SHARE = 0.1
 #: While jobs keep ending (a watched folder's burst), the catalog is read again at most
 #: this often: each read of a 10,000-document library is 10,000 records to compare.
 REREAD_MS = 1000
+#: The GUI thread hands on index events for this long per turn of the event loop.
+SLICE_MS = 8
 
 
 def _label(paths: list[str]) -> str:
@@ -42,22 +46,55 @@ def _label(paths: list[str]) -> str:
 
 
 class EventBridge(QObject):
-    """The engine's index events as a signal: the queue calls ``_on_event`` on its own
-    thread; emitting from there queues the signal to this object's (the GUI) thread."""
+    """The engine's index events as a signal on the GUI thread, a few milliseconds of
+    them per turn of the event loop.
 
-    #: an event of the indexing queue (IndexEvent)
+    The queue calls ``_on_event`` on its own thread; the events wait in a queue here and
+    the GUI thread is woken once for them, not once per event. A queued signal per event
+    let a sweep of 10,000 unchanged files post 10,000 calls that Qt delivered in one turn
+    (100-120 ms of the GUI thread's CPU at once, quiet); now the GUI thread hands on
+    events until ``SLICE_MS`` have passed and takes the rest in the next turn.
+    """
+
+    #: an event of the indexing queue (IndexEvent), in the order the queue sent them
     event_received = Signal(object)
+    #: (queue thread -> GUI thread) events wait
+    _wake = Signal()
 
     def __init__(self, engine: EngineAPI, parent: QObject | None = None) -> None:
         super().__init__(parent)
+        self._pending: deque[IndexEvent] = deque()
+        self._lock = threading.Lock()
+        self._rest = QTimer(self)
+        self._rest.setSingleShot(True)
+        self._rest.timeout.connect(self._drain)
+        self._wake.connect(self._drain, Qt.ConnectionType.QueuedConnection)
         unsubscribe = self._unsubscribe = engine.subscribe(self._on_event)
         self.destroyed.connect(lambda: unsubscribe())
 
     def _on_event(self, event: IndexEvent) -> None:  # the queue's thread
+        with self._lock:
+            self._pending.append(event)
+            first = len(self._pending) == 1
+        if not first:
+            return  # a wake-up is on its way, or the GUI thread is draining
         try:
-            self.event_received.emit(event)
+            self._wake.emit()
         except RuntimeError:  # deleted meanwhile (the window closed): nobody to tell
             self._unsubscribe()
+
+    def _drain(self) -> None:  # the GUI thread
+        clock = QElapsedTimer()
+        clock.start()
+        while True:
+            with self._lock:
+                if not self._pending:
+                    return
+                event = self._pending.popleft()
+            self.event_received.emit(event)
+            if clock.elapsed() >= SLICE_MS:
+                self._rest.start(0)  # the rest after what else waits (input, paints)
+                return
 
     def detach(self) -> None:
         self._unsubscribe()
