@@ -149,3 +149,24 @@ def test_summarize_opens_a_dialog_with_progress_and_the_summary(
     assert failed.args[0] is None
     assert dialog.status.text() == "The summary failed: the model crashed"
     dialog.close()
+
+
+def test_the_first_library_read_is_frozen_out_of_later_collections(
+    qtbot: Any, fake: FakeEngine, make_window: Any, monkeypatch: Any
+) -> None:
+    """The rows of the first catalog read live as long as the window: the heap is settled
+    once they are in (a full collection walked 10,000 of them for 25-90 ms), not at each
+    later read."""
+    import docent.gui.main_window as main_window
+
+    settled: list[int] = []
+    monkeypatch.setattr(
+        main_window, "settle_heap", lambda: settled.append(window.library.model.count)
+    )
+    for i in range(3):
+        fake.add_document(f"/docs/{i}.pdf")
+    window = make_window(fake)
+    qtbot.waitUntil(lambda: 3 in settled, timeout=10_000)
+    with qtbot.waitSignal(window.library.model.records_taken, timeout=10_000):
+        window.library.refresh()
+    assert settled.count(3) == 1

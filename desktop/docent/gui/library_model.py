@@ -63,6 +63,8 @@ class DocumentTableModel(QStandardItemModel):
 
     #: the view was brought up to date with (some of) the rows' changes
     merged = Signal()
+    #: a catalog read is all in the rows (not yet all in the view)
+    records_taken = Signal()
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(0, len(COLUMNS), parent)
@@ -150,6 +152,7 @@ class DocumentTableModel(QStandardItemModel):
         snap.next = upto
         if upto >= len(snap.records):
             self._snapshot = None
+            self.records_taken.emit()
         else:
             self._snap_timer.start(0)  # the rest in the next turn
         self._request()
