@@ -155,7 +155,7 @@ def test_the_first_library_read_is_frozen_out_of_later_collections(
     qtbot: Any, fake: FakeEngine, make_window: Any, monkeypatch: Any
 ) -> None:
     """The rows of the first catalog read live as long as the window: the heap is settled
-    once they are in (a full collection walked 10,000 of them for 25-90 ms), not at each
+    once they are in (at 10,000 documents a full collection took 25-90 ms), not at each
     later read."""
     import docent.gui.main_window as main_window
 

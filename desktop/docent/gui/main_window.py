@@ -318,8 +318,9 @@ class MainWindow(QMainWindow):
 
     def _on_library_read(self) -> None:
         """The library's rows are in: they live as long as the window, so the first read
-        is frozen out of later collections too (at 10,000 documents a full collection
-        walked them for 25-90 ms, in whichever thread allocated, holding the GIL)."""
+        is frozen out of later collections too (at 10,000 documents the full collections,
+        which walked them with the rest, took 25-90 ms in whichever thread allocated,
+        holding the GIL)."""
         self.library.model.records_taken.disconnect(self._on_library_read)
         settle_heap()
 
