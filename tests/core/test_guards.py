@@ -72,6 +72,18 @@ def test_words_looping_without_a_sentence_end() -> None:
     assert cut.tokens < 30
 
 
+def test_a_numbered_list_of_one_short_item_repeated_is_a_loop() -> None:
+    """smollm2:135m on q011 (quiet, repeat_penalty 1.05): items too short to be judged as
+    sentences, each with its own number, 47 times until the budget ended it."""
+    text = "1. Building and testing packages\n" + "".join(
+        f"{i}. Debian packaging workflow\n" for i in range(2, 50)
+    )
+    guard, cut = feed_all(text)
+    assert cut is not None and cut.kind == "loop"
+    assert cut.kept == "1. Building and testing packages\n2. Debian packaging workflow"
+    assert cut.tokens < len(split_tokens(text)) // 4
+
+
 def test_rambling_without_a_sentence_end() -> None:
     words = (f"word{i}" for i in itertools.count())
     text = "A first sentence. " + " ".join(itertools.islice(words, 400))

@@ -6,8 +6,10 @@ so the request can be cancelled on the server instead of running to its budget:
 - a sentence repeated (compared without case, punctuation, citation markers or list
   numbers: "1. X." then "2. X." is a repeat), also as the start of a longer one ("X" then
   "X and Y.") or cut short;
-- a long run of words repeated (``ngram_words`` in a row, even overlapping itself, which
-  catches loops with no sentence end such as "foo bar foo bar ...");
+- a long run of words repeated (``ngram_words`` in a row, even overlapping itself, list
+  numbers left out, which catches loops with no sentence end such as "foo bar foo bar
+  ..." and numbered items too short to count as sentences: "2. Debian packaging
+  workflow", "3. Debian packaging workflow", ...);
 - a long stretch of tokens with no sentence end and no line break (rambling, or a run of
   one character);
 - a run of numbers without a word between them ("1) 2) 3) 4) ..." or "1 2 3 4 ...":
@@ -150,8 +152,8 @@ class OutputGuard:
             if self._noise(m):
                 return self._make("noise", self._noise_at)
             word = normalise(m.group())
-            if not word:
-                continue
+            if not word or _LIST_NUMBER.fullmatch(m.group()):
+                continue  # an item's number: "2. X" then "3. X" is the same words again
             self._words.append((word, m.start()))
             if len(self._words) < n:
                 continue
