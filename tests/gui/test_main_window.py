@@ -170,3 +170,16 @@ def test_the_first_library_read_is_frozen_out_of_later_collections(
     with qtbot.waitSignal(window.library.model.records_taken, timeout=10_000):
         window.library.refresh()
     assert settled.count(3) == 1
+
+
+def test_the_first_window_fits_the_screen(qtbot: Any, fake: FakeEngine) -> None:
+    """No saved geometry: 1500x920 if the screen has room, else the screen's room (the
+    offscreen screen is 800x800; a 1366x768 laptop has less than 1500x920)."""
+    from docent.gui.main_window import FIRST_SIZE, MainWindow
+
+    window = MainWindow(fake)
+    qtbot.addWidget(window)
+    room = window.screen().availableGeometry().size()
+    assert room.width() < FIRST_SIZE.width()
+    assert window.width() <= max(room.width(), window.minimumSizeHint().width())
+    assert window.height() <= room.height()

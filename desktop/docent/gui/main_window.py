@@ -5,13 +5,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from PySide6.QtCore import QByteArray, QSettings, Qt, QTimer, Signal
+from PySide6.QtCore import QByteArray, QSettings, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import (
     QAction,
     QCloseEvent,
     QDragEnterEvent,
     QDragMoveEvent,
     QDropEvent,
+    QGuiApplication,
     QKeySequence,
     QResizeEvent,
 )
@@ -57,6 +58,8 @@ STATUS_AFTER_CHANGE_MS = 500
 #: Width of the Sources pane while it has nothing to show (it widens for an answer's).
 SOURCES_IDLE_WIDTH = 220
 HEALTH_POLL_MS = 30_000
+#: The window's size at its first start, bounded by the screen's room.
+FIRST_SIZE = QSize(1500, 920)
 
 
 #: The file dialog offers every type Docent reads (the extraction module's list).
@@ -290,8 +293,10 @@ class MainWindow(QMainWindow):
         geometry = s.value("window/geometry")
         if isinstance(geometry, QByteArray):
             self.restoreGeometry(geometry)
-        else:
-            self.resize(1500, 920)
+        else:  # the first run: roomy, but never past the screen (a 1366x768 laptop)
+            screen = self.screen() or QGuiApplication.primaryScreen()
+            room = screen.availableGeometry().size() if screen is not None else FIRST_SIZE
+            self.resize(FIRST_SIZE.boundedTo(room))
         for splitter in (self.splitter, self.citations.splitter):
             state = s.value(f"splitters/{splitter.objectName()}")
             if isinstance(state, QByteArray):
