@@ -257,3 +257,15 @@ def test_the_collection_shown_comes_back_with_the_window(
     qtbot.waitUntil(lambda: library_names(again) == {"bread.pdf", "both.pdf"}, timeout=10_000)
     assert again.chat.scope_label.text() == "Asking: collection Home"
     assert DEFAULT_COLLECTION in {c.id for c in bar.collections}
+
+
+def test_the_status_bar_writes_big_counts_with_separators() -> None:
+    """10,500 documents read as the chunks beside them do ("10500 documents · 10,500
+    chunks" before)."""
+    from docent.core.api import Status
+    from docent.gui.collection_bar import status_text
+
+    st = Status(10_500, 10_500, 1_200, 3_000, 1, 10_500, "/d", "edge", "edge", "m", cancelled=2_500)
+    assert status_text(st, None) == (
+        "10,500 documents · 10,500 chunks (1,200 failed, 3,001 waiting, 2,500 cancelled)"
+    )

@@ -24,7 +24,7 @@ ALL_TEXT = "All collections"
 
 
 def _plural(n: int, word: str) -> str:
-    return f"{n} {word}{'' if n == 1 else 's'}"
+    return f"{n:,} {word}{'' if n == 1 else 's'}"
 
 
 def status_text(st: Status, shown: Collection | None) -> str:
@@ -32,16 +32,16 @@ def status_text(st: Status, shown: Collection | None) -> str:
     states in brackets are the whole library's: the queue is one)."""
     extra = []
     if st.failed:
-        extra.append(f"{st.failed} failed")
+        extra.append(f"{st.failed:,} failed")
     if st.queued or st.indexing:
-        extra.append(f"{st.queued + st.indexing} waiting")
+        extra.append(f"{st.queued + st.indexing:,} waiting")
     if st.cancelled:
-        extra.append(f"{st.cancelled} cancelled")
+        extra.append(f"{st.cancelled:,} cancelled")
     tail = f" ({', '.join(extra)})" if extra else ""
     if shown is None:
         return f"{_plural(st.ready, 'document')} · {st.chunks:,} chunks{tail}"
     return (
-        f"{shown.name}: {shown.ready} of {_plural(st.ready, 'document')}"
+        f"{shown.name}: {shown.ready:,} of {_plural(st.ready, 'document')}"
         f" · {shown.chunks:,} chunks{tail}"
     )
 
