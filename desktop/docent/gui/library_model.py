@@ -131,7 +131,7 @@ class DocumentTableModel(QStandardItemModel):
         wanted = {rec.path for rec in records}
         for path in [p for p in self._rows if p not in wanted and p not in keep]:
             self._drop(path)
-        self._snapshot = _Snapshot(records, keep, self._clock, frozenset(wanted))
+        self._snapshot = _Snapshot(records, keep, self._clock, wanted)
         self._take_snapshot()
 
     def _take_snapshot(self) -> None:
@@ -165,18 +165,15 @@ class DocumentTableModel(QStandardItemModel):
         whose record the catalog read being taken holds is left to it (at 10,000 files,
         adding a bare row for each one the read had not reached took 40-190 ms at once).
         """
-        if not requeue:
-            snap = self._snapshot
-            coming = snap.paths if snap is not None else frozenset()
-            for path in paths:
-                if path not in self._rows and path not in coming:
-                    self._touch(path)
-                    self._add(Row(path, Path(path).name))
-            self._request()
-            return
+        snap = self._snapshot
+        coming = snap.paths if snap is not None and not requeue else set()
         for path in paths:
-            self._touch(path)
             row = self._rows.get(path)
+            if row is None and path in coming:
+                continue  # the catalog read being taken holds its record
+            if row is not None and not requeue:
+                continue  # a sweep's list says nothing new about a listed row
+            self._touch(path)
             if row is None:
                 self._add(Row(path, Path(path).name))
             elif row.state != "indexing":
@@ -348,7 +345,7 @@ class _Snapshot:
     #: the change count when it began: rows changed after it are not overwritten
     clock: int
     #: the paths of its records
-    paths: frozenset[str]
+    paths: set[str]
     next: int = 0
 
 
