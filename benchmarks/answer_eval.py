@@ -105,6 +105,9 @@ class Record:
     #: and the passages offered as the model saw them (to judge the citations by hand).
     cited: list[tuple[str, list[int], str]] = field(default_factory=list)
     passages: list[str] = field(default_factory=list)
+    #: 2: the first answer had no supported sentence and the model was asked once more
+    #: (``llm_retry_unsupported``); the record is the second answer's.
+    attempts: int = 1
 
 
 def load_questions(only: Sequence[str]) -> list[Question]:
@@ -124,7 +127,13 @@ def load_questions(only: Sequence[str]) -> list[Question]:
 
 
 def open_library(
-    home: Path, questions: Sequence[Question], host: str, model: str, context: int
+    home: Path,
+    questions: Sequence[Question],
+    host: str,
+    model: str,
+    context: int,
+    *,
+    retry: bool = True,
 ) -> Engine:
     from docent.core.config import Settings
     from docent.core.engine import Engine
@@ -136,6 +145,7 @@ def open_library(
         llm_first_token_timeout=600,
         llm_total_timeout=1200,
         llm_context_tokens=context,
+        llm_retry_unsupported=retry,
     )
     eng = Engine(settings).open()
     files = sorted({q.file for q in questions if q.file} | set(DISTRACTORS))
@@ -260,6 +270,7 @@ def record(q: Question, answer: Answer, seconds: float, raw: str) -> Record:
         sentences=[(s, score, s not in unsupported) for s, score in answer.sentence_support],
         cited=cited_sentences(answer),
         passages=[h.text for h in answer.offered],
+        attempts=answer.attempts,
     )
 
 
@@ -285,6 +296,7 @@ def line(r: Record) -> str:
         gold = "uns" + ("G" if r.gold_quoted else "-")
     over = " OVER" if r.budget and r.tokens > r.budget else ""
     cut = f" cut:{r.cut.split(' because ')[-1][:40]}" if r.cut else ""
+    cut += " (asked twice)" if r.attempts > 1 else ""
     return (
         f"{r.id} {r.mode:10} model={r.model_citations} matched={r.matched_citations} "
         f"{gold:4} rep={r.repeated} {r.chars:5d} ch {r.tokens:4d}/{r.budget} tok{over} "
@@ -325,6 +337,11 @@ def summary(records: Sequence[Record], model: str, layout: str, context: int) ->
         ("answers with a repeated sentence (target 0)", str(repeats)),
         ("answers past their budget (target 0)", str(over)),
         ("answers cut by a guard", str(sum(bool(r.cut) for r in records))),
+        (
+            "asked once more (first answer unsupported), of them cited",
+            f"{sum(r.attempts > 1 for r in generated)}, "
+            f"{sum(r.attempts > 1 and r in cited for r in generated)}",
+        ),
         ("unanswerable questions abstained", pct(abstained, unanswerable)),
         (
             "median / max seconds per generated answer",
@@ -486,7 +503,9 @@ def replay(args: argparse.Namespace, questions: Sequence[Question], layout: str)
 
     stub.responder = respond
     with stub:
-        eng = open_library(Path(args.home), load_questions([]), stub.url, args.model, args.context)
+        eng = open_library(
+            Path(args.home), load_questions([]), stub.url, args.model, args.context, retry=False
+        )
         try:
             print(f"replay of {args.replay}, layout {layout}", file=sys.stderr)
             records = ask_all(eng, [q for q in questions if q.question in by_question], layout)
@@ -542,6 +561,11 @@ def main() -> int:
         default="",
         help="matching thresholds to try instead of the default, e.g. support=0.45,window=1",
     )
+    parser.add_argument(
+        "--no-retry",
+        action="store_true",
+        help="llm_retry_unsupported off: never ask the model once more",
+    )
     parser.add_argument("--calibrate", action="store_true")
     parser.add_argument(
         "--windows", default="0", help="--calibrate: cosine windows to compare, e.g. 0,1,2"
@@ -561,7 +585,9 @@ def main() -> int:
     if args.replay:
         return replay(args, questions, layout)
     host = args.host or "http://127.0.0.1:11435"
-    eng = open_library(Path(args.home), load_questions([]), host, args.model, args.context)
+    eng = open_library(
+        Path(args.home), load_questions([]), host, args.model, args.context, retry=not args.no_retry
+    )
     try:
         if args.calibrate:
             calibrate(eng, questions, [int(w) for w in args.windows.split(",")])

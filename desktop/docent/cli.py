@@ -265,7 +265,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
     import threading
 
     from docent.core.answering import AnswerCancelled
-    from docent.core.conversation import unsupported_groups
+    from docent.core.conversation import AskStage, unsupported_groups
 
     streamed: list[str] = []
 
@@ -275,6 +275,16 @@ def cmd_ask(args: argparse.Namespace) -> int:
             sys.stdout.write(token)
             sys.stdout.flush()
 
+    def on_stage(stage: AskStage) -> None:
+        if stage is AskStage.RETRYING and not args.json:  # the second answer follows
+            model = args.model or eng.settings.ollama_model
+            if streamed:
+                print(
+                    f"\n\n(No passage supports that answer: asking {model} once more.)\n",
+                    flush=True,
+                )
+            streamed.clear()
+
     cancel = threading.Event()
     with _open_engine() as eng:
         try:
@@ -283,6 +293,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
                 files=args.file,
                 model=args.model,
                 on_token=on_token,
+                on_stage=on_stage,
                 cancel=cancel,
                 collection=cli_collections.chosen(eng, args) or "",
             )

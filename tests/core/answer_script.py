@@ -90,6 +90,18 @@ class ScriptedModel:
         return " ".join([text, *self.extra])
 
 
+INVENTION = "The lunar rover carried twelve penguins to Jupiter in a basket."
+
+
+class InventsFirst(ScriptedModel):
+    """Invents its first answer, then quotes the best passage (as a small model may)."""
+
+    def __call__(self, messages: list[dict[str, Any]], model: str) -> str:
+        answers = len(self.seen.get("answer", []))
+        self.answer = INVENTION if answers == 0 else None
+        return super().__call__(messages, model)
+
+
 def point_at(eng: Engine, host: str, **changes: object) -> Engine:
     """Give ``eng`` settings that reach the stand-in at ``host`` with short timeouts."""
     values: dict[str, object] = {

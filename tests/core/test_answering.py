@@ -12,7 +12,16 @@ import threading
 from pathlib import Path
 
 import pytest
-from answer_script import MEMORY_Q, MODEL, ScriptedModel, ask, offered_in, point_at
+from answer_script import (
+    INVENTION,
+    MEMORY_Q,
+    MODEL,
+    InventsFirst,
+    ScriptedModel,
+    ask,
+    offered_in,
+    point_at,
+)
 
 from docent.core.answering import Answer, AnswerCancelled, Answerer
 from docent.core.citations import strip_markers
@@ -135,6 +144,71 @@ def test_an_answer_nothing_supports_says_so_and_quotes_the_best_passages(
         assert f"[{n}] {hit.file_name}, {hit.pages_label}:\n> " in quotes
     assert answer.as_dict()["unsupported_answer"] is True
     assert {c["source"] for c in answer.as_dict()["citations"]} == {"retrieved"}
+
+
+def test_an_unsupported_answer_is_asked_once_more_with_another_seed(
+    engine: Engine, ollama_stub: OllamaStub
+) -> None:
+    ollama_stub.responder = InventsFirst()
+    stages: list[AskStage] = []
+    answer, tokens = ask(engine, on_stage=stages.append)
+    first, second = ollama_stub.bodies("/api/chat")
+    assert first["messages"] == second["messages"]
+    assert (first["options"]["seed"], second["options"]["seed"]) == (7, 8)
+    assert stages == [
+        AskStage.SEARCHING,
+        AskStage.WAITING,
+        AskStage.CHECKING,
+        AskStage.RETRYING,
+        AskStage.CHECKING,
+    ]
+    assert "".join(tokens).startswith("The lunar rover")  # the first was streamed too
+    # the second answer is kept: cited, and it says it is the second
+    assert answer.attempts == 2 and answer.requests == 2 and not answer.unsupported_answer
+    assert "lunar" not in answer.text and [c.n for c in answer.citations] == [1]
+    assert answer.reason.startswith("No passage supported the model's first answer")
+    assert answer.as_dict()["attempts"] == 2
+
+
+def test_asked_once_more_and_still_unsupported_says_so(
+    engine: Engine, model: ScriptedModel, ollama_stub: OllamaStub
+) -> None:
+    model.answer = INVENTION
+    answer, _ = ask(engine)
+    assert len(ollama_stub.bodies("/api/chat")) == 2 and answer.attempts == 2
+    assert answer.unsupported_answer and answer.parts()[1] == INVENTION
+
+
+@pytest.mark.parametrize(
+    "changes",
+    [{"llm_retry_unsupported": False}, {"llm_max_requests_per_question": 1}],
+    ids=["retry off", "request cap"],
+)
+def test_no_second_answer_when_retrying_is_off_or_capped(
+    library: Engine, ollama_stub: OllamaStub, changes: dict[str, object]
+) -> None:
+    ollama_stub.responder = InventsFirst()
+    answer, _ = ask(point_at(library, ollama_stub.url, **changes))
+    assert len(ollama_stub.bodies("/api/chat")) == 1
+    assert answer.attempts == 1 and answer.unsupported_answer
+
+
+def test_stopped_while_asked_once_more_keeps_the_first_answer(
+    engine: Engine, model: ScriptedModel, ollama_stub: OllamaStub
+) -> None:
+    model.answer = INVENTION
+    cancel = threading.Event()
+
+    def stop_at_retry(stage: AskStage) -> None:
+        if stage is AskStage.RETRYING:
+            cancel.set()
+
+    conv = Conversation()
+    with pytest.raises(AnswerCancelled) as stopped:
+        ask(engine, conversation=conv, on_stage=stop_at_retry, cancel=cancel)
+    kept = stopped.value.answer
+    assert kept is not None and kept.unsupported_answer and kept.parts()[1] == INVENTION
+    assert conv.turns[-1].answer is kept and conv.turns[-1].stopped
 
 
 def test_an_answer_too_short_to_judge_is_not_called_unsupported(

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from answer_script import ScriptedModel
+from answer_script import INVENTION, InventsFirst, ScriptedModel
 
 from docent.cli import main
 from ollama_stub import OllamaStub
@@ -107,3 +107,28 @@ def test_ask_unknown_file_says_so(
     capsys.readouterr()
     assert main(["ask", QUESTION, "--file", "nope.pdf"]) == 1
     assert "No indexed document matches 'nope.pdf'" in capsys.readouterr().err
+
+
+def test_ask_says_when_it_asks_the_model_once_more(
+    indexed: None,
+    ollama_stub: OllamaStub,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    use_host(monkeypatch, ollama_stub.url)
+    ollama_stub.responder = InventsFirst()
+    capsys.readouterr()
+    assert main(["ask", QUESTION]) == 0
+    out, err = capsys.readouterr()
+    first, notice, rest = out.partition(
+        "\n\n(No passage supports that answer: asking stub-model:latest once more.)\n"
+    )
+    assert first.strip() == INVENTION and notice
+    second, _, listing = rest.partition("\nCitations:\n")
+    assert second.strip().startswith("This is a text from LibreOffice Writer")
+    assert "Not supported" not in rest and f"  [1] {DOC} pp.1-2  (" in listing
+    assert "this is its second" in err
+    ollama_stub.responder = InventsFirst()
+    assert main(["ask", QUESTION, "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["attempts"] == 2 and INVENTION not in data["answer"]

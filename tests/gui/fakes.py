@@ -158,6 +158,9 @@ class FakeEngine:
         #: ``release_answer`` or cancel; ``waiting_paused`` says it got there
         self.hold_before_tokens = threading.Event()
         self.waiting_paused = threading.Event()
+        #: streamed before the scripted answer, then ``AskStage.RETRYING`` (the engine's
+        #: first answer, which no passage supported)
+        self.first_try = ""
         self.asked: list[tuple[str, list[str] | None, str | None]] = []
         self.health = Health(True, ["fake-model", "other:7b"], "Ollama is running (fake).")
         self.probed: list[Settings] = []
@@ -547,6 +550,12 @@ class FakeEngine:
         if isinstance(scripted, Exception):
             conv.add_unanswered(question, error=str(scripted))
             raise scripted
+        if self.first_try:
+            for token in self.first_try.split(" "):
+                if on_token is not None:
+                    on_token(token + " ")
+            if on_stage is not None:
+                on_stage(AskStage.RETRYING)
         words = scripted.text.split(" ")
         streamed: list[str] = []
         for i, word in enumerate(words):

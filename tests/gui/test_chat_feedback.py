@@ -65,6 +65,42 @@ def test_the_status_follows_the_words_as_they_arrive(
         fake.release_answer.set()
 
 
+def test_an_answer_asked_once_more_drops_the_first_and_says_so(
+    qtbot: Any, fake: FakeEngine, chat: ChatPane
+) -> None:
+    second = answer("The timer counts at 60Hz [1].", [citation(1, "/d/vax.pdf")])
+    second.attempts, second.model = 2, "tiny:1b"
+    fake.answers = [second]
+    fake.first_try = "Penguins drive the lunar rover to Jupiter."
+    fake.hold_answer.set()
+    chat.ask("How fast is the timer?")
+    assert fake.answer_paused.wait(10)
+    # the second answer's first word is in; the first answer's words are gone
+    qtbot.waitUntil(lambda: "a second answer" in chat.status.text(), timeout=10_000)
+    assert "1 word so far" in chat.status.text()
+    qtbot.waitUntil(lambda: "The" in chat.view.toPlainText(), timeout=10_000)
+    assert "Penguins" not in chat.view.toPlainText()
+    with qtbot.waitSignal(chat.answer_finished, timeout=10_000):
+        fake.release_answer.set()
+    shown = chat.view.toPlainText()
+    assert "Penguins" not in shown and "60Hz" in shown
+    assert "No passage supported tiny:1b's first answer, so Docent asked it once more" in shown
+
+
+def test_the_status_says_when_the_model_is_asked_once_more(qtbot: Any) -> None:
+    from docent.core.api import AskStage
+    from docent.gui.chat_controls import AskStatus
+
+    status = AskStatus()
+    qtbot.addWidget(status)
+    status.start("tiny:1b")
+    status.add_tokens("Penguins drive")
+    status.set_stage(AskStage.RETRYING)
+    assert status.describe().startswith("No passage supports tiny:1b's answer: asking it once")
+    status.add_tokens("The timer")
+    assert status.describe().startswith("tiny:1b is writing a second answer · 2 words so far")
+
+
 def test_retry_keeps_the_earlier_answer_until_the_new_one_is_in(
     qtbot: Any, fake: FakeEngine, chat: ChatPane
 ) -> None:

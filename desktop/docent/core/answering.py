@@ -10,6 +10,10 @@ Every answer has one of three modes:
   rest are listed in ``unsupported_sentences``. An answer left with no citation at all
   (a small model's invention) is an ``unsupported_answer``: it says so plainly first, and
   quotes the best passages offered after the model's words, as "retrieved" citations.
+  Before settling for one, the model is asked once more with another seed
+  (``llm_retry_unsupported``, within the request cap; ``AskStage.RETRYING`` tells the
+  window to drop what it streamed): a small model that invents in one run often copies
+  from the passages in the next. The second answer is kept, whatever it is.
 - ``extractive``: no model answered (not running, model not pulled, nothing within the
   first-token timeout, a server error, or a stream that broke before saying anything
   useful): the best passages are quoted with their citations, labelled as not generated,
@@ -38,6 +42,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from docent.core.attribution import Attribution, EmbedFn, attribute, citation_notes
 from docent.core.citations import (
@@ -72,6 +77,7 @@ from docent.core.llm import OllamaClient
 from docent.core.models import Hit
 from docent.core.prompting import (
     DEFAULT_LAYOUT,
+    ContextPlan,
     Layout,
     Prompt,
     abstain_text,
@@ -96,6 +102,8 @@ MIN_PARTIAL_TERMS = 4
 #: Passages listed by an abstained answer, and quoted by an extractive one.
 ABSTAIN_PASSAGES = 3
 EXTRACTIVE_PASSAGES = 3
+#: Sampling changed for the second answer, on top of another seed.
+RETRY_SAMPLING: dict[str, Any] = {}
 
 
 class _Requests:
@@ -258,18 +266,56 @@ class Answerer:
             self.settings.domain_preamble,
             self.layout,
         )
+        first = self._ask_model(run, prompt, plan, prompt.options)
+        if not self._retry_wanted(run, first):
+            return first
+        # No sentence of the first answer is supported: a small model invents in one
+        # run and copies from the passages in the next, so it is asked once more with
+        # another seed, and the second answer is the one kept (the one streamed last).
+        if run.on_stage is not None:
+            run.on_stage(AskStage.RETRYING)
+        seed = int(prompt.options.get("seed") or 0) + 1
+        options = {**prompt.options, "seed": seed, **RETRY_SAMPLING}
+        try:
+            second = self._ask_model(run, prompt, plan, options)
+        except AnswerCancelled as exc:
+            raise AnswerCancelled(str(exc), exc.answer or first) from exc
+        second.attempts = 2
+        note = (
+            "No passage supported the model's first answer, so it was asked once more "
+            "(another seed); this is its second."
+        )
+        second.reason = f"{note} {second.reason}".strip()
+        return second
+
+    def _retry_wanted(self, run: _Run, answer: Answer) -> bool:
+        """Ask once more: the answer is an unsupported invention, retrying is on, the
+        question's request cap allows it, and nobody stopped it."""
+        stopped = run.cancel is not None and run.cancel.is_set()
+        return (
+            answer.unsupported_answer
+            and not answer.partial
+            and self.settings.llm_retry_unsupported
+            and run.requests.left() > 0
+            and not stopped
+        )
+
+    def _ask_model(
+        self, run: _Run, prompt: Prompt, plan: ContextPlan, options: dict[str, Any]
+    ) -> Answer:
+        """One request for the answer, streamed, guarded and checked."""
         if not run.requests.take():
             down = run.requests.down
             reason = str(down) if down else "The request cap for this question was reached."
             return self._extractive(run, prompt.offered or run.result.hits, reason)
-        guard = guard_for(prompt.options)
+        guard = guard_for(options)
         tokens: list[str] = []
         try:
             for token in self.llm.stream_chat(
                 prompt.messages,
                 model=run.model,
                 cancel=run.cancel,
-                options=prompt.options,
+                options=options,
                 guard=guard,
             ):
                 tokens.append(token)

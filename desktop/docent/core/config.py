@@ -129,6 +129,9 @@ class Settings(BaseModel):
     # 384 for how/why), so no answer runs for minutes.
     llm_answer_tokens: int = Field(0, ge=0, le=8192)
     llm_max_requests_per_question: int = Field(3, ge=1, le=10)
+    # When no sentence of an answer is supported by the passages it was given, ask the
+    # model once more with another seed (within llm_max_requests_per_question).
+    llm_retry_unsupported: bool = True
     domain_preamble: str = ""
 
     results_k: int = Field(0, ge=0, le=100)  # 0: adaptive

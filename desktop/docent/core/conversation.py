@@ -52,6 +52,9 @@ class AskStage(enum.StrEnum):
     WAITING = "waiting"
     #: the answer is in; its citations and sentences are being checked
     CHECKING = "checking"
+    #: no passage supported that answer: the model is asked once more, and the tokens
+    #: that follow are its second answer (what was streamed before is dropped)
+    RETRYING = "retrying"
 
 
 StageCallback = Callable[[AskStage], None]
@@ -100,6 +103,9 @@ class Answer:
     #: model cited nothing, Docent matched nothing): ``text`` says so first and quotes the
     #: best passages after the model's words. Not an answer "with a citation".
     unsupported_answer: bool = False
+    #: The model's answers asked for: 2 when the first had no supported sentence and it
+    #: was asked once more (``llm_retry_unsupported``); this is the second.
+    attempts: int = 1
 
     def parts(self) -> tuple[str, str, str]:
         """Docent's lead, the model's words and the passages quoted beneath them, for an
@@ -139,6 +145,7 @@ class Answer:
             "tokens": self.tokens,
             "budget": self.budget,
             "requests": self.requests,
+            "attempts": self.attempts,
             "seconds": round(self.seconds, 3),
         }
 

@@ -380,6 +380,9 @@ class ChatPane(QWidget):
             return
         if p.stage is not None:
             self.status.set_stage(p.stage)
+            if p.stage is AskStage.RETRYING:  # the first answer's words are dropped
+                self._streamed = ""
+                self.redraw()
             return
         self._streamed += p.token
         self.streamed_tokens += 1

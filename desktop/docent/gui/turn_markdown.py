@@ -83,6 +83,11 @@ def _footer(turn: Turn) -> str:
         notes.append(f"Quoted from your documents: {why}")
     elif answer.mode == "abstained":
         notes.append("Not found in your documents: the sources listed are only the closest.")
+    if answer.attempts > 1:
+        notes.append(
+            f"No passage supported {answer.model or 'the model'}'s first answer, so Docent "
+            "asked it once more: this is the second."
+        )
     if answer.invalid_citations:
         nums = ", ".join(str(n) for n in answer.invalid_citations)
         notes.append(f"Dropped citation {nums}: the model cited passages it was not given.")
