@@ -14,7 +14,9 @@ from typing import Any, cast
 
 import pytest
 
+from cross_encoder_files import cross_encoder_folder
 from docent.core import fusion
+from docent.core.config import Settings
 from docent.core.embedding import Embedder
 from docent.core.fusion import Candidate, RankedList
 from docent.core.queryterms import analyse, is_exact_term
@@ -398,6 +400,30 @@ def test_a_word_no_passage_covers_makes_it_low(store: Store, embedder: Embedder)
     covered = checking.search("How often is the lighthouse lens cleaned?")
     assert covered.evaluation is not None and covered.sufficient
     assert sum(covered.evaluation.uncovered.values()) < UNCOVERED_GAIN
+
+
+def test_a_cross_encoder_from_the_users_folder_reorders_the_best(
+    store: Store, embedder: Embedder, tmp_path: Path
+) -> None:
+    """The stand-in cross-encoder (tests/data/cross_encoder) scores a passage by how often
+    it says "zebra": with its folder set, that passage comes first; off, it does not."""
+    fill(store, embedder, {"signs.txt": ["The daymark is painted in zebra stripes, zebra."]})
+    question = "Where is the lamp oil kept?"
+    plain = Retriever(store, embedder)
+    plain.apply_settings(Settings())
+    off = plain.search(question, debug=True)
+    assert plain.cross_encoder is None and "cross_encoder" not in off.debug["timings_ms"]
+    assert "cellar" in off.hits[0].text
+    folder = cross_encoder_folder(tmp_path / "ce")
+    reranked = Retriever(store, embedder)
+    reranked.apply_settings(Settings(rerank_model_dir=str(folder)))
+    on = reranked.search(question, debug=True)
+    assert on.hits[0].doc_id == "signs.txt" and "cross_encoder" in on.debug["timings_ms"]
+    assert [h.chunk_id for h in on.hits[1:]][:2] == [h.chunk_id for h in off.hits][:2]
+    # turned off again: the next search is the plain one
+    reranked.apply_settings(Settings())
+    assert reranked.cross_encoder is None
+    assert reranked.search(question).hits[0].chunk_id == off.hits[0].chunk_id
 
 
 def test_the_question_searches_the_dense_index_once(store: Store, embedder: Embedder) -> None:

@@ -201,3 +201,28 @@ def test_the_summary_time_limit_is_checked_then_saved(
         dialog.buttons.button(QDialogButtonBox.StandardButton.Save).click()
     assert done.args[0].changed == ["summary_seconds_per_page"]
     assert fake.settings.summary_seconds_per_page == 10.0
+
+
+def test_the_reranker_folder_is_checked_then_saved(
+    qtbot: Any, fake: FakeEngine, drain: None, tmp_path: Path
+) -> None:
+    from cross_encoder_files import cross_encoder_folder
+
+    dialog = SettingsDialog(fake)
+    qtbot.addWidget(dialog)
+    assert dialog.rerank_edit.text() == "" and "off" in dialog.rerank_edit.placeholderText()
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    dialog.rerank_edit.setText(str(empty))
+    save(qtbot, dialog)
+    assert (
+        dialog.error_label.text()
+        == f"Reranker: {empty} holds no ONNX model (model.onnx or onnx/model.onnx)"
+    )
+    assert dialog.rerank_edit.property("invalid") and fake.applied == []
+    folder = cross_encoder_folder(tmp_path / "ce")
+    dialog.rerank_edit.setText(str(folder))
+    with qtbot.waitSignal(dialog.settings_applied, timeout=10_000) as done:
+        dialog.buttons.button(QDialogButtonBox.StandardButton.Save).click()
+    assert done.args[0].changed == ["rerank_model_dir"] and not done.args[0].restart
+    assert fake.settings.rerank_model_dir == str(folder)

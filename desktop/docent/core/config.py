@@ -135,6 +135,9 @@ class Settings(BaseModel):
     domain_preamble: str = ""
 
     results_k: int = Field(0, ge=0, le=100)  # 0: adaptive
+    # A folder holding a cross-encoder in ONNX, tokenizer.json beside it, that reranks
+    # every search's best candidates (cross_encoder.py); empty: off (none ships).
+    rerank_model_dir: str = ""
     max_chunks_per_document: int = Field(3, ge=1, le=100)
 
     max_words_per_section: int = Field(1500, ge=100, le=100000)
@@ -148,6 +151,19 @@ class Settings(BaseModel):
 
     watched_folders: list[str] = Field(default_factory=list)
     sweep_interval_minutes: float = Field(10.0, ge=0, le=1440)  # 0: no periodic sweep
+
+    @field_validator("rerank_model_dir")
+    @classmethod
+    def _rerank_model_dir(cls, v: str) -> str:
+        if not v:
+            return v
+        from docent.core.cross_encoder import CrossEncoderError, check_folder
+
+        try:
+            check_folder(Path(v).expanduser())
+        except CrossEncoderError as exc:
+            raise ValueError(str(exc)) from None
+        return v
 
     @field_validator("qdrant_url")
     @classmethod

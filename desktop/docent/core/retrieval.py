@@ -15,7 +15,8 @@ Stages of :meth:`Retriever.search` (each one's ranks, scores and time go to ``de
    index) join the fusion as one more list, weighted by how rare the term is;
 7. tables of contents and indexes demoted; the proximity rerank (rerank.py) re-sorts each
    document's candidates among its own places by how close together they hold the
-   question's terms;
+   question's terms; with a cross-encoder (``rerank_model_dir``, off by default:
+   cross_encoder.py) the best ``cross_depth`` are then re-sorted by its scores;
 8. identical text dropped, the per-document cap
    (``max_chunks_per_document`` for every 5 results), adaptive k;
 9. neighbour expansion (ordinal ±1 as context, not as hits: one read by point id for
@@ -36,10 +37,12 @@ import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any, Protocol
 
 from docent.core import fusion, rerank
 from docent.core.config import Settings
+from docent.core.cross_encoder import CrossEncoder
 from docent.core.embedding import Embedder
 from docent.core.fusion import Candidate, RankedList
 from docent.core.models import Hit, SparseVec
@@ -95,6 +98,9 @@ class RetrievalConfig:
     identifier_weight: float = 1.0
     rerank_depth: int = 30
     rerank_scope: str = "document"
+    #: With a cross-encoder (``rerank_model_dir``): the best this many candidates are
+    #: re-sorted by its scores, over all documents.
+    cross_depth: int = 20
     #: Weigh the question's uncovered words with the embedding (sufficiency.py); off, they
     #: only lower the keyword overlap (and the search skips their embeddings). Off by
     #: default: chosen on the dev questions, it lost 2 of 32 held-out answerable ones.
@@ -191,9 +197,16 @@ class Retriever:
         self.config = config or RetrievalConfig()
         #: The Engine passes the catalog's counts; without it the store is asked.
         self.library_size = library_size
+        #: The user's cross-encoder (``rerank_model_dir``); None: off, the default.
+        self.cross_encoder: CrossEncoder | None = None
 
     def apply_settings(self, settings: Settings) -> None:
-        """Take the user's result count and per-document cap (they can change any time)."""
+        """Take the user's result count, per-document cap and cross-encoder folder (they
+        can change any time)."""
+        folder = Path(settings.rerank_model_dir).expanduser() if settings.rerank_model_dir else None
+        current = self.cross_encoder.folder if self.cross_encoder else None
+        if folder != current:
+            self.cross_encoder = CrossEncoder(folder) if folder else None
         cfg = self.config
         if (cfg.results_k, cfg.max_chunks_per_document) != (
             settings.results_k,
@@ -275,6 +288,9 @@ class Retriever:
                     order = sorted(head, key=fusion.sort_key) + order[len(head) :]
         with clock.stage("rerank"):
             order = self._rerank(query, order)
+        if self.cross_encoder is not None:
+            with clock.stage("cross_encoder"):
+                order = self._cross_rerank(self.cross_encoder, query, order)
         with clock.stage("cap"):
             order = fusion.dedup_text(order)
             chosen = fusion.cap_per_document(order, self._cap(want), want)
@@ -326,6 +342,21 @@ class Retriever:
         else:
             head = [head[i] for i in sorted(range(len(head)), key=lambda i: -combined[i])]
         return head + order[len(head) :]
+
+    def _cross_rerank(
+        self, model: CrossEncoder, query: str, order: list[Candidate]
+    ) -> list[Candidate]:
+        """The best candidates re-sorted by the cross-encoder's score of (question, the
+        candidate's context line and text); ties keep the fused order."""
+        head = order[: self.config.cross_depth]
+        texts = [
+            f"{c.payload.get('context', '')}\n{c.payload.get('text', '')}".strip() for c in head
+        ]
+        scores = model.scores(query, texts)
+        for c, score in zip(head, scores, strict=True):
+            c.scores["cross"] = round(score, 4)
+        ranked = sorted(range(len(head)), key=lambda i: -scores[i])
+        return [head[i] for i in ranked] + order[len(head) :]
 
     def _cap(self, k: int) -> int:
         cfg = self.config

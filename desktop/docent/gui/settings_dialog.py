@@ -46,6 +46,7 @@ FIELD_LABELS = {
     "summary_type": "Summary kind",
     "summary_seconds_per_page": "Summary time limit",
     "ocr_enabled": "Scanned pages",
+    "rerank_model_dir": "Reranker",
 }
 
 
@@ -153,6 +154,20 @@ class SettingsDialog(QDialog):
         limit_row.addWidget(self.limit_edit)
         limit_row.addWidget(QLabel("seconds a page (4: about 2 min for 30 pages; 0: never offer)"))
         limit_row.addStretch(1)
+        self.rerank_edit = self._line(
+            "rerank_model_dir", "empty: off (a folder holding a cross-encoder in ONNX)"
+        )
+        self.rerank_edit.setToolTip(
+            "A cross-encoder you downloaded (e.g. ms-marco-MiniLM-L-6-v2 in ONNX, with its "
+            "tokenizer.json) re-sorts each search's best passages; none ships with Docent"
+        )
+        rerank_browse = QPushButton("Browse…")
+        rerank_browse.setToolTip("Choose the cross-encoder's folder")
+        rerank_browse.setAccessibleName("Choose the cross-encoder's folder")
+        rerank_browse.clicked.connect(self._browse_rerank)
+        rerank_row = QHBoxLayout()
+        rerank_row.addWidget(self.rerank_edit, 1)
+        rerank_row.addWidget(rerank_browse)
         self.ocr_check = QCheckBox("Read pages without text by OCR (slow: seconds per page)")
         self.ocr_check.setObjectName("ocr_enabled")
         self.fields["ocr_enabled"] = self.ocr_check
@@ -168,6 +183,7 @@ class SettingsDialog(QDialog):
         self._row(form, "summary_type", self.summary_combo)
         self._row(form, "summary_seconds_per_page", limit_row)
         self._row(form, "ocr_enabled", self.ocr_check)
+        self._row(form, "rerank_model_dir", rerank_row)
 
         self.error_label = QLabel("")
         self.error_label.setObjectName("settingsError")
@@ -206,6 +222,7 @@ class SettingsDialog(QDialog):
         self.summary_combo.setCurrentText(s.summary_type)
         self.limit_edit.setText(f"{s.summary_seconds_per_page:g}")
         self.ocr_check.setChecked(s.ocr_enabled)
+        self.rerank_edit.setText(s.rerank_model_dir)
 
     def _watch_edits(self) -> None:
         def edited(key: str) -> Callable[..., None]:
@@ -235,6 +252,7 @@ class SettingsDialog(QDialog):
             # as typed: the engine's validation names a bad value ("must be a number")
             "summary_seconds_per_page": self.limit_edit.text().strip(),
             "ocr_enabled": self.ocr_check.isChecked(),
+            "rerank_model_dir": self.rerank_edit.text().strip(),
         }
 
     # Validation and saving ----------------------------------------------------
@@ -315,7 +333,9 @@ class SettingsDialog(QDialog):
         """Ollama as the unsaved values describe it (nothing is saved or applied)."""
         self._reset_problems()
         try:
-            candidate = validate_change(self.settings, **self.changes())
+            # the reranker's folder is checked on Save, in a worker (it reads the disk)
+            changes = {k: v for k, v in self.changes().items() if k != "rerank_model_dir"}
+            candidate = validate_change(self.settings, **changes)
         except SettingsError as exc:
             self.test_label.setText("✗ Not tested: fix the value marked in red first.")
             self.show_error(exc)
@@ -344,6 +364,13 @@ class SettingsDialog(QDialog):
         folder = QFileDialog.getExistingDirectory(self, "Data folder", self.data_edit.text())
         if folder:
             self.data_edit.setText(folder)
+
+    def _browse_rerank(self) -> None:
+        folder = QFileDialog.getExistingDirectory(
+            self, "Cross-encoder folder", self.rerank_edit.text()
+        )
+        if folder:
+            self.rerank_edit.setText(folder)
 
     def _add_folder(self) -> None:
         folder = QFileDialog.getExistingDirectory(self, "Watch folder")
