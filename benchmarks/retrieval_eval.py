@@ -137,7 +137,9 @@ def single_mode(eng: Engine, use_dense: bool, use_sparse: bool, limit: int = 10)
     return run
 
 
-def pipeline_mode(eng: Engine, config: RetrievalConfig) -> Search:
+def pipeline_mode(eng: Engine, config: RetrievalConfig, cross: Path | None = None) -> Search:
+    """``cross``: a cross-encoder's folder (``rerank_model_dir``) for the rerank."""
+    from docent.core.cross_encoder import CrossEncoder
     from docent.core.retrieval import Retriever
 
     assert eng.store is not None
@@ -146,6 +148,7 @@ def pipeline_mode(eng: Engine, config: RetrievalConfig) -> Search:
     retriever = Retriever(
         eng.store, eng.embedder, config, library_size=lambda collection=None: size
     )
+    retriever.cross_encoder = CrossEncoder(cross) if cross else None
 
     def run(q: str) -> tuple[list[Hit], str]:
         res = retriever.search(q)
@@ -235,24 +238,30 @@ def percentiles(values: Sequence[float]) -> tuple[float, float]:
 
 
 def latency(
-    eng: Engine, config: RetrievalConfig, questions: Sequence[Question], repeats: int
+    eng: Engine,
+    config: RetrievalConfig,
+    questions: Sequence[Question],
+    repeats: int,
+    cross: Path | None = None,
 ) -> None:
-    """Engine.search as the window and the CLI call it (with ``--set``, a Retriever with
-    that config over the engine's store instead)."""
+    """Engine.search as the window and the CLI call it (with ``--set`` or
+    ``--rerank-model``, a Retriever with that config over the engine's store instead)."""
+    from docent.core.cross_encoder import CrossEncoder
     from docent.core.retrieval import RetrievalConfig, Retriever
 
     assert eng.store is not None
     docs = [d for d in eng.documents() if d.state.value == "ready"]
     size = (len(docs), sum(d.chunks for d in docs))
-    if config == RetrievalConfig():
+    if config == RetrievalConfig() and cross is None:
         timed: Callable[[str], SearchResult] = lambda q: eng.search(q, debug=True)  # noqa: E731
         what = "Engine.search"
     else:
         retriever = Retriever(
             eng.store, eng.embedder, config, library_size=lambda collection=None: size
         )
+        retriever.cross_encoder = CrossEncoder(cross) if cross else None
         timed = lambda q: retriever.search(q, debug=True)  # noqa: E731
-        what = "Retriever.search (--set)"
+        what = "Retriever.search (--set, --rerank-model)"
     time_searches(timed, what, size, questions, repeats)
 
 
@@ -322,6 +331,11 @@ def main() -> int:
         metavar="KEY=VALUE",
         help="override RetrievalConfig fields for the full pipeline",
     )
+    ap.add_argument(
+        "--rerank-model",
+        type=Path,
+        help="a cross-encoder's folder (rerank_model_dir) for the full pipeline's rerank",
+    )
     ap.add_argument("--misses", action="store_true", help="list the questions missed")
     ap.add_argument("--only-pipeline", action="store_true")
     args = ap.parse_args()
@@ -350,7 +364,8 @@ def main() -> int:
                 ("BM25 only", single_mode(eng, False, True)),
                 ("hybrid (Qdrant RRF)", single_mode(eng, True, True)),
             ]
-        modes.append(("full pipeline", pipeline_mode(eng, config)))
+        full = "full pipeline" + (" + cross-encoder" if args.rerank_model else "")
+        modes.append((full, pipeline_mode(eng, config, args.rerank_model)))
         rows = [score(name, fn, questions) for name, fn in modes]
         print_table(
             rows, sum(q.answerable for q in questions), sum(not q.answerable for q in questions)
@@ -361,7 +376,7 @@ def main() -> int:
                 for m in r.misses:
                     print("  " + m)
         if args.latency:
-            latency(eng, config, questions, args.repeats)
+            latency(eng, config, questions, args.repeats, args.rerank_model)
     finally:
         eng.close()
     return 0
