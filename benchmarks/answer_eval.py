@@ -105,8 +105,8 @@ class Record:
     #: and the passages offered as the model saw them (to judge the citations by hand).
     cited: list[tuple[str, list[int], str]] = field(default_factory=list)
     passages: list[str] = field(default_factory=list)
-    #: 2: the first answer had no supported sentence and the model was asked once more
-    #: (``llm_retry_unsupported``); the record is the second answer's.
+    #: Above 1: an answer had no supported sentence and the model was asked again
+    #: (``llm_answer_retries``); the record is the last answer's.
     attempts: int = 1
 
 
@@ -133,11 +133,12 @@ def open_library(
     model: str,
     context: int,
     *,
-    retry: bool = True,
+    retries: int | None = None,
 ) -> Engine:
     from docent.core.config import Settings
     from docent.core.engine import Engine
 
+    more: dict[str, object] = {} if retries is None else {"llm_answer_retries": retries}
     settings = Settings(
         data_dir=str(home),
         ollama_host=host,
@@ -145,7 +146,7 @@ def open_library(
         llm_first_token_timeout=600,
         llm_total_timeout=1200,
         llm_context_tokens=context,
-        llm_retry_unsupported=retry,
+        **more,
     )
     eng = Engine(settings).open()
     files = sorted({q.file for q in questions if q.file} | set(DISTRACTORS))
@@ -296,7 +297,7 @@ def line(r: Record) -> str:
         gold = "uns" + ("G" if r.gold_quoted else "-")
     over = " OVER" if r.budget and r.tokens > r.budget else ""
     cut = f" cut:{r.cut.split(' because ')[-1][:40]}" if r.cut else ""
-    cut += " (asked twice)" if r.attempts > 1 else ""
+    cut += f" (asked {r.attempts} times)" if r.attempts > 1 else ""
     return (
         f"{r.id} {r.mode:10} model={r.model_citations} matched={r.matched_citations} "
         f"{gold:4} rep={r.repeated} {r.chars:5d} ch {r.tokens:4d}/{r.budget} tok{over} "
@@ -338,7 +339,7 @@ def summary(records: Sequence[Record], model: str, layout: str, context: int) ->
         ("answers past their budget (target 0)", str(over)),
         ("answers cut by a guard", str(sum(bool(r.cut) for r in records))),
         (
-            "asked once more (first answer unsupported), of them cited",
+            "asked again (an answer unsupported), of them cited",
             f"{sum(r.attempts > 1 for r in generated)}, "
             f"{sum(r.attempts > 1 and r in cited for r in generated)}",
         ),
@@ -504,7 +505,7 @@ def replay(args: argparse.Namespace, questions: Sequence[Question], layout: str)
     stub.responder = respond
     with stub:
         eng = open_library(
-            Path(args.home), load_questions([]), stub.url, args.model, args.context, retry=False
+            Path(args.home), load_questions([]), stub.url, args.model, args.context, retries=0
         )
         try:
             print(f"replay of {args.replay}, layout {layout}", file=sys.stderr)
@@ -562,9 +563,10 @@ def main() -> int:
         help="matching thresholds to try instead of the default, e.g. support=0.45,window=1",
     )
     parser.add_argument(
-        "--no-retry",
-        action="store_true",
-        help="llm_retry_unsupported off: never ask the model once more",
+        "--retries",
+        type=int,
+        default=None,
+        help="llm_answer_retries (default: the setting's default; 0: never ask again)",
     )
     parser.add_argument("--calibrate", action="store_true")
     parser.add_argument(
@@ -586,7 +588,7 @@ def main() -> int:
         return replay(args, questions, layout)
     host = args.host or "http://127.0.0.1:11435"
     eng = open_library(
-        Path(args.home), load_questions([]), host, args.model, args.context, retry=not args.no_retry
+        Path(args.home), load_questions([]), host, args.model, args.context, retries=args.retries
     )
     try:
         if args.calibrate:

@@ -276,11 +276,11 @@ def cmd_ask(args: argparse.Namespace) -> int:
             sys.stdout.flush()
 
     def on_stage(stage: AskStage) -> None:
-        if stage is AskStage.RETRYING and not args.json:  # the second answer follows
+        if stage is AskStage.RETRYING and not args.json:  # the next answer follows
             model = args.model or eng.settings.ollama_model
             if streamed:
                 print(
-                    f"\n\n(No passage supports that answer: asking {model} once more.)\n",
+                    f"\n\n(No passage supports that answer: asking {model} again.)\n",
                     flush=True,
                 )
             streamed.clear()

@@ -146,7 +146,7 @@ def test_an_answer_nothing_supports_says_so_and_quotes_the_best_passages(
     assert {c["source"] for c in answer.as_dict()["citations"]} == {"retrieved"}
 
 
-def test_an_unsupported_answer_is_asked_once_more_with_another_seed(
+def test_an_unsupported_answer_is_asked_again_with_another_seed(
     engine: Engine, ollama_stub: OllamaStub
 ) -> None:
     ollama_stub.responder = InventsFirst()
@@ -170,30 +170,44 @@ def test_an_unsupported_answer_is_asked_once_more_with_another_seed(
     assert answer.as_dict()["attempts"] == 2
 
 
-def test_asked_once_more_and_still_unsupported_says_so(
+def test_asked_again_and_still_unsupported_says_so(
     engine: Engine, model: ScriptedModel, ollama_stub: OllamaStub
 ) -> None:
     model.answer = INVENTION
-    answer, _ = ask(engine)
-    assert len(ollama_stub.bodies("/api/chat")) == 2 and answer.attempts == 2
+    answer, _ = ask(engine)  # llm_answer_retries 2, within the cap of 3 requests
+    bodies = ollama_stub.bodies("/api/chat")
+    assert [b["options"]["seed"] for b in bodies] == [7, 8, 9] and answer.attempts == 3
     assert answer.unsupported_answer and answer.parts()[1] == INVENTION
+    assert answer.reason.startswith(
+        "No passage supported the model's second answer, so it was asked again (another "
+        "seed); this is its third."
+    )
 
 
 @pytest.mark.parametrize(
-    "changes",
-    [{"llm_retry_unsupported": False}, {"llm_max_requests_per_question": 1}],
-    ids=["retry off", "request cap"],
+    ("changes", "requests"),
+    [
+        ({"llm_answer_retries": 0}, 1),
+        ({"llm_max_requests_per_question": 1}, 1),
+        ({"llm_answer_retries": 1}, 2),
+        ({"llm_max_requests_per_question": 2}, 2),
+    ],
+    ids=["retries off", "request cap 1", "one retry", "request cap 2"],
 )
-def test_no_second_answer_when_retrying_is_off_or_capped(
-    library: Engine, ollama_stub: OllamaStub, changes: dict[str, object]
+def test_retries_stop_at_the_setting_and_the_request_cap(
+    library: Engine,
+    model: ScriptedModel,
+    ollama_stub: OllamaStub,
+    changes: dict[str, object],
+    requests: int,
 ) -> None:
-    ollama_stub.responder = InventsFirst()
+    model.answer = INVENTION
     answer, _ = ask(point_at(library, ollama_stub.url, **changes))
-    assert len(ollama_stub.bodies("/api/chat")) == 1
-    assert answer.attempts == 1 and answer.unsupported_answer
+    assert len(ollama_stub.bodies("/api/chat")) == requests
+    assert answer.attempts == requests and answer.unsupported_answer
 
 
-def test_stopped_while_asked_once_more_keeps_the_first_answer(
+def test_stopped_while_asked_again_keeps_the_answer_before(
     engine: Engine, model: ScriptedModel, ollama_stub: OllamaStub
 ) -> None:
     model.answer = INVENTION

@@ -109,7 +109,7 @@ def test_ask_unknown_file_says_so(
     assert "No indexed document matches 'nope.pdf'" in capsys.readouterr().err
 
 
-def test_ask_says_when_it_asks_the_model_once_more(
+def test_ask_says_when_it_asks_the_model_again(
     indexed: None,
     ollama_stub: OllamaStub,
     monkeypatch: pytest.MonkeyPatch,
@@ -121,7 +121,7 @@ def test_ask_says_when_it_asks_the_model_once_more(
     assert main(["ask", QUESTION]) == 0
     out, err = capsys.readouterr()
     first, notice, rest = out.partition(
-        "\n\n(No passage supports that answer: asking stub-model:latest once more.)\n"
+        "\n\n(No passage supports that answer: asking stub-model:latest again.)\n"
     )
     assert first.strip() == INVENTION and notice
     second, _, listing = rest.partition("\nCitations:\n")

@@ -65,7 +65,7 @@ def test_the_status_follows_the_words_as_they_arrive(
         fake.release_answer.set()
 
 
-def test_an_answer_asked_once_more_drops_the_first_and_says_so(
+def test_an_answer_asked_again_drops_the_first_and_says_so(
     qtbot: Any, fake: FakeEngine, chat: ChatPane
 ) -> None:
     second = answer("The timer counts at 60Hz [1].", [citation(1, "/d/vax.pdf")])
@@ -76,7 +76,7 @@ def test_an_answer_asked_once_more_drops_the_first_and_says_so(
     chat.ask("How fast is the timer?")
     assert fake.answer_paused.wait(10)
     # the second answer's first word is in; the first answer's words are gone
-    qtbot.waitUntil(lambda: "a second answer" in chat.status.text(), timeout=10_000)
+    qtbot.waitUntil(lambda: "another answer" in chat.status.text(), timeout=10_000)
     assert "1 word so far" in chat.status.text()
     qtbot.waitUntil(lambda: "The" in chat.view.toPlainText(), timeout=10_000)
     assert "Penguins" not in chat.view.toPlainText()
@@ -84,10 +84,13 @@ def test_an_answer_asked_once_more_drops_the_first_and_says_so(
         fake.release_answer.set()
     shown = chat.view.toPlainText()
     assert "Penguins" not in shown and "60Hz" in shown
-    assert "No passage supported tiny:1b's first answer, so Docent asked it once more" in shown
+    assert (
+        "No passage supported tiny:1b's earlier answer, so Docent asked it again (asked twice)"
+        in shown
+    )
 
 
-def test_the_status_says_when_the_model_is_asked_once_more(qtbot: Any) -> None:
+def test_the_status_says_when_the_model_is_asked_again(qtbot: Any) -> None:
     from docent.core.api import AskStage
     from docent.gui.chat_controls import AskStatus
 
@@ -96,9 +99,9 @@ def test_the_status_says_when_the_model_is_asked_once_more(qtbot: Any) -> None:
     status.start("tiny:1b")
     status.add_tokens("Penguins drive")
     status.set_stage(AskStage.RETRYING)
-    assert status.describe().startswith("No passage supports tiny:1b's answer: asking it once")
+    assert status.describe().startswith("No passage supports tiny:1b's answer: asking it again")
     status.add_tokens("The timer")
-    assert status.describe().startswith("tiny:1b is writing a second answer · 2 words so far")
+    assert status.describe().startswith("tiny:1b is writing another answer · 2 words so far")
 
 
 def test_retry_keeps_the_earlier_answer_until_the_new_one_is_in(

@@ -10,10 +10,10 @@ Every answer has one of three modes:
   rest are listed in ``unsupported_sentences``. An answer left with no citation at all
   (a small model's invention) is an ``unsupported_answer``: it says so plainly first, and
   quotes the best passages offered after the model's words, as "retrieved" citations.
-  Before settling for one, the model is asked once more with another seed
-  (``llm_retry_unsupported``, within the request cap; ``AskStage.RETRYING`` tells the
+  Before settling for one, the model is asked again with another seed (at most
+  ``llm_answer_retries`` times, within the request cap; ``AskStage.RETRYING`` tells the
   window to drop what it streamed): a small model that invents in one run often copies
-  from the passages in the next. The second answer is kept, whatever it is.
+  from the passages in the next. The last answer is kept, whatever it is.
 - ``extractive``: no model answered (not running, model not pulled, nothing within the
   first-token timeout, a server error, or a stream that broke before saying anything
   useful): the best passages are quoted with their citations, labelled as not generated,
@@ -102,7 +102,7 @@ MIN_PARTIAL_TERMS = 4
 #: Passages listed by an abstained answer, and quoted by an extractive one.
 ABSTAIN_PASSAGES = 3
 EXTRACTIVE_PASSAGES = 3
-#: Sampling changed for the second answer, on top of another seed.
+#: Sampling changed when the model is asked again, on top of another seed.
 RETRY_SAMPLING: dict[str, Any] = {}
 
 
@@ -266,36 +266,37 @@ class Answerer:
             self.settings.domain_preamble,
             self.layout,
         )
-        first = self._ask_model(run, prompt, plan, prompt.options)
-        if not self._retry_wanted(run, first):
-            return first
-        # No sentence of the first answer is supported: a small model invents in one
-        # run and copies from the passages in the next, so it is asked once more with
-        # another seed, and the second answer is the one kept (the one streamed last).
-        if run.on_stage is not None:
-            run.on_stage(AskStage.RETRYING)
-        seed = int(prompt.options.get("seed") or 0) + 1
-        options = {**prompt.options, "seed": seed, **RETRY_SAMPLING}
-        try:
-            second = self._ask_model(run, prompt, plan, options)
-        except AnswerCancelled as exc:
-            raise AnswerCancelled(str(exc), exc.answer or first) from exc
-        second.attempts = 2
-        note = (
-            "No passage supported the model's first answer, so it was asked once more "
-            "(another seed); this is its second."
-        )
-        second.reason = f"{note} {second.reason}".strip()
-        return second
+        answer = self._ask_model(run, prompt, plan, prompt.options)
+        seed = int(prompt.options.get("seed") or 0)
+        while self._retry_wanted(run, answer):
+            # No sentence of the answer is supported: a small model invents in one run
+            # and copies from the passages in the next, so it is asked again with another
+            # seed, and the last answer is the one kept (the one streamed last).
+            if run.on_stage is not None:
+                run.on_stage(AskStage.RETRYING)
+            attempts, seed = answer.attempts + 1, seed + 1
+            options = {**prompt.options, "seed": seed, **RETRY_SAMPLING}
+            try:
+                again = self._ask_model(run, prompt, plan, options)
+            except AnswerCancelled as exc:
+                raise AnswerCancelled(str(exc), exc.answer or answer) from exc
+            again.attempts = attempts
+            note = (
+                f"No passage supported the model's {_ordinal(attempts - 1)} answer, so it "
+                f"was asked again (another seed); this is its {_ordinal(attempts)}."
+            )
+            again.reason = f"{note} {again.reason}".strip()
+            answer = again
+        return answer
 
     def _retry_wanted(self, run: _Run, answer: Answer) -> bool:
-        """Ask once more: the answer is an unsupported invention, retrying is on, the
-        question's request cap allows it, and nobody stopped it."""
+        """Ask again: the answer is an unsupported invention, retries are left (the
+        setting's and the question's request cap), and nobody stopped it."""
         stopped = run.cancel is not None and run.cancel.is_set()
         return (
             answer.unsupported_answer
             and not answer.partial
-            and self.settings.llm_retry_unsupported
+            and answer.attempts <= self.settings.llm_answer_retries
             and run.requests.left() > 0
             and not stopped
         )
@@ -480,6 +481,10 @@ class _Run:
     cancel: threading.Event | None
     on_token: TokenFn | None
     on_stage: StageCallback | None = None
+
+
+def _ordinal(n: int) -> str:
+    return {1: "first", 2: "second", 3: "third", 4: "fourth"}.get(n, f"{n}th")
 
 
 def should_abstain(result: SearchResult) -> bool:

@@ -130,8 +130,9 @@ class Settings(BaseModel):
     llm_answer_tokens: int = Field(0, ge=0, le=8192)
     llm_max_requests_per_question: int = Field(3, ge=1, le=10)
     # When no sentence of an answer is supported by the passages it was given, ask the
-    # model once more with another seed (within llm_max_requests_per_question).
-    llm_retry_unsupported: bool = True
+    # model again with another seed, at most this many times (and within
+    # llm_max_requests_per_question); 0: never.
+    llm_answer_retries: int = Field(2, ge=0, le=5)
     domain_preamble: str = ""
 
     results_k: int = Field(0, ge=0, le=100)  # 0: adaptive

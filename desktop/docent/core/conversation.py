@@ -52,8 +52,8 @@ class AskStage(enum.StrEnum):
     WAITING = "waiting"
     #: the answer is in; its citations and sentences are being checked
     CHECKING = "checking"
-    #: no passage supported that answer: the model is asked once more, and the tokens
-    #: that follow are its second answer (what was streamed before is dropped)
+    #: no passage supported that answer: the model is asked again, and the tokens that
+    #: follow are its next answer (what was streamed before is dropped)
     RETRYING = "retrying"
 
 
@@ -103,8 +103,8 @@ class Answer:
     #: model cited nothing, Docent matched nothing): ``text`` says so first and quotes the
     #: best passages after the model's words. Not an answer "with a citation".
     unsupported_answer: bool = False
-    #: The model's answers asked for: 2 when the first had no supported sentence and it
-    #: was asked once more (``llm_retry_unsupported``); this is the second.
+    #: The model's answers asked for: above 1 when an answer had no supported sentence
+    #: and it was asked again (``llm_answer_retries``); this is the last.
     attempts: int = 1
 
     def parts(self) -> tuple[str, str, str]:

@@ -44,7 +44,7 @@ class AskStatus(QLabel):
 
     def set_stage(self, stage: AskStage) -> None:
         self.stage = stage
-        if stage is AskStage.RETRYING:  # the second answer's words are counted anew
+        if stage is AskStage.RETRYING:  # the next answer's words are counted anew
             self.words, self._writing = 0, False
         self._show()
 
@@ -70,10 +70,10 @@ class AskStatus(QLabel):
             what = "Checking the answer against its passages"
         elif self._writing:
             words = "1 word" if self.words == 1 else f"{self.words} words"
-            which = "a second answer" if self.stage is AskStage.RETRYING else "the answer"
+            which = "another answer" if self.stage is AskStage.RETRYING else "the answer"
             what = f"{model} is writing {which} · {words} so far"
         elif self.stage is AskStage.RETRYING:
-            what = f"No passage supports {model}'s answer: asking it once more"
+            what = f"No passage supports {model}'s answer: asking it again"
         elif self.stage is AskStage.REWRITING:
             what = f"{model} is reading the follow-up question"
         elif self.stage is AskStage.WAITING:

@@ -84,9 +84,10 @@ def _footer(turn: Turn) -> str:
     elif answer.mode == "abstained":
         notes.append("Not found in your documents: the sources listed are only the closest.")
     if answer.attempts > 1:
+        tries = "twice" if answer.attempts == 2 else f"{answer.attempts} times"
         notes.append(
-            f"No passage supported {answer.model or 'the model'}'s first answer, so Docent "
-            "asked it once more: this is the second."
+            f"No passage supported {answer.model or 'the model'}'s earlier answer, so "
+            f"Docent asked it again (asked {tries}): this is the last."
         )
     if answer.invalid_citations:
         nums = ", ".join(str(n) for n in answer.invalid_citations)
