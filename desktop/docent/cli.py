@@ -268,6 +268,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
     from docent.core.conversation import AskStage, unsupported_groups
 
     streamed: list[str] = []
+    tries = [1]  # the model's answers streamed: 1 + each RETRYING
 
     def on_token(token: str) -> None:
         if not args.json:
@@ -284,6 +285,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
                     flush=True,
                 )
             streamed.clear()
+            tries[0] += 1
 
     cancel = threading.Event()
     with _open_engine() as eng:
@@ -306,6 +308,8 @@ def cmd_ask(args: argparse.Namespace) -> int:
         return 0
     if not streamed:
         print(answer.text)
+    elif answer.attempts != tries[0]:  # the last try gave nothing usable: an earlier stays
+        print(f"\n\n(Nothing usable came that time; the earlier answer stands.)\n\n{answer.text}")
     elif answer.unsupported_answer:  # the model's words were streamed; Docent's verdict
         lead, words, quotes = answer.parts()
         cut = (answer.cut or answer.partial) and "\n\n(" in words

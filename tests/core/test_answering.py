@@ -8,7 +8,9 @@ own stub (or at a dead port) and scripts the model with ``ScriptedModel``.
 
 from __future__ import annotations
 
+import itertools
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -33,6 +35,7 @@ from docent.core.conversation import (
 )
 from docent.core.engine import Engine
 from docent.core.evaluation import SUPPORT_THRESHOLD
+from docent.core.prompting import ANSWER_SAMPLING
 from docent.core.retrieval import SearchResult
 from ollama_stub import OllamaStub
 
@@ -205,6 +208,37 @@ def test_retries_stop_at_the_setting_and_the_request_cap(
     answer, _ = ask(point_at(library, ollama_stub.url, **changes))
     assert len(ollama_stub.bodies("/api/chat")) == requests
     assert answer.attempts == requests and answer.unsupported_answer
+
+
+def test_a_try_that_gives_nothing_usable_keeps_the_answer_before(
+    engine: Engine, ollama_stub: OllamaStub
+) -> None:
+    """The second try counts "1) 2) 3)" (extractive on its own): the invention before it
+    stays, labelled unsupported, and no third try is made."""
+    tries: list[int] = []
+
+    def respond(messages: list[dict[str, object]], model: str) -> Iterator[str] | str:
+        tries.append(1)
+        return INVENTION if len(tries) == 1 else (f"{i}) " for i in itertools.count(1))
+
+    ollama_stub.responder = respond
+    answer, _ = ask(engine)
+    assert len(ollama_stub.bodies("/api/chat")) == 2
+    assert answer.mode == "generated" and answer.unsupported_answer and answer.attempts == 1
+    assert answer.parts()[1] == INVENTION
+    assert (
+        "Asked again, the model gave nothing usable: The answer was cut because the model "
+        "wrote numbers instead of words." in answer.reason
+    )
+
+
+def test_the_tries_after_the_first_are_sampled_hotter(
+    engine: Engine, model: ScriptedModel, ollama_stub: OllamaStub
+) -> None:
+    model.answer = INVENTION
+    ask(engine)
+    temperatures = [b["options"]["temperature"] for b in ollama_stub.bodies("/api/chat")]
+    assert temperatures == [ANSWER_SAMPLING["temperature"], 0.6, 0.6]
 
 
 def test_stopped_while_asked_again_keeps_the_answer_before(

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import itertools
 import json
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -132,3 +134,25 @@ def test_ask_says_when_it_asks_the_model_again(
     assert main(["ask", QUESTION, "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["attempts"] == 2 and INVENTION not in data["answer"]
+
+
+def test_ask_says_when_the_earlier_answer_stands(
+    indexed: None,
+    ollama_stub: OllamaStub,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    use_host(monkeypatch, ollama_stub.url)
+    tries: list[int] = []
+
+    def respond(messages: list[dict[str, object]], model: str) -> Iterator[str] | str:
+        tries.append(1)
+        return INVENTION if len(tries) == 1 else (f"{i}) " for i in itertools.count(1))
+
+    ollama_stub.responder = respond
+    capsys.readouterr()
+    assert main(["ask", QUESTION]) == 0
+    out = capsys.readouterr().out
+    _, _, after = out.partition("(Nothing usable came that time; the earlier answer stands.)")
+    assert after.lstrip().startswith("**Not supported by your documents.**")
+    assert INVENTION in after

@@ -12,8 +12,10 @@ Every answer has one of three modes:
   quotes the best passages offered after the model's words, as "retrieved" citations.
   Before settling for one, the model is asked again with another seed (at most
   ``llm_answer_retries`` times, within the request cap; ``AskStage.RETRYING`` tells the
-  window to drop what it streamed): a small model that invents in one run often copies
-  from the passages in the next. The last answer is kept, whatever it is.
+  window to drop what it streamed), sampled hotter (``RETRY_SAMPLING``): a small model
+  that invents in one run often copies from the passages in the next. The last answer
+  is kept, unless that try gave nothing usable (it would be extractive): then the one
+  before it stays.
 - ``extractive``: no model answered (not running, model not pulled, nothing within the
   first-token timeout, a server error, or a stream that broke before saying anything
   useful): the best passages are quoted with their citations, labelled as not generated,
@@ -102,8 +104,10 @@ MIN_PARTIAL_TERMS = 4
 #: Passages listed by an abstained answer, and quoted by an extractive one.
 ABSTAIN_PASSAGES = 3
 EXTRACTIVE_PASSAGES = 3
-#: Sampling changed when the model is asked again, on top of another seed.
-RETRY_SAMPLING: dict[str, Any] = {}
+#: Sampling changed when the model is asked again, on top of another seed: hotter, so
+#: the try differs from the near-greedy one before it (measured in the README: cited
+#: 90 % at 0.6 against 84 % with only the seed changed, three quiet runs each).
+RETRY_SAMPLING: dict[str, Any] = {"temperature": 0.6}
 
 
 class _Requests:
@@ -280,6 +284,13 @@ class Answerer:
                 again = self._ask_model(run, prompt, plan, options)
             except AnswerCancelled as exc:
                 raise AnswerCancelled(str(exc), exc.answer or answer) from exc
+            if again.mode == "extractive":
+                # nothing usable this time (a stream cut before any sentence, an error):
+                # the model's earlier answer stays, with why it was not replaced
+                answer.reason = (
+                    f"{answer.reason} Asked again, the model gave nothing usable: {again.reason}"
+                ).strip()
+                break
             again.attempts = attempts
             note = (
                 f"No passage supported the model's {_ordinal(attempts - 1)} answer, so it "
