@@ -308,8 +308,9 @@ def cmd_ask(args: argparse.Namespace) -> int:
         return 0
     if not streamed:
         print(answer.text)
-    elif answer.attempts != tries[0]:  # the last try gave nothing usable: an earlier stays
-        print(f"\n\n(Nothing usable came that time; the earlier answer stands.)\n\n{answer.text}")
+    elif answer.attempt != tries[0]:  # no later try was clearly supported: the first stands
+        stands = "No answer since was clearly supported; the first answer stands."
+        print(f"\n\n({stands})\n\n{answer.text}")
     elif answer.unsupported_answer:  # the model's words were streamed; Docent's verdict
         lead, words, quotes = answer.parts()
         cut = (answer.cut or answer.partial) and "\n\n(" in words

@@ -25,7 +25,13 @@ from answer_script import (
     point_at,
 )
 
-from docent.core.answering import Answer, AnswerCancelled, Answerer
+from docent.core.answering import (
+    RETRY_MIN_SUPPORT,
+    Answer,
+    AnswerCancelled,
+    Answerer,
+    clearly_supported,
+)
 from docent.core.citations import strip_markers
 from docent.core.conversation import (
     UNSUPPORTED_LEAD,
@@ -167,7 +173,8 @@ def test_an_unsupported_answer_is_asked_again_with_another_seed(
     ]
     assert "".join(tokens).startswith("The lunar rover")  # the first was streamed too
     # the second answer is kept: cited, and it says it is the second
-    assert answer.attempts == 2 and answer.requests == 2 and not answer.unsupported_answer
+    assert (answer.attempt, answer.attempts) == (2, 2) and answer.requests == 2
+    assert not answer.unsupported_answer
     assert "lunar" not in answer.text and [c.n for c in answer.citations] == [1]
     assert answer.reason.startswith("No passage supported the model's first answer")
     assert answer.as_dict()["attempts"] == 2
@@ -181,9 +188,9 @@ def test_asked_again_and_still_unsupported_says_so(
     bodies = ollama_stub.bodies("/api/chat")
     assert [b["options"]["seed"] for b in bodies] == [7, 8, 9] and answer.attempts == 3
     assert answer.unsupported_answer and answer.parts()[1] == INVENTION
-    assert answer.reason.startswith(
-        "No passage supported the model's second answer, so it was asked again (another "
-        "seed); this is its third."
+    assert answer.attempt == 1 and answer.reason.endswith(
+        "Asked again (3 answers in all, another seed each), the model wrote no sentence a "
+        "passage clearly says: its first answer stands."
     )
 
 
@@ -213,8 +220,8 @@ def test_retries_stop_at_the_setting_and_the_request_cap(
 def test_a_try_that_gives_nothing_usable_keeps_the_answer_before(
     engine: Engine, ollama_stub: OllamaStub
 ) -> None:
-    """The second try counts "1) 2) 3)" (extractive on its own): the invention before it
-    stays, labelled unsupported, and no third try is made."""
+    """The later tries count "1) 2) 3)" (extractive on their own): the invention before
+    them stays, labelled unsupported."""
     tries: list[int] = []
 
     def respond(messages: list[dict[str, object]], model: str) -> Iterator[str] | str:
@@ -223,13 +230,30 @@ def test_a_try_that_gives_nothing_usable_keeps_the_answer_before(
 
     ollama_stub.responder = respond
     answer, _ = ask(engine)
-    assert len(ollama_stub.bodies("/api/chat")) == 2
-    assert answer.mode == "generated" and answer.unsupported_answer and answer.attempts == 1
-    assert answer.parts()[1] == INVENTION
-    assert (
-        "Asked again, the model gave nothing usable: The answer was cut because the model "
-        "wrote numbers instead of words." in answer.reason
-    )
+    assert len(ollama_stub.bodies("/api/chat")) == 3
+    assert answer.mode == "generated" and answer.unsupported_answer
+    assert (answer.attempt, answer.attempts) == (1, 3) and answer.parts()[1] == INVENTION
+    assert answer.reason.endswith("its first answer stands.")
+
+
+def test_a_later_try_must_hold_a_sentence_a_passage_clearly_says() -> None:
+    def generated(support: float, **kw: object) -> Answer:
+        answer = Answer(
+            question="q",
+            text="It is so.",
+            mode="generated",
+            sentence_support=[("It is so.", support)],
+        )
+        for key, value in kw.items():
+            setattr(answer, key, value)
+        return answer
+
+    assert clearly_supported(generated(RETRY_MIN_SUPPORT))
+    assert not clearly_supported(generated(0.7))  # cited by matching (0.5), not clearly
+    assert not clearly_supported(generated(0.95, unsupported_sentences=["It is so."]))
+    assert not clearly_supported(generated(0.95, unsupported_answer=True))
+    assert not clearly_supported(generated(0.95, partial=True))
+    assert not clearly_supported(generated(0.95, mode="extractive"))
 
 
 def test_the_tries_after_the_first_are_sampled_hotter(

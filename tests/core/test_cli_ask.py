@@ -153,6 +153,6 @@ def test_ask_says_when_the_earlier_answer_stands(
     capsys.readouterr()
     assert main(["ask", QUESTION]) == 0
     out = capsys.readouterr().out
-    _, _, after = out.partition("(Nothing usable came that time; the earlier answer stands.)")
+    _, _, after = out.partition("(No answer since was clearly supported; the first answer stands.)")
     assert after.lstrip().startswith("**Not supported by your documents.**")
     assert INVENTION in after

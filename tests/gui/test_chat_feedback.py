@@ -69,7 +69,7 @@ def test_an_answer_asked_again_drops_the_first_and_says_so(
     qtbot: Any, fake: FakeEngine, chat: ChatPane
 ) -> None:
     second = answer("The timer counts at 60Hz [1].", [citation(1, "/d/vax.pdf")])
-    second.attempts, second.model = 2, "tiny:1b"
+    second.attempt, second.attempts, second.model = 2, 2, "tiny:1b"
     fake.answers = [second]
     fake.first_try = "Penguins drive the lunar rover to Jupiter."
     fake.hold_answer.set()
@@ -85,8 +85,8 @@ def test_an_answer_asked_again_drops_the_first_and_says_so(
     shown = chat.view.toPlainText()
     assert "Penguins" not in shown and "60Hz" in shown
     assert (
-        "No passage supported tiny:1b's earlier answer, so Docent asked it again (asked twice)"
-        in shown
+        "No passage supported tiny:1b's first answer, so Docent asked it again (asked "
+        "twice): this is the second." in shown
     )
 
 

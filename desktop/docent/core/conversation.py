@@ -103,9 +103,11 @@ class Answer:
     #: model cited nothing, Docent matched nothing): ``text`` says so first and quotes the
     #: best passages after the model's words. Not an answer "with a citation".
     unsupported_answer: bool = False
-    #: The model's answers asked for: above 1 when an answer had no supported sentence
-    #: and it was asked again (``llm_answer_retries``); this is the last.
+    #: The model's answers asked for: above 1 when its first answer had no supported
+    #: sentence and it was asked again (``llm_answer_retries``); ``attempt`` is the one
+    #: shown (1: no later one had a sentence a passage clearly says).
     attempts: int = 1
+    attempt: int = 1
 
     def parts(self) -> tuple[str, str, str]:
         """Docent's lead, the model's words and the passages quoted beneath them, for an
@@ -146,6 +148,7 @@ class Answer:
             "budget": self.budget,
             "requests": self.requests,
             "attempts": self.attempts,
+            "attempt": self.attempt,
             "seconds": round(self.seconds, 3),
         }
 

@@ -85,10 +85,17 @@ def _footer(turn: Turn) -> str:
         notes.append("Not found in your documents: the sources listed are only the closest.")
     if answer.attempts > 1:
         tries = "twice" if answer.attempts == 2 else f"{answer.attempts} times"
-        notes.append(
-            f"No passage supported {answer.model or 'the model'}'s earlier answer, so "
-            f"Docent asked it again (asked {tries}): this is the last."
-        )
+        model = answer.model or "the model"
+        if answer.attempt > 1:
+            notes.append(
+                f"No passage supported {model}'s first answer, so Docent asked it again "
+                f"(asked {tries}): this is the {_ordinal(answer.attempt)}."
+            )
+        else:
+            notes.append(
+                f"Docent asked {model} again (asked {tries}); no later answer had a "
+                "sentence your documents clearly say, so this first one stands."
+            )
     if answer.invalid_citations:
         nums = ", ".join(str(n) for n in answer.invalid_citations)
         notes.append(f"Dropped citation {nums}: the model cited passages it was not given.")
@@ -131,6 +138,10 @@ def _footer(turn: Turn) -> str:
         )
     # *italic*: with Qt's GitHub dialect, _text_ is underlined (it reads as a link)
     return " ".join(f"*{escape_markdown(note)}*" for note in notes)
+
+
+def _ordinal(n: int) -> str:
+    return {2: "second", 3: "third", 4: "fourth"}.get(n, f"{n}th")
 
 
 def _seconds(seconds: float) -> str:
