@@ -90,6 +90,19 @@ def test_an_answer_asked_again_drops_the_first_and_says_so(
     )
 
 
+def test_a_first_answer_that_stands_after_the_tries_says_so(
+    qtbot: Any, fake: FakeEngine, chat: ChatPane
+) -> None:
+    first = answer("The lunar rover carried penguins.")
+    first.attempt, first.attempts, first.model = 1, 3, "tiny:1b"
+    fake.answers = [first]
+    ask(qtbot, chat, "How fast is the timer?")
+    assert (
+        "Docent asked tiny:1b again (asked 3 times); no later answer had a sentence your "
+        "documents clearly say, so this first one stands." in chat.view.toPlainText()
+    )
+
+
 def test_the_status_says_when_the_model_is_asked_again(qtbot: Any) -> None:
     from docent.core.api import AskStage
     from docent.gui.chat_controls import AskStatus
