@@ -28,6 +28,7 @@ from docent.core.conversation import (
     Conversation,
     StageCallback,
     Turn,
+    ordinal,
 )
 from docent.core.extract import READABLE_KINDS, SUPPORTED_SUFFIXES
 from docent.core.files import describe_unsupported
@@ -89,6 +90,7 @@ __all__ = [
     "Turn",
     "describe_unsupported",
     "locate_spans",
+    "ordinal",
     "passage_boxes",
     "shown",
 ]

@@ -307,6 +307,13 @@ class Conversation:
         return "\n".join(parts).rstrip() + "\n"
 
 
+def ordinal(n: int) -> str:
+    """ "first", "second", ... as an answer's attempt is named in its reason and footer."""
+    return {1: "first", 2: "second", 3: "third", 4: "fourth", 5: "fifth", 6: "sixth"}.get(
+        n, f"{n}th"
+    )
+
+
 def _answered(turns: list[Turn]) -> list[tuple[Turn, Answer]]:
     return [(t, t.answer) for t in turns if t.answer is not None]
 

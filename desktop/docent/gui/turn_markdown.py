@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from docent.core.api import Turn, shown
+from docent.core.api import Turn, ordinal, shown
 from docent.gui.markdown_view import cite_url, linkify_citations
 
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+!|>~<-])")
@@ -89,7 +89,7 @@ def _footer(turn: Turn) -> str:
         if answer.attempt > 1:
             notes.append(
                 f"No passage supported {model}'s first answer, so Docent asked it again "
-                f"(asked {tries}): this is the {_ordinal(answer.attempt)}."
+                f"(asked {tries}): this is the {ordinal(answer.attempt)}."
             )
         else:
             notes.append(
@@ -138,10 +138,6 @@ def _footer(turn: Turn) -> str:
         )
     # *italic*: with Qt's GitHub dialect, _text_ is underlined (it reads as a link)
     return " ".join(f"*{escape_markdown(note)}*" for note in notes)
-
-
-def _ordinal(n: int) -> str:
-    return {2: "second", 3: "third", 4: "fourth"}.get(n, f"{n}th")
 
 
 def _seconds(seconds: float) -> str:
