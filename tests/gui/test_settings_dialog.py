@@ -226,3 +226,24 @@ def test_the_reranker_folder_is_checked_then_saved(
         dialog.buttons.button(QDialogButtonBox.StandardButton.Save).click()
     assert done.args[0].changed == ["rerank_model_dir"] and not done.args[0].restart
     assert fake.settings.rerank_model_dir == str(folder)
+
+
+def test_browse_fills_the_folder_it_belongs_to(
+    qtbot: Any, fake: FakeEngine, drain: None, monkeypatch: Any
+) -> None:
+    from PySide6.QtWidgets import QFileDialog, QPushButton
+
+    dialog = SettingsDialog(fake)
+    qtbot.addWidget(dialog)
+    titles: list[str] = []
+
+    def pick(parent: Any, title: str, start: str) -> str:
+        titles.append(title)
+        return f"/picked/{len(titles)}"
+
+    monkeypatch.setattr(QFileDialog, "getExistingDirectory", pick)
+    buttons = {b.accessibleName(): b for b in dialog.findChildren(QPushButton)}
+    buttons["Choose the cross-encoder's folder"].click()
+    buttons["Choose the data folder"].click()
+    assert titles == ["Cross-encoder folder", "Data folder"]
+    assert dialog.rerank_edit.text() == "/picked/1" and dialog.data_edit.text() == "/picked/2"

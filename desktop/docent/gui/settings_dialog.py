@@ -106,13 +106,7 @@ class SettingsDialog(QDialog):
         self.test_label.setTextFormat(Qt.TextFormat.PlainText)
         self.embedding_edit = self._line("embedding_model")
         self.data_edit = self._line("data_dir", "default (DOCENT_HOME or the platform folder)")
-        browse = QPushButton("Browse…")
-        browse.setToolTip("Choose the data folder")
-        browse.setAccessibleName("Choose the data folder")
-        browse.clicked.connect(self._browse_data)
-        data_row = QHBoxLayout()
-        data_row.addWidget(self.data_edit, 1)
-        data_row.addWidget(browse)
+        data_row = self._folder_row(self.data_edit, "the data folder", "Data folder")
         self.qdrant_edit = self._line(
             "qdrant_url",
             f"empty: the embedded store (a server: http://127.0.0.1:{QDRANT_PORT})",
@@ -161,13 +155,9 @@ class SettingsDialog(QDialog):
             "A cross-encoder you downloaded (e.g. ms-marco-MiniLM-L-6-v2 in ONNX, with its "
             "tokenizer.json) re-sorts each search's best passages; none ships with Docent"
         )
-        rerank_browse = QPushButton("Browse…")
-        rerank_browse.setToolTip("Choose the cross-encoder's folder")
-        rerank_browse.setAccessibleName("Choose the cross-encoder's folder")
-        rerank_browse.clicked.connect(self._browse_rerank)
-        rerank_row = QHBoxLayout()
-        rerank_row.addWidget(self.rerank_edit, 1)
-        rerank_row.addWidget(rerank_browse)
+        rerank_row = self._folder_row(
+            self.rerank_edit, "the cross-encoder's folder", "Cross-encoder folder"
+        )
         self.ocr_check = QCheckBox("Read pages without text by OCR (slow: seconds per page)")
         self.ocr_check.setObjectName("ocr_enabled")
         self.fields["ocr_enabled"] = self.ocr_check
@@ -360,17 +350,21 @@ class SettingsDialog(QDialog):
             self.model_combo.addItems(list(health.models))
             self.model_combo.setCurrentText(current)
 
-    def _browse_data(self) -> None:
-        folder = QFileDialog.getExistingDirectory(self, "Data folder", self.data_edit.text())
-        if folder:
-            self.data_edit.setText(folder)
+    def _folder_row(self, edit: QLineEdit, what: str, title: str) -> QHBoxLayout:
+        """``edit`` with a Browse… button that picks a folder into it."""
+        browse = QPushButton("Browse…")
+        browse.setToolTip(f"Choose {what}")
+        browse.setAccessibleName(f"Choose {what}")
+        browse.clicked.connect(lambda: self._browse(edit, title))
+        row = QHBoxLayout()
+        row.addWidget(edit, 1)
+        row.addWidget(browse)
+        return row
 
-    def _browse_rerank(self) -> None:
-        folder = QFileDialog.getExistingDirectory(
-            self, "Cross-encoder folder", self.rerank_edit.text()
-        )
+    def _browse(self, edit: QLineEdit, title: str) -> None:
+        folder = QFileDialog.getExistingDirectory(self, title, edit.text())
         if folder:
-            self.rerank_edit.setText(folder)
+            edit.setText(folder)
 
     def _add_folder(self) -> None:
         folder = QFileDialog.getExistingDirectory(self, "Watch folder")
