@@ -8,8 +8,9 @@ one) and ``cite`` overrides the markers written.
 
 from __future__ import annotations
 
+import itertools
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -100,6 +101,17 @@ class InventsFirst(ScriptedModel):
         answers = len(self.seen.get("answer", []))
         self.answer = INVENTION if answers == 0 else None
         return super().__call__(messages, model)
+
+
+class InventsThenCounts:
+    """Invents its first answer, then counts "1) 2) 3) ..." (extractive on its own)."""
+
+    def __init__(self) -> None:
+        self.tries = 0
+
+    def __call__(self, messages: list[dict[str, Any]], model: str) -> Iterator[str] | str:
+        self.tries += 1
+        return INVENTION if self.tries == 1 else (f"{i}) " for i in itertools.count(1))
 
 
 def point_at(eng: Engine, host: str, **changes: object) -> Engine:

@@ -8,9 +8,7 @@ own stub (or at a dead port) and scripts the model with ``ScriptedModel``.
 
 from __future__ import annotations
 
-import itertools
 import threading
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -19,6 +17,7 @@ from answer_script import (
     MEMORY_Q,
     MODEL,
     InventsFirst,
+    InventsThenCounts,
     ScriptedModel,
     ask,
     offered_in,
@@ -222,13 +221,7 @@ def test_a_try_that_gives_nothing_usable_keeps_the_answer_before(
 ) -> None:
     """The later tries count "1) 2) 3)" (extractive on their own): the invention before
     them stays, labelled unsupported."""
-    tries: list[int] = []
-
-    def respond(messages: list[dict[str, object]], model: str) -> Iterator[str] | str:
-        tries.append(1)
-        return INVENTION if len(tries) == 1 else (f"{i}) " for i in itertools.count(1))
-
-    ollama_stub.responder = respond
+    ollama_stub.responder = InventsThenCounts()
     answer, _ = ask(engine)
     assert len(ollama_stub.bodies("/api/chat")) == 3
     assert answer.mode == "generated" and answer.unsupported_answer

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import itertools
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from answer_script import INVENTION, InventsFirst, ScriptedModel
+from answer_script import INVENTION, InventsFirst, InventsThenCounts, ScriptedModel
 
 from docent.cli import main
 from ollama_stub import OllamaStub
@@ -143,13 +141,7 @@ def test_ask_says_when_the_earlier_answer_stands(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     use_host(monkeypatch, ollama_stub.url)
-    tries: list[int] = []
-
-    def respond(messages: list[dict[str, object]], model: str) -> Iterator[str] | str:
-        tries.append(1)
-        return INVENTION if len(tries) == 1 else (f"{i}) " for i in itertools.count(1))
-
-    ollama_stub.responder = respond
+    ollama_stub.responder = InventsThenCounts()
     capsys.readouterr()
     assert main(["ask", QUESTION]) == 0
     out = capsys.readouterr().out
