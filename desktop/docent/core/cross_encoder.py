@@ -66,9 +66,8 @@ class CrossEncoder:
     """Scores (question, passage) pairs with the model in ``folder``; loaded on first use
     (off the GUI thread: searches run in workers)."""
 
-    def __init__(self, folder: Path, threads: int | None = None) -> None:
+    def __init__(self, folder: Path) -> None:
         self.folder = folder
-        self.threads = threads
         self._model: Any = None
         self._lock = threading.Lock()
 
@@ -84,11 +83,11 @@ class CrossEncoder:
     def _loaded(self) -> Any:
         with self._lock:
             if self._model is None:
-                self._model = _load(self.folder, self.threads)
+                self._model = _load(self.folder)
             return self._model
 
 
-def _load(folder: Path, threads: int | None) -> Any:
+def _load(folder: Path) -> Any:
     from fastembed.common.model_description import ModelSource
     from fastembed.rerank.cross_encoder import TextCrossEncoder
 
@@ -107,6 +106,6 @@ def _load(folder: Path, threads: int | None) -> Any:
             )
             _registered.add(name)
     try:
-        return TextCrossEncoder(name, specific_model_path=str(folder), threads=threads)
+        return TextCrossEncoder(name, specific_model_path=str(folder))
     except Exception as exc:  # fastembed and onnxruntime raise many kinds
         raise CrossEncoderError(f"Could not load the cross-encoder in {folder}: {exc}") from exc
