@@ -1,7 +1,7 @@
 """Answers from a real model on the dev questions: cited, on the gold page, never looping.
 
     .venv/bin/python benchmarks/answer_eval.py [--model smollm2:135m] [--host URL]
-        [--layout NAME] [--only q001,q019] [--out answers.jsonl] [--home DIR]
+        [--layout NAME] [--only q001,q019] [--out answers.jsonl] [--home DIR] [--trim N]
     .venv/bin/python benchmarks/answer_eval.py --calibrate   # the matching thresholds
 
 A benchmark, not a test: it works with any Ollama model (default: the rig's smollm2:135m;
@@ -33,7 +33,7 @@ import statistics
 import sys
 import time
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -52,6 +52,7 @@ if TYPE_CHECKING:
     from docent.core.attribution import EmbedFn, Scorer
     from docent.core.engine import Engine
     from docent.core.models import Hit
+    from docent.core.retrieval import SearchResult
 
 
 @dataclass(frozen=True, slots=True)
@@ -180,15 +181,56 @@ def load1() -> float:
 # Answers --------------------------------------------------------------------------
 
 
+def trimmed(eng: Engine, keep: int, shown: int = 3) -> Callable[[str, Sequence[str]], SearchResult]:
+    """``eng.search`` with each of the ``shown`` best passages cut to its ``keep`` sentences
+    nearest the question (half the share of its words, half the embedder's cosine), in
+    their order, a gap marked with "…" (session 9: a small model given less to copy)."""
+    import dataclasses
+
+    import numpy as np
+
+    from docent.core.evaluation import split_sentences, terms
+
+    def cut(question: str, text: str) -> str:
+        sentences = split_sentences(" ".join(text.split()))
+        if len(sentences) <= keep:
+            return text
+        vecs = np.array(eng.embedder.embed_dense([question, *sentences]), dtype=float)
+        vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
+        wanted = terms(question)
+        share = [len(terms(s) & wanted) / max(len(wanted), 1) for s in sentences]
+        score = 0.5 * (vecs[1:] @ vecs[0]) + 0.5 * np.array(share)
+        parts: list[str] = []
+        last = None
+        for i in sorted(np.argsort(-score)[:keep]):
+            if last is not None and i != last + 1:
+                parts.append("…")
+            parts.append(sentences[i])
+            last = i
+        return " ".join(parts)
+
+    def search(query: str, rewrites: Sequence[str]) -> SearchResult:
+        result = eng.search(query, rewrites=rewrites)
+        head = [dataclasses.replace(h, text=cut(query, h.text)) for h in result.hits[:shown]]
+        result.hits = head + result.hits[shown:]
+        return result
+
+    return search
+
+
 def ask_all(
-    eng: Engine, questions: Sequence[Question], layout_name: str, out: str = ""
+    eng: Engine, questions: Sequence[Question], layout_name: str, out: str = "", trim: int = 0
 ) -> list[Record]:
-    """Each record is written to ``out`` (JSON lines) as soon as it is made."""
+    """Each record is written to ``out`` (JSON lines) as soon as it is made. ``trim``: the
+    passages offered cut to that many sentences each (``trimmed``)."""
     from docent.core import answering
     from docent.core.answering import Answerer
     from docent.core.prompting import LAYOUTS
 
     layout = LAYOUTS[layout_name]
+    search = (
+        trimmed(eng, trim) if trim else lambda query, rewrites: eng.search(query, rewrites=rewrites)
+    )
     guards: list[RecordingGuard] = []
     real_guard_for = answering.guard_for
 
@@ -204,7 +246,7 @@ def ask_all(
             answerer = Answerer(
                 eng.llm,
                 eng.settings,
-                lambda query, rewrites: eng.search(query, rewrites=rewrites),
+                search,
                 count_tokens=eng.embedder.count_tokens,
                 embed=eng.embedder.embed_dense,
                 layout=layout,
@@ -556,6 +598,9 @@ def main() -> int:
         "--context", type=int, default=4096, help="llm_context_tokens (the rig serves 4096)"
     )
     parser.add_argument("--only", default="", help="comma-separated question ids")
+    parser.add_argument(
+        "--trim", type=int, default=0, help="cut each passage offered to its N nearest sentences"
+    )
     parser.add_argument("--out", default="", help="write one JSON record per question")
     parser.add_argument(
         "--match",
@@ -604,7 +649,7 @@ def main() -> int:
         )
         if args.out:
             Path(args.out).write_text("")
-        records = ask_all(eng, questions, layout, args.out)
+        records = ask_all(eng, questions, layout, args.out, trim=args.trim)
     finally:
         eng.close()
     finish(args, records, layout)

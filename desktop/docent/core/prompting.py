@@ -113,6 +113,7 @@ LAYOUTS = {
         Layout("quote-3", instructions_last=True, quote=True, max_passages=3),
         Layout("quote-example-3", instructions_last=True, quote=True, example=True, max_passages=3),
         Layout("quote-3-last", instructions_last=True, quote=True, max_passages=3, best_last=True),
+        Layout("quote-5-last", instructions_last=True, quote=True, max_passages=5, best_last=True),
         Layout("quote-2", instructions_last=True, quote=True, max_passages=2),
         Layout("quote-2-last", instructions_last=True, quote=True, max_passages=2, best_last=True),
     )
