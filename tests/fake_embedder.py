@@ -14,6 +14,7 @@ from collections.abc import Sequence
 
 from docent.core.embedding import Embedder
 from docent.core.models import SparseVec
+from docent.core.store_base import ChunkVectors
 
 _WORD = re.compile(r"\w+")
 DIM = 384
@@ -61,6 +62,18 @@ class FakeEmbedder(Embedder):
     def embed_dense(self, texts: Sequence[str]) -> list[list[float]]:
         self.texts_embedded += len(texts)
         return [self._vector(t) for t in texts]
+
+    def embed_chunks(self, texts: Sequence[str], bodies: Sequence[str]) -> list[ChunkVectors]:
+        """As the real model's: the chunk's vector and each sentence's, hashed alike."""
+        from docent.core.sentence_vectors import pack, sentence_spans
+
+        self.texts_embedded += len(texts)
+        out = []
+        for text, body in zip(texts, bodies, strict=True):
+            sentences = [self._vector(body[a:b]) for a, b in sentence_spans(body)]
+            dense = self._vector(text)
+            out.append(ChunkVectors(dense, pack(sentences or [dense])))
+        return out
 
     def embed_sparse(self, texts: Sequence[str]) -> list[SparseVec]:
         return [self._sparse_one(t) for t in texts]

@@ -21,7 +21,14 @@ from docent.core.embedding import Embedder
 from docent.core.fusion import Candidate, RankedList
 from docent.core.queryterms import analyse, is_exact_term
 from docent.core.retrieval import RetrievalConfig, Retriever, build_variants
-from docent.core.store import ChunkPoint, ScoredPoint, Store, chunk_point_id, open_store
+from docent.core.store import (
+    SENTENCES,
+    ChunkPoint,
+    ScoredPoint,
+    Store,
+    chunk_point_id,
+    open_store,
+)
 from docent.core.sufficiency import UNCOVERED_GAIN
 
 # Pure rules ---------------------------------------------------------------------------
@@ -190,13 +197,20 @@ def embedder() -> Embedder:
 
 
 def fill(store: Store, embedder: Embedder, docs: dict[str, list[str]]) -> None:
+    """As the indexer writes them: dense and sentence vectors from one pass, BM25."""
     for doc, texts in docs.items():
-        dense = embedder.embed_dense(texts)
+        made = embedder.embed_chunks(texts, texts)
+        dense = [v.dense for v in made]
         sparse = embedder.embed_sparse(texts)
         store.upsert_chunks(
             [
-                ChunkPoint(chunk_point_id(doc, i), d, s, _payload(doc, i, t))
-                for i, (t, d, s) in enumerate(zip(texts, dense, sparse, strict=True))
+                ChunkPoint(
+                    chunk_point_id(doc, i),
+                    v.dense,
+                    s,
+                    {**_payload(doc, i, t), SENTENCES: v.sentences},
+                )
+                for i, (t, v, s) in enumerate(zip(texts, made, sparse, strict=True))
             ]
         )
         mean = [sum(col) / len(dense) for col in zip(*dense, strict=True)]

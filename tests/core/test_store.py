@@ -19,8 +19,10 @@ import pytest
 
 from docent.core.errors import StoreError, StoreLocked
 from docent.core.models import SparseVec
+from docent.core.sentence_vectors import pack, unpack
 from docent.core.store import (
     SCROLL_PAGE,
+    SENTENCES,
     UPSERT_BATCH,
     ChunkPoint,
     Store,
@@ -231,19 +233,48 @@ def test_iter_chunks_ordered_with_vectors(store: Store, corpus: Corpus) -> None:
     assert store.iter_chunks("nope") == []
 
 
-def test_dense_by_content_hash(store: Store) -> None:
+def test_vectors_by_content_hash(store: Store) -> None:
     rng = np.random.default_rng(3)
     shared = unit(rng)
     a = point("a", 0, "same words", shared, content_hash="h-same")
+    a.payload[SENTENCES] = pack([shared, unit(rng)])
     b = point("b", 5, "same words", shared, content_hash="h-same")
-    c = point("c", 0, "other words here", unit(rng), content_hash="h-other")
+    b.payload[SENTENCES] = a.payload[SENTENCES]
+    c = point("c", 0, "other words here", unit(rng), content_hash="h-other")  # stored before
     store.upsert_chunks([a, b, c])
 
-    got = store.dense_by_content_hash(["h-same", "h-missing", "h-other", "h-same"])
+    got = store.vectors_by_content_hash(["h-same", "h-missing", "h-other", "h-same"])
     assert set(got) == {"h-same", "h-other"}
-    assert np.allclose(got["h-same"], shared, atol=1e-5)
-    assert np.allclose(got["h-other"], c.dense, atol=1e-5)
-    assert store.dense_by_content_hash([]) == {}
+    assert np.allclose(got["h-same"].dense, shared, atol=1e-5)
+    assert got["h-same"].sentences == a.payload[SENTENCES]
+    assert np.allclose(got["h-other"].dense, c.dense, atol=1e-5)
+    assert got["h-other"].sentences == ""  # indexed before sentence vectors were kept
+    assert store.vectors_by_content_hash([]) == {}
+
+
+def test_sentence_vectors_are_read_only_where_asked(store: Store) -> None:
+    """The rerank reads them by id; searches, reads by place, grep and iter_chunks leave
+    them out (2-3 kB a chunk); a copy (export) keeps them."""
+    rng = np.random.default_rng(4)
+    dense = unit(rng)
+    with_them = point("doc", 0, "the harbour lamp burns all night", dense)
+    with_them.payload[SENTENCES] = pack([dense, unit(rng)])
+    without = point("doc", 1, "the harbour bell rings in fog", unit(rng))
+    store.upsert_chunks([with_them, without])
+
+    got = store.sentence_vectors([with_them.id, without.id, chunk_point_id("doc", 9)])
+    assert got == {with_them.id: with_them.payload[SENTENCES], without.id: ""}
+    assert store.sentence_vectors([]) == {}
+    assert np.allclose(unpack(got[with_them.id], DIM)[0], dense, atol=0.01)
+
+    payloads = [p.payload for p in store.query(dense=dense, limit=5)]
+    payloads += [p.payload for p in store.query(sparse=sparse_of("harbour lamp"), limit=5)]
+    payloads += store.chunks_at([("doc", 0), ("doc", 1)])
+    payloads += [p.payload for p in store.grep("harbour")]
+    payloads += [p for p, _ in store.iter_chunks("doc")]
+    assert payloads and all(SENTENCES not in p for p in payloads)
+    exported = {p.id: p.payload for p in store.export_chunks("doc")}
+    assert exported[with_them.id][SENTENCES] == with_them.payload[SENTENCES]
 
 
 # Chunks: search --------------------------------------------------------------------------

@@ -4,7 +4,7 @@ local mode; nothing re-embedded, and a copy cut short goes on where it stopped."
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -15,6 +15,7 @@ from docent.core.config import load_settings, settings_file
 from docent.core.engine import Engine
 from docent.core.errors import SettingsError, StoreError, StoreUnavailable
 from docent.core.store import Store, open_store
+from docent.core.store_base import ChunkVectors
 from docent.core.store_copy import copy_library
 from docent.core.store_server import ServerOptions
 from fake_embedder import FakeEmbedder
@@ -29,9 +30,9 @@ class CountingEmbedder(FakeEmbedder):
         super().__init__()
         self.embedded = 0
 
-    def embed_dense(self, texts: list[str]) -> list[list[float]]:  # type: ignore[override]
+    def embed_chunks(self, texts: Sequence[str], bodies: Sequence[str]) -> list[ChunkVectors]:
         self.embedded += len(texts)
-        return super().embed_dense(texts)
+        return super().embed_chunks(texts, bodies)
 
 
 @pytest.fixture

@@ -16,6 +16,7 @@ from PySide6.QtCore import Qt
 
 from docent.core.config import load_settings
 from docent.core.engine import Engine
+from docent.core.store_base import ChunkVectors
 from docent.gui.messages import bridge
 from fake_embedder import FakeEmbedder
 from ollama_stub import OllamaStub
@@ -30,10 +31,10 @@ class GatedEmbedder(FakeEmbedder):
         self.entered = threading.Event()
         self.release = threading.Event()
 
-    def embed_dense(self, texts: Sequence[str]) -> list[list[float]]:
+    def embed_chunks(self, texts: Sequence[str], bodies: Sequence[str]) -> list[ChunkVectors]:
         self.entered.set()
         assert self.release.wait(30), "the test never let the embedding go"
-        return super().embed_dense(texts)
+        return super().embed_chunks(texts, bodies)
 
 
 def open_engine(embedder: FakeEmbedder | None = None, **overrides: Any) -> Engine:

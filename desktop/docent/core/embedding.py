@@ -19,6 +19,7 @@ from docent.core.config import BUNDLED_MODEL, resources_dir
 from docent.core.errors import DocentError
 from docent.core.models import SparseVec
 from docent.core.queryterms import identifier_terms
+from docent.core.store_base import ChunkVectors
 
 log = logging.getLogger(__name__)
 
@@ -28,7 +29,8 @@ MODEL_MAX_TOKENS = 256
 #: prepended to chunks (context.py), BM25 terms (``with_identifiers``). Documents of
 #: another format (or model) are re-indexed by the next run; unchanged texts keep
 #: their vectors. 2: identifier terms and each chunk's context (title, headings) in BM25.
-INDEX_FORMAT = 2
+#: 3: each chunk's sentence vectors (sentence_vectors.py).
+INDEX_FORMAT = 3
 
 
 class EmbeddingError(DocentError):
@@ -233,6 +235,45 @@ class Embedder:
             vecs = [v.tolist() for v in self._dense.embed(list(texts), batch_size=self.batch_size)]
         self.texts_embedded += len(texts)
         return vecs
+
+    def embed_chunks(self, texts: Sequence[str], bodies: Sequence[str]) -> list[ChunkVectors]:
+        """Chunks' dense vectors (those ``embed_dense`` gives) and their sentences' vectors,
+        from the same pass of the model: each sentence of ``bodies[i]``, the end of
+        ``texts[i]`` after its context line, is the mean of its tokens' vectors in that
+        pass (sentence_vectors.py). A chunk whose sentences all lie past the model's 256
+        tokens keeps its dense vector as its one sentence vector."""
+        if not texts:
+            return []
+        from fastembed.common.onnx_model import OnnxOutputContext
+
+        from docent.core.sentence_vectors import pack, pool, sentence_spans
+
+        self.ensure_loaded()
+        model = self._dense.model  # fastembed's model: tokenizer, session, pooling
+        out: list[ChunkVectors] = []
+        with self._lock:
+            for start in range(0, len(texts), self.batch_size):
+                batch = list(texts[start : start + self.batch_size])
+                run = model.onnx_embed(batch)
+                encoded = model.tokenize(batch)  # the same encodings, for their offsets
+                context = OnnxOutputContext(
+                    model_output=run.model_output,
+                    attention_mask=run.attention_mask,
+                    input_ids=run.input_ids,
+                )
+                dense = list(model._post_process_onnx_output(context))
+                for i, text in enumerate(batch):
+                    body = bodies[start + i]
+                    if not text.endswith(body):
+                        raise ValueError("a chunk's body must end its embedded text")
+                    spans = sentence_spans(body)
+                    hidden = run.model_output[i]
+                    sentences = pool(hidden, encoded[i].offsets, spans, len(text) - len(body))
+                    if not len(sentences):
+                        sentences = dense[i][None, :]
+                    out.append(ChunkVectors(dense[i].tolist(), pack(sentences)))
+        self.texts_embedded += len(texts)
+        return out
 
     def embed_sparse(self, texts: Sequence[str]) -> list[SparseVec]:
         if not texts:

@@ -71,6 +71,23 @@ def split_sentences(text: str) -> list[str]:
     return out
 
 
+def sentence_bounds(text: str) -> list[tuple[int, int]]:
+    """(start, end) of each sentence of a passage in ``text`` itself, whitespace at its
+    ends left out: split where ``split_sentences`` splits a line, line breaks inside a
+    sentence kept (a passage's lines are the page's, not its sentences)."""
+    out: list[tuple[int, int]] = []
+    start = 0
+    cuts = [(m.start(), m.end()) for m in _SENTENCE_END.finditer(text)]
+    for end, after in [*cuts, (len(text), len(text))]:
+        piece = text[start:end]
+        lead = len(piece) - len(piece.lstrip())
+        body = piece.strip()
+        if re.search(r"\w", body):
+            out.append((start + lead, start + lead + len(body)))
+        start = after
+    return out
+
+
 def support_score(sentence: str, passages: Iterable[str]) -> float:
     """Share (0–1) of the sentence's content words that occur in ``passages``."""
     wanted = terms(sentence)

@@ -34,7 +34,13 @@ from docent.core.index_report import FailedFile, IndexReport, Progress, Progress
 from docent.core.models import CANCELLED, Chunk, DocState, DocumentRecord, SparseVec
 from docent.core.preparing import Limits, Prepared, Preparer
 from docent.core.sandbox import CRASHED, InlinePreparer, Preparation, ProcessPreparer
-from docent.core.store import COLLECTIONS, ChunkPoint, Store, chunk_point_id
+from docent.core.store import (
+    COLLECTIONS,
+    SENTENCES,
+    ChunkPoint,
+    Store,
+    chunk_point_id,
+)
 from docent.core.textcache import TextCache
 from docent.core.userfiles import shown
 
@@ -466,19 +472,28 @@ class Indexer:
             batch = chunks[start : start + EMBED_BATCH]
             texts = [dense_text(c) for c in batch]
             hashes = [content_hash(t, self.embedder.model_name) for t in texts]
-            known = self.store.dense_by_content_hash(sorted(set(hashes)))
+            # A stored chunk of the same text lends its vectors, if it has them all (one
+            # indexed before sentence vectors were kept is embedded again).
+            stored = self.store.vectors_by_content_hash(sorted(set(hashes)))
+            known = {h: v for h, v in stored.items() if v.sentences}
             fresh = sorted(
-                {h: t for h, t in zip(hashes, texts, strict=True) if h not in known}.items()
+                {
+                    h: (t, c.text)
+                    for h, t, c in zip(hashes, texts, batch, strict=True)
+                    if h not in known
+                }.items()
             )
             if fresh:
-                dense = self.embedder.embed_dense([t for _, t in fresh])
-                known.update((h, d) for (h, _), d in zip(fresh, dense, strict=True))
+                made = self.embedder.embed_chunks(
+                    [t for _, (t, _) in fresh], [body for _, (_, body) in fresh]
+                )
+                known.update((h, v) for (h, _), v in zip(fresh, made, strict=True))
             report.chunks_embedded += len(fresh)
             report.chunks_reused += len(batch) - len(fresh)
             points = [
                 ChunkPoint(
                     id=chunk_point_id(rec.doc_id, c.ordinal),
-                    dense=known[h],
+                    dense=known[h].dense,
                     sparse=sparse[c.ordinal],
                     payload={
                         "doc_id": rec.doc_id,
@@ -493,6 +508,7 @@ class Indexer:
                         "context": c.context,
                         "location": c.location,
                         COLLECTIONS: list(rec.collections),
+                        SENTENCES: known[h].sentences,
                     },
                 )
                 for c, h in zip(batch, hashes, strict=True)

@@ -96,6 +96,9 @@ class RetrievalConfig:
     #: ... x (1 + identifier_weight x the share of the question's options and code-like
     #: names the candidate holds as written).
     identifier_weight: float = 1.0
+    #: ... x (1 + sentence_weight x the best cosine between the question and one of the
+    #: candidate's sentences, sentence_vectors.py; 0 for a chunk indexed without them).
+    sentence_weight: float = 2.0
     rerank_depth: int = 30
     rerank_scope: str = "document"
     #: With a cross-encoder (``rerank_model_dir``): the best this many candidates are
@@ -287,7 +290,7 @@ class Retriever:
                 if fusion.demote_navigation(head, cfg.navigation_factor):
                     order = sorted(head, key=fusion.sort_key) + order[len(head) :]
         with clock.stage("rerank"):
-            order = self._rerank(query, order)
+            order = self._rerank(query, dense[0], order)
         if self.cross_encoder is not None:
             with clock.stage("cross_encoder"):
                 order = self._cross_rerank(self.cross_encoder, query, order)
@@ -322,26 +325,55 @@ class Retriever:
 
     # Stages ----------------------------------------------------------------------
 
-    def _rerank(self, query: str, order: list[Candidate]) -> list[Candidate]:
+    def _rerank(
+        self, query: str, query_vec: Sequence[float], order: list[Candidate]
+    ) -> list[Candidate]:
         cfg = self.config
-        if cfg.proximity_weight <= 0 and cfg.identifier_weight <= 0:
+        weights = (cfg.proximity_weight, cfg.identifier_weight, cfg.sentence_weight)
+        if all(w <= 0 for w in weights):
             return order
         head = order[: cfg.rerank_depth]
         prox = rerank.scores(query, head)
         code = rerank.code_share(query, head)
+        near = self._sentence_cosines(query_vec, head) if cfg.sentence_weight > 0 else {}
         combined = []
         for c, p, i in zip(head, prox, code, strict=True):
             c.scores["proximity"] = round(p, 4)
             if i:
                 c.scores["identifiers"] = round(i, 4)
+            s = near.get(c.chunk_id)
+            if s is not None:
+                c.scores["sentence"] = round(s, 4)
             combined.append(
-                c.score * (1 + cfg.proximity_weight * p) * (1 + cfg.identifier_weight * i)
+                c.score
+                * (1 + cfg.proximity_weight * p)
+                * (1 + cfg.identifier_weight * i)
+                * (1 + cfg.sentence_weight * max(s or 0.0, 0.0))
             )
         if cfg.rerank_scope == "document":
             head = rerank.within_documents(head, combined.__getitem__)
         else:
             head = [head[i] for i in sorted(range(len(head)), key=lambda i: -combined[i])]
         return head + order[len(head) :]
+
+    def _sentence_cosines(
+        self, query_vec: Sequence[float], head: Sequence[Candidate]
+    ) -> dict[str, float]:
+        """Each candidate's best cosine between the question and one of its sentences, read
+        in one call; a chunk indexed before sentence vectors were kept has none."""
+        import numpy as np
+
+        from docent.core.sentence_vectors import best_cosine
+
+        packed = self.store.sentence_vectors([c.chunk_id for c in head])
+        query = np.asarray(query_vec, dtype=np.float32)
+        query /= max(float(np.linalg.norm(query)), 1e-12)
+        out = {}
+        for chunk_id, vectors in packed.items():
+            cos = best_cosine(vectors, query)
+            if cos is not None:
+                out[chunk_id] = cos
+        return out
 
     def _cross_rerank(
         self, model: CrossEncoder, query: str, order: list[Candidate]
@@ -499,9 +531,10 @@ class Retriever:
         def gains(words: Sequence[str]) -> list[float]:
             with clock.stage("uncovered"):
                 digest = str(best.payload.get("content_hash", ""))
-                vec = self.store.dense_by_content_hash([digest]).get(digest) if digest else None
-                if vec is None:
+                stored = self.store.vectors_by_content_hash([digest]) if digest else {}
+                if digest not in stored:
                     return [0.0] * len(words)
+                vec = stored[digest].dense
                 masked = self.embedder.query_dense_many(masked_questions(query, words))
                 return uncovered_gains(query_vec, masked, vec)
 

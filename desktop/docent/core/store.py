@@ -13,8 +13,11 @@ Schema (both backends):
   doc_id, path, file_name, page_start, page_end, ordinal, text, content_hash, heading,
   ``collections`` (the ids of the document's collections, keyword-indexed: every search
   method takes ``collection`` and filters inside the query, prefetches included),
-  plus ``text_lower``: a lower-cased copy of ``text`` kept only for case-insensitive
-  :meth:`Store.grep` (Qdrant's substring match is case-sensitive). It never leaves the store.
+  context (the title and heading path embedded with the text), location,
+  ``sentences`` (the chunk's sentence vectors, packed: sentence_vectors.py; read only by
+  :meth:`Store.sentence_vectors`, reuse and copies), plus ``text_lower``: a lower-cased
+  copy of ``text`` kept only for case-insensitive :meth:`Store.grep` (Qdrant's substring
+  match is case-sensitive). It never leaves the store.
 - ``documents``: dense ``dense`` (cosine), one point per document; payload has doc_id
   and ``collections``.
 
@@ -36,10 +39,12 @@ from docent.core.store_base import (
     DOCUMENTS,
     RRF_K,
     SCROLL_PAGE,
+    SENTENCES,
     SPARSE,
     TEXT_LOWER,
     UPSERT_BATCH,
     ChunkPoint,
+    ChunkVectors,
     LockedBackend,
     ScoredPoint,
     chunk_point_id,
@@ -56,12 +61,14 @@ __all__ = [
     "DOCUMENTS",
     "RRF_K",
     "SCROLL_PAGE",
+    "SENTENCES",
     "SPARSE",
     "TEXT_LOWER",
     "UPSERT_BATCH",
     "ChunkPoint",
     "LockedBackend",
     "ScoredPoint",
+    "ChunkVectors",
     "Store",
     "chunk_point_id",
     "document_point_id",
@@ -87,7 +94,15 @@ class Store(Protocol):
     def delete_chunks(self, doc_id: str, from_ordinal: int = 0) -> None: ...
     def set_chunks_payload(self, doc_id: str, payload: dict[str, Any]) -> None: ...
     def count_chunks(self, doc_id: str | None = None) -> int: ...
-    def dense_by_content_hash(self, hashes: Sequence[str]) -> dict[str, list[float]]: ...
+    def vectors_by_content_hash(self, hashes: Sequence[str]) -> dict[str, ChunkVectors]:
+        """The vectors of a stored chunk for each of these content hashes that one has."""
+        ...
+
+    def sentence_vectors(self, ids: Sequence[str]) -> dict[str, str]:
+        """The packed sentence vectors of these chunks (by point id); "" for a chunk
+        indexed before they were kept, nothing for an id with no chunk."""
+        ...
+
     def chunks_at(
         self, places: Sequence[tuple[str, int]], collection: str | None = None
     ) -> list[dict[str, Any]]:

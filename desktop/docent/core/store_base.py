@@ -23,6 +23,9 @@ DENSE = "dense"
 SPARSE = "bm25"
 #: The lower-cased copy of ``text`` behind grep; stripped from every payload returned.
 TEXT_LOWER = "text_lower"
+#: A chunk's sentence vectors, packed (sentence_vectors.py): read only by the rerank and by
+#: whatever copies or reuses a chunk's vectors; every other read leaves it out.
+SENTENCES = "sentences"
 #: Payload key (chunks and documents) holding the ids of the document's collections;
 #: keyword-indexed, so a collection's filter runs inside each query.
 COLLECTIONS = "collections"
@@ -45,6 +48,17 @@ class ChunkPoint:
     dense: list[float]
     sparse: SparseVec
     payload: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class ChunkVectors:
+    """What one pass of the model gives a chunk (``Embedder.embed_chunks``), and what a
+    chunk of the same embedded text reuses of a stored one."""
+
+    dense: list[float]
+    #: Its sentences' vectors, packed (``sentence_vectors.pack``); "" for a chunk stored
+    #: before they were kept.
+    sentences: str
 
 
 @dataclass(slots=True)

@@ -27,10 +27,12 @@ from docent.core.store_base import (
     MAX_DOCUMENTS,
     RRF_K,
     SCROLL_PAGE,
+    SENTENCES,
     SPARSE,
     TEXT_LOWER,
     UPSERT_BATCH,
     ChunkPoint,
+    ChunkVectors,
     LockedBackend,
     ScoredPoint,
     batches,
@@ -70,7 +72,9 @@ _DOCUMENT_INDEXES: dict[str, Any] = {
     "doc_id": qm.PayloadSchemaType.KEYWORD,
     COLLECTIONS: qm.PayloadSchemaType.KEYWORD,
 }
-_PAYLOAD = qm.PayloadSelectorExclude(exclude=[TEXT_LOWER])
+# As in store_edge: the grep copy never leaves, the sentence vectors only for reuse and copies.
+_PAYLOAD = qm.PayloadSelectorExclude(exclude=[TEXT_LOWER, SENTENCES])
+_WHOLE = qm.PayloadSelectorExclude(exclude=[TEXT_LOWER])
 
 
 def _doc_filter(
@@ -281,6 +285,7 @@ class ClientStore(LockedBackend):
         with_vectors: bool | list[str],
         stop: Any = None,
         collection: str = CHUNKS,
+        payload: Any = _PAYLOAD,
     ) -> list[qm.Record]:
         out: list[qm.Record] = []
         offset: Any = None
@@ -290,15 +295,15 @@ class ClientStore(LockedBackend):
                 scroll_filter=flt,
                 limit=SCROLL_PAGE,
                 offset=offset,
-                with_payload=_PAYLOAD,
+                with_payload=payload,
                 with_vectors=with_vectors,
             )
             out.extend(records)
             if offset is None or (stop is not None and stop(out)):
                 return out
 
-    def dense_by_content_hash(self, hashes: Sequence[str]) -> dict[str, list[float]]:
-        found: dict[str, list[float]] = {}
+    def vectors_by_content_hash(self, hashes: Sequence[str]) -> dict[str, ChunkVectors]:
+        found: dict[str, ChunkVectors] = {}
         wanted = list(dict.fromkeys(hashes))
         for group in batches(wanted, SCROLL_PAGE):
             cond = qm.FieldCondition(key="content_hash", match=qm.MatchAny(any=list(group)))
@@ -307,13 +312,26 @@ class ClientStore(LockedBackend):
                 return len({(r.payload or {}).get("content_hash") for r in records}) >= len(group)
 
             with self._call("read stored vectors"):
-                records = self._scroll_all(qm.Filter(must=[cond]), [DENSE], stop=all_found)
+                records = self._scroll_all(
+                    qm.Filter(must=[cond]), [DENSE], stop=all_found, payload=_WHOLE
+                )
             for r in records:
                 h = (r.payload or {}).get("content_hash")
                 dense = _named(r, DENSE)
                 if isinstance(h, str) and h not in found and dense is not None:
-                    found[h] = list(dense)
+                    sentences = str((r.payload or {}).get(SENTENCES) or "")
+                    found[h] = ChunkVectors(list(dense), sentences)
         return found
+
+    def sentence_vectors(self, ids: Sequence[str]) -> dict[str, str]:
+        if not ids:
+            return {}
+        selector = qm.PayloadSelectorInclude(include=[SENTENCES])
+        with self._call("read sentence vectors"):
+            records = self._client.retrieve(
+                CHUNKS, ids=list(ids), with_payload=selector, with_vectors=False
+            )
+        return {str(r.id): str((r.payload or {}).get(SENTENCES) or "") for r in records}
 
     def chunks_at(
         self, places: Sequence[tuple[str, int]], collection: str | None = None
@@ -341,7 +359,7 @@ class ClientStore(LockedBackend):
 
     def export_chunks(self, doc_id: str) -> list[ChunkPoint]:
         with self._call("read chunks to copy"):
-            records = self._scroll_all(_one_doc(doc_id), [DENSE, SPARSE])
+            records = self._scroll_all(_one_doc(doc_id), [DENSE, SPARSE], payload=_WHOLE)
         points = []
         for r in records:
             sparse = _named(r, SPARSE)

@@ -42,10 +42,12 @@ from docent.core.store_base import (
     MAX_DOCUMENTS,
     RRF_K,
     SCROLL_PAGE,
+    SENTENCES,
     SPARSE,
     TEXT_LOWER,
     UPSERT_BATCH,
     ChunkPoint,
+    ChunkVectors,
     LockedBackend,
     ScoredPoint,
     batches,
@@ -80,8 +82,10 @@ _DOCUMENT_INDEXES: dict[str, Any] = {
     "doc_id": qe.PayloadSchemaType.Keyword,
     COLLECTIONS: qe.PayloadSchemaType.Keyword,
 }
-# Returned payloads never carry the grep copy of the text.
-_PAYLOAD = qe.PayloadSelector.Exclude([TEXT_LOWER])
+# Returned payloads never carry the grep copy of the text, and only what reuses or copies
+# a chunk's vectors reads its sentence vectors.
+_PAYLOAD = qe.PayloadSelector.Exclude([TEXT_LOWER, SENTENCES])
+_WHOLE = qe.PayloadSelector.Exclude([TEXT_LOWER])
 
 
 def _chunks_config(dim: int, index_step: int) -> qe.EdgeConfig:
@@ -321,6 +325,7 @@ class EdgeStore(LockedBackend):
         with_vector: bool | list[str],
         stop: Any = None,
         shard: Any = None,
+        payload: Any = _PAYLOAD,
     ) -> list[Any]:
         out: list[Any] = []
         offset: Any = None
@@ -329,7 +334,7 @@ class EdgeStore(LockedBackend):
                 offset=offset,
                 limit=SCROLL_PAGE,
                 filter=flt,
-                with_payload=_PAYLOAD,
+                with_payload=payload,
                 with_vector=with_vector,
             )
             records, offset = (shard or self._chunks).scroll(req)
@@ -337,8 +342,8 @@ class EdgeStore(LockedBackend):
             if offset is None or (stop is not None and stop(out)):
                 return out
 
-    def dense_by_content_hash(self, hashes: Sequence[str]) -> dict[str, list[float]]:
-        found: dict[str, list[float]] = {}
+    def vectors_by_content_hash(self, hashes: Sequence[str]) -> dict[str, ChunkVectors]:
+        found: dict[str, ChunkVectors] = {}
         wanted = list(dict.fromkeys(hashes))
         for group in batches(wanted, SCROLL_PAGE):
             flt = qe.Filter(
@@ -349,12 +354,21 @@ class EdgeStore(LockedBackend):
                 return len({r.payload.get("content_hash") for r in records}) >= len(group)
 
             with self._call("read stored vectors"):
-                records = self._scroll_all(flt, [DENSE], stop=all_found)
+                records = self._scroll_all(flt, [DENSE], stop=all_found, payload=_WHOLE)
             for r in records:
                 h = r.payload.get("content_hash")
                 if h not in found and r.vector and DENSE in r.vector:
-                    found[h] = list(r.vector[DENSE])
+                    sentences = str(r.payload.get(SENTENCES) or "")
+                    found[h] = ChunkVectors(list(r.vector[DENSE]), sentences)
         return found
+
+    def sentence_vectors(self, ids: Sequence[str]) -> dict[str, str]:
+        if not ids:
+            return {}
+        selector = qe.PayloadSelector.Include([SENTENCES])
+        with self._call("read sentence vectors"):
+            records = self._chunks.retrieve(list(ids), with_payload=selector, with_vector=False)
+        return {str(r.id): str((r.payload or {}).get(SENTENCES) or "") for r in records}
 
     def chunks_at(
         self, places: Sequence[tuple[str, int]], collection: str | None = None
@@ -383,7 +397,7 @@ class EdgeStore(LockedBackend):
 
     def export_chunks(self, doc_id: str) -> list[ChunkPoint]:
         with self._call("read chunks to copy"):
-            records = self._scroll_all(_one_doc(doc_id), [DENSE, SPARSE])
+            records = self._scroll_all(_one_doc(doc_id), [DENSE, SPARSE], payload=_WHOLE)
         return sorted(
             (
                 ChunkPoint(
