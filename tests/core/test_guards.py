@@ -195,3 +195,33 @@ def test_sentences_sharing_a_start_are_not_repeats() -> None:
     )
     guard, cut = feed_all(text, GuardLimits(ngram_words=50))
     assert cut is None and guard.text == text
+
+
+# The real model's q007 (session 9): three list items, the last ending with a sentence the
+# first had said, and then the stream ended: no space followed it, so no boundary did.
+LAST_REPEAT = (
+    "1) 3) The main server provides DHCP for the whole school network [1]. "
+    "This is possible only when there is one machine doing this setup.\n\n"
+    "2) 2) Services can be moved from the main server to another machine [1].\n"
+    "3) 1) The Internet connection runs over a separate router (the gateway) [1]. "
+    "This is possible only when there is one machine doing this setup."
+)
+
+
+def test_a_sentence_said_again_as_the_last_is_cut_when_the_stream_ends() -> None:
+    guard, cut = feed_all(LAST_REPEAT)
+    assert cut is None  # while it streamed, the last sentence might have gone on
+    cut = guard.finish()
+    assert cut is not None and cut.kind == "repeat"
+    assert cut.kept.endswith("runs over a separate router (the gateway) [1].")
+    assert guard.finish() is cut  # asked again, the same
+    ended, _ = feed_all("The lamp is lit at dusk every day. It burns until dawn.")
+    assert ended.finish() is None  # a last sentence said once stays
+
+
+def test_a_stream_ending_in_a_repeat_raises_the_cut(ollama_stub: OllamaStub) -> None:
+    ollama_stub.responder = lambda messages, model: split_tokens(LAST_REPEAT)
+    client = OllamaClient(ollama_stub.url, MODEL, 1.0, 5.0, 30.0)
+    with pytest.raises(OutputCut) as info:
+        "".join(client.stream_chat(QUESTION))
+    assert info.value.cut.kept.endswith("(the gateway) [1].")

@@ -113,6 +113,18 @@ class OutputGuard:
         self.cut = self._sentence_repeat() or self._ngram_repeat() or self._overrun(token)
         return self.cut
 
+    def finish(self) -> Cut | None:
+        """The stream ended: its last sentence, which no space or line break followed,
+        is checked as the others were when the next one began (an answer that ends by
+        saying again a sentence it said before is cut before it)."""
+        if self.cut is None:
+            start = self._scanned
+            key = normalise(self.text[start:])
+            long_enough = len(key.split()) >= self.limits.min_sentence_words
+            if long_enough and (key in self._sentences or self._echoes(key, both_ways=True)):
+                self.cut = self._make("repeat", start)
+        return self.cut
+
     # Checks ------------------------------------------------------------------------
 
     def _sentence_repeat(self) -> Cut | None:

@@ -218,6 +218,9 @@ class OllamaClient:
                 item = self._next_item(call, cancel, start, got_first)
                 if item is _END:
                     watch.done_reason = call.done_reason
+                    cut = watch.finish()
+                    if cut is not None:
+                        raise OutputCut(cut)
                     return
                 if isinstance(item, BaseException):
                     raise self._map_error(item, name, self.total_timeout) from item
