@@ -186,7 +186,7 @@ def test_the_rerank_weighs_each_candidates_best_sentence(manual: Store, embedder
     assert after[0] == 2  # its sentence is the question's own vector
     by_ordinal = dict(zip(after, scored, strict=True))
     assert by_ordinal[2] == pytest.approx(1.0, abs=0.02)
-    assert by_ordinal[1] is None  # no sentence vectors: no factor, not a zero
+    assert by_ordinal[1] is None  # no sentence vectors: not scored (a factor of 1)
     assert by_ordinal[0] is not None and by_ordinal[0] < 0.3
 
 

@@ -244,8 +244,6 @@ class Embedder:
         tokens keeps its dense vector as its one sentence vector."""
         if not texts:
             return []
-        from fastembed.common.onnx_model import OnnxOutputContext
-
         from docent.core.sentence_vectors import pack, pool, sentence_spans
 
         self.ensure_loaded()
@@ -254,14 +252,9 @@ class Embedder:
         with self._lock:
             for start in range(0, len(texts), self.batch_size):
                 batch = list(texts[start : start + self.batch_size])
-                run = model.onnx_embed(batch)
+                run = model.onnx_embed(batch)  # the tokens' vectors, before pooling
                 encoded = model.tokenize(batch)  # the same encodings, for their offsets
-                context = OnnxOutputContext(
-                    model_output=run.model_output,
-                    attention_mask=run.attention_mask,
-                    input_ids=run.input_ids,
-                )
-                dense = list(model._post_process_onnx_output(context))
+                dense = list(model._post_process_onnx_output(run))  # as embed() pools them
                 for i, text in enumerate(batch):
                     body = bodies[start + i]
                     if not text.endswith(body):
