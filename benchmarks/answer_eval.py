@@ -549,6 +549,8 @@ def replay(args: argparse.Namespace, questions: Sequence[Question], layout: str)
         eng = open_library(
             Path(args.home), load_questions([]), stub.url, args.model, args.context, retries=0
         )
+        if args.set:
+            use_retrieval(eng, args.set)
         try:
             print(f"replay of {args.replay}, layout {layout}", file=sys.stderr)
             records = ask_all(eng, [q for q in questions if q.question in by_question], layout)
@@ -570,6 +572,21 @@ def finish(args: argparse.Namespace, records: Sequence[Record], layout: str) -> 
                 fh.write(json.dumps(asdict(r)) + "\n")
     print()
     print(summary(records, args.model, layout, args.context))
+
+
+def use_retrieval(eng: Engine, items: Sequence[str]) -> None:
+    """The engine's retrieval with RetrievalConfig fields changed (``KEY=VALUE``), as
+    ``retrieval_eval.py --set`` changes them: what the answers are given to read."""
+    from dataclasses import replace
+
+    retriever = eng._retriever  # made when the engine opened
+    assert retriever is not None
+    for item in items:
+        key, value = item.split("=", 1)
+        kind = type(getattr(retriever.config, key))
+        typed = kind(value) if kind is not bool else value == "1"
+        retriever.config = replace(retriever.config, **{key: typed})
+    print(f"retrieval: {retriever.config}", file=sys.stderr)
 
 
 def use_thresholds(spec: str) -> None:
@@ -600,6 +617,9 @@ def main() -> int:
     parser.add_argument("--only", default="", help="comma-separated question ids")
     parser.add_argument(
         "--trim", type=int, default=0, help="cut each passage offered to its N nearest sentences"
+    )
+    parser.add_argument(
+        "--set", nargs="*", default=[], metavar="KEY=VALUE", help="RetrievalConfig fields"
     )
     parser.add_argument("--out", default="", help="write one JSON record per question")
     parser.add_argument(
@@ -635,6 +655,8 @@ def main() -> int:
     eng = open_library(
         Path(args.home), load_questions([]), host, args.model, args.context, retries=args.retries
     )
+    if args.set:
+        use_retrieval(eng, args.set)
     try:
         if args.calibrate:
             calibrate(eng, questions, [int(w) for w in args.windows.split(",")])

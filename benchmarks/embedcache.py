@@ -1,4 +1,4 @@
-"""A disk cache of dense vectors by text, for benchmarks that compare chunkings.
+"""A disk cache of dense (and sentence) vectors by text, for benchmarks that compare chunkings.
 
 Indexing the corpus is dominated by the embedding model (10-37 chunks/s on the 2-core
 box). Comparing chunk-text variants (contextual prefixes, other windows) would re-embed
@@ -20,6 +20,7 @@ import numpy as np
 
 if TYPE_CHECKING:
     from docent.core.embedding import Embedder
+    from docent.core.store_base import ChunkVectors
 
 
 class VectorCache:
@@ -28,6 +29,11 @@ class VectorCache:
         self._db = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("CREATE TABLE IF NOT EXISTS v (k TEXT PRIMARY KEY, vec BLOB NOT NULL)")
+        # A chunk's dense vector and its packed sentence vectors (Embedder.embed_chunks),
+        # by its embedded text and its body (the sentences are the body's).
+        self._db.execute(
+            "CREATE TABLE IF NOT EXISTS c (k TEXT PRIMARY KEY, vec BLOB NOT NULL, sentences TEXT NOT NULL)"
+        )
         self._model = model
         self._lock = threading.Lock()
         self.hits = 0
@@ -53,11 +59,37 @@ class VectorCache:
         with self._lock:
             self._db.executemany("INSERT OR REPLACE INTO v VALUES (?, ?)", rows)
 
+    def get_chunks(self, pairs: Sequence[tuple[str, str]]) -> dict[tuple[str, str], ChunkVectors]:
+        from docent.core.store_base import ChunkVectors
+
+        keys = {self._key(f"{t}\0{b}"): (t, b) for t, b in pairs}
+        out: dict[tuple[str, str], ChunkVectors] = {}
+        with self._lock:
+            items = list(keys)
+            for i in range(0, len(items), 500):
+                part = items[i : i + 500]
+                marks = ",".join("?" * len(part))
+                query = f"SELECT k, vec, sentences FROM c WHERE k IN ({marks})"
+                for k, blob, sentences in self._db.execute(query, part):
+                    dense = np.frombuffer(blob, dtype=np.float32).tolist()
+                    out[keys[k]] = ChunkVectors(dense, sentences)
+        return out
+
+    def put_chunks(self, items: Sequence[tuple[tuple[str, str], ChunkVectors]]) -> None:
+        rows = [
+            (self._key(f"{t}\0{b}"), np.asarray(v.dense, dtype=np.float32).tobytes(), v.sentences)
+            for (t, b), v in items
+        ]
+        with self._lock:
+            self._db.executemany("INSERT OR REPLACE INTO c VALUES (?, ?, ?)", rows)
+
 
 def install(embedder: Embedder, path: Path) -> VectorCache:
-    """Route ``embedder.embed_dense`` through a cache at ``path`` (this process only)."""
+    """Route ``embedder.embed_dense`` and ``embed_chunks`` (what indexing calls) through a
+    cache at ``path`` (this process only)."""
     cache = VectorCache(path, embedder.model_name)
     original = embedder.embed_dense
+    original_chunks = embedder.embed_chunks
 
     def embed_dense(texts: Sequence[str]) -> list[list[float]]:
         known = cache.get_many(texts)
@@ -70,5 +102,18 @@ def install(embedder: Embedder, path: Path) -> VectorCache:
             known.update(zip(fresh, vecs, strict=True))
         return [known[t] for t in texts]
 
+    def embed_chunks(texts: Sequence[str], bodies: Sequence[str]) -> list[ChunkVectors]:
+        pairs = list(zip(texts, bodies, strict=True))
+        known = cache.get_chunks(pairs)
+        fresh = list(dict.fromkeys(p for p in pairs if p not in known))
+        cache.hits += len(pairs) - len(fresh)
+        cache.misses += len(fresh)
+        if fresh:
+            made = original_chunks([t for t, _ in fresh], [b for _, b in fresh])
+            cache.put_chunks(list(zip(fresh, made, strict=True)))
+            known.update(zip(fresh, made, strict=True))
+        return [known[p] for p in pairs]
+
     embedder.embed_dense = embed_dense  # type: ignore[method-assign]
+    embedder.embed_chunks = embed_chunks  # type: ignore[method-assign]
     return cache

@@ -97,6 +97,19 @@ def main() -> int:
                 eng.embedder.embed_sparse(texts)
                 embed_times.append(time.perf_counter() - t0)
             embed_s = statistics.median(embed_times)
+            # What keeping sentence vectors costs: the same texts through the model with
+            # and without pooling each sentence of the pass (sentence_vectors.py), in
+            # turns, three times each (one run of each differed by 15 % either way).
+            sample = texts[:240]
+            without, with_ = [], []
+            for _ in range(3):
+                t0 = time.perf_counter()
+                eng.embedder.embed_dense(sample)
+                without.append(time.perf_counter() - t0)
+                t0 = time.perf_counter()
+                eng.embedder.embed_chunks(sample, sample)
+                with_.append(time.perf_counter() - t0)
+            dense_only_s, with_sentences_s = statistics.median(without), statistics.median(with_)
 
             rescans = []
             for _ in range(3):
@@ -119,6 +132,11 @@ def main() -> int:
         "(dense + BM25 in this process)"
     )
     print(f"pipeline / embed-only {pipe_cps / embed_cps:.2f}  (target >= 0.9)")
+    print(
+        f"sentence vectors      {with_sentences_s:.1f} s with, {dense_only_s:.1f} s without, "
+        f"medians of 3 for {min(len(texts), 240)} chunks "
+        f"({with_sentences_s / dense_only_s:.2f}x: the pooling of one pass)"
+    )
     print(
         f"peak RSS              {me:.0f} MB main, {kids:.0f} MB extraction process "
         f"(target < 1.5 GB)"

@@ -49,7 +49,7 @@ def build(args: argparse.Namespace, files: list[Path]) -> tuple:  # type: ignore
     from docent.core.context import document_title, indexed_text
     from docent.core.embedding import Embedder
     from docent.core.indexer import content_hash
-    from docent.core.store import ChunkPoint, chunk_point_id, open_store
+    from docent.core.store import SENTENCES, ChunkPoint, chunk_point_id, open_store
     from docent.core.textcache import TextCache, sha256_file
 
     emb = Embedder()
@@ -76,13 +76,15 @@ def build(args: argparse.Namespace, files: list[Path]) -> tuple:  # type: ignore
             continue
         texts = [indexed_text(c.context, c.text) for c in chunks]
         plain = args.variant == "context-bm25"  # context for BM25 only
-        dense = emb.embed_dense([c.text for c in chunks] if plain else texts)
+        bodies = [c.text for c in chunks]
+        made = emb.embed_chunks(bodies if plain else texts, bodies)  # as the indexer does
+        dense = [v.dense for v in made]
         sparse = emb.embed_sparse(texts)
         doc_id = hashlib.sha1(path.name.encode()).hexdigest()
         points = [
             ChunkPoint(
                 chunk_point_id(doc_id, c.ordinal),
-                d,
+                v.dense,
                 s,
                 {
                     "doc_id": doc_id,
@@ -95,9 +97,10 @@ def build(args: argparse.Namespace, files: list[Path]) -> tuple:  # type: ignore
                     "context": c.context,
                     "content_hash": content_hash(t),
                     "heading": c.heading,
+                    SENTENCES: v.sentences,
                 },
             )
-            for c, t, d, s in zip(chunks, texts, dense, sparse, strict=True)
+            for c, t, v, s in zip(chunks, texts, made, sparse, strict=True)
         ]
         store.upsert_chunks(points)
         first = dense[:3]

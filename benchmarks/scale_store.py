@@ -92,7 +92,7 @@ def _build(
     from docent.core.engine import Engine
     from docent.core.indexer import mean_vector, record_payload
     from docent.core.models import DEFAULT_COLLECTION, DocState
-    from docent.core.store import COLLECTIONS, ChunkPoint, chunk_point_id
+    from docent.core.store import COLLECTIONS, SENTENCES, ChunkPoint, chunk_point_id
 
     rng = np.random.default_rng(18)
     with Engine(load_settings()) as eng:
@@ -107,7 +107,14 @@ def _build(
         base = []
         for rec in eng.catalog.all():
             rows = eng.store.iter_chunks(rec.doc_id, with_vectors=True)
-            payloads = [p for p, _ in rows]
+            # Each copy keeps its chunk's sentence vectors too (iter_chunks leaves them out).
+            kept = eng.store.sentence_vectors(
+                [chunk_point_id(rec.doc_id, p["ordinal"]) for p, _ in rows]
+            )
+            payloads = [
+                {**p, SENTENCES: kept.get(chunk_point_id(rec.doc_id, p["ordinal"]), "")}
+                for p, _ in rows
+            ]
             sparse = eng.embedder.embed_sparse(
                 [indexed_text(p.get("context", ""), p["text"]) for p in payloads]
             )
