@@ -67,10 +67,10 @@ def main() -> int:
     client = ollama.Client(host=args.host, timeout=600)
     pipeline = pipeline_mode(eng, RetrievalConfig())
     seconds: list[float] = []
-    kept_first = 0
+    kept_first = named_none = 0
 
     def reranked(question: str) -> tuple[list[Hit], str]:
-        nonlocal kept_first
+        nonlocal kept_first, named_none
         hits, confidence = pipeline(question)
         head = hits[: args.top]
         listing = "\n\n".join(f"[{n}] {excerpt(h.text)}" for n, h in enumerate(head, 1))
@@ -99,6 +99,7 @@ def main() -> int:
             best = []
         picked = [n for n in dict.fromkeys(best) if 1 <= n <= len(head)]
         kept_first += picked[:1] == [1]
+        named_none += not picked  # an empty list, or a reply cut before it closed
         order = [head[n - 1] for n in picked]
         order += [h for n, h in enumerate(head, 1) if n not in picked]
         return order + hits[args.top :], confidence
@@ -114,7 +115,8 @@ def main() -> int:
     n_ans = sum(q.answerable for q in questions)
     print_table(rows, n_ans, len(questions) - n_ans)
     print(
-        f"\n{len(seconds)} requests: the first pick was [1] in {kept_first}; "
+        f"\n{len(seconds)} requests: the first pick was [1] in {kept_first}, "
+        f"no passage named in {named_none}; "
         f"median {statistics.median(seconds):.1f} s per request"
     )
     return 0
