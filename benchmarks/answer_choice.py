@@ -18,26 +18,25 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from answer_eval import is_gold, load1, load_questions, open_library  # noqa: E402
+from answer_eval import (  # noqa: E402
+    is_gold,
+    load1,
+    load_questions,
+    model_arguments,
+    open_library,
+)
 
 CHOOSE = "Reply with the sentence of the passages above that answers the question."
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--model", default="smollm2:135m")
-    ap.add_argument(
-        "--host",
-        default=os.environ.get("DOCENT_RIG_HOST")
-        or os.environ.get("OLLAMA_HOST")
-        or "http://127.0.0.1:11435",
-    )
+    model_arguments(ap)
     ap.add_argument("--home", default="/tmp/docent-answer-eval")
     ap.add_argument("--context", type=int, default=4096)
     args = ap.parse_args()

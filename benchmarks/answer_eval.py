@@ -602,13 +602,21 @@ def use_thresholds(spec: str) -> None:
     print(f"matching thresholds: {attribution.THRESHOLDS}", file=sys.stderr)
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def model_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--model`` and ``--host``, as every benchmark that asks a model takes them: the rig's
+    model, at DOCENT_RIG_HOST, OLLAMA_HOST or the rig's default port."""
     parser.add_argument("--model", default="smollm2:135m")
     parser.add_argument(
         "--host",
-        default=os.environ.get("DOCENT_RIG_HOST") or os.environ.get("OLLAMA_HOST") or "",
+        default=os.environ.get("DOCENT_RIG_HOST")
+        or os.environ.get("OLLAMA_HOST")
+        or "http://127.0.0.1:11435",
     )
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    model_arguments(parser)
     parser.add_argument("--home", default="/tmp/docent-answer-eval")
     parser.add_argument("--layout", default="")
     parser.add_argument(
@@ -651,7 +659,7 @@ def main() -> int:
     questions = load_questions([s for s in args.only.split(",") if s])
     if args.replay:
         return replay(args, questions, layout)
-    host = args.host or "http://127.0.0.1:11435"
+    host = args.host
     eng = open_library(
         Path(args.home), load_questions([]), host, args.model, args.context, retries=args.retries
     )

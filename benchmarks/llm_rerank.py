@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import statistics
 import sys
 import time
@@ -22,6 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 sys.path.insert(0, str(Path(__file__).parent))
+from answer_eval import model_arguments  # noqa: E402
 from retrieval_eval import (  # noqa: E402
     DEV_QUESTIONS,
     Search,
@@ -46,13 +46,7 @@ def excerpt(text: str) -> str:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--model", default="smollm2:135m")
-    ap.add_argument(
-        "--host",
-        default=os.environ.get("DOCENT_RIG_HOST")
-        or os.environ.get("OLLAMA_HOST")
-        or "http://127.0.0.1:11435",
-    )
+    model_arguments(ap)
     ap.add_argument("--library", choices=("dev", "full"), default="dev")
     ap.add_argument("--home", type=Path)
     ap.add_argument("--questions", nargs="*", type=Path, default=[DEV_QUESTIONS])
