@@ -13,9 +13,11 @@ Stages of :meth:`Retriever.search` (each one's ranks, scores and time go to ``de
 5. all lists fused with weighted RRF (one dict entry per chunk id: O(1) dedup);
 6. keyword boost: chunks holding the question's rare exact terms (Qdrant's full-text
    index) join the fusion as one more list, weighted by how rare the term is;
-7. tables of contents and indexes demoted; the proximity rerank (rerank.py) re-sorts each
+7. tables of contents and indexes demoted; the rerank (rerank.py) re-sorts each
    document's candidates among its own places by how close together they hold the
-   question's terms; with a cross-encoder (``rerank_model_dir``, off by default:
+   question's terms, the question's options as written, and how near the question their
+   best sentence is (its sentence vectors, read for these candidates only:
+   sentence_vectors.py); with a cross-encoder (``rerank_model_dir``, off by default:
    cross_encoder.py) the best ``cross_depth`` are then re-sorted by its scores;
 8. identical text dropped, the per-document cap
    (``max_chunks_per_document`` for every 5 results), adaptive k;
