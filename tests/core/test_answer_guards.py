@@ -29,7 +29,7 @@ from docent.core.evaluation import split_sentences
 from docent.core.guards import normalise
 from ollama_stub import OllamaStub, split_tokens
 
-HOW_Q = "How do I show the memory relocation registers in CTSS, step by step?"
+HOW_Q = "How do I show the memory relocation registers in CTSS?"
 
 
 @pytest.fixture

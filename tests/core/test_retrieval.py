@@ -398,15 +398,16 @@ def test_a_search_reads_every_neighbour_in_one_store_call(store: Store, embedder
 def test_a_word_no_passage_covers_makes_it_low(store: Store, embedder: Embedder) -> None:
     """Every other word is in the library (the keeper, the ships, calling): only the best
     passage's vector, once 'radio' is left out, shows the passages are about the rest."""
-    checking = Retriever(store, embedder, RetrievalConfig(uncovered_check=True))
+    checking = Retriever(store, embedder)  # on by default (session 9)
+    assert checking.config.uncovered_check
     res = checking.search("Which radio channel does the keeper use to call ships?", debug=True)
     ev = res.evaluation
     assert ev is not None and res.confidence == "low" and not res.sufficient
     assert next(iter(ev.uncovered)) == "radio" and sum(ev.uncovered.values()) >= UNCOVERED_GAIN
     assert "'radio'" in ev.recommendation
     assert "uncovered" in res.debug["timings_ms"]
-    # Off by default: the same question is medium, and nothing more is embedded.
-    unchecked = Retriever(store, embedder).search(
+    # Off: the same question is medium, and nothing more is embedded.
+    unchecked = Retriever(store, embedder, RetrievalConfig(uncovered_check=False)).search(
         "Which radio channel does the keeper use to call ships?", debug=True
     )
     assert unchecked.sufficient and "uncovered" not in unchecked.debug["timings_ms"]
