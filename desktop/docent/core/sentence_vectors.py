@@ -7,7 +7,7 @@ in-document rerank weighs the best cosine between the question and a candidate's
 sentences: the page that answers often holds one sentence close to the question among
 others that are not, which the chunk's mean blurs (README, issue 16, session 9).
 
-They are kept in the chunk's payload (``SENTENCES``), packed: each vector quantised to
+They are kept in the chunk's payload (``store.SENTENCES``), packed: each vector quantised to
 int8 (``round(x * 127)``; cosines of the unpacked vectors are within ~0.01 of the
 originals), the bytes base64-encoded. 384 bytes a sentence, ~4.7 sentences a chunk on the
 corpus. Normal reads leave the field out; the rerank reads it for its candidates only.
@@ -22,9 +22,6 @@ from typing import Any
 import numpy as np
 
 from docent.core.evaluation import sentence_bounds
-from docent.core.store_base import SENTENCES
-
-__all__ = ["SENTENCES", "best_cosine", "pack", "pool", "sentence_spans", "unpack"]
 
 #: Sentences shorter than this (a heading, "See below.") get no vector of their own.
 MIN_CHARS = 20
