@@ -577,15 +577,11 @@ def finish(args: argparse.Namespace, records: Sequence[Record], layout: str) -> 
 def use_retrieval(eng: Engine, items: Sequence[str]) -> None:
     """The engine's retrieval with RetrievalConfig fields changed (``KEY=VALUE``), as
     ``retrieval_eval.py --set`` changes them: what the answers are given to read."""
-    from dataclasses import replace
+    from retrieval_eval import config_with
 
     retriever = eng._retriever  # made when the engine opened
     assert retriever is not None
-    for item in items:
-        key, value = item.split("=", 1)
-        kind = type(getattr(retriever.config, key))
-        typed = kind(value) if kind is not bool else value == "1"
-        retriever.config = replace(retriever.config, **{key: typed})
+    retriever.config = config_with(retriever.config, items)
     print(f"retrieval: {retriever.config}", file=sys.stderr)
 
 

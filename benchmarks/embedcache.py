@@ -14,7 +14,7 @@ import sqlite3
 import threading
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -42,17 +42,23 @@ class VectorCache:
     def _key(self, text: str) -> str:
         return hashlib.sha1(f"{self._model}\0{text}".encode()).hexdigest()
 
+    def _select(self, columns: str, table: str, keys: Sequence[str]) -> list[tuple[Any, ...]]:
+        """The rows of ``table`` whose key is among ``keys``, 500 keys a query."""
+        rows: list[tuple[Any, ...]] = []
+        with self._lock:
+            for i in range(0, len(keys), 500):
+                part = list(keys[i : i + 500])
+                marks = ",".join("?" * len(part))
+                query = f"SELECT k, {columns} FROM {table} WHERE k IN ({marks})"
+                rows.extend(self._db.execute(query, part))
+        return rows
+
     def get_many(self, texts: Sequence[str]) -> dict[str, list[float]]:
         keys = {self._key(t): t for t in texts}
-        out: dict[str, list[float]] = {}
-        with self._lock:
-            items = list(keys)
-            for i in range(0, len(items), 500):
-                part = items[i : i + 500]
-                marks = ",".join("?" * len(part))
-                for k, blob in self._db.execute(f"SELECT k, vec FROM v WHERE k IN ({marks})", part):
-                    out[keys[k]] = np.frombuffer(blob, dtype=np.float32).tolist()
-        return out
+        return {
+            keys[k]: np.frombuffer(blob, dtype=np.float32).tolist()
+            for k, blob in self._select("vec", "v", list(keys))
+        }
 
     def put_many(self, pairs: Sequence[tuple[str, list[float]]]) -> None:
         rows = [(self._key(t), np.asarray(v, dtype=np.float32).tobytes()) for t, v in pairs]
@@ -63,17 +69,10 @@ class VectorCache:
         from docent.core.store_base import ChunkVectors
 
         keys = {self._key(f"{t}\0{b}"): (t, b) for t, b in pairs}
-        out: dict[tuple[str, str], ChunkVectors] = {}
-        with self._lock:
-            items = list(keys)
-            for i in range(0, len(items), 500):
-                part = items[i : i + 500]
-                marks = ",".join("?" * len(part))
-                query = f"SELECT k, vec, sentences FROM c WHERE k IN ({marks})"
-                for k, blob, sentences in self._db.execute(query, part):
-                    dense = np.frombuffer(blob, dtype=np.float32).tolist()
-                    out[keys[k]] = ChunkVectors(dense, sentences)
-        return out
+        return {
+            keys[k]: ChunkVectors(np.frombuffer(blob, dtype=np.float32).tolist(), sentences)
+            for k, blob, sentences in self._select("vec, sentences", "c", list(keys))
+        }
 
     def put_chunks(self, items: Sequence[tuple[tuple[str, str], ChunkVectors]]) -> None:
         rows = [

@@ -310,6 +310,16 @@ def time_searches(
     )
 
 
+def config_with(config: RetrievalConfig, items: Sequence[str]) -> RetrievalConfig:
+    """``config`` with the fields ``KEY=VALUE`` (as ``--set`` writes them) changed, each
+    value of its field's type (a bool is "1" or anything else)."""
+    for item in items:
+        key, value = item.split("=", 1)
+        kind = type(getattr(config, key))
+        config = replace(config, **{key: kind(value) if kind is not bool else value == "1"})
+    return config
+
+
 def main() -> int:
     from docent.core.retrieval import RetrievalConfig
 
@@ -341,11 +351,7 @@ def main() -> int:
     args = ap.parse_args()
 
     questions = load_questions(args.questions)
-    config = RetrievalConfig()
-    for item in args.set:
-        key, value = item.split("=", 1)
-        kind = type(getattr(config, key))
-        config = replace(config, **{key: kind(value) if kind is not bool else value == "1"})
+    config = config_with(RetrievalConfig(), args.set)
     eng = open_library(args.library, questions, args.home, args.vector_cache)
     try:
         indexed = {d.file_name for d in eng.documents()}

@@ -18,7 +18,6 @@ import json
 import shutil
 import sys
 import time
-from dataclasses import replace
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -28,6 +27,7 @@ from retrieval_eval import (  # noqa: E402
     CORPUS,
     DEV_QUESTIONS,
     DISTRACTORS,
+    config_with,
     load_questions,
     print_table,
     score,
@@ -151,11 +151,7 @@ def main() -> int:
     questions = [q for q in questions if not q.file or q.file in names]
     rows = []
     for spec in args.set or [""]:
-        config = RetrievalConfig()
-        for item in filter(None, spec.split(",")):
-            key, value = item.split("=", 1)
-            kind = type(getattr(config, key))
-            config = replace(config, **{key: kind(value) if kind is not bool else value == "1"})
+        config = config_with(RetrievalConfig(), list(filter(None, spec.split(","))))
         retriever = Retriever(store, emb, config, library_size=lambda collection=None: size)
 
         def run(q: str, r: Retriever = retriever) -> tuple[list, str]:  # type: ignore[type-arg]
@@ -172,11 +168,8 @@ def main() -> int:
             for m in r.misses:
                 print("  " + m)
     if args.latency:
-        config = RetrievalConfig()
-        for item in filter(None, (args.set or [""])[0].split(",")):
-            key, value = item.split("=", 1)
-            kind = type(getattr(config, key))
-            config = replace(config, **{key: kind(value) if kind is not bool else value == "1"})
+        first = filter(None, (args.set or [""])[0].split(","))
+        config = config_with(RetrievalConfig(), list(first))
         timed = Retriever(store, emb, config, library_size=lambda collection=None: size)
         time_searches(
             lambda q: timed.search(q, debug=True),
