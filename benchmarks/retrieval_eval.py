@@ -191,9 +191,13 @@ def score(mode: str, search: Search, questions: Sequence[Question]) -> Row:
         hits, confidence = search(q.question)
         if not q.answerable:
             unans_low.append(confidence == "low")
+            if confidence != "low":
+                misses.append(f"{q.id} unanswerable, {confidence}")
             continue
         assert q.file is not None
         ans_low.append(confidence == "low")
+        if confidence == "low":
+            misses.append(f"{q.id} answerable, low")
         r = first_right_rank(hits[:10], q.file, q.pages)
         ranks.append(r)
         file5.append(any(h.file_name == q.file for h in hits[:5]))
@@ -320,6 +324,17 @@ def config_with(config: RetrievalConfig, items: Sequence[str]) -> RetrievalConfi
     return config
 
 
+def set_bars(items: Sequence[str]) -> None:
+    """The evaluation's bars are module constants, read at each call: set them for the run."""
+    import docent.core.sufficiency as sufficiency
+
+    for item in items:
+        name, _, value = item.partition("=")
+        if not isinstance(getattr(sufficiency, name, None), float):
+            raise SystemExit(f"--bar {item}: sufficiency.py has no bar {name!r}")
+        setattr(sufficiency, name, float(value))
+
+
 def main() -> int:
     from docent.core.retrieval import RetrievalConfig
 
@@ -346,12 +361,25 @@ def main() -> int:
         type=Path,
         help="a cross-encoder's folder (rerank_model_dir) for the full pipeline's rerank",
     )
-    ap.add_argument("--misses", action="store_true", help="list the questions missed")
+    ap.add_argument(
+        "--bar",
+        nargs="*",
+        default=[],
+        metavar="NAME=VALUE",
+        help="override a bar of the retrieval evaluation (sufficiency.py), e.g. "
+        "UNCOVERED_SENTENCE_GAIN=0.06",
+    )
+    ap.add_argument(
+        "--misses",
+        action="store_true",
+        help="list the questions missed (not in the top 5, or judged wrongly)",
+    )
     ap.add_argument("--only-pipeline", action="store_true")
     args = ap.parse_args()
 
     questions = load_questions(args.questions)
     config = config_with(RetrievalConfig(), args.set)
+    set_bars(args.bar)
     eng = open_library(args.library, questions, args.home, args.vector_cache)
     try:
         indexed = {d.file_name for d in eng.documents()}

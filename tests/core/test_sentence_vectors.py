@@ -20,6 +20,7 @@ from docent.core.retrieval import RetrievalConfig, Retriever
 from docent.core.sentence_vectors import (
     MIN_CHARS,
     best_cosine,
+    best_cosines,
     pack,
     pool,
     sentence_spans,
@@ -27,6 +28,7 @@ from docent.core.sentence_vectors import (
 )
 from docent.core.store import SENTENCES, ChunkPoint, Store, chunk_point_id, open_store
 from docent.core.store_base import ChunkVectors
+from docent.core.sufficiency import UNCOVERED_SENTENCE_GAIN, masked_questions
 
 DIM = 384
 
@@ -79,6 +81,16 @@ def test_packed_vectors_keep_their_cosines() -> None:
     best = best_cosine(packed, query)
     assert best == pytest.approx(float((rows @ query).max()), abs=0.01)
     assert best_cosine("", query) is None
+
+
+def test_best_cosines_look_at_every_sentence_of_every_chunk() -> None:
+    rng = np.random.default_rng(8)
+    a, b, queries = unit_rows(rng, 2), unit_rows(rng, 3), unit_rows(rng, 2)
+    best = best_cosines([pack(a), "", pack(b)], [list(q * 3.0) for q in queries])  # any norm
+    want = (np.vstack([a, b]) @ queries.T).max(axis=0)
+    assert best == pytest.approx(list(want), abs=0.01)
+    assert best_cosines(["", ""], list(queries)) is None  # no chunk has sentence vectors
+    assert best_cosines([pack(a)], []) == []
 
 
 # The real model ------------------------------------------------------------------------
@@ -138,16 +150,14 @@ MANUAL = [
 ]
 
 
-@pytest.fixture
-def manual(tmp_path: Path, embedder: Embedder) -> Iterator[Store]:
-    """One manual whose third chunk holds, by its sentence vectors, the sentence nearest
-    the question (its text does not: the rerank must follow the vectors), and whose second
+def manual_store(path: Path, embedder: Embedder, nearest: np.ndarray) -> Store:
+    """One manual whose third chunk holds, by its sentence vectors, the sentence
+    ``nearest`` (its text does not: the rerank must follow the vectors), and whose second
     has none (indexed before they were kept)."""
-    store = open_store(path=tmp_path / "qdrant", dim=embedder.dim)
+    store = open_store(path=path, dim=embedder.dim)
     rng = np.random.default_rng(11)
-    query = np.asarray(embedder.query_dense(QUESTION))
     far = unit_rows(rng, 2)
-    sentences = [pack(far[:1]), "", pack(np.vstack([far[1], query]))]
+    sentences = [pack(far[:1]), "", pack(np.vstack([far[1], nearest]))]
     dense = embedder.embed_dense(MANUAL)
     points = []
     for i, (text, d, s) in enumerate(zip(MANUAL, dense, sentences, strict=True)):
@@ -167,6 +177,13 @@ def manual(tmp_path: Path, embedder: Embedder) -> Iterator[Store]:
         )
     store.upsert_chunks(points)
     store.upsert_document("manual", dense[0], {"file_name": "manual.txt"})
+    return store
+
+
+@pytest.fixture
+def manual(tmp_path: Path, embedder: Embedder) -> Iterator[Store]:
+    """The sentence nearest the question is the question's own vector."""
+    store = manual_store(tmp_path / "qdrant", embedder, np.asarray(embedder.query_dense(QUESTION)))
     yield store
     store.close()
 
@@ -188,6 +205,31 @@ def test_the_rerank_weighs_each_candidates_best_sentence(manual: Store, embedder
     assert by_ordinal[2] == pytest.approx(1.0, abs=0.02)
     assert by_ordinal[1] is None  # no sentence vectors: not scored (a factor of 1)
     assert by_ordinal[0] is not None and by_ordinal[0] < 0.3
+
+
+def test_a_sentence_about_the_rest_of_the_question_names_the_word(
+    tmp_path: Path, embedder: Embedder
+) -> None:
+    """A sentence of a top passage that is the question without 'radio': the passages
+    answer the rest of it, and the check says so. With the question's own vector there
+    instead, leaving a word out brings no sentence closer."""
+    masked = np.asarray(embedder.query_dense_many(masked_questions(QUESTION, ["radio"]))[0])
+    own = np.asarray(embedder.query_dense(QUESTION))
+    config = RetrievalConfig(expand_neighbours=False)
+    found = {}
+    for name, nearest in (("masked", masked), ("own", own)):
+        store = manual_store(tmp_path / name, embedder, nearest)
+        size = lambda collection=None: (1, 3)  # noqa: E731
+        res = Retriever(store, embedder, config, library_size=size).search(QUESTION)
+        store.close()
+        assert res.evaluation is not None
+        found[name] = res
+    masked_ev, own_ev = found["masked"].evaluation, found["own"].evaluation
+    assert masked_ev is not None and own_ev is not None
+    assert masked_ev.uncovered_sentences["radio"] >= UNCOVERED_SENTENCE_GAIN
+    assert found["masked"].confidence == "low" and "'radio'" in masked_ev.issues[-1]
+    assert own_ev.uncovered_sentences == {}
+    assert not any("'radio'" in i for i in own_ev.issues if "covers" in i)
 
 
 # Indexing ------------------------------------------------------------------------------

@@ -11,6 +11,8 @@ from docent.core.models import Hit
 from docent.core.sufficiency import (
     MAX_UNCOVERED,
     UNCOVERED_GAIN,
+    UNCOVERED_SENTENCE_GAIN,
+    Gain,
     cosine,
     evaluate_retrieval,
     keyword_overlap,
@@ -146,9 +148,9 @@ def test_a_word_whose_leaving_out_brings_the_passage_closer_makes_it_low() -> No
     hits = [hit("The keeper logs passing ships and weather in the daybook.", similarity=0.6)]
     asked: list[list[str]] = []
 
-    def gain_of(words: Sequence[str]) -> list[float]:
+    def gain_of(words: Sequence[str]) -> list[Gain]:
         asked.append(list(words))
-        return [{"radio": 0.04, "channel": 0.02, "call": -0.03}[w] for w in words]
+        return [Gain({"radio": 0.04, "channel": 0.02, "call": -0.03}[w]) for w in words]
 
     ev = evaluate_retrieval(
         "Which radio channel does the keeper use to call ships?", hits, (), gain_of
@@ -165,15 +167,42 @@ def test_small_gains_leave_the_confidence_alone() -> None:
     ev = evaluate_retrieval(
         "Which radio channel does the keeper use to call ships?",
         hits,
-        gain_of=lambda words: [UNCOVERED_GAIN / 2, 0.0, -0.1][: len(words)],
+        gain_of=lambda words: [
+            Gain(UNCOVERED_GAIN / 2, UNCOVERED_SENTENCE_GAIN * 0.9),
+            Gain(0.0, UNCOVERED_SENTENCE_GAIN / 2),
+            Gain(-0.1, -0.1),
+        ][: len(words)],
     )
     assert ev.confidence == "medium" and ev.sufficient
     assert ev.uncovered == {"radio": UNCOVERED_GAIN / 2}
+    assert ev.uncovered_sentences == {
+        "radio": round(UNCOVERED_SENTENCE_GAIN * 0.9, 4),
+        "channel": UNCOVERED_SENTENCE_GAIN / 2,
+    }
     assert not any("no passage found covers" in i for i in ev.issues)
 
 
+def test_one_word_that_brings_the_best_sentence_closer_makes_it_low() -> None:
+    """The passages' means hardly move without 'channel', but one of their sentences
+    does: it is about the rest of the question."""
+    hits = [hit("The keeper logs passing ships and weather in the daybook.", similarity=0.6)]
+    ev = evaluate_retrieval(
+        "Which radio channel does the keeper use to call ships?",
+        hits,
+        gain_of=lambda words: [
+            Gain(0.01, 0.01),
+            Gain(0.01, UNCOVERED_SENTENCE_GAIN),
+            Gain(0.0, 0.0),
+        ][: len(words)],
+    )
+    assert ev.confidence == "low" and not ev.sufficient
+    assert sum(ev.uncovered.values()) < UNCOVERED_GAIN  # the passages' vectors alone: medium
+    assert "no passage found covers 'channel', 'radio'" in ev.issues[-1]
+    assert "'channel'" in ev.recommendation
+
+
 def test_gains_are_not_measured_when_nothing_is_missing_or_it_is_already_low() -> None:
-    def gain_of(words: Sequence[str]) -> list[float]:
+    def gain_of(words: Sequence[str]) -> list[Gain]:
         raise AssertionError(f"measured {words}")
 
     covered = evaluate_retrieval(
@@ -194,9 +223,9 @@ def test_gains_are_not_measured_when_nothing_is_missing_or_it_is_already_low() -
 def test_at_most_max_uncovered_words_are_measured() -> None:
     asked: list[int] = []
 
-    def gain_of(words: Sequence[str]) -> list[float]:
+    def gain_of(words: Sequence[str]) -> list[Gain]:
         asked.append(len(words))
-        return [0.0] * len(words)
+        return [Gain(0.0)] * len(words)
 
     question = "alpha bravo charlie delta echo foxtrot golf hotel lens"
     evaluate_retrieval(question, [hit("The lens.", similarity=0.6)], gain_of=gain_of)

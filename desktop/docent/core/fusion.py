@@ -36,6 +36,8 @@ class Candidate:
     ranks: dict[str, int] = field(default_factory=dict)
     #: Its raw score in each list it appeared in (the best one if it came back twice).
     scores: dict[str, float] = field(default_factory=dict)
+    #: Its packed sentence vectors (sentence_vectors.py), once the rerank has read them.
+    sentences: str = ""
 
     @property
     def doc_id(self) -> str:

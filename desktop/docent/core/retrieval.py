@@ -23,7 +23,8 @@ Stages of :meth:`Retriever.search` (each one's ranks, scores and time go to ``de
    (``max_chunks_per_document`` for every 5 results), adaptive k;
 9. neighbour expansion (ordinal ±1 as context, not as hits: one read by point id for
    all hits) and the retrieval evaluation (sufficiency.py), which with ``uncovered_check``
-   embeds the question without each word no passage holds.
+   embeds the question without each word no passage holds and compares it with the best
+   passage's vector and with the top passages' sentences (read by the rerank).
 
 A search in one collection passes its id to every store query above (the hybrid
 prefetches, the dense list, the ``documents`` search of two-tier, the exact-term probes,
@@ -51,6 +52,8 @@ from docent.core.models import Hit, SparseVec
 from docent.core.queryterms import QueryTerms, analyse
 from docent.core.store import ScoredPoint, Store
 from docent.core.sufficiency import (
+    TOP_HITS,
+    Gain,
     GainOf,
     RetrievalEvaluation,
     evaluate_retrieval,
@@ -306,7 +309,8 @@ class Retriever:
                 self.expand(hits, coll)
         with clock.stage("evaluate"):
             check = chosen and cfg.uncovered_check
-            gain_of = self._gain_of(query, dense[0], chosen[0], clock) if check else None
+            top = chosen[:TOP_HITS]
+            gain_of = self._gain_of(query, dense[0], top, clock) if check else None
             evaluation = evaluate_retrieval(
                 query, hits, absent_terms=exact_info["absent"], gain_of=gain_of
             )
@@ -364,18 +368,16 @@ class Retriever:
     ) -> dict[str, float]:
         """Each candidate's best cosine between the question and one of its sentences, read
         in one call; a chunk indexed before sentence vectors were kept has none."""
-        import numpy as np
-
-        from docent.core.sentence_vectors import best_cosine
+        from docent.core.sentence_vectors import best_cosine, unit
 
         packed = self.store.sentence_vectors([c.chunk_id for c in head])
-        query = np.asarray(query_vec, dtype=np.float32)
-        query /= max(float(np.linalg.norm(query)), 1e-12)
+        query = unit(query_vec)
         out = {}
-        for chunk_id, vectors in packed.items():
-            cos = best_cosine(vectors, query)
+        for c in head:
+            c.sentences = packed.get(c.chunk_id, "")
+            cos = best_cosine(c.sentences, query)
             if cos is not None:
-                out[chunk_id] = cos
+                out[c.chunk_id] = cos
         return out
 
     def _cross_rerank(
@@ -526,20 +528,24 @@ class Retriever:
         )
 
     def _gain_of(
-        self, query: str, query_vec: list[float], best: Candidate, clock: _Clock
+        self, query: str, query_vec: list[float], top: Sequence[Candidate], clock: _Clock
     ) -> GainOf:
-        """How much closer the best passage's stored vector comes to the question without
-        each of some words (called by the evaluation only when it needs it)."""
+        """How much closer the best passage's stored vector, and the best sentence of the
+        top passages (their vectors the rerank read), come to the question without each of
+        some words (called by the evaluation only when it needs it)."""
+        from docent.core.sentence_vectors import best_cosines
 
-        def gains(words: Sequence[str]) -> list[float]:
+        def gains(words: Sequence[str]) -> list[Gain]:
             with clock.stage("uncovered"):
-                digest = str(best.payload.get("content_hash", ""))
+                digest = str(top[0].payload.get("content_hash", ""))
                 stored = self.store.vectors_by_content_hash([digest]) if digest else {}
                 if digest not in stored:
-                    return [0.0] * len(words)
-                vec = stored[digest].dense
+                    return [Gain(0.0)] * len(words)
                 masked = self.embedder.query_dense_many(masked_questions(query, words))
-                return uncovered_gains(query_vec, masked, vec)
+                passage = uncovered_gains(query_vec, masked, stored[digest].dense)
+                best = best_cosines([c.sentences for c in top], [query_vec, *masked])
+                sentence = [b - best[0] for b in best[1:]] if best else [0.0] * len(words)
+                return [Gain(p, s) for p, s in zip(passage, sentence, strict=True)]
 
         return gains
 

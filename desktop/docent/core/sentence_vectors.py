@@ -76,6 +76,24 @@ def unpack(packed: str, dim: int) -> np.ndarray:
     return raw.reshape(-1, dim).astype(np.float32) / _SCALE
 
 
+def unit(vec: Sequence[float]) -> np.ndarray:
+    out = np.asarray(vec, dtype=np.float32)
+    return out / max(float(np.linalg.norm(out)), 1e-12)
+
+
+def best_cosines(packed: Sequence[str], queries: Sequence[Sequence[float]]) -> list[float] | None:
+    """For each query, its best cosine with one sentence of any of the ``packed`` chunks;
+    None when none of them has sentence vectors."""
+    if not queries:
+        return []
+    dim = len(queries[0])
+    rows = [unpack(p, dim) for p in packed if p]
+    if not rows or not sum(len(r) for r in rows):
+        return None
+    sentences = np.concatenate(rows)
+    return [float((sentences @ unit(q)).max()) for q in queries]
+
+
 def best_cosine(packed: str, query: np.ndarray) -> float | None:
     """The best cosine between the unit vector ``query`` and a packed chunk's sentences;
     None when the chunk has none (indexed before they were kept)."""
