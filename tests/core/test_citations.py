@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from docent.core.answering import Answer
@@ -31,6 +33,7 @@ from docent.core.prompting import (
     LAYOUTS,
     QUOTE_REMINDER,
     ROLE,
+    SHOT_ANSWER,
     answer_budget,
     best_excerpt,
     build_prompt,
@@ -203,6 +206,29 @@ def test_a_best_last_layout_ends_with_the_best_passage_keeping_its_number() -> N
     assert user.split("\n\n")[-3].startswith("[1] R-intro.pdf p.1: word1x0")
     # ... and [n] still means the n-th best, for the citations and the pointer line.
     assert prompt.offered == hits[:3] and prompt.shown[1].startswith("word1x0")
+
+
+def test_a_shot_layout_shows_one_cited_answer_as_an_earlier_turn() -> None:
+    """Measured in session 10 (README), not the default: the example exchange comes
+    before the conversation's history, and its tokens come out of the passages' budget."""
+    hits = [hit(n, words=150) for n in range(1, 30)]
+    plan = context_plan(Settings(llm_context_tokens=2048), lambda t: len(t.split()))
+    conv = conversation_about("How long can an R console line be?")
+    shot = build_prompt("Q?", "Q?", hits, conv, plan, layout=LAYOUTS["shot-3-last"])
+    roles = [m["role"] for m in shot.messages]
+    assert roles == ["system", "user", "assistant", "user", "assistant", "user"]
+    assert shot.messages[2]["content"] == SHOT_ANSWER
+    assert "[1] manual.pdf p.4" in shot.messages[1]["content"]
+    assert "R console" in shot.messages[3]["content"]  # the history follows the example
+    assert shot.offered == hits[:3] and shot.messages[-1]["content"].endswith(QUOTE_REMINDER)
+    used = sum(plan.tokens(m["content"]) for m in shot.messages)
+    assert used + plan.answer_tokens <= 2048
+    # As many passages as fit: the example's room is counted (it is longer than one).
+    short = [hit(n, words=10) for n in range(1, 200)]
+    wide = replace(LAYOUTS["shot-3-last"], max_passages=0)
+    with_shot = build_prompt("Q?", "Q?", short, conv, plan, layout=wide)
+    without = build_prompt("Q?", "Q?", short, conv, plan, layout=replace(wide, shot=False))
+    assert len(with_shot.offered) < len(without.offered) < len(short)
 
 
 def test_the_answer_budget_fits_the_question() -> None:

@@ -82,6 +82,15 @@ QUOTE_REMINDER = (
 #: About nothing in anyone's documents: small models copy an example word for word (an
 #: example about R's console turned up in answers about Debian and the PDP-11).
 EXAMPLE = "For example: The pump stops when the tank is full [2]."
+#: A question and its answer shown as an earlier turn of the chat (a small model repeats
+#: the form of the last answer it saw), about nothing in anyone's documents.
+SHOT_PASSAGES = (
+    "[2] manual.pdf p.3: Fill the tank with water. The tank holds 40 litres.\n\n"
+    "[1] manual.pdf p.4: The pump starts when the switch is on. The pump stops when the "
+    "tank is full."
+)
+SHOT_QUESTION = "When does the pump stop?"
+SHOT_ANSWER = "The pump stops when the tank is full [1]."
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,6 +109,8 @@ class Layout:
     #: List the passages worst first, so the best one ends next to the question (a small
     #: model copies what is nearest). Their numbers stay by rank: [1] is the best.
     best_last: bool = False
+    #: Show one question and a cited answer as an earlier turn of the chat.
+    shot: bool = False
 
 
 LAYOUTS = {
@@ -116,6 +127,14 @@ LAYOUTS = {
         Layout("quote-5-last", instructions_last=True, quote=True, max_passages=5, best_last=True),
         Layout("quote-2", instructions_last=True, quote=True, max_passages=2),
         Layout("quote-2-last", instructions_last=True, quote=True, max_passages=2, best_last=True),
+        Layout(
+            "shot-3-last",
+            instructions_last=True,
+            quote=True,
+            max_passages=3,
+            best_last=True,
+            shot=True,
+        ),
     )
 }
 DEFAULT_LAYOUT = LAYOUTS["quote-3-last"]
@@ -178,6 +197,7 @@ def build_prompt(
         ask += f"\n\n{reminder}" + (f" {EXAMPLE}" if layout.example else "")
     elif layout.example:
         system += f" {EXAMPLE}"
+    shot = _shot(layout) if layout.shot else []
     budget = (
         plan.context_tokens
         - plan.answer_tokens
@@ -185,6 +205,7 @@ def build_prompt(
         - plan.tokens(ask)
         - 2 * MESSAGE_OVERHEAD
         - SLACK
+        - sum(plan.tokens(m["content"]) + MESSAGE_OVERHEAD for m in shot)
     )
     history, turns = _history(conv, plan, int(max(budget, 0) * HISTORY_SHARE))
     budget -= sum(plan.tokens(m["content"]) + MESSAGE_OVERHEAD for m in history)
@@ -192,7 +213,7 @@ def build_prompt(
     if layout.best_last:
         lines.reverse()
     user = "Passages from the documents:\n\n" + "\n\n".join(lines) + f"\n\n{ask}"
-    messages = [{"role": "system", "content": system}, *history]
+    messages = [{"role": "system", "content": system}, *shot, *history]
     messages.append({"role": "user", "content": user})
     return Prompt(
         messages=messages,
@@ -205,6 +226,15 @@ def build_prompt(
         },
         history_turns=turns,
     )
+
+
+def _shot(layout: Layout) -> list[dict[str, str]]:
+    reminder = QUOTE_REMINDER if layout.quote else REMINDER
+    user = f"Passages from the documents:\n\n{SHOT_PASSAGES}\n\nQuestion: {SHOT_QUESTION}"
+    return [
+        {"role": "user", "content": f"{user}\n\n{reminder}"},
+        {"role": "assistant", "content": SHOT_ANSWER},
+    ]
 
 
 def _history(
