@@ -90,9 +90,14 @@ class Record:
     raw: str
     #: Every chunk the server sent, the one a guard cut on included, and why the stream
     #: ended: what ``--replay`` serves again (the rig's model is seeded, so a re-run of
-    #: the same prompt streams the same chunks).
+    #: the same prompt streams the same chunks). The first try's.
     chunks: list[str] = field(default_factory=list)
     done_reason: str = ""
+    #: The same for every try when the model was asked again, in order (``--replay``
+    #: serves them in turn; a recording made before session 10 kept only the last try's,
+    #: as ``chunks``).
+    tries: list[list[str]] = field(default_factory=list)
+    done_reasons: list[str] = field(default_factory=list)
     #: The passages offered, as "file pN-M", in prompt order.
     offered: list[str] = field(default_factory=list)
     #: Per sentence: (sentence, support score, supported).
@@ -257,7 +262,9 @@ def ask_all(
             answer = answerer.answer(q.question, on_token=streamed.append)
             rec = record(q, answer, time.monotonic() - started, "".join(streamed))
             if guards:
-                rec.chunks, rec.done_reason = guards[-1].chunks, guards[-1].done_reason
+                rec.chunks, rec.done_reason = guards[0].chunks, guards[0].done_reason
+                rec.tries = [g.chunks for g in guards]
+                rec.done_reasons = [g.done_reason for g in guards]
             records.append(rec)
             print(line(rec), flush=True)
             if out:
@@ -528,7 +535,12 @@ def is_gold(q: Question, h: Hit) -> bool:
 def replay(args: argparse.Namespace, questions: Sequence[Question], layout: str) -> int:
     """The recorded streams served again by the test suite's stand-in Ollama server, so
     the checks after the stream (guards, citations, matching) can be re-run on the same
-    output without the model. The passages offered must be the ones recorded."""
+    output without the model. The passages offered must be the ones recorded.
+
+    An answer asked again is served its tries in turn (with the recording's retries); if
+    the replay asks more often than the recording did (other thresholds), it is served the
+    first try again, which a later try can never beat. A recording made before session 10
+    holds only each answer's last try: it is replayed once, without retries."""
     sys.path.insert(0, str(REPO / "tests"))
     from ollama_stub import OllamaStub
 
@@ -536,18 +548,25 @@ def replay(args: argparse.Namespace, questions: Sequence[Question], layout: str)
         r["id"]: r for r in map(json.loads, Path(args.replay).read_text().splitlines()) if r
     }
     by_question = {q.question: recorded[q.id] for q in questions if q.id in recorded}
+    with_tries = all("tries" in r for r in by_question.values())
     stub = OllamaStub(models=[args.model])
+    served: Counter[str] = Counter()
 
     def respond(messages: list[dict[str, object]], model: str) -> list[str]:
         asked = str(messages[-1]["content"])
-        rec = next(r for q, r in by_question.items() if f"Question: {q}" in asked)
-        stub.done_reason = rec["done_reason"] or "stop"
-        return list(rec["chunks"])
+        q, rec = next((q, r) for q, r in by_question.items() if f"Question: {q}" in asked)
+        tries = rec.get("tries") or [rec["chunks"]]
+        reasons = rec.get("done_reasons") or [rec["done_reason"]]
+        n = served[q] if served[q] < len(tries) else 0
+        served[q] += 1
+        stub.done_reason = reasons[n] or "stop"
+        return list(tries[n])
 
     stub.responder = respond
+    retries = args.retries if with_tries else 0
     with stub:
         eng = open_library(
-            Path(args.home), load_questions([]), stub.url, args.model, args.context, retries=0
+            Path(args.home), load_questions([]), stub.url, args.model, args.context, retries=retries
         )
         if args.set:
             use_retrieval(eng, args.set)
