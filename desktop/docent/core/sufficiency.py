@@ -82,7 +82,8 @@ class Gain:
 
     #: The best passage's vector (cosine).
     passage: float
-    #: The best sentence of the top passages (cosine; 0 when they have no sentence vectors).
+    #: The best sentence of the top passages (cosine; 0 when they have no sentence vectors,
+    #: or the rerank did not read them: ``RetrievalConfig.sentence_weight`` 0).
     sentence: float = 0.0
 
 
@@ -205,9 +206,9 @@ def evaluate_retrieval(
     sentences = _positive(gains, lambda g: g.sentence)
     by_sentence = [w for w, g in sentences.items() if g >= UNCOVERED_SENTENCE_GAIN]
     not_covered = sum(uncovered.values()) >= UNCOVERED_GAIN or bool(by_sentence)
+    named = by_sentence + [w for w in uncovered if w not in by_sentence] if not_covered else []
     if not_covered:
         confidence = "low"
-        named = by_sentence + [w for w in uncovered if w not in by_sentence]
         words = ", ".join(f"'{w}'" for w in named)
         issues.append(f"no passage found covers {words}: they are about the rest of the question")
     return RetrievalEvaluation(
@@ -215,9 +216,7 @@ def evaluate_retrieval(
         sufficient=confidence != "low",
         confidence=confidence,
         issues=issues,
-        recommendation=_recommend(
-            question, top, confidence, absent, missing, named if not_covered else []
-        ),
+        recommendation=_recommend(question, top, confidence, absent, missing, named),
         top_similarity=sim,
         uncovered=uncovered,
         uncovered_sentences=sentences,
