@@ -48,8 +48,8 @@ CONCENTRATION = 0.8
 UNCOVERED_GAIN = 0.05
 #: Cosine gain of the best sentence of the top passages when one uncovered word is left
 #: out, at or above which the question is judged not covered too. A sentence is closer
-#: to one thing than a passage's mean ("the fan speed" against a page on the CPU clock's
-#: speed). Chosen on the dev questions (the largest gain of an answerable one there:
+#: to one thing than a passage's mean ("the fan speed" against a page on CPU frequency
+#: scaling). Chosen on the dev questions (the largest gain of an answerable one there:
 #: 0.055); checked on the held-out ones (README, session 10).
 UNCOVERED_SENTENCE_GAIN = 0.058
 #: Uncovered words weighed at most, in the question's order (one short embedding each,
