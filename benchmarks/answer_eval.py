@@ -537,9 +537,10 @@ def replay(args: argparse.Namespace, questions: Sequence[Question], layout: str)
     the checks after the stream (guards, citations, matching) can be re-run on the same
     output without the model. The passages offered must be the ones recorded.
 
-    An answer asked again is served its tries in turn (with the recording's retries); if
-    the replay asks more often than the recording did (other thresholds), it is served the
-    first try again, which a later try can never beat. A recording made before session 10
+    An answer asked again is served its tries in turn (retries as the setting's default,
+    or ``--retries``); if the replay asks more often than the recording did (other
+    thresholds or retries), it is served the first try again, which as a later try can
+    never replace it. A recording made before session 10
     holds only each answer's last try: it is replayed once, without retries."""
     sys.path.insert(0, str(REPO / "tests"))
     from ollama_stub import OllamaStub
