@@ -368,14 +368,13 @@ class Retriever:
     ) -> dict[str, float]:
         """Each candidate's best cosine between the question and one of its sentences, read
         in one call; a chunk indexed before sentence vectors were kept has none."""
-        from docent.core.sentence_vectors import best_cosine, unit
+        from docent.core.sentence_vectors import best_cosine
 
         packed = self.store.sentence_vectors([c.chunk_id for c in head])
-        query = unit(query_vec)
         out = {}
         for c in head:
             c.sentences = packed.get(c.chunk_id, "")
-            cos = best_cosine(c.sentences, query)
+            cos = best_cosine(c.sentences, query_vec)
             if cos is not None:
                 out[c.chunk_id] = cos
         return out

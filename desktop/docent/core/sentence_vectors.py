@@ -94,10 +94,8 @@ def best_cosines(packed: Sequence[str], queries: Sequence[Sequence[float]]) -> l
     return [float((sentences @ unit(q)).max()) for q in queries]
 
 
-def best_cosine(packed: str, query: np.ndarray) -> float | None:
-    """The best cosine between the unit vector ``query`` and a packed chunk's sentences;
-    None when the chunk has none (indexed before they were kept)."""
-    if not packed:
-        return None
-    rows = unpack(packed, query.shape[0])
-    return float((rows @ query).max()) if len(rows) else None
+def best_cosine(packed: str, query: Sequence[float]) -> float | None:
+    """The best cosine between ``query`` and one of a packed chunk's sentences; None when
+    the chunk has none (indexed before they were kept)."""
+    best = best_cosines([packed], [query])
+    return best[0] if best else None
