@@ -103,34 +103,18 @@ def embedded_pieces(emb: Embedder, split: Callable[[str], list[str]], context: b
     return pieces
 
 
-def with_pieces(eng: Engine, pieces: Pieces, weight: float) -> None:
-    """Every Retriever's in-document rerank also weighs its best piece's cosine."""
-    from docent.core import rerank
+def with_pieces(pieces: Pieces) -> None:
+    """Every Retriever's in-document rerank weighs its best piece's cosine
+    (``sentence_weight``) instead of its stored sentence vectors'."""
     from docent.core.retrieval import Retriever
 
-    queries: dict[str, np.ndarray] = {}
+    def _sentence_cosines(
+        self: Retriever, query_vec: Sequence[float], head: Sequence[Candidate]
+    ) -> dict[str, float]:
+        query = unit(query_vec)
+        return {c.chunk_id: float((pieces(c.payload) @ query).max()) for c in head}
 
-    def _rerank(
-        self: Retriever, query: str, query_vec: Sequence[float], order: list[Candidate]
-    ) -> list[Candidate]:
-        cfg = self.config
-        head = order[: cfg.rerank_depth]
-        prox = rerank.scores(query, head)
-        code = rerank.code_share(query, head)
-        if query not in queries:
-            queries[query] = unit(eng.embedder.query_dense(query))
-        best = [float((pieces(c.payload) @ queries[query]).max()) for c in head]
-        combined = [
-            c.score
-            * (1 + cfg.proximity_weight * p)
-            * (1 + cfg.identifier_weight * i)
-            * (1 + weight * max(s, 0.0))
-            for c, p, i, s in zip(head, prox, code, best, strict=True)
-        ]
-        head = rerank.within_documents(head, combined.__getitem__)
-        return head + order[len(head) :]
-
-    Retriever._rerank = _rerank  # type: ignore[method-assign]
+    Retriever._sentence_cosines = _sentence_cosines  # type: ignore[method-assign]
 
 
 def cost(eng: Engine, questions: Sequence[Any]) -> None:
@@ -200,12 +184,12 @@ def main() -> int:
             cost(eng, questions)
             return 0
         split = sentences if args.vectors == "sentences" else halves
-        pieces = embedded_pieces(eng.embedder, split, context=args.vectors == "halves")
+        with_pieces(embedded_pieces(eng.embedder, split, context=args.vectors == "halves"))
         rows = []
         for weight in (float(w) for w in args.weights.split(",")):
-            with_pieces(eng, pieces, weight)
+            config = RetrievalConfig(sentence_weight=weight)
             name = f"pipeline, {args.vectors} x {weight:g}"
-            rows.append(score(name, pipeline_mode(eng, RetrievalConfig()), questions))
+            rows.append(score(name, pipeline_mode(eng, config), questions))
         n_ans = sum(q.answerable for q in questions)
         print_table(rows, n_ans, len(questions) - n_ans)
         if args.misses:
