@@ -487,3 +487,29 @@ def test_the_embedding_model_does_not_spin_between_runs(embedder: Embedder) -> N
     assert options.get_session_config_entry("session.inter_op.allow_spinning") == "0"
     # the class fastembed calls was put back after loading
     assert ort.SessionOptions is ort.capi.onnxruntime_pybind11_state.SessionOptions
+
+
+def test_a_name_only_other_passages_hold_makes_it_low_unless_a_heading_does(
+    tmp_path: Path, embedder: Embedder
+) -> None:
+    """The library mentions Fresnel (in the garden notes), the passage found does not:
+    they are not about the Fresnel light, until its heading path says so."""
+    docs = {
+        **DOCS,
+        "garden.txt": [*DOCS["garden.txt"], "Fresnel, the gardener, waters at dawn."],
+    }
+    st = open_store(path=tmp_path / "qdrant", dim=embedder.dim)
+    try:
+        fill(st, embedder, docs)
+        question = "How often is the lens of the Fresnel light polished?"
+        res = Retriever(st, embedder).search(question, k=1)
+        assert [h.file_name for h in res.hits] == ["lighthouse.txt"]
+        ev = res.evaluation
+        assert ev is not None and (res.confidence, res.sufficient) == ("low", False)
+        assert "no passage found mentions 'fresnel'" in ev.issues
+        assert not any("never mention" in i for i in ev.issues)  # the library does
+        st.set_chunks_payload("lighthouse.txt", {"context": "Fresnel light › Care of the lens"})
+        res = Retriever(st, embedder).search(question, k=1)
+        assert [h.file_name for h in res.hits] == ["lighthouse.txt"] and res.sufficient
+    finally:
+        st.close()

@@ -18,6 +18,7 @@ from docent.core.sufficiency import (
     keyword_overlap,
     masked_questions,
     uncovered_gains,
+    unfound_names,
 )
 
 
@@ -112,10 +113,65 @@ def test_an_absent_term_with_otherwise_close_hits_is_medium() -> None:
     """A question may name a detail the documents lack and still be answerable."""
     hits = [hit("To install Debian Edu, boot the installer and pick a profile.", similarity=0.7)]
     ev = evaluate_retrieval(
-        "How do I install Debian Edu on a Lenovo?", hits, absent_terms=["Lenovo"]
+        "How do I install Debian Edu with -p?", hits, absent_terms=["-p"], names=["-p"]
     )
     assert ev.confidence == "medium" and ev.sufficient
-    assert "never mention 'Lenovo'" in ev.issues[0]
+    assert "never mention '-p'" in ev.issues[0]
+
+
+def test_a_name_no_passage_found_holds_makes_it_low() -> None:
+    """The library may mention Google elsewhere; the passages found do not: they are
+    about spreadsheets, not Google's."""
+    hits = [hit("Reading spreadsheets: export the sheet to a CSV file first.", similarity=0.7)]
+    question = "How do I read a Google spreadsheet into R?"
+    assert evaluate_retrieval(question, hits).confidence == "high"
+    ev = evaluate_retrieval(question, hits, names=["Google"])
+    assert (ev.confidence, ev.sufficient) == ("low", False)
+    assert "no passage found mentions 'google'" in ev.issues
+    assert ev.recommendation.startswith("No passage found mentions 'google'")
+    assert ev.uncovered == {}  # nothing embedded once it is low
+
+
+def test_a_name_the_library_lacks_is_told_once() -> None:
+    hits = [hit("To install Debian Edu, boot the installer and pick a profile.", similarity=0.7)]
+    ev = evaluate_retrieval(
+        "How do I install Debian Edu on a Lenovo?",
+        hits,
+        absent_terms=["Lenovo"],
+        names=["Debian", "Edu", "Debian Edu", "Lenovo"],
+    )
+    assert ev.confidence == "low" and not ev.sufficient
+    assert [i for i in ev.issues if "Lenovo" in i or "lenovo" in i] == [
+        "the documents searched never mention 'Lenovo'",
+        "not in the passages found: lenovo",
+    ]
+    assert ev.recommendation.startswith("The documents searched never mention 'Lenovo'")
+
+
+def test_a_name_in_a_heading_or_a_neighbour_is_found() -> None:
+    question = "How do I connect a Keeper radio?"
+    body = "Connect the radio to the mast before the storm."
+    alone = evaluate_retrieval(question, [hit(body, similarity=0.7)], names=["Keeper"])
+    assert alone.confidence == "low"
+    by_heading = evaluate_retrieval(
+        question,
+        [hit(body, similarity=0.7)],
+        names=["Keeper"],
+        headings=["Keeper manual › 3 Radios"],
+    )
+    by_neighbour = evaluate_retrieval(
+        question, [hit(body, similarity=0.7, before="The Keeper set.")], names=["Keeper"]
+    )
+    assert by_heading.confidence == by_neighbour.confidence == "high"
+
+
+def test_acronyms_and_words_of_the_question_not_names_are_left_out() -> None:
+    hits = [hit("Every architecture needs the essential packages.", similarity=0.7)]
+    question = "Which packages must every CPU platform have?"
+    assert unfound_names(["CPU"], ["cpu", "platform"], []) == []
+    assert evaluate_retrieval(question, hits, names=["CPU"]).confidence != "low"
+    assert unfound_names(["Vega-Lite"], ["vega-lite", "chart"], []) == ["vega-lite"]
+    assert unfound_names(["Google"], ["spreadsheet"], []) == []  # Google was found
 
 
 def test_medium_when_only_part_of_the_question_is_covered() -> None:

@@ -312,7 +312,12 @@ class Retriever:
             top = chosen[:TOP_HITS]
             gain_of = self._gain_of(query, dense[0], top, clock) if check else None
             evaluation = evaluate_retrieval(
-                query, hits, absent_terms=exact_info["absent"], gain_of=gain_of
+                query,
+                hits,
+                absent_terms=exact_info["absent"],
+                gain_of=gain_of,
+                names=(*terms.names, *terms.exact),
+                headings=[str(c.payload.get("context", "")) for c in top],
             )
         clock.ms["total"] = round((time.perf_counter() - t0) * 1e3, 2)
         info: dict[str, Any] = {}

@@ -6,6 +6,9 @@
   neighbour context;
 - the cosine similarity of the closest hit (when retrieval measured it);
 - exact terms of the question the library never mentions;
+- names of the question (``Google``, ``Vega-Lite``: written with a capital, not as its
+  first word) that no top passage, neighbour or heading holds: the passages are about
+  something else (low; the library may still mention the name elsewhere);
 - uncovered words (when retrieval passes ``gain_of``: ``RetrievalConfig.uncovered_check``,
   on by default): content words of the question that no top passage holds, weighed by
   how much closer the best passage comes to the question once they are left out
@@ -57,6 +60,10 @@ UNCOVERED_SENTENCE_GAIN = 0.058
 #: dev questions 3 decides as 6 did (1.55 words embedded per search instead of 1.76).
 MAX_UNCOVERED = 3
 _WORD = re.compile(r"[^\W_]+")
+#: A name as written: a capital, then a lower-case letter (``Google``, ``Vega-Lite``,
+#: ``YubiKey``). Acronyms (``CPU``, ``SIMH``) are left out: pages spell them out or
+#: write them otherwise as often as not (on the dev questions, "every CPU platform").
+_WRITTEN_AS_NAME = re.compile(r"[A-Z][a-z]")
 
 
 @dataclass(slots=True)
@@ -138,6 +145,20 @@ def keyword_overlap(question: str, hits: Sequence[Hit]) -> tuple[float, list[str
     return (len(words) - len(missing)) / len(words), missing
 
 
+def unfound_names(
+    names: Sequence[str], missing: Sequence[str], headings: Sequence[str]
+) -> list[str]:
+    """The words of ``missing`` (see :func:`keyword_overlap`) that are among ``names``
+    (the question's names and exact terms, ``queryterms.QueryTerms``) and written as
+    names, except those a heading holds (``headings``: the document title and heading
+    path of each top passage)."""
+    wanted = {n.lower() for n in names if _WRITTEN_AS_NAME.match(n)}
+    if not wanted:
+        return []
+    present = {stem(w) for text in headings for w in _WORD.findall(text.lower())}
+    return [w for w in missing if w in wanted and not all(s in present for s in _word_stems(w))]
+
+
 def _top_similarity(hits: Sequence[Hit]) -> float | None:
     values = [h.debug.get("similarity") for h in hits]
     sims = [float(v) for v in values if isinstance(v, int | float)]
@@ -160,13 +181,17 @@ def evaluate_retrieval(
     hits: Sequence[Hit],
     absent_terms: Sequence[str] = (),
     gain_of: GainOf | None = None,
+    names: Sequence[str] = (),
+    headings: Sequence[str] = (),
 ) -> RetrievalEvaluation:
     """Can these hits answer ``question``?
 
     ``absent_terms``: exact terms of the question (names, identifiers, quoted phrases)
     that no chunk in the searched scope contains; retrieval finds them with the text index.
     ``gain_of``: weighs the uncovered words (see the module's docstring); without it
-    they only lower the overlap.
+    they only lower the overlap. ``names``: the question's names and exact terms; one
+    that no hit, neighbour or heading holds makes it low. ``headings``: the title and
+    heading path of each hit.
     """
     top = list(hits[:TOP_HITS])
     if not any(ch.isalnum() for ch in question):
@@ -200,6 +225,12 @@ def evaluate_retrieval(
         points += 2 if sim >= HIGH_SIMILARITY else (1 if sim >= LOW_SIMILARITY else 0)
     points -= 2 * bool(absent)
     confidence = "high" if points >= 4 else ("medium" if points >= 2 else "low")
+    unfound = unfound_names(names, missing, headings)
+    if unfound:
+        confidence = "low"
+        said = {t.lower() for t in absent}  # already in the issues
+        if news := [w for w in unfound if w not in said]:
+            issues.append("no passage found mentions " + ", ".join(f"'{w}'" for w in news))
     # Already low: the embeddings would change nothing.
     gains = _uncovered(missing, gain_of) if confidence != "low" else {}
     uncovered = _positive(gains, lambda g: g.passage)
@@ -216,7 +247,7 @@ def evaluate_retrieval(
         sufficient=confidence != "low",
         confidence=confidence,
         issues=issues,
-        recommendation=_recommend(question, top, confidence, absent, missing, named),
+        recommendation=_recommend(question, top, confidence, absent, missing, named, unfound),
         top_similarity=sim,
         uncovered=uncovered,
         uncovered_sentences=sentences,
@@ -244,6 +275,7 @@ def _recommend(
     absent: Sequence[str],
     missing: Sequence[str],
     uncovered: Sequence[str],
+    unfound: Sequence[str] = (),
 ) -> str:
     files = Counter(h.file_name for h in top)
     name, n = files.most_common(1)[0]
@@ -251,6 +283,11 @@ def _recommend(
         return (
             f"The documents searched never mention '{absent[0]}': add one that covers it, "
             "widen the scope, or rephrase with the words your documents use."
+        )
+    if unfound:
+        return (
+            f"No passage found mentions '{unfound[0]}': the documents may not cover it. "
+            "Add one that does, widen the scope, or rephrase with the words they use."
         )
     if uncovered:
         return (
