@@ -252,6 +252,17 @@ def test_vectors_by_content_hash(store: Store) -> None:
     assert store.vectors_by_content_hash([]) == {}
 
 
+def test_dense_vectors_by_id(store: Store) -> None:
+    """The retrieval evaluation reads the best passage's own vector by its id."""
+    rng = np.random.default_rng(5)
+    a, b = unit(rng), unit(rng)
+    store.upsert_chunks([point("doc", 0, "lamp", a), point("doc", 1, "bell", b)])
+    got = store.dense_vectors([chunk_point_id("doc", 1), chunk_point_id("doc", 9)])
+    assert list(got) == [chunk_point_id("doc", 1)]
+    assert np.allclose(got[chunk_point_id("doc", 1)], b, atol=1e-5)
+    assert store.dense_vectors([]) == {}
+
+
 def test_sentence_vectors_are_read_only_where_asked(store: Store) -> None:
     """The rerank reads them by id; searches, reads by place, grep and iter_chunks leave
     them out (2-3 kB a chunk); a copy (export) keeps them."""

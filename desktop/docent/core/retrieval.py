@@ -541,12 +541,11 @@ class Retriever:
 
         def gains(words: Sequence[str]) -> list[Gain]:
             with clock.stage("uncovered"):
-                digest = str(top[0].payload.get("content_hash", ""))
-                stored = self.store.vectors_by_content_hash([digest]) if digest else {}
-                if digest not in stored:
+                stored = self.store.dense_vectors([top[0].chunk_id]).get(top[0].chunk_id)
+                if stored is None:
                     return [Gain(0.0)] * len(words)
                 masked = self.embedder.query_dense_many(masked_questions(query, words))
-                passage = uncovered_gains(query_vec, masked, stored[digest].dense)
+                passage = uncovered_gains(query_vec, masked, stored)
                 best = best_cosines([c.sentences for c in top], [query_vec, *masked])
                 sentence = [b - best[0] for b in best[1:]] if best else [0.0] * len(words)
                 return [Gain(p, s) for p, s in zip(passage, sentence, strict=True)]

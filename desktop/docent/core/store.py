@@ -98,6 +98,10 @@ class Store(Protocol):
         """The vectors of a stored chunk for each of these content hashes that one has."""
         ...
 
+    def dense_vectors(self, ids: Sequence[str]) -> dict[str, list[float]]:
+        """The dense vectors of these chunks (by point id); nothing for an id with no chunk."""
+        ...
+
     def sentence_vectors(self, ids: Sequence[str]) -> dict[str, str]:
         """The packed sentence vectors of these chunks (by point id); "" for a chunk
         indexed before they were kept, nothing for an id with no chunk."""

@@ -323,6 +323,16 @@ class ClientStore(LockedBackend):
                     found[h] = ChunkVectors(list(dense), sentences)
         return found
 
+    def dense_vectors(self, ids: Sequence[str]) -> dict[str, list[float]]:
+        if not ids:
+            return {}
+        with self._call("read dense vectors"):
+            records = self._client.retrieve(
+                CHUNKS, ids=list(ids), with_payload=False, with_vectors=[DENSE]
+            )
+        found = {str(r.id): _named(r, DENSE) for r in records}
+        return {i: list(v) for i, v in found.items() if v is not None}
+
     def sentence_vectors(self, ids: Sequence[str]) -> dict[str, str]:
         if not ids:
             return {}

@@ -362,6 +362,18 @@ class EdgeStore(LockedBackend):
                     found[h] = ChunkVectors(list(r.vector[DENSE]), sentences)
         return found
 
+    def dense_vectors(self, ids: Sequence[str]) -> dict[str, list[float]]:
+        if not ids:
+            return {}
+        with self._call("read dense vectors"):
+            records = self._chunks.retrieve(list(ids), with_payload=False, with_vector=[DENSE])
+        found: dict[str, list[float]] = {}
+        for r in records:
+            vector: Any = r.vector
+            if vector and DENSE in vector:
+                found[str(r.id)] = list(vector[DENSE])
+        return found
+
     def sentence_vectors(self, ids: Sequence[str]) -> dict[str, str]:
         if not ids:
             return {}
