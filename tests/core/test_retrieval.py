@@ -506,7 +506,7 @@ def test_a_name_only_other_passages_hold_makes_it_low_unless_a_heading_does(
         assert [h.file_name for h in res.hits] == ["lighthouse.txt"]
         ev = res.evaluation
         assert ev is not None and (res.confidence, res.sufficient) == ("low", False)
-        assert "no passage found mentions 'fresnel'" in ev.issues
+        assert "no passage found mentions 'Fresnel'" in ev.issues
         assert not any("never mention" in i for i in ev.issues)  # the library does
         st.set_chunks_payload("lighthouse.txt", {"context": "Fresnel light › Care of the lens"})
         res = Retriever(st, embedder).search(question, k=1)

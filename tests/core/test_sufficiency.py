@@ -127,8 +127,8 @@ def test_a_name_no_passage_found_holds_makes_it_low() -> None:
     assert evaluate_retrieval(question, hits).confidence == "high"
     ev = evaluate_retrieval(question, hits, names=["Google"])
     assert (ev.confidence, ev.sufficient) == ("low", False)
-    assert "no passage found mentions 'google'" in ev.issues
-    assert ev.recommendation.startswith("No passage found mentions 'google'")
+    assert "no passage found mentions 'Google'" in ev.issues
+    assert ev.recommendation.startswith("No passage found mentions 'Google'")
     assert ev.uncovered == {}  # nothing embedded once it is low
 
 
@@ -170,7 +170,7 @@ def test_acronyms_and_words_of_the_question_not_names_are_left_out() -> None:
     question = "Which packages must every CPU platform have?"
     assert unfound_names(["CPU"], ["cpu", "platform"], []) == []
     assert evaluate_retrieval(question, hits, names=["CPU"]).confidence != "low"
-    assert unfound_names(["Vega-Lite"], ["vega-lite", "chart"], []) == ["vega-lite"]
+    assert unfound_names(["Vega-Lite"], ["vega-lite", "chart"], []) == ["Vega-Lite"]
     assert unfound_names(["Google"], ["spreadsheet"], []) == []  # Google was found
 
 

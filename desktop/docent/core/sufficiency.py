@@ -151,12 +151,14 @@ def unfound_names(
     """The words of ``missing`` (see :func:`keyword_overlap`) that are among ``names``
     (the question's names and exact terms, ``queryterms.QueryTerms``) and written as
     names, except those a heading holds (``headings``: the document title and heading
-    path of each top passage)."""
-    wanted = {n.lower() for n in names if _WRITTEN_AS_NAME.match(n)}
+    path of each top passage); as the question writes them."""
+    wanted = {n.lower(): n for n in names if _WRITTEN_AS_NAME.match(n)}
     if not wanted:
         return []
     present = {stem(w) for text in headings for w in _WORD.findall(text.lower())}
-    return [w for w in missing if w in wanted and not all(s in present for s in _word_stems(w))]
+    return [
+        wanted[w] for w in missing if w in wanted and not all(s in present for s in _word_stems(w))
+    ]
 
 
 def _top_similarity(hits: Sequence[Hit]) -> float | None:
@@ -228,8 +230,7 @@ def evaluate_retrieval(
     unfound = unfound_names(names, missing, headings)
     if unfound:
         confidence = "low"
-        said = {t.lower() for t in absent}  # already in the issues
-        if news := [w for w in unfound if w not in said]:
+        if news := [w for w in unfound if w not in absent]:  # those are said already
             issues.append("no passage found mentions " + ", ".join(f"'{w}'" for w in news))
     # Already low: the embeddings would change nothing.
     gains = _uncovered(missing, gain_of) if confidence != "low" else {}
