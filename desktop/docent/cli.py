@@ -308,6 +308,8 @@ def cmd_ask(args: argparse.Namespace) -> int:
         return 0
     if not streamed:
         print(answer.text)
+    elif answer.mode == "extractive":  # what streamed ("1) 2) 3)") was cut: quotes instead
+        print(f"\n\n{answer.text}")
     elif answer.attempt != tries[0]:  # no later try was clearly supported: the first stands
         stands = "No answer since was clearly supported; the first answer stands."
         print(f"\n\n({stands})\n\n{answer.text}")

@@ -13,7 +13,9 @@ from typing import Any
 
 import pytest
 from answer_script import (
+    INVENTION,
     MEMORY_Q,
+    MODEL,
     ScriptedModel,
     ask,
     first_sentence,
@@ -86,6 +88,33 @@ def test_counting_instead_of_answering_falls_back_to_extractive(
     assert answer.citations and {c.source for c in answer.citations} == {"retrieved"}
     assert len(tokens) < 20
     assert ollama_stub.client_disconnected.wait(5.0)
+    # The model is running: the answer says it answered unusably, not to start Ollama.
+    assert answer.text.startswith(f"**Not generated — {MODEL}'s answer could not be used.**")
+    assert "ollama serve" not in answer.text and "A larger model" in answer.text
+    assert "numbers instead of words" in answer.cut
+    # Not asked again: its quoted passages held a gold page more often than the tries
+    # that replaced them (README, session 11).
+    assert len(ollama_stub.bodies("/api/chat")) == 1 and answer.attempts == 1
+
+
+def test_a_later_try_of_fragments_too_short_to_judge_does_not_replace_the_first(
+    engine: Engine, ollama_stub: OllamaStub
+) -> None:
+    """SmolLM2's tries sometimes end by themselves after "1) 2)\n\n3)\n\n4)": no
+    sentence to judge is no sentence a passage clearly says, so the invention before
+    them stays, labelled unsupported."""
+    tries: list[int] = []
+
+    def invents_then_fragments(messages: list[dict[str, Any]], model: str) -> str:
+        tries.append(1)
+        return INVENTION if len(tries) == 1 else "1) 2)\n\n3) \n\n4) \n5)"
+
+    ollama_stub.responder = invents_then_fragments
+    answer, _ = ask(engine)
+    assert len(tries) == 3
+    assert answer.mode == "generated" and answer.unsupported_answer
+    assert (answer.attempt, answer.attempts) == (1, 3) and answer.parts()[1] == INVENTION
+    assert "5)" not in answer.text
 
 
 def test_rambling_without_a_sentence_end_is_cut(engine: Engine, ollama_stub: OllamaStub) -> None:

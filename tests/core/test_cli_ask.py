@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 from pathlib import Path
 
@@ -148,3 +149,23 @@ def test_ask_says_when_the_earlier_answer_stands(
     _, _, after = out.partition("(No answer since was clearly supported; the first answer stands.)")
     assert after.lstrip().startswith("**Not supported by your documents.**")
     assert INVENTION in after
+
+
+def test_ask_shows_the_quotes_after_a_counting_that_was_cut(
+    indexed: None,
+    ollama_stub: OllamaStub,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The counting streamed and was cut: the quoted passages follow it, saying the
+    model's answer could not be used (not to start Ollama: it is running)."""
+    use_host(monkeypatch, ollama_stub.url)
+    ollama_stub.responder = lambda messages, model: (f"{i}) " for i in itertools.count(1))
+    capsys.readouterr()
+    assert main(["ask", QUESTION]) == 0
+    out, err = capsys.readouterr()
+    counted, _, shown = out.partition("**Not generated")
+    assert counted.strip().startswith("1) 2) 3)") and "asking" not in counted
+    assert shown.startswith(" — stub-model:latest's answer could not be used.**")
+    assert "ollama serve" not in out and f"  [1] {DOC} pp.1-2  (" in out
+    assert "[extractive" in err and "numbers instead of words" in err

@@ -19,7 +19,9 @@ Every answer has one of three modes:
 - ``extractive``: no model answered (not running, model not pulled, nothing within the
   first-token timeout, a server error, or a stream that broke before saying anything
   useful): the best passages are quoted with their citations, labelled as not generated,
-  with the reason and how to start Ollama.
+  with the reason and how to start Ollama. Or the model answered with nothing usable
+  (an empty answer, or output cut before a useful sentence; ``cut`` says why): labelled
+  so, without the advice to start Ollama.
 - ``abstained``: retrieval says the library cannot answer (``SearchResult.sufficient`` is
   False or its confidence is "low", or nothing matched): no model is asked; the answer
   says what was searched and lists the closest passages as citations. Also when the
@@ -310,7 +312,10 @@ class Answerer:
 
     def _retry_wanted(self, run: _Run, first: Answer, tries: int) -> bool:
         """Ask again: the first answer is an unsupported invention, retries are left (the
-        setting's and the question's request cap), and nobody stopped it."""
+        setting's and the question's request cap), and nobody stopped it. Not when the
+        model's output was cut before anything usable (it counted "1) 2) 3)"): its quoted
+        passages held a gold page more often than the tries that replaced them (README,
+        session 11)."""
         stopped = run.cancel is not None and run.cancel.is_set()
         return (
             first.unsupported_answer
@@ -350,7 +355,8 @@ class Answerer:
             return self._broken(run, prompt, guard, tokens, exc)
         text = "".join(tokens)
         if not text.strip():
-            return self._extractive(run, prompt.offered, "The model returned an empty answer.")
+            reason = "The model returned an empty answer."
+            return self._extractive(run, prompt.offered, reason, answered=True)
         if run.on_stage is not None:  # the citations and sentences are checked next
             run.on_stage(AskStage.CHECKING)
         if guard.done_reason == "length":
@@ -366,7 +372,7 @@ class Answerer:
         """The stream was cut (loop, rambling, budget): keep what came before, say why."""
         if len(terms(kept)) < MIN_PARTIAL_TERMS:
             reason = f"{why} Nothing useful came before it."
-            return self._extractive(run, prompt.offered, reason)
+            return self._extractive(run, prompt.offered, reason, answered=True, cut=why)
         return self._finish(run, prompt, guard, [kept], cut=why, tail=f"({why})")
 
     def _broken(
@@ -466,12 +472,17 @@ class Answerer:
                 scores = None  # no judge reply: the support scores decide
         return attribute(text, prompt.shown, self.embed, judge_scores=scores)
 
-    def _extractive(self, run: _Run, hits: list[Hit], reason: str) -> Answer:
+    def _extractive(
+        self, run: _Run, hits: list[Hit], reason: str, *, answered: bool = False, cut: str = ""
+    ) -> Answer:
+        """The best passages quoted; ``answered``: the model answered, with nothing usable
+        (``cut``: why its output was cut)."""
         shown = hits[:EXTRACTIVE_PASSAGES]
         return Answer(
             question=run.question,
-            text=extractive_text(run.query, shown, reason, run.model),
+            text=extractive_text(run.query, shown, reason, run.model, answered),
             mode="extractive",
+            cut=cut,
             citations=citations_for(range(1, len(shown) + 1), shown, "retrieved"),
             offered=shown,
             confidence=run.result.confidence,

@@ -75,6 +75,7 @@ class Answer:
     #: Those of ``unsupported_sentences`` that cite nothing: no offered passage supports
     #: them. The others cite a passage that does not clearly support them.
     uncited_sentences: list[str] = field(default_factory=list)
+    #: (sentence, support score) of each sentence long enough to judge.
     sentence_support: list[tuple[str, float]] = field(default_factory=list)
     confidence: str = ""  # "high" | "medium" | "low"
     #: Why the answer is extractive, abstained, partial or less trusted ("" otherwise).

@@ -137,7 +137,9 @@ class Faithfulness:
 
     @property
     def pairs(self) -> list[tuple[str, float]]:
-        return [(s.sentence, round(s.score, 3)) for s in self.sentences]
+        """(sentence, support) of each judged sentence: one too short to judge ("3)",
+        "At dusk.") has no score of its own (1.0 in ``sentences``, never flagged)."""
+        return [(s.sentence, round(s.score, 3)) for s in self.judged]
 
     @property
     def judged(self) -> list[SentenceSupport]:

@@ -295,12 +295,23 @@ def best_excerpt(text: str, query: str, limit: int = EXCERPT_CHARS) -> str:
     return f"{lead}{excerpt}{tail}"
 
 
-def extractive_text(query: str, hits: Sequence[Hit], reason: str, model: str) -> str:
-    """Quoted passages, plainly labelled as not generated, with how to get a model."""
+def extractive_text(
+    query: str, hits: Sequence[Hit], reason: str, model: str, answered: bool = False
+) -> str:
+    """Quoted passages, plainly labelled as not generated, with how to get a model; or,
+    ``answered``: the model did answer, but with nothing usable (numbers, a loop)."""
+    if answered:
+        lead = f"**Not generated — {model}'s answer could not be used.** {reason}"
+        advice = "A larger model answers more reliably than a small one."
+    else:
+        lead = f"**Not generated — no language model answered.** {reason}"
+        advice = (
+            "To get written answers, start Ollama (`ollama serve`) and make sure the model "
+            f"is installed (`ollama pull {model}`)."
+        )
     parts = [
-        f"**Not generated — no language model answered.** {reason}".strip(),
-        "To get written answers, start Ollama (`ollama serve`) and make sure the model is "
-        f"installed (`ollama pull {model}`).",
+        lead.strip(),
+        advice,
         "The passages that best match your question:" if hits else "No passage matched.",
     ]
     return "\n\n".join(parts + quoted_passages(query, hits))
