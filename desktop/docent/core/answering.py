@@ -313,9 +313,9 @@ class Answerer:
     def _retry_wanted(self, run: _Run, first: Answer, tries: int) -> bool:
         """Ask again: the first answer is an unsupported invention, retries are left (the
         setting's and the question's request cap), and nobody stopped it. Not when the
-        model's output was cut before anything usable (it counted "1) 2) 3)"): its quoted
-        passages held a gold page more often than the tries that replaced them (README,
-        session 11)."""
+        model's output was cut before anything usable (it counted "1) 2) 3)") and its
+        passages are quoted instead: asking those again was measured and gained nothing
+        (README, session 11)."""
         stopped = run.cancel is not None and run.cancel.is_set()
         return (
             first.unsupported_answer

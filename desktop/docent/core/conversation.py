@@ -89,7 +89,8 @@ class Answer:
     partial: bool = False
     #: Model requests made for this question (rewrite, answer, judge).
     requests: int = 0
-    #: Why the answer was cut short (a loop, rambling, its budget); "" when it was not.
+    #: Why the answer was cut short (a loop, rambling, its budget), or for an extractive
+    #: one, why the model's output before it was; "" when it was not.
     cut: str = ""
     #: Model citations whose passage does not support the sentence while another
     #: offered passage clearly does: (sentence, numbers cited, the better number).
