@@ -249,3 +249,18 @@ def test_tab_in_the_question_box_goes_to_ask_and_ctrl_enter_asks(
     for w in (chat.input, chat.send_button, chat.stop_button, chat.model_combo, chat.view):
         assert w.accessibleName() or w.toolTip(), f"{type(w).__name__} has no name"
     assert "Ctrl+Enter" in chat.send_button.toolTip()
+
+
+def test_the_banner_after_a_counted_answer_says_the_model_answered() -> None:
+    """Ollama is up; the model counted "1) 2) 3)" and its passages are quoted: the banner
+    must not say the model wrote nothing for a reason Retry alone would fix."""
+    from docent.core.api import Health
+    from docent.gui.health import banner
+
+    why = "The answer was cut because the model wrote numbers instead of words."
+    counted = answer("quotes", mode="extractive", reason=why, cut=why)
+    text, retry = banner(Health(True, ["tiny:1b"]), "tiny:1b", counted)
+    assert retry and text.startswith("Ollama is running with tiny:1b, but its last answer")
+    down = answer("quotes", mode="extractive", reason="Ollama is not running.")
+    text, retry = banner(Health(True, ["tiny:1b"]), "tiny:1b", down)
+    assert retry and "The last answer only quotes passages" in text

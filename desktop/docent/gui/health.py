@@ -34,6 +34,12 @@ def banner(health: Health | None, model: str, last: Answer | None) -> tuple[str,
         else:
             what = health.message or "Ollama is not running."
         return f"{what} Until then, answers quote the best passages.", extractive
+    if extractive and last is not None and last.cut:  # it answered, with nothing usable
+        return (
+            f"Ollama is running with {model}, but its last answer could not be used, so "
+            "passages are quoted. Retry to ask it again, or choose a larger model.",
+            True,
+        )
     if extractive:
         return (
             f"Ollama is running with {model}. The last answer only quotes passages; "
