@@ -96,6 +96,22 @@ def test_counting_instead_of_answering_falls_back_to_extractive(
     assert len(ollama_stub.bodies("/api/chat")) == 1 and answer.attempts == 1
 
 
+def test_an_empty_answer_says_the_model_answered_with_nothing_usable(
+    engine: Engine, ollama_stub: OllamaStub
+) -> None:
+    """One field says the model's answer could not be used (``Answer.cut``): the text and
+    the window's banner read it, so neither tells a person whose Ollama runs to start it."""
+    from docent.gui.health import Health, banner
+
+    ollama_stub.responder = lambda messages, model: "  \n "
+    answer, _ = ask(engine)
+    assert answer.mode == "extractive" and answer.cut == "The model returned an empty answer."
+    assert answer.text.startswith(f"**Not generated — {MODEL}'s answer could not be used.**")
+    assert "ollama serve" not in answer.text
+    text, retry = banner(Health(True, [MODEL]), MODEL, answer)
+    assert retry and "its last answer could not be used" in text
+
+
 def test_a_later_try_of_fragments_too_short_to_judge_does_not_replace_the_first(
     engine: Engine, ollama_stub: OllamaStub
 ) -> None:

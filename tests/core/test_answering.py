@@ -193,6 +193,30 @@ def test_asked_again_and_still_unsupported_says_so(
     )
 
 
+def test_a_retry_by_the_user_samples_anew(
+    engine: Engine, model: ScriptedModel, ollama_stub: OllamaStub
+) -> None:
+    """Asked again by the user (the window's Retry), the model gets another seed and the
+    hotter sampling: with the first seed it would write the same answer again."""
+    ask(engine)
+    ask(engine, attempt=2)
+    ask(engine, attempt=3)
+    first, second, third = (b["options"] for b in ollama_stub.bodies("/api/chat"))
+    assert first["seed"] == 7 and first["temperature"] == ANSWER_SAMPLING["temperature"]
+    assert (second["seed"], third["seed"]) == (107, 207)
+    assert second["temperature"] == third["temperature"] == 0.6
+    assert second["num_predict"] == first["num_predict"]  # the same budget
+
+
+def test_a_retry_asked_again_by_itself_keeps_its_own_seeds(
+    engine: Engine, ollama_stub: OllamaStub
+) -> None:
+    ollama_stub.responder = InventsFirst()
+    answer, _ = ask(engine, attempt=2)
+    assert [b["options"]["seed"] for b in ollama_stub.bodies("/api/chat")] == [107, 108]
+    assert answer.attempts == 2
+
+
 @pytest.mark.parametrize(
     ("changes", "requests"),
     [

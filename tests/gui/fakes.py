@@ -187,6 +187,8 @@ class FakeEngine:
         self.folder_collections: dict[str, str] = {}
         #: the collection each question was asked in (None: all)
         self.asked_collections: list[str | None] = []
+        #: the ``attempt`` of each ask (a Retry passes the next)
+        self.attempts_asked: list[int] = []
         self.opening_notes: list[str] = []
 
     # Quick ----------------------------------------------------------------------
@@ -529,8 +531,10 @@ class FakeEngine:
         cancel: threading.Event | None = None,
         on_stage: StageCallback | None = None,
         collection: str | None = None,
+        attempt: int = 1,
     ) -> Answer:
         conv = conversation if conversation is not None else Conversation()
+        self.attempts_asked.append(attempt)
         if collection is not None:
             conv.collection = collection or None
         if files is not None:

@@ -138,6 +138,7 @@ def test_retry_keeps_the_earlier_answer_until_the_new_one_is_in(
     newer = done.args[0]
     assert newer.answer.text == "It is 12 [1]." and newer.attempt == 2
     assert [t.attempt for t in chat.conversation.attempts(newer)] == [1, 2]
+    assert fake.attempts_asked == [1, 2], "a Retry must ask the model anew, not the same seed"
     assert chat.answer_bar.attempt_label.text() == "Answer 2 of 2"
     assert chat.answer_bar.earlier_button.isEnabled()
     assert not chat.answer_bar.later_button.isEnabled()

@@ -116,6 +116,19 @@ RETRY_SAMPLING: dict[str, Any] = {"temperature": 0.6}
 #: well (matching cites at 0.5): the tries cited at 0.5-0.73 were inventions dressed in
 #: the passage's words, those at 0.89-1.0 copied the passage (README, session 8).
 RETRY_MIN_SUPPORT = 0.8
+#: Seeds a Retry by the user moves by, per attempt: past the seeds of the tries one
+#: question makes on its own (seed + 1 ... + ``llm_answer_retries``, at most 5).
+ATTEMPT_SEED_STRIDE = 100
+
+
+def retry_options(options: dict[str, Any], attempt: int) -> dict[str, Any]:
+    """The sampling of the user's ``attempt``-th ask of a question: the prompt's for the
+    first; for a Retry another seed, sampled hotter (``RETRY_SAMPLING``), because with
+    the same seed and near-greedy sampling the model writes the same answer again."""
+    if attempt <= 1:
+        return options
+    seed = int(options.get("seed") or 0) + ATTEMPT_SEED_STRIDE * (attempt - 1)
+    return {**options, "seed": seed, **RETRY_SAMPLING}
 
 
 class _Requests:
@@ -170,8 +183,12 @@ class Answerer:
         on_token: TokenFn | None = None,
         cancel: threading.Event | None = None,
         on_stage: StageCallback | None = None,
+        attempt: int = 1,
     ) -> Answer:
-        """``on_stage`` hears when the answer is in and being checked (CHECKING)."""
+        """``on_stage`` hears when the answer is in and being checked (CHECKING).
+        ``attempt``: which time the user asks this question (a Retry: 2, 3, ...); from
+        the second on the model is sampled anew (``retry_options``), so a Retry of an
+        answer that counted or invented is not the same stream again."""
         conv = conversation if conversation is not None else Conversation()
         started = time.monotonic()
         name = model or self.settings.ollama_model
@@ -182,7 +199,17 @@ class Answerer:
         result = self.search(query, rewrites)
         _check(cancel, None)
         run = _Run(
-            question, query, rewrites, name, result, requests, conv, cancel, on_token, on_stage
+            question,
+            query,
+            rewrites,
+            name,
+            result,
+            requests,
+            conv,
+            cancel,
+            on_token,
+            on_stage,
+            attempt,
         )
         try:
             answer = self._abstain(run) or self._generate(run)
@@ -278,8 +305,9 @@ class Answerer:
             self.settings.domain_preamble,
             self.layout,
         )
-        first = self._ask_model(run, prompt, plan, prompt.options)
-        seed, tries = int(prompt.options.get("seed") or 0), 1
+        options = retry_options(prompt.options, run.attempt)
+        first = self._ask_model(run, prompt, plan, options)
+        seed, tries = int(options.get("seed") or 0), 1
         while self._retry_wanted(run, first, tries):
             # No sentence of the answer is supported: a small model invents in one run
             # and copies from the passages in the next, so it is asked again with another
@@ -356,7 +384,7 @@ class Answerer:
         text = "".join(tokens)
         if not text.strip():
             reason = "The model returned an empty answer."
-            return self._extractive(run, prompt.offered, reason, answered=True)
+            return self._extractive(run, prompt.offered, reason, unused=reason)
         if run.on_stage is not None:  # the citations and sentences are checked next
             run.on_stage(AskStage.CHECKING)
         if guard.done_reason == "length":
@@ -372,7 +400,7 @@ class Answerer:
         """The stream was cut (loop, rambling, budget): keep what came before, say why."""
         if len(terms(kept)) < MIN_PARTIAL_TERMS:
             reason = f"{why} Nothing useful came before it."
-            return self._extractive(run, prompt.offered, reason, answered=True, cut=why)
+            return self._extractive(run, prompt.offered, reason, unused=why)
         return self._finish(run, prompt, guard, [kept], cut=why, tail=f"({why})")
 
     def _broken(
@@ -472,17 +500,16 @@ class Answerer:
                 scores = None  # no judge reply: the support scores decide
         return attribute(text, prompt.shown, self.embed, judge_scores=scores)
 
-    def _extractive(
-        self, run: _Run, hits: list[Hit], reason: str, *, answered: bool = False, cut: str = ""
-    ) -> Answer:
-        """The best passages quoted; ``answered``: the model answered, with nothing usable
-        (``cut``: why its output was cut)."""
+    def _extractive(self, run: _Run, hits: list[Hit], reason: str, *, unused: str = "") -> Answer:
+        """The best passages quoted; ``unused``: the model answered, and why its output
+        could not be used (it was empty, or cut before anything useful). The one field
+        both the text and the window's banner read (``Answer.cut``)."""
         shown = hits[:EXTRACTIVE_PASSAGES]
         return Answer(
             question=run.question,
-            text=extractive_text(run.query, shown, reason, run.model, answered),
+            text=extractive_text(run.query, shown, reason, run.model, answered=bool(unused)),
             mode="extractive",
-            cut=cut,
+            cut=unused,
             citations=citations_for(range(1, len(shown) + 1), shown, "retrieved"),
             offered=shown,
             confidence=run.result.confidence,
@@ -511,6 +538,8 @@ class _Run:
     cancel: threading.Event | None
     on_token: TokenFn | None
     on_stage: StageCallback | None = None
+    #: Which time the user asks this question (a Retry: 2, 3, ...).
+    attempt: int = 1
 
 
 def clearly_supported(answer: Answer) -> bool:

@@ -243,9 +243,12 @@ class EngineAPI(Protocol):
         cancel: threading.Event | None = None,
         on_stage: StageCallback | None = None,
         collection: str | None = None,
+        attempt: int = 1,
     ) -> Answer:
         """``collection``: an id to ask only that collection, "" for all of them, None
-        to keep the conversation's. ``on_stage`` hears where the question is."""
+        to keep the conversation's. ``on_stage`` hears where the question is.
+        ``attempt``: which time the user asks this question (a Retry passes
+        ``Turn.next_attempt``): from the second on, the model samples anew."""
         ...
 
     def summarize(

@@ -61,6 +61,7 @@ def ask(
     cancel: threading.Event | None,
     on_stage: StageCallback | None,
     collection: str | None,
+    attempt: int = 1,
 ) -> Answer:
     """``Engine.ask`` (see its docstring for the arguments)."""
     from docent.core.answering import Answerer
@@ -93,7 +94,13 @@ def ask(
         if conv.last is not None:  # a follow-up: the model makes it standalone first
             stage(AskStage.REWRITING)
         return answerer.answer(
-            question, conv, model=model, on_token=on_token, cancel=cancel, on_stage=on_stage
+            question,
+            conv,
+            model=model,
+            on_token=on_token,
+            cancel=cancel,
+            on_stage=on_stage,
+            attempt=attempt,
         )
     except AnswerCancelled:
         if len(conv.turns) == before:

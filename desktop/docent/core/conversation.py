@@ -90,7 +90,8 @@ class Answer:
     #: Model requests made for this question (rewrite, answer, judge).
     requests: int = 0
     #: Why the answer was cut short (a loop, rambling, its budget), or for an extractive
-    #: one, why the model's output before it was; "" when it was not.
+    #: one, why the model's own output could not be used (cut before anything useful, or
+    #: empty); "" when it was not, and for an extractive answer no model wrote.
     cut: str = ""
     #: Model citations whose passage does not support the sentence while another
     #: offered passage clearly does: (sentence, numbers cited, the better number).
@@ -213,6 +214,11 @@ class Turn:
         return self.answer.text if self.answer is not None else ""
 
     @property
+    def next_attempt(self) -> int:
+        """The number a Retry of this turn's question gets."""
+        return max(t.attempt for t in [self, *self.others]) + 1
+
+    @property
     def citations(self) -> list[Citation]:
         return self.answer.citations if self.answer is not None else []
 
@@ -252,7 +258,7 @@ class Conversation:
             self.turns.append(earlier)
             return earlier
         attempts = [*earlier.others, earlier]
-        new.attempt = max(t.attempt for t in attempts) + 1
+        new.attempt = earlier.next_attempt
         attempts.append(new)
         keep_earlier = new.answer is None and earlier.answer is not None
         return self._show(earlier if keep_earlier else new, attempts)

@@ -508,6 +508,7 @@ class Engine(EngineWatching):
         cancel: threading.Event | None = None,
         on_stage: StageCallback | None = None,
         collection: str | None = None,
+        attempt: int = 1,
     ) -> Answer:
         """Answer from the library with checked citations (generated, extractive or
         abstained). ``files`` sets the conversation's scope (``[]`` clears it; None keeps
@@ -515,7 +516,8 @@ class Engine(EngineWatching):
         the conversation's). The question always becomes one turn of ``conversation``:
         answered, stopped (AnswerCancelled, raised when ``cancel`` is set) or failed (the
         error is raised). ``on_stage`` hears where it is (rewriting, searching, waiting
-        for the model): core/asking.py."""
+        for the model): core/asking.py. ``attempt``: which time the user asks it (a
+        Retry: ``Turn.next_attempt``), so the model is sampled anew, not the same seed."""
         from docent.core import asking
 
         return asking.ask(
@@ -528,4 +530,5 @@ class Engine(EngineWatching):
             cancel=cancel,
             on_stage=on_stage,
             collection=collection,
+            attempt=attempt,
         )

@@ -111,7 +111,8 @@ class AnswerBar(QWidget):
         self.latest_button.setAccessibleName("Scroll to the newest text")
         self.retry_button = QPushButton("Retry")
         self.retry_button.setToolTip(
-            "Ask the last question again; its current answer stays until the new one is done"
+            "Ask the last question again (the model samples anew); its current answer "
+            "stays until the new one is done"
         )
         row = QHBoxLayout(self)
         row.setContentsMargins(0, 0, 0, 0)

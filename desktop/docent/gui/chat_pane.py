@@ -334,9 +334,9 @@ class ChatPane(QWidget):
             return
         self._retrying = last
         self.set_scope(last.scope or [])
-        self._start(last.question)
+        self._start(last.question, attempt=last.next_attempt)
 
-    def _start(self, question: str) -> None:
+    def _start(self, question: str, *, attempt: int = 1) -> None:
         conversation = self.conversation  # the worker's until it finishes
         collection = self.collection.id if self.collection else ""
         self._shown_turns = list(conversation.turns)
@@ -361,6 +361,7 @@ class ChatPane(QWidget):
                 on_stage=lambda s: task.report(AskProgress(stage=s)),
                 cancel=task.cancel,
                 collection=collection,
+                attempt=attempt,
             )
 
         self._worker = run_in_worker(
