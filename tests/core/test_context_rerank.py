@@ -18,11 +18,14 @@ from docent.core.fusion import Candidate
 from docent.core.models import Page, SparseVec
 from docent.core.queryterms import identifier_terms
 from docent.core.rerank import (
+    by_title,
     code_share,
     code_terms,
     proximity,
     scores,
     term_positions,
+    title_names,
+    title_share,
     within_documents,
 )
 
@@ -102,6 +105,7 @@ def test_chunks_carry_their_context_but_their_text_is_the_documents_own() -> Non
         c.text for c in chunks
     ]  # the context never changes how text is cut
     assert all(c.context == "" for c in chunk_pages(PAGES, target_words=40, min_words=10))
+    assert {c.title for c in chunks} == {"PDP-11 Simulator Usage"}  # for the title factor
 
 
 def test_a_context_is_shortened_to_the_tokens_kept_free_for_it() -> None:
@@ -281,5 +285,108 @@ def test_an_option_lifts_the_page_that_writes_it(tmp_path: object, weight: float
             assert top.page_start == 3 and top.debug["scores"]["identifiers"] == 1.0
         else:  # without the signal, the pages richer in the question's words win
             assert top.page_start != 3
+    finally:
+        store.close()
+
+
+# The document's title ------------------------------------------------------------------
+
+
+def titled(chunk_id: str, doc: str, title: str) -> Candidate:
+    c = cand(chunk_id, doc, "")
+    c.payload["title"] = title
+    return c
+
+
+def test_title_names_are_words_written_as_names() -> None:
+    assert title_names("Is there a cap on a line typed at the R console?") == ["R"]
+    assert title_names("In R, how do I repeat a vector?") == ["R"]  # not the first word
+    assert title_names("SIMH: can an emulated PDP-11 have a TM11 and Debian Edu?") == [
+        "SIMH",
+        "PDP-11",
+        "TM11",
+        "Debian",
+        "Edu",
+    ]
+    assert title_names("how long can a line be?") == []
+
+
+def test_title_share_counts_names_the_title_holds_as_words() -> None:
+    pool = [
+        titled("a", "ctss", "CTSS Hardware Manual"),
+        titled("b", "r", "An Introduction to R"),
+        titled("c", "rd", "R Data Import/Export"),
+        titled("d", "deb", "Debian Reference"),  # "R" inside a word is no "R"
+    ]
+    question = "Is there a cap on a line typed at the R console?"
+    assert title_share(question, pool) == [0.0, 1.0, 1.0, 0.0]
+    # no title tells the candidates apart: nothing to favour
+    assert title_share("Which Manual is it?", pool[:1]) == [0.0]
+    same = [titled("a", "x", "R notes"), titled("b", "y", "R manual")]
+    assert title_share(question, same) == [0.0, 0.0]
+
+
+def test_by_title_moves_a_named_document_up_by_rank_not_to_the_top_from_anywhere() -> None:
+    order = [titled(f"c{i}", f"d{i}", "") for i in range(8)]
+    shares = [0.0] * 8
+    shares[4] = 1.0  # at rank 4 (from 0): 1.5 / 14 passes rank 0's 1 / 10
+    assert [c.chunk_id for c in by_title(order, shares, 0.5)][:2] == ["c4", "c0"]
+    shares = [0.0] * 8
+    shares[6] = 1.0  # at rank 6: 1.5 / 16 does not (it passes rank 1's 1 / 11)
+    assert [c.chunk_id for c in by_title(order, shares, 0.5)][:3] == ["c0", "c6", "c1"]
+    assert by_title(order, shares, 0.0) == order
+
+
+#: Two documents: a terminal manual whose page uses the question's words, and the R
+#: manual whose page answers it in its own words (the shape of dev question q001).
+TERMINALS = [
+    "Terminal Hardware Manual",
+    "Is there a cap on how long a single line typed at the console can be? A single "
+    "line typed at the console of a terminal has a cap on how long it can be: the "
+    "console echoes each single line typed, however long.",
+]
+R_MANUAL = [
+    "An Introduction to R",
+    "Command lines entered at the console are limited to about 4095 bytes.",
+]
+
+
+@pytest.mark.parametrize("weight", [0.0, 0.5])
+def test_a_question_naming_a_documents_title_finds_that_document(
+    tmp_path: object, weight: float
+) -> None:
+    from pathlib import Path
+
+    from docent.core.retrieval import RetrievalConfig, Retriever
+    from docent.core.store import ChunkPoint, chunk_point_id, open_store
+
+    emb = Embedder()
+    store = open_store(path=Path(str(tmp_path)) / "q", dim=384)
+    try:
+        points = []
+        for doc, (title, text) in (("t", TERMINALS), ("r", R_MANUAL)):
+            indexed = indexed_text(title, text)
+            (dense,), (sparse,) = emb.embed_dense([indexed]), emb.embed_sparse([indexed])
+            payload = {
+                "doc_id": doc,
+                "path": f"/{doc}.pdf",
+                "file_name": f"{doc}.pdf",
+                "page_start": 1,
+                "page_end": 1,
+                "ordinal": 0,
+                "text": text,
+                "content_hash": doc,
+                "context": title,
+                "title": title,
+            }
+            points.append(ChunkPoint(chunk_point_id(doc, 0), dense, sparse, payload))
+        store.upsert_chunks(points)
+        config = RetrievalConfig(title_weight=weight, expand_neighbours=False)
+        question = "Is there a cap on how long a single line typed at the R console can be?"
+        top = Retriever(store, emb, config).search(question, k=2).hits[0]
+        if weight:
+            assert top.file_name == "r.pdf" and top.debug["scores"]["title"] == 1.0
+        else:  # without the title, the page richer in the question's words wins
+            assert top.file_name == "t.pdf"
     finally:
         store.close()

@@ -111,3 +111,8 @@ def test_hits_show_the_documents_own_text_never_the_context(library: Path) -> No
         (payload,) = eng.store.chunks_at([(hit.doc_id, hit.ordinal)])
         assert payload["context"] == "Options"
         assert not hit.text.startswith(payload["context"])
+        # the title apart, for the rerank: a question naming it favours its document
+        assert payload["title"] == "Options"
+        named = eng.search("Which Options keep a trace of the last instructions?", debug=True)
+        top = named.hits[0]
+        assert top.file_name == "options.md" and top.debug["scores"]["title"] == 1.0

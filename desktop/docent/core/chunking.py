@@ -115,7 +115,15 @@ def chunk_pages(
             room = max_tokens - count_tokens(text) if count_tokens and context_tokens else None
             context = _context(title, _first_text(g).path, room, count_tokens)
         chunks.append(
-            Chunk(text, g[0].page, g[-1].page, ordinal=i, heading=_heading_of(g), context=context)
+            Chunk(
+                text,
+                g[0].page,
+                g[-1].page,
+                ordinal=i,
+                heading=_heading_of(g),
+                context=context,
+                title=title or "",
+            )
         )
     return chunks
 

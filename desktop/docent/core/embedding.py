@@ -29,8 +29,9 @@ MODEL_MAX_TOKENS = 256
 #: prepended to chunks (context.py), BM25 terms (``with_identifiers``). Documents of
 #: another format (or model) are re-indexed by the next run; unchanged texts keep
 #: their vectors. 2: identifier terms and each chunk's context (title, headings) in BM25.
-#: 3: each chunk's sentence vectors (sentence_vectors.py).
-INDEX_FORMAT = 3
+#: 3: each chunk's sentence vectors (sentence_vectors.py). 4: the document's title in
+#: each chunk's payload (``title``, for the rerank's title factor; vectors are reused).
+INDEX_FORMAT = 4
 
 
 class EmbeddingError(DocentError):

@@ -506,6 +506,7 @@ class Indexer:
                         "content_hash": h,
                         "heading": c.heading,
                         "context": c.context,
+                        "title": c.title,
                         "location": c.location,
                         COLLECTIONS: list(rec.collections),
                         SENTENCES: known[h].sentences,

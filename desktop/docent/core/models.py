@@ -77,6 +77,9 @@ class Chunk:
     heading: str = ""
     #: Title and heading path (context.py): indexed with the text, never shown as it.
     context: str = ""
+    #: The document's title (context.py's ``document_title``; "" when it has none): the
+    #: rerank favours the documents whose title names what the question names.
+    title: str = ""
     #: Where it is, for formats whose units are named ("slide 3", "Sheet1 rows 2-51");
     #: "" for PDF pages and text blocks (named by number). See locations.py.
     location: str = ""

@@ -14,6 +14,13 @@ document already holds, so the choice between documents stays fusion's.
 writes (``-d``, ``HISTORY=n``, ``is.na``, ``SET CPU``) found as written in a passage. The
 proximity splits ``-d`` into the letter ``d``, which every passage holds; the page that
 documents the option is the one where it stands as a token of its own.
+
+:func:`title_share` is the one signal that moves documents: a name the question writes
+(``R``, ``PDP-11``, ``Debian``) that some candidates' document titles hold and others'
+do not. "Is there a cap on how long a line typed at the R console can be?" found a
+CTSS manual's page on console lines first, above *An Introduction to R*'s answer:
+the single letter is no word for BM25, and a weak one for the embedding. :func:`by_title`
+re-sorts the candidates by their rank, favouring those whose title names it.
 """
 
 from __future__ import annotations
@@ -132,6 +139,47 @@ def code_share(question: str, cands: Sequence[Candidate]) -> list[float]:
         sum(bool(p.search(str(c.payload.get("text", "")))) for p in patterns) / len(patterns)
         for c in cands
     ]
+
+
+#: A name as the question writes it: a word starting with a capital (``R``, ``PDP-11``,
+#: ``Debian``), not the question's first word unless it is all capitals, nor "I".
+_TOKEN = re.compile(r"[A-Za-z][\w\-/]*")
+#: In :func:`by_title`, a candidate at rank r (from 0) weighs 1 / (r + TITLE_RANK_K): with
+#: a title factor of 1.5 (weight 0.5, every name held), rank 4 passes rank 0, rank 5
+#: ties it (the order before stands) and rank 6 does not.
+TITLE_RANK_K = 10
+
+
+def title_names(question: str) -> list[str]:
+    """The words of ``question`` written as names (see ``_TOKEN``), as written."""
+    words = _TOKEN.findall(question)
+    names = [
+        w for i, w in enumerate(words) if w[0].isupper() and (i > 0 or w.isupper()) and w != "I"
+    ]
+    return list(dict.fromkeys(names))
+
+
+def title_share(question: str, cands: Sequence[Candidate]) -> list[float]:
+    """The share (0-1) of the question's names (:func:`title_names`) that each
+    candidate's document title (payload ``title``) holds as a word, case as written; all
+    0 when every candidate's share is the same (no title tells them apart)."""
+    names = title_names(question)
+    if not names:
+        return [0.0] * len(cands)
+    shares = []
+    for c in cands:
+        held = set(_TOKEN.findall(str(c.payload.get("title", ""))))
+        shares.append(sum(n in held for n in names) / len(names))
+    return shares if len(set(shares)) > 1 else [0.0] * len(cands)
+
+
+def by_title(cands: Sequence[Candidate], shares: Sequence[float], weight: float) -> list[Candidate]:
+    """``cands`` re-sorted by ``(1 + weight x share) / (rank + TITLE_RANK_K)``: over all
+    documents, by rank (the scores before are on different scales)."""
+    if weight <= 0 or not any(shares):
+        return list(cands)
+    key = [(1 + weight * s) / (r + TITLE_RANK_K) for r, s in enumerate(shares)]
+    return [cands[i] for i in sorted(range(len(cands)), key=lambda i: -key[i])]
 
 
 def within_documents(cands: Sequence[Candidate], key: Callable[[int], float]) -> list[Candidate]:

@@ -17,7 +17,8 @@ Stages of :meth:`Retriever.search` (each one's ranks, scores and time go to ``de
    document's candidates among its own places by how close together they hold the
    question's terms, the question's options as written, and how near the question their
    best sentence is (its sentence vectors, read for these candidates only:
-   sentence_vectors.py); with a cross-encoder (``rerank_model_dir``, off by default:
+   sentence_vectors.py), then over all documents favours those whose title names what
+   the question names (``R``, ``PDP-11``: ``title_weight``); with a cross-encoder (``rerank_model_dir``, off by default:
    cross_encoder.py) the best ``cross_depth`` are then re-sorted by its scores;
 8. identical text dropped, the per-document cap
    (``max_chunks_per_document`` for every 5 results), adaptive k;
@@ -104,6 +105,9 @@ class RetrievalConfig:
     #: ... x (1 + sentence_weight x the best cosine between the question and one of the
     #: candidate's sentences, sentence_vectors.py; 0 for a chunk indexed without them).
     sentence_weight: float = 2.0
+    #: Then over all documents: rank-weighted x (1 + title_weight x the share of the
+    #: question's names the candidate's document title holds; rerank.by_title).
+    title_weight: float = 0.5
     rerank_depth: int = 30
     rerank_scope: str = "document"
     #: With a cross-encoder (``rerank_model_dir``): the best this many candidates are
@@ -342,9 +346,9 @@ class Retriever:
     ) -> list[Candidate]:
         cfg = self.config
         weights = (cfg.proximity_weight, cfg.identifier_weight, cfg.sentence_weight)
-        if all(w <= 0 for w in weights):
-            return order
         head = order[: cfg.rerank_depth]
+        if all(w <= 0 for w in weights):
+            return self._by_title(query, head) + order[len(head) :]
         prox = rerank.scores(query, head)
         code = rerank.code_share(query, head)
         near = self._sentence_cosines(query_vec, head) if cfg.sentence_weight > 0 else {}
@@ -366,7 +370,14 @@ class Retriever:
             head = rerank.within_documents(head, combined.__getitem__)
         else:
             head = [head[i] for i in sorted(range(len(head)), key=lambda i: -combined[i])]
-        return head + order[len(head) :]
+        return self._by_title(query, head) + order[len(head) :]
+
+    def _by_title(self, query: str, head: list[Candidate]) -> list[Candidate]:
+        shares = rerank.title_share(query, head)
+        for c, s in zip(head, shares, strict=True):
+            if s:
+                c.scores["title"] = round(s, 4)
+        return rerank.by_title(head, shares, self.config.title_weight)
 
     def _sentence_cosines(
         self, query_vec: Sequence[float], head: Sequence[Candidate]
