@@ -248,7 +248,7 @@ def test_docents_own_words_in_an_extractive_answer_are_formatted_the_passages_ar
         page_start=2,
         page_end=2,
         ordinal=0,
-        text="Bold **claims** and [a link](https://example.org) stay plain text.",
+        text="Bold **claims** and [a link](https://example.org) stay plain text; x[1] too.",
         score=1.0,
     )
     text = extractive_text("claims?", [hit], "Ollama is not running.", "smollm2:135m")
@@ -261,6 +261,8 @@ def test_docents_own_words_in_an_extractive_answer_are_formatted_the_passages_ar
     # what came from the documents is shown as written, never formatted or linked
     assert "odd**name**.pdf" in shown and "**claims**" in shown
     assert "[a link](https://example.org)" in shown
+    # the document's own brackets are no chip: only Docent's marker links to the passage
+    assert "x[1] too." in shown and chat.view.toHtml().count('href="cite:1.1"') == 1
 
 
 def test_an_answer_nothing_supports_says_so_and_shows_the_passages_beneath_it(

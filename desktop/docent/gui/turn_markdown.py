@@ -38,13 +38,15 @@ def _own_words(body: str) -> str:
 def quoted_markdown(text: str) -> str:
     """An extractive or abstained answer: document text quoted as text, not as Markdown
     (a passage's ``[link](https://...)`` or image must not become live). Its quote marks
-    ("> ") and citation markers ("[1]") keep their meaning, and Docent's own lines (the
-    lead, how to get a model) their bold and code."""
+    ("> ") and Docent's citation markers ("[1]", outside the quotes) keep their meaning,
+    and Docent's own lines (the lead, how to get a model) their bold and code. A
+    document's own brackets inside a quote (R's ``x[6]``) stay text, never a chip."""
     lines = []
     for line in text.split("\n"):
         quote = line.startswith("> ")
         body = escape_markdown(line[2:] if quote else line)
-        body = _ESCAPED_CITE.sub(r"[\1]", body)
+        if not quote:
+            body = _ESCAPED_CITE.sub(r"[\1]", body)
         if not quote and not _CITE_HEAD.match(line):
             body = _own_words(body)
         lines.append(("> " if quote else "") + body)
