@@ -157,6 +157,38 @@ def pipeline_mode(eng: Engine, config: RetrievalConfig, cross: Path | None = Non
     return run
 
 
+def scoped_mode(
+    eng: Engine, config: RetrievalConfig, questions: Sequence[Question], cross: Path | None = None
+) -> Search:
+    """The full pipeline inside one document, as a question scoped to it (or a library
+    of that one file): an answerable question's gold document; an unanswerable one's
+    first document when searched unscoped (the one a person would scope it to)."""
+    from docent.core.cross_encoder import CrossEncoder
+    from docent.core.retrieval import Retriever
+
+    assert eng.store is not None
+    docs = [d for d in eng.documents() if d.state.value == "ready"]
+    size = (len(docs), sum(d.chunks for d in docs))
+    retriever = Retriever(
+        eng.store, eng.embedder, config, library_size=lambda collection=None: size
+    )
+    retriever.cross_encoder = CrossEncoder(cross) if cross else None
+    doc_of = {d.file_name: d.doc_id for d in docs}
+    gold = {q.question: q.file for q in questions if q.file}
+
+    def run(q: str) -> tuple[list[Hit], str]:
+        file = gold.get(q)
+        if file is None:
+            first = retriever.search(q).hits
+            scope = [first[0].doc_id] if first else None
+        else:
+            scope = [doc_of[file]]
+        res = retriever.search(q, doc_ids=scope)
+        return res.hits, res.confidence
+
+    return run
+
+
 # Scoring -------------------------------------------------------------------------
 
 
@@ -375,6 +407,12 @@ def main() -> int:
         help="list the questions missed (not in the top 5, or judged wrongly)",
     )
     ap.add_argument("--only-pipeline", action="store_true")
+    ap.add_argument(
+        "--scoped",
+        action="store_true",
+        help="also the full pipeline inside one document per question (the gold one, or "
+        "an unanswerable question's first): a scoped question, or a one-file library",
+    )
     args = ap.parse_args()
 
     questions = load_questions(args.questions)
@@ -400,6 +438,9 @@ def main() -> int:
             ]
         full = "full pipeline" + (" + cross-encoder" if args.rerank_model else "")
         modes.append((full, pipeline_mode(eng, config, args.rerank_model)))
+        if args.scoped:
+            scoped = scoped_mode(eng, config, questions, args.rerank_model)
+            modes.append((f"{full}, scoped to one document", scoped))
         rows = [score(name, fn, questions) for name, fn in modes]
         print_table(
             rows, sum(q.answerable for q in questions), sum(not q.answerable for q in questions)
