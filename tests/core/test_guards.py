@@ -59,6 +59,18 @@ def test_repeat_ignores_case_markers_and_list_numbers() -> None:
     assert normalise("2. Use sink() [3].") == "use sink"
 
 
+def test_a_loop_of_a_short_line_and_a_long_one_keeps_neither_again() -> None:
+    """SmolLM2 (session 12, q021): a short line then a longer one, said twice; the repeat
+    of the longer one is caught, and the short one before it must go too."""
+    block = "1086472935 (RX-N)\n[PDP-11_TX] PDB-11_DDR, RX-N unit ready\n"
+    text = FIRST + "\n\n" + block + LOOP + "\n\n" + block + block
+    _, cut = feed_all(text)
+    assert cut is not None and cut.kind == "repeat"
+    assert cut.kept == (FIRST + "\n\n" + block + LOOP).strip()
+    keys = [normalise(line) for line in cut.kept.splitlines() if line.strip()]
+    assert len(keys) == len(set(keys))
+
+
 def test_short_sentences_may_repeat() -> None:
     text = "Yes. It does. Yes. It does. The rest is in the manual."
     assert feed_all(text)[1] is None

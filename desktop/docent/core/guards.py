@@ -195,8 +195,11 @@ class OutputGuard:
         return None
 
     def _make(self, kind: CutKind, at: int) -> Cut:
-        """Cut before ``at``, back to the last sentence boundary at or before it."""
+        """Cut before ``at``, back to the last sentence boundary at or before it (for a
+        repeat or a loop, back before the short lines that began it too)."""
         keep = max(b for b in self._boundaries if b <= at)
+        if kind in ("repeat", "loop"):
+            keep = self._before_repeated_lines(keep)
         cut = f"The {self.what} was cut"
         reasons = {
             "repeat": f"{cut} because the model began repeating a sentence.",
@@ -209,6 +212,19 @@ class OutputGuard:
             "budget": f"{cut} at its budget of {self.limits.max_tokens} tokens.",
         }
         return Cut(kind, reasons[kind], self.text[:keep].rstrip(), self.tokens)
+
+    def _before_repeated_lines(self, keep: int) -> int:
+        """``keep`` moved back over the sentences before it that were said earlier: short
+        ones may repeat alone ("1086472935 (RX-N)"), but a loop of two lines is cut at
+        its second line and must not keep the repeated first one."""
+        bounds = sorted(b for b in self._boundaries if b <= keep)
+        while len(bounds) >= 2:
+            key = normalise(self.text[bounds[-2] : bounds[-1]])
+            pairs = zip(bounds[:-2], bounds[1:-1], strict=True)
+            if not key or key not in {normalise(self.text[a:b]) for a, b in pairs}:
+                break
+            bounds.pop()
+        return bounds[-1]
 
 
 def last_sentence_end(text: str) -> int:
