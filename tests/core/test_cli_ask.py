@@ -45,6 +45,22 @@ def test_ask_streams_then_lists_citations(
     assert "[generated, confidence" in err
 
 
+def test_ask_lists_the_sentences_nothing_supports_under_what_is_wrong(
+    indexed: None,
+    ollama_stub: OllamaStub,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    use_host(monkeypatch, ollama_stub.url)
+    invention = "The lunar rover carried twelve penguins to Jupiter in a basket."
+    ollama_stub.responder = ScriptedModel(extra=[invention])
+    capsys.readouterr()
+    assert main(["ask", QUESTION, "--file", "a-text"]) == 0
+    out = capsys.readouterr().out
+    heading = "Sentences that cite nothing, and that no passage offered to the model supports:"
+    assert heading in out and f"  - {invention}" in out.split(heading, 1)[1]
+
+
 def test_ask_json(
     indexed: None,
     ollama_stub: OllamaStub,

@@ -398,11 +398,11 @@ def unsupported_groups(answer: Answer) -> list[tuple[str, list[str]]]:
     uncited = set(answer.uncited_sentences)
     groups = [
         (
-            "Not clearly supported by the passage they cite",
+            "Sentences the passage they cite does not clearly support",
             [s for s in answer.unsupported_sentences if s not in uncited],
         ),
         (
-            "Cite nothing, and no passage offered to the model supports them",
+            "Sentences that cite nothing, and that no passage offered to the model supports",
             [s for s in answer.unsupported_sentences if s in uncited],
         ),
     ]
