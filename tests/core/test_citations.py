@@ -61,6 +61,9 @@ def hit(n: int, text: str = PASSAGE, words: int = 0) -> Hit:
         ("a [3;1] b", [3, 1]),
         ("a [2-4]", [2, 3, 4]),
         ("a [0-9] regex, year [2005], [x], [ 7 ]", [7]),
+        ("Use `x[6]` or `y[2]` to index [1].", [1]),  # the model's code is not a citation
+        ("```r\nx[3] <- 1\n```\nSo [2].", [2]),
+        ("an open `span and [1]", [1]),
     ],
 )
 def test_cited_numbers(text: str, numbers: list[int]) -> None:
@@ -72,6 +75,11 @@ def test_drop_invalid_keeps_offered_numbers_only() -> None:
     assert text == "Yes [1]. No. Maybe [2] [1-2]."
     assert dropped == [9, 7, 8]
     assert drop_invalid("Fine [1].", 1) == ("Fine [1].", [])
+    # R's indexing in the model's code stays as written, and is no dropped citation
+    assert drop_invalid("Take `x[6]`, the sixth [1] [9].", 2) == (
+        "Take `x[6]`, the sixth [1].",
+        [9],
+    )
 
 
 def test_an_echoed_passage_header_becomes_a_citation() -> None:

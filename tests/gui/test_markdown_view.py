@@ -87,3 +87,9 @@ def test_a_sentence_drawn_as_a_list_item_is_underlined(qtbot: Any) -> None:
         assert (
             format_at(view, words).underlineStyle() == QTextCharFormat.UnderlineStyle.WaveUnderline
         )
+
+
+def test_code_the_model_wrote_gets_no_chips() -> None:
+    md = linkify_citations("Use `x[2]` here [1].\n\n```\ny[1]\n```\n", turn=3)
+    assert "`x[2]`" in md and "y[1]" in md
+    assert md.count("cite:3.") == 1 and f"({cite_url(3, 1)})" in md

@@ -19,6 +19,9 @@ from docent.core.models import Hit
 #: ``[1]``, ``[1, 2]``, ``[1;2]``, ``[1-3]`` (``[1][2]`` is two markers). 1 to 3 digits, no
 #: leading zero, so ``[2005]`` or a character class ``[0-9]`` is not taken for a citation.
 MARKER = re.compile(r"\[\s*([1-9]\d{0,2}(?:\s*(?:[,;]|[-–])\s*[1-9]\d{0,2})*)\s*\]")
+#: Code the model wrote (a fenced block, an inline span): ``x[6]`` in it is R's indexing,
+#: not a citation.
+_CODE = re.compile(r"```.*?(?:```|\Z)|~~~.*?(?:~~~|\Z)|`[^`\n]+`", re.DOTALL)
 _MAX_RANGE = 20  # "[1-300]" is not a citation of 300 passages
 _GONE = "\x00"  # stands for a marker removed whole, until the space before it goes too
 
@@ -111,10 +114,20 @@ def _numbers(group: str) -> list[int]:
     return out
 
 
+def _in_code(text: str) -> list[tuple[int, int]]:
+    return [m.span() for m in _CODE.finditer(text)] if "`" in text or "~~~" in text else []
+
+
+def markers(text: str) -> list[re.Match[str]]:
+    """The citation markers of ``text``, leaving out those inside code the model wrote."""
+    code = _in_code(text)
+    return [m for m in MARKER.finditer(text) if not any(a <= m.start() < b for a, b in code)]
+
+
 def cited_numbers(text: str) -> list[int]:
     """Every number cited in ``text``, in order of first appearance."""
     seen: dict[int, None] = {}
-    for m in MARKER.finditer(text):
+    for m in markers(text):
         for n in _numbers(m.group(1)):
             seen.setdefault(n, None)
     return list(seen)
@@ -128,8 +141,11 @@ def strip_markers(text: str) -> str:
 def drop_invalid(text: str, offered: int) -> tuple[str, list[int]]:
     """Remove numbers outside ``1..offered`` from the markers; return (text, dropped)."""
     dropped: dict[int, None] = {}
+    real = {m.start() for m in markers(text)}
 
     def fix(m: re.Match[str]) -> str:
+        if m.start() not in real:
+            return m.group(0)  # inside code: not a citation
         numbers = _numbers(m.group(1))
         keep = [n for n in dict.fromkeys(numbers) if 1 <= n <= offered]
         for n in numbers:
