@@ -276,6 +276,28 @@ def test_gains_are_not_measured_when_nothing_is_missing_or_it_is_already_low() -
     assert low.confidence == "low" and low.uncovered == {}
 
 
+def test_the_questions_frame_words_are_never_weighed() -> None:
+    """'How long' asks for a value: the page says 'about 4095 bytes', never 'long'."""
+    asked: list[list[str]] = []
+
+    def gain_of(words: Sequence[str]) -> list[Gain]:
+        asked.append(list(words))
+        return [Gain(UNCOVERED_GAIN * 2, UNCOVERED_SENTENCE_GAIN * 2)] * len(words)
+
+    ev = evaluate_retrieval(
+        "How long can a console line be, at most?",
+        [hit("Command lines entered at the console are limited to 4095 bytes.", similarity=0.6)],
+        gain_of=gain_of,
+    )
+    assert asked == [] and ev.confidence != "low" and ev.uncovered == {}
+    other = evaluate_retrieval(
+        "How long can a console line be in colour?",
+        [hit("Command lines entered at the console are limited to 4095 bytes.", similarity=0.6)],
+        gain_of=gain_of,
+    )
+    assert asked == [["colour"]] and other.confidence == "low"  # the topic word still is
+
+
 def test_at_most_max_uncovered_words_are_measured() -> None:
     asked: list[int] = []
 

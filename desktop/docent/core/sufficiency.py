@@ -59,6 +59,14 @@ UNCOVERED_SENTENCE_GAIN = 0.058
 #: ~12 ms quiet: the search's largest cost after the question's own embedding). On the
 #: dev questions 3 decides as 6 did (1.55 words embedded per search instead of 1.76).
 MAX_UNCOVERED = 3
+#: Words of a question's frame (how *long*, how *many*, the *largest*): they ask for a
+#: value, not about a topic, and the passage that gives it says "about 4095 bytes", never
+#: "long". Never weighed as uncovered: inside one document (a scoped question, a library
+#: of one file) they were what made an answered question low (README, session 12).
+FRAME_WORDS = frozenset(
+    {"long", "many", "much", "often", "far", "largest", "smallest", "biggest", "highest"}
+    | {"lowest", "maximum", "minimum", "most", "least"}
+)
 _WORD = re.compile(r"[^\W_]+")
 #: A name as written: a capital, then a lower-case letter (``Google``, ``Vega-Lite``,
 #: ``YubiKey``). Acronyms (``CPU``, ``SIMH``) are left out: pages spell them out or
@@ -256,8 +264,8 @@ def evaluate_retrieval(
 
 
 def _uncovered(missing: Sequence[str], gain_of: GainOf | None) -> dict[str, Gain]:
-    """The first uncovered words and their gains."""
-    words = list(missing[:MAX_UNCOVERED])
+    """The first uncovered words and their gains (the question's frame words left out)."""
+    words = [w for w in missing if w not in FRAME_WORDS][:MAX_UNCOVERED]
     if not words or gain_of is None:
         return {}
     return dict(zip(words, gain_of(words), strict=True))
