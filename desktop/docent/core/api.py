@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
-from docent.core.citations import Citation, CitationSource
+from docent.core.citations import Citation, CitationSource, code_spans, in_spans
 from docent.core.config import Settings
 from docent.core.conversation import (
     Answer,
@@ -58,6 +58,8 @@ __all__ = [
     "AskStage",
     "Citation",
     "CitationSource",
+    "code_spans",
+    "in_spans",
     "Collection",
     "Conversation",
     "DocumentChanged",

@@ -114,14 +114,20 @@ def _numbers(group: str) -> list[int]:
     return out
 
 
-def _in_code(text: str) -> list[tuple[int, int]]:
+def code_spans(text: str) -> list[tuple[int, int]]:
+    """Where ``text`` holds code (fenced blocks, inline spans): brackets in it are no
+    citation markers, here and in the chat's chips."""
     return [m.span() for m in _CODE.finditer(text)] if "`" in text or "~~~" in text else []
+
+
+def in_spans(at: int, spans: Sequence[tuple[int, int]]) -> bool:
+    return any(a <= at < b for a, b in spans)
 
 
 def markers(text: str) -> list[re.Match[str]]:
     """The citation markers of ``text``, leaving out those inside code the model wrote."""
-    code = _in_code(text)
-    return [m for m in MARKER.finditer(text) if not any(a <= m.start() < b for a, b in code)]
+    code = code_spans(text)
+    return [m for m in MARKER.finditer(text) if not in_spans(m.start(), code)]
 
 
 def cited_numbers(text: str) -> list[int]:

@@ -41,6 +41,8 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import QTextBrowser, QWidget
 
+from docent.core.api import code_spans, in_spans
+
 MARKDOWN_FEATURES = (
     QTextDocument.MarkdownFeature.MarkdownDialectGitHub
     | QTextDocument.MarkdownFeature.MarkdownNoHTML
@@ -57,9 +59,6 @@ MATCHED_TIP = (
 
 # [1], [2, 3], [1][2] — but not an existing Markdown link [text](url) or a footnote [^1].
 _CITE_GROUP = re.compile(r"\[(\d{1,3}(?:\s*,\s*\d{1,3})*)\](?!\()")
-_FENCE = re.compile(r"^(```|~~~)", re.MULTILINE)
-#: An inline code span: ``x[2]`` in it is code (R's indexing), never a chip.
-_INLINE_CODE = re.compile(r"(`[^`\n]+`)")
 _CHIP_TEXT = QRegularExpression(r"\[\d{1,3}\]")
 _CHIP_FORMAT = QTextCharFormat()
 _CHIP_FORMAT.setBackground(CHIP_BACKGROUND)
@@ -88,27 +87,14 @@ def parse_cite(url: QUrl) -> tuple[int, int] | None:
 
 
 def linkify_citations(markdown: str, turn: int) -> str:
-    """``[1]`` -> a chip link to citation 1 of ``turn``; code (blocks and inline spans)
-    is left alone, as core/citations.py reads no citation in it."""
-    parts = _FENCE.split(markdown)
-    out: list[str] = []
-    in_code = False
+    """``[1]`` -> a chip link to citation 1 of ``turn``; code (fenced blocks, inline
+    spans: ``code_spans``, where core reads no citation either) is left alone."""
+    code = code_spans(markdown)
 
     def chips(m: re.Match[str]) -> str:
-        return _chips(m, turn)
+        return m.group(0) if in_spans(m.start(), code) else _chips(m, turn)
 
-    for part in parts:
-        if part in ("```", "~~~"):
-            in_code = not in_code
-            out.append(part)
-        elif in_code:
-            out.append(part)
-        else:
-            out.extend(
-                piece if _INLINE_CODE.fullmatch(piece) else _CITE_GROUP.sub(chips, piece)
-                for piece in _INLINE_CODE.split(part)
-            )
-    return "".join(out)
+    return _CITE_GROUP.sub(chips, markdown)
 
 
 def _chips(m: re.Match[str], turn: int) -> str:
