@@ -45,8 +45,8 @@ HOMES = {"dev": Path("/tmp/docent-eval"), "full": Path("/tmp/docent-eval-full")}
 
 if TYPE_CHECKING:
     from docent.core.engine import Engine
-    from docent.core.models import Hit
-    from docent.core.retrieval import RetrievalConfig, SearchResult
+    from docent.core.models import DocumentRecord, Hit
+    from docent.core.retrieval import RetrievalConfig, Retriever, SearchResult
 
 Search = Callable[[str], tuple[list["Hit"], str]]
 
@@ -137,8 +137,11 @@ def single_mode(eng: Engine, use_dense: bool, use_sparse: bool, limit: int = 10)
     return run
 
 
-def pipeline_mode(eng: Engine, config: RetrievalConfig, cross: Path | None = None) -> Search:
-    """``cross``: a cross-encoder's folder (``rerank_model_dir``) for the rerank."""
+def pipeline_retriever(
+    eng: Engine, config: RetrievalConfig, cross: Path | None = None
+) -> tuple[Retriever, list[DocumentRecord]]:
+    """The full pipeline over the library's ready documents (returned too); ``cross``: a
+    cross-encoder's folder (``rerank_model_dir``) for the rerank."""
     from docent.core.cross_encoder import CrossEncoder
     from docent.core.retrieval import Retriever
 
@@ -149,6 +152,11 @@ def pipeline_mode(eng: Engine, config: RetrievalConfig, cross: Path | None = Non
         eng.store, eng.embedder, config, library_size=lambda collection=None: size
     )
     retriever.cross_encoder = CrossEncoder(cross) if cross else None
+    return retriever, docs
+
+
+def pipeline_mode(eng: Engine, config: RetrievalConfig, cross: Path | None = None) -> Search:
+    retriever, _ = pipeline_retriever(eng, config, cross)
 
     def run(q: str) -> tuple[list[Hit], str]:
         res = retriever.search(q)
@@ -163,16 +171,7 @@ def scoped_mode(
     """The full pipeline inside one document, as a question scoped to it (or a library
     of that one file): an answerable question's gold document; an unanswerable one's
     first document when searched unscoped (the one a person would scope it to)."""
-    from docent.core.cross_encoder import CrossEncoder
-    from docent.core.retrieval import Retriever
-
-    assert eng.store is not None
-    docs = [d for d in eng.documents() if d.state.value == "ready"]
-    size = (len(docs), sum(d.chunks for d in docs))
-    retriever = Retriever(
-        eng.store, eng.embedder, config, library_size=lambda collection=None: size
-    )
-    retriever.cross_encoder = CrossEncoder(cross) if cross else None
+    retriever, docs = pipeline_retriever(eng, config, cross)
     doc_of = {d.file_name: d.doc_id for d in docs}
     gold = {q.question: q.file for q in questions if q.file}
 
@@ -282,20 +281,14 @@ def latency(
 ) -> None:
     """Engine.search as the window and the CLI call it (with ``--set`` or
     ``--rerank-model``, a Retriever with that config over the engine's store instead)."""
-    from docent.core.cross_encoder import CrossEncoder
-    from docent.core.retrieval import RetrievalConfig, Retriever
+    from docent.core.retrieval import RetrievalConfig
 
-    assert eng.store is not None
-    docs = [d for d in eng.documents() if d.state.value == "ready"]
+    retriever, docs = pipeline_retriever(eng, config, cross)
     size = (len(docs), sum(d.chunks for d in docs))
     if config == RetrievalConfig() and cross is None:
         timed: Callable[[str], SearchResult] = lambda q: eng.search(q, debug=True)  # noqa: E731
         what = "Engine.search"
     else:
-        retriever = Retriever(
-            eng.store, eng.embedder, config, library_size=lambda collection=None: size
-        )
-        retriever.cross_encoder = CrossEncoder(cross) if cross else None
         timed = lambda q: retriever.search(q, debug=True)  # noqa: E731
         what = "Retriever.search (--set, --rerank-model)"
     time_searches(timed, what, size, questions, repeats)
