@@ -15,7 +15,7 @@ from chunk_checks import (
     model_token_counter,
     ws,
 )
-from docent.core.chunking import chunk_pages
+from docent.core.chunking import chunk_pages, is_slide_deck
 from docent.core.extract import extract
 from docent.core.models import Chunk, ExtractedDocument, Page
 
@@ -215,6 +215,78 @@ def test_a_wrapped_line_is_not_taken_for_a_heading() -> None:
     )
     (chunk,) = chunk_pages([Page(1, text)])
     assert chunk.heading == ""
+
+
+def test_a_title_over_a_bulleted_line_is_a_heading() -> None:
+    # A slide's title, then its first bullet (the bullet is no capital letter).
+    text = "\n".join(
+        [
+            prose(random.Random(5), 4, "A", (14, 14)),
+            "Doing things during installation",
+            "▶ Decompressing the package is sometimes not enough for a working system",
+            "▶ Create and remove system users, start and stop services, manage alternatives",
+            "▶ All of it is done in the maintainer scripts: preinst, postinst, prerm, postrm",
+            "▶ Prompting the user must be done with debconf, documented in debconf-devel",
+        ]
+    )
+    first, second = chunk_pages([Page(1, text)])
+    assert first.heading == "" and second.heading == "Doing things during installation"
+    assert second.text.startswith("Doing things during installation\n▶ Decompressing")
+
+
+def slides(titles: list[str], seed: int = 4) -> list[Page]:
+    """A presentation printed to PDF: per page a title, bullets and the deck's footer."""
+    rng = random.Random(seed)
+    pages = []
+    for n, title in enumerate(titles, 1):
+        bullets = [
+            f"▶ S{n}b{i} " + " ".join(rng.choice(WORDS) for _ in range(rng.randint(8, 14)))
+            for i in range(4)
+        ]
+        pages.append(Page(n, "\n".join([title, *bullets, f"Packaging Tutorial {n} / 40"])))
+    return pages
+
+
+DECK = [
+    "Packaging Tutorial",
+    "Outline",
+    "Example: rebuilding a package",
+    "Source packages",
+    "Doing things during installation",
+    "Monitoring upstream versions",
+    "Outline",
+    "Conclusions",
+]
+
+
+def test_a_slide_deck_is_chunked_a_slide_at_a_time_under_its_title() -> None:
+    pages = slides(DECK)
+    # A numbered step on a slide is no chapter heading.
+    pages[2] = Page(3, pages[2].text.replace("\n", "\n5 Check that it worked\n", 1))
+    assert is_slide_deck(pages)
+    chunks = chunk_pages(pages, title="Packaging Tutorial")
+    assert [(c.page_start, c.page_end) for c in chunks] == [(n, n) for n in range(1, 9)]
+    for c, page in zip(chunks, pages, strict=True):
+        assert c.text.split("\n")[0] == page.text.split("\n")[0]
+        # The slide's own title, never an earlier slide's or a numbered step.
+        want = DECK[page.number - 1]
+        assert c.context == ("Packaging Tutorial" + (f" › {want}" if page.number > 1 else ""))
+        assert "/ 40" not in c.text  # the footer is furniture
+
+
+def test_manuals_and_short_documents_are_no_slide_decks() -> None:
+    assert not is_slide_deck(tagged_pages(12))  # prose pages
+    assert not is_slide_deck(slides(DECK[:4]))  # too few pages to tell
+    # Long pages under titles: a manual's sections, one a page.
+    manual = [
+        Page(n, f"{n} Section Heading Number {n}\n" + prose(random.Random(n), 12, f"P{n}"))
+        for n in range(1, 9)
+    ]
+    assert not is_slide_deck(manual)
+    # The same first line on every page is a running header the furniture missed.
+    same = [Page(p.number, "Packaging Tutorial iii\n" + p.text) for p in slides(DECK)]
+    same = [Page(p.number, p.text.replace(DECK[p.number - 1] + "\n", "", 1)) for p in same]
+    assert not is_slide_deck(same)
 
 
 def test_running_headers_are_left_out_and_do_not_stretch_ranges() -> None:

@@ -78,6 +78,41 @@ def test_dedup_text_keeps_the_first_copy() -> None:
     assert [c.chunk_id for c in fusion.dedup_text(cands)] == ["1", "2"]
 
 
+OUTLINE = (
+    "Outline\n1 Introduction 2 Creating source packages 3 Building and testing packages "
+    "4 Practical session 1: modifying the grep package 5 Advanced packaging topics 6 "
+    "Maintaining packages in Debian 7 Conclusions"
+)
+
+
+@pytest.mark.parametrize(
+    ("text", "navigation"),
+    [
+        ("Contents\n1 Introduction . . . . 1\n2 Vectors . . . . 7\n3 Lists . . . . 12", True),
+        (OUTLINE, True),  # a slide deck's outline: numbered items of a few words, no leaders
+        ("Outline\n1 Introduction 2 Vectors 3 Lists", False),  # too few items to tell
+        # A slide's numbered steps hold commands and explanations, not only topics.
+        (
+            "Example: rebuilding dash\n1 Install packages needed to build dash, and devscripts "
+            "sudo apt-get build-dep dash 2 Create a working directory 3 Grab the source "
+            "package 4 Build the package 5 Check that it worked",
+            False,
+        ),
+        ("The simulator provides 2 adapters and 3 disks, 4 tapes and 5 terminals.", False),
+    ],
+)
+def test_contents_indexes_and_outlines_are_navigation(text: str, navigation: bool) -> None:
+    assert fusion.is_navigation(text) is navigation
+
+
+def test_navigation_chunks_are_demoted() -> None:
+    outline = Candidate("o", sp("o", text=OUTLINE).payload, score=1.0)
+    text = "Prompting the user must be done with debconf."
+    content = Candidate("c", sp("c", text=text).payload, score=1.0)
+    assert fusion.demote_navigation([outline, content], 0.5) == 1
+    assert (outline.score, content.score) == (0.5, 1.0)
+
+
 def cands(*docs: str) -> list[Candidate]:
     return [Candidate(f"{d}{i}", {"doc_id": d}) for i, d in enumerate(docs)]
 

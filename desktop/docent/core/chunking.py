@@ -36,6 +36,13 @@ VERIFY_SHARE = 0.9
 #: ...until this many checks in a row have agreed with it (the counter adds up).
 TRUST_AFTER_AGREEING = 8
 HEADING_MAX_WORDS = 10
+#: A slide deck (:func:`is_slide_deck`): at least this many pages, half of them holding at
+#: most this many words (a manual's page holds 300-500, a book's with figures 120-200),
+#: and this share of them opening with a title, each title counted on two pages at most
+#: (an outline slide comes back; the same first line on every page is a running header).
+SLIDE_DECK_MIN_PAGES = 5
+SLIDE_MAX_WORDS = 100
+SLIDE_TITLED_SHARE = 0.7
 #: A heading in sentence case ("Suggestions to the reader") is at most this long.
 SENTENCE_CASE_HEADING_WORDS = 6
 #: A first or last line seen (digits aside) on this many pages is a running header/footer.
@@ -54,7 +61,10 @@ _NUMBERED = re.compile(r"^(?:\d+(?:\.\d+)+\.?|[A-Z]\.\d+(?:\.\d+)*\.?)\s+[A-Z]")
 _LEADING_NUMBER = re.compile(r"^(?:\d+(?:\.\d+)*\.?|[A-Z]\.|Chapter\s+\d+:?|Appendix\s+[A-Z]:?)\s+")
 _ITEM_MARK = re.compile(r"^\s*\(?[0-9A-Za-z]{1,3}$")  # "1." or "(a)." opening a list item
 _MARKDOWN_HEADING = re.compile(r"^#{1,6}\s+\S")
-_LIST_START = re.compile(r"^(?:[•·▪◦‣∙*–—-]|\(?\d{1,3}[.)]|\(?[a-z][.)])\s+")
+#: A list item's mark: bullets (a slide deck's ▶ and ■ too, and the private-use bullets of
+#: Symbol and Wingdings fonts), "1." or "(a)".
+_BULLETS = "•·▪◦‣∙*–—\\-▶►▸▹➢➤■□●○◆◇❖✓✔\uf0b7\uf0a7\uf076\uf0d8"
+_LIST_START = re.compile(rf"^(?:[{_BULLETS}]|\(?\d{{1,3}}[.)]|\(?[a-z][.)])\s+")
 _NUMERIC = re.compile(r"[-+(]?[$€£]?\d[\d.,:%/eE+-]*\)?")
 _SENTENCE_CLOSERS = (".", "!", "?", ":", ";", ")")
 _INNER_PUNCTUATION = re.compile(r"[,;:.!?()\[\]{}=<>@/\\|\"“”]")
@@ -100,9 +110,13 @@ def chunk_pages(
     units: list[_Unit] = []
     section = ""
     headings = HeadingPath()
-    for unit in _units(pages):
+    furniture = _running_lines(pages)
+    slides = is_slide_deck(pages, furniture)
+    for unit in _units(pages, furniture, slides):
         if unit.kind == "heading":
             section = unit.text.lstrip("#").strip()
+            if slides:  # a slide's title is all its path: the slides are not nested
+                headings = HeadingPath()
             headings.push(unit.text)
         unit.section = section
         unit.path = headings.path
@@ -131,12 +145,48 @@ def chunk_pages(
 # ---------------------------------------------------------------- pages -> units
 
 
-def _units(pages: Sequence[Page]) -> Iterable[_Unit]:
-    furniture = _running_lines(pages)
+def is_slide_deck(pages: Sequence[Page], furniture: set[str] | None = None) -> bool:
+    """Slides (a presentation printed to PDF, one slide a page): short pages, most of them
+    opening with a title. Each page's title is then its heading, and nothing else on it
+    is: a slide's numbered steps ("5 Check that it worked") are no chapters.
+
+    ``furniture``: the document's running lines (:func:`_running_lines`), when known."""
+    if furniture is None:
+        furniture = _running_lines(pages)
+    titles: Counter[str] = Counter()
+    sizes: list[int] = []
+    for page in pages:
+        lines = [ln.strip() for ln in page.text.split("\n") if ln.strip()]
+        lines = [ln for ln in lines if _DIGITS.sub("#", ln) not in furniture]
+        if lines:
+            sizes.append(sum(len(ln.split()) for ln in lines))
+            if _is_title(lines[0]):
+                titles[_DIGITS.sub("#", lines[0])] += 1
+    if len(sizes) < SLIDE_DECK_MIN_PAGES:
+        return False
+    short = sorted(sizes)[len(sizes) // 2] <= SLIDE_MAX_WORDS
+    titled = sum(min(n, 2) for n in titles.values())
+    return short and titled >= SLIDE_TITLED_SHARE * len(sizes)
+
+
+def _is_title(line: str) -> bool:
+    """A slide title: a short line, no sentence's end, opening with a capital or digit."""
+    words = line.split()
+    return (
+        0 < len(words) <= HEADING_MAX_WORDS
+        and not line.endswith((".", ",", ";", ":"))
+        and line[0].isupper()
+        and sum(ch.isalpha() for ch in line) >= 3
+        and not _LIST_START.match(line)
+    )
+
+
+def _units(pages: Sequence[Page], furniture: set[str], slides: bool) -> Iterable[_Unit]:
     for page in pages:
         lines = [line.strip() for line in page.text.split("\n")]
         paragraph: list[str] = []
         prev = ""
+        titled = False  # a slide's title is read
         for i, line in enumerate(lines):
             if not line:
                 yield from _paragraph_units(paragraph, page.number)
@@ -147,7 +197,8 @@ def _units(pages: Sequence[Page]) -> Iterable[_Unit]:
             if _DIGITS.sub("#", line) in furniture:
                 prev = ""  # a running header ends no sentence and is not content
                 continue
-            if _is_heading(line, words, prev, nxt):
+            first, titled = not titled, True
+            if _is_title(line) and first if slides else _is_heading(line, words, prev, nxt):
                 kind = "heading"
             elif _is_table_row(words):
                 kind = "line"
@@ -249,10 +300,12 @@ def _is_heading(line: str, words: list[str], prev: str, nxt: str) -> bool:
     if long_words and all(w[0].isupper() for w in long_words):
         return True
     # "Suggestions to the reader": short, unpunctuated, between two sentences.
+    # The next line may be a list item: a slide's title, then its first bullet.
+    after = _LIST_START.sub("", nxt, count=1)
     return (
         len(words) <= SENTENCE_CASE_HEADING_WORDS
         and not _INNER_PUNCTUATION.search(line)
-        and nxt[:1].isupper()
+        and after[:1].isupper()
     )
 
 

@@ -31,7 +31,9 @@ MODEL_MAX_TOKENS = 256
 #: their vectors. 2: identifier terms and each chunk's context (title, headings) in BM25.
 #: 3: each chunk's sentence vectors (sentence_vectors.py). 4: the document's title in
 #: each chunk's payload (``title``, for the rerank's title factor; vectors are reused).
-INDEX_FORMAT = 4
+#: 5: a slide deck chunked a slide at a time under its title, a title over a bulleted
+#: line a heading (chunking.py; other documents keep their chunks and vectors).
+INDEX_FORMAT = 5
 
 
 class EmbeddingError(DocentError):

@@ -22,6 +22,9 @@ MAX_ADAPTIVE_K = 25
 _LEADER = re.compile(r"(?:…|\.{4,}|(?:\. ){3,})\s*\d{1,4}(?![\d.]|,\d)")
 #: A chunk with this many leaders is navigation (contents, index), not content.
 NAVIGATION_LEADERS = 3
+#: An outline (:func:`is_outline`): at least this many numbered items, none longer.
+OUTLINE_ITEMS = 4
+OUTLINE_ITEM_WORDS = 8
 
 
 @dataclass(slots=True)
@@ -156,9 +159,27 @@ def adaptive_k(chunks_in_scope: int, base: int = 5) -> int:
 
 def is_navigation(text: str) -> bool:
     """A table of contents or index chunk: it names every topic and answers none."""
-    if "…" not in text and "...." not in text and ". . ." not in text:
-        return False  # the common case, without running the regex
-    return len(_LEADER.findall(text)) >= NAVIGATION_LEADERS
+    if "…" in text or "...." in text or ". . ." in text:
+        return len(_LEADER.findall(text)) >= NAVIGATION_LEADERS
+    return is_outline(text)
+
+
+def is_outline(text: str) -> bool:
+    """A slide deck's outline: after its title, nothing but items numbered 1, 2, 3, ...,
+    each a few words ("1 Introduction 2 Creating source packages ..."). Its steps are
+    longer ("4 Build the package cd dash-* debuild -us -uc")."""
+    words = text.split()[1:]  # the slide's title
+    if len(words) < 2 * OUTLINE_ITEMS or words[0] != "1":
+        return False
+    expected, items, size = 1, 0, 0
+    for w in words:
+        if w == str(expected):
+            if expected > 1 and not 0 < size <= OUTLINE_ITEM_WORDS:
+                return False
+            expected, items, size = expected + 1, items + 1, 0
+        else:
+            size += 1
+    return items >= OUTLINE_ITEMS and 0 < size <= OUTLINE_ITEM_WORDS
 
 
 def demote_navigation(cands: Iterable[Candidate], factor: float) -> int:
