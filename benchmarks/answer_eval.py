@@ -612,8 +612,9 @@ def use_thresholds(spec: str) -> None:
     from docent.core import attribution
 
     changes = {k: float(v) for k, v in (kv.split("=") for kv in spec.split(","))}
-    if "window" in changes:
-        changes["window"] = int(changes["window"])
+    for whole in ("window", "copied_words"):
+        if whole in changes:
+            changes[whole] = int(changes[whole])
     attribution.THRESHOLDS = dataclasses.replace(attribution.THRESHOLDS, **changes)  # type: ignore[arg-type]
     print(f"matching thresholds: {attribution.THRESHOLDS}", file=sys.stderr)
 
@@ -657,6 +658,13 @@ def main() -> int:
         default=None,
         help="llm_answer_retries (default: the setting's default; 0: never ask again)",
     )
+    parser.add_argument(
+        "--seed",
+        type=int,
+        default=None,
+        help="the answers' sampling seed (default: prompting.ANSWER_SAMPLING's); other "
+        "seeds give other outputs of the same model, for more answers to read",
+    )
     parser.add_argument("--calibrate", action="store_true")
     parser.add_argument(
         "--windows", default="0", help="--calibrate: cosine windows to compare, e.g. 0,1,2"
@@ -670,6 +678,10 @@ def main() -> int:
     from docent.core.prompting import DEFAULT_LAYOUT
 
     layout = args.layout or DEFAULT_LAYOUT.name
+    if args.seed is not None:
+        from docent.core import prompting
+
+        prompting.ANSWER_SAMPLING["seed"] = args.seed
     if args.match:
         use_thresholds(args.match)
     questions = load_questions([s for s in args.only.split(",") if s])
@@ -689,8 +701,11 @@ def main() -> int:
         if not health.ok:
             print(f"no model: {health.message}", file=sys.stderr)
             return 1
+        from docent.core.prompting import ANSWER_SAMPLING
+
         print(
-            f"{args.model} at {host}, layout {layout}, context {args.context}, load {load1():.1f}",
+            f"{args.model} at {host}, layout {layout}, context {args.context}, "
+            f"seed {ANSWER_SAMPLING['seed']}, load {load1():.1f}",
             file=sys.stderr,
         )
         if args.out:

@@ -147,7 +147,7 @@ R_PROMPT = (
 )
 
 
-def test_a_restated_sentence_of_a_long_passage_is_matched_by_its_window(embed: EmbedFn) -> None:
+def test_a_restated_sentence_of_a_long_passage_is_scored_by_its_window(embed: EmbedFn) -> None:
     # smollm2:135m's answer to dev question q001, word for word: right, and uncited.
     said = (
         "The length of a single line written on the R console cannot exceed 4095 bytes "
@@ -158,16 +158,52 @@ def test_a_restated_sentence_of_a_long_passage_is_matched_by_its_window(embed: E
     windows = Scorer([said], passages, embed, Thresholds(window=1))
     # Far from the whole passage, near its one sentence about the limit:
     assert whole.score(0, said, [2]) < THRESHOLDS.support <= windows.score(0, said, [2])
-    assert attribute(said, passages, embed, thresholds=Thresholds(window=0)).matched == []
-    checked = attribute(said, passages, embed)
-    assert checked.matched == [2] and checked.text.endswith("(not characters) [2].")
     # A passage of one sentence is its only window: scored as before.
     assert windows.score(0, said, [1]) == whole.score(0, said, [1])
+    # Its longest run of the passage's words is four ("4095 bytes not characters"), and it
+    # scores under the paraphrase bar: Docent puts no citation of its own on it (the cost
+    # of the rule below: such sentences are rarely right).
+    assert windows.score(0, said, [2]) < THRESHOLDS.paraphrase
+    assert attribute(said, passages, embed).matched == []
+    # In the passage's own words, it is matched, to the window's sentence.
+    copied = "On the R console, command lines entered at the console are limited to 4095 bytes."
+    checked = attribute(copied, passages, embed)
+    assert checked.matched == [2] and checked.text.endswith("4095 bytes [2].")
 
 
-#: Overlap alone, so the scores below can be worked out by hand: each sentence shares 3 of
-#: its 7 content words with CONSOLE (0.43 < 0.5), the two together 5 of 13 (0.38).
+#: Words of R_PROMPT recombined into a claim it does not make: what a small model writes.
+RECOMBINED = "Commands typed after a hashmark are evaluated twice, and R prints a different prompt."
+
+
+def test_a_passages_words_recombined_are_not_matched(embed: EmbedFn) -> None:
+    passages = {1: PENGUINS, 2: R_PROMPT}
+    scorer = Scorer([RECOMBINED], passages, embed, THRESHOLDS)
+    # Above the support bar: it shares the passage's words and topic ...
+    assert THRESHOLDS.support <= scorer.score(0, RECOMBINED, [2]) < THRESHOLDS.paraphrase
+    # ... but copies no six of them in a row.
+    assert not scorer.copies(RECOMBINED, 2)
+    checked = attribute(RECOMBINED, passages, embed)
+    assert checked.matched == [] and checked.faith.unsupported == [RECOMBINED]
+    # The model's own citation of it is checked by the score, as before: supported.
+    cited = attribute(RECOMBINED.replace(".", " [2]."), passages, embed)
+    assert cited.faith.sentences[0].supported and cited.model_cited == [2]
+    # Six words in a row from the passage (case and punctuation aside) are a copy.
+    copy = "If a command is not complete at the end of a line R gives another prompt."
+    assert scorer.copies(copy, 2) and not scorer.copies(copy, 1)
+    assert attribute(copy, passages, embed).matched == [2]
+
+
+#: Overlap alone, so the scores below can be worked out by hand: the first sentence shares 3
+#: of its 7 content words with CONSOLE (0.43 < 0.5), the second 5 of 11 (0.45) and copies
+#: seven of its words in a row ("output from the console to an external file"); the two
+#: together 7 of 17 (0.41).
 SPREAD = (
+    "Lines typed at the console have a limit in Norway and Sweden today. "
+    "Vikings and elves count it in bytes at dawn, gladly sending output from the console "
+    "to an external file."
+)
+#: The same share of CONSOLE's words without a run of them: 5 of 13 (0.38).
+SCATTERED = (
     "Lines typed at the console have a limit in Norway and Sweden today. "
     "The limit is counted in bytes by Vikings and elves, not in characters gladly."
 )
@@ -195,6 +231,12 @@ def test_no_whole_answer_match_when_it_is_not_clear() -> None:
     one = f"{SPREAD} Command lines at the console are limited to 4095 bytes."
     checked = attribute(one, PASSAGES, None, thresholds=BY_HAND)
     assert checked.whole is None and checked.matched == [1]
+
+
+def test_an_answer_that_copies_no_run_of_words_is_not_matched_as_a_whole() -> None:
+    checked = attribute(SCATTERED, PASSAGES, None, thresholds=BY_HAND)
+    assert checked.whole is None and checked.matched == []
+    assert checked.faith.uncited == split_sentences(SCATTERED)
 
 
 def test_an_invented_answer_is_not_matched_as_a_whole(embed: object) -> None:
