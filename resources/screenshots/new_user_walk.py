@@ -141,7 +141,8 @@ def drive(w: Window, args: argparse.Namespace, docs: Path, later: Path) -> Any:
             )
             shot("02-model-picked")
 
-        @step("ask-wait", lambda: chat.status.isVisible() and waited() > 6)
+        # A quiet machine's smollm2:135m may have answered before 6 s: go on then too.
+        @step("ask-wait", lambda: waited() > 6 and chat.status.isVisible() or turn_done())
         def _() -> None:
             chat.input.setPlainText("What does the interval timer in location 5 do?")
             chat.send_button.click()
