@@ -111,6 +111,8 @@ class Record:
     #: and the passages offered as the model saw them (to judge the citations by hand).
     cited: list[tuple[str, list[int], str]] = field(default_factory=list)
     passages: list[str] = field(default_factory=list)
+    #: Parts of cited sentences that their passage does not say (``Answer.unsaid_parts``).
+    unsaid: list[str] = field(default_factory=list)
     #: Above 1: an answer had no supported sentence and the model was asked again
     #: (``llm_answer_retries``); the record is the last answer's.
     attempts: int = 1
@@ -320,6 +322,7 @@ def record(q: Question, answer: Answer, seconds: float, raw: str) -> Record:
         sentences=[(s, score, s not in unsupported) for s, score in answer.sentence_support],
         cited=cited_sentences(answer),
         passages=[h.text for h in answer.offered],
+        unsaid=list(answer.unsaid_parts),
         attempts=answer.attempts,
     )
 
@@ -378,6 +381,10 @@ def summary(records: Sequence[Record], model: str, layout: str, context: int) ->
         ("modes", ", ".join(f"{k} {v}" for k, v in Counter(r.mode for r in records).items())),
         ("generated answers with a citation (target ≥ 90 %)", pct(cited, generated)),
         ("... cited by the model itself", pct(by_model, generated)),
+        (
+            "... with a cited sentence that goes on past its passage (that part underlined)",
+            pct([r for r in cited if r.unsaid], generated),
+        ),
         (
             "... not supported: labelled so, the best passages quoted beneath",
             pct(quoted, generated),

@@ -193,6 +193,39 @@ def test_a_passages_words_recombined_are_not_matched(embed: EmbedFn) -> None:
     assert attribute(copy, passages, embed).matched == [2]
 
 
+def test_the_part_of_a_cited_sentence_its_passage_does_not_say(embed: EmbedFn) -> None:
+    # smollm2:135m copies half a sentence and makes up the rest (dev question q012).
+    passage = (
+        "dh (aka Debhelper 7, or dh7) was introduced in 2008 as a CDBS killer. It is used "
+        "by most packages in debian/rules."
+    )
+    made_up = (
+        "is not available anymore and its documentation has been removed from the "
+        "official Debian website"
+    )
+    sentence = f"Dh (aka Debhelper 7, or dh7), introduced in 2008 as a CDBS killer, {made_up}."
+    checked = attribute(sentence, {1: passage}, embed)
+    (s,) = checked.faith.sentences
+    assert s.supported and s.matched == 1  # it copies the passage: Docent cites it ...
+    assert s.unsaid == (made_up,)  # ... and names what it goes on with, as written
+    assert checked.faith.unsaid == [made_up]
+    assert "1 cited sentence goes on past what its passage says." in citation_notes(checked, [])
+    # The model's own citation of it: the same part, its marker aside.
+    own = attribute(sentence.replace(".", " [1]."), {1: passage}, embed)
+    assert own.faith.sentences[0].unsaid == (made_up,)
+    # What the passage says, in its words, has no such part; nor has a sentence that only
+    # leaves words out or adds one word of its own.
+    for said in (
+        "Dh was introduced in 2008 as a CDBS killer.",
+        "Dh, also known as dh7, was introduced in 2008 as a CDBS killer by Debian.",
+    ):
+        (s,) = attribute(said, {1: passage}, embed).faith.sentences
+        assert s.supported and s.unsaid == (), said
+    # An unsupported sentence is flagged whole: no part of it is listed apart.
+    (s,) = attribute(RECOMBINED, {1: PENGUINS, 2: R_PROMPT}, embed).faith.sentences
+    assert not s.supported and s.unsaid == ()
+
+
 #: Overlap alone, so the scores below can be worked out by hand: the first sentence shares 3
 #: of its 7 content words with CONSOLE (0.43 < 0.5), the second 5 of 11 (0.45) and copies
 #: seven of its words in a row ("output from the console to an external file"); the two

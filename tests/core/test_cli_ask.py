@@ -61,6 +61,26 @@ def test_ask_lists_the_sentences_nothing_supports_under_what_is_wrong(
     assert heading in out and f"  - {invention}" in out.split(heading, 1)[1]
 
 
+def test_ask_lists_the_part_of_a_cited_sentence_its_passage_does_not_say(
+    indexed: None,
+    ollama_stub: OllamaStub,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    use_host(monkeypatch, ollama_stub.url)
+    ollama_stub.responder = ScriptedModel(
+        answer="This is a text from LibreOffice Writer, typed by penguins [1]."
+    )
+    capsys.readouterr()
+    assert main(["ask", QUESTION, "--file", "a-text"]) == 0
+    out = capsys.readouterr().out
+    heading = "Parts of cited sentences that their passage does not say:"
+    assert heading in out and "  - typed by penguins" in out.split(heading, 1)[1]
+    assert main(["ask", QUESTION, "--file", "a-text", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["unsaid_parts"] == ["typed by penguins"] and data["unsupported_sentences"] == []
+
+
 def test_ask_json(
     indexed: None,
     ollama_stub: OllamaStub,

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 from fakes import FakeEngine, answer, citation
 from PySide6.QtCore import QUrl
+from PySide6.QtGui import QTextCharFormat
 
 from docent.core.errors import AmbiguousFile
 from docent.gui.chat_pane import ChatPane
@@ -93,6 +94,23 @@ def test_the_footer_tells_an_uncited_sentence_from_a_badly_cited_one(
     ask(qtbot, chat, "Where was it designed?")
     last = " ".join(chat.view.toPlainText().split()).rsplit("Where was it designed?", 1)[1]
     assert "cites nothing" in last and "by its citation" not in last
+
+
+def test_the_part_of_a_cited_sentence_its_passage_does_not_say_is_underlined(
+    qtbot: Any, fake: FakeEngine, chat: ChatPane
+) -> None:
+    made_up = "and it was designed in Norway by elves"
+    sentence = f"The timer counts at 60Hz, {made_up} [1]."
+    fake.answers = [answer(sentence, [citation(1, "/d/a.pdf", source="matched")], unsaid=[made_up])]
+    ask(qtbot, chat, "How fast is the timer?")
+    doc = chat.view.document()
+    part = doc.find("designed in Norway").charFormat()
+    assert part.underlineStyle() == QTextCharFormat.UnderlineStyle.WaveUnderline
+    assert "does not say this part" in part.toolTip()
+    copied = doc.find("counts at 60Hz").charFormat()  # the passage says this: no mark
+    assert copied.underlineStyle() == QTextCharFormat.UnderlineStyle.NoUnderline
+    text = " ".join(chat.view.toPlainText().split())
+    assert "1 part of cited sentences goes on past what the passage says (underlined)" in text
 
 
 def test_a_whole_answer_match_is_named_in_the_footer(

@@ -464,6 +464,7 @@ class Answerer:
             invalid_citations=invalid,
             unsupported_sentences=checked.faith.unsupported,
             uncited_sentences=checked.faith.uncited,
+            unsaid_parts=checked.faith.unsaid,
             answer_match=checked.whole,
             sentence_support=checked.faith.pairs,
             confidence=confidence,

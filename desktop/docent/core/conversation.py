@@ -75,6 +75,10 @@ class Answer:
     #: Those of ``unsupported_sentences`` that cite nothing: no offered passage supports
     #: them. The others cite a passage that does not clearly support them.
     uncited_sentences: list[str] = field(default_factory=list)
+    #: Parts of supported sentences that their passages do not say, as written: the
+    #: sentence copies the passage, then goes on with something it made up
+    #: (``evaluation.SentenceSupport.unsaid``).
+    unsaid_parts: list[str] = field(default_factory=list)
     #: (sentence, support score) of each sentence long enough to judge.
     sentence_support: list[tuple[str, float]] = field(default_factory=list)
     confidence: str = ""  # "high" | "medium" | "low"
@@ -138,6 +142,7 @@ class Answer:
             ],
             "unsupported_sentences": self.unsupported_sentences,
             "uncited_sentences": self.uncited_sentences,
+            "unsaid_parts": self.unsaid_parts,
             "answer_match": self.answer_match,
             "unsupported_answer": self.unsupported_answer,
             "sentence_support": [[s, score] for s, score in self.sentence_support],
@@ -393,8 +398,9 @@ def _quote(text: str) -> str:
 
 
 def unsupported_groups(answer: Answer) -> list[tuple[str, list[str]]]:
-    """The answer's unsupported sentences under what is wrong with them, for listing:
-    those with a citation that does not support them, and those no passage supports."""
+    """What the answer says that its passages do not, under what is wrong with it, for
+    listing: sentences with a citation that does not support them, sentences no passage
+    supports, and the parts of cited sentences that their passage does not say."""
     uncited = set(answer.uncited_sentences)
     groups = [
         (
@@ -405,6 +411,7 @@ def unsupported_groups(answer: Answer) -> list[tuple[str, list[str]]]:
             "Sentences that cite nothing, and that no passage offered to the model supports",
             [s for s in answer.unsupported_sentences if s in uncited],
         ),
+        ("Parts of cited sentences that their passage does not say", answer.unsaid_parts),
     ]
     return [(heading, sentences) for heading, sentences in groups if sentences]
 

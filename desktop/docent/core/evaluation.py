@@ -112,6 +112,10 @@ class SentenceSupport:
     matched: int | None = None
     #: Another passage that clearly supports a sentence its citation does not.
     better: int | None = None
+    #: Of a supported sentence, the parts its passage does not say, as written: what it
+    #: goes on with past the words it copies ("Dh ... was introduced in 2008 as a CDBS
+    #: killer, *and is not available anymore*"). Empty when the passage says all of it.
+    unsaid: tuple[str, ...] = ()
 
 
 @dataclass(slots=True)
@@ -134,6 +138,11 @@ class Faithfulness:
                 if not s.supported and not s.cited and s.matched is None
             )
         )
+
+    @property
+    def unsaid(self) -> list[str]:
+        """The parts of supported sentences that their passages do not say, each once."""
+        return list(dict.fromkeys(p for s in self.sentences if s.supported for p in s.unsaid))
 
     @property
     def pairs(self) -> list[tuple[str, float]]:

@@ -444,13 +444,7 @@ class ChatPane(QWidget):
         if self._frozen_turns >= n:
             return
         turns = self.conversation.turns[self._frozen_turns : n]
-        unsupported = [s for t in turns if t.answer for s in t.answer.unsupported_sentences]
-        self.view.show_tail(
-            self._markdown(turns),
-            unsupported=unsupported,
-            matched=matched_chips(turns),
-            tips=chip_tips(turns),
-        )
+        self._show(self._markdown(turns), turns)
         self.view.freeze()
         self._frozen_turns = n
 
@@ -470,18 +464,21 @@ class ChatPane(QWidget):
             first = tail[0] if tail else self._asking
             lead = SEPARATOR.lstrip() if first.number > 1 and not tail else ""
             md = (md + SEPARATOR if md else lead) + streaming
-            earlier = [s for t in tail if t.answer for s in t.answer.unsupported_sentences]
-            self.view.show_tail(
-                md, unsupported=earlier, matched=matched_chips(tail), tips=chip_tips(tail)
-            )
+            self._show(md, tail)
             return
         tail = self.conversation.turns[self._frozen_turns :]
-        unsupported = [s for t in tail if t.answer for s in t.answer.unsupported_sentences]
+        self._show(self._markdown(tail), tail)
+
+    def _show(self, markdown: str, turns: list[Turn]) -> None:
+        """Draw ``markdown`` as the live tail, underlining and outlining what the answers
+        of ``turns`` (the ones it shows) say about their citations."""
+        answers = [t.answer for t in turns if t.answer]
         self.view.show_tail(
-            self._markdown(tail),
-            unsupported=unsupported,
-            matched=matched_chips(tail),
-            tips=chip_tips(tail),
+            markdown,
+            unsupported=[s for a in answers for s in a.unsupported_sentences],
+            unsaid=[p for a in answers for p in a.unsaid_parts],
+            matched=matched_chips(turns),
+            tips=chip_tips(turns),
         )
 
     def _markdown(self, turns: list[Turn]) -> str:

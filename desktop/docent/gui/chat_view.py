@@ -18,7 +18,7 @@ from collections.abc import Collection, Mapping
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QAbstractSlider, QWidget
 
-from docent.gui.markdown_view import SafeBrowser
+from docent.gui.markdown_view import UNSAID_TIP, SafeBrowser
 
 #: Pixels from the bottom that still count as "at the bottom".
 BOTTOM_SLACK = 4
@@ -51,16 +51,20 @@ class ConversationView(SafeBrowser):
         markdown: str,
         *,
         unsupported: Collection[str] = (),
+        unsaid: Collection[str] = (),
         matched: Collection[str] = (),
         tips: Mapping[str, str] | None = None,
     ) -> None:
-        """Draw ``markdown`` as everything after the frozen turns (``matched``: the
-        ``cite:`` links of matched citations; ``tips``: the chips' tooltips; see
-        replace_tail)."""
+        """Draw ``markdown`` as everything after the frozen turns (``unsupported``:
+        sentences to underline; ``unsaid``: parts of cited sentences their passage does
+        not say, underlined too; ``matched``: the ``cite:`` links of matched citations;
+        ``tips``: the chips' tooltips; see replace_tail)."""
         with self.one_edit():
             self.replace_tail(self.frozen_pos, markdown, matched, tips)
             if unsupported:
                 self.mark_sentences(list(unsupported), self.frozen_pos)
+            if unsaid:
+                self.mark_sentences(list(unsaid), self.frozen_pos, UNSAID_TIP)
         if self.following:
             self.scroll_to_end()
 

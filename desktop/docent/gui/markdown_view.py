@@ -52,6 +52,10 @@ CHIP_BACKGROUND = QColor("#dbe7ff")
 CHIP_FOREGROUND = QColor("#1a4fb5")
 UNSUPPORTED_COLOUR = QColor("#c77700")
 UNSUPPORTED_TIP = "Not clearly supported by the cited passage — check the source."
+UNSAID_TIP = (
+    "The cited passage does not say this part: the sentence copies the passage, then goes "
+    "on with words of the model's own — check the source."
+)
 MATCHED_TIP = (
     "Matched by Docent: the model did not cite this passage; its words and meaning support "
     "the sentence. Click to see it."
@@ -233,14 +237,17 @@ class SafeBrowser(QTextBrowser):
                 cur.mergeCharFormat(fmt)
             cur = doc.find(_CHIP_TEXT, cur.selectionEnd())
 
-    def mark_sentences(self, sentences: list[str], start: int = 0) -> int:
-        """Underline each sentence found (from ``start`` on); returns how many were."""
+    def mark_sentences(
+        self, sentences: list[str], start: int = 0, tip: str = UNSUPPORTED_TIP
+    ) -> int:
+        """Underline each sentence (or part of one) found from ``start`` on, with ``tip``
+        as its tooltip; returns how many were."""
         found = 0
         mark = QTextCharFormat()
         mark.setUnderlineStyle(QTextCharFormat.UnderlineStyle.WaveUnderline)
         mark.setUnderlineColor(UNSUPPORTED_COLOUR)
         mark.setBackground(QColor(255, 196, 0, 40))
-        mark.setToolTip(UNSUPPORTED_TIP)
+        mark.setToolTip(tip)
         doc = self.document()
         for sentence in sentences:
             cur = _find_loosely(doc, sentence, start)

@@ -138,6 +138,12 @@ def _footer(turn: Turn) -> str:
             f"⚠ {len(uncited)} sentence{'s cite' if several else ' cites'} nothing, and no "
             f"passage offered to the model supports {'them' if several else 'it'} (underlined)."
         )
+    if answer.unsaid_parts:
+        several = len(answer.unsaid_parts) > 1
+        notes.append(
+            f"⚠ {len(answer.unsaid_parts)} part{'s' if several else ''} of cited sentences "
+            f"{'go' if several else 'goes'} on past what the passage says (underlined)."
+        )
     # *italic*: with Qt's GitHub dialect, _text_ is underlined (it reads as a link)
     return " ".join(f"*{escape_markdown(note)}*" for note in notes)
 
