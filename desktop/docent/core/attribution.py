@@ -193,8 +193,7 @@ class Scorer:
         (all of its words, when it has fewer), case and punctuation aside."""
         words = words_of(plain(sentence))
         k = min(self.t.copied_words, len(words))
-        hay = self._words.get(n, "")
-        return any(f" {' '.join(words[j : j + k])} " in hay for j in range(len(words) - k + 1))
+        return any(copied(words, k, [self._words.get(n, "")]))
 
     def unsaid(self, sentence: str, numbers: Sequence[int]) -> tuple[str, ...]:
         """The parts of a sentence that passages ``numbers`` do not say (``unsaid_run``,
@@ -206,13 +205,7 @@ class Scorer:
             if not any(a <= m.start() < b for a, b in marks)
         ]
         words = [sentence[a:b].lower() for a, b in spans]
-        hays = [self._words.get(n, "") for n in numbers]
-        covered = [False] * len(words)
-        k = self.t.unsaid_run
-        for j in range(len(words) - k + 1):
-            run = f" {' '.join(words[j : j + k])} "
-            if any(run in hay for hay in hays):
-                covered[j : j + k] = [True] * k
+        covered = copied(words, self.t.unsaid_run, [self._words.get(n, "") for n in numbers])
         have: set[str] = set().union(*(self._terms.get(n, set()) for n in numbers))
         parts: list[str] = []
         j = 0
@@ -438,6 +431,17 @@ def pieces(passage: str, window: int) -> list[str]:
 def words_of(text: str) -> list[str]:
     """A text's words in order, lower-cased, without punctuation."""
     return _WORD.findall(text.lower())
+
+
+def copied(words: Sequence[str], k: int, passages: Sequence[str]) -> list[bool]:
+    """Which of ``words`` lie in a run of ``k`` or more of them that one of ``passages``
+    (each its words joined by single spaces, with a space at either end) holds too."""
+    covered = [False] * len(words)
+    for j in range(len(words) - k + 1):
+        run = f" {' '.join(words[j : j + k])} "
+        if any(run in hay for hay in passages):
+            covered[j : j + k] = [True] * k
+    return covered
 
 
 def numbers_in(text: str) -> set[str]:
