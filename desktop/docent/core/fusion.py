@@ -166,8 +166,8 @@ def is_navigation(text: str) -> bool:
 
 def is_outline(text: str) -> bool:
     """A slide deck's outline: after its title, nothing but items numbered 1, 2, 3, ...,
-    each a few words ("1 Introduction 2 Creating source packages ..."). Its steps are
-    longer ("4 Build the package cd dash-* debuild -us -uc")."""
+    each a few words ("1 Introduction 2 Creating source packages ..."). A slide's numbered
+    steps are longer ("4 Build the package cd dash-* debuild -us -uc")."""
     words = text.split()[1:]  # the slide's title
     if len(words) < 2 * OUTLINE_ITEMS or words[0] != "1":
         return False
