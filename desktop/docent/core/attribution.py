@@ -49,10 +49,12 @@ from docent.core.citations import MARKER, cited_numbers
 from docent.core.evaluation import (
     MIN_TERMS,
     SUPPORT_THRESHOLD,
+    WORD,
     Faithfulness,
     SentenceSupport,
     split_sentences,
     terms,
+    words_of,
 )
 
 EmbedFn = Callable[[Sequence[str]], list[list[float]]]
@@ -105,7 +107,6 @@ _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 _END_PUNCT = re.compile(r"([.!?:;]+[\"'”’)*_`]*)$")
 #: One or more list bullets or item numbers: small models stack them ("1) 3) The ...").
 _LIST_PREFIX = re.compile(r"^\s*(?:(?:[-*+•]|\d{1,2}[.):]|#{1,6})\s+)+")
-_WORD = re.compile(r"[^\W_]+")
 
 
 @dataclass(slots=True)
@@ -201,7 +202,7 @@ class Scorer:
         marks = [m.span() for m in MARKER.finditer(sentence)]
         spans = [
             m.span()
-            for m in _WORD.finditer(sentence)
+            for m in WORD.finditer(sentence)
             if not any(a <= m.start() < b for a, b in marks)
         ]
         words = [sentence[a:b].lower() for a, b in spans]
@@ -426,11 +427,6 @@ def pieces(passage: str, window: int) -> list[str]:
     return [passage] + [
         " ".join(sentences[i : i + window]) for i in range(len(sentences) - window + 1)
     ]
-
-
-def words_of(text: str) -> list[str]:
-    """A text's words in order, lower-cased, without punctuation."""
-    return _WORD.findall(text.lower())
 
 
 def copied(words: Sequence[str], k: int, passages: Sequence[str]) -> list[bool]:

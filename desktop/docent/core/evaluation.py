@@ -43,6 +43,15 @@ def stem(word: str) -> str:
     return word[:-1] if word.endswith("e") and len(word) >= 3 else word
 
 
+#: A word: letters and digits of any script; punctuation and underscores part words.
+WORD = re.compile(r"[^\W_]+")
+
+
+def words_of(text: str) -> list[str]:
+    """A text's words in order, lower-cased, without punctuation."""
+    return WORD.findall(text.lower())
+
+
 def terms(text: str) -> set[str]:
     """Stemmed content words of ``text`` (citation markers and list bullets ignored)."""
     plain = _LIST_PREFIX.sub("", strip_markers(text))

@@ -30,7 +30,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from docent.core.evaluation import stem
+from docent.core.evaluation import stem, words_of
 from docent.core.models import Hit
 from docent.core.queryterms import content_words
 
@@ -67,7 +67,6 @@ FRAME_WORDS = frozenset(
     {"long", "many", "much", "often", "far", "largest", "smallest", "biggest", "highest"}
     | {"lowest", "maximum", "minimum", "most", "least"}
 )
-_WORD = re.compile(r"[^\W_]+")
 #: A name as written: a capital, then a lower-case letter (``Google``, ``Vega-Lite``,
 #: ``YubiKey``). Acronyms (``CPU``, ``SIMH``) are left out: pages spell them out or
 #: write them otherwise as often as not (on the dev questions, "every CPU platform").
@@ -147,7 +146,7 @@ def keyword_overlap(question: str, hits: Sequence[Hit]) -> tuple[float, list[str
     raw: set[str] = set()
     for h in hits:
         for text in (h.text, h.context_before, h.context_after):
-            raw.update(_WORD.findall(text.lower()))
+            raw.update(words_of(text))
     present = {stem(w) for w in raw}  # each distinct word stemmed once
     missing = [w for w in words if not all(s in present for s in _word_stems(w))]
     return (len(words) - len(missing)) / len(words), missing
@@ -163,7 +162,7 @@ def unfound_names(
     wanted = {n.lower(): n for n in names if _WRITTEN_AS_NAME.match(n)}
     if not wanted:
         return []
-    present = {stem(w) for text in headings for w in _WORD.findall(text.lower())}
+    present = {stem(w) for text in headings for w in words_of(text)}
     return [
         wanted[w] for w in missing if w in wanted and not all(s in present for s in _word_stems(w))
     ]
