@@ -3,10 +3,9 @@
 SmolLM2-135M ignores the citation instruction, forgets citations and loops; what must hold
 anyway: an answer that copies its page carries a citation (the model's or matched by
 Docent); an answer with none has every sentence flagged, is labelled unsupported and has
-low confidence; each citation points at a
-passage that was offered, the markers in the text are exactly the citations, no sentence
-repeats, no answer runs past its budget, and the question the library cannot answer
-abstains. Runs when DOCENT_RIG_HOST (or OLLAMA_HOST) is set; CI
+low confidence; each citation points at a passage that was offered, the markers in the
+text are exactly the citations, no sentence repeats, no answer runs past its budget, and
+the question the library cannot answer abstains. Runs when DOCENT_RIG_HOST (or OLLAMA_HOST) is set; CI
 (``.ci/run``) starts the rig and fails if it does not come up:
 
     eval "$(../shared/llm-rig/start)" && pytest -m rig tests/e2e; ../shared/llm-rig/stop
