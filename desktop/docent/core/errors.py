@@ -60,6 +60,13 @@ class TooLarge(DocumentError):
     reason = "too_large"
 
 
+class IndexingFault(DocumentError):
+    """Indexing one file failed in Docent itself (a bug, or the embedder ran out of
+    memory): that file is marked failed and the run goes on; the next run tries it again."""
+
+    reason = "fault"
+
+
 class TookTooLong(DocumentError):
     """Reading the file ran past its time limit. Fix: raise extract_page_timeout."""
 

@@ -13,6 +13,7 @@ one embeds, and none of that GIL-bound work competes with the app's other thread
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import logging
 import os
@@ -29,7 +30,14 @@ from docent.core.config import BUNDLED_MODEL
 from docent.core.context import dense_text
 from docent.core.datafolder import check_free_space, existing_parent
 from docent.core.embedding import Embedder
-from docent.core.errors import Cancelled, DocumentError, FileVanished
+from docent.core.errors import (
+    Cancelled,
+    DataFolderError,
+    DocumentError,
+    FileVanished,
+    IndexingFault,
+    StoreError,
+)
 from docent.core.index_report import FailedFile, IndexReport, Progress, ProgressCallback
 from docent.core.models import CANCELLED, Chunk, DocState, DocumentRecord, SparseVec
 from docent.core.preparing import Limits, Prepared, Preparer
@@ -66,7 +74,10 @@ FLUSH_POINTS = 5000
 #: What a run says while the store indexes a step's worth of points (see _build_index).
 INDEXING = "building the search index"
 #: Failures that say nothing about the file itself: try again on the next run.
-RETRY_REASONS = frozenset({CRASHED, "missing", "unreadable"})
+RETRY_REASONS = frozenset({CRASHED, IndexingFault.reason, "missing", "unreadable"})
+#: Errors after which no file of the run can be written (the store, the data folder):
+#: the run stops, and what it did not finish is queued for the next one.
+LIBRARY_FAULTS = (StoreError, DataFolderError)
 
 
 def content_hash(text: str, model: str = BUNDLED_MODEL) -> str:
@@ -212,6 +223,15 @@ class Indexer:
                     self._build_index(progress, Progress("optimizing", i, n, key, message=INDEXING))
         except Cancelled:
             pass
+        except LIBRARY_FAULTS as exc:
+            # No file can be written now: what the run did not finish is queued, not left
+            # half-written as "indexing" or never listed; the next run indexes it.
+            unfinished = [current] if current is not None else []
+            unfinished += [p for _, p, *_ in pending] + [p for _, p, *_ in queue]
+            for path in unfinished:
+                with contextlib.suppress(*LIBRARY_FAULTS):  # the first fault is the one raised
+                    self._note_unfinished(path, "", f"Not indexed yet: {exc}")
+            raise
         finally:
             if pending or cancel.is_set():
                 self.close()  # files in flight (a cancel, Ctrl-C): stop reading them now
@@ -219,7 +239,7 @@ class Indexer:
             unfinished = [current] if current is not None else []
             unfinished += [p for _, p, *_ in pending] + [p for _, p, *_ in queue]
             for path in unfinished:
-                self._note_cancelled(path)
+                self._note_unfinished(path, CANCELLED, "Indexing was cancelled before it finished.")
         report.cancelled = report.cancelled or cancel.is_set()
         report.seconds = time.perf_counter() - started
         return report
@@ -235,14 +255,25 @@ class Indexer:
         self.store.optimize()
         log.info("search index step: %.1f s", time.perf_counter() - started)
 
-    def _note_cancelled(self, path: Path) -> None:
-        """A file a cancelled run did not finish: queued as cancelled (a new one too, so it
-        stays in the list); one indexed or failed before keeps that state."""
+    def _note_unfinished(self, path: Path, reason: str, error: str) -> None:
+        """A file a run did not finish (cancelled, or the store failed): queued with
+        ``reason`` (a new one too, so it stays in the list); one indexed or failed before
+        keeps that state. One caught half-written (``indexing``) is queued again."""
         rec = self.catalog.by_path(str(path))
-        if rec is not None and rec.state is not DocState.QUEUED:
+        if rec is not None and rec.state not in (DocState.QUEUED, DocState.INDEXING):
             return
         rec = rec or DocumentRecord(doc_id=new_doc_id(), path=str(path), file_name=path.name)
-        rec.reason, rec.error = CANCELLED, "Indexing was cancelled before it finished."
+        if rec.state is DocState.INDEXING:
+            try:
+                self._drop_vectors(rec.doc_id)
+            except LIBRARY_FAULTS:
+                # Left "indexing", so never searched half-written; recover() queues it at
+                # the next start.
+                rec.error = error
+                self.catalog.put(rec)
+                return
+            rec.chunks = 0
+        rec.state, rec.reason, rec.error = DocState.QUEUED, reason, error
         self.catalog.put(rec)
         self._settle_collections(rec)  # listed in the collection the run was adding to
 
@@ -325,6 +356,19 @@ class Indexer:
             return
         except DocumentError as exc:
             self._fail(report, progress, i, n, key, rec, exc, st)
+            return
+        except LIBRARY_FAULTS:
+            raise  # the run stops (_run queues this file and the rest)
+        except Exception as exc:  # Docent's own fault on this one file: the others go on
+            log.exception("indexing %s failed", key)
+            self._drop_vectors(rec.doc_id)  # what it wrote of this version
+            rec.chunks = 0
+            fault = IndexingFault(
+                key,
+                f"{shown(path.name)} could not be indexed: {type(exc).__name__}: {exc}. "
+                "The other files go on; the next run tries this one again.",
+            )
+            self._fail(report, progress, i, n, key, rec, fault, st)
             return
         report.indexed.append(key)
         progress(Progress("ready", i, n, key, rec.doc_id, rec.chunks, rec.chunks))
