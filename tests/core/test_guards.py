@@ -231,6 +231,24 @@ def test_a_sentence_said_again_as_the_last_is_cut_when_the_stream_ends() -> None
     assert ended.finish() is None  # a last sentence said once stays
 
 
+def test_an_answer_ending_on_a_short_line_it_said_before_drops_it() -> None:
+    # smollm2:135m (answer_eval, q003): the line that opened its answer, again at the end.
+    text = (
+        "The correct answer is:\n\n1) x == NA is TRUE both for NaNs and NAs [1].\n\n"
+        "2) There is a second kind of missing value [1].\nThe correct answer is:"
+    )
+    guard, cut = feed_all(text)
+    assert cut is None  # short lines may repeat while the answer goes on
+    cut = guard.finish()
+    assert cut is not None and cut.kind == "repeat"
+    assert cut.kept.endswith("second kind of missing value [1].")
+    assert cut.kept.startswith("The correct answer is:")  # said once, it stays
+    once, _ = feed_all("Yes. It does. The rest is in the manual. Yes.")
+    assert once.finish() is not None  # the same for a short sentence ...
+    between, _ = feed_all("Yes. It does. Yes. It does. The rest is in the manual.")
+    assert between.finish() is None  # ... but not between others
+
+
 def test_a_stream_ending_in_a_repeat_raises_the_cut(ollama_stub: OllamaStub) -> None:
     ollama_stub.responder = lambda messages, model: split_tokens(LAST_REPEAT)
     client = OllamaClient(ollama_stub.url, MODEL, 1.0, 5.0, 30.0)
