@@ -1,11 +1,13 @@
-"""A fault in the middle of a run: one file's own fault fails that file and the run goes
-on; a fault of the store stops the run, and nothing is left half-written or unlisted.
+"""A run stopped midway: one file's own fault fails that file and the run goes on; a
+fault of the store stops the run, and nothing is left half-written or unlisted; a
+cancelled Re-index leaves what it did not reach as it was.
 
 A hashing embedder stands in for the model (``tests/fake_embedder.py``); the faults are
 raised from the real indexer's calls into the embedder and the store."""
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
@@ -15,6 +17,7 @@ from docent.core.config import load_settings
 from docent.core.embedding import ChunkVectors
 from docent.core.engine import Engine
 from docent.core.errors import StoreUnavailable
+from docent.core.index_events import DocumentChanged, IndexEvent, Job, JobFinished, JobKind
 from docent.core.models import DocState
 from docent.core.store import ChunkPoint
 from fake_embedder import FakeEmbedder
@@ -22,6 +25,7 @@ from fake_embedder import FakeEmbedder
 #: Long enough for several embedding batches (EMBED_BATCH chunks each).
 LONG = 600
 NAMES = ["a.txt", "b.txt", "c.txt", "d.txt"]
+TIMEOUT = 30.0
 
 
 def write_library(folder: Path) -> list[Path]:
@@ -134,5 +138,64 @@ def test_a_store_fault_queues_what_the_run_did_not_finish(
         report = eng.index(files)
         assert sorted(Path(p).name for p in report.indexed) == ["b.txt", "c.txt", "d.txt"]
         assert set(states(eng).values()) == {DocState.READY}
+    finally:
+        eng.close()
+
+
+def test_a_cancelled_re_index_keeps_every_document_searchable(files: list[Path]) -> None:
+    """Re-index rebuilds each document in place: cancelled after the first, the others
+    stay as they were (they were all removed first, and lost to a cancel)."""
+    eng = Engine(load_settings(extract_in_subprocess=False), embedder=FakeEmbedder()).open()
+    try:
+        folder = str(files[0].parent)
+        eng.index(files)
+        before = {d.file_name: d for d in eng.documents()}
+        job = Job(JobKind.INDEX, [folder], "user", recursive=True, force=True)
+        finished = threading.Event()
+
+        def on_event(event: IndexEvent) -> None:
+            if isinstance(event, DocumentChanged) and event.job is job:
+                if event.progress.phase == "ready":
+                    job.cancel.set()  # the user's Cancel, once the first is rebuilt
+            elif isinstance(event, JobFinished) and event.job is job:
+                finished.set()
+
+        eng.subscribe(on_event)
+        eng.queue.submit(job)
+        assert finished.wait(TIMEOUT) and eng.queue.wait_idle(TIMEOUT)
+        after = {d.file_name: d for d in eng.documents()}
+        assert {name: d.state for name, d in after.items()} == dict.fromkeys(NAMES, DocState.READY)
+        rebuilt = [n for n in NAMES if after[n].indexed_at != before[n].indexed_at]
+        assert rebuilt == ["a.txt"]  # the one it finished; the others untouched
+        for name in NAMES:  # searchable, each of them
+            hits = eng.search("harbour master crates lamp oil", files=[name]).hits
+            assert hits and {h.file_name for h in hits} == {name}
+    finally:
+        eng.close()
+
+
+def test_re_index_reads_the_file_again_and_reuses_unchanged_vectors(files: list[Path]) -> None:
+    eng = Engine(load_settings(extract_in_subprocess=False), embedder=FakeEmbedder()).open()
+    try:
+        eng.index(files)
+        a = eng.resolve("a.txt")
+        embedded = eng.embedder.texts_embedded
+        reports: list[JobFinished] = []
+        finished = threading.Event()
+
+        def on_event(event: IndexEvent) -> None:
+            if isinstance(event, JobFinished):
+                reports.append(event)
+                finished.set()
+
+        eng.subscribe(on_event)
+        eng.submit_index([str(files[0])], force=True)
+        assert finished.wait(TIMEOUT) and eng.queue.wait_idle(TIMEOUT)
+        report = reports[0].report
+        assert report.indexed == [str(files[0])]  # rebuilt though unchanged ...
+        assert report.chunks_embedded == 0 and report.chunks_reused == a.chunks  # ... cheaply
+        assert eng.embedder.texts_embedded == embedded
+        rebuilt = eng.resolve("a.txt")
+        assert rebuilt.doc_id == a.doc_id and rebuilt.indexed_at > a.indexed_at
     finally:
         eng.close()

@@ -46,7 +46,7 @@ class Job:
     source: str = "user"
     #: INDEX: descend into sub-folders.
     recursive: bool = True
-    #: INDEX: forget the documents first, so they are rebuilt even if unchanged.
+    #: INDEX: rebuild each document even if unchanged (in place: Indexer.index_files).
     force: bool = False
     id: int = 0
     cancel: threading.Event = field(default_factory=threading.Event, repr=False)

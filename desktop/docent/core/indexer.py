@@ -153,20 +153,29 @@ class Indexer:
         progress: ProgressCallback | None = None,
         cancel: threading.Event | None = None,
         collection: str = "",
+        force: bool = False,
     ) -> IndexReport:
         """``collection``: the id of the collection the files join ("" for none: each
-        joins its watched folder's collection, or the default one; see membership.py)."""
+        joins its watched folder's collection, or the default one; see membership.py).
+        ``force``: read, chunk and write each file again even when it is unchanged (the
+        text cache is not used; vectors of unchanged chunk text are still reused). Each
+        document is rebuilt in place, one at a time: until its turn it stays searchable
+        as it was, and a cancel leaves the ones not reached as they were."""
         with self._lock:
             self._collection = collection
             try:
                 return self._run(
-                    list(files), progress or (lambda p: None), cancel or threading.Event()
+                    list(files), progress or (lambda p: None), cancel or threading.Event(), force
                 )
             finally:
                 self._collection = ""
 
     def _run(
-        self, files: list[Path], progress: ProgressCallback, cancel: threading.Event
+        self,
+        files: list[Path],
+        progress: ProgressCallback,
+        cancel: threading.Event,
+        force: bool = False,
     ) -> IndexReport:
         started = time.perf_counter()
         report = IndexReport()
@@ -189,7 +198,7 @@ class Indexer:
                     FileVanished(key, f"{shown(path.name)} cannot be read: {exc.strerror}."),
                 )
                 continue
-            if rec and self._stat_unchanged(rec, st):
+            if rec and not force and self._stat_unchanged(rec, st):
                 self._note_unchanged(report, progress, i, n, rec)
                 continue
             todo.append((i, path, rec, st))
@@ -205,7 +214,10 @@ class Indexer:
                         break
                     i, path, rec, st = item
                     progress(Progress("extracting", i, n, str(path)))
-                    task = self._preparation().submit(str(path), self._known_sha(rec))
+                    if force and rec is not None and rec.sha256:
+                        self.cache.discard(rec.sha256)  # read from the file again
+                    known = "" if force else self._known_sha(rec)
+                    task = self._preparation().submit(str(path), known)
                     pending.append((i, path, rec, st, task))
                 if not pending or cancel.is_set():
                     break

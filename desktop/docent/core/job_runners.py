@@ -56,19 +56,8 @@ def run_index(q: QueueOps, job: Job, report: IndexReport) -> None:
     report.skipped += [FailedFile(str(s.path), s.reason, s.message) for s in found.skipped]
     named = {s.path for s in found.skipped}
     report.unsupported += [str(p) for p in found.unsupported if p not in named]
-    files = [str(f) for f in found.files]
-    kept: dict[str, list[str]] = {}  # a rebuilt document stays in its collections
-    if job.force:  # rebuilt even when unchanged: forget them first
-        for path in files:
-            rec = q.catalog.by_path(path)
-            if rec is not None:
-                kept[path] = rec.collections
-                q.indexer.remove(rec)
-    q.index_files(files, job, report)
-    for path, collections in kept.items():
-        rec = q.catalog.by_path(path)
-        if rec is not None:
-            q.indexer.set_collections(rec, sorted({*rec.collections, *collections}))
+    # job.force (Re-index): each document rebuilt in place, see Indexer.index_files.
+    q.index_files([str(f) for f in found.files], job, report)
     if job.cancel.is_set():
         return
     _drop_gone(q, job, report, found, recursive=job.recursive)

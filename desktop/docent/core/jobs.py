@@ -347,7 +347,7 @@ class IndexQueue:
         if present:
             report.merge(
                 self.indexer.index_files(
-                    present, lambda p: self.progressed(job, p), job.cancel, into
+                    present, lambda p: self.progressed(job, p), job.cancel, into, job.force
                 )
             )
 
