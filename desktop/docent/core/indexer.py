@@ -216,8 +216,8 @@ class Indexer:
                     progress(Progress("extracting", i, n, str(path)))
                     if force and rec is not None and rec.sha256:
                         self.cache.discard(rec.sha256)  # read from the file again
-                    known = "" if force else self._known_sha(rec)
-                    task = self._preparation().submit(str(path), known)
+                    sha = "" if force else self._known_sha(rec)
+                    task = self._preparation().submit(str(path), sha)
                     pending.append((i, path, rec, st, task))
                 if not pending or cancel.is_set():
                     break
