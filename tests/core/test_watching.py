@@ -503,6 +503,71 @@ def test_queue_coalesces_pending_jobs_and_runs_them_in_order(engine: Engine, lib
     assert engine.embedder.texts_embedded == 3
 
 
+def hold_first_job(queue: IndexQueue) -> tuple[threading.Event, threading.Event]:
+    """Holds the next job at its first progress until the returned gate is set; the
+    other event is set once it is held."""
+    gate, started = threading.Event(), threading.Event()
+
+    def hold(event: IndexEvent) -> None:
+        if isinstance(event, DocumentProgressed) and not started.is_set():
+            started.set()
+            gate.wait(TIMEOUT)
+
+    queue.subscribe(hold)
+    return gate, started
+
+
+def test_queue_keeps_a_job_that_does_more_than_the_one_pending(engine: Engine, lib: Path) -> None:
+    """A Re-index, or sub-folders too, after a plain index of the same path is queued
+    (it was dropped as a duplicate, silently); "remove, add, remove" ends removed."""
+    (lib / "a.txt").write_text(text_for("a"))
+    (lib / "sub").mkdir()
+    queue: IndexQueue = engine.queue
+    gate, held = hold_first_job(queue)
+    a, folder = str(lib / "a.txt"), str(lib / "sub")
+    queue.index([a])
+    assert held.wait(TIMEOUT)  # running, held: what follows is queued behind it
+    watched = queue.index([a], source="watch")
+    assert queue.index([a], force=True) not in (None, watched)  # the user's Re-index
+    assert queue.index([a]) is watched  # a plain index: the pending one does it
+    queue.index([folder], recursive=False)
+    queue.index([folder], recursive=True)
+    gone = str(lib / "gone")
+    queue.drop(gone)
+    queue.index([gone])
+    queue.drop(gone)
+    pending = [(j.kind, j.paths, j.recursive, j.force) for j in queue.pending()]
+    assert pending == [
+        (JobKind.INDEX, [a], True, False),
+        (JobKind.INDEX, [a], True, True),
+        (JobKind.INDEX, [folder], False, False),
+        (JobKind.INDEX, [folder], True, False),
+        (JobKind.DROP, [gone], True, False),
+        (JobKind.INDEX, [], True, False),  # emptied: the later removal made it moot
+    ]
+    gate.set()
+    assert queue.wait_idle(TIMEOUT)
+
+
+def test_forgetting_a_folder_stops_its_running_sweep(engine: Engine, lib: Path) -> None:
+    files = 8
+    for n in range(files):
+        (lib / f"n{n}.txt").write_text(text_for(f"n{n}"))
+    queue: IndexQueue = engine.queue
+    rec = Recorder(engine)
+    gate, held = hold_first_job(queue)
+    queue.sweep(str(lib))
+    assert held.wait(TIMEOUT)
+    queue.drop(str(lib))  # unwatch, dropping its documents, while the sweep reads
+    gate.set()
+    assert queue.wait_idle(TIMEOUT)
+    sweep, drop = rec.results
+    assert sweep.job.kind is JobKind.SWEEP and isinstance(sweep, JobFinished)
+    assert sweep.report.cancelled  # it stopped: before, it embedded all 8, then all went
+    assert engine.embedder.texts_embedded < files
+    assert drop.job.kind is JobKind.DROP and engine.documents() == []
+
+
 # `docent watch` / `docent unwatch` --------------------------------------------------
 
 

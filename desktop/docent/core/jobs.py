@@ -157,6 +157,10 @@ class IndexQueue:
 
     def _coalesce(self, job: Job) -> Job | None:
         pending = [j for j in self._pending if not j.cancel.is_set()]
+        if job.kind in (JobKind.REMOVE, JobKind.MOVE, JobKind.DROP):
+            # Before looking for the same job queued: "remove, add, remove" must not keep
+            # the add queued after the first removal.
+            self._settle_removal(job, pending)
         same = [
             j
             for j in pending
@@ -166,11 +170,16 @@ class IndexQueue:
         if same:
             return same[0]
         if job.kind is JobKind.INDEX:
-            # A path queued for another collection is not a duplicate: it joins that one too.
+            # A path queued for another collection is not a duplicate: it joins that one
+            # too; nor is one queued to do less (a Re-index, or sub-folders as well, after
+            # a plain index of the same path).
             queued = {
                 p
                 for j in pending
-                if j.kind is JobKind.INDEX and j.collection == job.collection
+                if j.kind is JobKind.INDEX
+                and j.collection == job.collection
+                and (j.force or not job.force)
+                and (j.recursive or not job.recursive)
                 for p in j.paths
             }
             job.paths = [p for p in dict.fromkeys(job.paths) if p not in queued]
@@ -185,19 +194,21 @@ class IndexQueue:
             ):
                 tail.paths.extend(job.paths)  # one run: the indexer extracts ahead
                 return tail
-        elif job.kind in (JobKind.REMOVE, JobKind.MOVE, JobKind.DROP):
-            # The file is gone from this path: pending indexing of it is moot.
-            self._drop_pending_index(job.paths[0])
-            if job.kind is not JobKind.MOVE:
-                self._cancel_running_index(job.paths[0])
-            if job.kind is JobKind.DROP:  # forgetting the folder: no point sweeping it
-                for j in pending:
-                    if j.kind is JobKind.SWEEP and inside(j.paths[0], job.paths[0]):
-                        j.cancel.set()
-                for j in pending:  # moved here, then deleted: drop the source instead
-                    if j.kind is JobKind.MOVE and inside(j.paths[1], job.paths[0]):
-                        j.kind, j.paths = JobKind.REMOVE, [j.paths[0]]
         return job
+
+    def _settle_removal(self, job: Job, pending: list[Job]) -> None:
+        """The file (or folder) is gone from this path, or forgotten: pending indexing of
+        it is moot, and a running one stops (a sweep too, for a forgotten folder)."""
+        self._drop_pending_index(job.paths[0])
+        if job.kind is not JobKind.MOVE:
+            self._cancel_running_index(job.paths[0], sweep=job.kind is JobKind.DROP)
+        if job.kind is JobKind.DROP:  # forgetting the folder: no point sweeping it
+            for j in pending:
+                if j.kind is JobKind.SWEEP and inside(j.paths[0], job.paths[0]):
+                    j.cancel.set()
+            for j in pending:  # moved here, then deleted: drop the source instead
+                if j.kind is JobKind.MOVE and inside(j.paths[1], job.paths[0]):
+                    j.kind, j.paths = JobKind.REMOVE, [j.paths[0]]
 
     def _drop_pending_index(self, path: str) -> None:
         # An emptied job stays queued and runs as a no-op: every job submitted ends with
@@ -206,13 +217,12 @@ class IndexQueue:
             if j.kind is JobKind.INDEX:
                 j.paths = [p for p in j.paths if not inside(p, path)]
 
-    def _cancel_running_index(self, path: str) -> None:
+    def _cancel_running_index(self, path: str, *, sweep: bool = False) -> None:
+        """Cancel the running index job (``sweep``: or sweep) if all it reads is under
+        ``path``."""
         run = self._running
-        if (
-            run is not None
-            and run.kind is JobKind.INDEX
-            and all(inside(p, path) for p in run.paths)
-        ):
+        kinds = (JobKind.INDEX, JobKind.SWEEP) if sweep else (JobKind.INDEX,)
+        if run is not None and run.kind in kinds and all(inside(p, path) for p in run.paths):
             run.cancel.set()
 
     def discard(self, path: str) -> None:
