@@ -217,6 +217,24 @@ def test_rename_and_moves_inside_cost_no_embedding(engine: Engine, lib: Path) ->
     assert_catalog_matches(engine, lib)
 
 
+def test_a_folder_moved_before_all_its_files_were_indexed(engine: Engine, lib: Path) -> None:
+    """The move drops the pending indexing of its old path: the files not indexed yet
+    are indexed under the new one (they waited for the next sweep), the others follow."""
+    src, dst = lib / "src", lib / "dst"
+    src.mkdir()
+    (src / "a.txt").write_text(text_for("a"))
+    engine.index([src / "a.txt"])
+    (src / "b.txt").write_text(text_for("b"))
+    a_id = engine.resolve("a.txt").doc_id
+    embedded = engine.embedder.texts_embedded
+    os.rename(src, dst)
+    engine.queue.move(str(src), str(dst), source="watch")
+    assert engine.wait_idle(TIMEOUT)
+    assert catalog_paths(engine) == {str(dst / "a.txt"), str(dst / "b.txt")}
+    assert engine.resolve("a.txt").doc_id == a_id
+    assert engine.embedder.texts_embedded == embedded + 1  # b's one chunk only
+
+
 def test_move_in_and_out(engine: Engine, lib: Path, outside: Path) -> None:
     rec = start(engine, lib)
     src = outside / "in.md"

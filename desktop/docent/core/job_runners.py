@@ -158,13 +158,18 @@ def run_move(q: QueueOps, job: Job, report: IndexReport) -> None:
     if rec is not None:
         _move_one(q, rec, new, job, report)
         return
-    moved = q.catalog.under(old)
-    if not moved:  # never indexed (new, or still being written when it moved)
-        q.index_files([new], job, report)
-    for r in moved:  # a folder moved: every document under it follows
+    for r in q.catalog.under(old):  # a folder moved: every document under it follows
         target = new + r.path[len(old) :]
         if os.path.isfile(target):
             _move_one(q, r, target, job, report)
+    if os.path.isdir(new):
+        # Its files never indexed (new, or still queued when it moved: the move dropped
+        # their pending indexing) are indexed now; the ones that followed are unchanged.
+        found = filemod.collect([new])
+        q.found(job, found)
+        q.index_files([str(f) for f in found.files], job, report)
+    else:  # a file never indexed (new, or still being written when it moved)
+        q.index_files([new], job, report)
 
 
 def _move_one(q: QueueOps, rec: DocumentRecord, new: str, job: Job, report: IndexReport) -> None:
