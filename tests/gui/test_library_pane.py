@@ -134,6 +134,36 @@ def test_the_menu_asks_summarizes_reindexes_and_removes(
     assert fake.submitted[-1].kind is JobKind.DROP
 
 
+def test_removing_a_file_of_a_watched_folder_says_it_comes_back(
+    qtbot: Any, fake: FakeEngine, pane: LibraryPane, monkeypatch: Any, tmp_path: Path
+) -> None:
+    """The next sweep of its folder indexes it again: the question says so, and how to
+    keep it out."""
+    watched, other = tmp_path / "watched", tmp_path / "other"
+    watched.mkdir()
+    fake.add_document(str(watched / "alpha.pdf"), ["The alpha text."])
+    fake.add_document(str(other / "beta.pdf"), ["The beta text."])
+    fake.watch(watched)
+    with qtbot.waitSignal(pane.controller.documents_changed, timeout=10_000):
+        pane.refresh()
+    pane.watched.refresh()
+    qtbot.waitUntil(lambda: pane.watched.folders() == [str(watched)], timeout=5000)
+    asked: list[str] = []
+
+    def answer(_parent: object, _title: str, question: str, _button: str) -> bool:
+        asked.append(question)
+        return False
+
+    monkeypatch.setattr("docent.gui.library_pane.ask", answer)
+    rows = {Path(r.path).name: r for r in pane.model.rows()}
+    for name in ("beta.pdf", "alpha.pdf"):
+        actions = {a.text(): a for a in pane.build_menu([rows[name]]).actions() if a.text()}
+        actions["Remove from library"].trigger()
+    beta, alpha = asked
+    assert "watched folder" not in beta
+    assert "its next sweep adds them again" in alpha and "stop watching it" in alpha
+
+
 def test_show_extracted_text_opens_a_dialog(
     qtbot: Any, fake: FakeEngine, pane: LibraryPane
 ) -> None:

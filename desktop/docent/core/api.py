@@ -49,7 +49,7 @@ from docent.core.lookup import GrepMatch
 from docent.core.models import Collection, DocumentRecord, ExtractedDocument
 from docent.core.passages import locate_spans, passage_boxes
 from docent.core.summarizing import SectionSummary, SummaryProgress, SummaryResult
-from docent.core.userfiles import shown
+from docent.core.userfiles import inside, shown
 from docent.core.watching import FolderState, FolderStatus
 
 __all__ = [
@@ -94,6 +94,7 @@ __all__ = [
     "locate_spans",
     "ordinal",
     "passage_boxes",
+    "inside",
     "shown",
 ]
 

@@ -10,14 +10,10 @@ from __future__ import annotations
 
 import heapq
 import math
-import os
 import threading
 import time
 
-
-def inside(path: str, folder: str) -> bool:
-    """``path`` is ``folder`` or lies under it."""
-    return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
+from docent.core.userfiles import inside
 
 
 class Debouncer:

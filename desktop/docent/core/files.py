@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from docent.core.extract import READABLE_KINDS, is_supported, unsupported_message
-from docent.core.userfiles import kind_of, shown
+from docent.core.userfiles import inside, kind_of, shown
 
 log = logging.getLogger(__name__)
 
@@ -33,10 +33,6 @@ def is_candidate(path: Path) -> bool:
     """A file Docent would index: supported type, not hidden, not a temp file."""
     name = path.name
     return not name.startswith(".") and not is_temp_name(name) and is_supported(path)
-
-
-def inside(path: str, folder: str) -> bool:
-    return path == folder or path.startswith(folder.rstrip("/\\") + os.sep)
 
 
 def leaves_folder(path: str | Path, folder: str | Path) -> bool:

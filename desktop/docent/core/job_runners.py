@@ -16,7 +16,7 @@ from docent.core.catalog import Catalog
 from docent.core.index_events import Job, JobKind
 from docent.core.indexer import FailedFile, Indexer, IndexReport, Progress
 from docent.core.models import CANCELLED, DocState, DocumentRecord
-from docent.core.userfiles import shown
+from docent.core.userfiles import inside, shown
 
 
 class QueueOps(Protocol):
@@ -36,10 +36,6 @@ class QueueOps(Protocol):
 
 
 Runner = Callable[[QueueOps, Job, IndexReport], None]
-
-
-def inside(path: str, folder: str) -> bool:
-    return path == folder or path.startswith(folder.rstrip("/\\") + os.sep)
 
 
 def run_index(q: QueueOps, job: Job, report: IndexReport) -> None:

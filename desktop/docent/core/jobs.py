@@ -36,8 +36,9 @@ from docent.core.index_events import (
     JobStarted,
 )
 from docent.core.indexer import FailedFile, Indexer, IndexReport, Progress, ProgressCallback
-from docent.core.job_runners import RUNNERS, inside
+from docent.core.job_runners import RUNNERS
 from docent.core.models import DocumentRecord
+from docent.core.userfiles import inside
 
 log = logging.getLogger(__name__)
 

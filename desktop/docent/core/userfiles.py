@@ -71,6 +71,11 @@ def open_regular(path: str | Path) -> IO[bytes]:
         raise
 
 
+def inside(path: str, folder: str) -> bool:
+    """``path`` is ``folder`` or lies under it (as written: no links resolved)."""
+    return path == folder or path.startswith(folder.rstrip("/\\") + os.sep)
+
+
 def shown(name: str | Path) -> str:
     r"""``name`` as it may be printed: undecodable bytes as ``\xff``, controls as ``\x1b``,
     ``\n`` and ``\t`` escaped. Names without such characters are returned unchanged."""

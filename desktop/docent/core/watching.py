@@ -40,9 +40,10 @@ from watchdog.observers import Observer
 from watchdog.observers.api import BaseObserver
 
 from docent.core import files as filemod
-from docent.core.debounce import Debouncer, inside
+from docent.core.debounce import Debouncer
 from docent.core.errors import DocentError
 from docent.core.jobs import IndexQueue
+from docent.core.userfiles import inside
 
 log = logging.getLogger(__name__)
 

@@ -29,6 +29,7 @@ from docent.core.api import (
     Job,
     JobKind,
     Progress,
+    inside,
     shown,
 )
 from docent.core.models import DocumentRecord
@@ -429,6 +430,12 @@ class LibraryPane(QWidget):
     def _remove(self, rows: list[Row]) -> None:
         names = ", ".join(shown(r.file_name) for r in rows[:3]) + ("…" if len(rows) > 3 else "")
         question = f"Remove {names} from the library? The files themselves are not touched."
+        folders = self.watched.folders()
+        if any(inside(r.path, f) for r in rows for f in folders):
+            question += (
+                "\n\nA watched folder holds them, so its next sweep adds them again: to "
+                "keep them out, move them out of it, or stop watching it."
+            )
         if not ask(self, "Remove from library", question, "Remove"):
             return
         self.controller.remove([r.path for r in rows if r.doc_id or r.state != "queued"])

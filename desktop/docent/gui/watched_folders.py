@@ -128,6 +128,11 @@ class WatchedFoldersBox(QGroupBox):
     def _on_polled(self) -> None:
         self._polling = False
 
+    def folders(self) -> list[str]:
+        """The watched folders as last shown (read in a worker every few seconds)."""
+        items = (self.list.item(i) for i in range(self.list.count()))
+        return [str(p) for i in items if (p := i.data(Qt.ItemDataRole.UserRole))]
+
     def show_folders(self, watched: list[FolderStatus]) -> None:
         selected = {str(i.data(Qt.ItemDataRole.UserRole)) for i in self.list.selectedItems()}
         self.list.clear()
