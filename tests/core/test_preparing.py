@@ -87,3 +87,22 @@ def test_indexing_through_the_worker_loads_bm25_only_for_a_query(
         assert embedding._bm25 == [], "the indexing process built BM25"
         hits = eng.search("curious llamas").hits
         assert embedding._bm25 and hits[0].file_name == "notes.txt"
+
+
+def test_a_text_file_is_cited_by_its_lines_and_keeps_every_line(
+    embedder: Embedder, tmp_path: Path
+) -> None:
+    """A log's lines look alike (digits aside) and open and close every block of 60
+    lines: taken for a PDF's running header, all of them were dropped ("has no text to
+    index"). Its passages were cited as pages ("p.2") it does not have."""
+    log = tmp_path / "pantry.log"
+    log.write_text("".join(f"shelf {n} holds marmalade jars\n" for n in range(1, 131)))
+    here = Preparer(embedder.count_tokens, embedder.embed_sparse)
+    got = here.prepare(str(log), str(tmp_path / "cache"), known_sha="")
+    assert not got.reason, got.message
+    text = " ".join(c.text for c in got.chunks)
+    assert all(f"shelf {n} holds" in text for n in range(1, 131))
+    for c in got.chunks:
+        first, last = (c.page_start - 1) * 60 + 1, min(c.page_end * 60, 130)
+        assert c.location == f"lines {first}-{last}"
+    assert got.chunks[-1].location.endswith("-130")

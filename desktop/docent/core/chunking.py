@@ -96,6 +96,7 @@ def chunk_pages(
     title: str | None = None,
     context_tokens: int = 0,
     max_chars: int = MAX_CHUNK_CHARS,
+    paged: bool = True,
 ) -> list[Chunk]:
     """Split ``pages`` into chunks numbered 0..n-1; the same input gives the same chunks.
 
@@ -103,6 +104,9 @@ def chunk_pages(
     included); without it only the word limits apply. With a ``title``, each chunk gets
     a ``context`` (title and heading path, see context.py); ``context_tokens`` are then
     kept free for it in every chunk, and a longer context is shortened to what is free.
+    ``paged``: the pages were printed pages, with running headers and folios to leave
+    out; a text file's blocks of lines have none (a log's "line 12 ..." lines, the first
+    and last of every block, would all be taken for one and dropped).
     """
     packer = _Packer(
         count_tokens, target_words, max_words, min_words, max_tokens - context_tokens, max_chars
@@ -110,8 +114,8 @@ def chunk_pages(
     units: list[_Unit] = []
     section = ""
     headings = HeadingPath()
-    furniture = _running_lines(pages)
-    slides = is_slide_deck(pages, furniture)
+    furniture = _running_lines(pages) if paged else set()
+    slides = paged and is_slide_deck(pages, furniture)
     for unit in _units(pages, furniture, slides):
         if unit.kind == "heading":
             section = unit.text.lstrip("#").strip()

@@ -33,7 +33,9 @@ MODEL_MAX_TOKENS = 256
 #: each chunk's payload (``title``, for the rerank's title factor; vectors are reused).
 #: 5: a slide deck chunked a slide at a time under its title, a title over a bulleted
 #: line a heading (chunking.py; other documents keep their chunks and vectors).
-INDEX_FORMAT = 5
+#: 6: a text file's chunks cited by their lines ("lines 61-120"), not as pages, and no
+#: line of it taken for a running header (chunking.py ``paged``).
+INDEX_FORMAT = 6
 
 
 class EmbeddingError(DocentError):

@@ -110,10 +110,13 @@ def _grep_match(p: ScoredPoint, pattern: str) -> GrepMatch:
 
 def as_markdown(rec: DocumentRecord, doc: ExtractedDocument) -> str:
     """The extracted text with page markers (``docent dump``, Show extracted text)."""
-    unit = "Page" if doc.page_unit == "page" else f"Lines block ({doc.page_unit})"
+    per_block = doc.lines_per_page
     parts = [f"# {rec.file_name}\n\n_Source: {rec.path}_\n"]
     for page in doc.pages:
-        # Named units (slides, rows, sections) by their name; OCR'd pages say so.
-        title = (page.label or f"{unit} {page.number}") + (" (OCR)" if page.ocr else "")
+        # Named units (slides, rows, sections) by their name, a text file's blocks by
+        # their lines (as their passages are cited); OCR'd pages say so.
+        first = (page.number - 1) * per_block + 1
+        unit = f"Lines {first}-{first + page.text.count(chr(10))}" if per_block else ""
+        title = (page.label or unit or f"Page {page.number}") + (" (OCR)" if page.ocr else "")
         parts.append(f"\n<!-- page {page.number} -->\n## {title}\n\n{page.text}\n")
     return "".join(parts)

@@ -62,6 +62,12 @@ class ExtractedDocument:
         return sum(len(p.text.split()) for p in self.pages)
 
     @property
+    def lines_per_page(self) -> int:
+        """The lines in each block of a text file ("lines:60"); 0 for pages or units."""
+        unit, _, n = self.page_unit.partition(":")
+        return int(n) if unit == "lines" and n.isdigit() else 0
+
+    @property
     def ocr_pages(self) -> int:
         return sum(1 for p in self.pages if p.ocr)
 

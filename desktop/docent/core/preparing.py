@@ -187,7 +187,7 @@ class Preparer:
             text_size = sum(len(p.text) for p in doc.pages)
             step("cutting the text into passages", self.limits.scaled(text_size), len(doc.pages))
             title = document_title(doc.pages)
-            chunks = chunk_document(doc.pages, self.count_tokens, title)
+            chunks = chunk_document(doc.pages, self.count_tokens, title, doc.lines_per_page)
             if not chunks:
                 raise EmptyDocument(path, f"{shown(Path(path).name)} has no text to index.")
             step("scoring words for search", self.limits.scaled(text_size), len(doc.pages))
@@ -258,11 +258,29 @@ def _size(fh: Any) -> int:
 
 
 def chunk_document(
-    pages: Sequence[Page], count_tokens: TokenCounter, title: str | None = None
+    pages: Sequence[Page],
+    count_tokens: TokenCounter,
+    title: str | None = None,
+    lines_per_page: int = 0,
 ) -> list[Chunk]:
     """Chunks numbered 0..n-1. A document whose units are named (slides, a sheet's rows,
     sections, chapters) is chunked one unit at a time, so that every passage lies in one
-    unit and its citation names exactly one ("slide 3", not "slides 1-3")."""
+    unit and its citation names exactly one ("slide 3", not "slides 1-3").
+
+    ``lines_per_page``: a text file's blocks of that many lines (its ``page_unit``); each
+    chunk is cited by the lines of its blocks ("lines 61-120"), not as a page it has not.
+    Chunks may span blocks: a Markdown heading holds over the next block."""
+    if lines_per_page and pages:
+        last = pages[-1]
+        total = (last.number - 1) * lines_per_page + last.text.count("\n") + 1
+        return [
+            replace(
+                c,
+                location=f"lines {(c.page_start - 1) * lines_per_page + 1}-"
+                f"{min(c.page_end * lines_per_page, total)}",
+            )
+            for c in chunk_pages(pages, count_tokens, title=title, paged=False)
+        ]
     if not any(p.label for p in pages):
         return chunk_pages(pages, count_tokens, title=title)
     out: list[Chunk] = []
