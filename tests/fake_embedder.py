@@ -11,6 +11,7 @@ import hashlib
 import math
 import re
 from collections.abc import Sequence
+from pathlib import Path
 
 from docent.core.embedding import Embedder
 from docent.core.models import SparseVec
@@ -86,3 +87,13 @@ class FakeEmbedder(Embedder):
 
     def query_dense_many(self, texts: Sequence[str]) -> list[list[float]]:
         return [self._vector(t) for t in texts]
+
+
+def model_folder(parent: Path) -> Path:
+    """A folder the embedding_model setting accepts (it checks the files, loads nothing):
+    for tests that change the setting without a second real model at hand."""
+    folder = parent / "other-model"
+    (folder / "onnx").mkdir(parents=True)
+    (folder / "onnx" / "model.onnx").write_bytes(b"not loaded by these tests")
+    (folder / "tokenizer.json").write_text("{}")
+    return folder

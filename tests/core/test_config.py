@@ -85,3 +85,58 @@ def test_invalid_toml_says_so(_isolated_home: Path) -> None:
     (_isolated_home / "settings.toml").write_text("this is = = not toml")
     with pytest.raises(SettingsError, match="not valid TOML"):
         load_settings()
+
+
+ACCEPTED = (
+    "use the bundled model 'sentence-transformers/all-MiniLM-L6-v2', or a folder holding "
+    "a sentence-transformers model in ONNX (model.onnx or onnx/model.onnx, with "
+    "tokenizer.json beside it)"
+)
+
+
+def test_an_unknown_embedding_model_is_refused_when_saved() -> None:
+    # it was saved, and after the restart every question failed
+    with pytest.raises(SettingsError) as err:
+        validate_change(Settings(), embedding_model="-5")
+    assert err.value.problems == {
+        "embedding_model": f"'-5' is not a model Docent can load: {ACCEPTED}"
+    }
+    assert "list_supported_models" not in str(err.value)
+
+
+def test_an_unknown_embedding_model_is_refused_at_load(
+    _isolated_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _isolated_home.mkdir(parents=True, exist_ok=True)
+    (_isolated_home / "settings.toml").write_text('embedding_model = "-5"\n')
+    with pytest.raises(SettingsError, match=r"setting 'embedding_model': '-5' is not a model"):
+        load_settings()
+    monkeypatch.setenv("DOCENT_EMBEDDING_MODEL", "no/such-model")
+    with pytest.raises(SettingsError) as err:
+        load_settings()
+    assert "environment variable DOCENT_EMBEDDING_MODEL" in str(err.value)
+    assert "'no/such-model' is not a model Docent can load" in str(err.value)
+
+
+def test_a_fastembed_model_not_on_this_machine_is_refused(_isolated_home: Path) -> None:
+    # fastembed knows it, but Docent never downloads: it could not load at the next start
+    with pytest.raises(SettingsError) as err:
+        validate_change(Settings(), embedding_model="BAAI/bge-small-en-v1.5")
+    problem = err.value.problems["embedding_model"]
+    assert problem.startswith("'BAAI/bge-small-en-v1.5' is a fastembed model, but its files")
+    assert str(_isolated_home / "models") in problem and "never downloads" in problem
+
+
+def test_an_embedding_model_folder_is_accepted_when_it_holds_a_model(tmp_path: Path) -> None:
+    folder = tmp_path / "my-model"
+    (folder / "onnx").mkdir(parents=True)
+    (folder / "onnx" / "model.onnx").write_bytes(b"onnx")
+    with pytest.raises(SettingsError) as err:
+        validate_change(Settings(), embedding_model=str(folder))
+    assert err.value.problems == {
+        "embedding_model": f"{folder} has no tokenizer.json beside its model: {ACCEPTED}"
+    }
+    (folder / "tokenizer.json").write_text("{}")
+    assert validate_change(Settings(), embedding_model=str(folder)).embedding_model == str(folder)
+    with pytest.raises(SettingsError, match="is not a folder"):
+        validate_change(Settings(), embedding_model=str(tmp_path / "gone"))

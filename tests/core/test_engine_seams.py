@@ -25,7 +25,7 @@ from docent.core.index_events import (
 )
 from docent.core.llm import OllamaClient
 from docent.core.store import open_store
-from fake_embedder import FakeEmbedder
+from fake_embedder import FakeEmbedder, model_folder
 from ollama_stub import OllamaStub
 
 
@@ -135,8 +135,9 @@ def test_a_store_and_an_llm_factory_can_be_passed_in(
 
 
 def test_apply_settings_validates_saves_once_and_applies_what_is_live(
-    engine: Engine, ollama_stub: OllamaStub, monkeypatch: pytest.MonkeyPatch
+    engine: Engine, ollama_stub: OllamaStub, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
+    other = str(model_folder(tmp_path))
     writes: list[dict[str, object]] = []
     real = config.update_settings_file
 
@@ -154,18 +155,18 @@ def test_apply_settings_validates_saves_once_and_applies_what_is_live(
         {
             "ollama_host": ollama_stub.url,
             "summary_type": "bullets",
-            "embedding_model": "other/model",
+            "embedding_model": other,
         }
     )
     assert sorted(applied.changed) == ["embedding_model", "ollama_host", "summary_type"]
     assert applied.restart == ["embedding_model"]
     assert len(writes) == 1, "saved more than once"
     saved = load_settings()
-    assert saved.embedding_model == "other/model" and saved.summary_type == "bullets"
+    assert saved.embedding_model == other and saved.summary_type == "bullets"
     assert (
         engine.settings.summary_type == "bullets" and engine.settings.ollama_host == ollama_stub.url
     )
-    assert engine.settings.embedding_model != "other/model", "a restart key applied live"
+    assert engine.settings.embedding_model != other, "a restart key applied live"
     assert engine.llm is not client, "the Ollama client was not replaced"
     assert engine.llm_health(2.0).ok is False  # the stub has no llama3.2:3b, but it answers
     assert engine.apply_settings({"summary_type": "bullets"}).changed == []

@@ -7,6 +7,7 @@ store filled with a small synthetic library embedded by the real (bundled) model
 from __future__ import annotations
 
 import hashlib
+import shutil
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
@@ -16,8 +17,8 @@ import pytest
 
 from cross_encoder_files import cross_encoder_folder
 from docent.core import fusion
-from docent.core.config import Settings
-from docent.core.embedding import Embedder
+from docent.core.config import Settings, resources_dir
+from docent.core.embedding import Embedder, EmbeddingError
 from docent.core.fusion import Candidate, RankedList
 from docent.core.queryterms import analyse, is_exact_term
 from docent.core.retrieval import RetrievalConfig, Retriever, build_variants
@@ -522,6 +523,36 @@ def test_the_embedding_model_does_not_spin_between_runs(embedder: Embedder) -> N
     assert options.get_session_config_entry("session.inter_op.allow_spinning") == "0"
     # the class fastembed calls was put back after loading
     assert ort.SessionOptions is ort.capi.onnxruntime_pybind11_state.SessionOptions
+
+
+def test_a_model_folder_embeds_as_the_same_model_bundled_does(
+    tmp_path: Path, embedder: Embedder
+) -> None:
+    """embedding_model may name a folder (a sentence-transformers model in ONNX)."""
+    folder = tmp_path / "minilm"
+    shutil.copytree(resources_dir() / "models" / "all-MiniLM-L6-v2-int8", folder)
+    from_folder = Embedder(str(folder))
+    question = "How often is the lens polished?"
+    assert from_folder.query_dense(question) == pytest.approx(embedder.query_dense(question))
+    assert from_folder.dim == 384
+
+
+def test_a_model_that_no_longer_loads_says_which_setting_and_what_to_do(tmp_path: Path) -> None:
+    """The setting was checked when saved; a folder can still go or break before the next
+    start. The message is a sentence for the user, not fastembed's advice to call
+    TextEmbedding.list_supported_models()."""
+    broken = tmp_path / "broken"
+    broken.mkdir()
+    (broken / "model.onnx").write_bytes(b"not a model")
+    (broken / "tokenizer.json").write_text("{}")
+    for folder, why in ((tmp_path / "gone", "is not a folder"), (broken, "did not load")):
+        with pytest.raises(EmbeddingError) as err:
+            Embedder(str(folder)).ensure_loaded()
+        message = str(err.value)
+        assert message.startswith("Could not load the embedding model: "), message
+        assert why in message and str(folder) in message
+        assert "Set embedding_model in Settings" in message and "start Docent again" in message
+        assert "list_supported_models" not in message
 
 
 def test_a_name_only_other_passages_hold_makes_it_low_unless_a_heading_does(

@@ -10,6 +10,7 @@ from PySide6.QtWidgets import QDialogButtonBox
 
 from docent.core.config import load_settings, settings_file
 from docent.gui.settings_dialog import SettingsDialog
+from fake_embedder import model_folder
 from ollama_stub import OllamaStub
 
 
@@ -74,21 +75,39 @@ def test_the_host_placeholder_names_the_address_in_use(
     assert "127.0.0.1:11500" in dialog.host_edit.placeholderText()
 
 
-def test_saving_hands_the_values_to_the_engine(qtbot: Any, fake: FakeEngine, drain: None) -> None:
+def test_saving_hands_the_values_to_the_engine(
+    qtbot: Any, fake: FakeEngine, drain: None, tmp_path: Path
+) -> None:
+    other = str(model_folder(tmp_path))
     dialog = SettingsDialog(fake)
     qtbot.addWidget(dialog)
     dialog.host_edit.setText("http://127.0.0.1:11434")
     dialog.summary_combo.setCurrentText("bullets")
-    dialog.embedding_edit.setText("BAAI/bge-small-en-v1.5")
+    dialog.embedding_edit.setText(other)
     with qtbot.waitSignal(dialog.settings_applied, timeout=10_000) as done:
         dialog.buttons.button(QDialogButtonBox.StandardButton.Save).click()
     applied = done.args[0]
     assert sorted(applied.changed) == ["embedding_model", "ollama_host", "summary_type"]
     assert applied.restart == ["embedding_model"]
     assert fake.settings.summary_type == "bullets"
-    assert fake.settings.embedding_model != "BAAI/bge-small-en-v1.5", "applied before a restart"
+    assert fake.settings.embedding_model != other, "applied before a restart"
     assert dialog.result() == 1
     assert not settings_file().exists(), "the dialog wrote the file itself"
+
+
+def test_an_embedding_model_docent_cannot_load_is_refused(
+    qtbot: Any, fake: FakeEngine, drain: None
+) -> None:
+    # saved before, with "takes effect when Docent starts again"; then no question answered
+    dialog = SettingsDialog(fake)
+    qtbot.addWidget(dialog)
+    dialog.embedding_edit.setText("-5")
+    save(qtbot, dialog)
+    message = dialog.error_label.text()
+    assert message.startswith("Embedding model: '-5' is not a model Docent can load"), message
+    assert "sentence-transformers/all-MiniLM-L6-v2" in message and "ONNX" in message
+    assert dialog.embedding_edit.property("invalid") is True
+    assert fake.applied == [] and not settings_file().exists()
 
 
 def test_a_save_that_fails_keeps_the_dialog_open(qtbot: Any, fake: FakeEngine, drain: None) -> None:

@@ -217,6 +217,22 @@ class Settings(BaseModel):
             raise ValueError("must not be empty")
         return v.strip()
 
+    @field_validator("embedding_model")
+    @classmethod
+    def _embedding_model(cls, v: str, info: ValidationInfo) -> str:
+        """Refused now rather than at the next start, when every question would fail."""
+        if v == BUNDLED_MODEL:
+            return v  # the default: no import of fastembed at startup
+        from docent.core.embedding import EmbeddingError, check_model
+
+        data_dir = str(info.data.get("data_dir") or "")
+        data = Path(data_dir).expanduser() if data_dir else default_data_dir()
+        try:
+            check_model(v, data / "models")
+        except EmbeddingError as exc:
+            raise ValueError(str(exc)) from None
+        return v
+
     # Derived locations -------------------------------------------------------
 
     def effective_ollama_host(self) -> str:

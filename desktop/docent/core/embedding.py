@@ -1,11 +1,16 @@
 """Dense (MiniLM via fastembed) and sparse (BM25) embeddings, loaded once and reused.
 
-The bundled model is used for the default ``embedding_model`` and needs no network. Any
-other fastembed model name downloads into the data folder's model cache when online.
+The bundled model is used for the default ``embedding_model`` and needs no network.
+``embedding_model`` may also name a folder holding a sentence-transformers model exported
+to ONNX (``model_folder``), or a model fastembed knows whose files are already in the data
+folder's model cache. Nothing is downloaded: Docent works offline, so a name whose files
+are not on this machine is refused when the setting is checked (``check_model``).
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import logging
 import os
 import threading
@@ -40,6 +45,70 @@ INDEX_FORMAT = 6
 
 class EmbeddingError(DocentError):
     """The embedding model could not be loaded or run."""
+
+
+#: What ``embedding_model`` accepts, for the messages that refuse a value.
+ACCEPTED = (
+    f"the bundled model '{BUNDLED_MODEL}', or a folder holding a sentence-transformers "
+    "model in ONNX (model.onnx or onnx/model.onnx, with tokenizer.json beside it)"
+)
+
+
+def model_folder(name: str) -> Path | None:
+    """The folder ``name`` points at, when it is written as a path (absolute, ``~``, ``.``)
+    or names a folder that exists; None for a model name such as ``BAAI/bge-small-en-v1.5``."""
+    path = Path(name).expanduser()
+    if path.is_dir() or path.is_absolute() or name.startswith(("~", ".")):
+        return path
+    return None
+
+
+def check_model(name: str, cache_dir: Path | None) -> None:
+    """Return when ``name`` can be loaded on this machine without a download; else an
+    EmbeddingError saying why, in words a user reads (the caller names the setting).
+
+    Cheap: files are looked at, no model is loaded (Settings calls this at every save).
+    """
+    if name == BUNDLED_MODEL:
+        return
+    folder = model_folder(name)
+    if folder is not None:
+        _check_folder(folder)
+        return
+    from fastembed import TextEmbedding
+
+    known = {m["model"].lower() for m in TextEmbedding.list_supported_models()}
+    if name.lower() not in known:
+        raise EmbeddingError(f"'{name}' is not a model Docent can load: use {ACCEPTED}")
+    if not _cached(name, cache_dir):
+        where = f" in {cache_dir}" if cache_dir else ""
+        raise EmbeddingError(
+            f"'{name}' is a fastembed model, but its files are not on this machine{where}, "
+            f"and Docent never downloads a model (it works offline): use {ACCEPTED}"
+        )
+
+
+def _check_folder(folder: Path) -> None:
+    from docent.core.cross_encoder import TOKENIZER, CrossEncoderError, model_file
+
+    try:
+        model_file(folder)
+    except CrossEncoderError as exc:
+        raise EmbeddingError(f"{exc}: use {ACCEPTED}") from None
+    if not (folder / TOKENIZER).is_file():
+        raise EmbeddingError(f"{folder} has no {TOKENIZER} beside its model: use {ACCEPTED}")
+
+
+def _cached(name: str, cache_dir: Path | None) -> bool:
+    """Whether fastembed finds ``name``'s files without the network."""
+    from fastembed import TextEmbedding
+
+    kwargs: dict[str, Any] = {"cache_dir": str(cache_dir)} if cache_dir else {}
+    try:
+        TextEmbedding(name, lazy_load=True, local_files_only=True, **kwargs)
+    except Exception:  # noqa: BLE001 - fastembed raises ValueError, OSError, HF errors
+        return False
+    return True
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,28 +177,22 @@ def _load_models(model_name: str, cache_dir: str | None, threads: int) -> _Model
 
 
 def _load_dense(model_name: str, cache_dir: str | None, threads: int) -> _Models:
-    from fastembed import TextEmbedding
-
-    models = resources_dir() / "models"
-    kwargs: dict[str, Any] = {}
-    dense_kwargs: dict[str, Any] = {"threads": threads or None}
-    if cache_dir:
-        kwargs["cache_dir"] = cache_dir
     try:
-        if model_name == BUNDLED_MODEL:
-            os.environ.setdefault("HF_HUB_OFFLINE", "1")
-            dense = TextEmbedding(
-                model_name,
-                specific_model_path=str(models / "all-MiniLM-L6-v2-int8"),
-                **kwargs,
-                **dense_kwargs,
-            )
-        else:
-            dense = TextEmbedding(model_name, **kwargs, **dense_kwargs)
+        check_model(model_name, Path(cache_dir) if cache_dir else None)
+        dense = _text_embedding(model_name, cache_dir, threads)
     except Exception as exc:  # fastembed raises many kinds (ValueError, OSError, HF errors)
+        # A value the settings accepted can still fail here (a folder deleted or changed
+        # since): say so in a sentence, and keep fastembed's own words for the log.
+        log.warning("embedding model %s did not load: %r", model_name, exc)
+        if isinstance(exc, EmbeddingError):  # check_model's sentence says what to use
+            what = f"{exc}. Set embedding_model in Settings"
+        else:
+            what = (
+                f"'{model_name}' did not load ({exc}). Set embedding_model in Settings to "
+                f"{ACCEPTED}"
+            )
         raise EmbeddingError(
-            f"Could not load the embedding model '{model_name}': {exc}. "
-            f"The bundled model '{BUNDLED_MODEL}' works offline."
+            f"Could not load the embedding model: {what}, then start Docent again."
         ) from exc
     from tokenizers import Tokenizer
 
@@ -140,6 +203,65 @@ def _load_dense(model_name: str, cache_dir: str | None, threads: int) -> _Models
     dim = len(next(iter(dense.embed(["dimension probe"]))))
     log.info("embedding model %s loaded (dim %d)", model_name, dim)
     return _Models(dense, tok, dim, threading.Lock())
+
+
+def _text_embedding(model_name: str, cache_dir: str | None, threads: int) -> Any:
+    """fastembed's TextEmbedding for ``model_name``, from local files only."""
+    from fastembed import TextEmbedding
+
+    kwargs: dict[str, Any] = {"threads": threads or None, "local_files_only": True}
+    if cache_dir:
+        kwargs["cache_dir"] = cache_dir
+    if model_name == BUNDLED_MODEL:
+        os.environ.setdefault("HF_HUB_OFFLINE", "1")
+        bundled = resources_dir() / "models" / "all-MiniLM-L6-v2-int8"
+        return TextEmbedding(model_name, specific_model_path=str(bundled), **kwargs)
+    folder = model_folder(model_name)
+    if folder is not None:
+        return TextEmbedding(_register_folder(folder), specific_model_path=str(folder), **kwargs)
+    return TextEmbedding(model_name, **kwargs)
+
+
+_registered: set[str] = set()
+
+
+def _register_folder(folder: Path) -> str:
+    """The name fastembed knows ``folder``'s model by, registered once as a local model.
+
+    Its pooling is the folder's ``1_Pooling/config.json`` (sentence-transformers' export),
+    mean when absent; vectors are normalised, as the bundled model's are (the store
+    compares them by cosine, which normalising leaves unchanged).
+    """
+    from fastembed import TextEmbedding
+    from fastembed.common.model_description import ModelSource, PoolingType
+
+    from docent.core.cross_encoder import model_file
+
+    name_in_folder = model_file(folder)
+    digest = hashlib.sha1(f"{folder.resolve()}|{name_in_folder}".encode()).hexdigest()[:12]
+    name = f"docent-local/embedding-{digest}"
+    if name not in _registered:  # called under _loaded_lock
+        pooling_file = folder / "1_Pooling" / "config.json"
+        cls_token = pooling_file.is_file() and bool(
+            json.loads(pooling_file.read_text(encoding="utf-8")).get("pooling_mode_cls_token")
+        )
+        config = folder / "config.json"
+        dim = (
+            json.loads(config.read_text(encoding="utf-8")).get("hidden_size", 0)
+            if (config.is_file())
+            else 0
+        )
+        TextEmbedding.add_custom_model(
+            name,
+            pooling=PoolingType.CLS if cls_token else PoolingType.MEAN,
+            normalization=True,
+            sources=ModelSource(url=folder.resolve().as_uri()),
+            dim=int(dim),
+            model_file=name_in_folder,
+            description=f"the user's embedding model in {folder}",
+        )
+        _registered.add(name)
+    return name
 
 
 #: BM25, loaded apart from the dense model when first needed (once per process): `docent
