@@ -87,6 +87,41 @@ def test_invalid_toml_says_so(_isolated_home: Path) -> None:
         load_settings()
 
 
+def test_an_ollama_host_with_a_path_is_refused_naming_the_variable(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Ollama's client adds /api/chat itself: /api here posted to /api/api/chat, a 404
+    # the app read as "model not installed"
+    monkeypatch.setenv("DOCENT_OLLAMA_HOST", "http://127.0.0.1:11500/api")
+    with pytest.raises(SettingsError) as err:
+        load_settings()
+    assert "environment variable DOCENT_OLLAMA_HOST" in str(err.value)
+    assert err.value.problems == {
+        "ollama_host": "give the server's address without a path, like http://127.0.0.1:11434"
+    }
+    monkeypatch.setenv("DOCENT_OLLAMA_HOST", "http://127.0.0.1:11500/")
+    assert load_settings().ollama_host == "http://127.0.0.1:11500"
+
+
+def test_a_qdrant_url_keeps_its_path_for_a_server_behind_a_proxy() -> None:
+    s = validate_change(Settings(), qdrant_url="https://db.example.org:443/qdrant/")
+    assert s.qdrant_url == "https://db.example.org:443/qdrant"
+
+
+@pytest.mark.parametrize("key, port", [("ollama_host", 11434), ("qdrant_url", 6333)])
+def test_a_port_out_of_range_is_named(key: str, port: int) -> None:
+    out_of_range = f"its port 99999 is not a number from 1 to 65535, like http://127.0.0.1:{port}"
+    with pytest.raises(SettingsError) as err:
+        validate_change(Settings(), **{key: "http://localhost:99999"})
+    assert err.value.problems == {key: out_of_range}
+    # without the scheme: both problems at once, not a suggestion refused in turn
+    with pytest.raises(SettingsError) as err:
+        validate_change(Settings(), **{key: "localhost:99999"})
+    assert err.value.problems == {key: "must start with http:// or https://, and " + out_of_range}
+    with pytest.raises(SettingsError, match="its port 0 is not a number from 1 to 65535"):
+        validate_change(Settings(), **{key: "http://localhost:0"})
+
+
 ACCEPTED = (
     "use the bundled model 'sentence-transformers/all-MiniLM-L6-v2', or a folder holding "
     "a sentence-transformers model in ONNX (model.onnx or onnx/model.onnx, with "

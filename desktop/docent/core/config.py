@@ -63,22 +63,42 @@ def _loopback(url: str) -> bool:
     return (urlparse(url).hostname or "") in ("localhost", "127.0.0.1", "::1")
 
 
-def _check_url(value: str, port: int) -> str:
-    """``value`` as an http(s) URL naming a host; the error's example uses ``port``."""
+def _url_problem(value: str, port: int, path_allowed: bool) -> str | None:
+    """What is wrong with ``value`` as a server's http(s) URL, or None."""
+    example = f"http://127.0.0.1:{port}"
     try:
         parsed = urlparse(value)
-        parsed.port  # noqa: B018 - raises ValueError on a port that is not a number
-        ok = parsed.scheme in ("http", "https") and bool(parsed.hostname) and " " not in value
-    except ValueError:
-        ok = False
-    if not ok:
-        hint = ""
-        if "://" not in value and " " not in value.strip():
-            hint = f" (did you mean http://{value.strip()}?)"
-        raise ValueError(
-            f"must start with http:// or https:// and name a host, like "
-            f"http://127.0.0.1:{port}{hint}"
-        )
+        bad_port = parsed.port == 0
+    except ValueError:  # a port that is not a number, or past 65535
+        bad_port = True
+    if bad_port:
+        given = urlparse(value).netloc.rpartition("@")[2].rpartition(":")[2]
+        return f"its port {given} is not a number from 1 to 65535, like {example}"
+    if parsed.scheme not in ("http", "https") or not parsed.hostname or " " in value:
+        return f"must start with http:// or https:// and name a host, like {example}"
+    if (parsed.path.strip("/") and not path_allowed) or parsed.query or parsed.fragment:
+        return f"give the server's address without a path, like {example}"
+    return None
+
+
+def _check_url(value: str, port: int, path_allowed: bool = False) -> str:
+    """``value`` as an http(s) URL naming a host; the error's example uses ``port``.
+
+    ``path_allowed``: a server behind a proxy at a path (Qdrant's client takes it as
+    its prefix). Ollama's client adds ``/api/...`` itself, so there a path such as
+    ``/api`` would post to ``/api/api/chat`` and every request would fail.
+    """
+    problem = _url_problem(value, port, path_allowed)
+    if problem and "://" not in value and " " not in value.strip():
+        # A scheme is missing: suggest it only when adding it is all that is needed.
+        meant = f"http://{value.strip()}"
+        other = _url_problem(meant, port, path_allowed)
+        if other is None:
+            problem += f" (did you mean {meant}?)"
+        else:  # say both, so that adding the scheme is not followed by another refusal
+            problem = f"must start with http:// or https://, and {other}"
+    if problem:
+        raise ValueError(problem)
     return value.rstrip("/")
 
 
@@ -169,7 +189,7 @@ class Settings(BaseModel):
     @field_validator("qdrant_url")
     @classmethod
     def _qdrant_url(cls, v: str) -> str:
-        return _check_url(v, QDRANT_PORT) if v else v
+        return _check_url(v, QDRANT_PORT, path_allowed=True) if v else v
 
     @field_validator("qdrant_api_key")
     @classmethod
