@@ -184,6 +184,8 @@ class FakeEngine:
         self.applied: list[dict[str, object]] = []
         self.save_error: OSError | None = None
         self.warmed = threading.Event()
+        #: What warm_up raises (a model that does not load), if anything.
+        self.warm_error: Exception | None = None
         #: collection id -> name; folder -> collection id
         self.collection_names: dict[str, str] = {DEFAULT_COLLECTION: "default"}
         self.folder_collections: dict[str, str] = {}
@@ -396,6 +398,8 @@ class FakeEngine:
     # Slow calls (the GUI runs them in workers) -----------------------------------
 
     def warm_up(self) -> None:
+        if self.warm_error is not None:
+            raise self.warm_error
         self.warmed.set()
 
     def documents(self, collection: str | None = None) -> list[DocumentRecord]:

@@ -10,6 +10,7 @@ from gui_helpers import drop
 from PySide6.QtWidgets import QFileDialog
 
 from docent.core.api import Health, JobKind
+from docent.core.embedding import EmbeddingError
 from docent.core.models import DocState, DocumentRecord
 
 
@@ -61,8 +62,29 @@ def test_documents_left_unfinished_are_resumed(
 ) -> None:
     fake._recovered = [DocumentRecord("d1", "/docs/a.pdf", "a.pdf", state=DocState.QUEUED)]
     window = started(qtbot, fake, make_window)
+    qtbot.waitUntil(lambda: bool(fake.submitted), timeout=10_000)  # once the model loaded
     assert [j.kind for j in fake.submitted] == [JobKind.RESUME]
     assert any("Resuming 1 document" in t for t in window.notifications.texts())
+
+
+def test_a_model_that_does_not_load_is_said_once_and_resumes_nothing(
+    qtbot: Any, fake: FakeEngine, make_window: Any
+) -> None:
+    # the resume needs the model too: it failed again ("Could not resume the queued
+    # documents"), and the log said "embedding model ready" after the failure
+    fake._recovered = [DocumentRecord("d1", "/docs/a.pdf", "a.pdf", state=DocState.QUEUED)]
+    fake.warm_error = EmbeddingError("Could not load the embedding model: '-5' is not a model")
+    window = make_window(fake)
+    ready: list[bool] = []
+    window.warmed_up.connect(lambda: ready.append(True))
+    qtbot.waitUntil(
+        lambda: any(
+            "Loading the embedding model failed" in t for t in window.notifications.texts()
+        ),
+        timeout=10_000,
+    )
+    assert fake.submitted == [] and ready == []
+    assert not any("Resuming" in t for t in window.notifications.texts())
 
 
 def test_a_drop_is_handed_to_the_engine(

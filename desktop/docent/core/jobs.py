@@ -311,7 +311,8 @@ class IndexQueue:
         try:
             RUNNERS[job.kind](self, job, report)
         except Exception as exc:  # noqa: BLE001 - one bad job never stops the queue
-            log.exception("%s job failed: %s", job.kind.value, job.paths)
+            more = f" (all paths: {job.paths})" if len(job.paths) > 1 else ""
+            log.exception("could not %s%s", job.describe(), more)
             return JobFailed(job, report, f"Could not {job.describe()}: {exc}", exc)
         report.cancelled = report.cancelled or job.cancel.is_set()
         report.seconds = time.perf_counter() - started

@@ -262,7 +262,9 @@ class MainWindow(QMainWindow):
         call_in_worker(
             self.engine.warm_up,
             name="warm-up",
-            on_finished=self._on_warmed_up,  # a method: dropped if the window is gone
+            # returned, not finished: a model that failed to load is not ready, and the
+            # error is said once (not again by a resume that needs the same model)
+            on_result=self._on_warmed_up,  # a method: dropped if the window is gone
             error_text="Loading the embedding model failed",
         )
         self.library.refresh()
@@ -270,15 +272,6 @@ class MainWindow(QMainWindow):
         self.check_health()
         for note in self.engine.notes:  # what opening changed (core/consistency.py)
             bridge().warning(note)
-        if self.engine.recovered or self.engine.outdated:
-            n = len(self.engine.recovered)
-            if n:
-                s = "s" if n > 1 else ""
-                bridge().info(f"Resuming {n} document{s} left unfinished last time.")
-            if m := len(self.engine.outdated):
-                s = "s" if m > 1 else ""
-                bridge().info(f"Updating the search index of {m} document{s} (still searchable).")
-            self.library.controller.resume()
         call_in_worker(
             self.engine.start_watching,
             name="start-watching",
@@ -317,9 +310,24 @@ class MainWindow(QMainWindow):
         self.store_label.setText(f"Store: {where}")
         self.store_label.setToolTip(plain_tip(f"Data folder: {s.data_path}"))
 
-    def _on_warmed_up(self) -> None:
+    def _on_warmed_up(self, _: None) -> None:
         settle_heap()
         self.warmed_up.emit()
+        self._resume_unfinished()
+
+    def _resume_unfinished(self) -> None:
+        """Index what the last session left queued, and what an older index format or
+        another embedding model left outdated: once the model loaded, since indexing
+        needs it (a model that fails would fail the resume too, with a second error)."""
+        if self.engine.recovered or self.engine.outdated:
+            n = len(self.engine.recovered)
+            if n:
+                s = "s" if n > 1 else ""
+                bridge().info(f"Resuming {n} document{s} left unfinished last time.")
+            if m := len(self.engine.outdated):
+                s = "s" if m > 1 else ""
+                bridge().info(f"Updating the search index of {m} document{s} (still searchable).")
+            self.library.controller.resume()
 
     def _on_library_read(self) -> None:
         """The library's rows are in: they live as long as the window, so the first read
