@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from PySide6.QtCore import QByteArray, QSettings, QSize, Qt, QTimer, Signal
+from PySide6.QtCore import QByteArray, QEvent, QObject, QRect, QSettings, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import (
     QAction,
     QCloseEvent,
@@ -128,6 +128,8 @@ class MainWindow(QMainWindow):
         self.notifications.setParent(central)  # (this hides it: shown again if it has notes)
         self.notifications.setVisible(bool(self.notifications.notifications()))
         self.notifications.changed.connect(self._place_notifications)
+        # the stack sits above the chat's question box: placed again when that moves
+        self.chat.view.installEventFilter(self)
 
         sb = self.statusBar()
         self.docs_label = plain_label("Opening the library…")
@@ -556,6 +558,8 @@ class MainWindow(QMainWindow):
         self.chat.set_models(models, applied.settings.ollama_model)
         self.check_health()
         self.library.watched.refresh()
+        # what the errors and warnings said was about the settings before
+        self.notifications.clear()
         if applied.restart:
             names = ", ".join(FIELD_LABELS.get(k, k) for k in applied.restart)
             bridge().info(f"Saved. {names}: takes effect when Docent starts again.")
@@ -570,10 +574,23 @@ class MainWindow(QMainWindow):
             f"Data folder: {self.engine.settings.data_path}",
         )
 
+    def notification_room(self, central: QWidget) -> QRect:
+        """Where notifications may float (``central``'s coordinates): the window's width,
+        down to the bottom of the conversation, above the question box, Ask, Retry and the
+        scope line, which they must never cover."""
+        view = self.chat.view
+        bottom = view.mapTo(central, view.rect().bottomLeft()).y()
+        return QRect(0, 0, central.width(), max(1, bottom + 1))
+
     def _place_notifications(self) -> None:
         central = self.centralWidget()
         if central is not None and self.notifications.isVisibleTo(central):
-            self.notifications.place(central.rect())
+            self.notifications.place(self.notification_room(central))
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if watched is self.chat.view and event.type() in (QEvent.Type.Resize, QEvent.Type.Move):
+            self._place_notifications()
+        return super().eventFilter(watched, event)
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)

@@ -3,7 +3,8 @@
 Any code on the GUI thread (usually a worker's error slot) calls the bridge; the bridge
 emits a signal the main window's notification area listens to. Messages sent before the
 window exists are held and shown when it connects. Notifications never block: info fades
-after a few seconds, warnings and errors stay until dismissed.
+after a few seconds and warnings a little later, errors stay until dismissed (each has a
+close button); the same message again is counted on the note shown, not stacked.
 """
 
 from __future__ import annotations
@@ -11,14 +12,27 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 
-from PySide6.QtCore import QObject, QRect, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QObject, QRect, Qt, QTimer, Signal
+from PySide6.QtGui import QEnterEvent
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QToolButton, QVBoxLayout, QWidget
 
 log = logging.getLogger(__name__)
 
 INFO_TIMEOUT_MS = 6000
+WARNING_TIMEOUT_MS = 12_000
+#: How long a note of each level stays (None: until the user closes it).
+TIMEOUTS_MS: dict[str, int | None] = {
+    "info": INFO_TIMEOUT_MS,
+    "warning": WARNING_TIMEOUT_MS,
+    "error": None,
+}
 _LEVELS = {"error": logging.ERROR, "warning": logging.WARNING, "info": logging.INFO}
-MAX_SHOWN = 4
+#: At most this many notes at once: a new one drops the oldest.
+MAX_SHOWN = 3
+#: A longer text is shortened in its middle (whole in the tooltip): its start says what
+#: failed and its end what to do, so both stay.
+MAX_CHARS = 600
+HEAD_CHARS = 300
 #: Width of the floating stack, and its distance from the window's edges (px).
 WIDTH = 460
 MARGIN = 12
@@ -73,8 +87,18 @@ def bridge() -> MessageBridge:
     return _bridge
 
 
+def shown_text(text: str) -> str:
+    """``text`` as a note shows it: whole, or its start and end around "…" when longer
+    than MAX_CHARS."""
+    if len(text) <= MAX_CHARS:
+        return text
+    tail = MAX_CHARS - HEAD_CHARS
+    return text[:HEAD_CHARS].rstrip() + " … " + text[-tail:].lstrip()
+
+
 class Notification(QFrame):
-    """One message with a close button."""
+    """One message with a close button; info and warnings close themselves after a while
+    (not while the pointer is over them)."""
 
     #: the user closed it, or it timed out
     dismissed = Signal()
@@ -82,30 +106,61 @@ class Notification(QFrame):
     def __init__(self, msg: Message, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.message = msg
+        self.count = 1
         self.setObjectName(f"notification-{msg.level}")
         self.setProperty("level", msg.level)
         layout = QHBoxLayout(self)
         layout.setContentsMargins(10, 6, 6, 6)
-        self.label = QLabel(msg.text)
+        self.label = QLabel()
         self.label.setWordWrap(True)
         self.label.setTextFormat(Qt.TextFormat.PlainText)  # messages quote file names
         self.label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.label.setToolTip(msg.text)
+        self.label.setAccessibleName(msg.level.capitalize())
         close = QToolButton()
         close.setText("✕")
         close.setAutoRaise(True)
         close.setToolTip("Dismiss")
         close.setAccessibleName("Dismiss the message")
         close.clicked.connect(self.dismissed.emit)
+        self.close_button = close
         layout.addWidget(self.label, 1)
         layout.addWidget(close, 0, Qt.AlignmentFlag.AlignTop)
-        if msg.level == "info":
-            QTimer.singleShot(INFO_TIMEOUT_MS, self, self.dismissed.emit)
+        self.timer = QTimer(self)
+        self.timer.setSingleShot(True)
+        self.timer.timeout.connect(self.dismissed.emit)
+        self.timeout_ms = TIMEOUTS_MS[msg.level]
+        self._show_text()
+        self._restart()
+
+    def _show_text(self) -> None:
+        text = shown_text(self.message.text)
+        self.label.setText(text if self.count == 1 else f"{text} (×{self.count})")
+
+    def _restart(self) -> None:
+        if self.timeout_ms is not None:
+            self.timer.start(self.timeout_ms)
+
+    def repeat(self) -> None:
+        """The same message came again: count it, and give it its full time again."""
+        self.count += 1
+        self._show_text()
+        self._restart()
+
+    def enterEvent(self, event: QEnterEvent) -> None:
+        self.timer.stop()  # not gone while being read
+        super().enterEvent(event)
+
+    def leaveEvent(self, event: QEvent) -> None:
+        self._restart()
+        super().leaveEvent(event)
 
 
 class NotificationArea(QWidget):
-    """A stack of notifications floating over the bottom right of the window (over the
-    page view, not in the layout: a message does not push the panes down); the newest
-    at the bottom."""
+    """A stack of notifications floating over the window (not in the layout: a message
+    does not push the panes down), in the room the window gives it (``place``: above the
+    chat's question box and its buttons, which it never covers); the newest at the bottom.
+    """
 
     #: the notes shown changed (the window places the stack again)
     changed = Signal()
@@ -129,18 +184,28 @@ class NotificationArea(QWidget):
         return [n.message.text for n in self.notifications()]
 
     def show_message(self, msg: Message) -> None:
-        if any(n.message == msg for n in self._notes):
-            return  # the same sentence twice adds nothing
-        if len(self._notes) >= MAX_SHOWN:
-            self._remove(self._notes[0])
-        note = Notification(msg, self)
-        note.dismissed.connect(lambda: self._remove(note))
+        same = [n for n in self._notes if n.message == msg]
+        if same:  # the same sentence again: counted, and moved to the newest place
+            note = same[0]
+            note.repeat()
+            self._notes.remove(note)
+            self._layout.removeWidget(note)
+        else:
+            note = Notification(msg, self)
+            note.dismissed.connect(lambda: self._remove(note))
         self._notes.append(note)
         self._layout.addWidget(note)
+        while len(self._notes) > MAX_SHOWN:
+            self._remove(self._notes[0], placed=False)
         self.setVisible(True)
         self.changed.emit()
 
-    def _remove(self, note: Notification) -> None:
+    def clear(self, levels: tuple[str, ...] = ("error", "warning")) -> None:
+        """Drop the notes of these levels (what they said no longer holds)."""
+        for note in [n for n in self._notes if n.message.level in levels]:
+            self._remove(note)
+
+    def _remove(self, note: Notification, *, placed: bool = True) -> None:
         if note not in self._notes:
             return
         self._notes.remove(note)
@@ -148,13 +213,34 @@ class NotificationArea(QWidget):
         note.hide()
         note.deleteLater()
         self.setVisible(bool(self._notes))
-        self.changed.emit()
+        if placed:
+            self.changed.emit()
+
+    def event(self, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.LayoutRequest and self._notes:
+            self.changed.emit()  # a note's size changed (its text, its style): place again
+        return super().event(event)
 
     def place(self, area: QRect) -> None:
-        """Float at the bottom right of ``area`` (the parent's coordinates)."""
-        width = min(WIDTH, area.width() - 2 * MARGIN)
-        height = min(self._layout.totalHeightForWidth(width), area.height() - 2 * MARGIN)
+        """Float at the bottom right of ``area`` (the parent's coordinates), inside it: the
+        newest notes that fit are shown, older ones wait hidden until there is room."""
+        width = max(1, min(WIDTH, area.width() - 2 * MARGIN))
+        room = area.height() - 2 * MARGIN
+        spacing = self._layout.spacing()
+        height = 0
+        full = False
+        for i, note in enumerate(reversed(self._notes)):
+            note.ensurePolished()
+            need = note.heightForWidth(width)
+            if need <= 0:
+                need = note.sizeHint().height()
+            grown = need if i == 0 else height + spacing + need
+            full = full or (i > 0 and grown > room)
+            note.setVisible(not full)
+            if not full:
+                height = grown
+        height = max(1, min(height, room))
         self.setGeometry(
-            area.right() - width - MARGIN, area.bottom() - height - MARGIN, width, height
+            area.right() - width - MARGIN + 1, area.bottom() - height - MARGIN + 1, width, height
         )
         self.raise_()
