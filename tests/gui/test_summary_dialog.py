@@ -100,3 +100,27 @@ def test_a_summary_over_the_limit_that_ends_unaided_withdraws_the_offer(
     assert dialog.offer.isHidden() and dialog.extractive_button.isHidden()
     assert dialog.status.text().startswith("Brief summary by")
     dialog.close()
+
+
+def test_cancel_after_extractive_now_no_longer_promises_the_models_summary(
+    qtbot: Any, fake: FakeEngine, make_window: Any
+) -> None:
+    _, dialog = opened(qtbot, fake, make_window, over_limit=True)
+    qtbot.waitUntil(lambda: not dialog.extractive_button.isHidden(), timeout=10_000)
+    dialog.extractive_button.click()
+    qtbot.waitUntil(
+        lambda: "A brief extractive summary of a.pdf." in dialog.view.toPlainText(),
+        timeout=10_000,
+    )
+    with qtbot.waitSignal(dialog.summary_finished, timeout=10_000) as done:
+        dialog.cancel_button.click()
+    assert done.args[0] is None and dialog.status.text() == "Cancelled."
+    said = " ".join([dialog.status.text(), dialog.offer.text(), dialog.view.toPlainText()]).lower()
+    for stale in ("still being written", "will replace", "replaces it", "in the background"):
+        assert stale not in said, f"after Cancel the dialog still says {stale!r}"
+    # the extractive summary stays, saying the model's was cancelled
+    assert "A brief extractive summary of a.pdf." in dialog.view.toPlainText()
+    assert "was cancelled" in dialog.offer.text() and dialog.offer.isVisibleTo(dialog)
+    assert dialog.extractive_button.isHidden() and not dialog.cancel_button.isEnabled()
+    assert dialog.copy_button.isEnabled()
+    dialog.close()

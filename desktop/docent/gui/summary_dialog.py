@@ -40,6 +40,11 @@ EXTRACTIVE_SHOWN_NOTE = (
 )
 
 
+def extractive_left_note(why: str) -> str:
+    """Above the extractive summary once the model's run ended without a summary."""
+    return f"_Shown: the extractive summary (the model's summary {why})._"
+
+
 def sections_markdown(parts: list[SectionSummary]) -> str:
     """The section summaries finished so far, in page order, each saying who wrote it."""
     lines = [SECTIONS_NOTE]
@@ -77,6 +82,8 @@ class SummaryDialog(QDialog):
         self.extractive_worker: Worker[SummaryProgress, SummaryResult] | None = None
         self.extractive: SummaryResult | None = None
         self._failed = False
+        #: how the model's run ended without a summary ("was cancelled", "failed")
+        self._failed_why = ""
         self.tracker = SummaryTracker()
         self._started = 0.0
         #: the model this run asked (the window's one choice: Settings and the chat's box)
@@ -157,7 +164,7 @@ class SummaryDialog(QDialog):
                 path, type=kind, model=model, progress=task.report, cancel=task.cancel
             )
 
-        self.summary, self._failed = None, False
+        self.summary, self._failed, self._failed_why = None, False, ""
         self.sections, self.extractive = [], None
         self.offer.setVisible(False)
         self.extractive_button.setVisible(False)
@@ -212,12 +219,24 @@ class SummaryDialog(QDialog):
             return
         self.extractive = result
         self.extractive_button.setVisible(False)
+        self.copy_button.setEnabled(True)
+        if self.worker is None or self.worker.cancelled:  # the model's run ended first
+            self._extractive_left(self._failed_why or "was cancelled")
+            return
         self.offer.setText(
             "The extractive summary is below. The model's summary goes on in the background, "
             "even if you close this window, and replaces it when it is done."
         )
         self.view.set_markdown(f"{EXTRACTIVE_SHOWN_NOTE}\n\n{result.summary}")
-        self.copy_button.setEnabled(True)
+
+    def _extractive_left(self, why: str) -> None:
+        """The model's run ended without a summary: the extractive one shown stays, and
+        nothing says the model's is still coming."""
+        if self.extractive is None:
+            return
+        self.offer.setText(f"The extractive summary is below. The model's summary {why}.")
+        self.offer.setVisible(True)
+        self.view.set_markdown(f"{extractive_left_note(why)}\n\n{self.extractive.summary}")
 
     def _on_extractive_error(self, exc: Exception) -> None:
         if not isinstance(exc, Cancelled):
@@ -296,8 +315,10 @@ class SummaryDialog(QDialog):
     def _on_error(self, exc: Exception) -> None:
         self._failed = True
         if isinstance(exc, Cancelled):
+            self._failed_why = "was cancelled"
             self.status.setText("Cancelled.")
         else:
+            self._failed_why = "failed"
             self.status.setText(f"The summary failed: {exc}")
 
     def _on_finished(self) -> None:
@@ -305,6 +326,10 @@ class SummaryDialog(QDialog):
         self.worker = None
         self._tick.stop()
         self.progress.setVisible(False)
+        if self._failed:  # nothing is coming: no offer, no "will replace it"
+            self.extractive_button.setVisible(False)
+            self.offer.setVisible(False)
+            self._extractive_left(self._failed_why or "was cancelled")
         self.start_button.setEnabled(True)
         self.cancel_button.setEnabled(False)
         self.summary_finished.emit(finished_with)
