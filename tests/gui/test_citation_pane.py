@@ -118,3 +118,25 @@ def test_a_long_file_name_in_the_heading_is_elided_not_cut_and_never_widens_the_
     with qtbot.waitSignal(pane.page_shown, timeout=10_000):
         pane.resize(1400, 600)  # room enough (the page is re-fitted to the width)
     assert head.text() == f"{name} — p. 2 (the passage is on p. 1)"
+
+
+def test_the_same_sources_again_keep_the_page_other_ones_clear_it(
+    qtbot: Any, fake: FakeEngine, tmp_path: Path, drain: None
+) -> None:
+    from scan_files import page_image, save_scan
+
+    pdf = save_scan(tmp_path / "one.pdf", [page_image(["Page one"])])
+    other = save_scan(tmp_path / "other.pdf", [page_image(["Page one"])])
+    pane = CitationPane(fake)
+    qtbot.addWidget(pane)
+    pane.show()
+    cites = [citation(1, str(other), 1, "Page one"), citation(2, str(pdf), 1, "Page one")]
+    pane.set_citations(cites)
+    with qtbot.waitSignal(pane.page_shown, timeout=10_000):
+        pane.select(2)
+    pane.set_citations(list(cites))  # the same answer's sources again
+    assert pane.current == cites[1] and pane.list.currentRow() == 1
+    assert pane.header.text() == "one.pdf — p. 1"
+    pane.set_citations([citation(1, str(other), 1, "Page one")])  # another answer's
+    assert pane.stack.currentIndex() == PLACEHOLDER and pane.current is None
+    assert pane.list.currentRow() == -1 and pane.header.text().startswith("Click a citation")

@@ -331,3 +331,35 @@ def test_retry_pressed_while_a_health_check_runs_still_asks_again(
         window.retry_action.trigger()
         fake.release_health.set()
     assert again.args[0].answer.text == "Second." and again.args[0].attempt == 2
+
+
+def test_a_new_answers_sources_do_not_keep_the_last_answers_page(
+    qtbot: Any, fake: FakeEngine, make_window: Any, tmp_path: Path
+) -> None:
+    from docent.gui.citation_pane import PDF, PLACEHOLDER
+    from scan_files import page_image, save_scan
+
+    first = save_scan(tmp_path / "first.pdf", [page_image(["The first page"])])
+    second = save_scan(tmp_path / "second.pdf", [page_image(["The second page"])])
+    window = started(qtbot, fake, make_window)
+    chat, sources = window.chat, window.citations
+    fake.answers = [
+        answer("First [1].", [citation(1, str(first), 1, "The first page")]),
+        answer("Second [1].", [citation(1, str(second), 1, "The second page")]),
+    ]
+    with qtbot.waitSignal(chat.answer_finished, timeout=10_000) as done:
+        chat.ask("The first?")
+    # the first answer: its sources listed, no page until one is clicked
+    assert sources.stack.currentIndex() == PLACEHOLDER and sources.list.currentRow() == -1
+    with qtbot.waitSignal(sources.page_shown, timeout=10_000):
+        window.show_citation(done.args[0].number, 1)
+    assert sources.stack.currentIndex() == PDF and "first.pdf" in sources.header.text()
+    with qtbot.waitSignal(chat.answer_finished, timeout=10_000):
+        chat.ask("The second?")
+    assert [c.file_name for c in sources.citations] == ["second.pdf"]
+    # the second answer: as for the first, not the first answer's page and highlight
+    assert sources.stack.currentIndex() == PLACEHOLDER, "the last answer's page is still shown"
+    assert sources.current is None and sources.list.currentRow() == -1
+    assert "first.pdf" not in sources.header.text()
+    assert sources.header.text().startswith("Click a citation")
+    assert not sources.toolbar.isVisibleTo(sources)

@@ -181,17 +181,14 @@ class CitationPane(QWidget):
     # Citations ----------------------------------------------------------------
 
     def set_citations(self, citations: list[Citation]) -> None:
-        """The answer's sources; none (a new conversation, an uncited answer): the pane
-        says so instead of showing an earlier answer's page."""
+        """The answer's sources. Other sources than those listed (a new answer, a new
+        conversation, an uncited answer): the page view goes back to its hint, as for the
+        first answer, instead of showing an earlier answer's page and highlight; the same
+        sources again keep the page shown."""
+        same = list(citations) == self.citations
         self.citations = list(citations)
-        if not self.citations and self.current is not None:
-            self.current = None
-            self._generation += 1  # a render under way is not shown
-            self.header.set_hint(HINT)
-            self.stack.setCurrentIndex(PLACEHOLDER)
-            self.note.setText("")
-            self.toolbar.setEnabled(False)
-            self.toolbar.setVisible(False)
+        if not same and self.current is not None:
+            self.clear_page()
         self.list.blockSignals(True)
         self.list.clear()
         for c in self.citations:
@@ -206,8 +203,22 @@ class CitationPane(QWidget):
             )
             item.setToolTip(plain_tip(tip + shown(c.path)))
             self.list.addItem(item)
-        self.list.setCurrentRow(-1)
+        shown_now = self.current
+        row = -1
+        if shown_now is not None and shown_now in self.citations:
+            row = self.citations.index(shown_now)  # the same sources: the page shown stays
+        self.list.setCurrentRow(row)
         self.list.blockSignals(False)
+
+    def clear_page(self) -> None:
+        """No page shown: the hint to click a citation (a render under way is dropped)."""
+        self.current = None
+        self._generation += 1  # a render under way is not shown
+        self.header.set_hint(HINT)
+        self.stack.setCurrentIndex(PLACEHOLDER)
+        self.note.setText("")
+        self.toolbar.setEnabled(False)
+        self.toolbar.setVisible(False)
 
     def select(self, n: int) -> bool:
         """Show citation number ``n`` (as printed in the answer)."""
