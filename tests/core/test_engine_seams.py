@@ -185,6 +185,27 @@ def test_watched_folders_are_checked_before_anything_is_saved(
     assert applied.changed == ["watched_folders"] and engine.settings.watched_folders == [str(lib)]
 
 
+def test_a_parent_folder_replaces_its_watched_sub_folder_whichever_way_it_is_added(
+    engine: Engine, lib: Path
+) -> None:
+    """The settings dialog and `docent watch` add a folder the same way: a watched
+    sub-folder is replaced by its parent (the dialog kept both: two observers, two
+    sweeps of every file in it)."""
+    (lib / "sub").mkdir(exist_ok=True)
+    sub = str(lib / "sub")
+    for order in ([sub, str(lib)], [str(lib), sub]):
+        engine.apply_settings({"watched_folders": [sub]})
+        engine.apply_settings({"watched_folders": order})
+        assert engine.settings.watched_folders == [str(lib)], order
+        assert load_settings().watched_folders == [str(lib)]
+        engine.apply_settings({"watched_folders": []})
+    engine.apply_settings({"watched_folders": [sub]})
+    engine.watch(lib)
+    assert engine.settings.watched_folders == [str(lib)] == load_settings().watched_folders
+    with pytest.raises(SettingsError, match="already watched as part of"):
+        engine.apply_settings({"watched_folders": [str(lib), str(lib / "sub" / "..")] + [sub]})
+
+
 def test_every_question_becomes_one_turn(engine: Engine, ollama_down_host: str) -> None:
     engine.settings = engine.settings.model_copy(update={"ollama_host": ollama_down_host})
     conv = Conversation()

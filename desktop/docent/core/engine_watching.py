@@ -46,11 +46,17 @@ class EngineWatching(EngineCollections):
         already had)."""
         from docent.core.watching import plan_watch
 
-        watched = self.settings.watched_folders
-        folder, replaced = plan_watch(watched, path, self.settings.data_path)
-        target = self._watch_target(folder, collection)
-        kept = [w for w in watched if w not in replaced]
-        self._live.save(watched_folders=kept if folder in kept else [*kept, folder])
+        folder = str(filemod.normalise(path))
+        target = self._watch_target(folder, collection)  # before anything is saved
+        replaced: list[str] = []
+
+        def add(watched: list[str]) -> list[str]:
+            _, inside = plan_watch(watched, folder, self.settings.data_path)
+            replaced.extend(inside)
+            kept = [w for w in watched if w not in inside]
+            return kept if folder in kept else [*kept, folder]
+
+        self._live.change_folders(add)
         self._bind_watched(folder, target, replaced)
         if self.watcher is None:
             return None
@@ -63,12 +69,16 @@ class EngineWatching(EngineCollections):
         from docent.core.watching import WatchError
 
         folder = str(filemod.normalise(path))
-        watched = self.settings.watched_folders
-        if folder not in watched:
-            raise WatchError(
-                f"{folder} is not a watched folder. See `docent status` for the watched folders."
-            )
-        self._live.save(watched_folders=[w for w in watched if w != folder])
+
+        def remove(watched: list[str]) -> list[str]:
+            if folder not in watched:
+                raise WatchError(
+                    f"{folder} is not a watched folder. See `docent status` for the watched "
+                    "folders."
+                )
+            return [w for w in watched if w != folder]
+
+        self._live.change_folders(remove)
         self._cat.unbind_folder(folder)
         if self.watcher is not None:
             self.watcher.remove(folder)

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from docent.core import files as filemod
 from docent.core.config import Settings, SettingsChange, plan_change, update_settings_file
 from docent.core.errors import SettingsError
+from docent.core.userfiles import inside
 
 if TYPE_CHECKING:
     from docent.core.llm import Health, OllamaClient
@@ -105,11 +106,17 @@ class LiveSettings:
                     self._llm, self._llm_key = self._make_llm(plan.live), key
             return plan
 
-    def save(self, **values: object) -> None:
-        """Save ``values`` and put them in force (the watched folders, from watch/unwatch)."""
+    def change_folders(self, change: Callable[[list[str]], list[str]]) -> list[str]:
+        """The watched folders changed by ``change`` (given the current ones, it returns
+        the new list or raises), saved and put in force under the lock: a watch and an
+        unwatch at once on two workers each see the other's change. Returns the new list."""
         with self._lock:
-            self._persist(values)
-            self._settings = self._settings.model_copy(update=values)
+            before = list(self._settings.watched_folders)
+            after = change(before)
+            if after != before:
+                self._persist({"watched_folders": after})
+                self._settings = self._settings.model_copy(update={"watched_folders": after})
+            return after
 
     def _persist(self, values: dict[str, object]) -> None:
         """Write ``values`` to the settings file, only them: DOCENT_* overrides stay out."""
@@ -120,24 +127,23 @@ class LiveSettings:
 
     def _checked_folders(self, folders: list[object]) -> list[str]:
         """The watched folders normalised; a new one must exist, lie outside the data
-        folder and not inside another watched folder (SettingsError otherwise)."""
+        folder and not inside another watched folder (SettingsError otherwise), and
+        replaces the watched folders inside it, as ``Engine.watch`` does (both watched,
+        each file would have two observers and two sweeps)."""
         from docent.core.watching import WatchError, plan_watch
 
         current = self._settings.watched_folders
-        out: list[str] = []
-        for raw in folders:
-            folder = str(filemod.normalise(str(raw)))
-            if folder in out:
+        out = list(dict.fromkeys(str(filemod.normalise(str(raw))) for raw in folders))
+        for folder in out:
+            if folder in current:
                 continue
-            if folder not in current:
-                try:
-                    plan_watch(out, folder, self._settings.data_path)
-                except WatchError as exc:
-                    raise SettingsError(
-                        f"setting 'watched_folders': {exc}", {"watched_folders": str(exc)}
-                    ) from exc
-            out.append(folder)
-        return out
+            try:
+                plan_watch([f for f in out if f != folder], folder, self._settings.data_path)
+            except WatchError as exc:
+                raise SettingsError(
+                    f"setting 'watched_folders': {exc}", {"watched_folders": str(exc)}
+                ) from exc
+        return [f for f in out if not any(f != o and inside(f, o) for o in out)]
 
     def close(self) -> None:
         with self._lock:

@@ -127,6 +127,7 @@ LAYOUTS = {
         Layout("quote-5-last", instructions_last=True, quote=True, max_passages=5, best_last=True),
         Layout("quote-2", instructions_last=True, quote=True, max_passages=2),
         Layout("quote-2-last", instructions_last=True, quote=True, max_passages=2, best_last=True),
+        Layout("quote-1", instructions_last=True, quote=True, max_passages=1),
         Layout(
             "shot-3-last",
             instructions_last=True,
