@@ -259,6 +259,22 @@ def test_a_try_that_gives_nothing_usable_keeps_the_answer_before(
     assert answer.reason.endswith("its first answer stands.")
 
 
+def test_a_model_gone_after_the_first_answer_is_not_asked_again(
+    engine: Engine, ollama_stub: OllamaStub
+) -> None:
+    """The model was removed (or the server stopped) while the question was answered: a
+    later try would fail the same way, so the first answer stands without them."""
+
+    def invents_then_leaves(messages: list[dict[str, object]], model: str) -> str:
+        ollama_stub.fail_status = 404  # every request after this one: "model not found"
+        return INVENTION
+
+    ollama_stub.responder = invents_then_leaves
+    answer, _ = ask(engine)  # llm_answer_retries 2: two more tries were made before
+    assert len(ollama_stub.bodies("/api/chat")) == 2
+    assert answer.unsupported_answer and answer.parts()[1] == INVENTION
+
+
 def test_a_later_try_must_hold_a_sentence_a_passage_clearly_says() -> None:
     def generated(support: float, **kw: object) -> Answer:
         answer = Answer(

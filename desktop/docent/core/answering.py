@@ -270,12 +270,12 @@ class Answerer:
             return None
         evaluation = result.evaluation
         if result.hits:
-            issues = "; ".join(str(i) for i in getattr(evaluation, "issues", None) or [])
+            issues = "; ".join(evaluation.issues) if evaluation else ""
             reason = f"Retrieval confidence is {result.confidence or 'low'}"
             reason += f": {issues}." if issues else "."
         else:
             reason = "Nothing in the searched documents matched the question."
-        advice = str(getattr(evaluation, "recommendation", "") or "")
+        advice = evaluation.recommendation if evaluation else ""
         return self._abstained(run, result.hits[:ABSTAIN_PASSAGES], reason, advice)
 
     def _abstained(
@@ -424,6 +424,8 @@ class Answerer:
         self, run: _Run, prompt: Prompt, guard: OutputGuard, tokens: list[str], exc: LLMError
     ) -> Answer:
         """The stream failed: keep a useful partial answer, else quote passages."""
+        if isinstance(exc, LLMUnavailable | ModelNotFound):
+            run.requests.down = exc  # a try after this one would fail the same way
         if isinstance(exc, LLMUnavailable | ModelNotFound) or not tokens:
             return self._extractive(run, prompt.offered, str(exc))
         if len(terms("".join(tokens))) < MIN_PARTIAL_TERMS:
