@@ -86,6 +86,15 @@ def test_matched_markers_go_before_the_final_punctuation() -> None:
     assert insert_markers(text, sentences, {}) == text
 
 
+def test_a_marker_goes_in_where_the_text_has_more_spaces_than_its_sentence() -> None:
+    """A bullet written with several spaces: the sentence as split has one, and its
+    matched citation was listed with no marker in the text."""
+    text = "Intro line here.\n•   The  console   limits lines to 4095 bytes."
+    sentences = ["Intro line here.", "• The console limits lines to 4095 bytes."]
+    out = insert_markers(text, sentences, {1: 2})
+    assert out == "Intro line here.\n•   The  console   limits lines to 4095 bytes [2]."
+
+
 def test_judge_scores_decide_support_and_missing_ones_are_zero() -> None:
     answer = "Console lines are limited to 4095 bytes [1]. Output goes to a file [1]."
     checked = attribute(answer, {1: CONSOLE}, judge_scores=[0.2])

@@ -339,15 +339,19 @@ def _with_score(check: SentenceSupport, score: float, supported: bool) -> Senten
 
 def insert_markers(text: str, sentences: Sequence[str], matches: Mapping[int, int]) -> str:
     """``text`` with ``[n]`` put at the end of each matched sentence, before its final
-    punctuation ("... registers [2]."). A sentence not found as written is left as is."""
+    punctuation ("... registers [2]."). The sentences may have their spaces collapsed
+    ("•   Item" in the text, "• Item" as split): found with any run of spaces between
+    their words. A sentence not found at all is left as is."""
     out: list[str] = []
     cursor = 0
     for i, sentence in enumerate(sentences):
-        tail = sentence[-40:]
-        at = text.find(tail, cursor)
-        if at < 0:
+        words = sentence[-40:].split()
+        found = (
+            re.compile(r"\s+".join(map(re.escape, words))).search(text, cursor) if words else None
+        )
+        if found is None:
             continue
-        end = at + len(tail)
+        end = found.end()
         if i in matches:
             head = text[cursor:end]
             punct = _END_PUNCT.search(head)
