@@ -146,7 +146,9 @@ def open_library(
     from docent.core.config import Settings
     from docent.core.engine import Engine
 
-    more: dict[str, object] = {} if retries is None else {"llm_answer_retries": retries}
+    more: dict[str, object] = {}
+    if retries is not None:  # the request cap grows with them: the first ask plus each try
+        more = {"llm_answer_retries": retries, "llm_max_requests_per_question": max(3, retries + 1)}
     settings = Settings(
         data_dir=str(home),
         ollama_host=host,
