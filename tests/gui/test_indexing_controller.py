@@ -103,6 +103,25 @@ def test_a_failed_file_is_reported_once_the_run_ends(
     assert any("1 file could not be indexed" in m.text for m in posted)
 
 
+def test_a_folder_with_nothing_to_index_says_so(
+    qtbot: Any, fake: FakeEngine, make: Any, tmp_path: Path, drain: None
+) -> None:
+    """Add folder… on an empty folder showed nothing at all."""
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    full = folder(tmp_path, ["a.txt"])
+    posted = listen()
+    c = make()
+    with qtbot.waitSignal(c.run_finished, timeout=10_000):
+        c.add([str(empty)])
+    assert [m.text for m in posted if "Nothing to index" in m.text] == [
+        "Nothing to index in empty: it holds no file Docent reads."
+    ]
+    with qtbot.waitSignal(c.run_finished, timeout=10_000):
+        c.add([str(full)])
+    assert sum("Nothing to index" in m.text for m in posted) == 1
+
+
 def test_cancel_ends_the_running_and_the_queued_jobs(
     qtbot: Any, fake: FakeEngine, make: Any, tmp_path: Path, drain: None
 ) -> None:

@@ -336,14 +336,18 @@ class IndexController(QObject):
             more = "…" if len(end.report.removed) > 3 else ""
             bridge().info(f"Removed {names}{more} from the library.")
         elif job.id in self._runs:
-            self._say_how_it_ended(end.report)
+            self._say_how_it_ended(end.report, self._runs[job.id])
         self._removals.discard(job.id)
         if self._runs.pop(job.id, None) is not None and not self._runs:
             self.run_finished.emit(end.report if isinstance(end, JobFinished) else None)
         self._refresh_soon()
 
-    def _say_how_it_ended(self, report: IndexReport) -> None:
-        if report.cancelled:
+    def _say_how_it_ended(self, report: IndexReport, what: str) -> None:
+        found = (report.indexed, report.unchanged, report.renamed, report.removed)
+        said = (report.failed, report.skipped, report.unsupported)  # said when found
+        if not report.cancelled and not any(found) and not any(said):
+            bridge().info(f"Nothing to index in {what}: it holds no file Docent reads.")
+        elif report.cancelled:
             bridge().info("Indexing cancelled; the documents that finished are kept.")
         elif report.failed:
             n = len(report.failed)
