@@ -265,3 +265,18 @@ def test_the_banner_after_a_counted_answer_says_the_model_answered() -> None:
     down = answer("quotes", mode="extractive", reason="Ollama is not running.")
     text, retry = banner(Health(True, ["tiny:1b"]), "tiny:1b", down)
     assert retry and "The last answer only quotes passages" in text
+
+
+def test_the_banner_for_ollama_down_says_what_answers_do_once() -> None:
+    """The client's message says "(answers are extractive until then)" and the banner
+    went on "Until then, answers quote the best passages.": the same thing twice."""
+    from docent.core.api import Health
+    from docent.core.llm import OllamaClient
+    from docent.gui.health import banner
+
+    down = OllamaClient("http://127.0.0.1:9", "tiny:1b", 1.0, 1.0, 1.0).health(1.0)
+    assert not down.ok and "(answers are extractive until then)" in down.message
+    text, _ = banner(down, "tiny:1b", None)
+    assert text.count("until then") + text.count("Until then") == 1
+    assert text.startswith("Ollama is not running at") and "ollama serve" in text
+    assert banner(Health(False), "tiny:1b", None)[0].startswith("Ollama is not running.")

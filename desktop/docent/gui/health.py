@@ -32,7 +32,10 @@ def banner(health: Health | None, model: str, last: Answer | None) -> tuple[str,
         if health.models:
             what = f"{model} is not installed in Ollama: run `ollama pull {model}` or pick another model."
         else:
-            what = health.message or "Ollama is not running."
+            # Its message may already say what answers are meanwhile ("(answers are
+            # extractive until then)"): said once, in the banner's words.
+            what = health.message.replace(" (answers are extractive until then)", "")
+            what = what or "Ollama is not running."
         return f"{what} Until then, answers quote the best passages.", extractive
     if extractive and last is not None and last.cut:  # it answered, with nothing usable
         return (
