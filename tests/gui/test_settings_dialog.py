@@ -36,6 +36,27 @@ def test_a_bad_url_is_refused_naming_the_field(qtbot: Any, fake: FakeEngine, dra
     assert fake.applied == [] and fake.settings.ollama_host == ""
 
 
+def test_the_fields_stay_put_when_errors_appear(qtbot: Any, fake: FakeEngine, drain: None) -> None:
+    dialog = SettingsDialog(fake)
+    qtbot.addWidget(dialog)
+    dialog.show()
+    qtbot.waitExposed(dialog)
+
+    def places() -> list[tuple[int, int]]:
+        return [
+            (w.mapTo(dialog, w.rect().topLeft()).y(), w.height())
+            for w in (dialog.host_edit, dialog.folders, dialog.ocr_check, dialog.rerank_edit)
+        ]
+
+    before = places()
+    dialog.host_edit.setText("localhost:99999")
+    dialog.embedding_edit.setText("")
+    dialog.rerank_edit.setText("/nonexistent/dir")
+    save(qtbot, dialog)
+    assert dialog.error_label.isVisible() and dialog.error_label.text().count("\n") >= 2
+    assert places() == before
+
+
 def test_the_red_mark_goes_when_the_field_is_edited(
     qtbot: Any, fake: FakeEngine, drain: None
 ) -> None:
@@ -59,7 +80,7 @@ def test_the_red_mark_goes_when_the_field_is_edited(
     assert dialog.error_label.text().startswith("Qdrant server URL:")
     dialog.qdrant_edit.clear()
     qtbot.keyClicks(dialog.qdrant_edit, "http://localhost:6333")
-    assert not dialog.error_label.isVisibleTo(dialog)
+    assert dialog.error_label.text() == ""
 
 
 def test_the_host_placeholder_names_the_address_in_use(

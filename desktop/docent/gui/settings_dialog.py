@@ -179,7 +179,10 @@ class SettingsDialog(QDialog):
         self.error_label.setObjectName("settingsError")
         self.error_label.setWordWrap(True)
         self.error_label.setTextFormat(Qt.TextFormat.PlainText)
-        self.error_label.setVisible(False)
+        self.error_label.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
+        # Room for four lines kept even when empty: the fields above never move when
+        # errors come and go (one meant to be clicked moved, and the click hit the next).
+        self.error_label.setMinimumHeight(4 * self.error_label.fontMetrics().lineSpacing())
         self.buttons = QDialogButtonBox(
             QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel
         )
@@ -188,6 +191,7 @@ class SettingsDialog(QDialog):
         self.test_button.clicked.connect(self.test_connection)
         layout = QVBoxLayout(self)
         layout.addLayout(form)
+        layout.addStretch(1)
         layout.addWidget(self.error_label)
         layout.addWidget(self.buttons)
         self.resize(620, 460)
@@ -285,7 +289,6 @@ class SettingsDialog(QDialog):
         if self._other:
             lines.append(self._other)
         self.error_label.setText("\n".join(lines))
-        self.error_label.setVisible(bool(lines))
 
     def _reset_problems(self) -> None:
         self._clear_marks()
