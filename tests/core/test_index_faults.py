@@ -17,7 +17,14 @@ from docent.core.config import load_settings
 from docent.core.embedding import ChunkVectors
 from docent.core.engine import Engine
 from docent.core.errors import StoreUnavailable
-from docent.core.index_events import DocumentChanged, IndexEvent, Job, JobFinished, JobKind
+from docent.core.index_events import (
+    DocumentChanged,
+    IndexEvent,
+    Job,
+    JobFailed,
+    JobFinished,
+    JobKind,
+)
 from docent.core.models import DocState
 from docent.core.store import ChunkPoint
 from fake_embedder import FakeEmbedder
@@ -199,3 +206,53 @@ def test_re_index_reads_the_file_again_and_reuses_unchanged_vectors(files: list[
         assert rebuilt.doc_id == a.doc_id and rebuilt.indexed_at > a.indexed_at
     finally:
         eng.close()
+
+
+def test_close_lets_a_run_that_missed_its_cancel_end_before_the_store_goes(
+    files: list[Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A step that checks no cancel (a long folder walk) outlived the queue's wait: the
+    store and catalog were closed under the run, which then wrote into them."""
+    from docent.core import job_runners
+    from docent.core.indexer import Indexer
+    from docent.core.jobs import IndexQueue
+
+    walking, released = threading.Event(), threading.Event()
+    real_collect, real_close, real_stop = (
+        job_runners.filemod.collect,
+        Indexer.close,
+        IndexQueue.stop,
+    )
+
+    def stuck_walk(paths: list[Path], recursive: bool = True) -> object:
+        walking.set()
+        released.wait(TIMEOUT)  # checks no cancel until its files are no longer read
+        return real_collect(paths, recursive)
+
+    def close(self: Indexer) -> None:
+        released.set()
+        real_close(self)
+
+    stops: list[float] = []
+
+    def stop(self: IndexQueue, timeout: float = 30.0) -> bool:
+        stops.append(timeout)
+        return real_stop(self, 0.2 if len(stops) == 1 else timeout)  # the first wait is short
+
+    monkeypatch.setattr(job_runners.filemod, "collect", stuck_walk)
+    monkeypatch.setattr(Indexer, "close", close)
+    monkeypatch.setattr(IndexQueue, "stop", stop)
+    eng = Engine(load_settings(extract_in_subprocess=False), embedder=FakeEmbedder()).open()
+    ended: list[IndexEvent] = []
+    eng.subscribe(lambda e: ended.append(e) if isinstance(e, JobFinished | JobFailed) else None)
+    eng.submit_index([str(files[0].parent)])
+    assert walking.wait(TIMEOUT)
+    eng.close()
+    assert len(stops) == 2 and released.is_set()
+    assert [type(e) for e in ended] == [JobFinished]  # it ended cancelled, not on a closed store
+    again = Engine(load_settings(extract_in_subprocess=False), embedder=FakeEmbedder()).open()
+    try:
+        assert again.catalog is not None
+        assert all(d.state is not DocState.INDEXING for d in again.documents())
+    finally:
+        again.close()

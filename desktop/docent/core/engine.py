@@ -57,6 +57,9 @@ if TYPE_CHECKING:
     from docent.core.watching import Watcher
 
 log = logging.getLogger(__name__)
+#: Seconds close() gives a run that did not stop when cancelled, once its file reading
+#: is stopped, before it leaves the store open for the exit.
+CLOSE_WAIT = 60.0
 
 
 def _spare_one_core() -> int:
@@ -173,7 +176,18 @@ class Engine(EngineWatching):
             self.watcher.stop()
             self.watcher = None
         if self._queue is not None:
-            self._queue.stop()
+            stopped = self._queue.stop()
+            if not stopped and self._indexer is not None:
+                # A step that checks no cancel (a file read, a long folder walk): stop the
+                # file reading under it, and give it longer before the store goes.
+                self._indexer.close()
+                stopped = self._queue.stop(timeout=CLOSE_WAIT)
+            if not stopped:
+                # Closing the store under a run that still writes would break both: leave
+                # them to the process's exit, which the store and catalog survive as any
+                # crash (the next start finishes or re-queues what was half-done).
+                log.error("indexing did not stop: the store is left open for the exit")
+                return
             self._queue = None
         if self._indexer is not None:
             self._indexer.close()

@@ -262,8 +262,9 @@ class IndexQueue:
                 self._running.cancel.set()
             self._cond.notify_all()
 
-    def stop(self, timeout: float = 30.0) -> None:
-        """Drop pending jobs, cancel the running one and end the thread."""
+    def stop(self, timeout: float = 30.0) -> bool:
+        """Drop pending jobs, cancel the running one and end the thread; False when it
+        is still running after ``timeout`` (a step that checks no cancel meanwhile)."""
         with self._cond:
             self._stopping = True
             self._pending.clear()
@@ -275,6 +276,8 @@ class IndexQueue:
             thread.join(timeout)
             if thread.is_alive():
                 log.warning("the indexing queue did not stop within %.0f s", timeout)
+                return False
+        return True
 
     # The worker ------------------------------------------------------------
 
