@@ -12,6 +12,7 @@ from typing import Any
 from gui_helpers import ANSWER_TIMEOUT_MS, INDEX_TIMEOUT_MS, click_chip, drop
 
 from docent.gui.citation_pane import PDF, TEXT
+from docent.gui.messages import bridge
 from format_files import PHRASES, make_docx, make_xlsx
 from scan_files import page_image, save_scan
 
@@ -30,13 +31,15 @@ def test_a_dropped_folder_of_office_files_and_a_scan_is_cited_where_it_reads(
     window = make_window(make_engine(ollama_host=ollama_down_host))
     lib, chat, sources = window.library, window.chat, window.citations
 
+    posted: list[str] = []  # what was said, whether or not its note timed out since
+    bridge().message_posted.connect(lambda m: posted.append(m.text))
     with qtbot.waitSignal(lib.controller.run_finished, timeout=INDEX_TIMEOUT_MS):
         drop(window, [folder])
     rows = {r.file_name: r for r in lib.model.rows()}
     assert sorted(rows) == ["ledger.xlsx", "minutes.pdf", "report.docx"]
     assert [r.state for r in rows.values()] == ["ready"] * 3, [r.state_text for r in rows.values()]
     assert rows["minutes.pdf"].state_text == "ready · OCR"
-    said = " ".join(window.notifications.texts())
+    said = " ".join(posted)
     assert "old.doc" in said and "Word" in said and "EPUB" in said, said
 
     def ask_and_click(name: str, question: str) -> Any:

@@ -8,6 +8,7 @@ from typing import Any
 from gui_helpers import ENCRYPTED_PDF, INDEX_TIMEOUT_MS, SMALL_PDFS, drop
 
 from docent.gui.library_rows import ROW_ROLE
+from docent.gui.messages import bridge
 
 
 def test_dropped_folder_is_indexed_with_progress_and_reasons(
@@ -32,6 +33,8 @@ def test_dropped_folder_is_indexed_with_progress_and_reasons(
             indexing_rows.append((row.file_name, cells[3], cells[1]))
 
     lib.controller.document_progressed.connect(on_doc)
+    posted: list[str] = []  # what was said, whether or not its note timed out since
+    bridge().message_posted.connect(lambda m: posted.append(m.text))
 
     with qtbot.waitSignal(lib.controller.run_finished, timeout=INDEX_TIMEOUT_MS) as run:
         drop(window, [library_dir])
@@ -53,7 +56,7 @@ def test_dropped_folder_is_indexed_with_progress_and_reasons(
     failed = rows[ENCRYPTED_PDF]
     assert failed.state == "failed"
     assert "password" in failed.state_text.lower()
-    texts = " ".join(window.notifications.texts())
+    texts = " ".join(posted)
     assert "minutes.doc" in texts, "the unsupported file was not reported"
     assert "could not be indexed" in texts
     assert not lib.progress_row.isVisibleTo(lib)

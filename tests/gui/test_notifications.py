@@ -152,12 +152,12 @@ def test_saving_the_settings_clears_the_old_errors(
     qtbot: Any, fake: FakeEngine, make_window: Any
 ) -> None:
     window = started(qtbot, fake, make_window)
-    bridge().error("Could not load the embedding model '-5'.")
+    bridge().error("Ollama is not running at http://127.0.0.1:11434.")
     bridge().warning("Could not resume the queued documents.")
     assert len(window.notifications.notifications()) == 2
     dialog = window.open_settings()
-    dialog.embedding_edit.setText("BAAI/bge-small-en-v1.5")
+    dialog.host_edit.setText("http://127.0.0.1:11500")  # the fix
     with qtbot.waitSignal(dialog.settings_applied, timeout=10_000):
         dialog.buttons.button(QDialogButtonBox.StandardButton.Save).click()
     (note,) = window.notifications.notifications()
-    assert note.message.level == "info" and note.message.text.startswith("Saved.")
+    assert note.message.level == "info" and note.message.text.startswith("Settings saved")
