@@ -12,9 +12,8 @@ Every answer has one of three modes:
   quotes the best passages offered after the model's words, as "retrieved" citations.
   Before settling for one, the model is asked again with another seed (at most
   ``llm_answer_retries`` times, within the request cap; ``AskStage.RETRYING`` tells the
-  window to drop what it streamed), sampled hotter (``RETRY_SAMPLING``) and shown the
-  best passage alone (``RETRY_PASSAGES``): a small model that invents in one run
-  sometimes copies from the passage in the next. A later try
+  window to drop what it streamed), sampled hotter (``RETRY_SAMPLING``): a small model
+  that invents in one run sometimes copies from the passages in the next. A later try
   replaces the first only when a passage clearly says one of its sentences
   (``clearly_supported``); otherwise the first answer stands, labelled as it was.
 - ``extractive``: no model answered (not running, model not pulled, nothing within the
@@ -45,7 +44,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -113,8 +112,6 @@ EXTRACTIVE_PASSAGES = 3
 #: try kept whatever it was, 90 % cited at 0.6 against 84 % with only the seed changed;
 #: not measured again seed-only since the bar below).
 RETRY_SAMPLING: dict[str, Any] = {"temperature": 0.6}
-#: Passages a later try is shown: the best one alone (README, session 14).
-RETRY_PASSAGES = 1
 #: A later try replaces the first answer only with a sentence supported at least this
 #: well (matching cites at 0.5): the tries cited at 0.5-0.73 were inventions dressed in
 #: the passage's words, those at 0.89-1.0 copied the passage (README, session 8).
@@ -311,7 +308,6 @@ class Answerer:
         options = retry_options(prompt.options, run.attempt)
         first = self._ask_model(run, prompt, plan, options)
         seed, tries = int(options.get("seed") or 0), 1
-        again_prompt: Prompt | None = None
         while self._retry_wanted(run, first, tries):
             # No sentence of the answer is supported: a small model invents in one run
             # and copies from the passages in the next, so it is asked again with another
@@ -321,22 +317,9 @@ class Answerer:
             if run.on_stage is not None:
                 run.on_stage(AskStage.RETRYING)
             tries, seed = tries + 1, seed + 1
-            if again_prompt is None:
-                # The best passage alone: with nothing else to draw on, a small model
-                # copies it more often (README, session 14: 9 of 29 tries cited against
-                # 5 of 32 with the first prompt's three passages, the same first answers).
-                again_prompt = build_prompt(
-                    run.question,
-                    run.query,
-                    run.result.hits,
-                    run.conv,
-                    plan,
-                    self.settings.domain_preamble,
-                    replace(self.layout, max_passages=RETRY_PASSAGES),
-                )
-            options = {**again_prompt.options, "seed": seed, **RETRY_SAMPLING}
+            options = {**prompt.options, "seed": seed, **RETRY_SAMPLING}
             try:
-                again = self._ask_model(run, again_prompt, plan, options)
+                again = self._ask_model(run, prompt, plan, options)
             except AnswerCancelled as exc:
                 raise AnswerCancelled(str(exc), first) from exc
             if clearly_supported(again):
