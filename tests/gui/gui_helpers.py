@@ -55,3 +55,12 @@ def click_chip(view: Any, turn: int, n: int) -> str:
     tip = str(cur.charFormat().toolTip())
     QTest.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, at)
     return tip
+
+
+def started(qtbot: Any, engine: Any, make_window: Any) -> Any:
+    """A window on ``engine`` once it has checked Ollama and read the library."""
+    window = make_window(engine)
+    with qtbot.waitSignal(window.health_changed, timeout=10_000):
+        pass
+    qtbot.waitUntil(lambda: "document" in window.docs_label.text(), timeout=10_000)
+    return window

@@ -6,20 +6,12 @@ from pathlib import Path
 from typing import Any
 
 from fakes import FakeEngine, answer, citation
-from gui_helpers import drop
+from gui_helpers import drop, started
 from PySide6.QtWidgets import QFileDialog
 
 from docent.core.api import Health, JobKind
 from docent.core.embedding import EmbeddingError
 from docent.core.models import DocState, DocumentRecord
-
-
-def started(qtbot: Any, fake: FakeEngine, make_window: Any) -> Any:
-    window = make_window(fake)
-    with qtbot.waitSignal(window.health_changed, timeout=10_000):
-        pass
-    qtbot.waitUntil(lambda: "document" in window.docs_label.text(), timeout=10_000)
-    return window
 
 
 def test_startup_warms_up_watches_and_shows_the_status(

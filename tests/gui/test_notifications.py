@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 from fakes import FakeEngine, answer, citation
+from gui_helpers import started
 from PySide6.QtCore import QRect, Qt
 from PySide6.QtWidgets import QDialogButtonBox, QWidget
 
@@ -21,14 +22,6 @@ LONG = (
     "`TextEmbedding.list_supported_models()`. The bundled model "
     "'sentence-transformers/all-MiniLM-L6-v2' works offline."
 )
-
-
-def started(qtbot: Any, fake: FakeEngine, make_window: Any) -> Any:
-    window = make_window(fake)
-    with qtbot.waitSignal(window.health_changed, timeout=10_000):
-        pass
-    qtbot.waitUntil(lambda: "document" in window.docs_label.text(), timeout=10_000)
-    return window
 
 
 def rect_in(window: Any, widget: QWidget) -> QRect:

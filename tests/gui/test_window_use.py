@@ -7,20 +7,13 @@ from pathlib import Path
 from typing import Any
 
 from fakes import FakeEngine, answer, citation
+from gui_helpers import started
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QTableWidget
 
 from docent.core.api import Health
 from docent.gui.settings_dialog import SettingsDialog
 from docent.gui.summary_dialog import SummaryDialog
-
-
-def started(qtbot: Any, fake: FakeEngine, make_window: Any) -> Any:
-    window = make_window(fake)
-    with qtbot.waitSignal(window.health_changed, timeout=10_000):
-        pass
-    qtbot.waitUntil(lambda: "document" in window.docs_label.text(), timeout=10_000)
-    return window
 
 
 def pick(window: Any, model: str) -> None:
