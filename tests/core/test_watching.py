@@ -235,6 +235,40 @@ def test_a_folder_moved_before_all_its_files_were_indexed(engine: Engine, lib: P
     assert engine.embedder.texts_embedded == embedded + 1  # b's one chunk only
 
 
+def test_a_file_removed_from_a_watched_folder_stays_out_until_added_again(
+    engine: Engine, lib: Path
+) -> None:
+    """Removed by the user, it came back with the folder's next sweep (and with its next
+    edit); now it stays out until the user adds it again. The watcher runs throughout."""
+    (lib / "sub").mkdir()
+    for tag in ("a", "b", "c"):
+        (lib / f"{tag}.txt").write_text(text_for(tag))
+    (lib / "sub" / "d.txt").write_text(text_for("d"))
+    start(engine, lib)
+    engine.submit_removal([str(lib / "a.txt"), str(lib / "sub")])
+    assert engine.wait_idle(TIMEOUT)
+    assert catalog_paths(engine) == {str(lib / "b.txt"), str(lib / "c.txt")}
+    (lib / "a.txt").write_text(text_for("a") + " An edit.")  # an event for it
+    (lib / "sub" / "e.txt").write_text(text_for("e"))  # a new file in the folder left out
+    engine.queue.sweep(str(lib))
+    assert engine.wait_idle(TIMEOUT)
+    assert catalog_paths(engine) == {str(lib / "b.txt"), str(lib / "c.txt")}
+    engine.submit_index([str(lib / "a.txt")])  # the user adds it back
+    assert engine.wait_idle(TIMEOUT)
+    engine.queue.sweep(str(lib))
+    assert engine.wait_idle(TIMEOUT)
+    assert catalog_paths(engine) == {str(lib / n) for n in ("a.txt", "b.txt", "c.txt")}
+    engine.remove(str(lib / "c.txt"))  # `docent remove` leaves it out too
+    engine.queue.sweep(str(lib))
+    assert engine.wait_idle(TIMEOUT)
+    assert catalog_paths(engine) == {str(lib / "a.txt"), str(lib / "b.txt")}
+    engine.unwatch(lib)  # a folder no longer watched: removing leaves nothing out
+    engine.submit_removal([str(lib / "b.txt")])
+    assert engine.wait_idle(TIMEOUT)
+    engine.index([lib])
+    assert str(lib / "b.txt") in catalog_paths(engine)
+
+
 def test_move_in_and_out(engine: Engine, lib: Path, outside: Path) -> None:
     rec = start(engine, lib)
     src = outside / "in.md"

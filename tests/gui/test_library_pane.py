@@ -134,11 +134,11 @@ def test_the_menu_asks_summarizes_reindexes_and_removes(
     assert fake.submitted[-1].kind is JobKind.DROP
 
 
-def test_removing_a_file_of_a_watched_folder_says_it_comes_back(
+def test_removing_a_file_of_a_watched_folder_says_it_stays_out(
     qtbot: Any, fake: FakeEngine, pane: LibraryPane, monkeypatch: Any, tmp_path: Path
 ) -> None:
-    """The next sweep of its folder indexes it again: the question says so, and how to
-    keep it out."""
+    """It stays out though its folder is swept (Catalog.leave_out): the question says so,
+    and how to bring it back."""
     watched, other = tmp_path / "watched", tmp_path / "other"
     watched.mkdir()
     fake.add_document(str(watched / "alpha.pdf"), ["The alpha text."])
@@ -161,7 +161,7 @@ def test_removing_a_file_of_a_watched_folder_says_it_comes_back(
         actions["Remove from library"].trigger()
     beta, alpha = asked
     assert "watched folder" not in beta
-    assert "its next sweep adds them again" in alpha and "stop watching it" in alpha
+    assert "watched folder holds them" in alpha and "until you add them again" in alpha
 
 
 def test_show_extracted_text_opens_a_dialog(

@@ -28,7 +28,7 @@ from pathlib import Path
 from docent.core.catalog_collections import MEMBERSHIP_COLUMN, CollectionCatalog, split_ids
 from docent.core.errors import CatalogError
 from docent.core.models import CANCELLED, DocState, DocumentRecord
-from docent.core.userfiles import is_text_safe
+from docent.core.userfiles import inside, is_text_safe
 
 #: The documents table's columns: every field but ``collections`` (the memberships table).
 _COLUMNS = [f.name for f in fields(DocumentRecord) if f.name != "collections"]
@@ -55,6 +55,9 @@ CREATE TABLE IF NOT EXISTS documents (
 );
 CREATE INDEX IF NOT EXISTS documents_sha ON documents(sha256);
 CREATE INDEX IF NOT EXISTS documents_name ON documents(file_name);
+-- Paths the user removed from the library inside a watched folder: its sweeps and
+-- events leave them out until the user adds them again (Catalog.leave_out).
+CREATE TABLE IF NOT EXISTS left_out (path TEXT PRIMARY KEY);
 CREATE TABLE IF NOT EXISTS summaries (
     sha256 TEXT NOT NULL,
     type TEXT NOT NULL,
@@ -223,6 +226,26 @@ class Catalog(CollectionCatalog):
             db.execute("DELETE FROM documents WHERE doc_id = ?", (doc_id,))
             db.execute("DELETE FROM memberships WHERE doc_id = ?", (doc_id,))
             db.execute("DELETE FROM payload_stale WHERE doc_id = ?", (doc_id,))
+
+    # Left out ----------------------------------------------------------------
+
+    def leave_out(self, path: str) -> None:
+        """``path`` (a file or a folder) stays out of the library though a watched folder
+        holds it: the user removed it."""
+        with self._transaction() as db:
+            db.execute("INSERT OR IGNORE INTO left_out (path) VALUES (?)", (_to_db(path),))
+
+    def take_back(self, paths: Sequence[str]) -> None:
+        """The user adds ``paths``: what was left out at or under them is not any more."""
+        gone = [p for p in self.left_out() if any(inside(p, added) for added in paths)]
+        if gone:
+            with self._transaction() as db:
+                db.executemany("DELETE FROM left_out WHERE path = ?", [(_to_db(p),) for p in gone])
+
+    def left_out(self) -> list[str]:
+        with self._lock:
+            rows = self._db.execute("SELECT path FROM left_out ORDER BY path").fetchall()
+        return [_from_db(r[0]) for r in rows]
 
     def counts(self, collection: str | None = None) -> dict[str, int]:
         """Documents per state, "documents" in all and the "chunks" of the ready ones;

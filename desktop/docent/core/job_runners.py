@@ -36,10 +36,14 @@ class QueueOps(Protocol):
 
 
 Runner = Callable[[QueueOps, Job, IndexReport], None]
+#: Jobs a person asked for (a window, a command), as against a watcher's or a sweep's.
+ASKED = ("user", "command")
 
 
 def run_index(q: QueueOps, job: Job, report: IndexReport) -> None:
     """Walk the paths, index the files, then drop documents whose file left a folder."""
+    if job.source in ASKED:  # added by the user: no longer left out of its watched folder
+        q.catalog.take_back(job.paths)
     found = filemod.collect(list(job.paths), job.recursive)
     q.found(job, found)
     if job.source == "command":  # named on a command line; a queued file that vanished
@@ -131,6 +135,9 @@ def run_remove(q: QueueOps, job: Job, report: IndexReport) -> None:
 
 def run_drop(q: QueueOps, job: Job, report: IndexReport) -> None:
     path = job.paths[0]
+    if job.source in ASKED and any(inside(path, w) for w in q.catalog.folder_bindings()):
+        # Removed by the user inside a watched folder: its next sweep would add it again.
+        q.catalog.leave_out(path)
     rec = q.catalog.by_path(path)
     for r in [rec] if rec else q.catalog.under(path):
         q.remove_record(r, job, report)

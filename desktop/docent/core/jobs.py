@@ -36,7 +36,7 @@ from docent.core.index_events import (
     JobStarted,
 )
 from docent.core.indexer import FailedFile, Indexer, IndexReport, Progress, ProgressCallback
-from docent.core.job_runners import RUNNERS
+from docent.core.job_runners import ASKED, RUNNERS
 from docent.core.models import DocumentRecord
 from docent.core.userfiles import inside
 
@@ -358,6 +358,9 @@ class IndexQueue:
         # A path that vanished since it was queued is not a failure: its `deleted` event
         # (or the next sweep) removes it. Only files present now are indexed.
         present = [Path(p) for p in paths if os.path.isfile(p)]
+        if job.source not in ASKED and (out := self.catalog.left_out()):
+            # What the user removed from a watched folder stays out of its sweeps and events.
+            present = [p for p in present if not any(inside(str(p), o) for o in out)]
         into = job.collection if collection is None else collection
         if present:
             report.merge(

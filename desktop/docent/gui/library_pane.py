@@ -433,8 +433,8 @@ class LibraryPane(QWidget):
         folders = self.watched.folders()
         if any(inside(r.path, f) for r in rows for f in folders):
             question += (
-                "\n\nA watched folder holds them, so its next sweep adds them again: to "
-                "keep them out, move them out of it, or stop watching it."
+                "\n\nA watched folder holds them: they stay out of the library all the "
+                "same, until you add them again."
             )
         if not ask(self, "Remove from library", question, "Remove"):
             return
