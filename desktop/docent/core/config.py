@@ -32,10 +32,10 @@ from pydantic import (
 from pydantic_core import ErrorDetails
 
 from docent.core.errors import SettingsError
+from docent.core.model_files import BUNDLED_MODEL, EmbeddingError, check_model
 
 APP_NAME = "docent"
 ENV_PREFIX = "DOCENT_"
-BUNDLED_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 #: The password in ``scheme://user:password@host``.
 _PASSWORD = re.compile(r"^([^:/?#]*://[^:/?#@]*:)[^/?#]*@")
 REPO_ROOT = Path(__file__).resolve().parents[3]
@@ -243,7 +243,6 @@ class Settings(BaseModel):
         """Refused now rather than at the next start, when every question would fail."""
         if v == BUNDLED_MODEL:
             return v  # the default: no import of fastembed at startup
-        from docent.core.embedding import EmbeddingError, check_model
 
         data_dir = str(info.data.get("data_dir") or "")
         data = Path(data_dir).expanduser() if data_dir else default_data_dir()
