@@ -25,6 +25,7 @@ from docent.core.index_events import (
     JobFinished,
     JobKind,
 )
+from docent.core.model_files import EmbeddingError
 from docent.core.models import DocState
 from docent.core.store import ChunkPoint
 from fake_embedder import FakeEmbedder
@@ -145,6 +146,25 @@ def test_a_store_fault_queues_what_the_run_did_not_finish(
         report = eng.index(files)
         assert sorted(Path(p).name for p in report.indexed) == ["b.txt", "c.txt", "d.txt"]
         assert set(states(eng).values()) == {DocState.READY}
+    finally:
+        eng.close()
+
+
+def test_a_model_that_does_not_load_stops_the_run_and_fails_no_file(
+    files: list[Path],
+) -> None:
+    """Not one file's fault: every file would be marked failed for it."""
+
+    class NoModel(FakeEmbedder):
+        def embed_chunks(self, texts: Sequence[str], bodies: Sequence[str]) -> list[ChunkVectors]:
+            raise EmbeddingError("Could not load the embedding model: its folder is gone.")
+
+    eng = Engine(load_settings(extract_in_subprocess=False), embedder=NoModel()).open()
+    try:
+        with pytest.raises(EmbeddingError):
+            eng.index(files)
+        assert set(states(eng).values()) == {DocState.QUEUED}
+        assert all("folder is gone" in d.error for d in eng.documents())
     finally:
         eng.close()
 

@@ -39,6 +39,7 @@ from docent.core.errors import (
     StoreError,
 )
 from docent.core.index_report import FailedFile, IndexReport, Progress, ProgressCallback
+from docent.core.model_files import EmbeddingError
 from docent.core.models import CANCELLED, Chunk, DocState, DocumentRecord, SparseVec
 from docent.core.preparing import Limits, Prepared, Preparer
 from docent.core.sandbox import CRASHED, InlinePreparer, Preparation, ProcessPreparer
@@ -75,9 +76,10 @@ FLUSH_POINTS = 5000
 INDEXING = "building the search index"
 #: Failures that say nothing about the file itself: try again on the next run.
 RETRY_REASONS = frozenset({CRASHED, IndexingFault.reason, "missing", "unreadable"})
-#: Errors after which no file of the run can be written (the store, the data folder):
-#: the run stops, and what it did not finish is queued for the next one.
-LIBRARY_FAULTS = (StoreError, DataFolderError)
+#: Errors after which no file of the run can be written (the store, the data folder, an
+#: embedding model that does not load): the run stops, and what it did not finish is
+#: queued for the next one (failing each file for it would mark the whole library failed).
+LIBRARY_FAULTS = (StoreError, DataFolderError, EmbeddingError)
 
 
 def content_hash(text: str, model: str = BUNDLED_MODEL) -> str:
