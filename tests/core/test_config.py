@@ -153,6 +153,21 @@ def test_an_unknown_embedding_model_is_refused_at_load(
     assert "'no/such-model' is not a model Docent can load" in str(err.value)
 
 
+def test_a_model_folder_missing_at_start_does_not_keep_docent_from_starting(
+    _isolated_home: Path, tmp_path: Path
+) -> None:
+    """A folder on a drive not plugged in: the settings load (the model's load says what
+    is wrong, in a window the user can fix it from); saved anew, it is refused."""
+    unplugged = tmp_path / "usb" / "my-model"
+    _isolated_home.mkdir(parents=True, exist_ok=True)
+    (_isolated_home / "settings.toml").write_text(f'embedding_model = "{unplugged}"\n')
+    loaded = load_settings()
+    assert loaded.embedding_model == str(unplugged)
+    assert validate_change(loaded, ollama_model="qwen2.5:3b").ollama_model == "qwen2.5:3b"
+    with pytest.raises(SettingsError, match="setting 'embedding_model'.*is not a folder"):
+        validate_change(Settings(), embedding_model=str(unplugged))
+
+
 def test_a_fastembed_model_not_on_this_machine_is_refused(_isolated_home: Path) -> None:
     # fastembed knows it, but Docent never downloads: it could not load at the next start
     with pytest.raises(SettingsError) as err:

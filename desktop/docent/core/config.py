@@ -239,15 +239,15 @@ class Settings(BaseModel):
 
     @field_validator("embedding_model")
     @classmethod
-    def _embedding_model(cls, v: str, info: ValidationInfo) -> str:
-        """Refused now rather than at the next start, when every question would fail."""
+    def _embedding_model(cls, v: str) -> str:
+        """A name no model has is refused wherever it comes from; whether a folder's or a
+        fastembed model's files are here is checked when the value changes
+        (``validate_change``), so a folder on a drive not plugged in does not keep Docent
+        from starting."""
         if v == BUNDLED_MODEL:
             return v  # the default: no import of fastembed at startup
-
-        data_dir = str(info.data.get("data_dir") or "")
-        data = Path(data_dir).expanduser() if data_dir else default_data_dir()
         try:
-            check_model(v, data / "models")
+            check_model(v, None, files=False)
         except EmbeddingError as exc:
             raise ValueError(str(exc)) from None
         return v
@@ -460,11 +460,22 @@ def load_settings(path: Path | None = None, **overrides: Any) -> Settings:
 
 
 def validate_change(settings: Settings, **changes: Any) -> Settings:
-    """A copy of ``settings`` with ``changes`` applied, or SettingsError naming the key."""
+    """A copy of ``settings`` with ``changes`` applied, or SettingsError naming the key.
+    A new embedding model must be loadable here and now: saved, it would fail every
+    question after the next start."""
     try:
-        return Settings(**{**settings.model_dump(), **changes})
+        wanted = Settings(**{**settings.model_dump(), **changes})
     except ValidationError as exc:
         raise settings_error(exc, "the new values") from exc
+    model = wanted.embedding_model
+    if model != settings.embedding_model and model != BUNDLED_MODEL:
+        try:
+            check_model(model, wanted.data_path / "models")
+        except EmbeddingError as exc:
+            raise SettingsError(
+                f"setting 'embedding_model': {exc}", {"embedding_model": str(exc)}
+            ) from None
+    return wanted
 
 
 #: Settings a running engine cannot take over: it has the store, the embedding model, the

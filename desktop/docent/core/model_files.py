@@ -34,24 +34,29 @@ def model_folder(name: str) -> Path | None:
     return None
 
 
-def check_model(name: str, cache_dir: Path | None) -> None:
+def check_model(name: str, cache_dir: Path | None, *, files: bool = True) -> None:
     """Return when ``name`` can be loaded on this machine without a download; else an
     EmbeddingError saying why, in words a user reads (the caller names the setting).
 
-    Cheap: files are looked at, no model is loaded (Settings calls this at every save).
+    Cheap: files are looked at, no model is loaded (the settings check a new value).
+    ``files`` False: only whether it names a model Docent could load at all (a folder,
+    the bundled model, one fastembed knows), not whether its files are here: settings
+    read at start accept a folder on a drive not plugged in, so the app starts and says
+    so when it loads the model, rather than refusing to start.
     """
     if name == BUNDLED_MODEL:
         return
     folder = model_folder(name)
     if folder is not None:
-        _check_folder(folder)
+        if files:
+            _check_folder(folder)
         return
     from fastembed import TextEmbedding
 
     known = {m["model"].lower() for m in TextEmbedding.list_supported_models()}
     if name.lower() not in known:
         raise EmbeddingError(f"'{name}' is not a model Docent can load: use {ACCEPTED}")
-    if not _cached(name, cache_dir):
+    if files and not _cached(name, cache_dir):
         where = f" in {cache_dir}" if cache_dir else ""
         raise EmbeddingError(
             f"'{name}' is a fastembed model, but its files are not on this machine{where}, "
