@@ -269,6 +269,36 @@ def test_a_file_removed_from_a_watched_folder_stays_out_until_added_again(
     assert str(lib / "b.txt") in catalog_paths(engine)
 
 
+def test_what_the_user_adds_back_comes_back_and_is_kept_up(engine: Engine, lib: Path) -> None:
+    """An add while the watcher's own indexing of the same file waits is not folded into
+    it (the file stayed out); a file added back inside a folder left out is updated by
+    the sweeps like any other (its edits were left out)."""
+    (lib / "sub").mkdir()
+    (lib / "a.txt").write_text(text_for("a"))
+    (lib / "sub" / "d.txt").write_text(text_for("d"))
+    queue: IndexQueue = engine.queue
+    engine.watch(lib)
+    engine.index([lib])
+    engine.submit_removal([str(lib / "a.txt"), str(lib / "sub")])
+    assert engine.wait_idle(TIMEOUT) and catalog_paths(engine) == set()
+    (lib / "z.txt").write_text(text_for("z"))
+    gate, held = hold_first_job(queue)
+    queue.index([str(lib / "z.txt")])
+    assert held.wait(TIMEOUT)  # running, held: the two below wait behind it
+    watched = queue.index([str(lib / "a.txt")], source="watch")  # an edit's event
+    added = queue.index([str(lib / "a.txt")])  # the user adds it back meanwhile
+    assert added is not None and added is not watched
+    gate.set()
+    assert engine.wait_idle(TIMEOUT)
+    assert catalog_paths(engine) == {str(lib / "a.txt"), str(lib / "z.txt")}
+    engine.submit_index([str(lib / "sub" / "d.txt")])
+    assert engine.wait_idle(TIMEOUT)
+    (lib / "sub" / "d.txt").write_text(text_for("d") + " Edited after.")
+    queue.sweep(str(lib))
+    assert engine.wait_idle(TIMEOUT)
+    assert "Edited after" in engine.dump(str(lib / "sub" / "d.txt"))
+
+
 def test_move_in_and_out(engine: Engine, lib: Path, outside: Path) -> None:
     rec = start(engine, lib)
     src = outside / "in.md"

@@ -162,11 +162,15 @@ class IndexQueue:
             # Before looking for the same job queued: "remove, add, remove" must not keep
             # the add queued after the first removal.
             self._settle_removal(job, pending)
+        # A person's job is not folded into a watcher's or a sweep's: it does more (what
+        # the user removed from a watched folder comes back only when they add it).
+        covers = (lambda j: j.source in ASKED) if job.source in ASKED else (lambda j: True)
         same = [
             j
             for j in pending
             if (j.kind, j.paths, j.recursive, j.force, j.collection)
             == (job.kind, job.paths, job.recursive, job.force, job.collection)
+            and covers(j)
         ]
         if same:
             return same[0]
@@ -181,6 +185,7 @@ class IndexQueue:
                 and j.collection == job.collection
                 and (j.force or not job.force)
                 and (j.recursive or not job.recursive)
+                and covers(j)
                 for p in j.paths
             }
             job.paths = [p for p in dict.fromkeys(job.paths) if p not in queued]
@@ -359,8 +364,12 @@ class IndexQueue:
         # (or the next sweep) removes it. Only files present now are indexed.
         present = [Path(p) for p in paths if os.path.isfile(p)]
         if job.source not in ASKED and (out := self.catalog.left_out()):
-            # What the user removed from a watched folder stays out of its sweeps and events.
-            present = [p for p in present if not any(inside(str(p), o) for o in out)]
+            # What the user removed from a watched folder stays out of its sweeps and
+            # events; a file in the library there (added again, or moved in) is kept up.
+            known = self.catalog.by_paths([str(p) for p in present])
+            present = [
+                p for p in present if str(p) in known or not any(inside(str(p), o) for o in out)
+            ]
         into = job.collection if collection is None else collection
         if present:
             report.merge(
