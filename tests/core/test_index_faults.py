@@ -171,7 +171,8 @@ def test_a_model_that_does_not_load_stops_the_run_and_fails_no_file(
 
 def test_a_cancelled_re_index_keeps_every_document_searchable(files: list[Path]) -> None:
     """Re-index rebuilds each document in place: cancelled after the first, the others
-    stay as they were (they were all removed first, and lost to a cancel)."""
+    stay as they were (they were all removed first, and lost to a cancel), their text
+    too."""
     eng = Engine(load_settings(extract_in_subprocess=False), embedder=FakeEmbedder()).open()
     try:
         folder = str(files[0].parent)
@@ -194,17 +195,37 @@ def test_a_cancelled_re_index_keeps_every_document_searchable(files: list[Path])
         assert {name: d.state for name, d in after.items()} == dict.fromkeys(NAMES, DocState.READY)
         rebuilt = [n for n in NAMES if after[n].indexed_at != before[n].indexed_at]
         assert rebuilt == ["a.txt"]  # the one it finished; the others untouched
-        for name in NAMES:  # searchable, each of them
+        for name in NAMES:  # searchable, each of them, and its text there to show
             hits = eng.search("harbour master crates lamp oil", files=[name]).hits
             assert hits and {h.file_name for h in hits} == {name}
+            assert f"storehouse {name[0]}" in eng.dump(name)
     finally:
         eng.close()
 
 
-def test_re_index_reads_the_file_again_and_reuses_unchanged_vectors(files: list[Path]) -> None:
+def test_re_index_reads_the_file_again_and_reuses_unchanged_vectors(
+    files: list[Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Read from the file, not the text cache; the cached text is not dropped first (the
+    files read ahead of a cancelled Re-index lost theirs, and the window its pages)."""
+    from docent.core import preparing
+    from docent.core.textcache import TextCache
+
     eng = Engine(load_settings(extract_in_subprocess=False), embedder=FakeEmbedder()).open()
     try:
         eng.index(files)
+        reads: list[str] = []
+        real_extract = preparing.extract
+
+        def extract(path: str, *args: object, **kwargs: object) -> object:
+            reads.append(Path(path).name)
+            return real_extract(path, *args, **kwargs)  # type: ignore[arg-type]
+
+        def discard(self: TextCache, sha256: str) -> None:
+            raise AssertionError("the cached text was dropped before the new one was read")
+
+        monkeypatch.setattr(preparing, "extract", extract)
+        monkeypatch.setattr(TextCache, "discard", discard)
         a = eng.resolve("a.txt")
         embedded = eng.embedder.texts_embedded
         reports: list[JobFinished] = []
@@ -224,6 +245,7 @@ def test_re_index_reads_the_file_again_and_reuses_unchanged_vectors(files: list[
         assert eng.embedder.texts_embedded == embedded
         rebuilt = eng.resolve("a.txt")
         assert rebuilt.doc_id == a.doc_id and rebuilt.indexed_at > a.indexed_at
+        assert reads == ["a.txt"]  # read again, though its text was cached
     finally:
         eng.close()
 

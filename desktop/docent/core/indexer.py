@@ -216,10 +216,8 @@ class Indexer:
                         break
                     i, path, rec, st = item
                     progress(Progress("extracting", i, n, str(path)))
-                    if force and rec is not None and rec.sha256:
-                        self.cache.discard(rec.sha256)  # read from the file again
                     sha = "" if force else self._known_sha(rec)
-                    task = self._preparation().submit(str(path), sha)
+                    task = self._preparation().submit(str(path), sha, fresh=force)
                     pending.append((i, path, rec, st, task))
                 if not pending or cancel.is_set():
                     break

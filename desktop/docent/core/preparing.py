@@ -167,10 +167,14 @@ class Preparer:
         on_step: StepCallback = _no_step,
         *,
         pdfium: bool = True,
+        fresh: bool = False,
     ) -> Prepared:
         """Hash ``path``; unless ``known_sha`` says it is unchanged, chunk its text.
 
-        ``pdfium`` False: a PDF is read by pdfplumber alone (pdfium crashed on it)."""
+        ``pdfium`` False: a PDF is read by pdfplumber alone (pdfium crashed on it).
+        ``fresh``: read from the file, not the text cache (a Re-index); the cached text
+        is replaced only once the new one is read, so a Re-index cancelled meanwhile
+        leaves the document's text as it was."""
         sha = ""
         budget = FileBudget(on_step)
         step = budget.step
@@ -180,7 +184,7 @@ class Preparer:
             if sha == known_sha:
                 return Prepared(sha, unchanged=True)
             cache = TextCache(Path(cache_root))
-            doc = cache.get(sha)
+            doc = None if fresh else cache.get(sha)
             if doc is None or (self.ocr and doc.kind == "pdf" and not doc.ocr_checked):
                 doc = self._extract(path, size, budget, pdfium)
                 cache.put(sha, doc)

@@ -65,7 +65,7 @@ StepListener = Callable[[str, int], None]
 class Preparation(Protocol):
     """Files prepared in order, one file ahead of the caller."""
 
-    def submit(self, path: str, known_sha: str) -> int: ...
+    def submit(self, path: str, known_sha: str, fresh: bool = False) -> int: ...
     def result(self, task: int, cancel: threading.Event, on_step: StepListener) -> Prepared: ...
     def close(self) -> None: ...
 
@@ -79,6 +79,8 @@ class _Task:
     id: int
     path: str
     known_sha: str
+    #: Read from the file, not from the text cache (a Re-index).
+    fresh: bool = False
     #: Read by pdfplumber alone: pdfium crashed on this file (extract.py).
     careful: bool = False
 
@@ -112,12 +114,12 @@ class ProcessPreparer:
 
     # The parent's side -------------------------------------------------------------
 
-    def submit(self, path: str, known_sha: str) -> int:
+    def submit(self, path: str, known_sha: str, fresh: bool = False) -> int:
         with self._lock:
             if self._closed:
                 raise Cancelled("Indexing was stopped.")
             self._next_id += 1
-            task = _Task(self._next_id, path, known_sha)
+            task = _Task(self._next_id, path, known_sha, fresh)
             idle = not self._pending
             self._pending.append(task)
             if self._conn is None:
@@ -278,7 +280,7 @@ class ProcessPreparer:
     def _send(self, task: _Task) -> None:
         assert self._conn is not None
         with contextlib.suppress(OSError):  # it died: the sentinel says so when awaited
-            self._conn.send((task.id, task.path, task.known_sha, task.careful))
+            self._conn.send((task.id, task.path, task.known_sha, task.fresh, task.careful))
 
     def _kill(self) -> None:
         proc, conn, lifeline = self._proc, self._conn, self._lifeline
@@ -316,9 +318,9 @@ class InlinePreparer:
         self._futures: dict[int, tuple[str, Future[Prepared]]] = {}
         self._next_id = 0
 
-    def submit(self, path: str, known_sha: str) -> int:
+    def submit(self, path: str, known_sha: str, fresh: bool = False) -> int:
         self._next_id += 1
-        fut = self._pool.submit(self._preparer.prepare, path, self._root, known_sha)
+        fut = self._pool.submit(self._preparer.prepare, path, self._root, known_sha, fresh=fresh)
         self._futures[self._next_id] = (path, fut)
         return self._next_id
 
@@ -373,12 +375,12 @@ def worker_main(
     conn.send(("ready",))
     while True:
         try:
-            task_id, path, known_sha, careful = conn.recv()
+            task_id, path, known_sha, fresh, careful = conn.recv()
         except (EOFError, OSError):
             return
         clock = _StepClock(conn, task_id)
         signal.signal(signal.SIGALRM, clock.alarm)
-        prepared, clean = _prepare_one(clock, preparer, path, cache_root, known_sha, careful)
+        prepared, clean = _prepare_one(clock, preparer, path, cache_root, known_sha, careful, fresh)
         conn.send(("done", task_id, prepared, clean))
 
 
@@ -413,13 +415,19 @@ class _StepClock:
 
 
 def _prepare_one(
-    clock: _StepClock, preparer: Preparer, path: str, root: str, known: str, careful: bool
+    clock: _StepClock,
+    preparer: Preparer,
+    path: str,
+    root: str,
+    known: str,
+    careful: bool,
+    fresh: bool = False,
 ) -> tuple[Prepared, bool]:
     """The file's outcome, and whether the worker is still clean (no step interrupted)."""
     name = shown(Path(path).name)
     try:
         try:
-            got = preparer.prepare(path, root, known, clock, pdfium=not careful)
+            got = preparer.prepare(path, root, known, clock, pdfium=not careful, fresh=fresh)
         finally:
             signal.setitimer(signal.ITIMER_REAL, 0)
     except StepTimeout:
