@@ -23,7 +23,6 @@ What is kept is the text before the degenerate part, ended at a sentence boundar
 
 from __future__ import annotations
 
-import itertools
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
@@ -117,22 +116,26 @@ class OutputGuard:
     def finish(self) -> Cut | None:
         """The stream ended: its last sentence, which no space or line break followed,
         is checked as the others were when the next one began (an answer that ends by
-        saying again a sentence it said before is cut before it). A short one too: a
-        line may repeat between others ("1086472935 (RX-N)"), but an answer that ends on
-        a line it said before ("The correct answer is:") ends on nothing new."""
+        saying again a sentence it said before is cut before it). So is a last line that
+        opened the answer too and introduces what never comes ("The correct answer is:"
+        at the start and at the end); a short answer said again ("Yes.") stays."""
         if self.cut is None:
             start = self._scanned
             key = normalise(self.text[start:])
             long_enough = len(key.split()) >= self.limits.min_sentence_words
             again = long_enough and (key in self._sentences or self._echoes(key, both_ways=True))
-            if again or (key and key in self._said_before(start)):
+            if again or self._dangling_line_again(start):
                 self.cut = self._make("repeat", start)
         return self.cut
 
-    def _said_before(self, end: int) -> set[str]:
-        """Every sentence before ``end``, short ones too, normalised."""
-        bounds = [b for b in self._boundaries if b <= end]
-        return {normalise(self.text[a:b]) for a, b in itertools.pairwise(bounds)}
+    def _dangling_line_again(self, start: int) -> bool:
+        """The text from ``start`` is a whole last line ending with a colon that an earlier
+        line said already."""
+        last = self.text[start:].strip()
+        if not last.endswith(":") or (start and self.text[start - 1] != "\n"):
+            return False
+        earlier = {normalise(line) for line in self.text[:start].split("\n")}
+        return normalise(last) in earlier
 
     # Checks ------------------------------------------------------------------------
 
