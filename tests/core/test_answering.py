@@ -37,6 +37,7 @@ from docent.core.conversation import (
     UNSUPPORTED_QUOTES,
     AskStage,
     Conversation,
+    is_follow_up,
 )
 from docent.core.engine import Engine
 from docent.core.evaluation import SUPPORT_THRESHOLD
@@ -601,7 +602,8 @@ def test_follow_up_is_rewritten_and_scope_persists(
     third, _ = ask(engine, PAGES_Q, conversation=conv, files=[])
     assert conv.scope is None and conv.turns[2].scope is None
     assert third.citations[0].file_name == "forensics-samples-files__a-text.pdf"
-    assert len(ollama_stub.bodies("/api/chat")) == 5  # answer, rewrite + answer, rewrite + answer
+    # answer; rewrite + answer; answer: the third names its own subject, no rewrite
+    assert len(ollama_stub.bodies("/api/chat")) == 4 and third.query == PAGES_Q
 
 
 def test_the_quoted_passages_of_an_unsupported_answer_are_not_sent_back_as_its_words(
@@ -616,6 +618,50 @@ def test_the_quoted_passages_of_an_unsupported_answer_are_not_sent_back_as_its_w
     ask(engine, "And how many registers?", conversation=conv)
     history = history_of(model.seen["answer"][-1])
     assert history[1] == {"role": "assistant", "content": invention}
+
+
+def test_a_new_question_in_a_chat_is_searched_as_asked(
+    engine: Engine, model: ScriptedModel, ollama_stub: OllamaStub
+) -> None:
+    """It names its own subject: not rewritten, and none of the previous question's words
+    added (searched with them, it found the previous subject's passages)."""
+    conv = Conversation()
+    ask(engine, MEMORY_Q, conversation=conv)
+    answer, _ = ask(engine, PAGES_Q, conversation=conv)
+    assert answer.query == PAGES_Q and answer.rewrites == []
+    assert "rewrite" not in model.seen
+    assert answer.citations[0].file_name == "forensics-samples-files__a-text.pdf"
+
+
+@pytest.mark.parametrize(
+    ("question", "follows"),
+    [
+        ("And on the 11/70?", True),
+        ("What about the registers?", True),
+        ("How many registers does it use?", True),
+        ("Which of those is faster?", True),
+        ("Why?", True),
+        ("How is memory relocation done in CTSS?", False),
+        ("Is there a cap on how long a line typed at the R console can be?", False),
+        ("What is the command that stops the simulator?", False),
+    ],
+)
+def test_what_counts_as_a_follow_up(question: str, follows: bool) -> None:
+    assert is_follow_up(question) is follows
+
+
+def test_a_turn_the_model_did_not_answer_is_not_sent_back_as_history(
+    library: Engine, ollama_down_host: str, ollama_stub: OllamaStub, model: ScriptedModel
+) -> None:
+    """Its placeholder ("[no model answer: passages were quoted]") was repeated by a small
+    model as its answer to the next question."""
+    conv = Conversation()
+    ask(point_at(library, ollama_down_host), MEMORY_Q, conversation=conv)
+    assert conv.turns[0].answer is not None and conv.turns[0].answer.mode == "extractive"
+    ask(point_at(library, ollama_stub.url), PAGES_Q, conversation=conv)
+    sent = model.seen["answer"][-1]
+    assert not any("no model answer" in m["content"] for m in sent)
+    assert history_of(sent) == []
 
 
 def test_unusable_rewrite_falls_back_to_keywords(engine: Engine, model: ScriptedModel) -> None:

@@ -64,6 +64,7 @@ from docent.core.conversation import (
     Mode,
     StageCallback,
     fallback_query,
+    is_follow_up,
     ordinal,
     parse_rewrite,
     rewrite_messages,
@@ -235,7 +236,7 @@ class Answerer:
         cancel: threading.Event | None,
     ) -> tuple[str, list[str]]:
         """The query to search and the rewrites for retrieval (follow-ups only)."""
-        if conv.last is None:
+        if conv.last is None or not is_follow_up(question):
             return question, []
         fallback = fallback_query(conv, question)
         if requests.left() < 2:  # the answer itself needs the last request

@@ -304,9 +304,12 @@ class Conversation:
         return answered[-1] if answered else None
 
     def history_messages(self, turns: int = MAX_HISTORY_TURNS) -> list[dict[str, str]]:
-        """The last ``turns`` answered turns as chat messages, passages replaced by a marker."""
+        """The last ``turns`` answered turns as chat messages, passages replaced by a marker.
+        A turn the model did not answer (its passages were quoted) is left out: a small
+        model repeated the placeholder that stood for its answer as its own."""
         out: list[dict[str, str]] = []
-        for turn, answer in _answered(self.turns)[-turns:] if turns > 0 else []:
+        answered = [(t, a) for t, a in _answered(self.turns) if a.mode != "extractive"]
+        for turn, answer in answered[-turns:] if turns > 0 else []:
             marker = f"[passages from turn {turn.number} omitted]"
             out.append({"role": "user", "content": f"{marker}\nQuestion: {turn.question}"})
             out.append({"role": "assistant", "content": _history_answer(answer)})
@@ -374,6 +377,32 @@ def parse_rewrite(output: str, conversation: Conversation, question: str) -> str
             return None
         return text
     return None
+
+
+#: Words that point back at something said before ("does *it* ...", "*those* files").
+_POINTING = frozenset(
+    {"it", "its", "they", "them", "their", "theirs", "this", "these", "those", "he", "him"}
+    | {"his", "she", "her", "hers", "same", "one", "ones", "former", "latter", "else"}
+)
+#: How a follow-up opens ("and on the 11/70?", "what about the registers?").
+_FOLLOW_UP_OPENING = re.compile(
+    r"^\s*(?:and|but|also|or|so|then|what about|how about|what else|why not|same)\b", re.I
+)
+#: A question with fewer content words of its own leans on the one before it.
+STANDALONE_WORDS = 3
+
+
+def is_follow_up(question: str) -> bool:
+    """Does ``question`` lean on the one before it? One that names its subject itself
+    ("How many kilograms of hay does the zebra Quimby eat?") does not: searched with
+    the previous question's words added, it found the previous subject's passages and
+    abstained on its own. Conservative: when in doubt, it is a follow-up (rewritten as
+    before)."""
+    if _FOLLOW_UP_OPENING.match(question):
+        return True
+    if len(content_words(question)) < STANDALONE_WORDS:
+        return True
+    return bool({w.lower() for w in re.findall(r"[A-Za-z]+", question)} & _POINTING)
 
 
 def fallback_query(conversation: Conversation, question: str) -> str:
