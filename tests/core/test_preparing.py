@@ -106,3 +106,12 @@ def test_a_text_file_is_cited_by_its_lines_and_keeps_every_line(
         first, last = (c.page_start - 1) * 60 + 1, min(c.page_end * 60, 130)
         assert c.location == f"lines {first}-{last}"
     assert got.chunks[-1].location.endswith("-130")
+    # Blank lines before the text count: its line is the file's fourth.
+    note = tmp_path / "note.txt"
+    note.write_text("\n\n\nThe pantry holds forty jars of marmalade on the top shelf.\n\n")
+    [only] = here.prepare(str(note), str(tmp_path / "cache"), known_sha="").chunks
+    assert only.location == "lines 1-4"
+    one = tmp_path / "one.txt"
+    one.write_text("The pantry holds forty jars of marmalade on the top shelf.")
+    [line] = here.prepare(str(one), str(tmp_path / "cache"), known_sha="").chunks
+    assert line.location == "line 1"

@@ -374,7 +374,9 @@ def _extract_text(path: Path) -> ExtractedDocument:
         raise EmptyDocument(str(path), f"{shown(path.name)} is empty: it contains no text.")
     lines = [line.rstrip() for line in text.splitlines()]
     pages = [
-        Page(number=i // TEXT_LINES_PER_PAGE + 1, text="\n".join(block).strip("\n"))
+        # Leading blank lines stay: a block's lines are counted from its first, so that
+        # a passage's citation ("lines 61-120") names the lines of the file.
+        Page(number=i // TEXT_LINES_PER_PAGE + 1, text="\n".join(block).rstrip("\n"))
         for i in range(0, len(lines), TEXT_LINES_PER_PAGE)
         for block in [lines[i : i + TEXT_LINES_PER_PAGE]]
     ]

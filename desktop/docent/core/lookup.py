@@ -9,7 +9,7 @@ from pathlib import Path
 from docent.core import files as filemod
 from docent.core.catalog import Catalog
 from docent.core.errors import AmbiguousFile, UnknownCollection, UnknownFile
-from docent.core.models import Collection, DocumentRecord, ExtractedDocument
+from docent.core.models import Collection, DocumentRecord, ExtractedDocument, line_span
 from docent.core.store import ScoredPoint, Store
 
 GREP_LIMIT = 100
@@ -116,7 +116,7 @@ def as_markdown(rec: DocumentRecord, doc: ExtractedDocument) -> str:
         # Named units (slides, rows, sections) by their name, a text file's blocks by
         # their lines (as their passages are cited); OCR'd pages say so.
         first = (page.number - 1) * per_block + 1
-        unit = f"Lines {first}-{first + page.text.count(chr(10))}" if per_block else ""
+        unit = line_span(first, first + page.text.count("\n")).capitalize() if per_block else ""
         title = (page.label or unit or f"Page {page.number}") + (" (OCR)" if page.ocr else "")
         parts.append(f"\n<!-- page {page.number} -->\n## {title}\n\n{page.text}\n")
     return "".join(parts)

@@ -45,6 +45,11 @@ class Page:
     lines: tuple[LineBox, ...] = ()
 
 
+def line_span(first: int, last: int) -> str:
+    """How a citation names lines of a text file: "lines 61-120", "line 4"."""
+    return f"line {first}" if first >= last else f"lines {first}-{last}"
+
+
 @dataclass(frozen=True, slots=True)
 class ExtractedDocument:
     path: str

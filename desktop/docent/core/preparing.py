@@ -38,7 +38,7 @@ from docent.core.errors import (
 )
 from docent.core.extract import PDF_SUFFIXES, extract
 from docent.core.formats import CONTAINER_SUFFIXES
-from docent.core.models import Chunk, ExtractedDocument, Page, SparseVec
+from docent.core.models import Chunk, ExtractedDocument, Page, SparseVec, line_span
 from docent.core.textcache import TextCache, sha256_of
 from docent.core.userfiles import NotRegularFile, open_regular, shown
 
@@ -280,8 +280,10 @@ def chunk_document(
         return [
             replace(
                 c,
-                location=f"lines {(c.page_start - 1) * lines_per_page + 1}-"
-                f"{min(c.page_end * lines_per_page, total)}",
+                location=line_span(
+                    (c.page_start - 1) * lines_per_page + 1,
+                    min(c.page_end * lines_per_page, total),
+                ),
             )
             for c in chunk_pages(pages, count_tokens, title=title, paged=False)
         ]
