@@ -119,6 +119,8 @@ def test_a_folder_with_nothing_to_index_says_so(
     ]
     with qtbot.waitSignal(c.run_finished, timeout=10_000):
         c.add([str(full)])
+    with qtbot.waitSignal(c.run_finished, timeout=10_000):  # a Re-index of a file gone
+        c.add([str(tmp_path / "gone.txt")], force=True)
     assert sum("Nothing to index" in m.text for m in posted) == 1
 
 

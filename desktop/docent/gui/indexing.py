@@ -162,6 +162,8 @@ class IndexController(QObject):
         #: the user's jobs not yet ended: id -> label
         self._runs: dict[int, str] = {}
         self._removals: set[int] = set()
+        #: Runs whose walk found no file at all (said when they end).
+        self._found_nothing: set[int] = set()
         self._fractions = RunProgress()
         self._refresh_pending = False
         self._refresh_again = False
@@ -296,6 +298,8 @@ class IndexController(QObject):
 
     def _on_found(self, found: FilesFound) -> None:
         mine = found.job.id in self._runs
+        if mine and not (found.files or found.unsupported or found.missing or found.skipped):
+            self._found_nothing.add(found.job.id)  # said when the run ends
         if mine and found.unsupported:
             bridge().warning(describe_unsupported(found.unsupported))
         if mine and found.skipped:
@@ -336,16 +340,17 @@ class IndexController(QObject):
             more = "…" if len(end.report.removed) > 3 else ""
             bridge().info(f"Removed {names}{more} from the library.")
         elif job.id in self._runs:
-            self._say_how_it_ended(end.report, self._runs[job.id])
+            self._say_how_it_ended(end.report, self._runs[job.id], job.id in self._found_nothing)
+        self._found_nothing.discard(job.id)
         self._removals.discard(job.id)
         if self._runs.pop(job.id, None) is not None and not self._runs:
             self.run_finished.emit(end.report if isinstance(end, JobFinished) else None)
         self._refresh_soon()
 
-    def _say_how_it_ended(self, report: IndexReport, what: str) -> None:
-        found = (report.indexed, report.unchanged, report.renamed, report.removed)
-        said = (report.failed, report.skipped, report.unsupported)  # said when found
-        if not report.cancelled and not any(found) and not any(said):
+    def _say_how_it_ended(self, report: IndexReport, what: str, found_nothing: bool) -> None:
+        """``found_nothing``: the run's walk found no file at all (an empty folder); a run
+        whose report is empty for another reason (a removal made it moot) says nothing."""
+        if found_nothing and not report.cancelled and not report.removed:
             bridge().info(f"Nothing to index in {what}: it holds no file Docent reads.")
         elif report.cancelled:
             bridge().info("Indexing cancelled; the documents that finished are kept.")
