@@ -108,6 +108,25 @@ def test_a_qdrant_url_keeps_its_path_for_a_server_behind_a_proxy() -> None:
     assert s.qdrant_url == "https://db.example.org:443/qdrant"
 
 
+@pytest.mark.parametrize(
+    ("value", "problem"),
+    [
+        ("::1", "an IPv6 address goes in brackets, like http://[::1]:11434"),
+        ("http://host:11434/#", "without a path"),  # saved with its '#', posted to '/'
+        ("http://host:11434?x=1", "without a path"),
+        ("http://host:/", "its port is missing after the ':'"),  # saved as 'http://host:'
+    ],
+)
+def test_an_ollama_address_that_would_misroute_is_refused(value: str, problem: str) -> None:
+    with pytest.raises(SettingsError) as err:
+        validate_change(Settings(), ollama_host=value)
+    assert problem in err.value.problems["ollama_host"]
+    assert "port 1 " not in err.value.problems["ollama_host"]
+    assert validate_change(Settings(), ollama_host="http://[::1]:11434").ollama_host == (
+        "http://[::1]:11434"
+    )
+
+
 @pytest.mark.parametrize("key, port", [("ollama_host", 11434), ("qdrant_url", 6333)])
 def test_a_port_out_of_range_is_named(key: str, port: int) -> None:
     out_of_range = f"its port 99999 is not a number from 1 to 65535, like http://127.0.0.1:{port}"

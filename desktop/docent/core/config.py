@@ -66,17 +66,21 @@ def _loopback(url: str) -> bool:
 def _url_problem(value: str, port: int, path_allowed: bool) -> str | None:
     """What is wrong with ``value`` as a server's http(s) URL, or None."""
     example = f"http://127.0.0.1:{port}"
+    if "::" in value and "[" not in value:
+        return f"an IPv6 address goes in brackets, like http://[::1]:{port}"
     try:
         parsed = urlparse(value)
         bad_port = parsed.port == 0
     except ValueError:  # a port that is not a number, or past 65535
         bad_port = True
+    if not bad_port and parsed.netloc.endswith(":"):
+        return f"its port is missing after the ':', like {example}"
     if bad_port:
         given = urlparse(value).netloc.rpartition("@")[2].rpartition(":")[2]
         return f"its port {given} is not a number from 1 to 65535, like {example}"
     if parsed.scheme not in ("http", "https") or not parsed.hostname or " " in value:
         return f"must start with http:// or https:// and name a host, like {example}"
-    if (parsed.path.strip("/") and not path_allowed) or parsed.query or parsed.fragment:
+    if (parsed.path.strip("/") and not path_allowed) or "?" in value or "#" in value:
         return f"give the server's address without a path, like {example}"
     return None
 
