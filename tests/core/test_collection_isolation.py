@@ -186,6 +186,18 @@ def test_ask_in_a_offers_only_a_passages_and_the_conversation_stays_there(
     assert {h.file_name for h in scoped.offered} == {"a05.txt"}
 
 
+def test_an_abstention_in_a_collection_names_it(
+    library: tuple[Engine, dict[str, str]], ollama_down_host: str
+) -> None:
+    """It said "in all documents" while the question searched the collection only."""
+    eng, ids = library
+    eng.settings = eng.settings.model_copy(update={"ollama_host": ollama_down_host})
+    off = eng.ask("How do I bake sourdough bread with rye flour?", collection=ids["a"])
+    assert off.mode == "abstained" and " in collection A." in off.text
+    anywhere = eng.ask("How do I bake sourdough bread with rye flour?")
+    assert anywhere.mode == "abstained" and " in all documents." in anywhere.text
+
+
 def test_a_file_scope_is_looked_for_inside_the_collection(
     library: tuple[Engine, dict[str, str]],
 ) -> None:

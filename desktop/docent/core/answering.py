@@ -164,6 +164,7 @@ class Answerer:
         embed: EmbedFn | None = None,
         judge: bool = False,
         layout: Layout = DEFAULT_LAYOUT,
+        searched: str = "all documents",
     ) -> None:
         self.llm = llm
         self.settings = settings
@@ -174,6 +175,9 @@ class Answerer:
         #: Ask the model to rate each sentence (one more request) instead of term overlap.
         self.judge = judge
         self.layout = layout
+        #: What a question not scoped to files searches, as an abstention names it
+        #: ("all documents", "collection Work").
+        self.searched = searched
 
     def answer(
         self,
@@ -279,7 +283,7 @@ class Answerer:
     def _abstained(
         self, run: _Run, shown: list[Hit], reason: str, advice: str, model: str = ""
     ) -> Answer:
-        scope = "all documents"
+        scope = self.searched
         if run.conv.scope:
             scope = ", ".join(Path(p).name for p in run.conv.scope)
         return Answer(

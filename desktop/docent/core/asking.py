@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from docent.core.conversation import Answer, Conversation
     from docent.core.embedding import Embedder
     from docent.core.llm import OllamaClient
-    from docent.core.models import DocumentRecord
+    from docent.core.models import Collection, DocumentRecord
     from docent.core.retrieval import SearchResult
 
 
@@ -37,6 +37,8 @@ class Library(Protocol):
     embedder: Embedder
 
     def resolve(self, name_or_path: str, collection: str | None = None) -> DocumentRecord: ...
+
+    def collections(self) -> list[Collection]: ...
 
     def search(
         self,
@@ -65,7 +67,7 @@ def ask(
 ) -> Answer:
     """``Engine.ask`` (see its docstring for the arguments)."""
     from docent.core.answering import Answerer
-    from docent.core.conversation import AnswerCancelled, AskStage, Conversation
+    from docent.core.conversation import AnswerCancelled, AskStage, Conversation, is_follow_up
 
     conv = conversation if conversation is not None else Conversation()
     before = len(conv.turns)
@@ -84,14 +86,16 @@ def ask(
             stage(AskStage.WAITING)  # (an answer that abstains is back at once)
             return result
 
+        name = next((c.name for c in library.collections() if c.id == coll), "") if coll else ""
         answerer = Answerer(
             library.llm,
             library.settings,
             search,
             count_tokens=library.embedder.count_tokens,
             embed=library.embedder.embed_dense,
+            searched=f"collection {name}" if name else "all documents",
         )
-        if conv.last is not None:  # a follow-up: the model makes it standalone first
+        if conv.last is not None and is_follow_up(question):  # made standalone first
             stage(AskStage.REWRITING)
         return answerer.answer(
             question,
