@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from docent.core.config import Settings
 from docent.core.summary_budget import Clock, describe, map_words, reduce_calls, section_words
 from docent.core.summary_quality import rejection
@@ -29,6 +31,24 @@ def test_a_repeated_line_is_rejected() -> None:
     assert rejection(text, SOURCE, NAME).startswith("it repeated a line")
     short = "- See above.\n- See above.\n- Ian Murdock founded Debian in 1993."
     assert rejection(short, SOURCE, NAME) == ""  # two-word lines may repeat
+
+
+def test_the_instructions_said_back_are_rejected() -> None:
+    """smollm2:135m's summary of SIMH's manual, pp. 4-7, began with the task it was given."""
+    from types import SimpleNamespace
+
+    from docent.core.summary_prompts import Prompts
+
+    section: Any = SimpleNamespace(index=2, pages=(4, 7), text=SOURCE)  # what map() reads
+    asked = " ".join(m["content"] for m in Prompts(NAME, "brief").map(section, 3, 60))
+    asked = asked.replace(SOURCE, " ")
+    said = (
+        "The document summarises these pages in at most 60 words: their topics, main points "
+        "and key facts. Ian Murdock founded Debian in 1993; Bruce Perens led it from 1996."
+    )
+    assert rejection(said, SOURCE, NAME, asked).startswith("it said back the instructions")
+    good = "Ian Murdock founded Debian in 1993; Bruce Perens led it from 1996 (dpkg, 1.1)."
+    assert rejection(good, SOURCE, NAME, asked) == ""
 
 
 def test_words_the_text_does_not_have_are_rejected() -> None:

@@ -175,7 +175,8 @@ class MapReduce:
             except LLMError as exc:
                 why, failed_call = str(exc), True
                 continue
-            why, failed_call = rejection(text, s.text, self.name), False
+            asked = " ".join(m["content"] for m in messages).replace(s.text, " ")
+            why, failed_call = rejection(text, s.text, self.name, asked), False
             if not why:
                 return SectionSummary(s.index, s.pages, text)
         if self.extract is None:
@@ -240,7 +241,8 @@ class MapReduce:
             raise
         except LLMError:
             return ""
-        return "" if rejection(text, source, self.name) else text
+        asked = " ".join(m["content"] for m in messages).replace(source, " ")
+        return "" if rejection(text, source, self.name, asked) else text
 
     # Calls ---------------------------------------------------------------------------
 

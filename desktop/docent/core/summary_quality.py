@@ -73,13 +73,41 @@ def repeated_line(text: str) -> str:
     return ""
 
 
-def rejection(text: str, source: str, name: str) -> str:
-    """Why ``text`` is not a usable summary of ``source`` ("" when it is), in a phrase."""
+#: This many words in a row from the prompt's instructions (and not from the text) is
+#: the instructions said back: "The document summarises pages in at most 60 words: its
+#: topics, main points and key facts, names or numbers ..." (smollm2:135m).
+ECHO_WORDS = 6
+
+
+def echoed(text: str, instructions: str, source: str) -> str:
+    """The first run of ``ECHO_WORDS`` words of ``text`` that ``instructions`` hold and
+    ``source`` does not, or ""."""
+    said = normalise(text).split()
+    asked, read = normalise(instructions).split(), normalise(source).split()
+
+    def runs(words: list[str]) -> set[tuple[str, ...]]:
+        return {tuple(words[i : i + ECHO_WORDS]) for i in range(len(words) - ECHO_WORDS + 1)}
+
+    told, seen = runs(asked), runs(read)
+    for i in range(len(said) - ECHO_WORDS + 1):
+        run = tuple(said[i : i + ECHO_WORDS])
+        if run in told and run not in seen:
+            return " ".join(run)
+    return ""
+
+
+def rejection(text: str, source: str, name: str, instructions: str = "") -> str:
+    """Why ``text`` is not a usable summary of ``source`` ("" when it is), in a phrase.
+    ``instructions``: the prompt's words other than the source, which a summary must not
+    say back."""
     if not text.strip():
         return "it was empty"
     again = repeated_line(text)
     if again:
         return f"it repeated a line ({again[:60]!r})"
+    told = echoed(text, instructions, source) if instructions else ""
+    if told:
+        return f"it said back the instructions ({told!r})"
     names = name_stems(name)
     words = [w.lower() for w in _TOKEN.findall(text)]
     meaningful = [w for w in words if len(w) >= 4 and w not in _FILLER]
