@@ -93,3 +93,22 @@ def test_code_the_model_wrote_gets_no_chips() -> None:
     md = linkify_citations("Use `x[2]` here [1].\n\n```\ny[1]\n```\n", turn=3)
     assert "`x[2]`" in md and "y[1]" in md
     assert md.count("cite:3.") == 1 and f"({cite_url(3, 1)})" in md
+
+
+def test_a_new_turn_leaves_no_empty_numbered_item_under_the_one_before(qtbot: Any) -> None:
+    """A streamed tail that once ended in "1)" left the block it was drawn from a list
+    item: an empty "1)" stood under the previous answer's footer."""
+    from docent.gui.chat_view import ConversationView
+
+    view = ConversationView()
+    qtbot.addWidget(view)
+    view.show_tail("**You**\n\nWhich key?\n\n1) The interrupt key [2].\n\n*Answered in 7 s.*\n")
+    view.freeze()
+    for streamed in ("---\n\n**You**\n\nWhich bus?\n\n1)", "---\n\n**You**\n\nWhich bus?\n\n1) Q"):
+        view.show_tail(streamed)
+    block, listed = view.document().begin(), []
+    while block.isValid():
+        if block.textList() is not None:
+            listed.append(block.text())
+        block = block.next()
+    assert listed == ["The interrupt key [2].", "Q"]

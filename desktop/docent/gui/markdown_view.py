@@ -34,6 +34,7 @@ from PySide6.QtGui import (
     QFontMetricsF,
     QPainter,
     QPyTextObject,
+    QTextBlockFormat,
     QTextCharFormat,
     QTextCursor,
     QTextDocument,
@@ -201,6 +202,13 @@ class SafeBrowser(QTextBrowser):
         cur.setPosition(min(start, self.end_position()))
         cur.movePosition(QTextCursor.MoveOperation.End, QTextCursor.MoveMode.KeepAnchor)
         cur.removeSelectedText()
+        # What is left at ``start`` keeps the format of the last block removed: a list
+        # item's, when the tail drawn before ended in "1)", and an empty numbered item
+        # then stood under the turn before ("1)" under its footer).
+        listed = cur.block().textList()
+        if listed is not None:
+            listed.remove(cur.block())
+        cur.setBlockFormat(QTextBlockFormat())
         cur.insertMarkdown(markdown, MARKDOWN_FEATURES)
         self.style_chips(start, matched, tips)
 
