@@ -315,6 +315,8 @@ def test_stopped_while_asked_again_keeps_the_answer_before(
     kept = stopped.value.answer
     assert kept is not None and kept.unsupported_answer and kept.parts()[1] == INVENTION
     assert conv.turns[-1].answer is kept and conv.turns[-1].stopped
+    # the text streaming when it stopped was the second answer's: the reason says whose
+    assert kept.reason.startswith("Stopped while the model was asked again (its second")
 
 
 def test_an_answer_too_short_to_judge_is_not_called_unsupported(

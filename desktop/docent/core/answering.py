@@ -326,6 +326,13 @@ class Answerer:
             try:
                 again = self._ask_model(run, prompt, plan, options)
             except AnswerCancelled as exc:
+                # Stopped while asked again: the answer kept is the first, not the text
+                # that was streaming; say so, or the words change under the reader's eyes.
+                note = (
+                    f"Stopped while the model was asked again (its {ordinal(tries)} answer); "
+                    "this is its first answer."
+                )
+                first.reason = f"{note} {first.reason}".strip()
                 raise AnswerCancelled(str(exc), first) from exc
             if clearly_supported(again):
                 again.attempt = again.attempts = tries
