@@ -61,8 +61,10 @@ def test_the_status_follows_the_words_as_they_arrive(
     assert fake.answer_paused.wait(10)
     qtbot.waitUntil(lambda: "is writing the answer" in chat.status.text(), timeout=10_000)
     assert chat.status.text().endswith(" s") and " so far · " in chat.status.text()
+    assert not chat.retry_button.isEnabled()  # asking again is for after the answer
     with qtbot.waitSignal(chat.answer_finished, timeout=10_000):
         fake.release_answer.set()
+    assert chat.retry_button.isEnabled()
 
 
 def test_an_answer_asked_again_drops_the_first_and_says_so(

@@ -421,6 +421,7 @@ class ChatPane(QWidget):
         self.send_button.setVisible(not on)
         self.stop_button.setVisible(on)
         self.model_combo.setEnabled(not on)
+        self.retry_button.setEnabled(not on)  # the banner's: asks again, not mid-answer
         if not on:
             self.answer_bar.setEnabled(True)
         self._update_answer_bar()
