@@ -134,6 +134,26 @@ def test_the_menu_asks_summarizes_reindexes_and_removes(
     assert fake.submitted[-1].kind is JobKind.DROP
 
 
+def test_a_removal_waiting_behind_a_run_shows_at_once(
+    qtbot: Any, fake: FakeEngine, pane: LibraryPane, monkeypatch: Any
+) -> None:
+    """Queued behind indexing, the row stayed "ready" until the run ended."""
+    fake.add_document("/docs/alpha.pdf", ["The alpha text."])
+    with qtbot.waitSignal(pane.controller.documents_changed, timeout=10_000):
+        pane.refresh()
+    (row,) = pane.model.rows()
+    fake.hold_jobs.set()  # the removal waits in the engine
+    monkeypatch.setattr("docent.gui.library_pane.ask", lambda *a, **k: True)
+    actions = {a.text(): a for a in pane.build_menu([row]).actions() if a.text()}
+    actions["Remove from library"].trigger()
+    pane.model.flush()
+    shown = pane.model.row_for("/docs/alpha.pdf")
+    assert shown is not None and shown.state_text == "removing…"
+    with qtbot.waitSignal(pane.controller.document_changed, timeout=10_000):
+        fake.release_jobs.set()
+    qtbot.waitUntil(lambda: pane.model.rowCount() == 0, timeout=5000)
+
+
 def test_removing_a_file_of_a_watched_folder_says_it_stays_out(
     qtbot: Any, fake: FakeEngine, pane: LibraryPane, monkeypatch: Any, tmp_path: Path
 ) -> None:

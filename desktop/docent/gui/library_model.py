@@ -196,6 +196,16 @@ class DocumentTableModel(QStandardItemModel):
             self._dirty[p.path] = None
         self._request()
 
+    def mark_removing(self, paths: list[str]) -> None:
+        """Rows the user removed: said at once, though the removal may wait for the run
+        in progress (the row stayed "ready" for as long)."""
+        for path in paths:
+            row = self._rows.get(path)
+            if row is not None and row.state != "removing":
+                row.state, row.fraction = "removing", 0.0
+                self._dirty[path] = None
+        self._request()
+
     def remove(self, path: str) -> None:
         """The document is gone from the library."""
         self._touch(path)

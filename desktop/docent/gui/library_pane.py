@@ -438,4 +438,6 @@ class LibraryPane(QWidget):
             )
         if not ask(self, "Remove from library", question, "Remove"):
             return
-        self.controller.remove([r.path for r in rows if r.doc_id or r.state != "queued"])
+        paths = [r.path for r in rows if r.doc_id or r.state != "queued"]
+        self.controller.remove(paths)
+        self.model.mark_removing(paths)

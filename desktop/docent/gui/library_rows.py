@@ -81,6 +81,8 @@ class Row:
             return f"failed: {self.short_error}" if self.error else "failed"
         if self.state == "cancelled":
             return "cancelled: not indexed"
+        if self.state == "removing":
+            return "removing…"
         if self.state == "ready" and self.ocr_pages:
             return "ready · OCR"  # how many pages: in the tooltip (a narrow column cut it)
         return self.state
