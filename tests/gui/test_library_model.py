@@ -201,3 +201,19 @@ def test_a_sweeps_list_leaves_the_rows_to_the_catalog_read_being_taken(qtbot: An
     model.flush()
     assert model.row_for(recs[-1].path).state == "queued"  # type: ignore[union-attr]
     assert model.row_for(recs[-2].path).state == "ready"  # type: ignore[union-attr]
+
+
+def test_a_row_an_event_made_while_the_catalog_was_read_is_kept(qtbot: Any) -> None:
+    """A file that failed while a catalog read was in flight: the read, older, lacked it
+    and its row went (until the next read: a test saw the window without it)."""
+    model = DocumentTableModel()
+    recs = records(3)
+    model.set_records(recs[:2])
+    read_at = model.clock  # a read begins
+    failed = recs[2]
+    model.apply(Progress("failed", 1, 1, failed.path, failed.doc_id), failed)
+    model.set_records(recs[:2], read_at=read_at)  # the read, taken before the failure
+    model.flush()
+    assert model.row_for(failed.path) is not None
+    model.set_records(recs[:2], read_at=model.clock)  # a read after it, without it: gone
+    assert model.row_for(failed.path) is None

@@ -155,6 +155,8 @@ class IndexController(QObject):
     run_finished = Signal(object)
     #: the catalog's records, after a refresh (list[DocumentRecord])
     documents_changed = Signal(object)
+    #: a refresh began reading the catalog (what the events say after it is newer)
+    refresh_started = Signal()
 
     def __init__(self, engine: EngineAPI, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -241,6 +243,7 @@ class IndexController(QObject):
         self._refresh_pending, self._refresh_again = True, False
         self._reread.stop()
         self._last_read.start()
+        self.refresh_started.emit()
         engine, collection = self.engine, self.collection_id
         self._reading_for = collection
         call_in_worker(

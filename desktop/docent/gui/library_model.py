@@ -119,7 +119,17 @@ class DocumentTableModel(QStandardItemModel):
 
     # Updates -------------------------------------------------------------------
 
-    def set_records(self, records: list[DocumentRecord], keep: set[str] | None = None) -> None:
+    @property
+    def clock(self) -> int:
+        """Events taken so far: a catalog read begun now is older than the next one."""
+        return self._clock
+
+    def set_records(
+        self,
+        records: list[DocumentRecord],
+        keep: set[str] | None = None,
+        read_at: int | None = None,
+    ) -> None:
         """Replace the rows with the catalog's; ``keep``: paths of rows a run in flight
         knows better than the catalog (kept, and kept as they are while queued/indexing).
 
@@ -129,8 +139,13 @@ class DocumentTableModel(QStandardItemModel):
         """
         keep = keep or set()
         wanted = {rec.path for rec in records}
+        # ``read_at``: the clock when the read began. A row an event touched since is
+        # newer than the read (a file that failed while the catalog was read: its row
+        # went, and came back only with the next read); the next read settles it.
+        since = self._clock if read_at is None else read_at
         for path in [p for p in self._rows if p not in wanted and p not in keep]:
-            self._drop(path)
+            if self._touched.get(path, 0) <= since:
+                self._drop(path)
         self._snapshot = _Snapshot(records, keep, self._clock, wanted)
         self._take_snapshot()
 

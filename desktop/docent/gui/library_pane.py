@@ -70,6 +70,8 @@ class LibraryPane(QWidget):
         self.engine = engine
         self.controller = IndexController(engine, self)
         self.model = DocumentTableModel(self)
+        #: The model's clock when the catalog read in flight began (None: none began).
+        self._read_at: int | None = None
         self.proxy = QSortFilterProxyModel(self)
         self.proxy.setSourceModel(self.model)
         self.proxy.setSortRole(SORT_ROLE)
@@ -187,6 +189,7 @@ class LibraryPane(QWidget):
         self.cancel_button.clicked.connect(c.cancel)
         self.resume_button.clicked.connect(self.resume_cancelled)
         c.documents_changed.connect(self._on_documents)
+        c.refresh_started.connect(self._on_refresh_started)
         c.files_found.connect(self._on_files_found)
         c.document_progressed.connect(self._on_doc_progress)
         c.document_changed.connect(self._on_doc_changed)
@@ -292,9 +295,13 @@ class LibraryPane(QWidget):
 
     # Controller signals -------------------------------------------------------
 
+    def _on_refresh_started(self) -> None:
+        self._read_at = self.model.clock
+
     def _on_documents(self, records: list[DocumentRecord]) -> None:
         pending = {r.path for r in self.model.rows() if r.state in ("queued", "indexing")}
-        self.model.set_records(records, keep=pending if self.controller.busy else set())
+        keep = pending if self.controller.busy else set()
+        self.model.set_records(records, keep, read_at=self._read_at)
         self.empty_hint.setVisible(self.model.count == 0)
 
     def _on_files_found(self, found: FilesFound) -> None:
