@@ -11,6 +11,7 @@ from fakes import FakeEngine
 
 from docent.core.api import JobKind
 from docent.gui.library_pane import LibraryPane
+from docent.gui.library_rows import Row
 
 
 @pytest.fixture
@@ -102,13 +103,19 @@ def test_the_first_read_fills_the_table_and_the_filter_narrows_it(
     assert pane.proxy.rowCount() == 1
 
 
-def test_the_menu_asks_summarizes_reindexes_and_removes(
-    qtbot: Any, fake: FakeEngine, pane: LibraryPane, monkeypatch: Any
-) -> None:
+def alpha_row(qtbot: Any, fake: FakeEngine, pane: LibraryPane) -> Row:
+    """The row of a library of one document, alpha.pdf, once the pane has read it."""
     fake.add_document("/docs/alpha.pdf", ["The alpha text."])
     with qtbot.waitSignal(pane.controller.documents_changed, timeout=10_000):
         pane.refresh()
     (row,) = pane.model.rows()
+    return row
+
+
+def test_the_menu_asks_summarizes_reindexes_and_removes(
+    qtbot: Any, fake: FakeEngine, pane: LibraryPane, monkeypatch: Any
+) -> None:
+    row = alpha_row(qtbot, fake, pane)
     menu = pane.build_menu([row])
     actions = {a.text(): a for a in menu.actions() if a.text()}
     with qtbot.waitSignal(pane.ask_about_requested) as asked:
@@ -138,10 +145,7 @@ def test_a_removal_waiting_behind_a_run_shows_at_once(
     qtbot: Any, fake: FakeEngine, pane: LibraryPane, monkeypatch: Any
 ) -> None:
     """Queued behind indexing, the row stayed "ready" until the run ended."""
-    fake.add_document("/docs/alpha.pdf", ["The alpha text."])
-    with qtbot.waitSignal(pane.controller.documents_changed, timeout=10_000):
-        pane.refresh()
-    (row,) = pane.model.rows()
+    row = alpha_row(qtbot, fake, pane)
     fake.hold_jobs.set()  # the removal waits in the engine
     monkeypatch.setattr("docent.gui.library_pane.ask", lambda *a, **k: True)
     actions = {a.text(): a for a in pane.build_menu([row]).actions() if a.text()}
