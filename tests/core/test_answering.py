@@ -506,6 +506,9 @@ def test_the_stages_are_reported_in_order(engine: Engine, model: ScriptedModel) 
     )
     checked = [AskStage.CHECKING] if follow_up.mode == "generated" else []
     assert stages == [AskStage.REWRITING, AskStage.SEARCHING, AskStage.WAITING, *checked]
+    stages.clear()  # a question of its own is not rewritten: no such stage
+    ask(engine, PAGES_Q, conversation=conv, on_stage=stages.append)
+    assert AskStage.REWRITING not in stages and stages[0] is AskStage.SEARCHING
 
 
 def test_stream_broken_before_anything_useful_falls_back(

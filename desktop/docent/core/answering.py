@@ -199,7 +199,7 @@ class Answerer:
         name = model or self.settings.ollama_model
         requests = _Requests(self.settings.llm_max_requests_per_question)
         _check(cancel, None)
-        query, rewrites = self._standalone(question, conv, name, requests, cancel)
+        query, rewrites = self._standalone(question, conv, name, requests, cancel, on_stage)
         _check(cancel, None)
         result = self.search(query, rewrites)
         _check(cancel, None)
@@ -238,13 +238,17 @@ class Answerer:
         model: str,
         requests: _Requests,
         cancel: threading.Event | None,
+        on_stage: StageCallback | None = None,
     ) -> tuple[str, list[str]]:
-        """The query to search and the rewrites for retrieval (follow-ups only)."""
+        """The query to search and the rewrites for retrieval (follow-ups only; the
+        window hears ``REWRITING`` when the model is asked to rewrite one)."""
         if conv.last is None or not is_follow_up(question):
             return question, []
         fallback = fallback_query(conv, question)
         if requests.left() < 2:  # the answer itself needs the last request
             return fallback, []
+        if on_stage is not None:
+            on_stage(AskStage.REWRITING)
         requests.take()
         try:
             reply = self.llm.chat(

@@ -67,7 +67,7 @@ def ask(
 ) -> Answer:
     """``Engine.ask`` (see its docstring for the arguments)."""
     from docent.core.answering import Answerer
-    from docent.core.conversation import AnswerCancelled, AskStage, Conversation, is_follow_up
+    from docent.core.conversation import AnswerCancelled, AskStage, Conversation
 
     conv = conversation if conversation is not None else Conversation()
     before = len(conv.turns)
@@ -95,8 +95,6 @@ def ask(
             embed=library.embedder.embed_dense,
             searched=f"collection {name}" if name else "all documents",
         )
-        if conv.last is not None and is_follow_up(question):  # made standalone first
-            stage(AskStage.REWRITING)
         return answerer.answer(
             question,
             conv,
