@@ -397,6 +397,28 @@ def test_long_section_summaries_are_reduced_in_rounds(engine: Engine, stub: Olla
     assert result.extracted_sections == 0
 
 
+def test_a_final_summary_the_document_does_not_bear_out_is_not_kept(
+    engine: Engine, stub: OllamaStub
+) -> None:
+    """Each section's summary is grounded in its pages but adds a few words of its own;
+    the final one is made of those words alone. Checked only against the summaries it
+    combines, it passed (smollm2:135m: "the 1917 incident in the harbour of St. George's"
+    in a lighthouse society's history); checked against the document, it is refused and
+    the section summaries stand."""
+    invented = "galleon treasure pirate lagoon parrot cutlass"
+
+    def responder(messages: Messages, model: str) -> str:
+        if section_of(messages):
+            return f"{gist(messages, 20)} Also {invented}."
+        return f"The {invented}: {invented}, {invented.upper()}."
+
+    stub.responder = responder
+    result = engine.summarize(CTSS, type="brief")
+    assert not result.summary.startswith("The galleon")  # the invention is not kept
+    assert [f.section for f in result.failed_sections] == [0]  # 0: the synthesis
+    assert result.summary.startswith("_Combining the section summaries failed")
+
+
 # No model: extractive -------------------------------------------------------------------
 
 

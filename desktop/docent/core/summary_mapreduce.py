@@ -141,7 +141,10 @@ class MapReduce:
         gaps = uncovered(sections, {f.section for f in out.failed})
         try:
             out.summary = self._reduce(
-                [(p.pages, p.summary) for p in out.sections], gaps, page_count
+                [(p.pages, p.summary) for p in out.sections],
+                gaps,
+                page_count,
+                " ".join(s.text for s in sections),
             )
         except (LLMUnavailable, ModelNotFound, Cancelled):
             raise
@@ -192,7 +195,11 @@ class MapReduce:
 
     # Reduce --------------------------------------------------------------------------
 
-    def _reduce(self, items: list[tuple[Span, str]], gaps: str, page_count: int) -> str:
+    def _reduce(self, items: list[tuple[Span, str]], gaps: str, page_count: int, text: str) -> str:
+        """The summary of the section summaries ``items``, combined in rounds until they
+        fit; the last one is checked against the document's ``text``, not only against
+        the summaries it combines: one that invents on top of them ("the 1917 incident
+        in the harbour of St. George's", smollm2:135m) shares words with them and passed."""
         rnd = 0
         while len(items) > 1 and word_count(render(items)) > self.limit and rnd < MAX_ROUNDS:
             rnd += 1
@@ -211,8 +218,8 @@ class MapReduce:
                     "main points and their page references like (p. 12)."
                 )
                 prompt = self.prompts.combine(group, pages_label(span), task)
-                text = self._gated(prompt, target, span, render(group))
-                combined.append((span, text or shortened(group, target)))
+                merged = self._gated(prompt, target, span, render(group))
+                combined.append((span, merged or shortened(group, target)))
                 self.calls_left -= 1
             items = combined
         span = (1, page_count)
@@ -222,27 +229,32 @@ class MapReduce:
         if gaps:
             task += f" There is no summary of {gaps}: say in one sentence that it is not covered."
         prompt = self.prompts.combine(items, f"{page_count} pages", task)
-        text = self._gated(prompt, final_words, span, render(items))
-        if not text:
+        final = self._gated(prompt, final_words, span, render(items), text)
+        if not final:
             simple = self.prompts.combine(
                 items, f"{page_count} pages", SIMPLE_TASK.format(sentences=5)
             )
             self._progress("retry", 1, 1, span, "retrying the summary with a simpler prompt")
-            text = self._gated(simple, final_words, span, render(items))
-        if not text:
+            final = self._gated(simple, final_words, span, render(items), text)
+        if not final:
             raise LLMStreamError("the model's combined summary was unusable")
-        return text
+        return final
 
-    def _gated(self, messages: Messages, words: int, span: Span, source: str) -> str:
-        """The reply if it passes the gate, "" if it does not (or the call failed)."""
+    def _gated(
+        self, messages: Messages, words: int, span: Span, source: str, text: str = ""
+    ) -> str:
+        """The reply if it passes the gate against ``source`` (and the document's
+        ``text``, when given), "" if it does not (or the call failed)."""
         try:
-            text = self._call(messages, reply_tokens(words), span)
+            reply = self._call(messages, reply_tokens(words), span)
         except (LLMUnavailable, ModelNotFound, Cancelled, OutOfTime):
             raise
         except LLMError:
             return ""
         asked = " ".join(m["content"] for m in messages).replace(source, " ")
-        return "" if rejection(text, source, self.name, asked) else text
+        if rejection(reply, source, self.name, asked):
+            return ""
+        return "" if text and rejection(reply, text, self.name) else reply
 
     # Calls ---------------------------------------------------------------------------
 
