@@ -6,18 +6,11 @@ from pathlib import Path
 from typing import Any
 
 from fakes import FakeEngine
+from gui_helpers import started
 from PySide6.QtWidgets import QFileDialog
 
 from docent.core.api import Health, Progress
 from docent.gui.welcome import ollama_text
-
-
-def shown_health(qtbot: Any, fake: FakeEngine, make_window: Any) -> Any:
-    window = make_window(fake)
-    with qtbot.waitSignal(window.health_changed, timeout=10_000):
-        pass
-    qtbot.waitUntil(lambda: "document" in window.docs_label.text(), timeout=10_000)
-    return window
 
 
 def test_an_empty_library_says_to_add_documents_and_how_to_get_ollama(
@@ -27,7 +20,7 @@ def test_an_empty_library_says_to_add_documents_and_how_to_get_ollama(
         update={"ollama_model": "qwen2.5:3b", "ollama_host": "http://127.0.0.1:9"}
     )
     fake.health = Health(False, [], "Ollama is not running at http://127.0.0.1:9.")
-    window = shown_health(qtbot, fake, make_window)
+    window = started(qtbot, fake, make_window)
     panel = window.welcome
     assert panel.isVisibleTo(window)
     assert "Your library is empty" in panel.what.text()
@@ -46,7 +39,7 @@ def test_add_folder_on_the_panel_indexes_the_folder_and_the_panel_goes(
     folder.mkdir()
     (folder / "note.txt").write_text("A note.\n")
     monkeypatch.setattr(QFileDialog, "getExistingDirectory", lambda *a, **k: str(folder))
-    window = shown_health(qtbot, fake, make_window)
+    window = started(qtbot, fake, make_window)
     assert window.welcome.isVisibleTo(window)
     with qtbot.waitSignal(window.library.controller.run_finished, timeout=10_000):
         window.welcome.add_folder_button.click()
@@ -57,7 +50,7 @@ def test_add_folder_on_the_panel_indexes_the_folder_and_the_panel_goes(
 def test_the_panel_goes_when_the_first_document_is_being_read(
     qtbot: Any, fake: FakeEngine, make_window: Any
 ) -> None:
-    window = shown_health(qtbot, fake, make_window)
+    window = started(qtbot, fake, make_window)
     assert window.welcome.isVisibleTo(window)
     reading = Progress("extracting", 1, 1, "/docs/scan.pdf", message="reading page 1")
     window.library.model.apply(reading, None)
@@ -72,7 +65,7 @@ def test_a_library_with_documents_shows_no_panel(
     qtbot: Any, fake: FakeEngine, make_window: Any
 ) -> None:
     fake.add_document("/docs/a.pdf")
-    window = shown_health(qtbot, fake, make_window)
+    window = started(qtbot, fake, make_window)
     qtbot.waitUntil(lambda: window.docs_label.text().startswith("1 document"), timeout=10_000)
     assert not window.welcome.isVisibleTo(window)
 
