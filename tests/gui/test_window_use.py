@@ -195,6 +195,14 @@ def test_at_1024_by_700_the_empty_sources_pane_gives_way(
     with qtbot.waitSignal(window.chat.answer_finished, timeout=10_000):
         window.chat.ask("When?")
     assert window.splitter.sizes()[2] >= sum(window.splitter.sizes()) // 3 - 2
+    # an answer without sources leaves the panes where they are (they jumped back and
+    # forth with every abstention or stop)
+    widened = window.splitter.sizes()
+    fake.answers = [answer("Your documents do not say.", [])]
+    with qtbot.waitSignal(window.chat.answer_finished, timeout=10_000):
+        window.chat.ask("Why?")
+    assert window.citations.citations == []
+    assert window.splitter.sizes() == widened
 
 
 def test_long_page_and_zoom_text_never_widen_the_window_past_1024(

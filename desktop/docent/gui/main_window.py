@@ -465,11 +465,14 @@ class MainWindow(QMainWindow):
         cites = turn.citations if turn is not None else []
         self.citations.set_citations(cites)
         self._citations_turn = turn.number if turn is not None else 0
-        self.fit_sources(bool(cites))
+        if cites:
+            # widened once there is something to show, and never narrowed again by an
+            # answer without sources (an abstention, a stop): the panes stay put
+            self.fit_sources(True)
 
     def fit_sources(self, has_sources: bool) -> None:
-        """The Sources pane is narrow while it has nothing to show, and gets its width
-        back (a third at least) when an answer has sources."""
+        """The Sources pane is narrow while it has nothing to show yet (at start), and gets
+        its width back (a third at least) when an answer has sources."""
         sizes = self.splitter.sizes()
         if len(sizes) != 3 or sum(sizes) <= 0:
             return
