@@ -330,7 +330,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
         text = " ".join(c.text.split())
         how = "  (matched by Docent: the model did not cite it)" if c.source == "matched" else ""
         name, path = shown(c.file_name), shown(c.path)
-        print(f"  [{c.n}] {name} {c.pages_label}  ({path}){how}\n      {text[:200]}")
+        print(f"  [{c.n}] {name} {c.where}  ({path}){how}\n      {text[:200]}")
     if streamed and any(c.source == "matched" for c in answer.citations):
         print("\nThe answer with its matched citations:\n" + answer.text)
     for sentence, cited, better in answer.misattributed:

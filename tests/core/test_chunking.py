@@ -67,6 +67,20 @@ def test_page_ranges_follow_the_sentences_across_page_breaks() -> None:
     assert {p for c in chunks for p in range(c.page_start, c.page_end + 1)} == set(range(1, 13))
 
 
+def test_each_page_a_passage_runs_onto_is_placed_in_its_text() -> None:
+    # a passage's citation opens the page its cited part is on: every sentence of every
+    # chunk is put on the page it was printed on, from the offsets alone
+    from docent.core.models import page_at
+
+    chunks = chunk_pages(tagged_pages(12))
+    spanning = [c for c in chunks if c.page_start < c.page_end]
+    assert spanning
+    for c in chunks:
+        assert len(c.page_breaks) == c.page_end - c.page_start
+        for m in re.finditer(r"\bP(\d+)s\d+\b", c.text):
+            assert page_at(c.page_start, c.page_breaks, m.start()) == int(m.group(1)), c.text
+
+
 def test_every_sentence_is_kept_in_order() -> None:
     pages = tagged_pages(8)
     chunks = chunk_pages(pages, overlap_sentences=0)

@@ -84,6 +84,28 @@ def test_the_heading_names_the_page_shown(
     assert pane.header.text().startswith("Click a citation") and not pane.toolbar.isVisibleTo(pane)
 
 
+def test_a_passage_over_two_pages_opens_on_the_page_its_cited_part_is_on(
+    qtbot: Any, fake: FakeEngine, tmp_path: Path, drain: None
+) -> None:
+    from dataclasses import replace
+
+    from scan_files import page_image, save_scan
+
+    pdf = save_scan(tmp_path / "two.pdf", [page_image(["Page one"]), page_image(["Page two"])])
+    pane = CitationPane(fake)
+    qtbot.addWidget(pane)
+    pane.show()
+    spans = replace(citation(1, str(pdf), 1, "Page one\nPage two"), page_end=2)
+    pane.set_citations([replace(spans, focus_page=2), replace(spans, n=2)])
+    with qtbot.waitSignal(pane.page_shown, timeout=10_000) as shown:
+        pane.select(1)
+    assert shown.args == [str(pdf), 2]
+    assert pane.header.text() == "two.pdf — pp. 1–2"
+    with qtbot.waitSignal(pane.page_shown, timeout=10_000) as shown:
+        pane.select(2)  # no cited part known: its first page
+    assert shown.args == [str(pdf), 1]
+
+
 def test_a_long_file_name_in_the_heading_is_elided_not_cut_and_never_widens_the_pane(
     qtbot: Any, fake: FakeEngine, tmp_path: Path, drain: None
 ) -> None:

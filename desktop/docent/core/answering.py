@@ -50,6 +50,7 @@ from typing import Any
 
 from docent.core.attribution import Attribution, EmbedFn, attribute, citation_notes
 from docent.core.citations import (
+    Citation,
     citations_for,
     cite_echoed_headers,
     cited_numbers,
@@ -78,6 +79,7 @@ from docent.core.evaluation import (
     says_not_found,
     terms,
 )
+from docent.core.focus import focused
 from docent.core.guards import OutputCut, OutputGuard, guard_for, last_sentence_end
 from docent.core.llm import OllamaClient
 from docent.core.models import Hit
@@ -294,7 +296,7 @@ class Answerer:
             question=run.question,
             text=abstain_text([run.query, *run.rewrites], scope, advice, len(shown)),
             mode="abstained",
-            citations=citations_for(range(1, len(shown) + 1), shown, "retrieved"),
+            citations=listed(shown, run.query),
             offered=shown,
             confidence="low",
             reason=reason,
@@ -462,7 +464,13 @@ class Answerer:
             partial=bool(partial or cut),
             matched_only=bool(matched and not model),
         )
-        text, citations = checked.text, citations_for(model, prompt.offered, matched=matched)
+        text = checked.text
+        citations = focused(
+            citations_for(model, prompt.offered, matched=matched),
+            prompt.offered,
+            checked.faith.sentences,
+            run.query,
+        )
         text = f"{text}\n\n{tail}" if tail else text
         unsupported = not citations and bool(prompt.offered and checked.faith.unsupported)
         if unsupported:
@@ -472,7 +480,7 @@ class Answerer:
             # with no sentence to judge (a Stop after three words) is left as it came.
             shown = prompt.offered[:EXTRACTIVE_PASSAGES]
             text = unsupported_text(text, run.query, shown)
-            citations = citations_for(range(1, len(shown) + 1), prompt.offered, "retrieved")
+            citations = listed(shown, run.query)
         return Answer(
             question=run.question,
             text=text,
@@ -529,7 +537,7 @@ class Answerer:
             text=extractive_text(run.query, shown, reason, run.model, answered=bool(unused)),
             mode="extractive",
             cut=unused,
-            citations=citations_for(range(1, len(shown) + 1), shown, "retrieved"),
+            citations=listed(shown, run.query),
             offered=shown,
             confidence=run.result.confidence,
             reason=reason,
@@ -559,6 +567,12 @@ class _Run:
     on_stage: StageCallback | None = None
     #: Which time the user asks this question (a Retry: 2, 3, ...).
     attempt: int = 1
+
+
+def listed(shown: list[Hit], query: str) -> list[Citation]:
+    """Passages Docent lists itself (quoted, or the closest to an abstained question),
+    each opening on the page of its quote."""
+    return focused(citations_for(range(1, len(shown) + 1), shown, "retrieved"), shown, (), query)
 
 
 def clearly_supported(answer: Answer) -> bool:

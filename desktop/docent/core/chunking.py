@@ -125,9 +125,9 @@ def chunk_pages(
         unit.section = section
         unit.path = headings.path
         units.extend(packer.fit(unit))
-    groups = [(g, _join(g).strip()) for g in packer.pack(units, overlap_sentences)]
+    groups = [(g, *_join_paged(g)) for g in packer.pack(units, overlap_sentences)]
     chunks = []
-    for i, (g, text) in enumerate((g, t) for g, t in groups if t):
+    for i, (g, text, breaks) in enumerate(x for x in groups if x[1]):
         context = ""
         if title is not None:
             room = max_tokens - count_tokens(text) if count_tokens and context_tokens else None
@@ -141,6 +141,7 @@ def chunk_pages(
                 heading=_heading_of(g),
                 context=context,
                 title=title or "",
+                page_breaks=breaks,
             )
         )
     return chunks
@@ -354,13 +355,29 @@ def _is_table_row(words: list[str]) -> bool:
 
 
 def _join(units: Sequence[_Unit]) -> str:
+    return _join_paged(units)[0]
+
+
+def _join_paged(units: Sequence[_Unit]) -> tuple[str, tuple[tuple[int, int], ...]]:
+    """The units' text, stripped, and where in it each page after the first begins."""
     parts: list[str] = []
+    breaks: list[tuple[int, int]] = []
+    at = 0
     for i, unit in enumerate(units):
         if i:
             prose = unit.kind == "sentence" and units[i - 1].kind == "sentence"
             parts.append(" " if prose else "\n")
+            at += 1
+            if unit.page != units[i - 1].page:
+                breaks.append((unit.page, at))
         parts.append(unit.text)
-    return "".join(parts)
+        at += len(unit.text)
+    joined = "".join(parts)
+    text = joined.strip()
+    lead = len(joined) - len(joined.lstrip())
+    return text, tuple(
+        (page, max(0, offset - lead)) for page, offset in breaks if offset - lead < len(text)
+    )
 
 
 # ---------------------------------------------------------------- units -> chunks

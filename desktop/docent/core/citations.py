@@ -46,6 +46,22 @@ class Citation:
     #: See Chunk.location: "slide 3", "Sheet1 rows 2-51"; "" for PDF pages.
     location: str = ""
     source: CitationSource = "model"
+    #: Of a passage that runs onto another page: the page holding the part the answer
+    #: draws on (focus.py), which its chip opens; 0: the passage's first page.
+    focus_page: int = 0
+
+    @property
+    def where(self) -> str:
+        """``pages_label``, and the page the cited part is on when the passage runs over
+        two: "pp.4-5, cited part on p.5"."""
+        if self.focus_page and self.focus_page != self.page:
+            return f"{self.pages_label}, cited part on p.{self.focus_page}"
+        return self.pages_label
+
+    @property
+    def opens_at(self) -> int:
+        """The page a click on this citation shows."""
+        return self.focus_page or self.page
 
     @property
     def pages_label(self) -> str:
@@ -65,6 +81,7 @@ class Citation:
             "text": self.text,
             "location": self.pages_label,
             "source": self.source,
+            "focus_page": self.opens_at,
         }
 
 

@@ -45,7 +45,9 @@ MODEL_MAX_TOKENS = 256
 #: line a heading (chunking.py; other documents keep their chunks and vectors).
 #: 6: a text file's chunks cited by their lines ("lines 61-120"), not as pages, and no
 #: line of it taken for a running header (chunking.py ``paged``).
-INDEX_FORMAT = 6
+#: 7: a passage that runs onto a later page records where that page begins in it
+#: (``page_breaks``), so its citation opens the page its cited part is on.
+INDEX_FORMAT = 7
 
 
 @dataclass(frozen=True, slots=True)

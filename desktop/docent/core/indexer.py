@@ -564,6 +564,7 @@ class Indexer:
                         "context": c.context,
                         "title": c.title,
                         "location": c.location,
+                        "page_breaks": [list(b) for b in c.page_breaks],
                         COLLECTIONS: list(rec.collections),
                         SENTENCES: known[h].sentences,
                     },

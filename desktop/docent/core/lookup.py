@@ -9,7 +9,14 @@ from pathlib import Path
 from docent.core import files as filemod
 from docent.core.catalog import Catalog
 from docent.core.errors import AmbiguousFile, UnknownCollection, UnknownFile
-from docent.core.models import Collection, DocumentRecord, ExtractedDocument, line_span
+from docent.core.models import (
+    Collection,
+    DocumentRecord,
+    ExtractedDocument,
+    line_span,
+    page_at,
+    page_breaks_of,
+)
 from docent.core.store import ScoredPoint, Store
 
 GREP_LIMIT = 100
@@ -97,11 +104,15 @@ def _grep_match(p: ScoredPoint, pattern: str) -> GrepMatch:
     at = text.lower().find(pattern.lower())
     start = max(0, at - 60) if at >= 0 else 0
     line = " ".join(text[start : start + len(pattern) + 120].split())
+    first, last = int(pl["page_start"]), int(pl["page_end"])
+    breaks = page_breaks_of(pl)
+    if at >= 0 and breaks:  # the page the match is on, not the passage's first
+        first = last = page_at(first, breaks, at)
     return GrepMatch(
         pl["file_name"],
         pl["path"],
-        int(pl["page_start"]),
-        int(pl["page_end"]),
+        first,
+        last,
         p.id,
         line,
         str(pl.get("location", "")),

@@ -8,6 +8,7 @@ it without importing each other.
 from __future__ import annotations
 
 import enum
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 
@@ -94,6 +95,28 @@ class Chunk:
     #: Where it is, for formats whose units are named ("slide 3", "Sheet1 rows 2-51");
     #: "" for PDF pages and text blocks (named by number). See locations.py.
     location: str = ""
+    #: Of a passage that runs onto later pages: each such page with the offset in ``text``
+    #: where it begins, so that a part of the passage is put on its own page
+    #: (``page_at``). Empty for a passage on one page.
+    page_breaks: tuple[tuple[int, int], ...] = ()
+
+
+def page_at(page_start: int, page_breaks: Sequence[Sequence[int]], offset: int) -> int:
+    """The page of the passage that holds character ``offset`` of its text."""
+    page = page_start
+    for number, begins in page_breaks:
+        if offset < begins:
+            break
+        page = number
+    return page
+
+
+def page_breaks_of(payload: Mapping[str, object]) -> tuple[tuple[int, int], ...]:
+    """A stored passage's ``page_breaks`` (none in a payload written before them)."""
+    raw = payload.get("page_breaks")
+    if not isinstance(raw, list):
+        return ()
+    return tuple((int(b[0]), int(b[1])) for b in raw if isinstance(b, list) and len(b) == 2)
 
 
 class DocState(enum.StrEnum):
@@ -188,6 +211,8 @@ class Hit:
     debug: dict[str, object] = field(default_factory=dict)
     #: See Chunk.location.
     location: str = ""
+    #: See Chunk.page_breaks (empty for a passage indexed before they were recorded).
+    page_breaks: tuple[tuple[int, int], ...] = ()
 
     @property
     def pages_label(self) -> str:

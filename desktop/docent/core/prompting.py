@@ -275,14 +275,20 @@ def _flat(text: str) -> str:
 # Extractive answers -------------------------------------------------------------
 
 
+def nearest_sentence(sentences: Sequence[str], query: str) -> int:
+    """The index of the sentence sharing most content words with the query (the first
+    on a tie)."""
+    wanted = terms(query)
+    return max(range(len(sentences)), key=lambda i: (len(terms(sentences[i]) & wanted), -i))
+
+
 def best_excerpt(text: str, query: str, limit: int = EXCERPT_CHARS) -> str:
     """The part of a passage (whole sentences, about ``limit`` characters) nearest the query."""
     flat = _flat(text)
     if len(flat) <= limit:
         return flat
     sentences = split_sentences(flat) or [flat]
-    wanted = terms(query)
-    best = max(range(len(sentences)), key=lambda i: (len(terms(sentences[i]) & wanted), -i))
+    best = nearest_sentence(sentences, query)
     picked: list[str] = []
     for sentence in sentences[best:]:
         if picked and len(" ".join(picked)) + len(sentence) > limit:

@@ -49,7 +49,7 @@ from docent.core.config import Settings
 from docent.core.cross_encoder import CrossEncoder
 from docent.core.embedding import Embedder
 from docent.core.fusion import Candidate, RankedList
-from docent.core.models import Hit, SparseVec
+from docent.core.models import Hit, SparseVec, page_breaks_of
 from docent.core.queryterms import QueryTerms, analyse
 from docent.core.store import ScoredPoint, Store
 from docent.core.sufficiency import (
@@ -174,6 +174,7 @@ def hit_from_point(p: ScoredPoint) -> Hit:
         score=p.score,
         text=pl["text"],
         location=str(pl.get("location", "")),
+        page_breaks=page_breaks_of(pl),
     )
 
 

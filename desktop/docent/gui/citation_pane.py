@@ -238,7 +238,7 @@ class CitationPane(QWidget):
 
     def show_citation(self, c: Citation) -> None:
         self.current = c
-        self.page = c.page or 1
+        self.page = c.opens_at or 1
         self.header.set_heading(shown(c.file_name), page_label(c))
         self.toolbar.setEnabled(True)
         self.toolbar.setVisible(True)

@@ -203,7 +203,7 @@ def chip_tips(turns: list[Turn]) -> dict[str, str]:
     """Each chip's tooltip: the file and the place it cites (a page, a slide, a sheet's
     rows, a section), as the sources pane names them."""
     return {
-        cite_url(t.number, c.n): f"[{c.n}] {shown(c.file_name)}, {c.pages_label}"
+        cite_url(t.number, c.n): f"[{c.n}] {shown(c.file_name)}, {c.where}"
         for t in turns
         if t.answer
         for c in t.answer.citations

@@ -1,0 +1,79 @@
+"""The page of a cited passage that the answer draws on.
+
+A passage can run from the foot of one page onto the next (``Hit.page_breaks``). Its
+citation opens the page holding the part the answer's sentences copy or share words
+with, and for a passage Docent quotes itself, the page of the sentence it quotes first;
+not always the passage's first page, which may hold only its opening line.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+
+from docent.core.attribution import copied, plain
+from docent.core.citations import Citation
+from docent.core.evaluation import SentenceSupport, split_sentences, terms, words_of
+from docent.core.models import Hit
+from docent.core.prompting import nearest_sentence
+
+#: Words in a row that a sentence and a page's part of the passage must share to count
+#: as copied from there.
+COPIED_RUN = 3
+
+
+def page_parts(hit: Hit) -> list[tuple[int, str]]:
+    """Each page of the passage with its part of the passage's text."""
+    starts = [(hit.page_start, 0), *hit.page_breaks]
+    ends = [begins for _, begins in hit.page_breaks] + [len(hit.text)]
+    return [(page, hit.text[a:b].strip()) for (page, a), b in zip(starts, ends, strict=True)]
+
+
+def focus_page(hit: Hit, focus: Sequence[str]) -> int:
+    """The page of ``hit`` whose part of it holds most of ``focus`` (words copied in runs
+    of ``COPIED_RUN``, then content words shared); its first page on a tie."""
+    if not hit.page_breaks or not focus:
+        return hit.page_start
+    sentences = [(words_of(plain(s)), terms(s)) for s in focus]
+    best_page, best = hit.page_start, (0, 0)
+    for page, part in page_parts(hit):
+        hay = f" {' '.join(words_of(part))} "
+        held = terms(part)
+        copies = shares = 0
+        for words, wanted in sentences:
+            k = min(COPIED_RUN, len(words))
+            copies += sum(copied(words, k, [hay])) if k else 0
+            shares += len(wanted & held)
+        if (copies, shares) > best:
+            best_page, best = page, (copies, shares)
+    return best_page
+
+
+def quoted_lead(hit: Hit, query: str) -> str:
+    """The passage's sentence nearest the query: where a quote of it starts
+    (prompting.best_excerpt), or, quoted whole, the sentence it is quoted for."""
+    sentences = split_sentences(" ".join(hit.text.split()))
+    return sentences[nearest_sentence(sentences, query)] if sentences else ""
+
+
+def focused(
+    citations: Sequence[Citation],
+    offered: Sequence[Hit],
+    support: Sequence[SentenceSupport],
+    query: str,
+) -> list[Citation]:
+    """``citations`` with the page each opens: for the model's and matched citations, the
+    page the sentences citing it draw on; for passages Docent lists, its quote's page."""
+    out: list[Citation] = []
+    for c in citations:
+        hit = offered[c.n - 1] if 1 <= c.n <= len(offered) else None
+        if hit is None or not hit.page_breaks or hit.chunk_id != c.chunk_id:
+            out.append(c)
+            continue
+        if c.source == "retrieved":
+            focus = [lead] if (lead := quoted_lead(hit, query)) else []
+        else:
+            focus = [s.sentence for s in support if c.n in s.cited or s.matched == c.n]
+        page = focus_page(hit, focus)
+        out.append(replace(c, focus_page=page) if page != c.page else c)
+    return out
