@@ -70,6 +70,17 @@ def test_only_citations_of_spanning_passages_change() -> None:
     assert cites[1].where == "p.7"
 
 
+def test_a_quote_opens_the_page_it_starts_on() -> None:
+    from docent.core.focus import quoted_page
+
+    # a table's rows run together as one long "sentence" from the foot of p.4 onto p.5
+    rows = "SHOW RQ TYPE show drive type"
+    hit = spanning(1, f"Other commands. {rows}", " ".join([rows.lower()] * 12) + ".")
+    assert quoted_page(hit, "show the drive type") == 4
+    assert quoted_page(spanning(), "When is the relief valve checked by a fitter?") == 5
+    assert quoted_page(spanning(), "What colour is the pump's switch?") == 4
+
+
 def _answerer(stub: OllamaStub, tmp_path: Path, hits: list[Hit]) -> Answerer:
     settings = Settings.model_validate(
         {"data_dir": str(tmp_path), "ollama_host": stub.url, "ollama_model": MODEL}

@@ -13,8 +13,8 @@ from dataclasses import replace
 
 from docent.core.attribution import copied, plain
 from docent.core.citations import Citation
-from docent.core.evaluation import SentenceSupport, split_sentences, terms, words_of
-from docent.core.models import Hit
+from docent.core.evaluation import SentenceSupport, sentence_bounds, terms, words_of
+from docent.core.models import Hit, page_at
 from docent.core.prompting import nearest_sentence
 
 #: Words in a row that a sentence and a page's part of the passage must share to count
@@ -49,11 +49,14 @@ def focus_page(hit: Hit, focus: Sequence[str]) -> int:
     return best_page
 
 
-def quoted_lead(hit: Hit, query: str) -> str:
-    """The passage's sentence nearest the query: where a quote of it starts
+def quoted_page(hit: Hit, query: str) -> int:
+    """The page where a quote of ``hit`` starts: its sentence nearest the query
     (prompting.best_excerpt), or, quoted whole, the sentence it is quoted for."""
-    sentences = split_sentences(" ".join(hit.text.split()))
-    return sentences[nearest_sentence(sentences, query)] if sentences else ""
+    bounds = sentence_bounds(hit.text)  # where best_excerpt splits its flattened text
+    if not hit.page_breaks or not bounds:
+        return hit.page_start
+    best = nearest_sentence([hit.text[a:b] for a, b in bounds], query)
+    return page_at(hit.page_start, hit.page_breaks, bounds[best][0])
 
 
 def focused(
@@ -71,9 +74,9 @@ def focused(
             out.append(c)
             continue
         if c.source == "retrieved":
-            focus = [lead] if (lead := quoted_lead(hit, query)) else []
+            page = quoted_page(hit, query)
         else:
             focus = [s.sentence for s in support if c.n in s.cited or s.matched == c.n]
-        page = focus_page(hit, focus)
+            page = focus_page(hit, focus)
         out.append(replace(c, focus_page=page) if page != c.page else c)
     return out
