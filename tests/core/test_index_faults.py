@@ -103,12 +103,39 @@ def test_a_fault_on_one_file_fails_it_and_the_run_goes_on(
     b = eng.resolve("b.txt")
     assert eng.store is not None
     assert eng.store.count_chunks(b.doc_id) == 0  # its first batch was written, then dropped
-    assert b.chunks == 0 and "the next run tries this one again" in b.error
-    # A fault is not the file's: the next run tries it again, though the file is unchanged.
+    assert b.chunks == 0 and "tries this one again when it next starts" in b.error
+    # A fault is not the file's: a run asked for tries it again, though it is unchanged.
     embedder.broken = False
     again = eng.index(files)
     assert [Path(p).name for p in again.indexed] == ["b.txt"]
     assert eng.store.count_chunks(b.doc_id) == eng.resolve("b.txt").chunks > 2 * 32
+
+
+def test_a_watched_folders_sweeps_leave_a_file_that_faulted_until_it_changes(
+    flaky: tuple[Engine, FailsOnB], files: list[Path]
+) -> None:
+    # each retry reads the whole file again (minutes for a big one, or a reader crash):
+    # the sweeps every 10 minutes (every minute for a folder the OS cannot watch) do not
+    eng, embedder = flaky
+    folder = files[0].parent
+    eng.queue.sweep(str(folder))
+    assert eng.wait_idle(TIMEOUT)
+    assert states(eng)["b.txt"] is DocState.FAILED
+    tried = embedder.batches_of_b
+    eng.queue.sweep(str(folder))
+    assert eng.wait_idle(TIMEOUT)
+    assert embedder.batches_of_b == tried, "the sweep read the unchanged file again"
+    assert states(eng)["b.txt"] is DocState.FAILED
+    # changed, it is read again by the next sweep (and fails again: still broken)
+    files[1].write_text(files[1].read_text() + "\n\nOne more ledger line.")
+    eng.queue.sweep(str(folder))
+    assert eng.wait_idle(TIMEOUT)
+    assert embedder.batches_of_b > tried
+    # a run the user asks for tries it again, changed or not
+    embedder.broken = False
+    eng.submit_index([str(files[1])])
+    assert eng.wait_idle(TIMEOUT)
+    assert states(eng)["b.txt"] is DocState.READY
 
 
 def test_a_store_fault_queues_what_the_run_did_not_finish(

@@ -62,7 +62,8 @@ class TooLarge(DocumentError):
 
 class IndexingFault(DocumentError):
     """Indexing one file failed in Docent itself (a bug, or the embedder ran out of
-    memory): that file is marked failed and the run goes on; the next run tries it again."""
+    memory): that file is marked failed and the run goes on; a run asked for tries it
+    again, a watched folder's sweep only once the file changed or Docent restarted."""
 
     reason = "fault"
 

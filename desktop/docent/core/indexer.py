@@ -76,6 +76,10 @@ FLUSH_POINTS = 5000
 INDEXING = "building the search index"
 #: Failures that say nothing about the file itself: try again on the next run.
 RETRY_REASONS = frozenset({CRASHED, IndexingFault.reason, "missing", "unreadable"})
+#: Of those, the ones that may cost minutes to meet again (the whole file read, then a
+#: crash or a fault of Docent's): tried again when Docent next starts, on Re-index, or
+#: when the file changes; not by every sweep of a watched folder in between.
+COSTLY_RETRIES = frozenset({CRASHED, IndexingFault.reason})
 #: Errors after which no file of the run can be written (the store, the data folder, an
 #: embedding model that does not load): the run stops, and what it did not finish is
 #: queued for the next one (failing each file for it would mark the whole library failed).
@@ -127,6 +131,10 @@ class Indexer:
         self._flushed_at_points = 0
         #: The collection (id) the current run adds its files to ("" for none).
         self._collection = ""
+        #: Files that crashed or faulted in this process, by path: their size and mtime
+        #: then (COSTLY_RETRIES); left alone by runs that do not ``_retry_costly``.
+        self._failed_here: dict[str, tuple[int, float]] = {}
+        self._retry_costly = True
 
     def close(self) -> None:
         """Stop the extraction worker (at once, even mid-file). Safe from any thread."""
@@ -156,21 +164,27 @@ class Indexer:
         cancel: threading.Event | None = None,
         collection: str = "",
         force: bool = False,
+        retry_costly: bool = True,
     ) -> IndexReport:
         """``collection``: the id of the collection the files join ("" for none: each
         joins its watched folder's collection, or the default one; see membership.py).
         ``force``: read, chunk and write each file again even when it is unchanged (the
         text cache is not used; vectors of unchanged chunk text are still reused). Each
         document is rebuilt in place, one at a time: until its turn it stays searchable
-        as it was, and a cancel leaves the ones not reached as they were."""
+        as it was, and a cancel leaves the ones not reached as they were.
+        ``retry_costly``: False for a watched folder's sweeps and events: an unchanged file
+        that crashed the reader or faulted in this process is left as it is
+        (COSTLY_RETRIES)."""
         with self._lock:
             self._collection = collection
+            self._retry_costly = retry_costly
             try:
                 return self._run(
                     list(files), progress or (lambda p: None), cancel or threading.Event(), force
                 )
             finally:
                 self._collection = ""
+                self._retry_costly = True
 
     def _run(
         self,
@@ -301,7 +315,16 @@ class Indexer:
     def _stat_unchanged(self, rec: DocumentRecord, st: os.stat_result) -> bool:
         settled = (
             rec.state is DocState.READY and rec.index_format == self.embedder.index_format
-        ) or (rec.state is DocState.FAILED and rec.reason not in self._retry)
+        ) or (
+            rec.state is DocState.FAILED
+            and (
+                rec.reason not in self._retry
+                or (
+                    not self._retry_costly
+                    and self._failed_here.get(rec.path) == (st.st_size, st.st_mtime)
+                )
+            )
+        )
         return settled and rec.size == st.st_size and rec.mtime == st.st_mtime
 
     def outdated(self) -> list[DocumentRecord]:
@@ -378,7 +401,8 @@ class Indexer:
             fault = IndexingFault(
                 key,
                 f"{shown(path.name)} could not be indexed: {type(exc).__name__}: {exc}. "
-                "The other files go on; the next run tries this one again.",
+                "The other files go on; Docent tries this one again when it next starts, "
+                "on Re-index, or when the file changes.",
             )
             self._fail(report, progress, i, n, key, rec, fault, st)
             return
@@ -405,6 +429,8 @@ class Indexer:
         rec.state, rec.reason, rec.error, rec.chunks = DocState.FAILED, err.reason, str(err), 0
         if st is not None:
             rec.size, rec.mtime = st.st_size, st.st_mtime
+            if err.reason in COSTLY_RETRIES:
+                self._failed_here[key] = (st.st_size, st.st_mtime)
         if sha256:
             rec.sha256, rec.summary = sha256, ""
         self.catalog.put(rec)

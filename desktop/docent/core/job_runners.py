@@ -38,6 +38,8 @@ class QueueOps(Protocol):
 Runner = Callable[[QueueOps, Job, IndexReport], None]
 #: Jobs a person asked for (a window, a command), as against a watcher's or a sweep's.
 ASKED = ("user", "command")
+#: Jobs a watched folder makes by itself: its sweeps and its file events.
+WATCHER = ("sweep", "watch")
 
 
 def run_index(q: QueueOps, job: Job, report: IndexReport) -> None:

@@ -36,7 +36,7 @@ from docent.core.index_events import (
     JobStarted,
 )
 from docent.core.indexer import FailedFile, Indexer, IndexReport, Progress, ProgressCallback
-from docent.core.job_runners import ASKED, RUNNERS
+from docent.core.job_runners import ASKED, RUNNERS, WATCHER
 from docent.core.models import DocumentRecord
 from docent.core.userfiles import inside
 
@@ -374,7 +374,12 @@ class IndexQueue:
         if present:
             report.merge(
                 self.indexer.index_files(
-                    present, lambda p: self.progressed(job, p), job.cancel, into, job.force
+                    present,
+                    lambda p: self.progressed(job, p),
+                    job.cancel,
+                    into,
+                    job.force,
+                    retry_costly=job.source not in WATCHER,
                 )
             )
 
