@@ -113,6 +113,9 @@ class Record:
     passages: list[str] = field(default_factory=list)
     #: Parts of cited sentences that their passage does not say (``Answer.unsaid_parts``).
     unsaid: list[str] = field(default_factory=list)
+    #: A citation's chip opens a gold page itself (``Citation.opens_at``: for a passage
+    #: over two pages, the page its cited part is on), not only a passage holding one.
+    gold_opened: bool = False
     #: Above 1: an answer had no supported sentence and the model was asked again
     #: (``llm_answer_retries``); the record is the last answer's.
     attempts: int = 1
@@ -302,6 +305,9 @@ def record(q: Question, answer: Answer, seconds: float, raw: str) -> Record:
     on_gold = any(
         on_gold_page(q.file, q.pages, c.file_name, c.page, c.page_end) for c in answer.citations
     )
+    opened = any(
+        on_gold_page(q.file, q.pages, c.file_name, c.opens_at, c.opens_at) for c in answer.citations
+    )
     return Record(
         id=q.id,
         answerable=q.answerable,
@@ -311,6 +317,7 @@ def record(q: Question, answer: Answer, seconds: float, raw: str) -> Record:
         gold_cited=on_gold and not quoted,
         unsupported=quoted,
         gold_quoted=on_gold and quoted,
+        gold_opened=opened and not quoted,
         repeated=repeated_sentences(body) if answer.mode == "generated" else 0,
         chars=len(body),
         tokens=answer.tokens,
@@ -392,6 +399,10 @@ def summary(records: Sequence[Record], model: str, layout: str, context: int) ->
             pct(quoted, generated),
         ),
         ("gold page among the citations, answerable (target ≥ 50 %)", pct(gold, answerable)),
+        (
+            "... a chip of theirs opens the gold page itself",
+            pct([r for r in gold if r.gold_opened], answerable),
+        ),
         ("... or among an unsupported answer's quoted passages", pct(gold_or_quoted, answerable)),
         ("answers with a repeated sentence (target 0)", str(repeats)),
         ("answers past their budget (target 0)", str(over)),

@@ -8,7 +8,8 @@ On a library already indexed (the whole corpus: ``retrieval_eval.py --library fu
 for each answerable question with a gold page: the three best passages (what an
 extractive or unsupported answer quotes) that run over two pages and hold one gold page.
 It counts how often the chip opens the gold page: the passage's first page (before
-session 15) and the page its quote starts on (``focus.quoted_page``, now); and, for the
+session 15) and the page of its sentence nearest the question, where a long passage's
+quote starts (``focus.quoted_page``, now); and, for the
 questions that give the sentence that answers them (``evidence``), the page a sentence
 copied from it would open (``focus.focus_page``). No model is asked.
 """

@@ -144,3 +144,15 @@ def test_grep_names_the_page_a_match_is_on_in_a_passage_over_two(
     assert "pump.pdf p.2: " in capsys.readouterr().out
     assert main(["grep", "control panel"]) == 0
     assert "pump.pdf p.1: " in capsys.readouterr().out
+
+
+def test_a_text_files_passages_are_cited_by_lines_with_no_page_to_open() -> None:
+    from docent.core.models import Page
+    from docent.core.preparing import chunk_document
+
+    lines = [f"Entry {i}: the harbour master logged lamp oil in storehouse {i}." for i in range(150)]
+    blocks = [Page(b + 1, "\n".join(lines[b * 60 : b * 60 + 60])) for b in range(3)]
+    chunks = chunk_document(blocks, lambda text: len(text.split()) + 2, lines_per_page=60)
+    spanning = [c for c in chunks if c.page_start < c.page_end]
+    assert spanning, "no passage runs over two blocks: the test shows nothing"
+    assert all(c.location.startswith("lines ") and c.page_breaks == () for c in chunks)

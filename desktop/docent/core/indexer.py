@@ -321,6 +321,7 @@ class Indexer:
                 rec.reason not in self._retry
                 or (
                     not self._retry_costly
+                    and rec.reason in COSTLY_RETRIES
                     and self._failed_here.get(rec.path) == (st.st_size, st.st_mtime)
                 )
             )
@@ -407,6 +408,7 @@ class Indexer:
             self._fail(report, progress, i, n, key, rec, fault, st)
             return
         report.indexed.append(key)
+        self._failed_here.pop(key, None)
         progress(Progress("ready", i, n, key, rec.doc_id, rec.chunks, rec.chunks))
 
     def _fail(
@@ -431,6 +433,8 @@ class Indexer:
             rec.size, rec.mtime = st.st_size, st.st_mtime
             if err.reason in COSTLY_RETRIES:
                 self._failed_here[key] = (st.st_size, st.st_mtime)
+            else:
+                self._failed_here.pop(key, None)
         if sha256:
             rec.sha256, rec.summary = sha256, ""
         self.catalog.put(rec)

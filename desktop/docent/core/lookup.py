@@ -3,6 +3,7 @@ document's text as Markdown."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -101,7 +102,8 @@ def grep(
 def _grep_match(p: ScoredPoint, pattern: str) -> GrepMatch:
     pl = p.payload
     text: str = pl["text"]
-    at = text.lower().find(pattern.lower())
+    found = re.search(re.escape(pattern), text, re.IGNORECASE)  # offsets in ``text`` itself
+    at = found.start() if found else -1
     start = max(0, at - 60) if at >= 0 else 0
     line = " ".join(text[start : start + len(pattern) + 120].split())
     first, last = int(pl["page_start"]), int(pl["page_end"])

@@ -284,6 +284,7 @@ def chunk_document(
                     (c.page_start - 1) * lines_per_page + 1,
                     min(c.page_end * lines_per_page, total),
                 ),
+                page_breaks=(),  # cited by its lines: no pages to open
             )
             for c in chunk_pages(pages, count_tokens, title=title, paged=False)
         ]
