@@ -150,7 +150,9 @@ def test_a_text_files_passages_are_cited_by_lines_with_no_page_to_open() -> None
     from docent.core.models import Page
     from docent.core.preparing import chunk_document
 
-    lines = [f"Entry {i}: the harbour master logged lamp oil in storehouse {i}." for i in range(150)]
+    lines = [
+        f"Entry {i}: the harbour master logged lamp oil in storehouse {i}." for i in range(150)
+    ]
     blocks = [Page(b + 1, "\n".join(lines[b * 60 : b * 60 + 60])) for b in range(3)]
     chunks = chunk_document(blocks, lambda text: len(text.split()) + 2, lines_per_page=60)
     spanning = [c for c in chunks if c.page_start < c.page_end]
