@@ -61,15 +61,21 @@ def test_page_labels() -> None:
     assert page_label(replace(c, page_end=6)) == "pp. 4–6"
 
 
-def test_the_heading_names_the_page_shown(
-    qtbot: Any, fake: FakeEngine, tmp_path: Path, drain: None
-) -> None:
+def two_pages(qtbot: Any, fake: FakeEngine, tmp_path: Path) -> tuple[Path, CitationPane]:
+    """A scanned two-page PDF ("Page one", "Page two") and a pane shown to open it."""
     from scan_files import page_image, save_scan
 
     pdf = save_scan(tmp_path / "two.pdf", [page_image(["Page one"]), page_image(["Page two"])])
     pane = CitationPane(fake)
     qtbot.addWidget(pane)
     pane.show()
+    return pdf, pane
+
+
+def test_the_heading_names_the_page_shown(
+    qtbot: Any, fake: FakeEngine, tmp_path: Path, drain: None
+) -> None:
+    pdf, pane = two_pages(qtbot, fake, tmp_path)
     pane.set_citations([citation(1, str(pdf), 1, "Page one")])
     with qtbot.waitSignal(pane.page_shown, timeout=10_000):
         pane.select(1)
@@ -89,12 +95,7 @@ def test_a_passage_over_two_pages_opens_on_the_page_its_cited_part_is_on(
 ) -> None:
     from dataclasses import replace
 
-    from scan_files import page_image, save_scan
-
-    pdf = save_scan(tmp_path / "two.pdf", [page_image(["Page one"]), page_image(["Page two"])])
-    pane = CitationPane(fake)
-    qtbot.addWidget(pane)
-    pane.show()
+    pdf, pane = two_pages(qtbot, fake, tmp_path)
     spans = replace(citation(1, str(pdf), 1, "Page one\nPage two"), page_end=2)
     pane.set_citations([replace(spans, focus_page=2), replace(spans, n=2)])
     with qtbot.waitSignal(pane.page_shown, timeout=10_000) as shown:
