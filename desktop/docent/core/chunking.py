@@ -355,29 +355,29 @@ def _is_table_row(words: list[str]) -> bool:
 
 
 def _join(units: Sequence[_Unit]) -> str:
-    return _join_paged(units)[0]
-
-
-def _join_paged(units: Sequence[_Unit]) -> tuple[str, tuple[tuple[int, int], ...]]:
-    """The units' text, stripped, and where in it each page after the first begins."""
     parts: list[str] = []
-    breaks: list[tuple[int, int]] = []
-    at = 0
     for i, unit in enumerate(units):
         if i:
             prose = unit.kind == "sentence" and units[i - 1].kind == "sentence"
             parts.append(" " if prose else "\n")
-            at += 1
-            if unit.page != units[i - 1].page:
-                breaks.append((unit.page, at))
         parts.append(unit.text)
-        at += len(unit.text)
-    joined = "".join(parts)
+    return "".join(parts)
+
+
+def _join_paged(units: Sequence[_Unit]) -> tuple[str, tuple[tuple[int, int], ...]]:
+    """The units' text (``_join``), stripped, and where in it each page after the first
+    begins (``_join`` puts one character between two units)."""
+    joined = _join(units)
     text = joined.strip()
     lead = len(joined) - len(joined.lstrip())
-    return text, tuple(
-        (page, max(0, offset - lead)) for page, offset in breaks if offset - lead < len(text)
-    )
+    breaks: list[tuple[int, int]] = []
+    at = -1
+    for i, unit in enumerate(units):
+        at += 1  # the separator before it (none before the first: -1 + 1)
+        if i and unit.page != units[i - 1].page and at - lead < len(text):
+            breaks.append((unit.page, max(0, at - lead)))
+        at += len(unit.text)
+    return text, tuple(breaks)
 
 
 # ---------------------------------------------------------------- units -> chunks
