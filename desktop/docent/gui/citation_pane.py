@@ -15,6 +15,7 @@ from PySide6.QtGui import QDesktopServices, QPixmap, QResizeEvent
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
+    QListView,
     QListWidget,
     QListWidgetItem,
     QPushButton,
@@ -105,6 +106,10 @@ class CitationPane(QWidget):
         self.list.setToolTip("The passages the answer cites: pick one to see its page")
         self.list.setWordWrap(True)
         self.list.setAlternatingRowColors(True)
+        # rows wrap at the pane's width: a row one word too wide scrolled the whole list
+        # sideways (seen under Xvfb), and each row's text is whole in its tooltip
+        self.list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.list.setResizeMode(QListView.ResizeMode.Adjust)
         self.list.currentRowChanged.connect(self._on_row)
 
         self.header = NameHeading(HINT)
