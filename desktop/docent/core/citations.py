@@ -53,9 +53,10 @@ class Citation:
     @property
     def where(self) -> str:
         """``pages_label``, and the page the cited part is on when the passage runs over
-        two: "pp.4-5, cited part on p.5"."""
+        two: "pp.4-5, cited part on p.5" ("quoted from p.5" for a passage Docent quotes)."""
         if self.focus_page and self.focus_page != self.page:
-            return f"{self.pages_label}, cited part on p.{self.focus_page}"
+            part = "quoted from" if self.source == "retrieved" else "cited part on"
+            return f"{self.pages_label}, {part} p.{self.focus_page}"
         return self.pages_label
 
     @property
