@@ -203,6 +203,8 @@ def test_at_1024_by_700_the_empty_sources_pane_gives_way(
         window.chat.ask("Why?")
     assert window.citations.citations == []
     assert window.splitter.sizes() == widened
+    window.chat.new_conversation()  # nothing to show again: room for the chat, as at start
+    assert window.splitter.sizes()[2] <= SOURCES_IDLE_WIDTH + 10, window.splitter.sizes()
 
 
 def test_long_page_and_zoom_text_never_widen_the_window_past_1024(

@@ -466,13 +466,17 @@ class MainWindow(QMainWindow):
         self.citations.set_citations(cites)
         self._citations_turn = turn.number if turn is not None else 0
         if cites:
-            # widened once there is something to show, and never narrowed again by an
-            # answer without sources (an abstention, a stop): the panes stay put
             self.fit_sources(True)
+        elif turn is None:
+            # an empty conversation (a new one, another collection's with no turns): as
+            # at start; an answer without sources (an abstention, a stop) leaves the
+            # panes where they are, so they do not jump with every question
+            self.fit_sources(False)
 
     def fit_sources(self, has_sources: bool) -> None:
-        """The Sources pane is narrow while it has nothing to show yet (at start), and gets
-        its width back (a third at least) when an answer has sources."""
+        """The Sources pane is narrow while the conversation is empty (at start, a new
+        conversation), and gets its width back (a third at least) when an answer has
+        sources."""
         sizes = self.splitter.sizes()
         if len(sizes) != 3 or sum(sizes) <= 0:
             return
