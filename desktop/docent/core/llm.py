@@ -52,6 +52,8 @@ if TYPE_CHECKING:
 _CANCEL_POLL = 0.05  # seconds between checks of the cancel event
 _LIST_TIMEOUT = 10.0  # /api/tags reads a few manifests: quick, but not instant
 _END = object()  # queue item: the stream finished normally
+#: How long past the total deadline the stream's read timeout (a backstop) ends.
+READ_BACKSTOP_MARGIN = 5.0
 _local = threading.local()  # the _Call of the stream running on this thread
 
 
@@ -125,10 +127,13 @@ class OllamaClient:
         import httpx
         import ollama
 
-        # The read timeout is only a backstop: the consumer enforces the deadlines.
+        # The read timeout is only a backstop: the consumer enforces the deadlines. It ends
+        # later than the total deadline, so a stall mid-answer is always told as that (at
+        # the same 1.5 s, a busy machine let the backstop win the race: CI, Dec 3).
+        self._read_backstop = total_timeout + READ_BACKSTOP_MARGIN
         self._stream_client = ollama.Client(
             host=host,
-            timeout=httpx.Timeout(total_timeout, connect=connect_timeout),
+            timeout=httpx.Timeout(self._read_backstop, connect=connect_timeout),
             limits=httpx.Limits(max_keepalive_connections=0),
             event_hooks={"request": [_attach_trace]},
         )
@@ -223,7 +228,7 @@ class OllamaClient:
                         raise OutputCut(cut)
                     return
                 if isinstance(item, BaseException):
-                    raise self._map_error(item, name, self.total_timeout) from item
+                    raise self._map_error(item, name, self._read_backstop) from item
                 got_first = True
                 if item:
                     cut = watch.feed(str(item))
