@@ -132,9 +132,8 @@ class Indexer:
         #: The collection (id) the current run adds its files to ("" for none).
         self._collection = ""
         #: Files that crashed or faulted in this process, by path: their size and mtime
-        #: then (COSTLY_RETRIES); left alone by runs that do not ``_retry_costly``.
+        #: then (COSTLY_RETRIES); left alone by runs that do not ``retry_costly``.
         self._failed_here: dict[str, tuple[int, float]] = {}
-        self._retry_costly = True
 
     def close(self) -> None:
         """Stop the extraction worker (at once, even mid-file). Safe from any thread."""
@@ -177,14 +176,16 @@ class Indexer:
         (COSTLY_RETRIES)."""
         with self._lock:
             self._collection = collection
-            self._retry_costly = retry_costly
             try:
                 return self._run(
-                    list(files), progress or (lambda p: None), cancel or threading.Event(), force
+                    list(files),
+                    progress or (lambda p: None),
+                    cancel or threading.Event(),
+                    force,
+                    retry_costly,
                 )
             finally:
                 self._collection = ""
-                self._retry_costly = True
 
     def _run(
         self,
@@ -192,6 +193,7 @@ class Indexer:
         progress: ProgressCallback,
         cancel: threading.Event,
         force: bool = False,
+        retry_costly: bool = True,
     ) -> IndexReport:
         started = time.perf_counter()
         report = IndexReport()
@@ -214,7 +216,7 @@ class Indexer:
                     FileVanished(key, f"{shown(path.name)} cannot be read: {exc.strerror}."),
                 )
                 continue
-            if rec and not force and self._stat_unchanged(rec, st):
+            if rec and not force and self._stat_unchanged(rec, st, retry_costly):
                 self._note_unchanged(report, progress, i, n, rec)
                 continue
             todo.append((i, path, rec, st))
@@ -312,21 +314,22 @@ class Indexer:
             return ""
         return "" if rec.reason in self._retry else rec.sha256
 
-    def _stat_unchanged(self, rec: DocumentRecord, st: os.stat_result) -> bool:
+    def _stat_unchanged(
+        self, rec: DocumentRecord, st: os.stat_result, retry_costly: bool = True
+    ) -> bool:
         settled = (
             rec.state is DocState.READY and rec.index_format == self.embedder.index_format
-        ) or (
-            rec.state is DocState.FAILED
-            and (
-                rec.reason not in self._retry
-                or (
-                    not self._retry_costly
-                    and rec.reason in COSTLY_RETRIES
-                    and self._failed_here.get(rec.path) == (st.st_size, st.st_mtime)
-                )
-            )
-        )
+        ) or (rec.state is DocState.FAILED and not self._retry_now(rec, st, retry_costly))
         return settled and rec.size == st.st_size and rec.mtime == st.st_mtime
+
+    def _retry_now(self, rec: DocumentRecord, st: os.stat_result, retry_costly: bool) -> bool:
+        """Whether this run reads a failed file again although it is unchanged: a failure
+        that says nothing about the file, unless it is a costly one (COSTLY_RETRIES) this
+        process met on this very version and the run is a watched folder's."""
+        if rec.reason not in self._retry:
+            return False
+        met_here = self._failed_here.get(rec.path) == (st.st_size, st.st_mtime)
+        return retry_costly or rec.reason not in COSTLY_RETRIES or not met_here
 
     def outdated(self) -> list[DocumentRecord]:
         """Ready documents indexed in an older format (or by another model)."""
