@@ -107,7 +107,8 @@ class CitationPane(QWidget):
         self.list.setWordWrap(True)
         self.list.setAlternatingRowColors(True)
         # rows wrap at the pane's width: a row one word too wide scrolled the whole list
-        # sideways (seen under Xvfb), and each row's text is whole in its tooltip
+        # sideways (seen under Xvfb); a single word wider than the pane is clipped, and the
+        # passage is whole on its page once the row is picked
         self.list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.list.setResizeMode(QListView.ResizeMode.Adjust)
         self.list.currentRowChanged.connect(self._on_row)
