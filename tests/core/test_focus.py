@@ -115,7 +115,9 @@ def test_a_quoted_passage_opens_the_page_of_its_quote(
     assert answer.unsupported_answer, answer.text
     (c,) = answer.citations
     assert (c.source, c.opens_at) == ("retrieved", 5)
-    assert c.where == "pp.4-5, quoted from p.5"
+    assert c.where == "pp.4-5, closest part on p.5"
+    # the quote's header in the answer names that page too, as the chip's tooltip does
+    assert f"[1] {c.file_name}, pp.4-5, closest part on p.5:" in answer.text
 
 
 def test_grep_names_the_page_a_match_is_on_in_a_passage_over_two(

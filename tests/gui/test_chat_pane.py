@@ -255,6 +255,7 @@ def test_docents_own_words_in_an_extractive_answer_are_formatted_the_passages_ar
     qtbot: Any, fake: FakeEngine, chat: ChatPane
 ) -> None:
     # the real extractive text: Docent's lead in bold, commands in code, quoted passages
+    from docent.core.citations import citations_for
     from docent.core.models import Hit
     from docent.core.prompting import extractive_text
 
@@ -269,7 +270,8 @@ def test_docents_own_words_in_an_extractive_answer_are_formatted_the_passages_ar
         text="Bold **claims** and [a link](https://example.org) stay plain text; x[1] too.",
         score=1.0,
     )
-    text = extractive_text("claims?", [hit], "Ollama is not running.", "smollm2:135m")
+    quotes = citations_for([1], [hit], "retrieved")
+    text = extractive_text("claims?", quotes, "Ollama is not running.", "smollm2:135m")
     fake.answers = [answer(text, [citation(1, "/d/odd**name**.pdf", 2)], mode="extractive")]
     ask(qtbot, chat, "claims?")
     shown = chat.view.toPlainText()
@@ -287,6 +289,7 @@ def test_an_answer_nothing_supports_says_so_and_shows_the_passages_beneath_it(
     qtbot: Any, fake: FakeEngine, chat: ChatPane
 ) -> None:
     # the real text of such an answer: Docent's lead, the model's words, quoted passages
+    from docent.core.citations import citations_for
     from docent.core.models import Hit
     from docent.core.prompting import unsupported_text
 
@@ -299,7 +302,8 @@ def test_an_answer_nothing_supports_says_so_and_shows_the_passages_beneath_it(
         hit(1, "The line clock interrupts sixty times a second; see [the spec](https://x.org)."),
         hit(2, "The **programmable** clock counts down from a preset value."),
     ]
-    text = unsupported_text(invention, "Who designed the timer?", hits)
+    quotes = citations_for([1, 2], hits, "retrieved")
+    text = unsupported_text(invention, "Who designed the timer?", quotes)
     cites = [citation(n, f"/d/manual-{n}.pdf", 6 + n, source="retrieved") for n in (1, 2)]
     fake.answers = [
         answer(

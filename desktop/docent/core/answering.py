@@ -478,9 +478,8 @@ class Answerer:
             # is plainly labelled so, with the best passages quoted (source "retrieved",
             # as an extractive answer's) for the reader to check it against. A fragment
             # with no sentence to judge (a Stop after three words) is left as it came.
-            shown = prompt.offered[:EXTRACTIVE_PASSAGES]
-            text = unsupported_text(text, run.query, shown)
-            citations = listed(shown, run.query)
+            citations = listed(prompt.offered[:EXTRACTIVE_PASSAGES], run.query)
+            text = unsupported_text(text, run.query, citations)
         return Answer(
             question=run.question,
             text=text,
@@ -532,12 +531,13 @@ class Answerer:
         could not be used (it was empty, or cut before anything useful). The one field
         both the text and the window's banner read (``Answer.cut``)."""
         shown = hits[:EXTRACTIVE_PASSAGES]
+        quotes = listed(shown, run.query)
         return Answer(
             question=run.question,
-            text=extractive_text(run.query, shown, reason, run.model, answered=bool(unused)),
+            text=extractive_text(run.query, quotes, reason, run.model, answered=bool(unused)),
             mode="extractive",
             cut=unused,
-            citations=listed(shown, run.query),
+            citations=quotes,
             offered=shown,
             confidence=run.result.confidence,
             reason=reason,

@@ -53,9 +53,11 @@ class Citation:
     @property
     def where(self) -> str:
         """``pages_label``, and the page the cited part is on when the passage runs over
-        two: "pp.4-5, cited part on p.5" ("quoted from p.5" for a passage Docent quotes)."""
+        two: "pp.4-5, cited part on p.5"; for a passage Docent lists itself (quoted, or
+        the closest to a question it abstained on), "pp.4-5, closest part on p.5", the
+        page of its sentence nearest the question."""
         if self.focus_page and self.focus_page != self.page:
-            part = "quoted from" if self.source == "retrieved" else "cited part on"
+            part = "closest part on" if self.source == "retrieved" else "cited part on"
             return f"{self.pages_label}, {part} p.{self.focus_page}"
         return self.pages_label
 

@@ -20,6 +20,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from docent.core.citations import Citation
 from docent.core.config import Settings
 from docent.core.conversation import (
     MAX_HISTORY_TURNS,
@@ -303,7 +304,7 @@ def best_excerpt(text: str, query: str, limit: int = EXCERPT_CHARS) -> str:
 
 
 def extractive_text(
-    query: str, hits: Sequence[Hit], reason: str, model: str, answered: bool = False
+    query: str, quotes: Sequence[Citation], reason: str, model: str, answered: bool = False
 ) -> str:
     """Quoted passages, plainly labelled as not generated, with how to get a model; or,
     ``answered``: the model did answer, but with nothing usable (numbers, a loop)."""
@@ -319,23 +320,24 @@ def extractive_text(
     parts = [
         lead.strip(),
         advice,
-        "The passages that best match your question:" if hits else "No passage matched.",
+        "The passages that best match your question:" if quotes else "No passage matched.",
     ]
-    return "\n\n".join(parts + quoted_passages(query, hits))
+    return "\n\n".join(parts + quoted_passages(query, quotes))
 
 
-def unsupported_text(words: str, query: str, hits: Sequence[Hit]) -> str:
+def unsupported_text(words: str, query: str, quotes: Sequence[Citation]) -> str:
     """A generated answer no offered passage supports: said plainly first, the model's
     words as it wrote them, then the passages that best match, quoted with citations."""
-    return "\n\n".join([UNSUPPORTED_LEAD, words, UNSUPPORTED_QUOTES, *quoted_passages(query, hits)])
+    return "\n\n".join(
+        [UNSUPPORTED_LEAD, words, UNSUPPORTED_QUOTES, *quoted_passages(query, quotes)]
+    )
 
 
-def quoted_passages(query: str, hits: Sequence[Hit]) -> list[str]:
-    """Each passage as ``[n] file, p.N:`` and its part nearest the query, quoted."""
-    return [
-        f"[{n}] {hit.file_name}, {hit.pages_label}:\n> {best_excerpt(hit.text, query)}"
-        for n, hit in enumerate(hits, 1)
-    ]
+def quoted_passages(query: str, quotes: Sequence[Citation]) -> list[str]:
+    """Each passage Docent lists as ``[n] file, p.N:`` and its part nearest the query,
+    quoted; the header names the page the quote is on, as the chip's tooltip does
+    ("pp.7-8, closest part on p.8")."""
+    return [f"[{c.n}] {c.file_name}, {c.where}:\n> {best_excerpt(c.text, query)}" for c in quotes]
 
 
 def abstain_text(searched: Sequence[str], scope: str, recommendation: str, shown: int) -> str:
