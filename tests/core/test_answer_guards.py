@@ -92,7 +92,7 @@ def test_counting_instead_of_answering_falls_back_to_extractive(
     assert answer.text.startswith(f"**Not generated — {MODEL}'s answer could not be used.**")
     assert "ollama serve" not in answer.text and "A larger model" in answer.text
     assert "numbers instead of words" in answer.cut
-    # Not asked again: measured, it gained nothing (README, session 11).
+    # Not asked again: measured, it gained nothing (docs/measurements/answers.md, session 11).
     assert len(ollama_stub.bodies("/api/chat")) == 1 and answer.attempts == 1
 
 

@@ -217,8 +217,9 @@ def test_a_best_last_layout_ends_with_the_best_passage_keeping_its_number() -> N
 
 
 def test_a_shot_layout_shows_one_cited_answer_as_an_earlier_turn() -> None:
-    """Measured in session 10 (README), not the default: the example exchange comes
-    before the conversation's history, and its tokens come out of the passages' budget."""
+    """Measured in session 10 (docs/measurements/answers.md), not the default: the example
+    exchange comes before the conversation's history, and its tokens come out of the
+    passages' budget."""
     hits = [hit(n, words=150) for n in range(1, 30)]
     plan = context_plan(Settings(llm_context_tokens=2048), lambda t: len(t.split()))
     conv = conversation_about("How long can an R console line be?")

@@ -111,13 +111,14 @@ MIN_PARTIAL_TERMS = 4
 ABSTAIN_PASSAGES = 3
 EXTRACTIVE_PASSAGES = 3
 #: Sampling changed when the model is asked again, on top of another seed: hotter, so
-#: the try differs from the near-greedy one before it (README, session 8: with the last
-#: try kept whatever it was, 90 % cited at 0.6 against 84 % with only the seed changed;
-#: not measured again seed-only since the bar below).
+#: the try differs from the near-greedy one before it (docs/measurements/answers.md,
+#: session 8: with the last try kept whatever it was, 90 % cited at 0.6 against 84 % with
+#: only the seed changed; not measured again seed-only since the bar below).
 RETRY_SAMPLING: dict[str, Any] = {"temperature": 0.6}
 #: A later try replaces the first answer only with a sentence supported at least this
 #: well (matching cites at 0.5): the tries cited at 0.5-0.73 were inventions dressed in
-#: the passage's words, those at 0.89-1.0 copied the passage (README, session 8).
+#: the passage's words, those at 0.89-1.0 copied the passage
+#: (docs/measurements/answers.md, session 8).
 RETRY_MIN_SUPPORT = 0.8
 #: Seeds a Retry by the user moves by, per attempt: past the seeds of the tries one
 #: question makes on its own (seed + 1 ... + ``llm_answer_retries``, at most 5).
@@ -324,7 +325,8 @@ class Answerer:
             # and copies from the passages in the next, so it is asked again with another
             # seed. A later answer replaces the first only when a passage clearly says one
             # of its sentences: each try is another chance to pass the matching bar by
-            # chance, and the tries that did were mostly inventions (README, session 8).
+            # chance, and the tries that did were mostly inventions
+            # (docs/measurements/answers.md, session 8).
             if run.on_stage is not None:
                 run.on_stage(AskStage.RETRYING)
             tries, seed = tries + 1, seed + 1
@@ -361,7 +363,7 @@ class Answerer:
         setting's and the question's request cap), and nobody stopped it. Not when the
         model's output was cut before anything usable (it counted "1) 2) 3)") and its
         passages are quoted instead: asking those again was measured and gained nothing
-        (README, session 11)."""
+        (docs/measurements/answers.md, session 11)."""
         stopped = run.cancel is not None and run.cancel.is_set()
         return (
             first.unsupported_answer

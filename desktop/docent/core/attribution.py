@@ -34,8 +34,8 @@ passage does not make, and those score 0.5-0.8 like its faithful sentences do. R
 of those this rule keeps. The model's own citations are checked by the score alone.
 
 The thresholds were chosen on the dev questions (``benchmarks/answer_eval.py
---calibrate``; figures in the README). Without an embedder the overlap alone decides, at
-``evaluation.SUPPORT_THRESHOLD``.
+--calibrate``; figures in docs/measurements/answers.md). Without an embedder the overlap
+alone decides, at ``evaluation.SUPPORT_THRESHOLD``.
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ chat model's tokenizer differs.
 
 The layout (where the instructions go, a one-line example of a citation, how many
 passages) was chosen by measuring several with a real small model on the dev questions
-(``benchmarks/answer_eval.py --layout``; figures in the README).
+(``benchmarks/answer_eval.py --layout``; figures in docs/measurements/answers.md).
 """
 
 from __future__ import annotations

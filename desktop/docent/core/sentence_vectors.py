@@ -5,7 +5,7 @@ The same pass gives every token's vector, so the mean over one sentence's tokens
 sentence's vector, read in its chunk's context ("late chunking"). Retrieval's
 in-document rerank weighs the best cosine between the question and a candidate's
 sentences: the page that answers often holds one sentence close to the question among
-others that are not, which the chunk's mean blurs (README, issue 16, session 9).
+others that are not, which the chunk's mean blurs (docs/measurements/retrieval.md, session 9).
 
 They are kept in the chunk's payload (``store.SENTENCES``), packed: each vector quantised to
 int8 (``round(x * 127)``; cosines of the unpacked vectors are within ~0.01 of the

@@ -47,13 +47,13 @@ LOW_OVERLAP = 0.3
 CONCENTRATION = 0.8
 #: Summed cosine gain (MiniLM) of the best passage when the question's uncovered words
 #: are left out one at a time, at or above which the question is judged not covered
-#: (chosen on the dev questions only: benchmarks/retrieval_eval.py, README).
+#: (chosen on the dev questions only: benchmarks/retrieval_eval.py, docs/measurements/retrieval.md).
 UNCOVERED_GAIN = 0.05
 #: Cosine gain of the best sentence of the top passages when one uncovered word is left
 #: out, at or above which the question is judged not covered too. A sentence is closer
 #: to one thing than a passage's mean ("the fan speed" against a page on CPU frequency
 #: scaling). Chosen on the dev questions (the largest gain of an answerable one there:
-#: 0.055); checked on the held-out ones (README, session 10).
+#: 0.055); checked on the held-out ones (docs/measurements/retrieval.md, session 10).
 UNCOVERED_SENTENCE_GAIN = 0.058
 #: Uncovered words weighed at most, in the question's order (one short embedding each,
 #: ~12 ms quiet: the search's largest cost after the question's own embedding). On the
@@ -62,7 +62,8 @@ MAX_UNCOVERED = 3
 #: Words of a question's frame (how *long*, how *many*, the *largest*): they ask for a
 #: value, not about a topic, and the passage that gives it says "about 4095 bytes", never
 #: "long". Never weighed as uncovered: inside one document (a scoped question, a library
-#: of one file) they were what made an answered question low (README, session 12).
+#: of one file) they were what made an answered question low
+#: (docs/measurements/retrieval.md, session 12).
 FRAME_WORDS = frozenset(
     {"long", "many", "much", "often", "far", "largest", "smallest", "biggest", "highest"}
     | {"lowest", "maximum", "minimum", "most", "least"}
