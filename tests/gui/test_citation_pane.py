@@ -76,10 +76,18 @@ def test_the_heading_names_the_page_shown(
     qtbot: Any, fake: FakeEngine, tmp_path: Path, drain: None
 ) -> None:
     pdf, pane = two_pages(qtbot, fake, tmp_path)
+    pane.resize(560, 700)
     pane.set_citations([citation(1, str(pdf), 1, "Page one")])
     with qtbot.waitSignal(pane.page_shown, timeout=10_000):
         pane.select(1)
     assert pane.header.text() == "two.pdf — p. 1"
+    # the page shown, of how many, and the zoom: in the toolbar, with room to be read
+    label = pane.zoom_label
+    assert label.text().startswith("page 1 of 2 · ")
+    qtbot.waitUntil(
+        lambda: label.width() >= label.fontMetrics().horizontalAdvance(label.text()),
+        timeout=5_000,
+    )
     with qtbot.waitSignal(pane.page_shown, timeout=10_000) as shown:
         pane.next_button.click()
     assert shown.args == [str(pdf), 2]

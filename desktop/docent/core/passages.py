@@ -31,20 +31,48 @@ def locate_spans(page_text: str, passage: str) -> list[tuple[int, int]]:
     whole = _pattern(words).search(page_text)
     if whole:
         return [(whole.start(), whole.end() - whole.start())]
-    spans: list[tuple[int, int]] = []
+    found: list[tuple[int, int, int, int]] = []  # start, end, first word, word after
     pos = 0
     for i in range(0, len(words), WINDOW_WORDS):
+        first = i
         window = words[i : i + WINDOW_WORDS]
-        if len(window) < MIN_WINDOW_WORDS and spans:
-            window = words[max(0, len(words) - MIN_WINDOW_WORDS) :]
+        if len(window) < MIN_WINDOW_WORDS and found:
+            first = max(0, len(words) - MIN_WINDOW_WORDS)
+            window = words[first:]
         if len(window) < MIN_WINDOW_WORDS:
             continue
         m = _pattern(window).search(page_text, pos)
         if m is None or m.end() - m.start() > 4 * len(" ".join(window)) + 20:
             continue
-        spans.append((m.start(), m.end() - m.start()))
+        found.append((m.start(), m.end(), first, first + len(window)))
         pos = m.end()
-    return _merge(spans)
+    return _merge(_grown(page_text, words, found))
+
+
+def _grown(
+    text: str, words: list[str], found: list[tuple[int, int, int, int]]
+) -> list[tuple[int, int]]:
+    """The windows' spans, each grown over the passage's words next to it that the page
+    holds right there: the windows are cut at fixed places, so where a passage runs onto
+    the next page the window across the page break fails, and without this up to a window
+    of the words on this side of it would stay unlit."""
+    spans: list[tuple[int, int]] = []
+    for k, (start, end, first, after) in enumerate(found):
+        floor = found[k - 1][3] if k else 0
+        while first > floor:
+            before = re.compile(r"(?<!\w)" + re.escape(words[first - 1]) + r"\W*\Z", re.I)
+            m = before.search(text, 0, start)
+            if m is None:
+                break
+            start, first = m.start(), first - 1
+        ceiling = found[k + 1][2] if k + 1 < len(found) else len(words)
+        while after < ceiling:
+            m = re.compile(r"\W*" + re.escape(words[after]) + r"(?!\w)", re.I).match(text, end)
+            if m is None:
+                break
+            end, after = m.end(), after + 1
+        spans.append((start, end - start))
+    return spans
 
 
 def _merge(spans: list[tuple[int, int]], gap: int = 40) -> list[tuple[int, int]]:

@@ -131,8 +131,9 @@ class CitationPane(QWidget):
         bar = QHBoxLayout()
         for w in (self.prev_button, self.next_button, self.zoom_out, self.zoom_in, self.fit_button):
             bar.addWidget(w)
-        bar.addWidget(self.zoom_label)
-        bar.addStretch(1)
+        # the label takes the room between the buttons (a stretch beside it took all of
+        # it, and the label, ignoring its own size, was left none: never seen)
+        bar.addWidget(self.zoom_label, 1)
         bar.addWidget(self.open_button)
         self.toolbar = QWidget()
         self.toolbar.setLayout(bar)
