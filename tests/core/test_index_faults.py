@@ -325,3 +325,34 @@ def test_close_lets_a_run_that_missed_its_cancel_end_before_the_store_goes(
         assert all(d.state is not DocState.INDEXING for d in again.documents())
     finally:
         again.close()
+
+
+def test_a_file_that_faulted_renamed_unchanged_in_a_watched_folder_is_not_read_again(
+    flaky: tuple[Engine, FailsOnB], files: list[Path]
+) -> None:
+    # renaming it changes nothing in it: its failure follows it, as a ready one's chunks do
+    eng, embedder = flaky
+    folder = files[0].parent
+    eng.queue.sweep(str(folder))
+    assert eng.wait_idle(TIMEOUT)
+    tried = embedder.batches_of_b
+    renamed = folder / "b-renamed.txt"
+    files[1].rename(renamed)
+    eng.queue.move(str(files[1]), str(renamed), source="watch")
+    assert eng.wait_idle(TIMEOUT)
+    assert embedder.batches_of_b == tried, "the renamed file was read again"
+    assert states(eng) == {
+        "a.txt": DocState.READY,
+        "b-renamed.txt": DocState.FAILED,
+        "c.txt": DocState.READY,
+        "d.txt": DocState.READY,
+    }
+    assert "failed to allocate memory" in eng.resolve("b-renamed.txt").error
+    eng.queue.sweep(str(folder))  # nor by the sweep after
+    assert eng.wait_idle(TIMEOUT)
+    assert embedder.batches_of_b == tried
+    # a run the user asks for tries it again
+    embedder.broken = False
+    eng.submit_index([str(renamed)])
+    assert eng.wait_idle(TIMEOUT)
+    assert states(eng)["b-renamed.txt"] is DocState.READY

@@ -328,8 +328,15 @@ class Indexer:
         process met on this very version and the run is a watched folder's."""
         if rec.reason not in self._retry:
             return False
-        met_here = self._failed_here.get(rec.path) == (st.st_size, st.st_mtime)
-        return retry_costly or rec.reason not in COSTLY_RETRIES or not met_here
+        return retry_costly or not self.failed_here(rec, st)
+
+    def failed_here(self, rec: DocumentRecord, st: os.stat_result) -> bool:
+        """``rec`` failed costly (COSTLY_RETRIES) in this process, on this very version."""
+        return (
+            rec.state is DocState.FAILED
+            and rec.reason in COSTLY_RETRIES
+            and self._failed_here.get(rec.path) == (st.st_size, st.st_mtime)
+        )
 
     def outdated(self) -> list[DocumentRecord]:
         """Ready documents indexed in an older format (or by another model)."""
@@ -483,6 +490,8 @@ class Indexer:
         True then."""
         with self._lock:
             old_path = rec.path
+            if old_path in self._failed_here:
+                self._failed_here[new_path] = self._failed_here.pop(old_path)
             ids = membership.after_move(self.catalog, rec, old_path, new_path, self._collection)
             rec.path, rec.file_name = new_path, Path(new_path).name
             if st is not None:

@@ -185,11 +185,13 @@ def _move_one(q: QueueOps, rec: DocumentRecord, new: str, job: Job, report: Inde
     other = q.catalog.by_path(new)
     if other is not None and other.doc_id != rec.doc_id:
         q.indexer.remove(other)  # the move replaced a file that was indexed
-    if rec.state is not DocState.READY:
+    st = os.stat(new)
+    if rec.state is not DocState.READY and not q.indexer.failed_here(rec, st):
         q.indexer.remove(rec)
         q.index_files([new], job, report)
         return
-    st = os.stat(new)
+    # ready, or renamed unchanged after crashing the reader or faulting here: the record
+    # follows the file (read again, it would crash again; a run asked for retries it)
     if (st.st_size, st.st_mtime) == (rec.size, rec.mtime):
         regrouped = q.indexer.move(rec, new, st)
     else:  # changed before it moved: follow the move, then re-index what changed
