@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 import statistics
+from difflib import SequenceMatcher
 
 import pypdfium2
 
@@ -28,11 +29,14 @@ WORD = re.compile(r"\w+")
 
 
 def share_lit(page_text: str, passage: str, part: str) -> float:
-    """Of ``part``'s words, the share inside the spans lit for ``passage`` on the page."""
+    """Of ``part``'s words, the share found in order in the spans lit for ``passage`` on
+    the page (the longest matching runs of the two word sequences, so a common word lit
+    elsewhere on the page does not count)."""
     lit = " ".join(page_text[a : a + n] for a, n in locate_spans(page_text, passage))
-    lit_words = {w.lower() for w in WORD.findall(lit)}
-    words = WORD.findall(part)
-    return sum(w.lower() in lit_words for w in words) / len(words)
+    lit_words = [w.lower() for w in WORD.findall(lit)]
+    words = [w.lower() for w in WORD.findall(part)]
+    runs = SequenceMatcher(None, words, lit_words, autojunk=False).get_matching_blocks()
+    return sum(r.size for r in runs) / len(words)
 
 
 def main() -> int:

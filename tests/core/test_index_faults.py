@@ -347,7 +347,9 @@ def test_a_file_that_faulted_renamed_unchanged_in_a_watched_folder_is_not_read_a
         "c.txt": DocState.READY,
         "d.txt": DocState.READY,
     }
-    assert "failed to allocate memory" in eng.resolve("b-renamed.txt").error
+    error = eng.resolve("b-renamed.txt").error
+    assert "failed to allocate memory" in error
+    assert error.startswith("b-renamed.txt could not be indexed"), error  # its name now
     eng.queue.sweep(str(folder))  # nor by the sweep after
     assert eng.wait_idle(TIMEOUT)
     assert embedder.batches_of_b == tried

@@ -42,9 +42,31 @@ def test_the_part_that_ends_the_first_page_is_lit_to_its_last_word() -> None:
 
 
 def test_growing_stops_at_a_word_the_page_does_not_hold_there() -> None:
-    # the page says "a new tape" where the passage says "a new file": the span is not
-    # stretched over it, nor into the middle of a longer word
-    page = f"Retape: {HEAD}\nOther text, a new tape is created."
-    spans = lit(page, PASSAGE)
-    assert spans == [HEAD.rstrip(".")]
+    # the page says "an odd message" where the passage says "an appropriate message": the
+    # span stops at that word, and starts again after it
+    odd = FOOT.replace("appropriate", "odd")
+    spans = lit(f"Chapter 3\n{odd}\nSIMH Users' Guide 7", PASSAGE)
+    assert spans and spans[0] == odd[: odd.index(" odd")], spans
+    assert all("odd" not in span for span in spans)
+    # nor into the end of a longer word: "reprinted" is not the passage's "printed"
+    assert lit(f"It was reprinted. {HEAD}", PASSAGE) == [HEAD.rstrip(".")]
     assert not locate_spans("Nothing of it is here.", PASSAGE)
+
+
+def test_a_footers_first_word_is_not_taken_for_the_passages_next_one() -> None:
+    # the passage goes on with "For simulated ..." on the next page; this page's footer
+    # also opens with "For": across a line break two words must follow on
+    page = f"Chapter 3\n{FOOT}\nFor more see p. 7"
+    assert lit(page, PASSAGE) == [FOOT.rstrip(".")]
+    # a word alone on its line is the passage's still (a short last line, a heading)
+    last_line = FOOT.replace(" is printed.", " is\nprinted.")
+    assert lit(f"Chapter 3\n{last_line}\nSIMH Users' Guide", PASSAGE) == [last_line.rstrip(".")]
+    first_line = HEAD.replace("For simulated", "For\nsimulated")
+    assert lit(f"SIMH Users' Guide\n{first_line}", PASSAGE) == [first_line.rstrip(".")]
+    # within a line one word is enough (the passage's next word, then its page ends),
+    # a whole word: "Format" is not "For"
+    assert lit(f"{FOOT} For", PASSAGE) == [f"{FOOT} For"]
+    assert lit(f"{FOOT} Format", PASSAGE) == [FOOT.rstrip(".")]
+    # the same before a passage's part: a running header that ends with the passage's
+    # word before it ("printed") is not lit
+    assert lit(f"Output printed\n{HEAD}", PASSAGE) == [HEAD.rstrip(".")]

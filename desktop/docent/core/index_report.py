@@ -53,9 +53,9 @@ class IndexReport:
     #: Files of types Docent does not read found inside the folders walked (said as a
     #: count with their types, not one by one: a photo folder has thousands).
     unsupported: list[str] = field(default_factory=list)
-    #: Ready documents whose collections changed with nothing re-embedded (an unchanged
-    #: file indexed into another collection, a move between watched folders of two):
-    #: the path and the ids of its collections now.
+    #: Documents whose collections changed with nothing re-embedded (an unchanged file
+    #: indexed into another collection, a move between watched folders of two, a failed
+    #: one's too): the path and the ids of its collections now.
     regrouped: list[tuple[str, list[str]]] = field(default_factory=list)
     chunks_embedded: int = 0
     chunks_reused: int = 0

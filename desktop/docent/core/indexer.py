@@ -493,6 +493,8 @@ class Indexer:
             if old_path in self._failed_here:
                 self._failed_here[new_path] = self._failed_here.pop(old_path)
             ids = membership.after_move(self.catalog, rec, old_path, new_path, self._collection)
+            if rec.error:  # a failure followed (job_runners._move_one) names the file
+                rec.error = rec.error.replace(shown(rec.file_name), shown(Path(new_path).name))
             rec.path, rec.file_name = new_path, Path(new_path).name
             if st is not None:
                 rec.size, rec.mtime = st.st_size, st.st_mtime
@@ -635,6 +637,7 @@ class Indexer:
             self.catalog.put(rec)
             self._drop_vectors(rec.doc_id)
             self.catalog.delete(rec.doc_id)
+            self._failed_here.pop(rec.path, None)
             if rec.sha256 and not self.catalog.by_sha(rec.sha256):
                 self.cache.discard(rec.sha256)
 

@@ -55,24 +55,61 @@ def _grown(
     """The windows' spans, each grown over the passage's words next to it that the page
     holds right there: the windows are cut at fixed places, so where a passage runs onto
     the next page the window across the page break fails, and without this up to a window
-    of the words on this side of it would stay unlit."""
+    of the words on this side of it would stay unlit. Across a line break the word must
+    fill its line (a heading, a short last line) or the next word must follow on too: a
+    footer's first word ("For more see p. 7") may be the passage's next one."""
     spans: list[tuple[int, int]] = []
     for k, (start, end, first, after) in enumerate(found):
+        # not into the words a neighbouring window matched (they are lit already)
         floor = found[k - 1][3] if k else 0
         while first > floor:
-            before = re.compile(r"(?<!\w)" + re.escape(words[first - 1]) + r"\W*\Z", re.I)
-            m = before.search(text, 0, start)
+            m = _before(text, start, words[first - 1])
             if m is None:
+                break
+            crossed = "\n" in text[m.end(1) : start] and first - 1 > floor
+            if crossed and not (
+                _line_start(text, m.start()) or _before(text, m.start(), words[first - 2])
+            ):
                 break
             start, first = m.start(), first - 1
         ceiling = found[k + 1][2] if k + 1 < len(found) else len(words)
         while after < ceiling:
-            m = re.compile(r"\W*" + re.escape(words[after]) + r"(?!\w)", re.I).match(text, end)
+            m = _after(text, end, words[after])
             if m is None:
+                break
+            crossed = "\n" in text[end : m.start(1)] and after + 1 < ceiling
+            if crossed and not (
+                _LINE_END.match(text, m.end()) or _after(text, m.end(), words[after + 1])
+            ):
                 break
             end, after = m.end(), after + 1
         spans.append((start, end - start))
     return spans
+
+
+#: How far before a span its growth looks for the passage's word before it (so that a
+#: passage deep in a long text costs no more than one near its start).
+_REACH = 200
+
+
+def _before(text: str, start: int, word: str) -> re.Match[str] | None:
+    """``word`` ending right before ``start`` (only non-word characters between), whole."""
+    pattern = re.compile(r"(?<!\w)(" + re.escape(word) + r")\W*\Z", re.IGNORECASE)
+    return pattern.search(text, max(0, start - len(word) - _REACH), start)
+
+
+_LINE_END = re.compile(r"[^\w\n]*(?:\n|\Z)")
+_LINE_START = re.compile(r"(?:\A|\n)[^\w\n]*\Z")
+
+
+def _line_start(text: str, start: int) -> bool:
+    """Whether only non-word characters stand between ``start`` and its line's start."""
+    return _LINE_START.search(text, max(0, start - _REACH), start) is not None
+
+
+def _after(text: str, end: int, word: str) -> re.Match[str] | None:
+    """``word`` starting right after ``end`` (only non-word characters between), whole."""
+    return re.compile(r"\W*(" + re.escape(word) + r")(?!\w)", re.IGNORECASE).match(text, end)
 
 
 def _merge(spans: list[tuple[int, int]], gap: int = 40) -> list[tuple[int, int]]:
