@@ -22,7 +22,7 @@ import pypdfium2
 
 from docent.core.config import load_settings
 from docent.core.engine import Engine
-from docent.core.models import page_breaks_of
+from docent.core.models import page_breaks_of, split_pages
 from docent.core.passages import locate_spans
 
 WORD = re.compile(r"\w+")
@@ -53,10 +53,7 @@ def main() -> int:
             if not breaks:
                 continue
             text = payload["text"]
-            starts = [(payload["page_start"], 0), *breaks]
-            ends = [at for _, at in breaks] + [len(text)]
-            for (page, a), b in zip(starts, ends, strict=True):
-                part = text[a:b]
+            for page, part in split_pages(text, payload["page_start"], breaks):
                 if len(WORD.findall(part)) < 3 or page > len(pdf):
                     continue
                 if page not in texts:

@@ -81,6 +81,12 @@ def flaky() -> Iterator[tuple[Engine, FailsOnB]]:
     eng.close()
 
 
+def sweep(eng: Engine, folder: Path) -> None:
+    """A watched folder's sweep, run to its end."""
+    eng.queue.sweep(str(folder))
+    assert eng.wait_idle(TIMEOUT)
+
+
 def states(eng: Engine) -> dict[str, DocState]:
     return {Path(d.path).name: d.state for d in eng.documents()}
 
@@ -118,18 +124,15 @@ def test_a_watched_folders_sweeps_leave_a_file_that_faulted_until_it_changes(
     # the sweeps every 10 minutes (every minute for a folder the OS cannot watch) do not
     eng, embedder = flaky
     folder = files[0].parent
-    eng.queue.sweep(str(folder))
-    assert eng.wait_idle(TIMEOUT)
+    sweep(eng, folder)
     assert states(eng)["b.txt"] is DocState.FAILED
     tried = embedder.batches_of_b
-    eng.queue.sweep(str(folder))
-    assert eng.wait_idle(TIMEOUT)
+    sweep(eng, folder)
     assert embedder.batches_of_b == tried, "the sweep read the unchanged file again"
     assert states(eng)["b.txt"] is DocState.FAILED
     # changed, it is read again by the next sweep (and fails again: still broken)
     files[1].write_text(files[1].read_text() + "\n\nOne more ledger line.")
-    eng.queue.sweep(str(folder))
-    assert eng.wait_idle(TIMEOUT)
+    sweep(eng, folder)
     assert embedder.batches_of_b > tried
     # a run the user asks for tries it again, changed or not
     embedder.broken = False
@@ -333,8 +336,7 @@ def test_a_file_that_faulted_renamed_unchanged_in_a_watched_folder_is_not_read_a
     # renaming it changes nothing in it: its failure follows it, as a ready one's chunks do
     eng, embedder = flaky
     folder = files[0].parent
-    eng.queue.sweep(str(folder))
-    assert eng.wait_idle(TIMEOUT)
+    sweep(eng, folder)
     tried = embedder.batches_of_b
     renamed = folder / "b-renamed.txt"
     files[1].rename(renamed)
@@ -350,8 +352,7 @@ def test_a_file_that_faulted_renamed_unchanged_in_a_watched_folder_is_not_read_a
     error = eng.resolve("b-renamed.txt").error
     assert "failed to allocate memory" in error
     assert error.startswith("b-renamed.txt could not be indexed"), error  # its name now
-    eng.queue.sweep(str(folder))  # nor by the sweep after
-    assert eng.wait_idle(TIMEOUT)
+    sweep(eng, folder)  # nor by the sweep after
     assert embedder.batches_of_b == tried
     # a run the user asks for tries it again
     embedder.broken = False

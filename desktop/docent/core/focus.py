@@ -14,7 +14,7 @@ from dataclasses import replace
 from docent.core.attribution import copied, plain
 from docent.core.citations import Citation
 from docent.core.evaluation import SentenceSupport, sentence_bounds, terms, words_of
-from docent.core.models import Hit, page_at
+from docent.core.models import Hit, page_at, split_pages
 from docent.core.prompting import nearest_sentence
 
 #: Words in a row that a sentence and a page's part of the passage must share to count
@@ -24,9 +24,7 @@ COPIED_RUN = 3
 
 def page_parts(hit: Hit) -> list[tuple[int, str]]:
     """Each page of the passage with its part of the passage's text."""
-    starts = [(hit.page_start, 0), *hit.page_breaks]
-    ends = [begins for _, begins in hit.page_breaks] + [len(hit.text)]
-    return [(page, hit.text[a:b].strip()) for (page, a), b in zip(starts, ends, strict=True)]
+    return split_pages(hit.text, hit.page_start, hit.page_breaks)
 
 
 def focus_page(hit: Hit, focus: Sequence[str]) -> int:

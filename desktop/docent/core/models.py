@@ -111,6 +111,15 @@ def page_at(page_start: int, page_breaks: Sequence[Sequence[int]], offset: int) 
     return page
 
 
+def split_pages(
+    text: str, page_start: int, page_breaks: Sequence[Sequence[int]]
+) -> list[tuple[int, str]]:
+    """Each page of a passage with its part of the passage's text."""
+    starts = [(page_start, 0), *((number, begins) for number, begins in page_breaks)]
+    ends = [begins for _, begins in page_breaks] + [len(text)]
+    return [(page, text[a:b].strip()) for (page, a), b in zip(starts, ends, strict=True)]
+
+
 def page_breaks_of(payload: Mapping[str, object]) -> tuple[tuple[int, int], ...]:
     """A stored passage's ``page_breaks`` (none in a payload written before them)."""
     raw = payload.get("page_breaks")
