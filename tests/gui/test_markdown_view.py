@@ -112,3 +112,39 @@ def test_a_new_turn_leaves_no_empty_numbered_item_under_the_one_before(qtbot: An
             listed.append(block.text())
         block = block.next()
     assert listed == ["The interrupt key [2].", "Q"]
+
+
+def test_a_cut_sentence_is_underlined_where_it_stands_not_inside_an_earlier_one(
+    qtbot: Any,
+) -> None:
+    """An answer stopped mid-word ends with the start of an earlier, supported sentence
+    ("CTSS Hardware Bob Sup" after "CTSS Hardware Bob Supnik ..."): the mark goes on the
+    cut one, not on the first place its text occurs (seen under Xvfb: half a name lit)."""
+    view = SafeBrowser()
+    qtbot.addWidget(view)
+    first = "1. CTSS Hardware Bob Supnik (fifth revision) [1]"
+    cut = "2. CTSS Hardware Bob Sup"
+    view.replace_tail(0, linkify_citations(f"{first}\n{cut}", turn=0))
+    assert view.mark_sentences([cut]) == 1
+    doc = view.document()
+    whole = doc.find("CTSS Hardware Bob Supnik")
+    assert not whole.isNull()
+    cur = QTextCursor(doc)
+    cur.setPosition(whole.selectionStart() + 1)
+    assert cur.charFormat().underlineStyle() == QTextCharFormat.UnderlineStyle.NoUnderline
+    second = doc.find("CTSS Hardware Bob Sup", whole.selectionEnd())
+    assert not second.isNull()
+    cur.setPosition(second.selectionStart() + 1)
+    assert cur.charFormat().underlineStyle() == QTextCharFormat.UnderlineStyle.WaveUnderline
+
+
+def test_underscores_mean_italic_not_an_underline(qtbot: Any) -> None:
+    """Qt's GitHub dialect underlines ``_text_``: Docent's notes in a summary read as links
+    (seen under Xvfb), and an underline is the view's mark of an unsupported sentence."""
+    view = SafeBrowser()
+    qtbot.addWidget(view)
+    view.replace_tail(0, "Summary.\n\n_Sections: 4 of 4 summarised by the model._")
+    note = format_at(view, "Sections: 4 of 4")
+    assert note.fontItalic()
+    assert note.underlineStyle() == QTextCharFormat.UnderlineStyle.NoUnderline
+    assert not note.fontUnderline()

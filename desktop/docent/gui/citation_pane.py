@@ -20,7 +20,6 @@ from PySide6.QtWidgets import (
     QListWidgetItem,
     QPushButton,
     QScrollArea,
-    QSizePolicy,
     QSplitter,
     QStackedWidget,
     QToolButton,
@@ -32,7 +31,7 @@ from docent.core.api import Citation, EngineAPI, passage_boxes, shown
 from docent.core.models import LineBox
 from docent.gui.messages import bridge
 from docent.gui.pdf_render import PageRender, render_page
-from docent.gui.plain import NameHeading, plain_label, plain_tip
+from docent.gui.plain import ElidedLabel, NameHeading, plain_label, plain_tip
 from docent.gui.text_passage import TextPassage, TextPassageView, load_passage
 from docent.gui.workers import call_in_worker
 
@@ -120,11 +119,11 @@ class CitationPane(QWidget):
         self.zoom_out = self._tool("−", "Zoom out", lambda: self.step_zoom(-1))
         self.zoom_in = self._tool("+", "Zoom in", lambda: self.step_zoom(1))
         self.fit_button = self._tool("Fit", "Fit the page to the pane's width", self.fit_width)
-        self.zoom_label = QLabel("")
+        # its text ("page 12 of 27 · 47%") gives way to shorter forms ("12/27"): it must
+        # not widen the pane (and the window) past a 1024-pixel screen, where it has ~40
+        # pixels beside the buttons (cut to "page 1 o" there: seen under Xvfb)
+        self.zoom_label = ElidedLabel()
         self.zoom_label.setObjectName("muted")
-        # its text ("page 12 of 27 · 47%") gives way: it must not widen the pane (and the
-        # window) past a 1024-pixel screen
-        self.zoom_label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.open_button = QPushButton("Open in viewer")
         self.open_button.setToolTip("Open the document in the system's viewer")
         self.open_button.clicked.connect(self.open_external)
@@ -316,7 +315,11 @@ class CitationPane(QWidget):
             )
         )
         self.stack.setCurrentIndex(PDF)
-        self.zoom_label.setText(f"page {r.page} of {r.page_count} · {int(r.zoom * 100)}%")
+        zoom = f"{int(r.zoom * 100)}%"
+        where = f"{r.page}/{r.page_count}"
+        self.zoom_label.set_full_text(
+            f"page {r.page} of {r.page_count} · {zoom}", f"{where} · {zoom}", where
+        )
         self.prev_button.setEnabled(r.page > 1)
         self.next_button.setEnabled(r.page < r.page_count)
         c = self.current
@@ -382,7 +385,7 @@ class CitationPane(QWidget):
         engine = self.engine
         for w in (self.prev_button, self.next_button, self.zoom_out, self.zoom_in, self.fit_button):
             w.setVisible(False)
-        self.zoom_label.setText("")
+        self.zoom_label.set_full_text("")
         self._generation += 1
         gen = self._generation
 

@@ -44,9 +44,17 @@ from PySide6.QtWidgets import QTextBrowser, QWidget
 
 from docent.core.api import code_spans, in_spans
 
-MARKDOWN_FEATURES = (
-    QTextDocument.MarkdownFeature.MarkdownDialectGitHub
-    | QTextDocument.MarkdownFeature.MarkdownNoHTML
+#: md4c's MD_FLAG_UNDERLINE, part of Qt's GitHub dialect: it draws ``_text_`` underlined,
+#: where Markdown means italic. Docent's notes ("_Sections: 4 of 4 summarised..._") read
+#: as links that way (seen under Xvfb), and underlines are the view's mark of an unsupported
+#: sentence.
+_MD_UNDERLINE = 0x4000
+MARKDOWN_FEATURES = QTextDocument.MarkdownFeature(
+    (
+        QTextDocument.MarkdownFeature.MarkdownDialectGitHub
+        | QTextDocument.MarkdownFeature.MarkdownNoHTML
+    ).value
+    & ~_MD_UNDERLINE
 )
 CITE_SCHEME = "cite"
 CHIP_BACKGROUND = QColor("#dbe7ff")
@@ -269,6 +277,14 @@ class SafeBrowser(QTextBrowser):
 _LIST_MARKS = re.compile(r"^(?:(?:[-+•]|\d{1,2}[.)])\s+)+")
 
 
+def _find(doc: QTextDocument, text: str, start: int) -> QTextCursor:
+    """The first place ``text`` stands as whole words from ``start`` on, else the first
+    place at all: an answer cut mid-word ("Bob Sup") is not lit inside an earlier,
+    whole sentence ("Bob Supnik")."""
+    cur = doc.find(text, start, QTextDocument.FindFlag.FindWholeWords)
+    return cur if not cur.isNull() else doc.find(text, start)
+
+
 def _find_loosely(doc: QTextDocument, sentence: str, start: int = 0) -> QTextCursor | None:
     """The sentence as shown, tolerating Markdown marks and citation chips in it."""
     plain = re.sub(r"[*_`]+", "", sentence).strip()
@@ -277,12 +293,12 @@ def _find_loosely(doc: QTextDocument, sentence: str, start: int = 0) -> QTextCur
     for candidate in (plain, re.sub(r"\s*\[\d+(?:\s*,\s*\d+)*\]", "", plain).strip()):
         if len(candidate) < 8:
             continue
-        cur = doc.find(candidate, start)
+        cur = _find(doc, candidate, start)
         if not cur.isNull():
             return cur
     words = plain.split()
     if len(words) >= 6:  # the start and the end of it, when the middle was reformatted
-        head = doc.find(" ".join(words[:5]), start)
+        head = _find(doc, " ".join(words[:5]), start)
         if not head.isNull():
             tail = doc.find(" ".join(words[-3:]), head.selectionEnd())
             end = tail.selectionEnd() if not tail.isNull() else head.selectionEnd()

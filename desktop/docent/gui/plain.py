@@ -40,20 +40,21 @@ class ElidedLabel(QLabel):
     """One line that gives way: elided in the middle to the width it is given (a file
     name keeps its end), never asking for more; the whole text is in its tooltip. A label
     that neither wraps nor elides makes a long name the pane's minimum width, and the
-    window grows past the screen."""
+    window grows past the screen. Shorter forms of the text, when given, are tried in turn
+    before the last is elided ("page 3 of 27 · 59%", then "3/27 · 59%", then "3/27")."""
 
     def __init__(self, text: str = "") -> None:
         super().__init__()
         self.setTextFormat(Qt.TextFormat.PlainText)
         self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
-        self._full = ""
+        self._forms: tuple[str, ...] = ("",)
         self.set_full_text(text)
 
     def full_text(self) -> str:
-        return self._full
+        return self._forms[0]
 
-    def set_full_text(self, text: str) -> None:
-        self._full = text
+    def set_full_text(self, text: str, *shorter: str) -> None:
+        self._forms = (text, *shorter)
         self.setToolTip(plain_tip(text))
         self._fit()
 
@@ -63,7 +64,11 @@ class ElidedLabel(QLabel):
 
     def _fit(self) -> None:
         room = self.contentsRect().width() - 2 * self.margin()
-        text = self.fontMetrics().elidedText(self._full, Qt.TextElideMode.ElideMiddle, room)
+        metrics = self.fontMetrics()
+        fits = (f for f in self._forms if metrics.horizontalAdvance(f) <= room)
+        text = next(fits, None)
+        if text is None:
+            text = metrics.elidedText(self._forms[-1], Qt.TextElideMode.ElideMiddle, room)
         if text != self.text():
             self.setText(text)
 

@@ -144,7 +144,6 @@ def _footer(turn: Turn) -> str:
             f"⚠ {len(answer.unsaid_parts)} part{'s' if several else ''} of cited sentences "
             f"{'go' if several else 'goes'} on past what the passage says (underlined)."
         )
-    # *italic*: with Qt's GitHub dialect, _text_ is underlined (it reads as a link)
     return " ".join(f"*{escape_markdown(note)}*" for note in notes)
 
 
