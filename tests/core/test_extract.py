@@ -250,6 +250,16 @@ def test_an_empty_text_file_is_empty(tmp_path: Path, content: bytes) -> None:
         extract(path)
 
 
+@pytest.mark.parametrize("name", ["empty.pdf", "empty.docx", "empty.md", "empty.epub"])
+def test_a_file_of_no_bytes_is_empty_whatever_its_kind(tmp_path: Path, name: str) -> None:
+    """Not "damaged or not really a PDF" (nor a corrupt zip): a file still being copied
+    or downloaded has no bytes yet, and the message says so."""
+    path = tmp_path / name
+    path.write_bytes(b"")
+    with pytest.raises(EmptyDocument, match=re.escape(f"{name} is empty (0 bytes)")):
+        extract(path)
+
+
 def test_a_binary_file_named_txt_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "image.txt"
     path.write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(range(256)))

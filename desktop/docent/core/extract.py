@@ -14,6 +14,7 @@ from __future__ import annotations
 import codecs
 import logging
 import re
+import stat
 import unicodedata
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -133,6 +134,14 @@ def extract(
     """
     p = Path(path)
     suffix = p.suffix.lower()
+    if suffix in SUPPORTED_SUFFIXES and _zero_bytes(p):
+        # any format: "damaged or not really a PDF" would send the user looking for a fault
+        raise EmptyDocument(
+            str(p),
+            f"{shown(p.name)} is empty (0 bytes): there is nothing to read. A file still "
+            "being copied or downloaded looks like this: index it again once it is whole (a "
+            "watched folder does so by itself).",
+        )
     if suffix in PDF_SUFFIXES:
         return _extract_pdf(p, password, ocr, on_ocr, on_page, pdfium)
     if suffix in FORMAT_SUFFIXES:
@@ -140,6 +149,15 @@ def extract(
     if suffix in TEXT_SUFFIXES:
         return _extract_text(p)
     raise UnsupportedType(str(p), unsupported_message(p))
+
+
+def _zero_bytes(path: Path) -> bool:
+    """A regular file of no bytes (a folder, a missing file: no; the readers say why)."""
+    try:
+        st = path.stat()
+    except OSError:
+        return False
+    return stat.S_ISREG(st.st_mode) and st.st_size == 0
 
 
 def unsupported_message(path: str | Path) -> str:
