@@ -184,6 +184,28 @@ def test_create_modify_delete(engine: Engine, lib: Path) -> None:
     assert rec.count("indexed", a) == 2
 
 
+def test_editors_saves_are_seen(engine: Engine, lib: Path) -> None:
+    """How editors save: a hidden temporary file renamed over the original (an atomic
+    save: inotify says "moved", never "modified"), and vim's dance (the original renamed
+    to a backup, the new text written, the backup deleted). Each edit is indexed; no
+    backup or temporary file is, and the old text is gone from the library."""
+    a, b = lib / "a.txt", lib / "b.md"
+    a.write_text(text_for("alpha"))
+    b.write_text(text_for("beta"))
+    rec = start(engine, lib)
+    tmp = lib / ".a.txt.swp123"
+    tmp.write_text(text_for("alpha-2"))
+    os.replace(tmp, a)
+    rec.wait_until(lambda: bool(engine.grep("alpha-2 record")), "the atomic save indexed")
+    os.rename(b, lib / "b.md~")
+    b.write_text(text_for("beta-2"))
+    (lib / "b.md~").unlink()
+    rec.wait_until(lambda: bool(engine.grep("beta-2 record")), "vim's save indexed")
+    assert engine.wait_idle(TIMEOUT)
+    assert_catalog_matches(engine, lib)
+    assert not engine.grep("alpha record") and not engine.grep("beta record")
+
+
 def test_rename_and_moves_inside_cost_no_embedding(engine: Engine, lib: Path) -> None:
     (lib / "sub").mkdir()
     (lib / "a.txt").write_text(text_for("a"))
