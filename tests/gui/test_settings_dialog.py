@@ -65,14 +65,15 @@ def test_the_red_mark_goes_when_the_field_is_edited(
     dialog.host_edit.setText("localhost:11434")
     dialog.qdrant_edit.setText("localhost:6333")
     save(qtbot, dialog)
-    lines = sorted(dialog.error_label.text().splitlines())
-    assert lines == [
+    lines = dialog.error_label.text().splitlines()
+    assert lines == [  # in the form's order, top down, and the topmost bad field focused
         "Ollama host: must start with http:// or https:// and name a host, like "
         "http://127.0.0.1:11434 (did you mean http://localhost:11434?)",
         "Qdrant server URL: must start with http:// or https:// and name a host, like "
         "http://127.0.0.1:6333 (did you mean http://localhost:6333?)",
     ]
     assert dialog.host_edit.property("invalid") and dialog.qdrant_edit.property("invalid")
+    assert dialog.focusWidget() is dialog.host_edit
     dialog.host_edit.clear()
     qtbot.keyClicks(dialog.host_edit, "http://localhost:11434")
     assert not dialog.host_edit.property("invalid"), "the red border stayed after the fix"

@@ -275,7 +275,11 @@ class SettingsDialog(QDialog):
         """A refused change: each bad field marked and named with what is wrong, in
         plain words; any other failure as its sentence."""
         problems = exc.problems if isinstance(exc, SettingsError) else {}
-        self._problems = {k: v for k, v in problems.items()}
+        # in the form's order, top down (the engine's is its settings' order): the first
+        # line and the focus go to the topmost bad field
+        order = {key: i for i, key in enumerate(self.fields)}
+        keys = sorted(problems, key=lambda k: order.get(k, len(order)))
+        self._problems = {k: problems[k] for k in keys}
         self._other = "" if self._problems else str(exc)
         for key in self._problems:
             self._mark(key, True)
