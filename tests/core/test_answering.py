@@ -125,6 +125,10 @@ def test_no_citations_at_all_gets_a_matched_citation(engine: Engine, model: Scri
     assert citation.chunk_id == answer.offered[0].chunk_id
     assert answer.text.endswith(" [1].")
     assert "cited no passage" in answer.reason and "matched" in answer.reason
+    # one sentence, one passage: said in the singular ("1 sentence ... support them": seen)
+    assert "matched 1 sentence to the passage that supports it (a matched citation)." in (
+        answer.reason
+    )
     assert answer.as_dict()["citations"][0]["source"] == "matched"
     assert answer.unsupported_sentences == []
     assert answer.confidence != "high"  # Docent's match, not the model's citation

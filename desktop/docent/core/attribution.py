@@ -364,6 +364,13 @@ def insert_markers(text: str, sentences: Sequence[str], matches: Mapping[int, in
     return "".join(out)
 
 
+def _to_support(n: int) -> str:
+    """The end of the "Docent matched N sentences" note, in agreement with ``n``."""
+    if n == 1:
+        return "to the passage that supports it (a matched citation)."
+    return "to the passages that support them (matched citations)."
+
+
 def citation_notes(checked: Attribution, invalid: list[int]) -> list[str]:
     """The reason line's sentences about citations: missing, matched, wrong, dropped."""
     notes: list[str] = []
@@ -378,7 +385,7 @@ def citation_notes(checked: Attribution, invalid: list[int]) -> list[str]:
         if matched:
             notes.append(
                 f"The model cited no passage; Docent matched {_count(len(matched), 'sentence')} "
-                "to the passages that support them (matched citations)."
+                f"{_to_support(len(matched))}"
             )
         else:
             notes.append(
@@ -387,7 +394,7 @@ def citation_notes(checked: Attribution, invalid: list[int]) -> list[str]:
     elif matched:
         notes.append(
             f"Docent matched {_count(len(matched), 'sentence')} the model left uncited "
-            "to the passages that support them (matched citations)."
+            f"{_to_support(len(matched))}"
         )
     for s in checked.misattributed:
         marks = "".join(f"[{n}]" for n in s.cited)
