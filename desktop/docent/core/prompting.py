@@ -313,16 +313,24 @@ def extractive_text(
         advice = "A larger model answers more reliably than a small one."
     else:
         lead = f"**Not generated — no language model answered.** {reason}"
-        advice = (
-            "To get written answers, start Ollama (`ollama serve`) and make sure the model "
-            f"is installed (`ollama pull {model}`)."
-        )
+        advice = _model_advice(reason, model)
     parts = [
         lead.strip(),
-        advice,
+        *([advice] if advice else []),
         "The passages that best match your question:" if quotes else "No passage matched.",
     ]
     return "\n\n".join(parts + quoted_passages(query, quotes))
+
+
+def _model_advice(reason: str, model: str) -> str:
+    """How to get written answers, less what ``reason`` says already (the errors of
+    llm.py name their fix: "start it with `ollama serve`", "run `ollama pull x`")."""
+    pull = f"`ollama pull {model}`"
+    if pull in reason:
+        return ""
+    if "`ollama serve`" in reason:
+        return f"Once it runs, make sure the model is installed ({pull})."
+    return f"To get written answers, start Ollama (`ollama serve`) and make sure the model is installed ({pull})."
 
 
 def unsupported_text(words: str, query: str, quotes: Sequence[Citation]) -> str:
