@@ -298,6 +298,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
                 on_stage=on_stage,
                 cancel=cancel,
                 collection=cli_collections.chosen(eng, args) or "",
+                anyway=args.anyway,
             )
         except (KeyboardInterrupt, AnswerCancelled):
             cancel.set()
@@ -351,6 +352,8 @@ def cmd_ask(args: argparse.Namespace) -> int:
         f"\n[{how}; {answer.seconds:.1f} s]{' ' + answer.reason if answer.reason else ''}",
         file=sys.stderr,
     )
+    if answer.retrieval_abstained:  # Docent's verdict, which a paraphrase can fool
+        print("(If they do answer it: --anyway asks the model with them.)", file=sys.stderr)
     return 0
 
 
@@ -502,6 +505,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--file", action="append", help="limit to a document (name or path); repeatable"
     )
     sp.add_argument("--model", default=None, help="Ollama model (default: ollama_model)")
+    sp.add_argument(
+        "--anyway",
+        action="store_true",
+        help="ask the model even when the passages found do not seem to answer the question",
+    )
     cli_collections.add_option(sp, "ask only this collection")
     sp = add("dump", cmd_dump, "extracted text as Markdown with page markers", json_=False)
     sp.add_argument("file")

@@ -400,6 +400,49 @@ def test_abstains_when_the_library_cannot_answer(
     assert "[1]" in answer.text
 
 
+def test_asked_anyway_the_model_answers_what_retrieval_judged_low(
+    engine: Engine, model: ScriptedModel, ollama_stub: OllamaStub
+) -> None:
+    """The person overrides an abstention ("Ask anyway"): the passages go to the model,
+    and the answer says what retrieval found, at low confidence. Retrieval's verdict can
+    be wrong (a paraphrase it cannot see: "script" for "command file")."""
+    first, _ = ask(engine, OFF_TOPIC)
+    assert first.mode == "abstained" and first.retrieval_abstained
+    assert ollama_stub.bodies("/api/chat") == []
+    again, tokens = ask(engine, OFF_TOPIC, anyway=True)
+    assert again.mode == "generated" and tokens and again.model == MODEL
+    assert again.asked_anyway and again.as_dict()["asked_anyway"] is True
+    assert again.confidence == "low" and not again.retrieval_abstained
+    assert again.reason.startswith("Asked anyway: Retrieval confidence is low")
+    assert [h.chunk_id for h in again.offered] == [
+        h.chunk_id for h in engine.search(OFF_TOPIC).hits[: len(again.offered)]
+    ]
+    # a question retrieval finds sufficient is not "asked anyway": nothing was overridden
+    plain, _ = ask(engine, anyway=True)
+    assert plain.mode == "generated" and not plain.asked_anyway
+    assert not plain.reason.startswith("Asked anyway")
+
+
+def test_asked_anyway_with_nothing_found_still_abstains(
+    engine: Engine, model: ScriptedModel, ollama_stub: OllamaStub
+) -> None:
+    def search(query: str, rewrites: object) -> SearchResult:
+        return SearchResult(query, [], confidence="low", sufficient=False)
+
+    answer = Answerer(engine.llm, engine.settings, search).answer(MEMORY_Q, anyway=True)
+    assert answer.mode == "abstained" and not answer.asked_anyway
+    assert not answer.retrieval_abstained  # nothing to offer a model
+    assert ollama_stub.bodies("/api/chat") == []
+
+
+def test_the_model_finding_nothing_cannot_be_asked_anyway(
+    engine: Engine, model: ScriptedModel
+) -> None:
+    model.answer = "I could not find this in the documents."
+    answer, _ = ask(engine)
+    assert answer.mode == "abstained" and not answer.retrieval_abstained
+
+
 def test_model_saying_not_found_is_an_abstention(
     engine: Engine, model: ScriptedModel, ollama_stub: OllamaStub
 ) -> None:

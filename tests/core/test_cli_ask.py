@@ -205,3 +205,26 @@ def test_ask_shows_the_quotes_after_a_counting_that_was_cut(
     assert shown.startswith(" — stub-model:latest's answer could not be used.**")
     assert "ollama serve" not in out and f"  [1] {DOC} pp.1-2  (" in out
     assert "[extractive" in err and "numbers instead of words" in err
+
+
+def test_an_abstention_suggests_anyway_which_asks_the_model(
+    indexed: None,
+    ollama_stub: OllamaStub,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    use_host(monkeypatch, ollama_stub.url)
+    ollama_stub.responder = ScriptedModel()
+    off_topic = "How do I bake sourdough bread with rye flour?"
+    capsys.readouterr()
+    assert main(["ask", off_topic]) == 0
+    out, err = capsys.readouterr()
+    assert "I could not find an answer" in out and "[abstained, confidence low" in err
+    assert "--anyway asks the model with them" in err
+    assert ollama_stub.bodies("/api/chat") == []
+    assert main(["ask", off_topic, "--anyway", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["mode"] == "generated" and data["asked_anyway"] is True
+    assert data["overrode"].startswith("Retrieval confidence is low")
+    assert data["reason"].startswith("Asked anyway: Retrieval confidence is low")
+    assert ollama_stub.bodies("/api/chat")

@@ -193,6 +193,8 @@ class FakeEngine:
         self.asked_collections: list[str | None] = []
         #: the ``attempt`` of each ask (a Retry passes the next)
         self.attempts_asked: list[int] = []
+        #: the ``anyway`` of each ask (the person overrode an abstention)
+        self.asked_anyway: list[bool] = []
         self.opening_notes: list[str] = []
 
     # Quick ----------------------------------------------------------------------
@@ -538,9 +540,11 @@ class FakeEngine:
         on_stage: StageCallback | None = None,
         collection: str | None = None,
         attempt: int = 1,
+        anyway: bool = False,
     ) -> Answer:
         conv = conversation if conversation is not None else Conversation()
         self.attempts_asked.append(attempt)
+        self.asked_anyway.append(anyway)
         if collection is not None:
             conv.collection = collection or None
         if files is not None:

@@ -118,6 +118,35 @@ def test_ollama_down_shows_banner_and_extractive_answer(
     assert "not running" in window.ollama_label.text()
 
 
+def test_ask_anyway_gives_the_model_the_passages_docent_judged_off_topic(
+    qtbot: Any, make_engine: Any, make_window: Any, indexed_pdf: Path, ollama_stub: OllamaStub
+) -> None:
+    """The window's whole path: an abstention, Ask anyway (Ollama checked first), the
+    model's answer as the question's second, labelled as asked anyway."""
+    ollama_stub.responder = lambda messages, model: REPLY
+    engine = make_engine(
+        FakeEmbedder(), ollama_host=ollama_stub.url, ollama_model="stub-model:latest"
+    )
+    engine.index([indexed_pdf])
+    window = make_window(engine)
+    chat = window.chat
+    with qtbot.waitSignal(window.health_changed, timeout=ANSWER_TIMEOUT_MS):
+        pass
+    turn = ask(qtbot, chat, "How do I bake sourdough bread with rye flour?")
+    assert turn.answer.mode == "abstained" and turn.answer.retrieval_abstained
+    assert ollama_stub.bodies("/api/chat") == []
+    bar = chat.answer_bar
+    assert bar.anyway_button.isVisibleTo(chat) and not bar.retry_button.isVisibleTo(chat)
+    with qtbot.waitSignal(chat.answer_finished, timeout=ANSWER_TIMEOUT_MS) as done:
+        qtbot.mouseClick(bar.anyway_button, Qt.MouseButton.LeftButton)
+    again = done.args[0].answer
+    assert again.mode == "generated" and again.asked_anyway and again.confidence == "low"
+    assert len(ollama_stub.bodies("/api/chat")) >= 1
+    assert [t.question for t in chat.turns] == ["How do I bake sourdough bread with rye flour?"]
+    assert bar.attempt_label.text() == "Answer 2 of 2"
+    assert "Asked anyway: Retrieval confidence is low" in chat.view.toPlainText()
+
+
 def test_links_in_answers_are_never_followed_to_files(
     qtbot: Any, make_engine: Any, make_window: Any, monkeypatch: Any
 ) -> None:

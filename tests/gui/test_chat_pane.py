@@ -11,6 +11,7 @@ from PySide6.QtCore import QUrl
 from PySide6.QtGui import QTextCharFormat
 
 from docent.core.errors import AmbiguousFile
+from docent.core.models import Hit
 from docent.gui.chat_pane import ChatPane
 from docent.gui.messages import Message, bridge
 
@@ -223,6 +224,48 @@ def test_retry_asks_the_last_question_again(qtbot: Any, fake: FakeEngine, chat: 
     assert "Now generated." in text and "Quoted." not in text
 
 
+def test_an_answer_withheld_on_retrievals_verdict_can_be_asked_anyway(
+    qtbot: Any, fake: FakeEngine, chat: ChatPane
+) -> None:
+    """Docent abstained before asking a model (the passages found did not seem to answer
+    the question): Ask anyway stands in for Retry, which would withhold it again; it asks
+    the model as another answer of the same question, and a Retry of that answer is
+    asked anyway too."""
+    withheld = answer("I could not find an answer to this.", mode="abstained", model="")
+    withheld.offered = [Hit("c1", "d1", "a.pdf", "/d/a.pdf", 4, 4, 0, 1.0, "A passage.")]
+    assert withheld.retrieval_abstained
+    fake.answers = [withheld, answer("Asked anyway."), answer("Asked anyway again.")]
+    # as the window does, once it has checked Ollama
+    chat.anyway_requested.connect(lambda: chat.retry_last(anyway=True))
+    chat.retry_requested.connect(chat.retry_last)
+    ask(qtbot, chat, "How do I make it run a script at start?")
+    bar = chat.answer_bar
+    assert bar.anyway_button.isVisibleTo(chat) and not bar.retry_button.isVisibleTo(chat)
+    with qtbot.waitSignal(chat.answer_finished, timeout=10_000) as done:
+        bar.anyway_button.click()
+    assert done.args[0].answer.text == "Asked anyway." and fake.asked_anyway == [False, True]
+    assert bar.attempt_label.text() == "Answer 2 of 2"
+    assert bar.retry_button.isVisibleTo(chat) and not bar.anyway_button.isVisibleTo(chat)
+    done.args[0].answer.overrode = "Retrieval confidence is low."  # as the engine marks it
+    with qtbot.waitSignal(chat.answer_finished, timeout=10_000):
+        bar.retry_button.click()
+    assert fake.asked_anyway == [False, True, True]
+    # back to the withheld answer: Ask anyway again
+    chat.show_attempt(1)
+    assert bar.anyway_button.isVisibleTo(chat) and not bar.retry_button.isVisibleTo(chat)
+
+
+def test_an_answer_the_model_found_nothing_for_offers_retry_not_ask_anyway(
+    qtbot: Any, fake: FakeEngine, chat: ChatPane
+) -> None:
+    found_nothing = answer("The model found no answer.", mode="abstained", model="fake-model")
+    found_nothing.offered = [Hit("c1", "d1", "a.pdf", "/d/a.pdf", 4, 4, 0, 1.0, "A passage.")]
+    fake.answers = [found_nothing]
+    ask(qtbot, chat, "Why?")
+    bar = chat.answer_bar
+    assert bar.retry_button.isVisibleTo(chat) and not bar.anyway_button.isVisibleTo(chat)
+
+
 def test_export_is_the_conversations_own_markdown(
     qtbot: Any, fake: FakeEngine, chat: ChatPane
 ) -> None:
@@ -256,7 +299,6 @@ def test_docents_own_words_in_an_extractive_answer_are_formatted_the_passages_ar
 ) -> None:
     # the real extractive text: Docent's lead in bold, commands in code, quoted passages
     from docent.core.citations import citations_for
-    from docent.core.models import Hit
     from docent.core.prompting import extractive_text
 
     hit = Hit(
@@ -290,7 +332,6 @@ def test_an_answer_nothing_supports_says_so_and_shows_the_passages_beneath_it(
 ) -> None:
     # the real text of such an answer: Docent's lead, the model's words, quoted passages
     from docent.core.citations import citations_for
-    from docent.core.models import Hit
     from docent.core.prompting import unsupported_text
 
     def hit(n: int, text: str) -> Hit:

@@ -192,11 +192,15 @@ class Answerer:
         cancel: threading.Event | None = None,
         on_stage: StageCallback | None = None,
         attempt: int = 1,
+        anyway: bool = False,
     ) -> Answer:
         """``on_stage`` hears when the answer is in and being checked (CHECKING).
         ``attempt``: which time the user asks this question (a Retry: 2, 3, ...); from
         the second on the model is sampled anew (``retry_options``), so a Retry of an
-        answer that counted or invented is not the same stream again."""
+        answer that counted or invented is not the same stream again. ``anyway``: the
+        person overrides retrieval's verdict (a question it judges the passages found do
+        not answer still goes to the model with them, and the answer says so); with
+        nothing found at all it still abstains."""
         conv = conversation if conversation is not None else Conversation()
         started = time.monotonic()
         name = model or self.settings.ollama_model
@@ -219,8 +223,15 @@ class Answerer:
             on_stage,
             attempt,
         )
+        overridden = anyway and bool(result.hits) and should_abstain(result)
         try:
-            answer = self._abstain(run) or self._generate(run)
+            answer = (None if overridden else self._abstain(run)) or self._generate(run)
+            if overridden and answer.mode != "abstained":
+                answer.overrode = _retrieval_verdict(result)
+                answer.confidence = "low"
+                answer.reason = " ".join(
+                    r for r in (f"Asked anyway: {answer.overrode}", answer.reason) if r
+                )
         except AnswerCancelled as exc:
             if exc.answer is not None:
                 exc.answer.seconds = time.monotonic() - started
@@ -278,12 +289,7 @@ class Answerer:
         if not should_abstain(result):
             return None
         evaluation = result.evaluation
-        if result.hits:
-            issues = "; ".join(evaluation.issues) if evaluation else ""
-            reason = f"Retrieval confidence is {result.confidence or 'low'}"
-            reason += f": {issues}." if issues else "."
-        else:
-            reason = "Nothing in the searched documents matched the question."
+        reason = _retrieval_verdict(result)
         advice = evaluation.recommendation if evaluation else ""
         return self._abstained(run, result.hits[:ABSTAIN_PASSAGES], reason, advice)
 
@@ -585,6 +591,16 @@ def clearly_supported(answer: Answer) -> bool:
     flagged = set(answer.unsupported_sentences)
     scores = [score for s, score in answer.sentence_support if s not in flagged]
     return max(scores, default=0.0) >= RETRY_MIN_SUPPORT
+
+
+def _retrieval_verdict(result: SearchResult) -> str:
+    """Why retrieval judges that the passages found do not answer the question."""
+    if not result.hits:
+        return "Nothing in the searched documents matched the question."
+    evaluation = result.evaluation
+    issues = "; ".join(evaluation.issues) if evaluation else ""
+    reason = f"Retrieval confidence is {result.confidence or 'low'}"
+    return reason + (f": {issues}." if issues else ".")
 
 
 def should_abstain(result: SearchResult) -> bool:

@@ -247,11 +247,14 @@ class EngineAPI(Protocol):
         on_stage: StageCallback | None = None,
         collection: str | None = None,
         attempt: int = 1,
+        anyway: bool = False,
     ) -> Answer:
         """``collection``: an id to ask only that collection, "" for all of them, None
         to keep the conversation's. ``on_stage`` hears where the question is.
         ``attempt``: which time the user asks this question (a Retry passes
-        ``Turn.next_attempt``): from the second on, the model samples anew."""
+        ``Turn.next_attempt``): from the second on, the model samples anew. ``anyway``:
+        ask the model even when retrieval judges the passages found do not answer it
+        (``Answer.retrieval_abstained``: the person's "Ask anyway")."""
         ...
 
     def summarize(

@@ -64,6 +64,7 @@ def ask(
     on_stage: StageCallback | None,
     collection: str | None,
     attempt: int = 1,
+    anyway: bool = False,
 ) -> Answer:
     """``Engine.ask`` (see its docstring for the arguments)."""
     from docent.core.answering import Answerer
@@ -103,6 +104,7 @@ def ask(
             cancel=cancel,
             on_stage=on_stage,
             attempt=attempt,
+            anyway=anyway,
         )
     except AnswerCancelled:
         if len(conv.turns) == before:

@@ -115,6 +115,21 @@ class Answer:
     #: shown (1: no later one had a sentence a passage clearly says).
     attempts: int = 1
     attempt: int = 1
+    #: Retrieval's verdict that the passages found do not answer the question, when the
+    #: person asked the model anyway (an abstention overridden: "Ask anyway"); ``reason``
+    #: starts with it. "" otherwise.
+    overrode: str = ""
+
+    @property
+    def asked_anyway(self) -> bool:
+        return bool(self.overrode)
+
+    @property
+    def retrieval_abstained(self) -> bool:
+        """Abstained on retrieval's verdict, before any model was asked, with passages to
+        offer: the person may ask the model anyway (not when the model itself found no
+        answer in them)."""
+        return self.mode == "abstained" and not self.model and bool(self.offered)
 
     def parts(self) -> tuple[str, str, str]:
         """Docent's lead, the model's words and the passages quoted beneath them, for an
@@ -157,6 +172,8 @@ class Answer:
             "requests": self.requests,
             "attempts": self.attempts,
             "attempt": self.attempt,
+            "asked_anyway": self.asked_anyway,
+            "overrode": self.overrode,
             "seconds": round(self.seconds, 3),
         }
 

@@ -523,6 +523,7 @@ class Engine(EngineWatching):
         on_stage: StageCallback | None = None,
         collection: str | None = None,
         attempt: int = 1,
+        anyway: bool = False,
     ) -> Answer:
         """Answer from the library with checked citations (generated, extractive or
         abstained). ``files`` sets the conversation's scope (``[]`` clears it; None keeps
@@ -531,7 +532,10 @@ class Engine(EngineWatching):
         answered, stopped (AnswerCancelled, raised when ``cancel`` is set) or failed (the
         error is raised). ``on_stage`` hears where it is (rewriting, searching, waiting
         for the model): core/asking.py. ``attempt``: which time the user asks it (a
-        Retry: ``Turn.next_attempt``), so the model is sampled anew, not the same seed."""
+        Retry: ``Turn.next_attempt``), so the model is sampled anew, not the same seed.
+        ``anyway``: ask the model even when retrieval judges that the passages found do
+        not answer the question (the person overrides an abstention:
+        ``Answer.retrieval_abstained``); the answer is ``asked_anyway`` and says so."""
         from docent.core import asking
 
         return asking.ask(
@@ -545,4 +549,5 @@ class Engine(EngineWatching):
             on_stage=on_stage,
             collection=collection,
             attempt=attempt,
+            anyway=anyway,
         )

@@ -87,13 +87,16 @@ class AskStatus(QLabel):
 
 
 class AnswerBar(QWidget):
-    """The last answer's controls: ◀ ▶ between the answers to its question, Retry, and
-    back to the newest text when the user scrolled away from it."""
+    """The last answer's controls: ◀ ▶ between the answers to its question, Retry (or,
+    for an answer Docent withheld because the passages found did not seem to answer the
+    question, Ask anyway), and back to the newest text when the user scrolled away."""
 
     #: the user wants attempt n (1-based) of the last question shown
     attempt_requested = Signal(int)
     #: the user wants the last question asked again
     retry_requested = Signal()
+    #: the user wants the model asked though Docent judged the passages do not answer it
+    anyway_requested = Signal()
     #: the user wants the view back at the newest text
     latest_requested = Signal()
 
@@ -114,6 +117,12 @@ class AnswerBar(QWidget):
             "Ask the last question again (the model samples anew); its current answer "
             "stays until the new one is done"
         )
+        self.anyway_button = QPushButton("Ask anyway")
+        self.anyway_button.setToolTip(
+            "Docent judged that the passages found do not answer this question, and no "
+            "model was asked. If they do, ask the model with them: its answer is labelled "
+            "low confidence, and its sentences are checked against them as usual."
+        )
         row = QHBoxLayout(self)
         row.setContentsMargins(0, 0, 0, 0)
         row.addWidget(self.earlier_button)
@@ -121,10 +130,12 @@ class AnswerBar(QWidget):
         row.addWidget(self.later_button)
         row.addStretch(1)
         row.addWidget(self.latest_button)
+        row.addWidget(self.anyway_button)
         row.addWidget(self.retry_button)
         self.earlier_button.clicked.connect(lambda: self.attempt_requested.emit(self.current - 1))
         self.later_button.clicked.connect(lambda: self.attempt_requested.emit(self.current + 1))
         self.retry_button.clicked.connect(self.retry_requested.emit)
+        self.anyway_button.clicked.connect(self.anyway_requested.emit)
         self.latest_button.clicked.connect(self.latest_requested.emit)
         self.latest_button.setVisible(False)
         self.set_attempts(1, 1, can_retry=False)
@@ -135,7 +146,12 @@ class AnswerBar(QWidget):
         b.setToolTip(tip)
         return b
 
-    def set_attempts(self, current: int, total: int, *, can_retry: bool) -> None:
+    def set_attempts(
+        self, current: int, total: int, *, can_retry: bool, can_ask_anyway: bool = False
+    ) -> None:
+        """``can_ask_anyway``: the answer shown was withheld on retrieval's verdict
+        (``Answer.retrieval_abstained``): Ask anyway stands in for Retry, which would
+        withhold it again."""
         self.current, self.total = current, total
         several = total > 1
         for w in (self.earlier_button, self.attempt_label, self.later_button):
@@ -143,7 +159,8 @@ class AnswerBar(QWidget):
         self.attempt_label.setText(f"Answer {current} of {total}")
         self.earlier_button.setEnabled(current > 1)
         self.later_button.setEnabled(current < total)
-        self.retry_button.setVisible(can_retry)
+        self.retry_button.setVisible(can_retry and not can_ask_anyway)
+        self.anyway_button.setVisible(can_retry and can_ask_anyway)
         self._fit()
 
     def show_latest_button(self, on: bool) -> None:
@@ -154,5 +171,6 @@ class AnswerBar(QWidget):
         self.setVisible(
             self.total > 1
             or self.retry_button.isVisibleTo(self)
+            or self.anyway_button.isVisibleTo(self)
             or self.latest_button.isVisibleTo(self)
         )

@@ -57,6 +57,9 @@ class ChatPane(QWidget):
     attempt_shown = Signal(object)
     #: the user asked to retry the last question (the window checks Ollama first)
     retry_requested = Signal()
+    #: the user asked the model anyway, though Docent withheld the last answer (the window
+    #: checks Ollama first, then calls ``retry_last(anyway=True)``)
+    anyway_requested = Signal()
     #: the user picked another model in the box (its name; the window saves the choice)
     model_chosen = Signal(str)
     #: another conversation is shown: that of the collection chosen, or a new empty one
@@ -174,6 +177,7 @@ class ChatPane(QWidget):
         self.stop_button.clicked.connect(self.stop)
         self.retry_button.clicked.connect(self.retry_requested.emit)
         self.answer_bar.retry_requested.connect(self.retry_requested.emit)
+        self.answer_bar.anyway_requested.connect(self.anyway_requested.emit)
         self.answer_bar.attempt_requested.connect(self.show_attempt)
         self.answer_bar.latest_requested.connect(lambda: self.view.set_following(True))
         self.view.follow_changed.connect(self._on_follow_changed)
@@ -324,19 +328,23 @@ class ChatPane(QWidget):
         self._freeze_upto(len(self.conversation.turns))
         self._start(question)
 
-    def retry_last(self) -> None:
-        """Ask the last question again; its answer stays until the new one is in."""
+    def retry_last(self, *, anyway: bool | None = None) -> None:
+        """Ask the last question again; its answer stays until the new one is in.
+        ``anyway``: ask the model even if retrieval judges the passages low (None: as the
+        answer shown was asked, so a Retry of an answer asked anyway is asked anyway)."""
         if self.streaming or not self.conversation.turns:
             return
         self._freeze_upto(len(self.conversation.turns) - 1)
         last = self.conversation.pop()
         if last is None:
             return
+        if anyway is None:
+            anyway = last.answer is not None and last.answer.asked_anyway
         self._retrying = last
         self.set_scope(last.scope or [])
-        self._start(last.question, attempt=last.next_attempt)
+        self._start(last.question, attempt=last.next_attempt, anyway=anyway)
 
-    def _start(self, question: str, *, attempt: int = 1) -> None:
+    def _start(self, question: str, *, attempt: int = 1, anyway: bool = False) -> None:
         conversation = self.conversation  # the worker's until it finishes
         collection = self.collection.id if self.collection else ""
         self._shown_turns = list(conversation.turns)
@@ -362,6 +370,7 @@ class ChatPane(QWidget):
                 cancel=task.cancel,
                 collection=collection,
                 attempt=attempt,
+                anyway=anyway,
             )
 
         self._worker = run_in_worker(
@@ -433,7 +442,8 @@ class ChatPane(QWidget):
             return
         last = turns[-1]
         total = len(last.others) + 1
-        self.answer_bar.set_attempts(last.attempt, total, can_retry=True)
+        withheld = last.answer is not None and last.answer.retrieval_abstained
+        self.answer_bar.set_attempts(last.attempt, total, can_retry=True, can_ask_anyway=withheld)
 
     def _on_follow_changed(self, following: bool) -> None:
         self.answer_bar.show_latest_button(not following)

@@ -225,6 +225,7 @@ class MainWindow(QMainWindow):
         )
         chat.citation_activated.connect(self.show_citation)
         chat.retry_requested.connect(self._retry)
+        chat.anyway_requested.connect(self._ask_anyway)
         chat.model_chosen.connect(self.choose_model)
         self.welcome.add_folder_requested.connect(self.add_folder)
         self.welcome.add_files_requested.connect(self.add_files)
@@ -504,6 +505,9 @@ class MainWindow(QMainWindow):
 
     def _retry(self) -> None:
         self.check_health(then=self.chat.retry_last)
+
+    def _ask_anyway(self) -> None:
+        self.check_health(then=lambda: self.chat.retry_last(anyway=True))
 
     def new_conversation(self) -> None:
         if not self.chat.new_conversation():

@@ -85,6 +85,8 @@ def _footer(turn: Turn) -> str:
         notes.append(f"Quoted from your documents: {why}")
     elif answer.mode == "abstained":
         notes.append("Not found in your documents: the sources listed are only the closest.")
+    if answer.asked_anyway:
+        notes.append(f"Asked anyway: {answer.overrode}")
     if answer.attempts > 1:
         tries = "twice" if answer.attempts == 2 else f"{answer.attempts} times"
         model = answer.model or "the model"
