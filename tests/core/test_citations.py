@@ -82,6 +82,28 @@ def test_drop_invalid_keeps_offered_numbers_only() -> None:
     )
 
 
+def test_an_echoed_header_shared_by_two_passages_keeps_its_own_number() -> None:
+    """Two passages of one page (common: two chunks of p.7): the header's number decides,
+    then the page as written (review: the first passage took both)."""
+    same_page = [
+        Hit("c1", "d", "manual.pdf", "/d/manual.pdf", 7, 7, 10, 0.9, "The pump starts."),
+        Hit("c2", "d", "manual.pdf", "/d/manual.pdf", 7, 7, 11, 0.8, "The tank holds 40 l."),
+    ]
+    assert cite_echoed_headers("[2] manual.pdf p.7: The tank holds 40 l.", same_page) == (
+        "The tank holds 40 l [2]."
+    )
+    spans = [
+        Hit("c1", "d", "manual.pdf", "/d/manual.pdf", 5, 6, 10, 0.9, "Spanning text."),
+        Hit("c2", "d", "manual.pdf", "/d/manual.pdf", 5, 5, 9, 0.8, "The tank holds 40 l."),
+    ]
+    assert cite_echoed_headers("manual.pdf p.5: The tank holds 40 l.", spans) == (
+        "The tank holds 40 l [2]."
+    )
+    assert cite_echoed_headers("manual.pdf pp.5-6: Spanning text.", spans) == (
+        "Spanning text [1]."
+    )
+
+
 def test_an_echoed_passage_header_becomes_a_citation() -> None:
     offered = [hit(1), Hit("c2", "d", "simh_doc.pdf", "/d/simh_doc.pdf", 9, 10, 4, 0.5, "x")]
     answer = (

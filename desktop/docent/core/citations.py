@@ -190,20 +190,47 @@ def cite_echoed_headers(text: str, offered: Sequence[Hit]) -> str:
     """A small model copies a passage's header (``[2] manual.pdf p.7:``) into its answer
     instead of citing it. Each header of an offered passage is taken out and becomes the
     marker ``[n]`` at the end of the sentence it introduces; a marker the model wrote
-    before the header is dropped with it. What the sentence says is checked like any
-    citation of the model's (attribution.py)."""
-    for n, hit in enumerate(offered, 1):
-        pages = (
-            re.escape(hit.location)
-            if hit.location
-            else rf"pp?\.\s*{hit.page_start}(?:\s*[-–]\s*{hit.page_end})?"
-        )
-        header = re.compile(
-            rf"(?:\[\s*\d{{1,3}}\s*\]\s*)?{re.escape(hit.file_name)},?\s+{pages}\s*:\s*"
-        )
-        while m := header.search(text):
-            rest = text[m.end() :]
-            end = re.search(r"[.!?](?=[\"')\]]*(?:\s|$))|\n|$", rest)
-            at = end.start() if end else len(rest)
-            text = f"{text[: m.start()]}{rest[:at].rstrip()} [{n}]{rest[at:]}"
-    return text
+    before the header is dropped with it. Where several passages share the file and page
+    (two passages of p.7), the header's own number decides, then the page as written
+    (``p.5`` is not ``pp.5-6``'s). What the sentence says is checked like any citation of
+    the model's (attribution.py)."""
+    headers = [(n, hit, _header(hit)) for n, hit in enumerate(offered, 1)]
+    start = 0
+    while True:
+        best: tuple[tuple[int, bool, bool, int], int, re.Match[str]] | None = None
+        for n, hit, pattern in headers:
+            m = pattern.search(text, start)
+            if m is None:
+                continue
+            key = (m.start(), m.group("n") != str(n), not _same_pages(hit, m.group("pages")), n)
+            if best is None or key < best[0]:
+                best = (key, n, m)
+        if best is None:
+            return text
+        _, n, m = best
+        rest = text[m.end() :]
+        end = re.search(r"[.!?](?=[\"')\]]*(?:\s|$))|\n|$", rest)
+        at = end.start() if end else len(rest)
+        text = f"{text[: m.start()]}{rest[:at].rstrip()} [{n}]{rest[at:]}"
+        start = m.start()
+
+
+def _header(hit: Hit) -> re.Pattern[str]:
+    """An echo of ``hit``'s header, its page loosely (``p.5`` or ``pp.5-6``)."""
+    pages = (
+        re.escape(hit.location)
+        if hit.location
+        else rf"pp?\.\s*{hit.page_start}(?:\s*[-–]\s*{hit.page_end})?"
+    )
+    return re.compile(
+        rf"(?:\[\s*(?P<n>\d{{1,3}})\s*\]\s*)?{re.escape(hit.file_name)},?\s+(?P<pages>{pages})\s*:\s*"
+    )
+
+
+def _same_pages(hit: Hit, written: str) -> bool:
+    """The echoed page label is the passage's own (``p.7``, ``pp.5-6``)."""
+    if hit.location:
+        return True
+    s, e = hit.page_start, hit.page_end
+    want = f"p.{s}" if s == e else f"pp.{s}-{e}"
+    return re.sub(r"\s", "", written).replace("–", "-") == want
