@@ -293,3 +293,23 @@ def test_stacked_list_numbers_are_not_numbers_the_sentence_states() -> None:
     checked = attribute("1) 3) The console limits lines to 4095 bytes.", PASSAGES, None)
     assert checked.matched == [1]
     assert checked.text == "1) 3) The console limits lines to 4095 bytes [1]."
+
+
+def test_a_fenced_code_line_cites_nothing_and_is_no_claim() -> None:
+    """A line of a fenced block is split as a sentence without its fence: its brackets
+    (R's ``values[2]``) were read as citations of passages 2 and 3, then flagged as
+    misattributed (review). Code cites nothing, is not judged, and gets no marker."""
+    passages = {
+        1: "To add offsets in R, index the vectors: result <- values[2] + offsets[3] adds "
+        "the second value and the third offset.",
+        2: "Lighthouses guide ships along rocky coasts at night.",
+        3: "The zebra Quimby eats hay every morning at the zoo.",
+    }
+    answer = "Index the vectors like this [1]:\n```r\nresult <- values[2] + offsets[3]\n```"
+    checked = attribute(answer, passages, None)
+    (code,) = [s for s in checked.faith.sentences if "values" in s.sentence]
+    assert code.cited == () and not code.judged and code.matched is None
+    assert checked.faith.unsupported == [] and checked.misattributed == []
+    assert citation_notes(checked, []) == []
+    assert checked.text == answer  # no marker put into the code
+    assert checked.model_cited == [1]

@@ -45,7 +45,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
-from docent.core.citations import MARKER, cited_numbers
+from docent.core.citations import MARKER, cited_numbers, code_spans, in_spans, markers
 from docent.core.evaluation import (
     MIN_TERMS,
     SUPPORT_THRESHOLD,
@@ -262,14 +262,15 @@ def attribute(
     """
     t = thresholds or (THRESHOLDS if embed is not None else OVERLAP_ONLY)
     sentences = split_sentences(answer)
-    judged = [i for i, s in enumerate(sentences) if len(terms(s)) >= MIN_TERMS]
+    cites = _cited_by_sentence(answer, sentences)
+    judged = [i for i, s in enumerate(sentences) if len(terms(s)) >= MIN_TERMS and not cites[i][1]]
     whole = " ".join(plain(sentences[i]) for i in judged)
     scorer = Scorer([*(sentences[i] for i in judged), whole], passages, embed, t)
     judge = list(judge_scores) if judge_scores is not None else None
     checks: list[SentenceSupport] = []
     matches: dict[int, int] = {}
-    for i, sentence in enumerate(sentences):
-        cited = tuple(n for n in cited_numbers(sentence) if n in passages)
+    for i, (sentence, (numbers, _)) in enumerate(zip(sentences, cites, strict=True)):
+        cited = tuple(n for n in numbers if n in passages)
         if i not in judged:
             checks.append(SentenceSupport(sentence, cited, 1.0, True, judged=False))
             continue
@@ -344,14 +345,9 @@ def insert_markers(text: str, sentences: Sequence[str], matches: Mapping[int, in
     their words. A sentence not found at all is left as is."""
     out: list[str] = []
     cursor = 0
-    for i, sentence in enumerate(sentences):
-        words = sentence[-40:].split()
-        found = (
-            re.compile(r"\s+".join(map(re.escape, words))).search(text, cursor) if words else None
-        )
-        if found is None:
+    for i, end in enumerate(_sentence_ends(text, sentences)):
+        if end is None:
             continue
-        end = found.end()
         if i in matches:
             head = text[cursor:end]
             punct = _END_PUNCT.search(head)
@@ -362,6 +358,45 @@ def insert_markers(text: str, sentences: Sequence[str], matches: Mapping[int, in
         cursor = end
     out.append(text[cursor:])
     return "".join(out)
+
+
+def _sentence_ends(text: str, sentences: Sequence[str]) -> list[int | None]:
+    """Where each of ``sentences`` (split from ``text``, in order) ends in ``text``; found
+    by its last words with any run of spaces between them (a split may collapse them:
+    "•   Item" in the text, "• Item" as split). None for one not found."""
+    ends: list[int | None] = []
+    cursor = 0
+    for sentence in sentences:
+        words = sentence[-40:].split()
+        found = (
+            re.compile(r"\s+".join(map(re.escape, words))).search(text, cursor) if words else None
+        )
+        ends.append(found.end() if found else None)
+        cursor = found.end() if found else cursor
+    return ends
+
+
+def _cited_by_sentence(answer: str, sentences: Sequence[str]) -> list[tuple[tuple[int, ...], bool]]:
+    """The numbers each sentence cites, and whether it is code. A line of a fenced code
+    block is a "sentence" without the fence that makes it code, so its brackets
+    (``values[2]``) are read by where they stand in the whole answer: no citation inside
+    code; and code is no claim to check (nor a place for a marker)."""
+    code = code_spans(answer)
+    if not code:
+        return [(tuple(cited_numbers(s)), False) for s in sentences]
+    real = markers(answer)
+    out: list[tuple[tuple[int, ...], bool]] = []
+    start = 0
+    for sentence, end in zip(sentences, _sentence_ends(answer, sentences), strict=True):
+        if end is None:  # not found as written: its own markers, as before
+            out.append((tuple(cited_numbers(sentence)), False))
+            continue
+        first = start + len(answer[start:end]) - len(answer[start:end].lstrip())
+        found = (cited_numbers(m.group(0)) for m in real if start <= m.start() < end)
+        numbers = tuple(dict.fromkeys(n for ns in found for n in ns))
+        out.append((numbers, in_spans(first, code) and in_spans(end - 1, code)))
+        start = end
+    return out
 
 
 def _to_support(n: int) -> str:
