@@ -180,6 +180,29 @@ def test_a_table_of_numbers_is_not_noise() -> None:
     assert feed_all(text)[1] is None
 
 
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "Units sold per year [1]:\n\n| Year | Units |\n|---|---|\n"
+        + "".join(f"| {2010 + i} | {100 + 7 * i} |\n" for i in range(9)),
+        "The firewall opens TCP ports 20, 21, 22, 25, 53, 80, 110, 119, 123, 143, 161, 389, "
+        "443, 465, 587, 993 and 995 [1].",
+        "Releases [2]:\n" + "".join(f"- 2.{i}: 2019-0{i}-15 [2]\n" for i in range(1, 8)),
+    ],
+    ids=["years-table", "ports", "release-dates"],
+)
+def test_answers_made_of_numbers_are_not_noise(answer: str) -> None:
+    """A run of 16 numbers is noise only when it counts (review: these were cut, and
+    their answer replaced by "numbers instead of words")."""
+    assert feed_all(answer)[1] is None
+
+
+def test_counting_over_lines_is_noise() -> None:
+    """What smollm2:135m writes: list numbers, a line each."""
+    guard, cut = feed_all("Here:\n" + "\n".join(f"{i})" for i in range(1, 40)))
+    assert cut is not None and cut.kind == "noise"
+
+
 def test_a_line_repeated_as_the_start_of_the_next_is_cut() -> None:
     # The shape that got past the guard: a line, then the same line going on.
     line = "Typing the interrupt character stops simulation"

@@ -51,8 +51,10 @@ class GuardLimits:
     ngram_words: int = 12
     #: Tokens (stream chunks) without a sentence end or line break before it is rambling.
     max_tokens_without_end: int = 160
-    #: This many words in a row with digits and no letter ("1)", "23") is noise; a table
-    #: of numbers in an answer has words (a header, units) before that many.
+    #: This many words in a row with digits and no letter ("1)", "23") is noise when most
+    #: of them count (list numbers "3)", or each one more than the last): a model
+    #: counting instead of answering. A table of numbers, a list of ports or of dates
+    #: ("| 2010 | 100 |", "20, 21, 22, 25, 53", "2019-01-15") is an answer.
     max_number_words: int = 16
     #: Tokens in all; None: no client-side cap (the server's num_predict still applies).
     max_tokens: int | None = None
@@ -100,7 +102,9 @@ class OutputGuard:
     _word_end: int = 0  # words ending before this offset are counted
     _words: list[tuple[str, int]] = field(default_factory=list)  # (normalised, start)
     _ngrams: set[tuple[str, ...]] = field(default_factory=set)
-    _numbers: int = 0  # words with digits and no letter, in a row
+    #: words with digits and no letter, in a row: whether each counts (see _noise)
+    _numbers: list[bool] = field(default_factory=list)
+    _last_number: int | None = None
     _noise_at: int = 0  # where that run began
 
     def feed(self, token: str) -> Cut | None:
@@ -188,15 +192,25 @@ class OutputGuard:
         return None
 
     def _noise(self, word: re.Match[str]) -> bool:
-        """Counts words with digits and no letter in a row; words of punctuation alone
-        (a table's ``|`` and ``---``) neither count nor break the run."""
-        if _LETTER.search(word.group()):
-            self._numbers = 0
-        elif _DIGIT.search(word.group()):
-            if self._numbers == 0:
-                self._noise_at = word.start()
-            self._numbers += 1
-        return self._numbers >= self.limits.max_number_words
+        """Counts words with digits and no letter in a row, and among them those that
+        count: an item's number ("3)", "4.") or one more than the number before ("7"
+        after "6"). Words of punctuation alone (a table's ``|`` and ``---``) neither
+        count nor break the run. Noise: a run of ``max_number_words`` that mostly counts."""
+        text = word.group()
+        if _LETTER.search(text):
+            self._numbers, self._last_number = [], None
+            return False
+        if not _DIGIT.search(text):
+            return False
+        if not self._numbers:
+            self._noise_at = word.start()
+        value = int(text) if text.isdigit() and len(text) < 10 else None
+        last = self._last_number
+        follows = value is not None and last is not None and value == last + 1
+        self._numbers.append(bool(_LIST_NUMBER.fullmatch(text)) or follows)
+        self._last_number = value
+        run = self._numbers[-self.limits.max_number_words :]
+        return len(run) == self.limits.max_number_words and 4 * sum(run) >= 3 * len(run)
 
     def _overrun(self, token: str) -> Cut | None:
         cap = self.limits.max_tokens
