@@ -382,6 +382,25 @@ def test_context_budget_offers_best_first_prefix(
     assert prompt_tokens + 192 <= 768
 
 
+def test_a_question_that_fills_the_context_is_not_asked_without_passages(
+    engine: Engine, model: ScriptedModel, ollama_stub: OllamaStub
+) -> None:
+    """A pasted text as the question leaves no room for a passage: the model would answer
+    from its own knowledge, shown as an ordinary answer (review). The best passages are
+    quoted instead, saying why."""
+    question = MEMORY_Q + " Context: " + " ".join(["the memory protection of CTSS"] * 1500)
+    assert engine.search(question).hits
+    answer, tokens = ask(engine, question)
+    assert answer.mode == "extractive" and tokens == []
+    assert ollama_stub.bodies("/api/chat") == []
+    assert answer.text.startswith("**Not generated — the question leaves no room for a passage.**")
+    assert "llm_context_tokens" in answer.reason and "ollama serve" not in answer.text
+    assert answer.citations and answer.offered and answer.too_long
+    from docent.gui.health import Health, banner
+
+    assert banner(Health(True, [MODEL]), MODEL, answer) == ("", False)  # Retry won't help
+
+
 # Abstaining ---------------------------------------------------------------------
 
 

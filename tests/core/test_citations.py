@@ -99,9 +99,7 @@ def test_an_echoed_header_shared_by_two_passages_keeps_its_own_number() -> None:
     assert cite_echoed_headers("manual.pdf p.5: The tank holds 40 l.", spans) == (
         "The tank holds 40 l [2]."
     )
-    assert cite_echoed_headers("manual.pdf pp.5-6: Spanning text.", spans) == (
-        "Spanning text [1]."
-    )
+    assert cite_echoed_headers("manual.pdf pp.5-6: Spanning text.", spans) == ("Spanning text [1].")
 
 
 def test_an_echoed_passage_header_becomes_a_citation() -> None:

@@ -323,6 +323,15 @@ class Answerer:
             self.settings.domain_preamble,
             self.layout,
         )
+        if not prompt.offered and run.result.hits:
+            # The question fills the context: the model would answer from its own
+            # knowledge, and the answer would look like any other.
+            reason = (
+                f"With it, the model's context ({plan.context_tokens} tokens, "
+                "llm_context_tokens) holds none of the passages found, so no model was "
+                "asked: the best passages are quoted instead."
+            )
+            return self._extractive(run, run.result.hits, reason, too_long=True)
         options = retry_options(prompt.options, run.attempt)
         first = self._ask_model(run, prompt, plan, options)
         seed, tries = int(options.get("seed") or 0), 1
@@ -534,17 +543,30 @@ class Answerer:
                 scores = None  # no judge reply: the support scores decide
         return attribute(text, prompt.shown, self.embed, judge_scores=scores)
 
-    def _extractive(self, run: _Run, hits: list[Hit], reason: str, *, unused: str = "") -> Answer:
+    def _extractive(
+        self,
+        run: _Run,
+        hits: list[Hit],
+        reason: str,
+        *,
+        unused: str = "",
+        too_long: bool = False,
+    ) -> Answer:
         """The best passages quoted; ``unused``: the model answered, and why its output
         could not be used (it was empty, or cut before anything useful). The one field
-        both the text and the window's banner read (``Answer.cut``)."""
+        both the text and the window's banner read (``Answer.cut``). ``too_long``: no
+        model was asked, the question leaving no room for a passage."""
         shown = hits[:EXTRACTIVE_PASSAGES]
         quotes = listed(shown, run.query)
+        text = extractive_text(
+            run.query, quotes, reason, run.model, answered=bool(unused), too_long=too_long
+        )
         return Answer(
             question=run.question,
-            text=extractive_text(run.query, quotes, reason, run.model, answered=bool(unused)),
+            text=text,
             mode="extractive",
             cut=unused,
+            too_long=too_long,
             citations=quotes,
             offered=shown,
             confidence=run.result.confidence,

@@ -119,6 +119,9 @@ class Answer:
     #: person asked the model anyway (an abstention overridden: "Ask anyway"); ``reason``
     #: starts with it. "" otherwise.
     overrode: str = ""
+    #: Extractive because the question left the model's context no room for a passage:
+    #: no model was asked (a Retry would do the same; a shorter question would not).
+    too_long: bool = False
 
     @property
     def asked_anyway(self) -> bool:
@@ -174,6 +177,7 @@ class Answer:
             "attempt": self.attempt,
             "asked_anyway": self.asked_anyway,
             "overrode": self.overrode,
+            "too_long": self.too_long,
             "seconds": round(self.seconds, 3),
         }
 

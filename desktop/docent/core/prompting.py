@@ -304,11 +304,24 @@ def best_excerpt(text: str, query: str, limit: int = EXCERPT_CHARS) -> str:
 
 
 def extractive_text(
-    query: str, quotes: Sequence[Citation], reason: str, model: str, answered: bool = False
+    query: str,
+    quotes: Sequence[Citation],
+    reason: str,
+    model: str,
+    answered: bool = False,
+    too_long: bool = False,
 ) -> str:
     """Quoted passages, plainly labelled as not generated, with how to get a model; or,
-    ``answered``: the model did answer, but with nothing usable (numbers, a loop)."""
-    if answered:
+    ``answered``: the model did answer, but with nothing usable (numbers, a loop); or,
+    ``too_long``: the question left the model's context no room for a passage, so no
+    model was asked (its answer would be its own knowledge, not the documents')."""
+    if too_long:
+        lead = f"**Not generated — the question leaves no room for a passage.** {reason}"
+        advice = (
+            "Shorten the question (a long text can be added to the library as a document "
+            "instead), or raise llm_context_tokens in the settings if the model takes more."
+        )
+    elif answered:
         lead = f"**Not generated — {model}'s answer could not be used.** {reason}"
         advice = "A larger model answers more reliably than a small one."
     else:

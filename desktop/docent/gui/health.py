@@ -37,6 +37,8 @@ def banner(health: Health | None, model: str, last: Answer | None) -> tuple[str,
             what = health.message.replace(" (answers are extractive until then)", "")
             what = what or "Ollama is not running."
         return f"{what} Until then, answers quote the best passages.", extractive
+    if extractive and last is not None and last.too_long:  # the answer says why; Retry won't do
+        return "", False
     if extractive and last is not None and last.cut:  # it answered, with nothing usable
         return (
             f"Ollama is running with {model}, but its last answer could not be used, so "
