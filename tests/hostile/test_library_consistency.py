@@ -148,3 +148,34 @@ def test_an_older_catalog_and_an_older_store_are_reconciled(
         assert eng.resolve("b.txt").state is DocState.QUEUED
         eng.resume()
     assert_consistent({"a.txt", "b.txt"})
+
+
+def test_an_older_store_brings_back_no_passages_of_a_failed_document(
+    folder: Path, _isolated_home: Path
+) -> None:
+    """Restored from a copy taken while a document was ready, the store holds passages of
+    a file the catalog now lists as failed: they are deleted on open, never searched or
+    cited (review: found and cited, and the cheap check failed on every open)."""
+    (folder / "a.txt").write_text(TEXTS["llamas.txt"] + "\n")
+    (folder / "b.txt").write_text(TEXTS["kelp.txt"] + "\n")
+    with _engine() as eng:
+        eng.index([folder])
+        assert eng.search("llamas hum").hits[0].file_name == "a.txt"
+    old = _isolated_home.parent / "old"
+    shutil.copytree(_isolated_home / "qdrant", old)
+    (folder / "a.txt").write_text("")
+    with _engine() as eng:
+        eng.index([folder / "a.txt"])
+        assert eng.resolve("a.txt").state is DocState.FAILED
+    shutil.rmtree(_isolated_home / "qdrant")
+    shutil.copytree(old, _isolated_home / "qdrant")
+    with _engine() as eng:
+        assert eng.reconciled.stale_deleted == 1
+        assert any("not indexed now" in m for m in eng.reconciled.messages())
+        assert eng.resolve("a.txt").state is DocState.FAILED
+        assert all(h.file_name != "a.txt" for h in eng.search("llamas hum").hits)
+        assert eng.store is not None
+        counts = {k: v for k, v in eng.store.chunk_counts().items() if v}
+        assert counts == {eng.resolve("b.txt").doc_id: eng.resolve("b.txt").chunks}, counts
+    with _engine() as eng:  # and the next open finds nothing to do
+        assert not eng.reconciled.changed

@@ -10,6 +10,9 @@ the catalog, restoring either from an old copy. Then, on open:
 - passages whose document the catalog does not know are adopted back (the record comes
   from the store's ``documents`` point) when their file is still there and no other
   document holds its path; otherwise they are deleted. Adopted documents cost nothing;
+- passages of a document the catalog lists as not ready (failed, queued) are deleted:
+  not ready, it has none (restored from a copy taken while it was ready, they would be
+  searched and cited);
 - a ``documents`` point with no ready document behind it is deleted, and a ready
   document that lost only that point gets it back from its first passages.
 
@@ -53,12 +56,21 @@ class Reconciled:
     adopted: list[DocumentRecord] = field(default_factory=list)
     #: passages of documents that no longer exist, deleted
     orphans_deleted: int = 0
+    #: passages of documents the catalog lists as not ready (failed, queued): an old
+    #: copy's, deleted, never searched
+    stale_deleted: int = 0
     #: ``documents`` points rewritten or deleted
     documents_fixed: int = 0
 
     @property
     def changed(self) -> bool:
-        return bool(self.requeued or self.adopted or self.orphans_deleted or self.documents_fixed)
+        return bool(
+            self.requeued
+            or self.adopted
+            or self.orphans_deleted
+            or self.stale_deleted
+            or self.documents_fixed
+        )
 
     def messages(self) -> list[str]:
         out: list[str] = []
@@ -80,6 +92,12 @@ class Reconciled:
             out.append(
                 f"Deleted the passages of {n} document{_s(n)} the catalog does not know and "
                 "whose files are gone (or held by another document)."
+            )
+        if self.stale_deleted:
+            n = self.stale_deleted
+            out.append(
+                f"Deleted old passages of {n} document{_s(n)} that {'are' if n > 1 else 'is'} "
+                "not indexed now (failed or waiting): the store was restored from an old copy?"
             )
         return out
 
@@ -111,6 +129,12 @@ def reconcile(catalog: Catalog, store: Store) -> Reconciled:
         else:
             store.delete_chunks(doc_id)
             done.orphans_deleted += 1
+    for doc_id in counts.keys() & known.keys():
+        # A document not ready has no passages (failing, queueing or cancelling drops
+        # them): these are an old copy's, and would be searched and cited.
+        if known[doc_id].state is not DocState.READY:
+            store.delete_chunks(doc_id)
+            done.stale_deleted += 1
     for rec in ready:
         if counts.get(rec.doc_id, 0) != rec.chunks:
             store.delete_chunks(rec.doc_id)
