@@ -627,6 +627,26 @@ def test_cancel_mid_stream_raises_with_the_partial_answer(
     assert ollama_stub.client_disconnected.wait(5)
 
 
+def test_an_answer_asked_anyway_and_stopped_still_says_it_was_asked_anyway(
+    engine: Engine, model: ScriptedModel, ollama_stub: OllamaStub
+) -> None:
+    model.extra = ["More words follow slowly " * 4]
+    ollama_stub.stall_after_tokens = 6
+    cancel = threading.Event()
+    tokens: list[str] = []
+
+    def on_token(token: str) -> None:
+        tokens.append(token)
+        if len(tokens) == 6:
+            cancel.set()
+
+    with pytest.raises(AnswerCancelled) as info:
+        engine.ask(OFF_TOPIC, on_token=on_token, cancel=cancel, anyway=True)
+    partial = info.value.answer
+    assert partial is not None and partial.partial and partial.asked_anyway
+    assert partial.reason.startswith("Asked anyway:") and partial.confidence == "low"
+
+
 def test_cancel_before_anything_asks_nothing(
     engine: Engine, model: ScriptedModel, ollama_stub: OllamaStub
 ) -> None:

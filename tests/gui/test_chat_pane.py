@@ -266,6 +266,26 @@ def test_an_answer_the_model_found_nothing_for_offers_retry_not_ask_anyway(
     assert bar.retry_button.isVisibleTo(chat) and not bar.anyway_button.isVisibleTo(chat)
 
 
+def test_export_during_a_retry_keeps_the_turn_asked_again(
+    qtbot: Any, fake: FakeEngine, chat: ChatPane
+) -> None:
+    """A Retry takes its turn out of the conversation until the new answer is in, while
+    the view still shows it: Export meanwhile left it out (review: with one turn, "There
+    is no conversation to export yet")."""
+    fake.answers = [answer("The first answer says red."), answer("The second says blue.")]
+    ask(qtbot, chat, "What colour is the box?")
+    fake.hold_answer.set()
+    chat.retry_last()
+    assert fake.answer_paused.wait(10)
+    assert chat.shown_turns() and chat.turn(1) is not None
+    md = chat.export_markdown()
+    assert "## 1. What colour is the box?" in md and "The first answer says red." in md
+    with qtbot.waitSignal(chat.answer_finished, timeout=10_000):
+        fake.release_answer.set()
+    md = chat.export_markdown()
+    assert "The second says blue." in md and "The first answer says red." in md
+
+
 def test_export_is_the_conversations_own_markdown(
     qtbot: Any, fake: FakeEngine, chat: ChatPane
 ) -> None:

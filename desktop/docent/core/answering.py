@@ -223,17 +223,14 @@ class Answerer:
             on_stage,
             attempt,
         )
-        overridden = anyway and bool(result.hits) and should_abstain(result)
+        overridden = _retrieval_verdict(result) if anyway and result.hits else ""
+        overridden = overridden if should_abstain(result) else ""
         try:
             answer = (None if overridden else self._abstain(run)) or self._generate(run)
-            if overridden and answer.mode != "abstained":
-                answer.overrode = _retrieval_verdict(result)
-                answer.confidence = "low"
-                answer.reason = " ".join(
-                    r for r in (f"Asked anyway: {answer.overrode}", answer.reason) if r
-                )
+            _mark_anyway(answer, overridden)
         except AnswerCancelled as exc:
             if exc.answer is not None:
+                _mark_anyway(exc.answer, overridden)  # stopped: what came, asked anyway
                 exc.answer.seconds = time.monotonic() - started
                 exc.answer.requests = requests.used
                 conv.add(question, query, exc.answer, stopped=True)
@@ -613,6 +610,16 @@ def clearly_supported(answer: Answer) -> bool:
     flagged = set(answer.unsupported_sentences)
     scores = [score for s, score in answer.sentence_support if s not in flagged]
     return max(scores, default=0.0) >= RETRY_MIN_SUPPORT
+
+
+def _mark_anyway(answer: Answer, verdict: str) -> None:
+    """An answer given although retrieval judged the passages low (``verdict``): it says
+    so first, at low confidence."""
+    if not verdict or answer.mode == "abstained":
+        return
+    answer.overrode = verdict
+    answer.confidence = "low"
+    answer.reason = " ".join(r for r in (f"Asked anyway: {verdict}", answer.reason) if r)
 
 
 def _retrieval_verdict(result: SearchResult) -> str:

@@ -265,15 +265,18 @@ class ChatPane(QWidget):
     def turns(self) -> list[Turn]:
         return self.conversation.turns
 
+    def shown_turns(self) -> list[Turn]:
+        """The turns as shown: while a question is answered, those before it and the turn
+        a Retry asks again (taken out of the conversation until its new answer is in)."""
+        if not self.streaming:
+            return list(self.conversation.turns)
+        return [*self._shown_turns, *([self._retrying] if self._retrying is not None else [])]
+
     def turn(self, number: int) -> Turn | None:
         """Turn ``number`` as shown (while a question is answered: as it was then, and
         the turn being asked again)."""
-        shown = self._shown_turns if self.streaming else self.conversation.turns
-        if 1 <= number <= len(shown):
-            return shown[number - 1]
-        if self._retrying is not None and self._retrying.number == number:
-            return self._retrying
-        return None
+        shown = self.shown_turns()
+        return shown[number - 1] if 1 <= number <= len(shown) else None
 
     def last_answer(self) -> Answer | None:
         """The last turn's answer (None while a question is being answered)."""
@@ -513,4 +516,6 @@ class ChatPane(QWidget):
             )
 
     def export_markdown(self) -> str:
-        return self.conversation.to_markdown()
+        """The conversation as shown (during a Retry, with the answer being asked again)."""
+        conv = self.conversation
+        return Conversation(self.shown_turns(), conv.scope, conv.collection).to_markdown()

@@ -535,7 +535,7 @@ class MainWindow(QMainWindow):
         dialog.start()
 
     def export_chat(self) -> None:
-        if not self.chat.turns:
+        if not self.chat.shown_turns():
             bridge().info("There is no conversation to export yet.")
             return
         name, _ = QFileDialog.getSaveFileName(
