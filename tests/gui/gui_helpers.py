@@ -34,9 +34,19 @@ def drop(widget: Any, paths: list[Path]) -> None:
     QApplication.sendEvent(widget, QDropEvent(pos, action, mime, buttons, mods))
 
 
+def shown_tip(tip: str) -> str:
+    """What a tooltip shows: Qt draws one that might be rich text as HTML (an escaped
+    ``plain_tip`` shows the text as written)."""
+    from PySide6.QtGui import Qt as GuiQt
+    from PySide6.QtGui import QTextDocumentFragment
+
+    rich = GuiQt.mightBeRichText(tip)
+    return QTextDocumentFragment.fromHtml(tip).toPlainText() if rich else tip
+
+
 def click_chip(view: Any, turn: int, n: int) -> str:
     """Click the chip [n] of ``turn`` in the chat view with the mouse, as a user does;
-    returns the chip's tooltip."""
+    returns the chip's tooltip, as shown."""
     from PySide6.QtCore import QPoint
     from PySide6.QtTest import QTest
 
@@ -52,7 +62,7 @@ def click_chip(view: Any, turn: int, n: int) -> str:
     end = view.cursorRect(cur)  # the selection's end: step back into the chip
     at = QPoint(end.left() - 4, end.center().y())
     assert view.anchorAt(at) == href, (view.anchorAt(at), href)
-    tip = str(cur.charFormat().toolTip())
+    tip = shown_tip(str(cur.charFormat().toolTip()))
     QTest.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, at)
     return tip
 

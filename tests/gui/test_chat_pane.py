@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 from fakes import FakeEngine, answer, citation
+from gui_helpers import shown_tip
 from PySide6.QtCore import QUrl
 from PySide6.QtGui import QTextCharFormat
 
@@ -67,7 +68,7 @@ def test_matched_chips_are_outlined_and_the_footer_says_why(
     found = doc.find("[2]")
     assert "did not cite" in found.charFormat().toolTip()
     # the model's own chip names what it cites, and only that
-    assert doc.find("[1]").charFormat().toolTip() == "[1] a.pdf, p.1"
+    assert shown_tip(doc.find("[1]").charFormat().toolTip()) == "[1] a.pdf, p.1"
     assert "Docent matched [2] to the sentence it supports (outlined)" in chat.view.toPlainText()
     with qtbot.waitSignal(chat.citation_activated) as clicked:
         chat.view.link_activated.emit(QUrl("cite:1.2"))

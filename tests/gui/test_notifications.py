@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 from fakes import FakeEngine, answer, citation
-from gui_helpers import started
+from gui_helpers import shown_tip, started
 from PySide6.QtCore import QRect, Qt
 from PySide6.QtWidgets import QDialogButtonBox, QWidget
 
@@ -102,7 +102,7 @@ def test_a_very_long_message_keeps_its_start_and_end_and_the_whole_in_the_tip(
     assert len(shown) < len(text) and " … " in shown
     assert shown.startswith("Not added: ")
     assert shown.endswith("Docent reads PDFs, Word, PowerPoint, Excel and e-books.")
-    assert note.label.toolTip() == text
+    assert shown_tip(note.label.toolTip()) == text
     assert note.label.height() >= note.label.heightForWidth(note.label.width())
 
 

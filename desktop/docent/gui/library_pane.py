@@ -128,6 +128,7 @@ class LibraryPane(QWidget):
         )
         self.empty_hint.setObjectName("hint")
         self.empty_hint.setWordWrap(True)
+        self.empty_hint.setTextFormat(Qt.TextFormat.PlainText)  # it quotes a collection's name
 
         self.progress = QProgressBar()
         self.progress.setRange(0, 1000)

@@ -43,6 +43,7 @@ from PySide6.QtGui import (
 from PySide6.QtWidgets import QTextBrowser, QWidget
 
 from docent.core.api import code_spans, in_spans
+from docent.gui.plain import plain_tip
 
 #: md4c's MD_FLAG_UNDERLINE, part of Qt's GitHub dialect: it draws ``_text_`` underlined,
 #: where Markdown means italic. Docent's notes ("_Sections: 4 of 4 summarised..._") read
@@ -249,7 +250,8 @@ class SafeBrowser(QTextBrowser):
                 tip = (tips or {}).get(href)
                 if tip:  # the file and place it cites ("report.docx, § Results")
                     fmt = QTextCharFormat(fmt)
-                    fmt.setToolTip(tip + ("\n" + MATCHED_TIP if href in matched else ""))
+                    # the tip quotes a file name: "<b>draft.pdf" must not be markup
+                    fmt.setToolTip(plain_tip(tip + ("\n" + MATCHED_TIP if href in matched else "")))
                 cur.mergeCharFormat(fmt)
             cur = doc.find(_CHIP_TEXT, cur.selectionEnd())
 

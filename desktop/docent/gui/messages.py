@@ -16,6 +16,8 @@ from PySide6.QtCore import QEvent, QObject, QRect, Qt, QTimer, Signal
 from PySide6.QtGui import QEnterEvent
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QToolButton, QVBoxLayout, QWidget
 
+from docent.gui.plain import plain_tip
+
 log = logging.getLogger(__name__)
 
 INFO_TIMEOUT_MS = 6000
@@ -115,7 +117,7 @@ class Notification(QFrame):
         self.label.setWordWrap(True)
         self.label.setTextFormat(Qt.TextFormat.PlainText)  # messages quote file names
         self.label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.label.setToolTip(msg.text)
+        self.label.setToolTip(plain_tip(msg.text))
         self.label.setAccessibleName(msg.level.capitalize())
         close = QToolButton()
         close.setText("✕")

@@ -94,6 +94,7 @@ class WatchedFoldersBox(QGroupBox):
             f"Stop watching {folder}?",
             parent=self,
         )
+        box.setTextFormat(Qt.TextFormat.PlainText)  # a folder named "<b>Projects"
         keep = box.addButton("Keep its documents", QMessageBox.ButtonRole.AcceptRole)
         drop = box.addButton("Remove its documents", QMessageBox.ButtonRole.DestructiveRole)
         box.addButton(QMessageBox.StandardButton.Cancel)
