@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 from fakes import FakeEngine
+from PySide6.QtCore import Qt
 
 from docent.core.api import JobKind
 from docent.gui.library_pane import LibraryPane
@@ -64,6 +65,15 @@ def test_a_failed_document_shows_why(
     row = pane.model.row_for(str(bad))
     assert row is not None and row.state == "failed"
     assert row.state_text == "failed: encrypted: it needs a password."
+    # not indexed, so nothing to ask about: a double-click, as Enter, does not scope the
+    # chat to it (review: it did)
+    asked: list[list[str]] = []
+    pane.ask_about_requested.connect(asked.append)
+    rect = pane.table.visualRect(pane.proxy.index(0, 0))
+    with qtbot.waitSignal(pane.table.doubleClicked, timeout=2000):
+        qtbot.mouseClick(pane.table.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+        qtbot.mouseDClick(pane.table.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+    assert asked == []
 
 
 def test_cancel_leaves_unfinished_rows_cancelled_with_a_resume(

@@ -349,7 +349,7 @@ class LibraryPane(QWidget):
 
     def _on_double_clicked(self, index: QModelIndex) -> None:
         row = index.data(ROW_ROLE)
-        if isinstance(row, Row):
+        if isinstance(row, Row) and row.state == "ready":  # as Enter: nothing else to ask
             self.ask_about_requested.emit([row.path])
 
     def _ask_about_selected(self) -> None:
