@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -227,3 +228,70 @@ def test_a_wide_pane_shows_cancelled_not_indexed_whole(
     header, metrics = pane.table.horizontalHeader(), pane.table.fontMetrics()
     assert header.sectionSize(STATE) >= metrics.horizontalAdvance(STATE_WIDE_WORDS) + 12
     assert all(not pane.table.isColumnHidden(c) for c in range(5))
+
+
+def test_removing_a_queued_file_keeps_it_out_of_the_library(
+    qtbot: Any, fake: FakeEngine, pane: LibraryPane, tmp_path: Path, monkeypatch: Any
+) -> None:
+    """A file still waiting in the run: Remove did nothing, and it was indexed (review)."""
+    folder = tmp_path / "lib"
+    folder.mkdir()
+    texts(folder, "a.txt", "b.txt", "c.txt")
+    fake.hold_jobs.set()  # the run pauses after its first document
+    pane.add_paths([str(folder)])
+    assert fake.job_paused.wait(10)
+    victim = str(folder / "c.txt")
+    qtbot.waitUntil(
+        lambda: (r := pane.model.row_for(victim)) is not None and r.state == "queued",
+        timeout=10_000,
+    )
+    monkeypatch.setattr("docent.gui.library_pane.ask", lambda *a, **k: True)
+    row = pane.model.row_for(victim)
+    assert row is not None
+    pane._remove([row])
+    with qtbot.waitSignal(pane.controller.run_finished, timeout=10_000):
+        fake.release_jobs.set()
+    fake.wait_jobs()
+    assert victim not in fake.records
+    assert str(folder / "a.txt") in fake.records
+
+
+def test_rows_being_removed_say_so_until_the_removal_runs(
+    qtbot: Any, fake: FakeEngine, pane: LibraryPane, tmp_path: Path, monkeypatch: Any
+) -> None:
+    """A removal waiting behind two runs: the catalog read after the first put its row
+    back to "ready" (review)."""
+    old = fake.add_document(str(tmp_path / "old.txt"))
+    for name in ("a", "b"):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / f"{name}.txt").write_text("words")
+    gate = threading.Event()
+    index = fake._index
+
+    def gated(job: Any, report: Any) -> None:  # the second run is a long one
+        if job.paths[0].endswith("/b"):
+            gate.wait(10)
+        index(job, report)
+
+    monkeypatch.setattr(fake, "_index", gated)
+    pane.refresh()
+    qtbot.waitUntil(lambda: pane.model.row_for(old.path) is not None, timeout=10_000)
+    fake.hold_jobs.set()
+    pane.add_paths([str(tmp_path / "a")])
+    assert fake.job_paused.wait(10)
+    pane.add_paths([str(tmp_path / "b")])
+    monkeypatch.setattr("docent.gui.library_pane.ask", lambda *a, **k: True)
+    row = pane.model.row_for(old.path)
+    assert row is not None
+    pane._remove([row])
+    refreshed: list[object] = []
+    pane.controller.documents_changed.connect(refreshed.append)
+    try:
+        fake.release_jobs.set()  # the first run ends: the catalog is read again
+        qtbot.waitUntil(lambda: bool(refreshed), timeout=10_000)
+        assert old.path in fake.records  # the removal has not run yet
+        now = pane.model.row_for(old.path)
+        assert now is not None and now.state == "removing"
+    finally:
+        gate.set()
+    qtbot.waitUntil(lambda: pane.model.row_for(old.path) is None, timeout=10_000)

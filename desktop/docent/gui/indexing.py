@@ -186,6 +186,11 @@ class IndexController(QObject):
         return bool(self._runs)
 
     @property
+    def removing(self) -> bool:
+        """Removals the user asked for are queued or running."""
+        return bool(self._removals)
+
+    @property
     def pending(self) -> int:
         """The user's jobs not yet ended."""
         return len(self._runs)

@@ -131,7 +131,8 @@ class DocumentTableModel(QStandardItemModel):
         read_at: int | None = None,
     ) -> None:
         """Replace the rows with the catalog's; ``keep``: paths of rows a run in flight
-        knows better than the catalog (kept, and kept as they are while queued/indexing).
+        knows better than the catalog (kept, and kept as they are while queued, indexing
+        or removing).
 
         Merged by path, not rebuilt: unchanged documents cost no Qt call. A big catalog
         is taken SNAPSHOT_SLICE records per turn of the event loop (10,000 unchanged ones
@@ -160,7 +161,7 @@ class DocumentTableModel(QStandardItemModel):
             held = self._rows.get(rec.path)
             if held is None:
                 self._add(Row.from_record(rec))
-            elif rec.path in snap.keep and held.state in ("queued", "indexing"):
+            elif rec.path in snap.keep and held.state in ("queued", "indexing", "removing"):
                 continue
             elif held != (row := Row.from_record(rec)):
                 self._update(held, row)

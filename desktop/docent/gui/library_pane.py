@@ -300,8 +300,11 @@ class LibraryPane(QWidget):
         self._read_at = self.model.clock
 
     def _on_documents(self, records: list[DocumentRecord]) -> None:
-        pending = {r.path for r in self.model.rows() if r.state in ("queued", "indexing")}
+        rows = self.model.rows()
+        pending = {r.path for r in rows if r.state in ("queued", "indexing")}
         keep = pending if self.controller.busy else set()
+        if self.controller.removing:  # a read before the removal ran: it says "ready"
+            keep |= {r.path for r in rows if r.state == "removing"}
         self.model.set_records(records, keep, read_at=self._read_at)
         self.empty_hint.setVisible(self.model.count == 0)
 
@@ -446,6 +449,7 @@ class LibraryPane(QWidget):
             )
         if not ask(self, "Remove from library", question, "Remove"):
             return
-        paths = [r.path for r in rows if r.doc_id or r.state != "queued"]
+        # a queued file too: the queue drops it from the run, or forgets it once indexed
+        paths = [r.path for r in rows]
         self.controller.remove(paths)
         self.model.mark_removing(paths)
