@@ -49,6 +49,28 @@ def test_a_healthy_ollama_hides_the_banner_and_fills_the_model_picker(
     assert window.ollama_label.text() == "Ollama: not running — quoting passages"
 
 
+def test_a_model_switch_that_cannot_be_saved_is_undone_in_the_window(
+    qtbot: Any, fake: FakeEngine, make_window: Any
+) -> None:
+    """The box stayed on the model picked, so the next question went to a model the
+    settings never switched to, and the status bar said "checking…" until the next poll
+    (review)."""
+    fake._settings = fake.settings.model_copy(update={"ollama_model": "fake-model"})
+    window = started(qtbot, fake, make_window)
+    combo = window.chat.model_combo
+    fake.save_error = OSError("disk full")
+    combo.setCurrentIndex(combo.findText("other:7b"))
+    combo.activated.emit(combo.currentIndex())  # as a click does
+    qtbot.waitUntil(
+        lambda: any("Could not switch to other:7b" in t for t in window.notifications.texts()),
+        timeout=10_000,
+    )
+    assert fake.settings.ollama_model == "fake-model"
+    assert window.chat.selected_model() == "fake-model"
+    assert window.current_model() == "fake-model"
+    qtbot.waitUntil(lambda: window.ollama_label.text() == "Ollama: fake-model", timeout=10_000)
+
+
 def test_documents_left_unfinished_are_resumed(
     qtbot: Any, fake: FakeEngine, make_window: Any
 ) -> None:

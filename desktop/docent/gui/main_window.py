@@ -431,11 +431,22 @@ class MainWindow(QMainWindow):
         self.health = None  # it was about the model before: nothing said until checked
         self._show_model_state()
         engine = self.engine
+
+        def failed(exc: Exception) -> None:
+            # the box goes back to the model the settings still name: the next question
+            # went to the one picked, which nothing had switched to
+            combo = self.chat.model_combo
+            names = [combo.itemText(i) for i in range(combo.count())]
+            self.chat.set_models(names, engine.settings.ollama_model)
+            bridge().error(
+                f"Could not switch to {name}: {exc}" if str(exc) else f"Could not switch to {name}"
+            )
+
         call_in_worker(
             lambda: engine.apply_settings({"ollama_model": name}),
             name="choose-model",
-            on_result=lambda _: self.check_health(),
-            error_text=f"Could not switch to {name}",
+            on_error=failed,
+            on_finished=self.check_health,  # either way: the status bar said "checking…"
         )
 
     def current_model(self) -> str:
