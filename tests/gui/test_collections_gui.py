@@ -183,6 +183,36 @@ def test_the_chat_asks_the_collection_and_each_keeps_its_conversation(
     assert len(chat.conversation.turns) == 2
 
 
+def test_a_retry_asks_again_in_the_conversation_it_was_pressed_in(
+    qtbot: Any, fake: FakeEngine, make_window: Any, tmp_path: Path
+) -> None:
+    """Retry waits for Ollama's check (seconds when it is down): a collection chosen
+    meanwhile had its own last question asked again (review)."""
+    two_collections(fake, tmp_path)
+    window = started(qtbot, fake, make_window)
+    chat = window.chat
+    choose(qtbot, window, "Work")
+    fake.answers = [answer("About work."), answer("About home.")]
+    with qtbot.waitSignal(chat.answer_finished, timeout=10_000):
+        chat.ask("Question asked in Work")
+    choose(qtbot, window, "Home")
+    with qtbot.waitSignal(chat.answer_finished, timeout=10_000):
+        chat.ask("Question asked in Home")
+    choose(qtbot, window, "Work")
+    asked = len(fake.asked)
+    fake.hold_health.set()
+    chat.answer_bar.retry_button.click()
+    assert fake.health_paused.wait(10)
+    choose(qtbot, window, "Home")  # the user looks at the other collection meanwhile
+    fake.release_health.set()
+    qtbot.waitUntil(
+        lambda: any("Not asked again" in t for t in window.notifications.texts()),
+        timeout=10_000,
+    )
+    assert len(fake.asked) == asked and not chat.streaming
+    assert [t.question for t in chat.turns] == ["Question asked in Home"]
+
+
 def test_the_selector_is_locked_while_an_answer_streams(
     qtbot: Any, fake: FakeEngine, make_window: Any, tmp_path: Path
 ) -> None:

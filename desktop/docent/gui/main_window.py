@@ -515,10 +515,23 @@ class MainWindow(QMainWindow):
         self.citations.select(n)
 
     def _retry(self) -> None:
-        self.check_health(then=self.chat.retry_last)
+        self._ask_again(anyway=None)
 
     def _ask_anyway(self) -> None:
-        self.check_health(then=lambda: self.chat.retry_last(anyway=True))
+        self._ask_again(anyway=True)
+
+    def _ask_again(self, *, anyway: bool | None) -> None:
+        """Retry (or Ask anyway) once Ollama is checked, for the conversation it was
+        pressed in: another collection's, shown meanwhile, is not asked again."""
+        chat, conversation = self.chat, self.chat.conversation
+
+        def then() -> None:
+            if chat.conversation is conversation:
+                chat.retry_last(anyway=anyway)
+            else:
+                bridge().info("Not asked again: another conversation is shown now.")
+
+        self.check_health(then=then)
 
     def new_conversation(self) -> None:
         if not self.chat.new_conversation():
