@@ -9,6 +9,7 @@ from typing import Any
 
 from fakes import FakeEngine, answer, citation
 from gui_helpers import drop
+from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import QInputDialog
 
 from docent.core.api import JobKind
@@ -287,6 +288,28 @@ def test_the_collection_shown_comes_back_with_the_window(
     qtbot.waitUntil(lambda: library_names(again) == {"bread.pdf", "both.pdf"}, timeout=10_000)
     assert again.chat.scope_label.text() == "Asking: collection Home"
     assert DEFAULT_COLLECTION in {c.id for c in bar.collections}
+
+
+def test_a_saved_collection_since_removed_does_not_override_the_users_choice(
+    qtbot: Any, fake: FakeEngine, make_window: Any, tmp_path: Path
+) -> None:
+    """The collection shown at quit was removed from the command line: the bar kept
+    wanting it, and every later read of the collections put the user's own choice back
+    to All collections (review)."""
+    work, _ = two_collections(fake, tmp_path)
+    fake.settings.data_path.mkdir(parents=True, exist_ok=True)
+    ini = QSettings(str(fake.settings.data_path / "gui.ini"), QSettings.Format.IniFormat)
+    ini.setValue("collection/current", "c9-gone")
+    ini.sync()
+    window = started(qtbot, fake, make_window)
+    bar = window.library.collection_bar
+    qtbot.waitUntil(lambda: len(bar.collections) == 3, timeout=10_000)
+    assert bar.current_id is None  # the gone one is not there: All collections
+    bar.combo.setCurrentIndex(bar.combo.findData(work))  # the user picks Work
+    with qtbot.waitSignal(bar.collections_changed, timeout=10_000):
+        bar.refresh()  # as after every indexing run, a rename...
+    assert bar.current_id == work
+    assert window.chat.collection is not None and window.chat.collection.id == work
 
 
 def test_the_status_bar_writes_big_counts_with_separators() -> None:

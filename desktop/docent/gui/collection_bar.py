@@ -74,6 +74,8 @@ class CollectionBar(QWidget):
         self.engine = engine
         self._collections: list[Collection] = []
         self._wanted: str | None = None  # id to select once the list is read
+        self._reads = 0  # reads of the collections started so far
+        self._wanted_at = 0  # ... when ``_wanted`` was asked for
         self._reading = False
         self._again = False
         self.combo = QComboBox()
@@ -120,8 +122,9 @@ class CollectionBar(QWidget):
         return list(self._collections)
 
     def select(self, collection_id: str | None) -> None:
-        """Show this collection (None: all); remembered until the list has it."""
-        self._wanted = collection_id
+        """Show this collection (None: all); remembered until the list has it, or a list
+        read since says it is gone (removed while the window was closed)."""
+        self._wanted, self._wanted_at = collection_id, self._reads
         at = self.combo.findData(collection_id) if collection_id else 0
         if at >= 0:
             self.combo.setCurrentIndex(at)
@@ -132,10 +135,13 @@ class CollectionBar(QWidget):
             self._again = True
             return
         self._reading, self._again = True, False
+        self._reads += 1
+        n = self._reads
         call_in_worker(
             self.engine.collections,
             name="collections",
-            on_result=self.show_collections,
+            on_result=lambda found: self.show_collections(found, fresh=n > self._wanted_at),
+            owner=self,  # a lambda, not a bound slot: nothing else drops it once deleted
             on_finished=self._on_read,
             error_text="Could not read the collections",
         )
@@ -145,7 +151,9 @@ class CollectionBar(QWidget):
         if self._again:
             self.refresh()
 
-    def show_collections(self, found: list[Collection]) -> None:
+    def show_collections(self, found: list[Collection], *, fresh: bool = True) -> None:
+        """``fresh``: the list was read after the collection wanted was asked for, so one
+        it lacks is gone (a read begun before may lack one just made)."""
         before = self.current_id
         wanted = self._wanted if self._wanted is not None else before
         self._collections = list(found)
@@ -160,7 +168,7 @@ class CollectionBar(QWidget):
         at = self.combo.findData(wanted) if wanted else 0
         self.combo.setCurrentIndex(max(at, 0))
         self.combo.blockSignals(False)
-        if at >= 0:
+        if at >= 0 or fresh:
             self._wanted = None
         self._update_actions()
         self.collections_changed.emit(self.collections)
@@ -174,6 +182,7 @@ class CollectionBar(QWidget):
         return "\n".join(parts)
 
     def _on_index_changed(self, _: int) -> None:
+        self._wanted = None  # a choice made since wins over one remembered
         self._update_actions()
         self.collection_changed.emit(self.current)
 
