@@ -71,6 +71,26 @@ def test_a_model_switch_that_cannot_be_saved_is_undone_in_the_window(
     qtbot.waitUntil(lambda: window.ollama_label.text() == "Ollama: fake-model", timeout=10_000)
 
 
+def test_a_document_removed_from_the_library_leaves_the_chats_scope(
+    qtbot: Any, fake: FakeEngine, make_window: Any
+) -> None:
+    """Asked about, then removed: every later question failed ("not in the library")
+    until the scope was cleared by hand (review)."""
+    fake.add_document("/docs/a.pdf")
+    fake.add_document("/docs/b.pdf")
+    window = started(qtbot, fake, make_window)
+    chat = window.chat
+    window.library.ask_about_requested.emit(["/docs/a.pdf", "/docs/b.pdf"])
+    assert chat.scope == ["/docs/a.pdf", "/docs/b.pdf"]
+    fake.submit_removal(["/docs/a.pdf"])
+    qtbot.waitUntil(lambda: chat.scope == ["/docs/b.pdf"], timeout=10_000)
+    assert chat.scope_label.text() == "Asking only: b.pdf"
+    assert any("a.pdf left the library" in t for t in window.notifications.texts())
+    fake.submit_removal(["/docs/b.pdf"])
+    qtbot.waitUntil(lambda: chat.scope == [], timeout=10_000)
+    assert chat.scope_label.text() == "Asking: all documents"
+
+
 def test_documents_left_unfinished_are_resumed(
     qtbot: Any, fake: FakeEngine, make_window: Any
 ) -> None:

@@ -243,6 +243,25 @@ class ChatPane(QWidget):
     def clear_scope(self) -> None:
         self.set_scope([])
 
+    def forget_document(self, path: str) -> None:
+        """A document left the library: no question asks it any more (every one failed,
+        "not in the library", until the scope was cleared by hand)."""
+        for conv in self._conversations.values():
+            if conv.scope and path in conv.scope:
+                conv.scope = [p for p in conv.scope if p != path] or None  # a new list
+        if path in self.scope:
+            self.scope = [p for p in self.scope if p != path]
+            self._update_scope_label()
+            if self.scope:
+                where = "questions ask only the other documents chosen"
+            else:
+                where = (
+                    f"questions ask all of {self.collection.name}"
+                    if self.collection
+                    else ("questions ask all documents")
+                )
+            bridge().info(f"{shown(Path(path).name)} left the library: {where}.")
+
     def _update_scope_label(self) -> None:
         where = f"collection {self.collection.name}" if self.collection else "all documents"
         if not self.scope:

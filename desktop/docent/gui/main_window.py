@@ -344,6 +344,8 @@ class MainWindow(QMainWindow):
         self.library.watched.show_folders(folders)
 
     def _on_document_changed(self, change: DocumentChanged) -> None:
+        if change.record is None:  # gone from the library
+            self.chat.forget_document(change.progress.path)
         if not self.status_soon.isActive():
             self.status_soon.start()
 
