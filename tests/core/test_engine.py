@@ -133,6 +133,16 @@ def test_remove_and_ambiguous_names(engine: Engine, library: Path) -> None:
     rec = engine.remove(str(library / "sub" / "notes.txt"))
     assert engine.resolve("notes.txt").path == str(library / "notes.txt")
     assert engine.store is not None and engine.store.count_chunks(rec.doc_id) == 0
+    # a path names one file: never its namesake elsewhere (review: `docent remove` of a
+    # path not indexed removed the other notes.txt)
+    with pytest.raises(UnknownFile):
+        engine.remove(str(library / "sub" / "notes.txt"))
+    with pytest.raises(UnknownFile):
+        engine.resolve(str(library / "elsewhere" / "notes.txt"))
+    assert engine.resolve("notes.txt").path == str(library / "notes.txt")
+    coll = engine.create_collection("Other")
+    with pytest.raises(UnknownFile):  # not in that collection, though a namesake might be
+        engine.resolve(str(library / "notes.txt"), coll.id)
 
 
 def test_bad_files_do_not_stop_the_others(engine: Engine, library: Path, samples_dir: Path) -> None:

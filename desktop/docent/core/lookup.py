@@ -57,13 +57,14 @@ def resolve(catalog: Catalog, name_or_path: str, collection: str | None = None) 
     if rec and inside([rec]):
         return rec
     matches = inside(catalog.by_name(Path(name_or_path).name))
-    if not matches:
+    if "/" in name_or_path or "\\" in name_or_path:
+        # A path names one file: "a/notes.txt" is the notes.txt whose path ends that way,
+        # never a namesake elsewhere (`docent remove /x/a/notes.txt` removed b's).
+        tail = "/" + name_or_path.replace("\\", "/").lstrip("./")
+        matches = [r for r in matches if r.path.replace("\\", "/").endswith(tail)]
+    elif not matches:
         needle = name_or_path.lower()
         matches = [r for r in catalog.all(collection) if needle in r.file_name.lower()]
-    if len(matches) > 1 and ("/" in name_or_path or "\\" in name_or_path):
-        # "a/notes.txt" picks the notes.txt whose path ends that way.
-        tail = "/" + name_or_path.replace("\\", "/").lstrip("./")
-        matches = [r for r in matches if r.path.replace("\\", "/").endswith(tail)] or matches
     if len(matches) == 1:
         return matches[0]
     if matches:
