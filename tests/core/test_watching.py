@@ -535,6 +535,13 @@ def test_watch_persists_and_unwatch_keeps_or_drops(engine: Engine, lib: Path) ->
         engine.watch(lib / "inner")
     with pytest.raises(WatchError, match="Docent's own data"):
         engine.watch(engine.settings.data_path.parent)
+    # a name that is not UTF-8 cannot be saved: refused before the settings are written
+    # (they were, and no longer loaded: Docent would not start; review)
+    odd = os.fsdecode(os.fsencode(lib.parent) + b"/dir\xfd")
+    os.mkdir(odd)
+    with pytest.raises(WatchError, match="not valid UTF-8"):
+        engine.watch(odd)
+    assert load_settings().watched_folders == [str(lib)]
 
     assert engine.unwatch(lib) is None
     assert load_settings().watched_folders == [] and engine.status().watched == []

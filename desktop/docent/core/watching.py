@@ -43,7 +43,7 @@ from docent.core import files as filemod
 from docent.core.debounce import Debouncer
 from docent.core.errors import DocentError
 from docent.core.jobs import IndexQueue
-from docent.core.userfiles import inside
+from docent.core.userfiles import inside, shown
 
 log = logging.getLogger(__name__)
 
@@ -66,6 +66,15 @@ def plan_watch(watched: list[str], path: str | Path, data_dir: Path) -> tuple[st
     folder = str(filemod.normalise(path))
     if not os.path.isdir(folder):
         raise WatchError(f"{folder} is not a folder. Give an existing folder to watch.")
+    try:
+        folder.encode("utf-8")
+    except UnicodeEncodeError:
+        # Its name would be saved in settings.toml, which then no longer loads: Docent
+        # would not start (found by a review). Its files can still be indexed by name.
+        raise WatchError(
+            f"{shown(folder)}: its name is not valid UTF-8, so it cannot be saved as a "
+            "watched folder. Rename it, or index it with Add folder… instead."
+        ) from None
     data = str(filemod.normalise(data_dir))
     if inside(data, folder) or inside(folder, data):
         # Docent's own text cache (JSON) would be indexed, and re-indexed as it grows.
