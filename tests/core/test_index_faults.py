@@ -359,3 +359,30 @@ def test_a_file_that_faulted_renamed_unchanged_in_a_watched_folder_is_not_read_a
     eng.submit_index([str(renamed)])
     assert eng.wait_idle(TIMEOUT)
     assert states(eng)["b-renamed.txt"] is DocState.READY
+
+
+def test_a_version_that_failed_unread_then_the_good_one_restored_is_indexed(
+    files: list[Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A failure that did not read the content (a reader's fault, a timeout) kept the last
+    good version's sha256: restoring that version was taken as "unchanged", and the
+    document stayed failed until a forced Re-index (review)."""
+    from docent.core import preparing
+
+    a = files[0]
+    good = a.read_text()
+    real = preparing.extract
+
+    def flaky(path: str, *args: object, **kw: object) -> object:
+        if Path(path).read_text().startswith("BROKEN"):
+            raise RuntimeError("the reader blew up")
+        return real(path, *args, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(preparing, "extract", flaky)
+    with Engine(load_settings(extract_in_subprocess=False), embedder=FakeEmbedder()) as eng:
+        eng.index([a])
+        a.write_text("BROKEN " + good)
+        assert eng.index([a]).failed and eng.resolve(str(a)).state is DocState.FAILED
+        a.write_text(good)  # restored, a new mtime
+        assert [Path(p).name for p in eng.index([a]).indexed] == ["a.txt"]
+        assert eng.resolve(str(a)).state is DocState.READY and eng.grep("harbour master")

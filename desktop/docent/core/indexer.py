@@ -445,8 +445,10 @@ class Indexer:
                 self._failed_here[key] = (st.st_size, st.st_mtime)
             else:
                 self._failed_here.pop(key, None)
-        if sha256:
-            rec.sha256, rec.summary = sha256, ""
+        # The content that failed; unread (a timeout, a reader's fault): unknown, so not
+        # the last good version's either, which a restore of it would have matched as
+        # "unchanged" and left failed (found by a review).
+        rec.sha256, rec.summary = sha256, ""
         self.catalog.put(rec)
         self._settle_collections(rec)
         report.failed.append(FailedFile(key, err.reason, str(err)))
