@@ -483,6 +483,27 @@ def test_inotify_limit_falls_back_to_sweeps(
     assert_catalog_matches(engine, lib)
 
 
+def test_a_file_replaced_by_a_folder_of_its_name_leaves_the_library(
+    engine: Engine, lib: Path
+) -> None:
+    """A path counted as gone only when nothing was there: a folder put in a file's place
+    kept the file's passages searchable through every run and sweep (review)."""
+    notes = lib / "notes.txt"
+    notes.write_text(text_for("zebraword"))
+    engine.index([lib])
+    assert engine.grep("zebraword record")
+    notes.unlink()
+    notes.mkdir()
+    (notes / "inner.md").write_text(text_for("inner"))
+    engine.index([lib])
+    assert not engine.grep("zebraword record")
+    assert catalog_paths(engine) == {str(notes / "inner.md")}
+    rec = start(engine, lib)  # and the watcher, on a file's timer
+    (notes / "inner.md").unlink()
+    (notes / "inner.md").mkdir()
+    rec.wait_until(lambda: catalog_paths(engine) == set(), "inner.md, now a folder, removed")
+
+
 def test_symlink_loop_and_vanished_files(engine: Engine, lib: Path) -> None:
     (lib / "sub").mkdir()
     (lib / "sub" / "a.txt").write_text(text_for("a"))

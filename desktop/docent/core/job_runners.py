@@ -91,7 +91,8 @@ def _drop_gone(
         for path in q.catalog.paths_under(str(folder)):
             if path in present or (not recursive and Path(path).parent != folder):
                 continue
-            if not any(inside(path, u) for u in unreadable) and not os.path.exists(path):
+            # gone: nothing there, or no longer a file (a folder of the same name now)
+            if not any(inside(path, u) for u in unreadable) and not os.path.isfile(path):
                 rec = q.catalog.by_path(path)
                 if rec is not None:
                     gone.append(rec)

@@ -389,7 +389,7 @@ class IndexQueue:
         self.progressed(job, Progress("removed", 1, 1, rec.path, rec.doc_id))
 
     def remove_gone(self, rec: DocumentRecord, job: Job, report: IndexReport) -> None:
-        if not os.path.exists(rec.path):
+        if not os.path.isfile(rec.path):  # a folder of the same name is no document
             self.remove_record(rec, job, report)
 
     def unreadable_folder(self, folder: Path) -> FailedFile:

@@ -303,7 +303,7 @@ class Watcher:
                     if present:
                         self.queue.index(present, source="watch")
                     for p in due:
-                        if not os.path.exists(p):
+                        if not os.path.isfile(p):  # gone, or a folder in its place
                             self.queue.remove(p, source="watch")
                 finally:
                     self._timers.fired()
