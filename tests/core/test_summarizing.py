@@ -429,6 +429,8 @@ def test_no_ollama_gives_an_extractive_summary(engine: Engine, ollama_down_host:
     result = engine.summarize(CTSS, type="bullets", progress=events.append)
     assert result.mode == "extractive" and not result.failed_sections
     assert result.model == engine.embedder.model_name
+    # each section says where it came from (review: "model", in --json too)
+    assert {s.source for s in result.section_summaries} == {"extracted"}
     assert result.summary.startswith("_Extractive summary: no language model was available")
     assert "ollama serve" in result.summary
     sections = ctss_sections(engine)

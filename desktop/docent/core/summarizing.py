@@ -319,7 +319,7 @@ class Summarizer:
             on_section=on_section,
         )
         per_section = [
-            SectionSummary(s.index, s.pages, " ".join(p.text for p in sents))
+            SectionSummary(s.index, s.pages, " ".join(p.text for p in sents), "extracted")
             for s, sents in zip(sections, picks, strict=True)
         ]
         body = _compose_extractive(kind, sections, picks)
