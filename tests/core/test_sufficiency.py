@@ -63,7 +63,12 @@ def test_keyword_overlap_uses_neighbour_context_and_identifier_parts() -> None:
 
 
 def test_keyword_overlap_of_a_question_without_content_words() -> None:
-    assert keyword_overlap("how is it?", [hit("anything")]) == (1.0, [])
+    """Nothing to find is nothing found: a full score judged "What is it?" answerable from
+    passages barely related to it (review)."""
+    assert keyword_overlap("how is it?", [hit("anything")]) == (0.0, [])
+    unrelated = [hit("The CPU option sets the memory size of the machine.", similarity=0.12)]
+    for question in ("What is it?", "Why?", "How do I do that?"):
+        assert not evaluate_retrieval(question, unrelated).sufficient, question
 
 
 def test_a_question_without_words_is_low_whatever_was_found() -> None:

@@ -143,7 +143,9 @@ def keyword_overlap(question: str, hits: Sequence[Hit]) -> tuple[float, list[str
     and the words missing."""
     words = list(dict.fromkeys(content_words(question)))
     if not words:
-        return 1.0, []
+        # "What is it?": nothing to find, so nothing found (a full score answered it from
+        # whatever came first; found by a review)
+        return 0.0, []
     raw: set[str] = set()
     for h in hits:
         for text in (h.text, h.context_before, h.context_after):
