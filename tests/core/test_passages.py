@@ -70,3 +70,28 @@ def test_a_footers_first_word_is_not_taken_for_the_passages_next_one() -> None:
     # the same before a passage's part: a running header that ends with the passage's
     # word before it ("printed") is not lit
     assert lit(f"Output printed\n{HEAD}", PASSAGE) == [HEAD.rstrip(".")]
+
+
+def test_a_part_shorter_than_a_window_at_a_page_edge_is_lit() -> None:
+    """A passage that starts on a page's last line: every fixed window crossed the break,
+    and nothing was lit on that page (review). Its start, at the page's end, is."""
+    head = (
+        "For simulated magnetic tapes, the ATTACH command can specify the format of the "
+        "attached tape image file. The default format is SIMH."
+    )
+    page7 = "3.3 Tapes\nTapes are sequential devices.\nUse ATTACH to mount a tape.\nSIMH Guide 7"
+    passage = f"Use ATTACH to mount a tape. {head}"
+    assert lit(page7, passage) == ["Use ATTACH to mount a tape"]
+    # and its end at the next page's start
+    page8 = "SIMH Guide 8\nattached tape image file. The default format is SIMH.\nMore."
+    assert lit(page8, "Use ATTACH to mount a tape. " + head) == [
+        "attached tape image file. The default format is SIMH"
+    ]
+    # three words of it elsewhere on a page are not its part
+    middle = "Use ATTACH to load a disk.\nNotes.\nMore notes.\nThe end of the page."
+    assert lit(middle, passage) == []
+
+
+def test_a_passage_is_not_lit_inside_a_longer_word() -> None:
+    page = "The bobcat sat on the mat. Later the cat sat on the mat."
+    assert locate_spans(page, "cat sat on the mat.") == [(page.index(" cat sat") + 1, 18)]

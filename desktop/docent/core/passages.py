@@ -20,7 +20,9 @@ _WORD = re.compile(r"\w+", re.UNICODE)
 
 
 def _pattern(words: list[str]) -> re.Pattern[str]:
-    return re.compile(r"\W*".join(re.escape(w) for w in words), re.IGNORECASE)
+    """The words in order, whole: "cat sat" is not found inside "bobcat sat" (review)."""
+    body = r"\W*".join(re.escape(w) for w in words)
+    return re.compile(rf"(?<!\w){body}(?!\w)", re.IGNORECASE)
 
 
 def locate_spans(page_text: str, passage: str) -> list[tuple[int, int]]:
@@ -46,7 +48,36 @@ def locate_spans(page_text: str, passage: str) -> list[tuple[int, int]]:
             continue
         found.append((m.start(), m.end(), first, first + len(window)))
         pos = m.end()
+    if not found:
+        found = _edge_parts(page_text, words)
     return _merge(_grown(page_text, words, found))
+
+
+#: Lines a page may hold after the start of a passage running onto the next page (or
+#: before the end of one coming from the last): a footer, a header.
+EDGE_LINES = 2
+
+
+def _edge_parts(text: str, words: list[str]) -> list[tuple[int, int, int, int]]:
+    """A passage across a page break of which this page holds fewer words than a window:
+    its start at the page's end, or its end at the page's start, each at least
+    MIN_WINDOW_WORDS long (every fixed window crossed the break, so nothing was lit; found
+    by a review). Only there: three words may stand anywhere else on the page."""
+
+    def lines(part: str) -> int:
+        return sum(1 for line in part.splitlines() if line.strip())
+
+    most = min(WINDOW_WORDS - 1, len(words) - 1)
+    for k in range(most, MIN_WINDOW_WORDS - 1, -1):
+        head = [
+            m for m in _pattern(words[:k]).finditer(text) if lines(text[m.end() :]) <= EDGE_LINES
+        ]
+        if head:
+            return [(head[-1].start(), head[-1].end(), 0, k)]
+        tail = _pattern(words[-k:]).search(text)
+        if tail and lines(text[: tail.start()]) <= EDGE_LINES:
+            return [(tail.start(), tail.end(), len(words) - k, len(words))]
+    return []
 
 
 def _grown(
