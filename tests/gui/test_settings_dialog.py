@@ -171,6 +171,65 @@ def test_test_checks_the_unsaved_host_and_offers_its_models(
     assert dialog.test_label.text().startswith("✗ Not tested"), "a bad host showed nothing"
 
 
+def test_test_reads_no_model_files_on_the_gui_thread(
+    qtbot: Any, fake: FakeEngine, drain: None, monkeypatch: Any
+) -> None:
+    """Checking the embedding model imports fastembed and reads its folder: on Save, in a
+    worker, not on Test's GUI thread (review: 0.55 s there, and a bad value blocked the
+    Ollama test)."""
+    import threading
+
+    from docent.core import config
+
+    on_gui: list[bool] = []
+    real = config.check_model
+
+    def spy(*args: Any, **kw: Any) -> Any:
+        on_gui.append(threading.current_thread() is threading.main_thread())
+        return real(*args, **kw)
+
+    monkeypatch.setattr(config, "check_model", spy)
+    dialog = SettingsDialog(fake)
+    qtbot.addWidget(dialog)
+    dialog.embedding_edit.setText("BAAI/bge-small-en-v1.5")
+    dialog.test_button.click()
+    qtbot.waitUntil(dialog.test_button.isEnabled, timeout=10_000)
+    assert dialog.test_label.text().startswith("✓") and True not in on_gui
+
+
+def test_esc_while_saving_waits_for_the_save(
+    qtbot: Any, fake: FakeEngine, make_window: Any, monkeypatch: Any
+) -> None:
+    """Closed mid-save, the dialog was gone when the engine had saved and applied, and the
+    window never heard: its model box stayed on the old model (review)."""
+    import threading
+
+    from PySide6.QtCore import Qt
+    from PySide6.QtTest import QTest
+
+    window = make_window(fake)
+    qtbot.waitUntil(lambda: window.health is not None, timeout=10_000)
+    gate, entered = threading.Event(), threading.Event()
+    real_apply = fake.apply_settings
+
+    def slow_apply(changes: Any) -> Any:
+        entered.set()
+        gate.wait(10)
+        return real_apply(changes)
+
+    monkeypatch.setattr(fake, "apply_settings", slow_apply)
+    dialog = window.open_settings()
+    dialog.model_combo.setCurrentText("other:7b")
+    dialog.buttons.button(QDialogButtonBox.StandardButton.Save).click()
+    qtbot.waitUntil(entered.is_set, timeout=5_000)
+    QTest.keyClick(dialog, Qt.Key.Key_Escape)
+    dialog.close()
+    assert dialog.isVisible(), "closed while the save ran"
+    with qtbot.waitSignal(dialog.settings_applied, timeout=10_000):
+        gate.set()
+    qtbot.waitUntil(lambda: window.chat.selected_model() == "other:7b", timeout=10_000)
+
+
 def test_with_the_real_engine_a_change_is_saved_once_and_applied(
     qtbot: Any, make_engine: Any, ollama_stub: OllamaStub, tmp_path: Path, drain: None
 ) -> None:

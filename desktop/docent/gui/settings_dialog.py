@@ -13,6 +13,7 @@ import os
 from collections.abc import Callable
 
 from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QCloseEvent
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -313,6 +314,19 @@ class SettingsDialog(QDialog):
             owner=self,
         )
 
+    def reject(self) -> None:
+        """Esc or the title bar's close: not while a save runs (the buttons are off then).
+        Closed meanwhile, the dialog was gone when the engine had saved and applied, and
+        the window never heard: its model box, health and folders stayed as before."""
+        if self.buttons.isEnabled():
+            super().reject()
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        if self.buttons.isEnabled():
+            super().closeEvent(event)
+        else:
+            event.ignore()
+
     def _on_applied(self, applied: SettingsApplied) -> None:
         self.applied = applied
         self.settings_applied.emit(applied)
@@ -330,8 +344,10 @@ class SettingsDialog(QDialog):
         """Ollama as the unsaved values describe it (nothing is saved or applied)."""
         self._reset_problems()
         try:
-            # the reranker's folder is checked on Save, in a worker (it reads the disk)
-            changes = {k: v for k, v in self.changes().items() if k != "rerank_model_dir"}
+            # the reranker's folder and the embedding model are checked on Save, in a
+            # worker: they read the disk (and the model check imports fastembed)
+            on_save = ("rerank_model_dir", "embedding_model")
+            changes = {k: v for k, v in self.changes().items() if k not in on_save}
             candidate = validate_change(self.settings, **changes)
         except SettingsError as exc:
             self.test_label.setText("✗ Not tested: fix the value marked in red first.")
