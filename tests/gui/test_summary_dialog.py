@@ -124,3 +124,33 @@ def test_cancel_after_extractive_now_no_longer_promises_the_models_summary(
     assert dialog.extractive_button.isHidden() and not dialog.cancel_button.isEnabled()
     assert dialog.copy_button.isEnabled()
     dialog.close()
+
+
+def test_the_kind_asked_for_is_the_kind_shown(
+    qtbot: Any, fake: FakeEngine, make_window: Any
+) -> None:
+    """The Kind box stayed enabled mid-run, and its later value labelled the result and
+    picked Extractive now's kind (review): it is locked, and the run's kind is used."""
+    _, dialog = opened(qtbot, fake, make_window, over_limit=True)
+    assert not dialog.type_combo.isEnabled()
+    dialog.type_combo.setCurrentText("bullets")  # as a program could
+    qtbot.waitUntil(lambda: not dialog.extractive_button.isHidden(), timeout=10_000)
+    dialog.extractive_button.click()
+    qtbot.waitUntil(lambda: dialog.extractive is not None, timeout=10_000)
+    assert dialog.extractive is not None and dialog.extractive.type == "brief"
+    with qtbot.waitSignal(dialog.summary_finished, timeout=10_000) as done:
+        fake.release_summary.set()
+    assert done.args[0].type == "brief" and dialog.status.text().startswith("Brief summary")
+    assert dialog.type_combo.isEnabled()
+    dialog.close()
+
+
+def test_esc_cancels_the_run_as_close_does(qtbot: Any, fake: FakeEngine, make_window: Any) -> None:
+    """Esc only hid the dialog: the model went on summarising for no one (review)."""
+    window, dialog = opened(qtbot, fake, make_window)
+    worker = dialog.worker
+    assert worker is not None
+    dialog.reject()  # what Esc does
+    assert worker.cancelled and not dialog.isVisible()
+    qtbot.waitUntil(lambda: dialog not in window.dialogs, timeout=10_000)
+    fake.release_summary.set()

@@ -88,6 +88,8 @@ class SummaryDialog(QDialog):
         self._started = 0.0
         #: the model this run asked (the window's one choice: Settings and the chat's box)
         self.model = ""
+        #: the kind of summary the run asked for (the box may show another by then)
+        self.kind = ""
         self._tick = QTimer(self)
         self._tick.setInterval(1000)
         self._tick.timeout.connect(self._show_progress)
@@ -157,6 +159,7 @@ class SummaryDialog(QDialog):
             return
         engine = self.engine
         path, kind = self.path, self.type_combo.currentText()
+        self.kind = kind
         model = self.model = self.chosen_model or engine.settings.ollama_model
 
         def job(task: Task[SummaryProgress]) -> SummaryResult:
@@ -178,6 +181,9 @@ class SummaryDialog(QDialog):
         self._tick.start()
         self.start_button.setEnabled(False)
         self.cancel_button.setEnabled(True)
+        # the kind asked for stays the kind shown (switched mid-run, a brief summary was
+        # labelled "Detailed", and Extractive now made the other kind; review)
+        self.type_combo.setEnabled(False)
         self.worker = run_in_worker(
             job,
             name="summarize",
@@ -199,7 +205,7 @@ class SummaryDialog(QDialog):
         """The offer's first half: central sentences now, the model's summary going on."""
         if self.worker is None or self.extractive_worker is not None:
             return
-        engine, path, kind = self.engine, self.path, self.type_combo.currentText()
+        engine, path, kind = self.engine, self.path, self.kind  # the kind being written
 
         def job(task: Task[SummaryProgress]) -> SummaryResult:
             return engine.summarize(path, type=kind, extractive=True, cancel=task.cancel)
@@ -287,7 +293,7 @@ class SummaryDialog(QDialog):
         self.summary = result
         text = result.summary
         self.view.set_markdown(text)
-        kind = self.type_combo.currentText().capitalize()
+        kind = result.type.capitalize()
         took = elapsed_text(time.monotonic() - self._started)
         if result.mode == "extractive":
             # the note above the summary says why (not running, not installed, ...)
@@ -332,6 +338,7 @@ class SummaryDialog(QDialog):
             self._extractive_left(self._failed_why or "was cancelled")
         self.start_button.setEnabled(True)
         self.cancel_button.setEnabled(False)
+        self.type_combo.setEnabled(True)
         self.summary_finished.emit(finished_with)
 
     def closeEvent(self, event: QCloseEvent) -> None:
@@ -339,3 +346,10 @@ class SummaryDialog(QDialog):
         if self.extractive is None:
             self.cancel()
         super().closeEvent(event)
+
+    def reject(self) -> None:
+        """Esc: as closing (it only hid the dialog, and the model went on summarising for
+        no one; review)."""
+        if self.extractive is None:
+            self.cancel()
+        super().reject()
