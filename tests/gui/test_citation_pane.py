@@ -179,3 +179,19 @@ def test_the_same_sources_again_keep_the_page_other_ones_clear_it(
     pane.set_citations([citation(1, str(other), 1, "Page one")])  # another answer's
     assert pane.stack.currentIndex() == PLACEHOLDER and pane.current is None
     assert pane.list.currentRow() == -1 and pane.header.text().startswith("Click a citation")
+
+
+def test_a_text_files_passage_after_emoji_is_lit_where_it_is(
+    qtbot: Any, fake: FakeEngine, tmp_path: Path, drain: None
+) -> None:
+    """Qt counts an emoji as two places, Python as one: each emoji before the passage moved
+    its highlight one place earlier (review: blank lines and "…ced every spr" lit)."""
+    notes = tmp_path / "README.md"
+    fake.add_document(str(notes), ["# 🚀 Quick start 🎉🎉\n\nThe boiler is serviced every spring."])
+    pane = CitationPane(fake)
+    qtbot.addWidget(pane)
+    pane.show()
+    pane.set_citations([citation(1, str(notes), 1, "The boiler is serviced every spring.")])
+    with qtbot.waitSignal(pane.page_shown, timeout=10_000):
+        pane.select(1)
+    assert pane.text_view.highlighted_text() == "The boiler is serviced every spring"

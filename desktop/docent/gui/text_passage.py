@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import bisect
+import re
 from dataclasses import dataclass, field
 
 from PySide6.QtGui import QColor, QFont, QTextCharFormat, QTextCursor
@@ -15,8 +17,25 @@ HIGHLIGHT = QColor(255, 214, 0, 150)
 @dataclass(slots=True)
 class TextPassage:
     text: str
-    #: (start, length) in ``text``
+    #: (start, length) in ``text`` as Qt counts it: UTF-16 units (``utf16_spans``)
     spans: list[tuple[int, int]] = field(default_factory=list)
+
+
+#: Characters outside the Basic Multilingual Plane: two UTF-16 units each in Qt's text.
+_ASTRAL = re.compile("[\U00010000-\U0010ffff]")
+
+
+def utf16_spans(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """``spans`` of ``text`` in Python's characters, as Qt's positions: an emoji before a
+    passage shifted its highlight one place per emoji (review)."""
+    astral = [m.start() for m in _ASTRAL.finditer(text)]
+    if not astral:
+        return spans
+
+    def at(i: int) -> int:
+        return i + bisect.bisect_left(astral, i)  # the astral characters before ``i``
+
+    return [(at(s), at(s + n) - at(s)) for s, n in spans]
 
 
 def load_passage(engine: EngineAPI, citation: Citation) -> TextPassage:
@@ -38,7 +57,7 @@ def load_passage(engine: EngineAPI, citation: Citation) -> TextPassage:
     spans = [(s + start, n) for s, n in locate_spans(text[start:], citation.text)]
     if not spans:
         spans = locate_spans(text, citation.text)
-    return TextPassage(text, spans)
+    return TextPassage(text, utf16_spans(text, spans))
 
 
 class TextPassageView(QPlainTextEdit):
