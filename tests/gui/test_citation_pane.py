@@ -195,3 +195,34 @@ def test_a_text_files_passage_after_emoji_is_lit_where_it_is(
     with qtbot.waitSignal(pane.page_shown, timeout=10_000):
         pane.select(1)
     assert pane.text_view.highlighted_text() == "The boiler is serviced every spring"
+
+
+def test_a_pdf_changed_and_re_indexed_is_rendered_anew(
+    qtbot: Any, fake: FakeEngine, make_window: Any, tmp_path: Path
+) -> None:
+    """The render cache knew a page by its path: a PDF edited above the passage, then
+    cited again, showed the old page, lit where the passage had been (review). The
+    window's DocumentChanged makes the pane forget the path's pages."""
+    from docent.core.api import DocumentChanged, Job, JobKind, Progress
+    from pdf_files import text_pdf
+
+    passage = "The boiler is serviced every spring by the landlord."
+    pdf = tmp_path / "manual.pdf"
+    pdf.write_bytes(text_pdf([["Heating", passage]]))
+    rec = fake.add_document(str(pdf), ["Heating\n" + passage])
+    window = make_window(fake)
+    pane = window.citations
+    pane.set_citations([citation(1, str(pdf), 1, passage)])
+    with qtbot.waitSignal(pane.page_shown, timeout=10_000):
+        pane.select(1)
+    assert pane.last_render is not None
+    old_top = pane.last_render.rects[0].top()
+    pdf.write_bytes(text_pdf([["Heating", *[f"New safety note {i}." for i in range(20)], passage]]))
+    job = Job(JobKind.INDEX, [str(pdf)], "watch")
+    fake.emit(DocumentChanged(job, Progress("ready", 1, 1, str(pdf), rec.doc_id), rec))
+    qtbot.waitUntil(lambda: not any(k[0] == str(pdf) for k in pane._cache), timeout=10_000)
+    pane.set_citations([])
+    pane.set_citations([citation(1, str(pdf), 1, passage)])
+    with qtbot.waitSignal(pane.page_shown, timeout=10_000):
+        pane.select(1)
+    assert pane.last_render.rects[0].top() > old_top + 50  # the passage moved down

@@ -186,6 +186,13 @@ class CitationPane(QWidget):
 
     # Citations ----------------------------------------------------------------
 
+    def forget(self, path: str) -> None:
+        """``path`` changed (re-indexed, or gone): its pages are rendered anew, not taken
+        from the cache (a PDF edited above the passage showed the old page, lit where the
+        passage had been; review)."""
+        for key in [k for k in self._cache if k[0] == path]:
+            del self._cache[key]
+
     def set_citations(self, citations: list[Citation]) -> None:
         """The answer's sources. Other sources than those listed (a new answer, a new
         conversation, an uncited answer): the page view goes back to its hint, as for the

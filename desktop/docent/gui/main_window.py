@@ -344,6 +344,7 @@ class MainWindow(QMainWindow):
         self.library.watched.show_folders(folders)
 
     def _on_document_changed(self, change: DocumentChanged) -> None:
+        self.citations.forget(change.progress.path)  # its pages may differ now
         if change.record is None:  # gone from the library
             self.chat.forget_document(change.progress.path)
         if not self.status_soon.isActive():
