@@ -10,7 +10,7 @@ from gui_helpers import started
 from PySide6.QtWidgets import QFileDialog
 
 from docent.core.api import Health, Progress
-from docent.gui.welcome import ollama_text
+from docent.gui.welcome import WelcomePanel, ollama_text
 
 
 def test_an_empty_library_says_to_add_documents_and_how_to_get_ollama(
@@ -25,6 +25,9 @@ def test_an_empty_library_says_to_add_documents_and_how_to_get_ollama(
     assert panel.isVisibleTo(window)
     assert "Your library is empty" in panel.what.text()
     assert "drop them anywhere on this window" in panel.what.text()
+    # what it reads, as it is: scans when OCR is on, OpenDocument *text* (review)
+    assert "PDFs (scans too)" in panel.what.text() and "OpenDocument text" in panel.what.text()
+    assert "scans too" not in WelcomePanel(ocr=False).what.text()
     text = panel.ollama.text()
     assert "Ollama was not found</b> at http://127.0.0.1:9" in text
     assert "<code>ollama serve</code>" in text

@@ -120,7 +120,8 @@ class MainWindow(QMainWindow):
         layout = QVBoxLayout(central)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(0)
-        self.welcome = WelcomePanel()  # while the library is empty
+        # while the library is empty
+        self.welcome = WelcomePanel(ocr=self.engine.settings.ocr_enabled)
         layout.addWidget(self.welcome)
         layout.addWidget(self.splitter, 1)
         self.setCentralWidget(central)

@@ -46,7 +46,8 @@ class WelcomePanel(QFrame):
     add_folder_requested = Signal()
     add_files_requested = Signal()
 
-    def __init__(self, parent: QWidget | None = None) -> None:
+    def __init__(self, parent: QWidget | None = None, *, ocr: bool = True) -> None:
+        """``ocr``: scanned pages are read (the setting): only then does it say so."""
         super().__init__(parent)
         self.setObjectName("welcome")
         title = QLabel("Welcome to Docent")
@@ -54,8 +55,8 @@ class WelcomePanel(QFrame):
         self.what = QLabel(
             "Your library is empty. Add the documents you want to ask about: a folder "
             "(read with its subfolders), files, or drop them anywhere on this window. "
-            "PDFs (scans too), Word, PowerPoint, Excel, OpenDocument, EPUB, HTML, text and "
-            "Markdown. Nothing leaves this computer."
+            f"PDFs{' (scans too)' if ocr else ''}, Word, PowerPoint, Excel, OpenDocument "
+            "text, EPUB, HTML, text and Markdown. Nothing leaves this computer."
         )
         self.what.setWordWrap(True)
         self.add_folder_button = QPushButton("Add folder…")
