@@ -226,3 +226,49 @@ def test_a_pdf_changed_and_re_indexed_is_rendered_anew(
     with qtbot.waitSignal(pane.page_shown, timeout=10_000):
         pane.select(1)
     assert pane.last_render.rects[0].top() > old_top + 50  # the passage moved down
+
+
+def test_a_zoom_or_resize_before_the_first_page_comes_is_kept(
+    qtbot: Any, fake: FakeEngine, tmp_path: Path, drain: None, monkeypatch: Any
+) -> None:
+    """The toolbar is live while the first page renders: a zoom then was lost (the page
+    came at the fit zoom, and the label disagreed with the next step), and so was a resize
+    (the page stayed at the old width) (review)."""
+    import threading
+
+    from pdf_files import text_pdf
+
+    pdf = tmp_path / "long.pdf"
+    lines = [f"Filler line number {i} of the page." for i in range(49)]
+    pdf.write_bytes(text_pdf([[*lines, "The passage that is cited sits last."], ["Two."]]))
+    gate, entered = threading.Event(), threading.Event()
+    real = fake.document
+
+    def document(doc_id: str) -> Any:  # the render worker asks it: held until the gate
+        entered.set()
+        gate.wait(10)
+        return real(doc_id)
+
+    monkeypatch.setattr(fake, "document", document)
+    pane = CitationPane(fake)
+    qtbot.addWidget(pane)
+    pane.resize(400, 600)
+    pane.show()
+    qtbot.waitExposed(pane)
+    pane.set_citations([citation(1, str(pdf), 1, "The passage that is cited")])
+    pane.select(1)
+    qtbot.waitUntil(entered.is_set, timeout=5_000)
+    pane.resize(1100, 600)
+    qtbot.waitUntil(lambda: not pane._refit.isActive(), timeout=3_000)
+    gate.set()
+    qtbot.waitUntil(lambda: pane.page_label.width() > 800, timeout=10_000)
+    entered.clear()
+    gate.clear()
+    pane.go_page(2)
+    qtbot.waitUntil(entered.is_set, timeout=5_000)
+    pane.zoom_in.click()
+    gate.set()
+    qtbot.waitUntil(
+        lambda: pane.last_render is not None and pane.last_render.zoom == pane.zoom,
+        timeout=10_000,
+    )

@@ -90,6 +90,8 @@ class CitationPane(QWidget):
         self.last_render: PageRender | None = None
         self._generation = 0
         self._cache: OrderedDict[RenderKey, PageRender] = OrderedDict()
+        #: the generation of the render on its way (0: none)
+        self._rendering = 0
         self._refit = QTimer(self)
         self._refit.setSingleShot(True)
         self._refit.setInterval(150)
@@ -288,6 +290,7 @@ class CitationPane(QWidget):
             self._show_render(gen, key, self._cache[key])
             return
         self.note.setText("Rendering the page…")
+        self._rendering = gen
 
         engine, doc_id = self.engine, c.doc_id
         call_in_worker(
@@ -308,6 +311,7 @@ class CitationPane(QWidget):
     def _show_render(self, gen: int, key: RenderKey, r: PageRender) -> None:
         if gen != self._generation:
             return  # a later click won
+        self._rendering = 0
         self._cache[key] = r
         while len(self._cache) > CACHE_SIZE:
             self._cache.popitem(last=False)
@@ -350,6 +354,7 @@ class CitationPane(QWidget):
     def _show_error(self, gen: int, exc: Exception) -> None:
         if gen != self._generation:
             return
+        self._rendering = 0
         self.stack.setCurrentIndex(PLACEHOLDER)
         self.note.setText(str(exc))
         bridge().warning(str(exc))
@@ -375,7 +380,11 @@ class CitationPane(QWidget):
         self._rerender()
 
     def _rerender(self) -> None:
-        if self.current is not None and self.stack.currentIndex() == PDF:
+        """Zoom or size changed: the page shown, or the one on its way, again (before the
+        first page had come, a zoom or a resize was lost; review)."""
+        c = self.current
+        shown_or_coming = self.stack.currentIndex() == PDF or self._rendering
+        if c is not None and Path(c.path).suffix.lower() == ".pdf" and shown_or_coming:
             self._render_pdf()
 
     def resizeEvent(self, event: QResizeEvent) -> None:
