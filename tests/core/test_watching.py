@@ -504,6 +504,39 @@ def test_a_file_replaced_by_a_folder_of_its_name_leaves_the_library(
     rec.wait_until(lambda: catalog_paths(engine) == set(), "inner.md, now a folder, removed")
 
 
+def test_renamed_then_deleted_while_the_queue_is_busy_leaves_no_ghost(
+    engine: Engine, lib: Path
+) -> None:
+    """The watcher's "moved a -> b" then "deleted b", both waiting behind a long job: the
+    move found b gone, the removal of b found no document, and a stayed (review)."""
+    from docent.core.index_events import JobStarted
+
+    a, b = lib / "a.txt", lib / "b.txt"
+    a.write_text(text_for("okapi"))
+    engine.index([lib])
+    q = engine.queue
+    gate, started = threading.Event(), threading.Event()
+    busy = q.resume()  # any long job the queue runs meanwhile
+
+    def hold(event: IndexEvent) -> None:
+        if isinstance(event, JobStarted) and event.job is busy:
+            started.set()
+            gate.wait(TIMEOUT)
+
+    unsubscribe = engine.subscribe(hold)
+    try:
+        assert started.wait(TIMEOUT)
+        a.rename(b)
+        q.move(str(a), str(b), source="watch")
+        b.unlink()
+        q.remove(str(b), source="watch")
+    finally:
+        gate.set()
+        unsubscribe()
+    assert engine.wait_idle(TIMEOUT)
+    assert catalog_paths(engine) == set() and not engine.grep("okapi record")
+
+
 def test_symlink_loop_and_vanished_files(engine: Engine, lib: Path) -> None:
     (lib / "sub").mkdir()
     (lib / "sub" / "a.txt").write_text(text_for("a"))

@@ -212,7 +212,11 @@ class IndexQueue:
             for j in pending:
                 if j.kind is JobKind.SWEEP and inside(j.paths[0], job.paths[0]):
                     j.cancel.set()
-            for j in pending:  # moved here, then deleted: drop the source instead
+        if job.kind is not JobKind.MOVE:
+            # moved here, then deleted (a watcher's REMOVE too: a rename then a delete
+            # while the queue was busy left the source's document behind; review): drop
+            # the source instead
+            for j in pending:
                 if j.kind is JobKind.MOVE and inside(j.paths[1], job.paths[0]):
                     j.kind, j.paths = JobKind.REMOVE, [j.paths[0]]
 
