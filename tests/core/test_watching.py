@@ -537,6 +537,37 @@ def test_renamed_then_deleted_while_the_queue_is_busy_leaves_no_ghost(
     assert catalog_paths(engine) == set() and not engine.grep("okapi record")
 
 
+def test_an_edit_the_watcher_queued_survives_the_users_cancel(engine: Engine, lib: Path) -> None:
+    """The watcher's job for an edit was folded into the same job the user had queued,
+    and the user's Cancel dropped both: the edit was never indexed (review)."""
+    from docent.core.index_events import JobStarted
+
+    x = lib / "x.txt"
+    x.write_text(text_for("first"))
+    engine.index([x])
+    q = engine.queue
+    gate, started = threading.Event(), threading.Event()
+    busy = q.resume()
+
+    def hold(event: IndexEvent) -> None:
+        if isinstance(event, JobStarted) and event.job is busy:
+            started.set()
+            gate.wait(TIMEOUT)
+
+    unsubscribe = engine.subscribe(hold)
+    try:
+        assert started.wait(TIMEOUT)
+        q.index([str(x)], source="user")
+        x.write_text(text_for("secondversion"))
+        q.index([str(x)], source="watch")
+        q.cancel()
+    finally:
+        gate.set()
+        unsubscribe()
+    assert engine.wait_idle(TIMEOUT)
+    assert engine.grep("secondversion record")
+
+
 def test_symlink_loop_and_vanished_files(engine: Engine, lib: Path) -> None:
     (lib / "sub").mkdir()
     (lib / "sub" / "a.txt").write_text(text_for("a"))
@@ -651,18 +682,20 @@ def test_queue_coalesces_pending_jobs_and_runs_them_in_order(engine: Engine, lib
     queue.index([str(files[1]), str(files[2])])  # b already pending: only c is added
     queue.sweep(str(lib))
     queue.sweep(str(lib))  # a duplicate pending sweep
+    # (the watcher's is not folded into the user's: their Cancel would drop it)
     queue.index([str(files[2])], source="watch")
     queue.remove(str(files[2]), source="watch")  # c gone: pending indexing of c dropped
     pending = queue.pending()
     assert [(j.kind, j.paths) for j in pending] == [
         (JobKind.INDEX, [str(files[1])]),
         (JobKind.SWEEP, [str(lib)]),
+        (JobKind.INDEX, []),  # emptied: it still ends, as a no-op
         (JobKind.REMOVE, [str(files[2])]),
     ]
     gate.set()
     assert queue.wait_idle(TIMEOUT)
     kinds = [r.job.kind for r in rec.results]
-    assert kinds == [JobKind.INDEX, JobKind.INDEX, JobKind.SWEEP, JobKind.REMOVE]
+    assert kinds == [JobKind.INDEX, JobKind.INDEX, JobKind.SWEEP, JobKind.INDEX, JobKind.REMOVE]
     # c exists, so the removal is a no-op and the sweep indexed it
     assert catalog_paths(engine) == {str(f) for f in files}
     assert engine.embedder.texts_embedded == 3

@@ -163,8 +163,13 @@ class IndexQueue:
             # the add queued after the first removal.
             self._settle_removal(job, pending)
         # A person's job is not folded into a watcher's or a sweep's: it does more (what
-        # the user removed from a watched folder comes back only when they add it).
-        covers = (lambda j: j.source in ASKED) if job.source in ASKED else (lambda j: True)
+        # the user removed from a watched folder comes back only when they add it). Nor a
+        # watcher's into a person's: their Cancel drops it, and the edit it was for was
+        # never indexed (review).
+        if job.source in ASKED:
+            covers: Callable[[Job], bool] = lambda j: j.source in ASKED  # noqa: E731
+        else:
+            covers = lambda j: j.source not in USER_SOURCES  # noqa: E731
         same = [
             j
             for j in pending
