@@ -19,6 +19,7 @@ from docent.core.engine import Engine
 from docent.core.errors import StoreUnavailable
 from docent.core.index_events import (
     DocumentChanged,
+    DocumentProgressed,
     IndexEvent,
     Job,
     JobFailed,
@@ -231,6 +232,34 @@ def test_a_cancelled_re_index_keeps_every_document_searchable(files: list[Path])
             assert f"storehouse {name[0]}" in eng.dump(name)
     finally:
         eng.close()
+
+
+def test_a_re_index_cancelled_inside_a_document_leaves_it_ready(files: list[Path]) -> None:
+    """Cancelled between two batches of one document's chunks, a Re-index dropped all of
+    its passages (review). Its content and chunking as indexed, it is rewritten in place:
+    it stays ready, every passage there."""
+    with Engine(load_settings(extract_in_subprocess=False), embedder=FakeEmbedder()) as eng:
+        eng.index(files)
+        b = eng.resolve("b.txt")
+        assert b.chunks > 2 * 32  # several batches
+        job = Job(JobKind.INDEX, [b.path], "user", recursive=True, force=True)
+        finished = threading.Event()
+
+        def on_event(event: IndexEvent) -> None:
+            if isinstance(event, DocumentProgressed) and event.job is job:
+                p = event.progress
+                if p.phase == "embedding" and 0 < p.chunks_done < p.chunks_total:
+                    eng.cancel_indexing()
+            elif isinstance(event, JobFinished) and event.job is job:
+                finished.set()
+
+        eng.subscribe(on_event)
+        eng.queue.submit(job)
+        assert finished.wait(TIMEOUT) and eng.queue.wait_idle(TIMEOUT)
+        after = eng.resolve("b.txt")
+        assert after.state is DocState.READY and after.chunks == b.chunks
+        assert eng.store is not None and eng.store.count_chunks(b.doc_id) == b.chunks
+        assert eng.grep("Ledger b599:")
 
 
 def test_re_index_reads_the_file_again_and_reuses_unchanged_vectors(

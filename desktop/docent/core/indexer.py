@@ -523,6 +523,16 @@ class Indexer:
         """Write order: catalog ``indexing`` -> chunks -> documents point -> ``ready``."""
         # A store write on a full disk is a SIGBUS (datafolder.py): stop before it.
         check_free_space(existing_parent(self.cache.root))
+        # A Re-index of a ready document whose content and chunking are as indexed: its
+        # chunks are rewritten in place with the same texts, so a cancel midway leaves it
+        # whole and ready (it was dropped, 0 passages, until indexed again; review).
+        same = (
+            rec.state is DocState.READY
+            and rec.index_format == self.embedder.index_format
+            and bool(prepared.sha256)
+            and rec.sha256 == prepared.sha256
+            and rec.chunks == len(prepared.chunks)
+        )
         rec.state, rec.reason, rec.error = DocState.INDEXING, "", ""
         rec.pages, rec.page_unit = prepared.pages, prepared.page_unit
         rec.ocr_pages = prepared.ocr_pages
@@ -536,6 +546,10 @@ class Indexer:
                 rec, chunks, prepared.sparse, report, on_chunks, cancel
             )
         except Cancelled:
+            if same:
+                rec.state = DocState.READY
+                self.catalog.put(rec)
+                raise
             self._drop_vectors(rec.doc_id)
             rec.state, rec.chunks = DocState.QUEUED, 0
             rec.reason, rec.error = CANCELLED, "Indexing was cancelled."
