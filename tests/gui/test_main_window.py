@@ -91,6 +91,24 @@ def test_a_document_removed_from_the_library_leaves_the_chats_scope(
     assert chat.scope_label.text() == "Asking: all documents"
 
 
+def test_ask_again_under_a_withheld_answer_asks_anyway(
+    qtbot: Any, fake: FakeEngine, make_window: Any
+) -> None:
+    """Ctrl+R does what the answer bar offers there: asked again as before, the answer
+    was withheld again."""
+    from docent.core.models import Hit
+
+    window = started(qtbot, fake, make_window)
+    withheld = answer("I could not find an answer to this.", mode="abstained", model="")
+    withheld.offered = [Hit("c1", "d1", "a.pdf", "/d/a.pdf", 4, 4, 0, 1.0, "A passage.")]
+    fake.answers = [withheld, answer("Asked anyway.")]
+    with qtbot.waitSignal(window.chat.answer_finished, timeout=10_000):
+        window.chat.ask("How do I make it run a script at start?")
+    with qtbot.waitSignal(window.chat.answer_finished, timeout=10_000):
+        window.retry_action.trigger()
+    assert fake.asked_anyway == [False, True]
+
+
 def test_documents_left_unfinished_are_resumed(
     qtbot: Any, fake: FakeEngine, make_window: Any
 ) -> None:

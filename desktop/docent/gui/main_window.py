@@ -519,7 +519,10 @@ class MainWindow(QMainWindow):
         self.citations.select(n)
 
     def _retry(self) -> None:
-        self._ask_again(anyway=None)
+        """Retry, or Ctrl+R: under an answer withheld on retrieval's verdict, what the
+        answer bar offers there, Ask anyway (asked again, it was withheld again)."""
+        last = self.chat.last_answer()
+        self._ask_again(anyway=True if last is not None and last.retrieval_abstained else None)
 
     def _ask_anyway(self) -> None:
         self._ask_again(anyway=True)
