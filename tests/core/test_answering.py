@@ -604,13 +604,14 @@ def test_stall_mid_stream_past_the_total_timeout(
     assert ollama_stub.client_disconnected.wait(5)  # Docent hung up
 
 
-def test_cancel_mid_stream_raises_with_the_partial_answer(
-    engine: Engine, model: ScriptedModel, ollama_stub: OllamaStub
-) -> None:
+def stopped_after_six_tokens(
+    engine: Engine, model: ScriptedModel, ollama_stub: OllamaStub, question: str, **kw: object
+) -> tuple[AnswerCancelled, list[str]]:
+    """Ask, and Stop once six tokens came (the stand-in stalls there): what was raised,
+    and the tokens."""
     model.extra = ["More words follow slowly " * 4]
     ollama_stub.stall_after_tokens = 6
     cancel = threading.Event()
-    conv = Conversation()
     tokens: list[str] = []
 
     def on_token(token: str) -> None:
@@ -619,8 +620,18 @@ def test_cancel_mid_stream_raises_with_the_partial_answer(
             cancel.set()
 
     with pytest.raises(AnswerCancelled) as info:
-        engine.ask(MEMORY_Q, conversation=conv, on_token=on_token, cancel=cancel)
-    partial = info.value.answer
+        engine.ask(question, on_token=on_token, cancel=cancel, **kw)  # type: ignore[arg-type]
+    return info.value, tokens
+
+
+def test_cancel_mid_stream_raises_with_the_partial_answer(
+    engine: Engine, model: ScriptedModel, ollama_stub: OllamaStub
+) -> None:
+    conv = Conversation()
+    stopped, tokens = stopped_after_six_tokens(
+        engine, model, ollama_stub, MEMORY_Q, conversation=conv
+    )
+    partial = stopped.answer
     assert partial is not None and partial.partial
     assert strip_markers(partial.text) == "".join(tokens).strip()  # (a matched marker added)
     assert conv.turns[-1].stopped and conv.turns[-1].answer is partial
@@ -630,19 +641,8 @@ def test_cancel_mid_stream_raises_with_the_partial_answer(
 def test_an_answer_asked_anyway_and_stopped_still_says_it_was_asked_anyway(
     engine: Engine, model: ScriptedModel, ollama_stub: OllamaStub
 ) -> None:
-    model.extra = ["More words follow slowly " * 4]
-    ollama_stub.stall_after_tokens = 6
-    cancel = threading.Event()
-    tokens: list[str] = []
-
-    def on_token(token: str) -> None:
-        tokens.append(token)
-        if len(tokens) == 6:
-            cancel.set()
-
-    with pytest.raises(AnswerCancelled) as info:
-        engine.ask(OFF_TOPIC, on_token=on_token, cancel=cancel, anyway=True)
-    partial = info.value.answer
+    stopped, _ = stopped_after_six_tokens(engine, model, ollama_stub, OFF_TOPIC, anyway=True)
+    partial = stopped.answer
     assert partial is not None and partial.partial and partial.asked_anyway
     assert partial.reason.startswith("Asked anyway:") and partial.confidence == "low"
 

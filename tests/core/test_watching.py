@@ -14,6 +14,7 @@ import shutil
 import threading
 import time
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -155,6 +156,30 @@ def write_slowly(path: Path, text: str, pieces: int = 20, pause: float = 0.1) ->
             fh.flush()
             os.fsync(fh.fileno())
             time.sleep(pause)
+
+
+@contextmanager
+def queue_held(eng: Engine) -> Iterator[IndexQueue]:
+    """The queue busy with a job of its own (held at its start) while the body queues
+    what a user and the watcher would meanwhile; released at the end."""
+    from docent.core.index_events import JobStarted
+
+    q = eng.queue
+    gate, started = threading.Event(), threading.Event()
+    busy = q.resume()
+
+    def hold(event: IndexEvent) -> None:
+        if isinstance(event, JobStarted) and event.job is busy:
+            started.set()
+            gate.wait(TIMEOUT)
+
+    unsubscribe = eng.subscribe(hold)
+    try:
+        assert started.wait(TIMEOUT)
+        yield q
+    finally:
+        gate.set()
+        unsubscribe()
 
 
 # Events ---------------------------------------------------------------------------
@@ -509,30 +534,14 @@ def test_renamed_then_deleted_while_the_queue_is_busy_leaves_no_ghost(
 ) -> None:
     """The watcher's "moved a -> b" then "deleted b", both waiting behind a long job: the
     move found b gone, the removal of b found no document, and a stayed (review)."""
-    from docent.core.index_events import JobStarted
-
     a, b = lib / "a.txt", lib / "b.txt"
     a.write_text(text_for("okapi"))
     engine.index([lib])
-    q = engine.queue
-    gate, started = threading.Event(), threading.Event()
-    busy = q.resume()  # any long job the queue runs meanwhile
-
-    def hold(event: IndexEvent) -> None:
-        if isinstance(event, JobStarted) and event.job is busy:
-            started.set()
-            gate.wait(TIMEOUT)
-
-    unsubscribe = engine.subscribe(hold)
-    try:
-        assert started.wait(TIMEOUT)
+    with queue_held(engine) as q:
         a.rename(b)
         q.move(str(a), str(b), source="watch")
         b.unlink()
         q.remove(str(b), source="watch")
-    finally:
-        gate.set()
-        unsubscribe()
     assert engine.wait_idle(TIMEOUT)
     assert catalog_paths(engine) == set() and not engine.grep("okapi record")
 
@@ -540,30 +549,14 @@ def test_renamed_then_deleted_while_the_queue_is_busy_leaves_no_ghost(
 def test_an_edit_the_watcher_queued_survives_the_users_cancel(engine: Engine, lib: Path) -> None:
     """The watcher's job for an edit was folded into the same job the user had queued,
     and the user's Cancel dropped both: the edit was never indexed (review)."""
-    from docent.core.index_events import JobStarted
-
     x = lib / "x.txt"
     x.write_text(text_for("first"))
     engine.index([x])
-    q = engine.queue
-    gate, started = threading.Event(), threading.Event()
-    busy = q.resume()
-
-    def hold(event: IndexEvent) -> None:
-        if isinstance(event, JobStarted) and event.job is busy:
-            started.set()
-            gate.wait(TIMEOUT)
-
-    unsubscribe = engine.subscribe(hold)
-    try:
-        assert started.wait(TIMEOUT)
+    with queue_held(engine) as q:
         q.index([str(x)], source="user")
         x.write_text(text_for("secondversion"))
         q.index([str(x)], source="watch")
         q.cancel()
-    finally:
-        gate.set()
-        unsubscribe()
     assert engine.wait_idle(TIMEOUT)
     assert engine.grep("secondversion record")
 
