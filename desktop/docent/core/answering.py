@@ -223,8 +223,9 @@ class Answerer:
             on_stage,
             attempt,
         )
-        overridden = _retrieval_verdict(result) if anyway and result.hits else ""
-        overridden = overridden if should_abstain(result) else ""
+        # what retrieval found, when the person asked anyway over its verdict
+        overrides = anyway and bool(result.hits) and should_abstain(result)
+        overridden = _retrieval_verdict(result) if overrides else ""
         try:
             answer = (None if overridden else self._abstain(run)) or self._generate(run)
             _mark_anyway(answer, overridden)
