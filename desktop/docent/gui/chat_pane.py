@@ -252,15 +252,9 @@ class ChatPane(QWidget):
         if path in self.scope:
             self.scope = [p for p in self.scope if p != path]
             self._update_scope_label()
-            if self.scope:
-                where = "questions ask only the other documents chosen"
-            else:
-                where = (
-                    f"questions ask all of {self.collection.name}"
-                    if self.collection
-                    else ("questions ask all documents")
-                )
-            bridge().info(f"{shown(Path(path).name)} left the library: {where}.")
+            everything = f"all of {self.collection.name}" if self.collection else "all documents"
+            where = "only the other documents chosen" if self.scope else everything
+            bridge().info(f"{shown(Path(path).name)} left the library: questions ask {where}.")
 
     def _update_scope_label(self) -> None:
         where = f"collection {self.collection.name}" if self.collection else "all documents"
