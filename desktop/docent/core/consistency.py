@@ -132,7 +132,7 @@ def reconcile(catalog: Catalog, store: Store) -> Reconciled:
     for doc_id in counts.keys() & known.keys():
         # A document not ready has no passages (failing, queueing or cancelling drops
         # them): these are an old copy's, and would be searched and cited.
-        if known[doc_id].state is not DocState.READY:
+        if counts[doc_id] and known[doc_id].state is not DocState.READY:
             store.delete_chunks(doc_id)
             done.stale_deleted += 1
     for rec in ready:
