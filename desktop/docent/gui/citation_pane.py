@@ -75,6 +75,11 @@ def ocr_lines(engine: EngineAPI, doc_id: str, page: int, passage: str) -> list[L
     return passage_boxes(pages[page - 1], passage)
 
 
+def _is_pdf(c: Citation) -> bool:
+    """The cited file's pages are rendered (else its text is shown)."""
+    return Path(c.path).suffix.lower() == ".pdf"
+
+
 class CitationPane(QWidget):
     #: the page shown changed: (path, page)
     page_shown = Signal(str, int)
@@ -257,7 +262,7 @@ class CitationPane(QWidget):
         self.header.set_heading(shown(c.file_name), page_label(c))
         self.toolbar.setEnabled(True)
         self.toolbar.setVisible(True)
-        if Path(c.path).suffix.lower() == ".pdf":
+        if _is_pdf(c):
             self._render_pdf()
         else:
             self._load_text()
@@ -384,7 +389,7 @@ class CitationPane(QWidget):
         first page had come, a zoom or a resize was lost; review)."""
         c = self.current
         shown_or_coming = self.stack.currentIndex() == PDF or self._rendering
-        if c is not None and Path(c.path).suffix.lower() == ".pdf" and shown_or_coming:
+        if c is not None and _is_pdf(c) and shown_or_coming:
             self._render_pdf()
 
     def resizeEvent(self, event: QResizeEvent) -> None:
