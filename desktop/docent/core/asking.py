@@ -69,7 +69,9 @@ def ask(
     """``Engine.ask`` (see its docstring for the arguments)."""
     from docent.core.answering import Answerer
     from docent.core.conversation import AnswerCancelled, AskStage, Conversation
+    from docent.core.normal_form import nfc
 
+    question = nfc(question)  # as the passages are (normal_form.py)
     conv = conversation if conversation is not None else Conversation()
     before = len(conv.turns)
     stage = on_stage or (lambda s: None)

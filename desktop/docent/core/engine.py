@@ -43,6 +43,7 @@ from docent.core.models import (
     DocumentRecord,
     ExtractedDocument,
 )
+from docent.core.normal_form import nfc
 from docent.core.oslock import FileLock
 from docent.core.preparing import Limits
 from docent.core.retrieval import Retriever, SearchResult
@@ -472,12 +473,12 @@ class Engine(EngineWatching):
             raise RuntimeError("Engine is not open")
         self._retriever.apply_settings(self.settings)
         return self._retriever.search(
-            query,
+            nfc(query),  # as the passages are (normal_form.py)
             k=k,
             doc_ids=self.scope_ids(files, collection),
             exclude_doc_ids=self._busy_doc_ids(),
             debug=debug,
-            rewrites=rewrites,
+            rewrites=[nfc(r) for r in rewrites],
             collection=collection,
         )
 
@@ -487,7 +488,7 @@ class Engine(EngineWatching):
         """Case-insensitive exact text over chunks (of one collection, by id): at most
         ``limit`` (≤ 100) matches."""
         busy = set(self._busy_doc_ids())
-        return lookup.grep(self._store, pattern, busy, limit, collection)
+        return lookup.grep(self._store, nfc(pattern), busy, limit, collection)
 
     # Answers (core/asking.py, core/answering.py) ----------------------------------------------
 

@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
+from docent.core import normal_form
 from docent.core.errors import (
     DamagedDocument,
     DocumentError,
@@ -129,6 +130,7 @@ def extract(
     ``ocr``: read PDF pages without a usable text layer from their image (ocr_pdf.py),
     announcing each through ``on_ocr``; ``on_page`` announces each page read.
     ``pdfium`` False: read a PDF with pdfplumber alone (pdfium crashed on it).
+    Every page's text comes composed (NFC, normal_form.py).
     Raises only ``DocumentError`` subclasses, each with a sentence naming the file (and
     ``MemoryError``, which the worker turns into one).
     """
@@ -143,11 +145,11 @@ def extract(
             "watched folder does so by itself).",
         )
     if suffix in PDF_SUFFIXES:
-        return _extract_pdf(p, password, ocr, on_ocr, on_page, pdfium)
+        return normal_form.document(_extract_pdf(p, password, ocr, on_ocr, on_page, pdfium))
     if suffix in FORMAT_SUFFIXES:
-        return extract_format(p)
+        return normal_form.document(extract_format(p))
     if suffix in TEXT_SUFFIXES:
-        return _extract_text(p)
+        return normal_form.document(_extract_text(p))
     raise UnsupportedType(str(p), unsupported_message(p))
 
 

@@ -9,6 +9,7 @@ import os
 from pathlib import Path
 from typing import IO
 
+from docent.core import normal_form
 from docent.core.models import ExtractedDocument, LineBox, Page
 from docent.core.userfiles import open_regular
 
@@ -57,12 +58,15 @@ class TextCache:
                     lines=tuple(LineBox(int(b[0]), int(b[1]), *b[2:6]) for b in boxes or ()),
                 )
             )
-        return ExtractedDocument(
-            data["path"],
-            data["kind"],
-            pages,
-            data.get("page_unit", "page"),
-            ocr_checked=bool(data.get("ocr_checked", False)),
+        # composed: a text cached before Docent composed what it extracts (normal_form.py)
+        return normal_form.document(
+            ExtractedDocument(
+                data["path"],
+                data["kind"],
+                pages,
+                data.get("page_unit", "page"),
+                ocr_checked=bool(data.get("ocr_checked", False)),
+            )
         )
 
     def put(self, sha256: str, doc: ExtractedDocument) -> None:

@@ -1,0 +1,84 @@
+"""One Unicode form (NFC) for all text Docent matches: extracted pages and typed questions.
+
+A PDF made on a Mac, or a text file saved by some editors, writes "café" decomposed (NFD:
+"cafe" + U+0301). BM25's tokenizer and every ``\\w+`` here cut such a word at the combining
+accent ("re", "sume" for "résumé"), so a question typed with the composed letters, as
+keyboards write them, found neither its words nor its passage (review). Text is composed as
+it enters: ``document`` on what extraction and the text cache give, ``nfc`` on a question.
+``composed`` keeps a map to the original offsets, for matching in text that is not ours
+(pdfium's page text) and for an OCR'd line's offsets.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from dataclasses import replace
+
+from docent.core.models import ExtractedDocument, Page
+
+#: A run of marks longer than this (stacked "zalgo" text) is composed in parts: each step
+#: composes the whole run again.
+_LONGEST_RUN = 32
+
+
+def nfc(text: str) -> str:
+    """``text`` composed (NFC); the same object when it already is."""
+    return text if unicodedata.is_normalized("NFC", text) else unicodedata.normalize("NFC", text)
+
+
+def composed(text: str) -> tuple[str, list[int]]:
+    """``text`` composed, and for each of its offsets (and its end) the offset in ``text``.
+
+    Composition joins a character only to the one before it (a base and its accents, a
+    Hangul syllable and its jamo), so the text is composed a run of joined characters at a
+    time (at most ``_LONGEST_RUN`` characters); each character composed from a run maps to
+    the run's start."""
+    if unicodedata.is_normalized("NFC", text):
+        return text, list(range(len(text) + 1))
+    parts: list[str] = []
+    where: list[int] = []
+    start = 0
+    run = ""
+    for i, ch in enumerate(text):
+        if run and not _joins(run, ch):
+            parts.append(run)
+            where.extend([start] * len(run))
+            start, run = i, ""
+        run = unicodedata.normalize("NFC", run + ch)
+    parts.append(run)
+    where.extend([start] * len(run))
+    where.append(len(text))
+    return "".join(parts), where
+
+
+def _joins(run: str, ch: str) -> bool:
+    """``ch`` may compose with the end of ``run`` (an accent, a jamo), and the run is short."""
+    if len(run) >= _LONGEST_RUN:
+        return False
+    return bool(unicodedata.combining(ch)) or len(unicodedata.normalize("NFC", run[-1] + ch)) == 1
+
+
+def _page(page: Page) -> Page:
+    if unicodedata.is_normalized("NFC", page.text):
+        return page
+    text, where = composed(page.text)
+    if not page.lines:
+        return replace(page, text=text)
+    # an OCR'd line's [start, end) in the composed text: the first offset at or after it
+    new_at = {old: new for new, old in reversed(list(enumerate(where)))}
+
+    def moved(old: int) -> int:
+        while old not in new_at:
+            old += 1
+        return new_at[old]
+
+    lines = tuple(replace(b, start=moved(b.start), end=moved(b.end)) for b in page.lines)
+    return replace(page, text=text, lines=lines)
+
+
+def document(doc: ExtractedDocument) -> ExtractedDocument:
+    """``doc`` with every page's text composed (the same object when all already are)."""
+    pages = [_page(p) for p in doc.pages]
+    if all(a is b for a, b in zip(pages, doc.pages, strict=True)):
+        return doc
+    return replace(doc, pages=pages)
