@@ -231,9 +231,17 @@ def test_text_files_keep_indentation_and_drop_the_bom(tmp_path: Path) -> None:
 
 
 def test_invalid_utf8_is_replaced_not_fatal(tmp_path: Path) -> None:
-    path = tmp_path / "latin1.txt"
-    path.write_bytes("café au lait".encode("latin-1"))
-    assert extract(path).pages[0].text == "caf\ufffd au lait"
+    path = tmp_path / "cut.txt"  # UTF-8 with a broken byte (a file cut short, say)
+    path.write_bytes("Grüße, café, déjà vu ".encode() + b"\xe9 au lait")
+    assert extract(path).pages[0].text == "Grüße, café, déjà vu \ufffd au lait"
+
+
+@pytest.mark.parametrize("encoding", ["cp1252", "latin-1"])
+def test_a_windows_or_latin1_text_file_keeps_its_accents(tmp_path: Path, encoding: str) -> None:
+    path = tmp_path / "notes.txt"
+    text = "Café crème, naïve façade, déjà vu" + (" — 50 €" if encoding == "cp1252" else "")
+    path.write_bytes(text.encode(encoding))
+    assert extract(path).pages[0].text == text
 
 
 def test_utf16_text_with_a_bom_is_read(tmp_path: Path) -> None:

@@ -373,7 +373,8 @@ class Engine(EngineWatching):
     def extracted(self, rec: DocumentRecord) -> ExtractedDocument:
         from docent.core.errors import UnknownFile
 
-        doc = self.cache.get(rec.sha256) if rec.sha256 else None
+        # stale: until the next run reads it again, the text the passages were cut from
+        doc = self.cache.get(rec.sha256, stale=True) if rec.sha256 else None
         if doc is None:
             raise UnknownFile(f"The text of {rec.file_name} is not available; re-index it.")
         return doc

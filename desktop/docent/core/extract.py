@@ -383,6 +383,9 @@ def _os_error(path: Path, exc: OSError) -> DocumentError:
     return UnreadableFile(str(path), f"{shown(path.name)} cannot be read: {reason}.")
 
 
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+
+
 def _extract_text(path: Path) -> ExtractedDocument:
     try:
         with open_regular(path) as fh:
@@ -392,7 +395,11 @@ def _extract_text(path: Path) -> ExtractedDocument:
     text = _decode(path, data)
     if not text.strip():
         raise EmptyDocument(str(path), f"{shown(path.name)} is empty: it contains no text.")
-    lines = [line.rstrip() for line in text.splitlines()]
+    # Lines end at a line break only, as an editor and ``grep -n`` count them: splitlines
+    # also ends one at a form feed (an RFC's page break) and shifted every later citation.
+    lines = [line.rstrip() for line in _LINE_BREAK.split(text)]
+    if lines and not lines[-1]:
+        lines.pop()  # the file's last line break ends a line, it does not begin one
     pages = [
         # Leading blank lines stay: a block's lines are counted from its first, so that
         # a passage's citation ("lines 61-120") names the lines of the file.
@@ -413,8 +420,21 @@ def _decode(path: Path, data: bytes) -> str:
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError:
-        text = data.decode("utf-8", errors="replace")
+        text = _not_utf8(data)
     return _CONTROL.sub("", text)
+
+
+def _not_utf8(data: bytes) -> str:
+    """Text that is not all UTF-8: UTF-8 with a few broken bytes (a file cut short) when
+    most of its other characters are, else Windows-1252 (Latin-1 and its superset, what
+    such a file from Windows almost always is): read as UTF-8, every "é" of a cp1252
+    file became U+FFFD (review)."""
+    utf8 = data.decode("utf-8", errors="replace")
+    broken = utf8.count("\ufffd") - data.count("\ufffd".encode())  # not the file's own
+    decoded = sum(1 for ch in utf8 if ord(ch) > 0x7F and ch != "\ufffd")
+    if decoded > broken:
+        return utf8
+    return data.decode("cp1252", errors="replace")
 
 
 def _binary(path: Path) -> UnsupportedType:

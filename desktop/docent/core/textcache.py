@@ -15,6 +15,14 @@ from docent.core.userfiles import open_regular
 
 _READ_BLOCK = 1 << 20
 
+#: The version of each kind's reader: bump a kind's number when its reader changes what it
+#: reads from the same file, and its texts cached before are read again by the next index
+#: run (the index format, embedding.py, brings that run). 2: Word's insertions, content
+#: controls, fields, nested tables and text boxes; a sheet's row numbers; a page's or
+#: chapter's undeclared encoding; OpenDocument's deletions, comments and footnotes; a text
+#: file's lines past a form feed, and Windows-1252 text (review).
+READERS: dict[str, int] = {"text": 2, "docx": 2, "xlsx": 2, "html": 2, "epub": 2, "odt": 2}
+
 
 def sha256_of(fh: IO[bytes]) -> str:
     h = hashlib.sha256()
@@ -39,10 +47,14 @@ class TextCache:
     def has(self, sha256: str) -> bool:
         return self._file(sha256).exists()
 
-    def get(self, sha256: str) -> ExtractedDocument | None:
+    def get(self, sha256: str, *, stale: bool = False) -> ExtractedDocument | None:
+        """The text cached for ``sha256``; None when there is none or (unless ``stale``)
+        its kind's reader has changed since (``READERS``)."""
         try:
             data = json.loads(self._file(sha256).read_bytes().decode("utf-8", "surrogatepass"))
         except (OSError, ValueError):
+            return None
+        if not stale and data.get("reader", 1) != READERS.get(data["kind"], 1):
             return None
         labels: list[str] = data.get("labels") or []
         ocr_lines: dict[str, list[list[float]]] = data.get("ocr_lines") or {}
@@ -82,6 +94,7 @@ class TextCache:
             "page_unit": doc.page_unit,
             "pages": texts,
             "ocr_checked": doc.ocr_checked,
+            "reader": READERS.get(doc.kind, 1),
         }
         if any(p.label for p in doc.pages):
             labels = [""] * len(texts)

@@ -58,11 +58,19 @@ def table(rows: Iterable[Sequence[str]]) -> Table | None:
 
 
 def has_header(rows: Sequence[Sequence[str]]) -> bool:
-    """The first row names the columns: every cell filled, none a number, data follows."""
+    """The first row names the columns: every cell filled (but those before the first,
+    over a column of row names or a table starting in column B), none a number, data
+    follows."""
     if len(rows) < 2:
         return False
-    first = rows[0]
-    return all(first) and not any(_is_number(c) for c in first) and len(first) > 1
+    named = _named(rows[0])
+    return all(named) and not any(_is_number(c) for c in named) and len(named) > 1
+
+
+def _named(header: Sequence[str]) -> Sequence[str]:
+    """``header`` without the empty cells it starts with."""
+    lead = next((i for i, c in enumerate(header) if c), len(header))
+    return header[lead:]
 
 
 def _is_number(text: str) -> bool:
@@ -90,7 +98,7 @@ def table_lines(rows: Sequence[Sequence[str]]) -> list[str]:
         return []
     if has_header(rows):
         header = rows[0]
-        return [" | ".join(header)] + [row_line(r, header) for r in rows[1:]]
+        return [" | ".join(_named(header))] + [row_line(r, header) for r in rows[1:]]
     return [row_line(r, None) for r in rows]
 
 

@@ -12,7 +12,9 @@ and the book is refused with that reason. DRM-encrypted books are refused as suc
 
 from __future__ import annotations
 
+import codecs
 import posixpath
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -40,20 +42,62 @@ _OPF_NS = {"opf": "http://www.idpf.org/2007/opf"}
 _CONTAINER_NS = {"c": "urn:oasis:names:tc:opendocument:xmlns:container"}
 
 
-def parse_html(data: bytes) -> Any:
+#: How deep libxml2 nests elements with ``huge_tree`` (256 without: sloppy pages with a few
+#: hundred unclosed ``<span>`` lost the rest of their text, review).
+MAX_DEPTH = 2048
+_XML_DECLARATION = re.compile(rb"^\s*<\?xml[^>]*?encoding\s*=\s*[\"']([A-Za-z0-9._-]+)")
+_BOMS = (codecs.BOM_UTF8, codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
+
+
+def parse_html(path: Path, data: bytes, *, xhtml: bool = False) -> Any:
+    """The page's element tree, or None when lxml finds none. ``xhtml``: an EPUB chapter,
+    XML, so UTF-8 unless its declaration says otherwise. Raises DamagedDocument for a
+    page nested deeper than MAX_DEPTH (what lies past it would be lost unsaid)."""
     import lxml.html
     from lxml import etree
 
     parser = lxml.html.HTMLParser(
-        remove_comments=True, remove_pis=True, no_network=True, recover=True
+        remove_comments=True,
+        remove_pis=True,
+        no_network=True,
+        recover=True,
+        huge_tree=True,
+        encoding=_encoding(data, xhtml),
     )
     try:
-        return lxml.html.document_fromstring(data, parser=parser)
+        root = lxml.html.document_fromstring(data, parser=parser)
     except (etree.ParserError, ValueError):
         return None
+    if any("Excessive depth" in e.message for e in parser.error_log):
+        raise damaged(path, f"its elements are nested more than {MAX_DEPTH:,} deep")
+    return root
+
+
+def _encoding(data: bytes, xhtml: bool) -> str | None:
+    """The encoding to read ``data`` in; None: lxml's own guess (a byte-order mark, a
+    ``<meta charset>``). Without either, libxml2 guesses Latin-1, so a UTF-8 page without a
+    charset ("Crème brûlée") came out as "CrÃ¨me brÃ»lÃ©e" (review)."""
+    if data.startswith(_BOMS):
+        return None
+    if xhtml:
+        declared = _XML_DECLARATION.match(data)
+        name = declared.group(1).decode("ascii") if declared else "utf-8"
+        try:
+            return codecs.lookup(name).name
+        except LookupError:
+            return "utf-8"
+    if b"charset" in data[:2048].lower():
+        return None
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return "windows-1252"
+    return "utf-8"
 
 
 def html_blocks(root: Any) -> list[Block]:
+    """Headings, paragraphs and tables in document order (walked without recursion: a page
+    may nest MAX_DEPTH elements, past Python's recursion limit)."""
     out: list[Block] = []
     buf: list[str] = []
 
@@ -63,43 +107,54 @@ def html_blocks(root: Any) -> list[Block]:
         if text:
             out.append(Para(text))
 
-    def walk(el: Any) -> None:
+    def enter(el: Any) -> bool:
+        """Reads ``el`` if it is read whole; True when its children are to be walked."""
         tag = el.tag.lower() if isinstance(el.tag, str) else ""
         if tag in DROP or not tag:
-            return
+            return False
         if tag in HEADINGS:
             flush()
             text = " ".join(el.text_content().split())
             if text:
                 out.append(Heading(HEADINGS[tag], text))
-            return
+            return False
         if tag == "table":
             flush()
             t = table(_html_rows(el))
             if t is not None:
                 out.append(t)
-            return
+            return False
         if tag == "pre":
             flush()
             text = el.text_content().strip("\n")
             if text.strip():
                 out.append(Para(text))
-            return
-        block = tag in BLOCK
-        if block:
+            return False
+        if tag in BLOCK:
             flush()
         if el.text:
             buf.append(el.text)
-        for child in el:
-            walk(child)
-            if child.tail:
-                buf.append(child.tail)
+        return True
+
+    def leave(el: Any) -> None:
+        tag = el.tag.lower()
         if tag == "br":
             buf.append("\n")
-        if block:
+        if tag in BLOCK:
             flush()
 
-    walk(root)
+    # (element, False): enter it; (element, True): leave it, then its tail follows
+    stack: list[tuple[Any, bool]] = [(root, False)]
+    while stack:
+        el, leaving = stack.pop()
+        if leaving:
+            leave(el)
+        elif enter(el):
+            stack.append((el, True))
+            stack.extend((child, False) for child in reversed(el))
+            continue
+        if el is not root and el.tail:  # the text after an element, once it is read
+            buf.append(el.tail)
     flush()
     return out
 
@@ -132,7 +187,7 @@ def extract_html(path: Path) -> ExtractedDocument:
         ) from exc
     except OSError as exc:
         raise UnreadableFile(str(path), f"{path.name} cannot be read: {exc.strerror}.") from exc
-    root = parse_html(data) if data.strip() else None
+    root = parse_html(path, data) if data.strip() else None
     blocks = html_blocks(root) if root is not None else []
     if not blocks:
         raise EmptyDocument(str(path), f"{path.name} has no text (only markup or scripts).")
@@ -158,7 +213,7 @@ def extract_epub(path: Path) -> ExtractedDocument:
         for i, name in enumerate(chapters, start=1):
             if name not in names:
                 continue  # a spine entry pointing nowhere: skip it, keep the rest
-            root = parse_html(read_member(path, zf, name))
+            root = parse_html(path, read_member(path, zf, name), xhtml=True)
             if root is None:
                 continue
             # The chapter's first heading (before any text) names its first unit.

@@ -16,8 +16,15 @@ from docent.core.models import ExtractedDocument
 
 TEXT = "urn:oasis:names:tc:opendocument:xmlns:text:1.0"
 TABLE = "urn:oasis:names:tc:opendocument:xmlns:table:1.0"
+OFFICE = "urn:oasis:names:tc:opendocument:xmlns:office:1.0"
 _H, _P, _S, _TAB, _BR = (f"{{{TEXT}}}{n}" for n in ("h", "p", "s", "tab", "line-break"))
 _TABLE, _ROW, _CELL = (f"{{{TABLE}}}{n}" for n in ("table", "table-row", "table-cell"))
+_NOTE, _CITATION, _NOTE_BODY = (f"{{{TEXT}}}{n}" for n in ("note", "note-citation", "note-body"))
+#: Not the document's text: what tracked changes deleted (``text:tracked-changes`` holds
+#: it, with who and when), comments (their author and date too).
+_UNREAD = frozenset(
+    {f"{{{TEXT}}}tracked-changes", f"{{{OFFICE}}}annotation", f"{{{OFFICE}}}annotation-end"}
+)
 #: A row or cell repeated this often is formatting to the sheet's end, not content.
 MAX_REPEAT = 100
 
@@ -33,14 +40,18 @@ def extract_odt(path: Path) -> ExtractedDocument:
 
 def _blocks(el: Any) -> Iterator[Block]:
     for child in el:
-        if child.tag == _H:
-            text = " ".join(_text(child).split())
-            if text:
-                yield Heading(int(child.get(f"{{{TEXT}}}outline-level", "1") or 1), text)
-        elif child.tag == _P:
-            text = clean(_text(child))
-            if text:
-                yield Para(text)
+        if child.tag in _UNREAD:
+            continue
+        if child.tag in (_H, _P):
+            notes: list[str] = []
+            text = _text(child, notes)
+            if child.tag == _H and " ".join(text.split()):
+                level = int(child.get(f"{{{TEXT}}}outline-level", "1") or 1)
+                yield Heading(level, " ".join(text.split()))
+            elif child.tag == _P and clean(text):
+                yield Para(clean(text))
+            # a footnote after its paragraph, not inside its sentence ("signed in 16481")
+            yield from (Para(f"Note: {n}") for n in map(clean, notes) if n)
         elif child.tag == _TABLE:
             t = table(_rows(child))
             if t is not None:
@@ -54,12 +65,13 @@ def _rows(tbl: Any) -> Iterator[list[str]]:
         cells: list[str] = []
         for cell in row.iter(_CELL):
             repeat = int(cell.get(f"{{{TABLE}}}number-columns-repeated", "1") or 1)
-            text = " ".join(_text(cell).split())
+            text = " ".join(_text(cell, []).split())
             cells.extend([text] * min(repeat, MAX_REPEAT if text else 1))
         yield cells
 
 
-def _text(el: Any) -> str:
+def _text(el: Any, notes: list[str]) -> str:
+    """The text of ``el``; its footnotes' and endnotes' bodies go to ``notes``."""
     parts: list[str] = []
 
     def walk(node: Any) -> None:
@@ -75,7 +87,11 @@ def _text(el: Any) -> str:
             elif child.tag in (_P, _H):
                 parts.append("\n")
                 walk(child)
-            else:
+            elif child.tag == _NOTE:
+                body = child.find(_NOTE_BODY)
+                if body is not None:
+                    notes.append(_text(body, notes))
+            elif child.tag not in _UNREAD and child.tag != _CITATION:
                 walk(child)
             if child.tail:
                 parts.append(child.tail)

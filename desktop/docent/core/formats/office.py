@@ -36,19 +36,89 @@ def extract_docx(path: Path) -> ExtractedDocument:
 
 
 def _docx_blocks(document: Any) -> Iterator[Block]:
+    """The body's paragraphs and tables in order, read from its XML (review): python-docx
+    skips content controls (``w:sdt``) around blocks, and its ``Paragraph.text`` the text of
+    tracked insertions, content controls and fields inside a paragraph."""
     from docx.table import Table as DocxTable
+    from docx.text.paragraph import Paragraph
 
-    for item in document.iter_inner_content():
-        if isinstance(item, DocxTable):
-            t = table(_docx_rows(item))
+    parent = document._body
+    for el in _blocks_in(document.element.body):
+        if _tag(el) == "tbl":
+            t = table(_docx_rows(DocxTable(el, parent)))
             if t is not None:
                 yield t
             continue
-        text = clean(item.text)
-        if not text:
+        text = clean(_paragraph_text(el))
+        if text:
+            level = _heading_level(Paragraph(el, parent))
+            yield Heading(level, " ".join(text.split())) if level else Para(text)
+        for box in _text_boxes(el):  # a text box's paragraphs after the one it is anchored in
+            yield from (Para(t) for t in map(clean, box) if t)
+
+
+def _tag(el: Any) -> str:
+    tag = el.tag
+    return tag.rsplit("}", 1)[-1] if isinstance(tag, str) else ""
+
+
+def _blocks_in(container: Any) -> Iterator[Any]:
+    """The ``w:p`` and ``w:tbl`` of a body or cell, inside content controls and custom XML."""
+    for child in container:
+        tag = _tag(child)
+        if tag in ("p", "tbl"):
+            yield child
+        elif tag == "sdt":
+            for content in child:
+                if _tag(content) == "sdtContent":
+                    yield from _blocks_in(content)
+        elif tag == "customXml":
+            yield from _blocks_in(child)
+
+
+#: What a paragraph's text does not hold: deleted or moved-away text (tracked changes),
+#: text boxes (read as paragraphs of their own), a drawing's other rendering.
+_NOT_IN_TEXT = frozenset({"del", "moveFrom", "txbxContent", "Fallback"})
+
+
+def _paragraph_text(p: Any) -> str:
+    parts: list[str] = []
+
+    def walk(el: Any) -> None:
+        for child in el:
+            tag = _tag(child)
+            if tag in _NOT_IN_TEXT:
+                continue
+            if tag == "t":
+                parts.append(child.text or "")
+            elif tag == "tab":
+                parts.append("\t")
+            elif tag in ("br", "cr"):
+                parts.append("\n")
+            else:
+                walk(child)
+
+    walk(p)
+    return "".join(parts)
+
+
+def _text_boxes(p: Any) -> Iterator[list[str]]:
+    """The paragraphs of each text box anchored in ``p``, once: a drawing written twice
+    (``mc:Choice`` and an old ``mc:Fallback``) is read from its Choice."""
+    for box in p.iter():
+        if _tag(box) != "txbxContent":
             continue
-        level = _heading_level(item)
-        yield Heading(level, " ".join(text.split())) if level else Para(text)
+        above = list(box.iterancestors())
+        if any(_tag(a) == "txbxContent" for a in above):
+            continue  # a box inside a box: read with its outer one
+        fallback = next((a for a in above if _tag(a) == "Fallback"), None)
+        if fallback is not None and _has_box(fallback.getparent(), "Choice"):
+            continue
+        yield [_paragraph_text(q) for q in box.iter() if _tag(q) == "p"]
+
+
+def _has_box(alternate: Any, branch: str) -> bool:
+    return any(_tag(el) == "txbxContent" for c in alternate if _tag(c) == branch for el in c.iter())
 
 
 def _heading_level(paragraph: Any) -> int:
@@ -70,8 +140,23 @@ def _docx_rows(tbl: Any) -> Iterator[list[str]]:
             if id(cell._tc) in seen:
                 continue
             seen.add(id(cell._tc))
-            cells.append(clean(cell.text).replace("\n", " "))
+            cells.append(" ".join(clean(_cell_text(cell._tc)).split("\n")))
         yield cells
+
+
+def _cell_text(tc: Any) -> str:
+    """A cell's paragraphs, and a table nested in it row by row (python-docx's
+    ``cell.text`` reads the paragraphs only)."""
+    lines = []
+    for el in _blocks_in(tc):
+        if _tag(el) == "p":
+            lines.append(_paragraph_text(el))
+        else:
+            for row in el:
+                if _tag(row) == "tr":
+                    texts = (clean(_cell_text(c)) for c in row if _tag(c) == "tc")
+                    lines.append(" | ".join(t for t in texts if t))
+    return "\n".join(lines)
 
 
 def extract_pptx(path: Path) -> ExtractedDocument:
@@ -108,7 +193,8 @@ def _slide_texts(slide: Any) -> Iterator[str]:
         elif getattr(shape, "has_text_frame", False) and shape.has_text_frame:
             yield clean(shape.text_frame.text)
     if slide.has_notes_slide:
-        notes = clean(slide.notes_slide.notes_text_frame.text or "")
+        frame = slide.notes_slide.notes_text_frame  # None: a notes page without its body
+        notes = clean(frame.text or "") if frame is not None else ""
         if notes:
             yield f"Notes: {notes}"
 

@@ -98,7 +98,7 @@ def _unit(
     name: str, header: Sequence[str] | None, block: list[tuple[int, list[str]]]
 ) -> tuple[str, str]:
     first, last = block[0][0], block[-1][0]
-    lines = [" | ".join(header)] if header else []
+    lines = [" | ".join(c for c in header if c)] if header else []
     lines += [row_line(cells, header) for _, cells in block]
     return f"{name} rows {first}–{last}", "\n".join(lines)
 
@@ -107,8 +107,10 @@ def _rows(sheet: Any) -> Iterator[tuple[int, list[str]]]:
     """(row number, cell texts) of the rows holding a value; stops after MAX_EMPTY_RUN
     empty rows in a row."""
     empty_run = 0
+    # From row 1, numbered from 1: iter_rows yields the empty rows above the used range
+    # (numbering from the sheet's min_row counted them twice: review).
     for number, values in enumerate(
-        sheet.iter_rows(values_only=True, max_col=MAX_COLUMNS), start=sheet.min_row or 1
+        sheet.iter_rows(min_row=1, values_only=True, max_col=MAX_COLUMNS), start=1
     ):
         cells = [_text(v) for v in values]
         while cells and not cells[-1]:

@@ -1,0 +1,289 @@
+"""Each format reads all of a file's current text, and only it, where a person would see it
+(review): Word's tracked insertions, content controls, fields, nested tables and text
+boxes; a sheet's real row numbers and a header starting in column B; the encoding of a
+page or chapter that declares none; OpenDocument's deletions, comments and footnotes;
+line numbers past a form feed; Windows text files; deeply nested pages; a slide's notes
+page without its body. Every file is made here with the libraries."""
+
+from __future__ import annotations
+
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from docent.core.errors import DamagedDocument
+from docent.core.extract import extract
+from docent.core.models import ExtractedDocument
+
+
+def text_of(doc: ExtractedDocument) -> str:
+    return "\n".join(p.text for p in doc.pages)
+
+
+def _body_end(d: object) -> None:
+    """python-docx's sectPr must stay the body's last child after appending XML."""
+    from docx.oxml.ns import qn
+
+    body = d.element.body  # type: ignore[attr-defined]
+    sect = body.find(qn("w:sectPr"))
+    body.remove(sect)
+    body.append(sect)
+
+
+def test_word_reads_insertions_content_controls_and_fields(tmp_path: Path) -> None:
+    import docx
+    from docx.oxml import parse_xml
+    from docx.oxml.ns import nsdecls
+
+    d = docx.Document()
+    d.add_heading("Contract", level=1)
+    w, body = nsdecls("w"), d.element.body
+    for xml in (
+        f"<w:sdt {w}><w:sdtPr/><w:sdtContent><w:p><w:r><w:t>The tenant pays on the first."
+        "</w:t></w:r></w:p></w:sdtContent></w:sdt>",
+        f'<w:p {w}><w:r><w:t xml:space="preserve">Notice period is </w:t></w:r>'
+        '<w:ins w:id="1" w:author="A" w:date="2024-01-01T00:00:00Z"><w:r><w:t>ninety</w:t>'
+        '</w:r></w:ins><w:del w:id="2" w:author="A" w:date="2024-01-01T00:00:00Z"><w:r>'
+        '<w:delText>thirty</w:delText></w:r></w:del><w:r><w:t xml:space="preserve"> days.'
+        "</w:t></w:r></w:p>",
+        f'<w:p {w}><w:r><w:t xml:space="preserve">Tenant name: </w:t></w:r><w:sdt><w:sdtPr/>'
+        "<w:sdtContent><w:r><w:t>Ada Lovelace</w:t></w:r></w:sdtContent></w:sdt></w:p>",
+        f'<w:p {w}><w:r><w:t xml:space="preserve">See clause </w:t></w:r><w:fldSimple '
+        'w:instr=" REF _Ref1 \\h "><w:r><w:t>4.2</w:t></w:r></w:fldSimple><w:r>'
+        '<w:t xml:space="preserve"> for details.</w:t></w:r></w:p>',
+    ):
+        body.append(parse_xml(xml))
+    _body_end(d)
+    d.save(tmp_path / "contract.docx")
+    text = text_of(extract(tmp_path / "contract.docx"))
+    for said in (
+        "The tenant pays on the first.",
+        "Notice period is ninety days.",  # the deleted "thirty" is not read
+        "Tenant name: Ada Lovelace",
+        "See clause 4.2 for details.",
+    ):
+        assert said in text, text
+
+
+def test_word_reads_nested_tables_and_text_boxes_once(tmp_path: Path) -> None:
+    import docx
+    from docx.oxml import parse_xml
+    from docx.oxml.ns import nsdecls
+
+    d = docx.Document()
+    d.add_paragraph("Body text.")
+    t = d.add_table(rows=2, cols=2)
+    t.cell(0, 0).text, t.cell(0, 1).text, t.cell(1, 0).text = "Region", "Detail", "North"
+    inner = t.cell(1, 1).add_table(rows=1, cols=2)
+    inner.cell(0, 0).text, inner.cell(0, 1).text = "Nested alpha", "Nested beta"
+    mc = 'xmlns:mc="http://schemas.openxmlformats.org/markup-compatibility/2006"'
+    vml = 'xmlns:v="urn:schemas-microsoft-com:vml"'
+    wps = 'xmlns:wps="http://schemas.microsoft.com/office/word/2010/wordprocessingShape"'
+
+    def box(text: str) -> str:
+        return f"<w:txbxContent><w:p><w:r><w:t>{text}</w:t></w:r></w:p></w:txbxContent>"
+
+    d.element.body.append(
+        parse_xml(
+            f'<w:p {nsdecls("w")} {mc} {vml} {wps}><w:r><w:t xml:space="preserve">Anchor. '
+            '</w:t></w:r><w:r><mc:AlternateContent><mc:Choice Requires="wps"><w:drawing>'
+            f"<wps:txbx>{box('Sidebar warning')}</wps:txbx></w:drawing></mc:Choice><mc:Fallback>"
+            f"<w:pict><v:shape><v:textbox>{box('Sidebar warning')}</v:textbox></v:shape>"
+            "</w:pict></mc:Fallback></mc:AlternateContent></w:r><w:r><mc:AlternateContent>"
+            f"<mc:Fallback><w:pict><v:shape><v:textbox>{box('Old-style box')}</v:textbox>"
+            "</v:shape></w:pict></mc:Fallback></mc:AlternateContent></w:r></w:p>"
+        )
+    )
+    _body_end(d)
+    d.save(tmp_path / "nested.docx")
+    text = text_of(extract(tmp_path / "nested.docx"))
+    assert "Region: North | Detail: Nested alpha | Nested beta" in text, text
+    assert text.count("Sidebar warning") == 1 and "Old-style box" in text, text
+    assert "Anchor." in text
+
+
+def _offset_workbook(path: Path) -> Path:
+    import openpyxl
+
+    book = openpyxl.Workbook()
+    sheet = book.active
+    sheet.title = "Budget"
+    sheet["B3"], sheet["C3"] = "Item", "Cost"  # rows 1-2 and column A left empty
+    for i in range(4, 9):
+        sheet[f"B{i}"], sheet[f"C{i}"] = f"Thing {i}", i * 10
+    book.save(path)
+    return path
+
+
+def test_a_sheet_starting_below_row_1_and_in_column_b_is_cited_by_its_rows(
+    tmp_path: Path,
+) -> None:
+    (page,) = extract(_offset_workbook(tmp_path / "budget.xlsx")).pages
+    assert page.label == "Budget rows 4–8"
+    lines = page.text.splitlines()
+    assert lines[0] == "Item | Cost"
+    assert lines[1] == "Item: Thing 4 | Cost: 40" and lines[-1] == "Item: Thing 8 | Cost: 80"
+
+
+def test_a_utf8_page_without_a_charset_is_read_as_utf8(tmp_path: Path) -> None:
+    page = tmp_path / "menu.html"
+    page.write_bytes(
+        "<html><body><h1>Café</h1><p>Crème brûlée à la carte.</p></body></html>".encode()
+    )
+    assert "Crème brûlée à la carte." in text_of(extract(page))
+    old = tmp_path / "old.html"  # neither UTF-8 nor declared: Windows-1252
+    old.write_bytes("<html><body><p>Crème brûlée — 5 €</p></body></html>".encode("cp1252"))
+    assert "Crème brûlée — 5 €" in text_of(extract(old))
+
+
+def _epub(path: Path, chapter: bytes) -> Path:
+    with zipfile.ZipFile(path, "w") as zf:
+        zf.writestr("mimetype", "application/epub+zip")
+        zf.writestr(
+            "META-INF/container.xml",
+            '<?xml version="1.0"?><container version="1.0" xmlns="urn:oasis:names:tc:'
+            'opendocument:xmlns:container"><rootfiles><rootfile full-path="OEBPS/content.opf"'
+            ' media-type="application/oebps-package+xml"/></rootfiles></container>',
+        )
+        zf.writestr(
+            "OEBPS/content.opf",
+            '<?xml version="1.0"?><package xmlns="http://www.idpf.org/2007/opf" version="3.0">'
+            '<metadata/><manifest><item id="c1" href="c1.xhtml" media-type="application/'
+            'xhtml+xml"/></manifest><spine><itemref idref="c1"/></spine></package>',
+        )
+        zf.writestr("OEBPS/c1.xhtml", chapter)
+    return path
+
+
+@pytest.mark.parametrize("declared", ["", '<?xml version="1.0" encoding="iso-8859-1"?>'])
+def test_an_epub_chapter_is_read_in_its_xml_encoding(tmp_path: Path, declared: str) -> None:
+    body = (
+        f'{declared}<html xmlns="http://www.w3.org/1999/xhtml"><head><title>One</title></head>'
+        "<body><h1>Début</h1><p>Le café était très chaud.</p></body></html>"
+    )
+    data = body.encode("iso-8859-1" if declared else "utf-8")
+    doc = extract(_epub(tmp_path / "livre.epub", data))
+    assert "Le café était très chaud." in text_of(doc)
+    assert doc.pages[0].label == "ch. 1 › Début"
+
+
+def test_a_page_nested_hundreds_deep_is_read_whole(tmp_path: Path) -> None:
+    items = "".join(f"<span class=x>Item {i}. " for i in range(600))  # never closed
+    page = tmp_path / "list.html"
+    page.write_text(f"<html><body><p>Intro.</p>{items}<p>The end of the list.</p></body></html>")
+    text = text_of(extract(page))
+    assert "Item 599." in text and "The end of the list." in text
+
+
+def test_a_page_nested_past_the_parsers_depth_is_refused_with_why(tmp_path: Path) -> None:
+    page = tmp_path / "deep.html"
+    page.write_text("<html><body>" + "<div>x " * 3000 + "<p>End.</p></body></html>")
+    with pytest.raises(DamagedDocument, match="nested more than 2,048 deep"):
+        extract(page)
+
+
+def _odt(path: Path, body: str) -> Path:
+    ns = (
+        'xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" '
+        'xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0" '
+        'xmlns:dc="http://purl.org/dc/elements/1.1/"'
+    )
+    with zipfile.ZipFile(path, "w") as zf:
+        zf.writestr("mimetype", "application/vnd.oasis.opendocument.text")
+        zf.writestr(
+            "content.xml",
+            f'<?xml version="1.0" encoding="UTF-8"?><office:document-content {ns}>'
+            f"<office:body><office:text>{body}</office:text></office:body>"
+            "</office:document-content>",
+        )
+    return path
+
+
+def test_opendocument_leaves_out_deletions_and_comments_and_sets_footnotes_apart(
+    tmp_path: Path,
+) -> None:
+    body = (
+        "<text:tracked-changes><text:changed-region text:id='c1'><text:deletion>"
+        "<office:change-info><dc:creator>Bob</dc:creator></office:change-info>"
+        "<text:p>The old price was 500 euros.</text:p></text:deletion></text:changed-region>"
+        "</text:tracked-changes><text:h text:outline-level='1'>Prices</text:h>"
+        "<text:p><text:change text:change-id='c1'/>The price is 900 euros.</text:p>"
+        "<text:p>Delivery in <office:annotation><dc:creator>Alice Smith</dc:creator>"
+        "<dc:date>2024-03-02T09:30:00</dc:date><text:p>Is this right?</text:p>"
+        "</office:annotation>March.</text:p><text:p>The treaty was signed in 1648<text:note"
+        " text:id='n1' text:note-class='footnote'><text:note-citation>1</text:note-citation>"
+        "<text:note-body><text:p>See the archives.</text:p></text:note-body></text:note> by "
+        "all parties.</text:p>"
+    )
+    text = text_of(extract(_odt(tmp_path / "prices.odt", body)))
+    assert "500 euros" not in text and "The price is 900 euros." in text
+    assert "Delivery in March." in text and "Alice" not in text
+    assert "signed in 1648 by all parties.\n\nNote: See the archives." in text
+
+
+def test_a_form_feed_does_not_shift_the_lines_cited(tmp_path: Path) -> None:
+    lines: list[str] = []
+    for page in range(1, 21):  # an RFC's layout: 58 lines, then a form feed on its own
+        lines += [f"page {page} line {i}" for i in range(1, 59)]
+        lines.append("\f")
+    lines.append("Marker, the last line\u2028with a line separator inside it")
+    path = tmp_path / "rfc.txt"
+    path.write_text("\n".join(lines) + "\n")
+    doc = extract(path)
+    at = [
+        (p.number - 1) * doc.lines_per_page + j + 1
+        for p in doc.pages
+        for j, line in enumerate(p.text.split("\n"))
+        if line.startswith("Marker")
+    ]
+    assert at == [len(lines)]  # the file's own last line, as grep -n counts
+
+
+def test_a_notes_page_without_its_body_leaves_the_deck_readable(tmp_path: Path) -> None:
+    import pptx
+
+    deck = pptx.Presentation()
+    for title, body in [("Plan", "Dredging starts in spring."), ("Signals", "The beacon flashes.")]:
+        slide = deck.slides.add_slide(deck.slide_layouts[1])
+        slide.shapes.title.text, slide.placeholders[1].text = title, body
+    holder = deck.slides[1].notes_slide.notes_placeholder
+    holder._element.getparent().remove(holder._element)
+    deck.save(tmp_path / "deck.pptx")
+    assert "The beacon flashes." in text_of(extract(tmp_path / "deck.pptx"))
+
+
+def test_text_read_by_an_older_reader_is_read_again_by_the_next_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import json
+
+    import docent.core.embedding
+    from docent.core.config import load_settings
+    from docent.core.engine import Engine
+    from docent.core.textcache import TextCache
+
+    lib = tmp_path / "lib"
+    lib.mkdir()
+    (lib / "menu.txt").write_bytes("Crème brûlée, five euros.\n".encode("cp1252"))
+    settings = load_settings(extract_in_subprocess=False)
+    with Engine(settings).open() as eng:
+        eng.index([lib])
+        (rec,) = eng.documents()
+    # as the reader before Windows-1252 text files left it in the cache
+    cache = TextCache(settings.text_cache_path)
+    file = settings.text_cache_path / rec.sha256[:2] / f"{rec.sha256}.json"
+    data = json.loads(file.read_text(encoding="utf-8"))
+    data["pages"] = ["Cr\ufffdme br\ufffdl\ufffde, five euros."]
+    del data["reader"]
+    file.write_text(json.dumps(data), encoding="utf-8")
+    assert cache.get(rec.sha256) is None  # not for indexing
+    old = cache.get(rec.sha256, stale=True)  # but the text the passages came from, until then
+    assert old is not None and old.pages[0].text.startswith("Cr\ufffdme")
+    monkeypatch.setattr(
+        docent.core.embedding, "INDEX_FORMAT", docent.core.embedding.INDEX_FORMAT + 1
+    )
+    with Engine(settings).open() as eng:
+        eng.resume()
+        assert [m.file_name for m in eng.grep("crème brûlée")] == ["menu.txt"]
+        assert eng.extracted(eng.documents()[0]).pages[0].text == "Crème brûlée, five euros."
