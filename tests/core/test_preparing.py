@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -115,3 +116,39 @@ def test_a_text_file_is_cited_by_its_lines_and_keeps_every_line(
     one.write_text("The pantry holds forty jars of marmalade on the top shelf.")
     [line] = here.prepare(str(one), str(tmp_path / "cache"), known_sha="").chunks
     assert line.location == "line 1"
+
+
+def test_a_file_saved_while_it_is_read_is_read_again_not_cached_as_the_old_one(
+    embedder: Embedder, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The file is read to hash it, then again to extract it: a save in between gave the
+    new text to the old content's hash in the text cache, for good (review)."""
+    from docent.core.textcache import TextCache, sha256_file
+
+    here = Preparer(embedder.count_tokens, embedder.embed_sparse)
+    note, cache = tmp_path / "note.txt", tmp_path / "cache"
+    old, new = "The harbour opens at dawn.\n", "The harbour opens at noon.\n"
+    note.write_text(old)
+    old_sha = sha256_file(note)
+    real = Preparer._extract
+    saves = [new]  # the user saves once, just after the first hash
+
+    def saved_meanwhile(self: Preparer, *args: object, **kw: object) -> object:
+        if saves:  # a save a moment later (same size: only the time tells)
+            mtime = note.stat().st_mtime_ns
+            note.write_text(saves.pop())
+            os.utime(note, ns=(mtime + 10**7, mtime + 10**7))
+        return real(self, *args, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Preparer, "_extract", saved_meanwhile)
+    got = here.prepare(str(note), str(cache), known_sha="")
+    assert not got.reason and got.sha256 == sha256_file(note) != old_sha
+    assert "noon" in got.chunks[0].text
+    assert TextCache(cache).get(old_sha) is None  # the old hash holds no one's text
+
+    # saved again at every read: given up, with why, and nothing cached
+    note.write_text(old)
+    saves[:] = [old, "The harbour opens at dusk.\n"]  # read as dusk, then as dawn
+    failed = here.prepare(str(note), str(cache), known_sha="")
+    assert failed.reason == "unreadable" and "kept changing while Docent read it" in failed.message
+    assert TextCache(cache).get(old_sha) is None

@@ -53,6 +53,11 @@ class UnreadableFile(DocumentError):
     reason = "unreadable"
 
 
+class FileChanging(UnreadableFile):
+    """The file was saved again while it was read, each time it was read: tried again by
+    the next run (and by a watched folder when the saving ends)."""
+
+
 class TooLarge(DocumentError):
     """The file is bigger, or expands to more, than Docent reads. Fix: split it, or raise
     the limit in the settings."""

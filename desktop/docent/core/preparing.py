@@ -31,6 +31,7 @@ from docent.core.context import document_title, indexed_text
 from docent.core.errors import (
     DocumentError,
     EmptyDocument,
+    FileChanging,
     FileVanished,
     TooLarge,
     UnreadableFile,
@@ -179,15 +180,31 @@ class Preparer:
         budget = FileBudget(on_step)
         step = budget.step
         try:
-            sha, size = self._hash(path, step)
-            budget.seconds = self.limits.whole_file(size)
-            if sha == known_sha:
-                return Prepared(sha, unchanged=True)
             cache = TextCache(Path(cache_root))
-            doc = None if fresh else cache.get(sha)
-            if doc is None or (self.ocr and doc.kind == "pdf" and not doc.ocr_checked):
+            for attempt in range(1, READS + 1):
+                sha, size, stamp = self._hash(path, step)
+                budget.seconds = self.limits.whole_file(size)
+                if sha == known_sha:
+                    return Prepared(sha, unchanged=True)
+                cached = None if fresh else cache.get(sha)
+                if cached is not None and not (
+                    self.ocr and cached.kind == "pdf" and not cached.ocr_checked
+                ):
+                    doc = cached
+                    break
                 doc = self._extract(path, size, budget, pdfium)
-                cache.put(sha, doc)
+                # The file is read twice, to hash it and to extract it: saved in between,
+                # its new text would be cached under the old content's hash, and given to
+                # that content for good (review). Read again, or say so.
+                if _stamp(path) == stamp:
+                    cache.put(sha, doc)
+                    break
+                if attempt == READS:
+                    raise FileChanging(
+                        path,
+                        f"{shown(Path(path).name)} kept changing while Docent read it; index "
+                        "it again once it is saved (a watched folder does so by itself).",
+                    )
             text_size = sum(len(p.text) for p in doc.pages)
             step("cutting the text into passages", self.limits.scaled(text_size), len(doc.pages))
             title = document_title(doc.pages)
@@ -227,14 +244,16 @@ class Preparer:
 
         return extract(path, ocr=self.ocr, on_ocr=ocr_page, on_page=page, pdfium=pdfium)
 
-    def _hash(self, path: str, on_step: StepCallback) -> tuple[str, int]:
+    def _hash(self, path: str, on_step: StepCallback) -> tuple[str, int, Stamp]:
+        """The file's sha256, its size, and its ``Stamp`` as it was read."""
         name = shown(Path(path).name)
         on_step("opening the file", self.limits.page_seconds, 0)
         try:
             with open_regular(path) as fh:
                 size = _size(fh)
                 on_step("reading the file", self.limits.scaled(size), 0)
-                return sha256_of(fh), size
+                sha = sha256_of(fh)
+                return sha, size, _stamp_of(os.fstat(fh.fileno()))
         except NotRegularFile as exc:
             raise UnsupportedType(
                 path, f"{name} is {exc.kind}, not a regular file; skipped."
@@ -254,6 +273,24 @@ class Preparer:
                 f"{cap} MB Docent indexes (its passages would take hours to embed). Split it, "
                 "or raise max_text_file_mb in the settings.",
             )
+
+
+#: Times a file is read before one that keeps changing meanwhile is given up.
+READS = 2
+#: What changes when a file is saved: size, modification time (ns), inode (a new file
+#: renamed over it).
+Stamp = tuple[int, int, int]
+
+
+def _stamp_of(st: os.stat_result) -> Stamp:
+    return (st.st_size, st.st_mtime_ns, st.st_ino)
+
+
+def _stamp(path: str) -> Stamp | None:
+    try:
+        return _stamp_of(os.stat(path))
+    except OSError:
+        return None
 
 
 def _size(fh: Any) -> int:
