@@ -158,6 +158,38 @@ def test_a_document_re_indexed_since_is_copied_again(tmp_path: Path, docs: Path)
             target.close()
 
 
+def test_a_document_renamed_or_regrouped_since_is_copied_again(
+    tmp_path: Path, docs: Path
+) -> None:
+    """Neither changes the content nor when it was indexed: the target kept the old path
+    and collections, said "already there" (review)."""
+    local = str(tmp_path / "local-mode")
+    embedder = CountingEmbedder()
+    with _engine(embedder) as eng:
+        eng.index([docs])
+        target = open_store(local_client_path=local)
+        try:
+            copy_library(eng._cat, eng._store, target, where="local mode")
+            (docs / "log0.txt").rename(docs / "log-zero.txt")
+            work = eng.create_collection("Work")
+            eng.indexer.set_collections(eng.resolve("log1.txt"), [work.id])
+            embedded = embedder.embedded
+            eng.index([docs])
+            assert embedder.embedded == embedded  # a rename re-embeds nothing
+            second = copy_library(eng._cat, eng._store, target, where="local mode")
+            assert sorted(Path(p).name for p in second.copied) == ["log-zero.txt", "log1.txt"]
+            renamed, moved = eng.resolve("log-zero.txt"), eng.resolve("log1.txt")
+            (first, _), *_ = target.iter_chunks(renamed.doc_id)
+            assert first["file_name"] == "log-zero.txt"
+            assert (target.get_document(renamed.doc_id) or {})["path"] == renamed.path
+            (chunk, _), *_ = target.iter_chunks(moved.doc_id)
+            assert chunk["collections"] == [work.id]
+            third = copy_library(eng._cat, eng._store, target, where="local mode")
+            assert not third.copied and len(third.already) == 5
+        finally:
+            target.close()
+
+
 def test_a_target_holding_another_library_is_refused_unless_pruned(
     standin: QdrantStandin, docs: Path, tmp_path: Path
 ) -> None:

@@ -24,6 +24,7 @@ from docent.core.config import Settings, redact_url, validate_change
 from docent.core.errors import StoreError, StoreUnavailable
 from docent.core.models import DocState, DocumentRecord
 from docent.core.store import Store, open_store
+from docent.core.store_base import COLLECTIONS
 from docent.core.store_server import ServerOptions
 
 
@@ -105,10 +106,17 @@ def copy_library(
 
 
 def _complete(rec: DocumentRecord, chunks: int, point: dict[str, Any] | None) -> bool:
-    """The target has this version of the document, all of it."""
+    """The target has this version of the document, all of it, under its path and in its
+    collections (a rename or a move between collections changes neither the content nor
+    ``indexed_at``: the target kept the old ones, review)."""
     if point is None or chunks != rec.chunks:
         return False
-    return point.get("sha256") == rec.sha256 and point.get("indexed_at") == rec.indexed_at
+    return (
+        point.get("sha256") == rec.sha256
+        and point.get("indexed_at") == rec.indexed_at
+        and point.get("path") == rec.path
+        and sorted(point.get(COLLECTIONS) or []) == sorted(rec.collections)
+    )
 
 
 def _copy_one(rec: DocumentRecord, source: Store, target: Store) -> int:
