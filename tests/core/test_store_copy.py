@@ -158,9 +158,7 @@ def test_a_document_re_indexed_since_is_copied_again(tmp_path: Path, docs: Path)
             target.close()
 
 
-def test_a_document_renamed_or_regrouped_since_is_copied_again(
-    tmp_path: Path, docs: Path
-) -> None:
+def test_a_document_renamed_or_regrouped_since_is_copied_again(tmp_path: Path, docs: Path) -> None:
     """Neither changes the content nor when it was indexed: the target kept the old path
     and collections, said "already there" (review)."""
     local = str(tmp_path / "local-mode")
