@@ -179,3 +179,33 @@ def test_an_older_store_brings_back_no_passages_of_a_failed_document(
         assert counts == {eng.resolve("b.txt").doc_id: eng.resolve("b.txt").chunks}, counts
     with _engine() as eng:  # and the next open finds nothing to do
         assert not eng.reconciled.changed
+
+
+def test_an_older_store_with_as_many_passages_is_noticed_by_their_version(
+    folder: Path, _isolated_home: Path
+) -> None:
+    """Restored from a copy taken before a file was edited, the store holds the old text's
+    passages, as many as the new one's: the counts agree, and the old text was searched and
+    cited as ready until the file next changed (review). The documents point's version
+    tells them apart."""
+    (folder / "a.txt").write_text("The ferry leaves at the old price of nine crowns.\n")
+    (folder / "b.txt").write_text(TEXTS["kelp.txt"] + "\n")
+    with _engine() as eng:
+        eng.index([folder])
+    old = _isolated_home.parent / "old"
+    shutil.copytree(_isolated_home / "qdrant", old)
+    (folder / "a.txt").write_text("The ferry leaves at the new price of four marks.\n")
+    with _engine() as eng:
+        eng.index([folder])
+        assert [m.file_name for m in eng.grep("four marks")] == ["a.txt"]
+    shutil.rmtree(_isolated_home / "qdrant")
+    shutil.copytree(old, _isolated_home / "qdrant")
+    with _engine() as eng:
+        assert [r.file_name for r in eng.reconciled.requeued] == ["a.txt"]
+        assert any("older version" in m for m in eng.reconciled.messages())
+        assert eng.grep("nine crowns") == []  # never searched or cited again
+        eng.resume()
+        assert [m.file_name for m in eng.grep("four marks")] == ["a.txt"]
+    assert_consistent({"a.txt", "b.txt"})
+    with _engine() as eng:  # and the next open finds nothing to do
+        assert not eng.reconciled.changed

@@ -4,7 +4,8 @@ A crash cannot make them disagree (the write order sees to that, and ``Indexer.r
 finishes what a crash interrupted). A person can: deleting the store folder, deleting
 the catalog, restoring either from an old copy. Then, on open:
 
-- a ready document whose passages are missing from the store (or differ in number) is
+- a ready document whose passages are missing from the store (or differ in number, or
+  its ``documents`` point is of another version of the file, ``sha256``/``indexed_at``) is
   not ready: its leftovers are dropped and it is queued to be indexed again, from the
   text cache (nothing is parsed again; its passages are embedded again);
 - passages whose document the catalog does not know are adopted back (the record comes
@@ -16,8 +17,8 @@ the catalog, restoring either from an old copy. Then, on open:
 - a ``documents`` point with no ready document behind it is deleted, and a ready
   document that lost only that point gets it back from its first passages.
 
-The cheap check runs on every open (two counts against the catalog's sums); the rest
-only when it fails. What was done is returned as sentences for the user.
+The cheap check runs on every open (two counts against the catalog's sums, and each
+``documents`` point's version against its record); the rest only when it fails. What was done is returned as sentences for the user.
 """
 
 from __future__ import annotations
@@ -35,13 +36,14 @@ from docent.core.errors import CatalogError, StoreDamaged, StoreError, StoreLock
 from docent.core.indexer import mean_vector, record_payload
 from docent.core.models import DEFAULT_COLLECTION, DocState, DocumentRecord
 from docent.core.store import Store, open_store
+from docent.core.store_base import VERSION_KEYS, is_version_of
 
 log = logging.getLogger(__name__)
 
 #: Why a requeued document is not ready (shown with it until it is indexed again).
 MISSING_PASSAGES = (
-    "Its passages were missing from the store (deleted or restored from an old copy); "
-    "it is queued to be indexed again."
+    "Its passages were missing from the store, or of an older version of the file "
+    "(deleted or restored from an old copy); it is queued to be indexed again."
 )
 _RECORD_FIELDS = {f.name for f in fields(DocumentRecord)}
 
@@ -77,8 +79,9 @@ class Reconciled:
         if self.requeued:
             n = len(self.requeued)
             out.append(
-                f"The store was missing the passages of {n} ready document{_s(n)} (its folder "
-                f"deleted, or restored from an old copy?): {'they are' if n > 1 else 'it is'} "
+                f"The store was missing the passages of {n} ready document{_s(n)}, or held "
+                f"an older version's (its folder deleted, or restored from an old copy?): "
+                f"{'they are' if n > 1 else 'it is'} "
                 "queued to be indexed again from the text cache (`docent index --rebuild`)."
             )
         if self.adopted:
@@ -110,10 +113,12 @@ def reconcile(catalog: Catalog, store: Store) -> Reconciled:
     """Make ``store`` and ``catalog`` agree (see the module docstring)."""
     done = Reconciled()
     ready = catalog.in_states(DocState.READY)
-    if store.count_chunks() == sum(r.chunks for r in ready) and store.count_documents() == len(
-        ready
-    ):
+    versions = store.document_payloads(keys=VERSION_KEYS)
+    older = [r for r in ready if _older(r, versions.get(r.doc_id))]
+    counted = store.count_chunks() == sum(r.chunks for r in ready)
+    if counted and store.count_documents() == len(ready) and not older:
         return done
+    older_ids = {r.doc_id for r in older}
     counts = store.chunk_counts()
     points = store.document_payloads()
     known = {r.doc_id: r for r in catalog.all()}
@@ -136,7 +141,8 @@ def reconcile(catalog: Catalog, store: Store) -> Reconciled:
             store.delete_chunks(doc_id)
             done.stale_deleted += 1
     for rec in ready:
-        if counts.get(rec.doc_id, 0) != rec.chunks:
+        # passages of another version of the file are as good as missing
+        if rec.doc_id in older_ids or counts.get(rec.doc_id, 0) != rec.chunks:
             store.delete_chunks(rec.doc_id)
             store.delete_document(rec.doc_id)
             points.pop(rec.doc_id, None)
@@ -156,6 +162,12 @@ def reconcile(catalog: Catalog, store: Store) -> Reconciled:
         for line in done.messages():
             log.info("%s", line)  # the user is told through Engine.notes
     return done
+
+
+def _older(rec: DocumentRecord, point: dict[str, Any] | None) -> bool:
+    """The store's point is of another version of ``rec``'s file than the catalog's (the
+    store restored from an old copy with as many passages: review)."""
+    return point is not None and not is_version_of(point, rec)  # none: restored below
 
 
 def _adoptable(

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from docent.core.errors import StoreError
-from docent.core.models import SparseVec
+from docent.core.models import DocumentRecord, SparseVec
 from docent.core.userfiles import decode_names, encode_names
 
 CHUNKS = "chunks"
@@ -168,3 +168,17 @@ def found_places(
     """Payloads read by id, kept only in ``collection`` (when given), by (doc, ordinal)."""
     kept = [p for p in payloads if collection is None or collection in (p.get(COLLECTIONS) or ())]
     return sorted(kept, key=lambda p: (str(p.get("doc_id", "")), by_ordinal(p)))
+
+
+#: What in a ``documents`` point says which version of its file it was written for.
+VERSION_KEYS = ("sha256", "indexed_at")
+
+
+def is_version_of(point: dict[str, Any], rec: DocumentRecord) -> bool:
+    """The ``documents`` point was written for the version of the file ``rec`` records.
+    ``indexed_at`` to the millisecond: the store gives back a float a digit or so off
+    the one written (1796312253.9473817 came back ...815)."""
+    if point.get("sha256") != rec.sha256:
+        return False
+    at = point.get("indexed_at")
+    return isinstance(at, int | float) and abs(at - rec.indexed_at) < 1e-3

@@ -524,8 +524,9 @@ class ClientStore(LockedBackend):
         with self._call("count documents"):
             return self._client.count(DOCUMENTS, exact=True).count
 
-    def document_payloads(self) -> dict[str, dict[str, Any]]:
+    def document_payloads(self, keys: Sequence[str] = ()) -> dict[str, dict[str, Any]]:
+        payload = ["doc_id", *keys] if keys else _PAYLOAD
         with self._call("read documents"):
-            records = self._scroll_all(None, False, collection=DOCUMENTS)
-        payloads = (public_payload(r.payload) for r in records)
+            records = self._scroll_all(None, False, collection=DOCUMENTS, payload=payload)
+        payloads = (public_payload(r.payload or {}) for r in records)
         return {str(p.get("doc_id", "")): p for p in payloads}

@@ -24,7 +24,7 @@ from docent.core.config import Settings, redact_url, validate_change
 from docent.core.errors import StoreError, StoreUnavailable
 from docent.core.models import DocState, DocumentRecord
 from docent.core.store import Store, open_store
-from docent.core.store_base import COLLECTIONS
+from docent.core.store_base import COLLECTIONS, is_version_of
 from docent.core.store_server import ServerOptions
 
 
@@ -112,8 +112,7 @@ def _complete(rec: DocumentRecord, chunks: int, point: dict[str, Any] | None) ->
     if point is None or chunks != rec.chunks:
         return False
     return (
-        point.get("sha256") == rec.sha256
-        and point.get("indexed_at") == rec.indexed_at
+        is_version_of(point, rec)
         and point.get("path") == rec.path
         and sorted(point.get(COLLECTIONS) or []) == sorted(rec.collections)
     )

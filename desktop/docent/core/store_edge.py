@@ -548,8 +548,9 @@ class EdgeStore(LockedBackend):
         with self._call("count documents"):
             return self._docs.count(qe.CountRequest(exact=True))
 
-    def document_payloads(self) -> dict[str, dict[str, Any]]:
+    def document_payloads(self, keys: Sequence[str] = ()) -> dict[str, dict[str, Any]]:
+        payload = qe.PayloadSelector.Include(["doc_id", *keys]) if keys else _PAYLOAD
         with self._call("read documents"):
-            records = self._scroll_all(None, False, shard=self._docs)
-        payloads = (public_payload(r.payload) for r in records)
+            records = self._scroll_all(None, False, shard=self._docs, payload=payload)
+        payloads = (public_payload(r.payload or {}) for r in records)
         return {str(p.get("doc_id", "")): p for p in payloads}
