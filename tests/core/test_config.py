@@ -4,7 +4,13 @@ from pathlib import Path
 
 import pytest
 
-from docent.core.config import Settings, load_settings, save_settings, validate_change
+from docent.core.config import (
+    Settings,
+    load_settings,
+    save_settings,
+    update_settings_file,
+    validate_change,
+)
 from docent.core.errors import SettingsError
 
 
@@ -25,6 +31,22 @@ def test_env_override_and_file_roundtrip(
     loaded = load_settings()
     assert loaded.ollama_model == "phi3"
     assert loaded.watched_folders == ["/tmp/a"]
+
+
+def test_any_text_a_setting_holds_is_saved_so_it_loads_again(
+    _isolated_home: Path, tmp_path: Path
+) -> None:
+    """An emoji was saved as a JSON surrogate pair, which TOML refuses: the settings file
+    no longer loaded and no command started (review)."""
+    shelf = tmp_path / "📚 Reading, \"quoted\" & back\\slash"
+    shelf.mkdir()
+    preamble = "Tab\there, a new line\nthen DEL \x7f and ü, 日本語, 🦙."
+    s = validate_change(Settings(), watched_folders=[str(shelf)], domain_preamble=preamble)
+    save_settings(s)
+    loaded = load_settings()
+    assert loaded.watched_folders == [str(shelf)] and loaded.domain_preamble == preamble
+    update_settings_file({"domain_preamble": preamble + " 🐚"})
+    assert load_settings().domain_preamble == preamble + " 🐚"
 
 
 def test_bad_value_names_the_key_and_why(_isolated_home: Path) -> None:

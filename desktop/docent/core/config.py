@@ -538,7 +538,10 @@ def _toml_value(value: Any) -> str:
         return repr(value)
     if isinstance(value, list):
         return "[" + ", ".join(_toml_value(v) for v in value) + "]"
-    return json.dumps(str(value))  # a JSON string is a valid TOML basic string
+    # A JSON string is a TOML basic string but for two things: TOML has no surrogate-pair
+    # escapes (an emoji in a folder's name made the file unreadable: review), so characters
+    # are written as they are, and DEL, which JSON leaves raw, must be escaped.
+    return json.dumps(str(value), ensure_ascii=False).replace("\x7f", "\\u007f")
 
 
 def save_settings(settings: Settings, path: Path | None = None) -> Path:
