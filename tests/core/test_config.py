@@ -38,7 +38,7 @@ def test_any_text_a_setting_holds_is_saved_so_it_loads_again(
 ) -> None:
     """An emoji was saved as a JSON surrogate pair, which TOML refuses: the settings file
     no longer loaded and no command started (review)."""
-    shelf = tmp_path / "📚 Reading, \"quoted\" & back\\slash"
+    shelf = tmp_path / '📚 Reading, "quoted" & back\\slash'
     shelf.mkdir()
     preamble = "Tab\there, a new line\nthen DEL \x7f and ü, 日本語, 🦙."
     s = validate_change(Settings(), watched_folders=[str(shelf)], domain_preamble=preamble)
