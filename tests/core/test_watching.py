@@ -600,6 +600,29 @@ def test_file_deleted_while_it_is_being_indexed(engine: Engine, lib: Path) -> No
 # Watch / unwatch -----------------------------------------------------------------
 
 
+def test_a_folder_holding_the_data_folder_is_indexed_without_it(engine: Engine, lib: Path) -> None:
+    """Its text cache, store and settings files were indexed, more of them each run, and
+    the run after found "missing passages" (review)."""
+    home = engine.settings.data_path
+    assert home.parent == lib.parent
+    (lib / "a.txt").write_text(text_for("a"))
+    (home / "notes.txt").write_text(text_for("in the data folder"))
+    link = lib / "to-home"
+    link.symlink_to(home.parent, target_is_directory=True)  # the walk follows it inside
+    for _ in range(2):
+        report = engine.index([lib.parent])
+        assert catalog_paths(engine) == {str(lib / "a.txt")}
+        assert any(
+            f.reason == "docent_data" and "Docent's own data" in f.message for f in report.skipped
+        )
+    named = engine.index([home / "notes.txt", home / "settings.toml"])
+    assert not named.indexed and [f.reason for f in named.skipped] == ["docent_data"] * 2
+    assert catalog_paths(engine) == {str(lib / "a.txt")}
+
+
+# Watch / unwatch -----------------------------------------------------------------
+
+
 def test_watch_persists_and_unwatch_keeps_or_drops(engine: Engine, lib: Path) -> None:
     (lib / "a.txt").write_text(text_for("a"))
     start(engine, lib)
@@ -613,6 +636,10 @@ def test_watch_persists_and_unwatch_keeps_or_drops(engine: Engine, lib: Path) ->
         engine.watch(lib / "inner")
     with pytest.raises(WatchError, match="Docent's own data"):
         engine.watch(engine.settings.data_path.parent)
+    alias = lib.parent.parent / f"{lib.parent.name}-alias"  # reached through a link (review)
+    alias.symlink_to(engine.settings.data_path.parent, target_is_directory=True)
+    with pytest.raises(WatchError, match="Docent's own data"):
+        engine.watch(alias)
     # a name that is not UTF-8 cannot be saved: refused before the settings are written
     # (they were, and no longer loaded: Docent would not start; review)
     odd = os.fsdecode(os.fsencode(lib.parent) + b"/dir\xfd")

@@ -144,7 +144,7 @@ class Engine(EngineWatching):
             # An older library's points, or a membership change a crash cut short.
             membership.sync_payloads(self.catalog, self.store)
             self._outdated = self._indexer.outdated()
-            self._queue = IndexQueue(self._indexer, self.catalog)
+            self._queue = IndexQueue(self._indexer, self.catalog, self.settings.data_path)
         except BaseException:
             self.close()
             raise

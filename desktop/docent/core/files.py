@@ -101,9 +101,10 @@ def _check_entry(path: Path, real_root: str) -> Skipped | None:
     return None if stat.S_ISREG(mode) else _special(path, mode)
 
 
-def walk_folder(root: Path, out: Collected, recursive: bool = True) -> None:
+def walk_folder(root: Path, out: Collected, recursive: bool = True, avoid: str = "") -> None:
     """Supported regular files under ``root``; links are followed only inside it (and
-    each folder once: loops are cut)."""
+    each folder once: loops are cut). ``avoid``: a folder left out (Docent's own data,
+    by its real path)."""
     seen: set[str] = set()
     real_root = os.path.realpath(root)
 
@@ -126,6 +127,10 @@ def walk_folder(root: Path, out: Collected, recursive: bool = True) -> None:
                 )
             continue
         seen.add(real)
+        if avoid and inside(real, avoid):
+            dirnames[:] = []
+            out.skipped.append(_own_data(Path(dirpath)))
+            continue
         dirnames[:] = sorted(d for d in dirnames if not d.startswith(".")) if recursive else []
         for name in sorted(filenames):
             if name.startswith(".") or is_temp_name(name):
@@ -141,10 +146,28 @@ def walk_folder(root: Path, out: Collected, recursive: bool = True) -> None:
                 out.skipped.append(skipped)
 
 
-def collect(paths: list[str | Path], recursive: bool = True) -> Collected:
+def _own_data(path: Path) -> Skipped:
+    return Skipped(
+        path,
+        "docent_data",
+        f"{shown(path)} is Docent's own data (its index, text cache and settings); it is "
+        "never indexed.",
+    )
+
+
+def collect(
+    paths: list[str | Path], recursive: bool = True, avoid: str | Path | None = None
+) -> Collected:
+    """The files to index for ``paths`` (files and folders). ``avoid``: Docent's data
+    folder, left out wherever it is met, through links too: its text cache and store
+    files grew with every run that indexed them (review)."""
     out = Collected()
+    real_avoid = os.path.realpath(avoid) if avoid else ""
     for raw in paths:
         p = normalise(raw)
+        if real_avoid and inside(os.path.realpath(p), real_avoid):
+            out.skipped.append(_own_data(p))
+            continue
         try:
             mode = p.stat().st_mode
         except FileNotFoundError:
@@ -157,7 +180,7 @@ def collect(paths: list[str | Path], recursive: bool = True) -> Collected:
             continue
         if stat.S_ISDIR(mode):
             out.folders.append(p)
-            walk_folder(p, out, recursive)
+            walk_folder(p, out, recursive, real_avoid)
         elif not stat.S_ISREG(mode):
             out.skipped.append(_special(p, mode))
         elif is_supported(p):

@@ -24,6 +24,7 @@ class QueueOps(Protocol):
 
     catalog: Catalog
     indexer: Indexer
+    data_path: Path | None
 
     def progressed(self, job: Job, p: Progress) -> None: ...
     def found(self, job: Job, found: filemod.Collected) -> None: ...
@@ -46,7 +47,7 @@ def run_index(q: QueueOps, job: Job, report: IndexReport) -> None:
     """Walk the paths, index the files, then drop documents whose file left a folder."""
     if job.source in ASKED:  # added by the user: no longer left out of its watched folder
         q.catalog.take_back(job.paths)
-    found = filemod.collect(list(job.paths), job.recursive)
+    found = filemod.collect(list(job.paths), job.recursive, q.data_path)
     q.found(job, found)
     if job.source == "command":  # named on a command line; a queued file that vanished
         # meanwhile is not a failure (its deletion or the next sweep settles it)
@@ -69,7 +70,7 @@ def run_sweep(q: QueueOps, job: Job, report: IndexReport) -> None:
     folder = job.paths[0]
     if not os.path.isdir(folder):
         return  # missing (unplugged?): the watcher pauses it; its documents stay
-    found = filemod.collect([folder])
+    found = filemod.collect([folder], avoid=q.data_path)
     q.found(job, found)
     q.index_files([str(p) for p in found.files], job, report)
     if not job.cancel.is_set():
@@ -118,7 +119,7 @@ def _find_moves(
         if not any(inside(f, h) or inside(h, f) for h in here) and os.path.isdir(f)
     ]
     candidates: list[str] = []
-    for file in filemod.collect(elsewhere).files if elsewhere else []:
+    for file in filemod.collect(elsewhere, avoid=q.data_path).files if elsewhere else []:
         try:
             size = file.stat().st_size
         except OSError:
@@ -171,7 +172,7 @@ def run_move(q: QueueOps, job: Job, report: IndexReport) -> None:
     if os.path.isdir(new):
         # Its files never indexed (new, or still queued when it moved: the move dropped
         # their pending indexing) are indexed now; the ones that followed are unchanged.
-        found = filemod.collect([new])
+        found = filemod.collect([new], avoid=q.data_path)
         q.found(job, found)
         q.index_files([str(f) for f in found.files], job, report)
     else:  # a file never indexed (new, or still being written when it moved)

@@ -54,9 +54,11 @@ USER_SOURCES = frozenset({"user", "command", "resume"})
 class IndexQueue:
     """A FIFO of jobs drained by one daemon thread (started on the first submit)."""
 
-    def __init__(self, indexer: Indexer, catalog: Catalog) -> None:
+    def __init__(self, indexer: Indexer, catalog: Catalog, data_path: Path | None = None) -> None:
         self.indexer = indexer
         self.catalog = catalog
+        #: Docent's own data folder: never indexed, wherever a job meets it.
+        self.data_path = data_path
         self._pending: deque[Job] = deque()
         self._running: Job | None = None
         self._cond = threading.Condition()

@@ -76,7 +76,9 @@ def plan_watch(watched: list[str], path: str | Path, data_dir: Path) -> tuple[st
             "watched folder. Rename it, or index it with Add folder… instead."
         ) from None
     data = str(filemod.normalise(data_dir))
-    if inside(data, folder) or inside(folder, data):
+    # by their real paths: a link to a folder holding the data was watched (review)
+    real, real_data = os.path.realpath(folder), os.path.realpath(data)
+    if inside(real_data, real) or inside(real, real_data):
         # Docent's own text cache (JSON) would be indexed, and re-indexed as it grows.
         raise WatchError(
             f"{folder} holds Docent's own data folder ({data}). "
