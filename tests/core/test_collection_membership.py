@@ -143,6 +143,19 @@ def test_names_are_unique_whatever_their_case_and_rename_touches_no_vector(
         engine.collection("Work")
     with pytest.raises(CollectionError):
         engine.rename_collection(work.id, "default")
+    # whatever the case beyond ASCII too: "über" named "Über", and removed it (review)
+    uber = engine.create_collection("Über")
+    for taken in ("über", "ÜBER"):
+        with pytest.raises(CollectionError, match="'Über' already exists"):
+            engine.create_collection(taken)
+    strasse = engine.create_collection("Straße")
+    with pytest.raises(CollectionError, match="'Straße' already exists"):
+        engine.create_collection("STRASSE")
+    with pytest.raises(CollectionError, match="'Über' already exists"):
+        engine.rename_collection(strasse.id, "über")
+    assert engine.rename_collection(uber.id, "über").name == "über"  # its own name's case
+    with pytest.raises(CollectionError, match="not valid UTF-8"):
+        engine.create_collection(os.fsdecode(b"bad\xffname"))
     assert engine.search("alpha", collection=work.id).hits
 
 

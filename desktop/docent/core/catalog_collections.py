@@ -23,6 +23,7 @@ from contextlib import contextmanager
 
 from docent.core.errors import CollectionError
 from docent.core.models import DEFAULT_COLLECTION, Collection, DocState
+from docent.core.userfiles import shown
 
 DEFAULT_NAME = "default"
 MAX_NAME = 64
@@ -60,6 +61,12 @@ def clean_name(name: str) -> str:
         raise CollectionError("A collection needs a name.")
     if len(text) > MAX_NAME:
         raise CollectionError(f"A collection name has at most {MAX_NAME} characters.")
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:  # bytes of a command line that are not UTF-8 (review)
+        raise CollectionError(
+            f"The collection name {shown(text)} is not valid UTF-8; type it again."
+        ) from None
     return text
 
 
@@ -154,10 +161,19 @@ class CollectionCatalog:
         wanted = " ".join(name.split()).casefold()
         return next((c for c in self.collections() if c.name.casefold() == wanted), None)
 
+    def _name_free(self, text: str, collection_id: str = "") -> None:
+        """No other collection has ``text`` as its name, whatever its case: SQLite's NOCASE
+        folds ASCII only, so "Über" and "über" were two collections, and a command naming
+        one found the other, and removed it (review)."""
+        other = self.find_collection(text)
+        if other is not None and other.id != collection_id:
+            raise CollectionError(f"A collection named '{other.name}' already exists.")
+
     def create_collection(self, name: str, created_at: float = 0.0) -> Collection:
         text = clean_name(name)
         cid = uuid.uuid4().hex[:12]
         with self._lock:
+            self._name_free(text)
             try:
                 self._db.execute(
                     "INSERT INTO collections (id, name, created_at) VALUES (?, ?, ?)",
@@ -170,6 +186,7 @@ class CollectionCatalog:
     def rename_collection(self, collection_id: str, name: str) -> None:
         text = clean_name(name)
         with self._lock:
+            self._name_free(text, collection_id)
             try:
                 self._db.execute(
                     "UPDATE collections SET name = ? WHERE id = ?", (text, collection_id)
