@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import logging
 import sys
 from dataclasses import asdict
@@ -11,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from docent import cli_collections, cli_store, cli_watch
+from docent.cli_json import print_json
 from docent.cli_progress import ProgressBar
 from docent.cli_signals import handlers_restored, stop_on_signals
 from docent.core.files import describe_unsupported
@@ -28,15 +28,6 @@ def _open_engine(rebuild: bool = False) -> Engine:
     for note in eng.notes:  # what opening changed (a store deleted, a catalog rebuilt...)
         print(f"docent: {note}", file=sys.stderr)
     return eng
-
-
-def _print_json(data: Any) -> None:
-    text = json.dumps(data, indent=2, ensure_ascii=False, default=str)
-    try:
-        text.encode(sys.stdout.encoding or "utf-8")
-    except UnicodeEncodeError:  # a file name that is not UTF-8: JSON's escapes are exact
-        text = json.dumps(data, indent=2, ensure_ascii=True, default=str)
-    sys.stdout.write(text + "\n")
 
 
 def _report_dict(r: IndexReport) -> dict[str, Any]:
@@ -86,7 +77,7 @@ def cmd_index(args: argparse.Namespace) -> int:
     if report:
         main.merge(report)
     if args.json:
-        _print_json(_report_dict(main) | cli_collections.regrouped_dict(main, names))
+        print_json(_report_dict(main) | cli_collections.regrouped_dict(main, names))
     else:
         print(
             f"indexed {len(main.indexed)}, unchanged {len(main.unchanged)}, "
@@ -112,7 +103,7 @@ def cmd_list(args: argparse.Namespace) -> int:
         docs = eng.documents(cli_collections.chosen(eng, args))
         names = {c.id: c.name for c in eng.collections()}
     if args.json:
-        _print_json(
+        print_json(
             [
                 {
                     "path": d.path,
@@ -142,7 +133,7 @@ def cmd_status(args: argparse.Namespace) -> int:
     with _open_engine() as eng:
         st = eng.status()
     if args.json:
-        _print_json(asdict(st))
+        print_json(asdict(st))
         return 0
     print(
         f"Documents: {st.documents} ({st.ready} ready, {st.failed} failed, "
@@ -195,7 +186,7 @@ def cmd_search(args: argparse.Namespace) -> int:
             out["evaluation"] = asdict(ev)
         if debug:
             out["debug"] = result.debug
-        _print_json(out)
+        print_json(out)
         return 0
     if not hits:
         print("No matches.")
@@ -249,7 +240,7 @@ def cmd_grep(args: argparse.Namespace) -> int:
     with _open_engine() as eng:
         matches = eng.grep(args.pattern, collection=cli_collections.chosen(eng, args))
     if args.json:
-        _print_json([asdict(m) for m in matches])
+        print_json([asdict(m) for m in matches])
         return 0
     for m in matches:
         pages = m.location or (
@@ -305,7 +296,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
             print("\nStopped.", file=sys.stderr)
             return 130
     if args.json:
-        _print_json(answer.as_dict())
+        print_json(answer.as_dict())
         return 0
     if not streamed:
         print(answer.text)
@@ -405,7 +396,7 @@ def cmd_summarize(args: argparse.Namespace) -> int:
             print("\nCancelled.", file=sys.stderr)
             return 130
     if args.json:
-        _print_json(asdict(result))
+        print_json(asdict(result))
         return 0
     print(result.summary)
     how = "cached" if result.cached else f"{result.seconds:.1f} s"
@@ -425,7 +416,7 @@ def cmd_remove(args: argparse.Namespace) -> int:
     with _open_engine() as eng:
         rec = eng.remove(args.file)
     if args.json:
-        _print_json({"removed": rec.path})
+        print_json({"removed": rec.path})
     else:
         print(f"removed {shown(rec.path)}")
     return 0
@@ -436,7 +427,7 @@ def cmd_watch(args: argparse.Namespace) -> int:
 
 
 def cmd_unwatch(args: argparse.Namespace) -> int:
-    return cli_watch.cmd_unwatch(args, _open_engine, _print_json)
+    return cli_watch.cmd_unwatch(args, _open_engine)
 
 
 def _results_k(text: str) -> int:

@@ -4,11 +4,11 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from docent.cli_json import print_json
 from docent.core.userfiles import shown
 
 if TYPE_CHECKING:
@@ -58,11 +58,6 @@ def print_regrouped(report: IndexReport, names: dict[str, str]) -> None:
         print(f"  {shown(path)}: now in {now} (nothing re-embedded)")
 
 
-def _print_json(data: Any) -> None:
-    json.dump(data, sys.stdout, indent=2, ensure_ascii=False)
-    sys.stdout.write("\n")
-
-
 def as_dict(c: Collection) -> dict[str, Any]:
     return {
         "name": c.name,
@@ -87,7 +82,7 @@ def cmd_collections(args: argparse.Namespace, open_engine: OpenEngine) -> int:
     with open_engine() as eng:
         found = eng.collections()
     if args.json:
-        _print_json([as_dict(c) for c in found])
+        print_json([as_dict(c) for c in found])
         return 0
     for c in found:
         mark = " (default)" if c.is_default else ""
@@ -104,7 +99,7 @@ def cmd_create(args: argparse.Namespace, open_engine: OpenEngine) -> int:
     with open_engine() as eng:
         made_ = eng.create_collection(args.name)
     if args.json:
-        _print_json(as_dict(made_))
+        print_json(as_dict(made_))
     else:
         print(f"made the collection '{made_.name}'")
     return 0
@@ -115,7 +110,7 @@ def cmd_rename(args: argparse.Namespace, open_engine: OpenEngine) -> int:
         old = eng.collection(args.old)
         new = eng.rename_collection(old.id, args.new)
     if args.json:
-        _print_json({"from": old.name, **as_dict(new)})
+        print_json({"from": old.name, **as_dict(new)})
     else:
         print(f"renamed the collection '{old.name}' to '{new.name}'")
     return 0
@@ -129,7 +124,7 @@ def cmd_remove(args: argparse.Namespace, open_engine: OpenEngine) -> int:
         report = eng.remove_collection(target.id)
     kept = target.documents - len(report.removed)
     if args.json:
-        _print_json(
+        print_json(
             {
                 "collection": target.name,
                 "removed_from_index": report.removed,

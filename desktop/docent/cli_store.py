@@ -7,6 +7,7 @@ import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from docent.cli_json import print_json
 from docent.cli_signals import stop_on_signals
 from docent.core.userfiles import shown
 
@@ -94,7 +95,6 @@ def cmd_copy_store(args: argparse.Namespace, open_engine: OpenEngine) -> int:
 
 
 def _print_json(report: CopyReport, where: str, used: bool) -> None:
-    import json
 
     data: dict[str, Any] = {
         "target": where,
@@ -106,4 +106,4 @@ def _print_json(report: CopyReport, where: str, used: bool) -> None:
         "seconds": round(report.seconds, 3),
         "used": used,
     }
-    print(json.dumps(data, indent=2, ensure_ascii=False))
+    print_json(data)

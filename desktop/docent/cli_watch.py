@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from docent import cli_collections
+from docent.cli_json import print_json
 from docent.cli_signals import Stop, stop_on_signals
 from docent.core.userfiles import shown
 
@@ -28,7 +28,7 @@ def cmd_watch(args: argparse.Namespace, open_engine: OpenEngine) -> int:
     def emit(entry: dict[str, str]) -> None:
         stamp = datetime.now().isoformat(timespec="seconds")
         if args.json:
-            print(json.dumps({"time": stamp, **entry}, ensure_ascii=False), flush=True)
+            print_json({"time": stamp, **entry}, indent=None, flush=True)
             return
         extra = f" (from {shown(entry['from'])})" if "from" in entry else ""
         extra += f" [collection {entry['collection']}]" if entry.get("collection") else ""
@@ -83,9 +83,7 @@ def cmd_watch(args: argparse.Namespace, open_engine: OpenEngine) -> int:
     return 0
 
 
-def cmd_unwatch(
-    args: argparse.Namespace, open_engine: OpenEngine, print_json: Callable[[Any], None]
-) -> int:
+def cmd_unwatch(args: argparse.Namespace, open_engine: OpenEngine) -> int:
     from docent.core.files import normalise
 
     with open_engine() as eng:

@@ -194,3 +194,32 @@ def test_watch_binds_its_folders_to_the_collection(
         ]
     code, out, _ = run(capsys, "collections")
     assert f"watches {folders['home']}" in out
+
+
+@pytest.mark.parametrize("encoding", ["utf-8", "cp1252"])
+def test_json_is_valid_whatever_the_names_and_the_console(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, encoding: str
+) -> None:
+    """A file name that is not UTF-8 came out as a raw byte, and a Windows console
+    (cp1252) stopped mid-document on a collection named in Japanese (review)."""
+    import io
+    import os
+
+    folder = tmp_path / "odd"
+    folder.mkdir()
+    odd = os.fsdecode(os.fsencode(folder) + b"/caf\xe9.txt")
+    Path(odd).write_text("A note about the harbour lanterns.\n")
+    with Engine(load_settings(extract_in_subprocess=False), embedder=FakeEmbedder()) as eng:
+        eng.index([folder], collection=eng.ensure_collection("日本語 notes").id)
+
+    def command(*argv: str) -> object:
+        out = io.TextIOWrapper(io.BytesIO(), encoding=encoding, errors="surrogateescape")
+        monkeypatch.setattr("sys.stdout", out)
+        assert main(list(argv)) == 0
+        out.flush()
+        return json.loads(out.buffer.getvalue().decode(encoding))  # type: ignore[attr-defined]
+
+    listed = command("collections", "--json")
+    assert isinstance(listed, list) and "日本語 notes" in [c["name"] for c in listed]
+    removed = command("collection", "remove", "日本語 notes", "--yes", "--json")
+    assert isinstance(removed, dict) and odd in json.dumps(removed, ensure_ascii=False)
