@@ -54,7 +54,6 @@ def cmd_index(args: argparse.Namespace) -> int:
         return 2
     cancel = threading.Event()
     bar = ProgressBar(quiet=args.quiet)
-    stop_on_signals()
     try:
         with _open_engine(rebuild=args.rebuild) as eng:
             collection = cli_collections.made(eng, args)
@@ -589,6 +588,10 @@ def main(argv: list[str] | None = None) -> int:
     try:
         check_ollama_host_env()  # before `ollama` is imported: it reads OLLAMA_HOST then
         with handlers_restored():
+            if args.func is not cmd_gui:
+                # every command: SIGTERM too ends it as Ctrl-C does, closing the library
+                # (only index, copy-store and watch did; ask and summarize were killed)
+                stop_on_signals()
             return int(args.func(args))
     except (UnknownCollection, CollectionError) as exc:
         print(f"docent: {exc}", file=sys.stderr)

@@ -8,7 +8,6 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from docent.cli_json import print_json
-from docent.cli_signals import stop_on_signals
 from docent.core.userfiles import shown
 
 if TYPE_CHECKING:
@@ -60,7 +59,6 @@ def cmd_copy_store(args: argparse.Namespace, open_engine: OpenEngine) -> int:
     from docent.core.config import redact_url, settings_file
     from docent.core.store_copy import EMBEDDED
 
-    stop_on_signals()
     target = args.target.strip()
     try:
         with open_engine() as eng:

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from docent import cli_collections
 from docent.cli_json import print_json
-from docent.cli_signals import Stop, stop_on_signals
+from docent.cli_signals import Stop
 from docent.core.userfiles import shown
 
 if TYPE_CHECKING:
@@ -37,7 +37,6 @@ def cmd_watch(args: argparse.Namespace, open_engine: OpenEngine) -> int:
         extra += f": {entry['message']}" if entry.get("message") else ""
         print(f"{stamp} {entry['event']:<10} {shown(entry['path'])}{extra}", flush=True)
 
-    stop_on_signals()  # first: a signal while the library opens stops it too
     try:
         with open_engine() as eng:
             chosen = cli_collections.made if args.dirs else cli_collections.chosen

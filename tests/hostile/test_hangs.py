@@ -123,3 +123,22 @@ def test_watch_in_the_background_stops_on_sigint_and_sigterm(docent: Docent, fol
         assert f"Stopped watching ({name})" in run.err
         listed = docent("list", note="list right after watch stopped")  # the store is closed
         assert listed.rc == 0 and "good.txt" in listed.out
+
+
+def test_an_answer_stops_on_sigterm_as_on_ctrl_c(docent: Docent, folder: Path) -> None:
+    """Every command ends on SIGTERM as on Ctrl-C: ask and summarize were killed outright
+    (exit -15, the model's request left running, the library not closed; review)."""
+    from ollama_stub import OllamaStub
+
+    (folder / "good.txt").write_text(GOOD + "\n")
+    assert docent("index", str(folder)).rc == 0
+    with OllamaStub(models=["stub-model:latest"], stall_after_tokens=2) as stub:
+        docent.env["OLLAMA_HOST"] = stub.url
+        started = docent.start("ask", "Why do llamas hum?", "--model", "stub-model:latest")
+        assert stub.stalled.wait(60), "the answer never began"
+        started.signal(signal.SIGTERM)
+        run = started.finish(timeout=60, note="ask, SIGTERM while the model answers")
+        assert run.rc == 130, run.text
+        assert stub.client_disconnected.wait(10), "the model's request went on"
+    listed = docent("list", note="list right after ask stopped")  # the library was closed
+    assert listed.rc == 0 and "good.txt" in listed.out
