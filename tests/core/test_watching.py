@@ -600,6 +600,33 @@ def test_file_deleted_while_it_is_being_indexed(engine: Engine, lib: Path) -> No
 # Watch / unwatch -----------------------------------------------------------------
 
 
+def test_folders_watched_by_the_environment_are_not_saved_with_a_change(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """DOCENT_WATCHED_FOLDERS is in force while set, and never saved: a watch or unwatch
+    under it saved its folders too, still watched once it was gone (review)."""
+    from docent.core.config import saved_value
+
+    env_a, own_b, own_c = (tmp_path / n for n in ("envA", "ownB", "ownC"))
+    for f in (env_a, own_b, own_c):
+        f.mkdir()
+    monkeypatch.setenv("DOCENT_WATCHED_FOLDERS", str(env_a))
+    with open_engine() as eng:
+        assert eng.settings.watched_folders == [str(env_a)]
+        eng.watch(own_b)
+        assert eng.settings.watched_folders == [str(env_a), str(own_b)]
+        assert saved_value("watched_folders") == [str(own_b)]
+        eng.apply_settings({"watched_folders": [str(env_a), str(own_b), str(own_c)]})
+        assert saved_value("watched_folders") == [str(own_b), str(own_c)]
+        eng.unwatch(env_a)
+        eng.unwatch(own_b)
+        assert saved_value("watched_folders") == [str(own_c)]
+    monkeypatch.setenv("DOCENT_WATCHED_FOLDERS", "")  # set, but empty: no folder, not ""
+    assert load_settings().watched_folders == []
+    monkeypatch.delenv("DOCENT_WATCHED_FOLDERS")
+    assert load_settings().watched_folders == [str(own_c)]
+
+
 def test_a_folder_holding_the_data_folder_is_indexed_without_it(engine: Engine, lib: Path) -> None:
     """Its text cache, store and settings files were indexed, more of them each run, and
     the run after found "missing passages" (review)."""

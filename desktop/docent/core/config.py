@@ -398,7 +398,7 @@ def _env_overrides() -> tuple[dict[str, Any], dict[str, str]]:
 
 def _watched_from_env(name: str, value: str) -> list[str]:
     if not value.startswith("["):
-        return value.split(os.pathsep)
+        return [f for f in value.split(os.pathsep) if f]  # "" is no folder (review)
     try:
         folders = json.loads(value)
     except json.JSONDecodeError as exc:
@@ -557,6 +557,17 @@ def save_settings(settings: Settings, path: Path | None = None) -> Path:
     tmp.write_text("".join(lines), encoding="utf-8")
     os.replace(tmp, path)
     return path
+
+
+def saved_value(key: str, path: Path | None = None) -> Any:
+    """``key`` as the settings file has it (no DOCENT_* override); None when it has none."""
+    path = path or settings_file()
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8")).get(key)
+    except FileNotFoundError:
+        return None
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise SettingsError(f"{path} is not valid TOML: {exc}") from exc
 
 
 def update_settings_file(changes: Mapping[str, Any], path: Path | None = None) -> Path:

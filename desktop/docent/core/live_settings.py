@@ -14,7 +14,13 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
 
 from docent.core import files as filemod
-from docent.core.config import Settings, SettingsChange, plan_change, update_settings_file
+from docent.core.config import (
+    Settings,
+    SettingsChange,
+    plan_change,
+    saved_value,
+    update_settings_file,
+)
 from docent.core.errors import SettingsError
 from docent.core.userfiles import inside
 
@@ -22,6 +28,19 @@ if TYPE_CHECKING:
     from docent.core.llm import Health, OllamaClient
 
 LLMFactory = Callable[[Settings], "OllamaClient"]
+
+
+def _saved_folders(before: list[str], after: list[str]) -> list[str]:
+    """The settings file's watched folders with the change from ``before`` to ``after``
+    (the folders in force) made to them: folders a DOCENT_WATCHED_FOLDERS override put in
+    force are not saved with the change (they were, and stayed watched once it was gone:
+    review)."""
+    gone = set(before) - set(after)
+    own = saved_value("watched_folders")
+    kept = [str(f) for f in own if str(f) not in gone] if isinstance(own, list) else []
+    return kept + [f for f in after if f not in before and f not in kept]
+
+
 #: Settings that make a new Ollama client when they change.
 LLM_KEYS = (
     "ollama_host",
@@ -98,7 +117,11 @@ class LiveSettings:
                 values["watched_folders"] = self._checked_folders(folders)
             plan = plan_change(self._settings, values)
             if plan.changed:
-                self._persist({k: getattr(plan.wanted, k) for k in plan.changed})
+                saved = {k: getattr(plan.wanted, k) for k in plan.changed}
+                if "watched_folders" in saved:
+                    before = self._settings.watched_folders
+                    saved["watched_folders"] = _saved_folders(before, saved["watched_folders"])
+                self._persist(saved)
                 self._settings = plan.live
                 key = _llm_key(plan.live)
                 if self._llm is not None and key != self._llm_key:
@@ -114,11 +137,11 @@ class LiveSettings:
             before = list(self._settings.watched_folders)
             after = change(before)
             if after != before:
-                self._persist({"watched_folders": after})
+                self._persist({"watched_folders": _saved_folders(before, after)})
                 self._settings = self._settings.model_copy(update={"watched_folders": after})
             return after
 
-    def _persist(self, values: dict[str, object]) -> None:
+    def _persist(self, values: Mapping[str, object]) -> None:
         """Write ``values`` to the settings file, only them: DOCENT_* overrides stay out."""
         try:
             update_settings_file(values)
