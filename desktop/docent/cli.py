@@ -134,9 +134,10 @@ def cmd_status(args: argparse.Namespace) -> int:
     if args.json:
         print_json(asdict(st))
         return 0
+    cancelled = f", {st.cancelled} cancelled (`docent index` resumes them)" if st.cancelled else ""
     print(
         f"Documents: {st.documents} ({st.ready} ready, {st.failed} failed, "
-        f"{st.queued} queued, {st.indexing} indexing)"
+        f"{st.queued} queued, {st.indexing} indexing{cancelled})"
     )
     print(f"Chunks:    {st.chunks}")
     print(f"Store:     {st.store} ({st.backend})")
@@ -351,8 +352,13 @@ def cmd_dump(args: argparse.Namespace) -> int:
     with _open_engine() as eng:
         text = eng.dump(args.file)
     if args.output:
-        Path(args.output).write_text(text, encoding="utf-8")
-        print(f"wrote {args.output}", file=sys.stderr)
+        try:
+            Path(args.output).write_text(text, encoding="utf-8")
+        except OSError as exc:  # a traceback, not a sentence (review)
+            from docent.core.errors import DocentError
+
+            raise DocentError(f"cannot write {shown(args.output)}: {exc.strerror or exc}.") from exc
+        print(f"wrote {shown(args.output)}", file=sys.stderr)
     else:
         sys.stdout.write(text)
     return 0

@@ -223,3 +223,24 @@ def test_json_is_valid_whatever_the_names_and_the_console(
     assert isinstance(listed, list) and "日本語 notes" in [c["name"] for c in listed]
     removed = command("collection", "remove", "日本語 notes", "--yes", "--json")
     assert isinstance(removed, dict) and odd in json.dumps(removed, ensure_ascii=False)
+
+
+def test_status_counts_cancelled_documents_and_dump_says_why_it_cannot_write(
+    capsys: pytest.CaptureFixture[str], folders: dict[str, Path], tmp_path: Path
+) -> None:
+    """status said "0 ready, 0 failed, 0 queued" of 5 cancelled documents, and dump -o to a
+    folder that does not exist was a traceback (review)."""
+    from docent.core.models import CANCELLED, DocState
+
+    indexed(capsys, folders)
+    with Engine(load_settings(extract_in_subprocess=False), embedder=FakeEmbedder()) as eng:
+        rec = eng.resolve("both.txt")
+        rec.state, rec.reason = DocState.QUEUED, CANCELLED
+        eng.catalog.put(rec)
+    code, out, _ = run(capsys, "status")
+    assert code == 0
+    assert "(2 ready, 0 failed, 0 queued, 0 indexing, 1 cancelled (`docent index` resumes" in out
+    for target in (tmp_path / "missing" / "out.md", tmp_path):
+        code, _, err = run(capsys, "dump", "work-notes.txt", "-o", str(target))
+        assert code == 1 and err.startswith(f"docent: cannot write {target}: ")
+        assert "Traceback" not in err
