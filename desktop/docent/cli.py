@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 import sys
 from dataclasses import asdict
 from pathlib import Path
@@ -56,7 +57,9 @@ def cmd_index(args: argparse.Namespace) -> int:
     bar = ProgressBar(quiet=args.quiet)
     try:
         with _open_engine(rebuild=args.rebuild) as eng:
-            collection = cli_collections.made(eng, args)
+            # a collection for files that exist: `index /typo --collection New` made it
+            named = any(os.path.lexists(p) for p in args.paths)
+            collection = cli_collections.made(eng, args) if named else None
             try:
                 report = eng.resume(bar, cancel) if eng.recovered or eng.outdated else None
                 main = eng.index(

@@ -24,6 +24,7 @@ def cmd_watch(args: argparse.Namespace, open_engine: OpenEngine) -> int:
     from threading import Event
 
     from docent.core.index_events import JobFailed, JobFinished
+    from docent.core.watching import plan_watch
 
     def emit(entry: dict[str, str]) -> None:
         stamp = datetime.now().isoformat(timespec="seconds")
@@ -39,6 +40,8 @@ def cmd_watch(args: argparse.Namespace, open_engine: OpenEngine) -> int:
 
     try:
         with open_engine() as eng:
+            for folder in args.dirs:  # each checked before any is saved or a collection made
+                plan_watch(eng.settings.watched_folders, folder, eng.settings.data_path)
             chosen = cli_collections.made if args.dirs else cli_collections.chosen
             collection = chosen(eng, args)
             for folder in args.dirs:

@@ -244,3 +244,32 @@ def test_status_counts_cancelled_documents_and_dump_says_why_it_cannot_write(
         code, _, err = run(capsys, "dump", "work-notes.txt", "-o", str(target))
         assert code == 1 and err.startswith(f"docent: cannot write {target}: ")
         assert "Traceback" not in err
+
+
+def test_a_command_that_fails_on_a_path_makes_no_collection_and_saves_no_folder(
+    capsys: pytest.CaptureFixture[str], folders: dict[str, Path], tmp_path: Path
+) -> None:
+    """`watch good /typo --collection Projects` exited 1 yet saved `good` and made
+    Projects; `index /missing --collection Other` made Other (review)."""
+    code, _, err = run(
+        capsys, "watch", str(folders["work"]), str(tmp_path / "typo"), "--collection", "Projects"
+    )
+    assert code == 1 and "typo is not a folder" in err
+    assert load_settings().watched_folders == []
+    code, _, _ = run(capsys, "index", str(tmp_path / "missing"), "--collection", "Other")
+    assert code != 0
+    code, out, _ = run(capsys, "collections", "--json")
+    assert [c["name"] for c in json.loads(out)] == ["default"]
+
+
+def test_a_resumed_document_is_counted_once() -> None:
+    """A run resumed first (an older format, a crash), then the run asked for: each file was
+    counted "indexed" by the one and "unchanged" by the other (review)."""
+    from docent.core.index_report import FailedFile, IndexReport
+
+    asked = IndexReport(unchanged=["/a", "/b", "/c", "/d"], indexed=["/e"])
+    resumed = IndexReport(indexed=["/a"], renamed=[("/x", "/b")])
+    resumed.failed.append(FailedFile("/c", "unreadable", "c cannot be read."))
+    asked.merge(resumed)
+    assert sorted(asked.indexed) == ["/a", "/e"] and asked.unchanged == ["/d"]
+    assert asked.renamed == [("/x", "/b")] and [f.path for f in asked.failed] == ["/c"]
