@@ -603,3 +603,43 @@ def test_section_size_follows_the_model_context(engine: Engine, stub: OllamaStub
     prompts = [p for p in user_prompts(stub) if "(section " in p]
     longest = max(len(p.split("\n---\n")[1].split()) for p in prompts)
     assert len(prompts) > 1 and longest * 1.4 + 300 + 564 <= 1024 + 40
+
+
+def test_a_document_removed_while_its_summary_is_remembered_stays_removed(
+    tmp_path: Path,
+) -> None:
+    """The brief summary is embedded (slow) between reading the record and writing it: a
+    document removed meanwhile came back "ready" with no passages, and the next open
+    indexed it again (review)."""
+    import inspect
+
+    from docent.core.config import load_settings
+
+    class Paused(FakeEmbedder):
+        inside = threading.Event()
+        go = threading.Event()
+
+        def embed_dense(self, texts: Any) -> list[list[float]]:
+            if any(f.function == "_remember" for f in inspect.stack()[1:4]):
+                self.inside.set()
+                assert self.go.wait(30)
+            return super().embed_dense(texts)
+
+    lib = tmp_path / "lib"
+    lib.mkdir()
+    (lib / "memo.md").write_text("# Memo\n\n" + "The harbour memo says the lamps are lit. " * 40)
+    embedder = Paused()
+    with Engine(load_settings(extract_in_subprocess=False), embedder=embedder).open() as eng:
+        eng.index([lib])
+        summary = threading.Thread(
+            target=lambda: eng.summarize("memo.md", type="brief", extractive=True)
+        )
+        summary.start()
+        assert embedder.inside.wait(30)
+        eng.remove("memo.md")
+        embedder.go.set()
+        summary.join(30)
+        assert eng.documents() == []
+        assert eng.store is not None and eng.store.count_chunks() == 0
+    with Engine(load_settings(extract_in_subprocess=False), embedder=FakeEmbedder()).open() as eng:
+        assert eng.documents() == [] and eng.recovered == [] and not eng.notes

@@ -221,6 +221,17 @@ class Catalog(CollectionCatalog):
                 values,
             )
 
+    def set_summary(self, doc_id: str, sha256: str, summary: str) -> DocumentRecord | None:
+        """The document's brief summary, if it is still ready with this content: the record
+        as it is then, else None (removed or re-indexed meanwhile: a summary's slow embedding
+        put the record it had read back, and brought a removed document back: review)."""
+        with self._lock:
+            done = self._db.execute(
+                "UPDATE documents SET summary = ? WHERE doc_id = ? AND sha256 = ? AND state = ?",
+                (summary, doc_id, sha256, DocState.READY.value),
+            )
+            return self.get(doc_id) if done.rowcount == 1 else None
+
     def delete(self, doc_id: str) -> None:
         with self._transaction() as db:
             db.execute("DELETE FROM documents WHERE doc_id = ?", (doc_id,))

@@ -374,10 +374,11 @@ class Summarizer:
         stored = self.store.get_document(current.doc_id) or {}
         if current.summary == text and stored.get("summary") == text:
             return
-        vector = self.embedder.embed_dense([text])[0]
-        current.summary = text
-        self.catalog.put(current)
-        self.store.upsert_document(current.doc_id, vector, record_payload(current))
+        vector = self.embedder.embed_dense([text])[0]  # slow: the record may change meanwhile
+        now = self.catalog.set_summary(current.doc_id, current.sha256, text)
+        if now is None:
+            return
+        self.store.upsert_document(now.doc_id, vector, record_payload(now))
         self.store.flush()
 
 
