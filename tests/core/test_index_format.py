@@ -116,3 +116,25 @@ def test_hits_show_the_documents_own_text_never_the_context(library: Path) -> No
         named = eng.search("Which Options keep a trace of the last instructions?", debug=True)
         top = named.hits[0]
         assert top.file_name == "options.md" and top.debug["scores"]["title"] == 1.0
+
+
+def test_the_text_cache_keeps_only_the_versions_a_document_has(tmp_path: Path) -> None:
+    """Each edit of a file left its previous text in the cache for good (review); a copy of
+    the old version elsewhere keeps it."""
+    from fake_embedder import FakeEmbedder
+
+    lib = tmp_path / "lib"
+    lib.mkdir()
+    journal, kept = lib / "journal.md", lib / "kept-copy.md"
+    settings = load_settings(extract_in_subprocess=False)
+    with Engine(settings, embedder=FakeEmbedder()).open() as eng:
+        for day in range(1, 6):
+            journal.write_text("# Journal\n\n" + "Another day at the lighthouse. " * (10 + day))
+            if day == 2:
+                kept.write_bytes(journal.read_bytes())  # this version lives on in a copy
+            eng.index([lib])
+        cached = {p.stem for p in settings.text_cache_path.rglob("*.json")}
+        assert cached == {eng.resolve("journal.md").sha256, eng.resolve("kept-copy.md").sha256}
+        eng.remove("journal.md")
+        eng.remove("kept-copy.md")
+        assert list(settings.text_cache_path.rglob("*.json")) == []

@@ -384,6 +384,7 @@ class Indexer:
         if rec is None and self._try_rename(report, progress, i, n, key, prepared.sha256, st):
             return
         rec = rec or DocumentRecord(doc_id=new_doc_id(), path=key, file_name=path.name)
+        before = rec.sha256
         if rec.sha256 != prepared.sha256:
             rec.summary = ""  # it summarised the old content
         rec.sha256, rec.size, rec.mtime = prepared.sha256, st.st_size, st.st_mtime
@@ -418,6 +419,8 @@ class Indexer:
             self._fail(report, progress, i, n, key, rec, fault, st)
             return
         report.indexed.append(key)
+        if before != rec.sha256:
+            self._forget_text(before)
         self._failed_here.pop(key, None)
         progress(Progress("ready", i, n, key, rec.doc_id, rec.chunks, rec.chunks))
 
@@ -654,8 +657,13 @@ class Indexer:
             self._drop_vectors(rec.doc_id)
             self.catalog.delete(rec.doc_id)
             self._failed_here.pop(rec.path, None)
-            if rec.sha256 and not self.catalog.by_sha(rec.sha256):
-                self.cache.discard(rec.sha256)
+            self._forget_text(rec.sha256)
+
+    def _forget_text(self, sha256: str) -> None:
+        """The cached text of a content no document has any more (removed, or a version
+        replaced by the next one: the cache kept every version of an edited file, review)."""
+        if sha256 and not self.catalog.by_sha(sha256):
+            self.cache.discard(sha256)
 
     def recover(self) -> list[DocumentRecord]:
         """After a crash: finish removals, clean half-written documents, re-queue them.
