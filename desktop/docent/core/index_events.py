@@ -62,7 +62,8 @@ class Job:
         if self.kind is JobKind.LEAVE:
             return f"take {self.paths[0]} out of the collection"
         where = self.paths[0] if self.paths else "the queued documents"
-        return f"{self.kind.value} {where}"
+        more = f" and {len(self.paths) - 1} more" if len(self.paths) > 1 else ""
+        return f"{self.kind.value} {where}{more}"
 
 
 @dataclass(frozen=True, slots=True)

@@ -131,10 +131,14 @@ def _find_moves(
 
 
 def run_remove(q: QueueOps, job: Job, report: IndexReport) -> None:
-    path = job.paths[0]
-    rec = q.catalog.by_path(path)
-    for r in [rec] if rec else q.catalog.under(path):
-        q.remove_gone(r, job, report)
+    """The documents of files (or folders) gone from the paths: a run of deletions is one
+    job (``IndexQueue._coalesce``)."""
+    for path in job.paths:
+        if job.cancel.is_set():
+            return
+        rec = q.catalog.by_path(path)
+        for r in [rec] if rec else q.catalog.under(path):
+            q.remove_gone(r, job, report)
 
 
 def run_drop(q: QueueOps, job: Job, report: IndexReport) -> None:

@@ -181,6 +181,17 @@ class IndexQueue:
         ]
         if same:
             return same[0]
+        tail = pending[-1] if pending else None
+        if (
+            job.kind is JobKind.REMOVE
+            and tail is not None
+            and tail.kind is JobKind.REMOVE
+            and tail.source == job.source
+        ):
+            # One job for a run of deletions (a folder's files moved to the Trash one
+            # event each): thousands of jobs made every submit scan thousands (review).
+            tail.paths.append(job.paths[0])  # (twice is harmless: the second finds none)
+            return tail
         if job.kind is JobKind.INDEX:
             # A path queued for another collection is not a duplicate: it joins that one
             # too; nor is one queued to do less (a Re-index, or sub-folders as well, after
@@ -198,7 +209,6 @@ class IndexQueue:
             job.paths = [p for p in dict.fromkeys(job.paths) if p not in queued]
             if not job.paths:
                 return None
-            tail = pending[-1] if pending else None
             if (
                 tail is not None
                 and tail.kind is JobKind.INDEX
