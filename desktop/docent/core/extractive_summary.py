@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from docent.core import words
 from docent.core.errors import Cancelled
 from docent.core.sectioning import Section
 
@@ -41,9 +42,11 @@ _SENTENCE_END = re.compile(
     r"(?<!\bNo\.)(?<!\bFig\.)(?<!\bSec\.)"
     r"[\"'”’)\]]*\s+(?=[\"'“‘(\[]?[A-Z0-9])"
 )
+#: Chinese and Japanese end a sentence with a full-width mark and no space after it.
+_CJK_SENTENCE_END = re.compile(r"(?<=[。！？])(?![」』）”’])|(?<=[。！？][」』）”’])")
 #: Dot leaders of a table of contents or an index ("Grid data .... 230").
 _LEADERS = re.compile(r"(?:…|\.{3,}|(?:\. ){3,})\s*\d")
-_ENDS_SENTENCE = re.compile(r"[.!?][\"'”’)\]]*$")
+_ENDS_SENTENCE = re.compile(r"[.!?。！？][\"'”’)\]」』）]*$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,33 +123,47 @@ def sentences_of(text: str, strict: bool = True) -> list[str]:
             current.append(line)
         if not line or len(line) < WRAP_SHARE * width or line.endswith(":"):
             if current:
-                blocks.append(" ".join(current))
+                blocks.append(words.joined(current))
             current = []
     if current:
-        blocks.append(" ".join(current))
+        blocks.append(words.joined(current))
     out = []
     for block in blocks:
-        for raw in _SENTENCE_END.split(block):
-            if _LEADERS.search(raw):
-                continue
-            words = raw.split()
-            if strict and MIN_WORDS <= len(words) <= MAX_WORDS and _is_prose(words):
-                out.append(" ".join(words))
-            elif not strict and len(words) >= MIN_WORDS and _mostly_words(words, 0.75):
-                out.append(" ".join(words[:MAX_WORDS]) + (" …" if len(words) > MAX_WORDS else ""))
+        for sentence in _SENTENCE_END.split(block):
+            for raw in _CJK_SENTENCE_END.split(sentence):
+                if not raw.strip() or _LEADERS.search(raw):
+                    continue
+                units = words.split(raw)  # each CJK character a word (words.py)
+                text = " ".join(raw.split())
+                if strict and MIN_WORDS <= len(units) <= _most(units) and _is_prose(units):
+                    out.append(text)
+                elif not strict and len(units) >= MIN_WORDS and _mostly_words(units, 0.75):
+                    cut = len(units) > _most(units)
+                    out.append(
+                        " ".join(words.first(raw, _most(units)).split()) + (" …" if cut else "")
+                    )
     return out
 
 
-def _is_prose(words: list[str]) -> bool:
+def _most(units: list[str]) -> int:
+    """The most words a sentence quoted may have: twice as many CJK characters (one
+    carries less than an English word, and their sentences run to 60 or more)."""
+    return 2 * MAX_WORDS if units and words.is_cjk(units[0][0]) else MAX_WORDS
+
+
+def _is_prose(units: list[str]) -> bool:
+    opened = [u for u in units if u.strip("\"'“‘(「『（")]  # a quotation opening it
+    first = opened[0][:1] if opened else ""
     return (
-        _mostly_words(words, 0.7)
-        and words[0][:1].isupper()
-        and _ENDS_SENTENCE.search(words[-1]) is not None
+        _mostly_words(units, 0.7)
+        and (first.isupper() or words.is_cjk(first))
+        and _ENDS_SENTENCE.search(units[-1]) is not None
     )
 
 
-def _mostly_words(words: list[str], share: float) -> bool:
-    return sum(1 for w in words if w.strip(".,;:()\"'?!").isalpha()) >= share * len(words)
+def _mostly_words(units: list[str], share: float) -> bool:
+    letters = sum(1 for w in units if w.strip(".,;:()\"'?!，、：；（）").isalpha())
+    return letters >= share * len(units)
 
 
 def _candidates(section: Section) -> list[_Candidate]:
@@ -163,8 +180,8 @@ def _candidates(section: Section) -> list[_Candidate]:
     if section.words > SHORT_TEXT_WORDS:
         return []  # a contents page, a table, code: no sentence worth quoting
     piece = section.new_pieces[0] if section.new_pieces else section.pieces[0]
-    words = piece.text.split()  # a very short text: its opening words are its summary
-    return [_Candidate(" ".join(words[:MAX_WORDS]), piece.page, 0)] if words else []
+    opening = " ".join(words.first(piece.text, MAX_WORDS).split())  # a very short text
+    return [_Candidate(opening, piece.page, 0)] if opening else []
 
 
 def _chunks_in(section: Section, rows: Sequence[ChunkRow]) -> list[int]:

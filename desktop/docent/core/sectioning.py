@@ -13,6 +13,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from docent.core import words
 from docent.core.models import Page
 
 #: Default overlap budget as a share of ``max_words``.
@@ -101,17 +102,18 @@ def split_sections(
 
 
 def _pieces(page: Page, max_words: int, piece_max: int) -> list[Piece]:
-    """The page whole if it fits a section, else even runs leaving room for an overlap."""
-    words = page.text.split()
-    if not words:
+    """The page whole if it fits a section, else even runs leaving room for an overlap
+    (words as words.py counts them: each CJK character one)."""
+    at = words.spans(page.text)
+    if not at:
         return []
-    if len(words) <= max_words:
-        return [Piece(page.number, page.text.strip(), len(words))]
-    parts = math.ceil(len(words) / piece_max)
-    size = math.ceil(len(words) / parts)
-    runs = [words[i : i + size] for i in range(0, len(words), size)]
+    if len(at) <= max_words:
+        return [Piece(page.number, page.text.strip(), len(at))]
+    parts = math.ceil(len(at) / piece_max)
+    size = math.ceil(len(at) / parts)
+    runs = [at[i : i + size] for i in range(0, len(at), size)]
     return [
-        Piece(page.number, " ".join(run), len(run), part, len(runs))
+        Piece(page.number, page.text[run[0][0] : run[-1][1]], len(run), part, len(runs))
         for part, run in enumerate(runs, 1)
     ]
 
@@ -130,8 +132,8 @@ def _overlap(previous: list[Piece], allowed: int) -> list[Piece]:
     if taken:
         return taken
     last = previous[-1]
-    tail = last.text.split()[-allowed:]
-    return [Piece(last.page, " ".join(tail), len(tail), last.part, last.parts)]
+    tail = words.last(last.text, allowed)
+    return [Piece(last.page, tail, words.count(tail), last.part, last.parts)]
 
 
 def _section(index: int, pieces: list[Piece], carried: int) -> Section:

@@ -122,7 +122,7 @@ class MapReduce:
             out.sections.append(part)
             self.done += 1
             got = [p.summary for p in out.sections if p.source == "model"]
-            mean = sum(len(t.split()) for t in got) // len(got) if got else words
+            mean = sum(word_count(t) for t in got) // len(got) if got else words
             self.calls_left = (n - s.index) + reduce_calls(n, mean, self.limit)
             if self.clock.check(self.calls_left):
                 words = MAP_WORDS[0]  # the reply is most of a small model's time

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from docent.core import words
 from docent.core.sectioning import Section, pages_label
 from docent.core.summary_parts import Span
 
@@ -88,13 +89,13 @@ def render(items: Sequence[tuple[Span, str]]) -> str:
 
 
 def word_count(text: str) -> int:
-    return len(text.split())
+    return words.count(text)
 
 
 def shortened(group: Sequence[tuple[Span, str]], count: int) -> str:
     """A failed combine: each summary's opening words, so the next round still fits."""
     each = max(10, count // len(group))
-    return "\n".join(" ".join(text.split()[:each]) for _, text in group)
+    return "\n".join(" ".join(words.first(text, each).split()) for _, text in group)
 
 
 def in_groups(items: list[tuple[Span, str]], limit: int) -> list[list[tuple[Span, str]]]:

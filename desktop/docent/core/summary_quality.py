@@ -13,6 +13,7 @@ import re
 from collections import Counter
 from pathlib import PurePath
 
+from docent.core import words
 from docent.core.guards import normalise
 
 #: Lines or sentences of at least this many words must not repeat.
@@ -29,8 +30,10 @@ MIN_GROUNDED = 0.3
 #: Words compared by their first letters, so "drum" and "drums" match.
 STEM = 6
 
-_SPLIT = re.compile(r"\n+|(?<=[.!?])\s+")
-_TOKEN = re.compile(r"[^\W\d_]{3,}")
+_SPLIT = re.compile(r"\n+|(?<=[.!?])\s+|(?<=[。！？])")
+#: A word of letters (3+), or a run of Chinese or Japanese, read as its pairs of
+#: characters (words.py: those scripts write no spaces between words).
+_TOKEN = re.compile(rf"[^\W\d_{words.CJK}]{{3,}}|[{words.CJK}]+")
 #: Words that tell nothing about a text's content, in a summary of it (the second half:
 #: what smollm2:135m wrote of a CTSS manual's pages, "The document contains pages 1–4 …
 #: The text is written in a clear and easy-to-read style.", sharing only those).
@@ -45,19 +48,33 @@ _FILLER_WORDS = """summary summarise summarize summaries section sections page p
 _FILLER = frozenset(_FILLER_WORDS.split())
 
 
+def _tokens(text: str) -> list[str]:
+    """The words of ``text``, lower case; a CJK run as its character pairs ("北京大学":
+    "北京", "京大", "大学"), or itself when it is one character."""
+    out: list[str] = []
+    for m in _TOKEN.finditer(text):
+        w = m.group().lower()
+        if words.is_cjk(w[0]):
+            out += [w[i : i + 2] for i in range(len(w) - 1)] or [w]
+        else:
+            out.append(w)
+    return out
+
+
+def _meaningful(word: str) -> bool:
+    """A word that can carry content: not filler, 4+ letters or a CJK pair."""
+    return (len(word) >= 4 or words.is_cjk(word[0])) and word not in _FILLER
+
+
 def content_stems(text: str, exclude: frozenset[str] = frozenset()) -> set[str]:
-    """The stems of the words of ``text`` that can carry content (not filler, 4+ letters)."""
-    return {
-        w[:STEM]
-        for w in (m.group().lower() for m in _TOKEN.finditer(text))
-        if len(w) >= 4 and w not in _FILLER and w[:STEM] not in exclude
-    }
+    """The stems of the words of ``text`` that can carry content."""
+    return {w[:STEM] for w in _tokens(text) if _meaningful(w) and w[:STEM] not in exclude}
 
 
 def name_stems(name: str) -> frozenset[str]:
     """The stems of a document's file name ("debian-history__project-history.en.pdf")."""
     stem = PurePath(name).stem if "." in name else name
-    return frozenset(w.lower()[:STEM] for w in _TOKEN.findall(stem))
+    return frozenset(w[:STEM] for w in _tokens(stem))
 
 
 def repeated_line(text: str) -> str:
@@ -65,7 +82,7 @@ def repeated_line(text: str) -> str:
     seen: Counter[str] = Counter()
     for raw in _SPLIT.split(text):
         key = normalise(raw)
-        if len(key.split()) < REPEAT_MIN_WORDS:
+        if words.count(key) < REPEAT_MIN_WORDS:
             continue
         seen[key] += 1
         if seen[key] > 1:
@@ -82,8 +99,8 @@ ECHO_WORDS = 6
 def echoed(text: str, instructions: str, source: str) -> str:
     """The first run of ``ECHO_WORDS`` words of ``text`` that ``instructions`` hold and
     ``source`` does not, or ""."""
-    said = normalise(text).split()
-    asked, read = normalise(instructions).split(), normalise(source).split()
+    said = words.split(normalise(text))
+    asked, read = words.split(normalise(instructions)), words.split(normalise(source))
 
     def runs(words: list[str]) -> set[tuple[str, ...]]:
         return {tuple(words[i : i + ECHO_WORDS]) for i in range(len(words) - ECHO_WORDS + 1)}
@@ -109,8 +126,7 @@ def rejection(text: str, source: str, name: str, instructions: str = "") -> str:
     if told:
         return f"it said back the instructions ({told!r})"
     names = name_stems(name)
-    words = [w.lower() for w in _TOKEN.findall(text)]
-    meaningful = [w for w in words if len(w) >= 4 and w not in _FILLER]
+    meaningful = [w for w in _tokens(text) if _meaningful(w)]
     from_name = [w for w in meaningful if w[:STEM] in names]
     if not meaningful:
         return "it had no content words from the text"

@@ -1,0 +1,59 @@
+"""Words as summaries count and cut them: runs between spaces, and each Chinese or Japanese
+character on its own.
+
+Those scripts put no spaces between words, so ``text.split()`` made a page of Chinese one
+"word": its sections overflowed the model's context, the extractive summary found no
+sentence, and the quality gate found no word a faithful summary shared with its text
+(review). A character of them carries about what an English word does, and costs about
+as many tokens.
+"""
+
+from __future__ import annotations
+
+import re
+
+#: Hiragana, Katakana, CJK ideographs (with extension A and the compatibility block),
+#: half-width Katakana. Korean writes spaces between its words.
+CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f"
+_WORD = re.compile(rf"[{CJK}]|[^\s{CJK}]+")
+_CJK_CHAR = re.compile(rf"[{CJK}]")
+
+
+def spans(text: str) -> list[tuple[int, int]]:
+    """Where each word of ``text`` is: (start, end)."""
+    return [m.span() for m in _WORD.finditer(text)]
+
+
+def count(text: str) -> int:
+    return sum(1 for _ in _WORD.finditer(text))
+
+
+def split(text: str) -> list[str]:
+    """The words of ``text`` (each CJK character one)."""
+    return _WORD.findall(text)
+
+
+def first(text: str, n: int) -> str:
+    """``text`` up to the end of its ``n``-th word, its spacing kept."""
+    at = spans(text)
+    return text[: at[n - 1][1]] if n > 0 and len(at) >= n else text if n > 0 else ""
+
+
+def last(text: str, n: int) -> str:
+    """``text`` from the start of its ``n``-th word from the end, its spacing kept."""
+    at = spans(text)
+    return text[at[-n][0] :] if n > 0 and len(at) >= n else text if n > 0 else ""
+
+
+def is_cjk(char: str) -> bool:
+    return bool(_CJK_CHAR.match(char))
+
+
+def joined(lines: list[str]) -> str:
+    """Wrapped lines as one line: a space between them, but none where a CJK line wraps."""
+    out = ""
+    for line in lines:
+        if out and not (is_cjk(out[-1]) and is_cjk(line[:1])):
+            out += " "
+        out += line
+    return out
