@@ -316,6 +316,32 @@ def test_running_headers_are_left_out_and_do_not_stretch_ranges() -> None:
         assert c.page_start == seen[0] and c.page_end <= seen[-1] + 1
 
 
+def test_running_lines_go_only_at_a_pages_edges_and_numbers_are_not_headers() -> None:
+    """A running "#" (a folio) took every lone number of the body with it, and a table's
+    rows of numbers ending pages ("1994 12 3,400") were furniture dropped everywhere: 48
+    rows of a table lost, "π = 4(1 − 1/3 + ..." read "4(1 − 3 + ..." (review)."""
+    pages = []
+    year = 1980
+    for n in range(1, 5):
+        rows = [f"{year + i} {(year + i) % 97} {(year * 7 + i) % 9000 + 1000:,}" for i in range(12)]
+        year += 12
+        body = "The coolant temperature in degrees was\n312\nand the pressure was\n155"
+        pages.append(
+            Page(
+                n,
+                f"Millbrook plant report\n{body}\nYear Incidents Cost\n"
+                + "\n".join(rows)
+                + f"\n{n}",
+            )
+        )
+    text = "\n".join(c.text for c in chunk_pages(pages))
+    for row in (line for p in pages for line in p.text.split("\n") if line[:2] in ("19", "20")):
+        assert row in text  # every row of the table
+    assert text.count("was 312 and") == 4 and text.count("was 155") == 4  # the lone numbers
+    assert "Millbrook plant report" not in text  # the running header still goes
+    assert not re.search(r"\n[1-4]$", text)  # and the folio
+
+
 def test_a_tiny_tail_merges_into_the_previous_chunk() -> None:
     text = prose(random.Random(3), 9, "A", (19, 19)) + "\nThe end."  # 180 words, then 2
     (merged,) = chunk_pages([Page(1, text)], overlap_sentences=0)
