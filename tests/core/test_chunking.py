@@ -396,3 +396,18 @@ def test_a_line_that_is_all_of_each_page_is_content_not_a_running_header() -> No
     chunks = chunk_pages(pages)
     assert chunks and "Potato 1" in chunks[0].text
     assert chunks[0].page_start == 1 and chunks[-1].page_end == 30
+
+
+def test_words_hyphenated_across_lines_are_whole_in_passages() -> None:
+    """ "docu- mentation" could be neither searched nor grepped: R-intro has 71 such
+    breaks, debian-reference 96 (review)."""
+    page = Page(
+        1,
+        "Careful docu-\nmentation of the thermo-\ncouple readings is kept by the inter\xad"
+        "\nnational office. The S-\nPlus manual is on pages 4-\n5, and the op\xadtional "
+        "appendix too.",
+    )
+    (chunk,) = chunk_pages([page])
+    assert "Careful documentation of the thermocouple readings" in chunk.text
+    assert "international office." in chunk.text and "optional appendix" in chunk.text
+    assert "S- Plus" in chunk.text and "pages 4- 5" in chunk.text  # not a word broken in two

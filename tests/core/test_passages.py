@@ -95,3 +95,13 @@ def test_a_part_shorter_than_a_window_at_a_page_edge_is_lit() -> None:
 def test_a_passage_is_not_lit_inside_a_longer_word() -> None:
     page = "The bobcat sat on the mat. Later the cat sat on the mat."
     assert locate_spans(page, "cat sat on the mat.") == [(page.index(" cat sat") + 1, 18)]
+
+
+def test_a_passage_made_whole_is_found_where_the_page_breaks_its_words() -> None:
+    """The indexed passage says "documentation"; pdfium's page text still breaks it at a
+    line's end (its U+FFFE mark, a hyphen or a soft hyphen): the span covers the broken
+    word, in the page's own offsets."""
+    for mark in ("-", "\ufffe", "\xad"):
+        page = f"Intro.\r\nCareful docu{mark}\r\nmentation of the inter\xadnational office."
+        ((start, length),) = locate_spans(page, "Careful documentation of the international")
+        assert page[start : start + length] == page[page.index("Careful") : -len(" office.")]

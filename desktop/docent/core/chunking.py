@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 from docent.core.context import HeadingPath, context_line
 from docent.core.models import Chunk, Page
+from docent.core.normal_form import dehyphenated
 
 TokenCounter = Callable[[str], int]
 
@@ -220,7 +221,7 @@ def _units(pages: Sequence[Page], furniture: set[str], slides: bool) -> Iterable
                 continue
             yield from _paragraph_units(paragraph, page.number)
             paragraph = []
-            yield _Unit(line, page.number, len(words), kind)
+            yield _Unit(line.replace("\xad", ""), page.number, len(words), kind)
             prev = line
         yield from _paragraph_units(paragraph, page.number)
 
@@ -266,7 +267,7 @@ def _running_lines(pages: Sequence[Page]) -> set[str]:
 def _paragraph_units(lines: list[str], page: int) -> Iterable[_Unit]:
     if not lines:
         return
-    for sentence in _split_sentences("\n".join(lines)):
+    for sentence in _split_sentences(dehyphenated("\n".join(lines))):  # "docu-\nment"
         words = sentence.split()
         if len(words) > LONG_RUN_WORDS and "\n" in sentence:
             yield from _line_groups(sentence.split("\n"), page)

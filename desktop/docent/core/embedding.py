@@ -48,7 +48,8 @@ MODEL_MAX_TOKENS = 256
 #: 7: a passage that runs onto a later page records where that page begins in it
 #: (``page_breaks``), so its citation opens the page its cited part is on.
 #: 8: text composed (NFC, normal_form.py): a decomposed "résumé" was two BM25 words; a
-#: running line dropped only at a page's edges, never numbers of the body (chunking.py).
+#: running line dropped only at a page's edges, never numbers of the body; words
+#: hyphenated across lines made whole, soft hyphens dropped (chunking.py, normal_form.py).
 INDEX_FORMAT = 8
 
 

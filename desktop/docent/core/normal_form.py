@@ -11,6 +11,7 @@ it enters: ``document`` on what extraction and the text cache give, ``nfc`` on a
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from dataclasses import replace
 
@@ -82,3 +83,40 @@ def document(doc: ExtractedDocument) -> ExtractedDocument:
     if all(a is b for a, b in zip(pages, doc.pages, strict=True)):
         return doc
     return replace(doc, pages=pages)
+
+
+#: A word hyphenated at a line's end (pdfium's U+FFFE mark, which extraction writes as "-",
+#: or a soft hyphen): its halves are joined when the next line goes on in lower case.
+_HYPHEN_BREAK = re.compile(r"(?<=[^\W\d_])[-\ufffe\xad][ \t]*\r?\n[ \t]*(?=[^\W\d_])")
+
+
+def _breaks(text: str) -> list[tuple[int, int]]:
+    """Where ``dehyphenated`` cuts: hyphen breaks before a lower-case letter, soft hyphens."""
+    cuts = [m.span() for m in _HYPHEN_BREAK.finditer(text) if text[m.end()].islower()]
+    cuts += [(i, i + 1) for i, ch in enumerate(text) if ch == "\xad"]
+    return sorted(cuts, key=lambda c: (c[0], -c[1]))  # a break before its soft hyphen
+
+
+def dehyphenated(text: str) -> str:
+    """``text`` with words hyphenated across lines made whole ("docu-\nmentation":
+    "documentation") and soft hyphens dropped: "docu- mentation" could not be searched or
+    grepped (review). A compound broken at its hyphen ("right-\nhand") is joined too: the
+    text cannot tell it from a hyphenated word, and those are most breaks."""
+    return whole_words(text)[0]
+
+
+def whole_words(text: str) -> tuple[str, list[int]]:
+    """``dehyphenated(text)``, and for each of its offsets (and its end) the offset in
+    ``text``: to find an indexed passage in a page's own text (pdfium's)."""
+    parts: list[str] = []
+    where: list[int] = []
+    pos = 0
+    for a, b in _breaks(text):
+        if a < pos:
+            continue  # a soft hyphen inside a break already cut
+        parts.append(text[pos:a])
+        where.extend(range(pos, a))
+        pos = b
+    parts.append(text[pos:])
+    where.extend(range(pos, len(text) + 1))
+    return "".join(parts), where

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 
 from docent.core.models import LineBox, Page
-from docent.core.normal_form import composed, nfc
+from docent.core.normal_form import composed, dehyphenated, nfc, whole_words
 
 WINDOW_WORDS = 8  # words per window when the whole passage does not match at once
 MIN_WINDOW_WORDS = 3
@@ -30,13 +30,13 @@ def locate_spans(page_text: str, passage: str) -> list[tuple[int, int]]:
     """(start, length) spans of ``page_text`` that hold the passage's words in order.
 
     Both are matched composed (NFC, normal_form.py): pdfium's text of a PDF written
-    decomposed holds "cafe" + U+0301 where the indexed passage has "café". The spans are
-    offsets in ``page_text`` as given."""
+    decomposed holds "cafe" + U+0301 where the indexed passage has "café"; and with words
+    hyphenated across lines whole, as chunking makes them. The spans are offsets in
+    ``page_text`` as given."""
     text, where = composed(page_text)
-    spans = _locate(text, nfc(passage))
-    if text is page_text:
-        return spans
-    return [(where[s], where[s + n] - where[s]) for s, n in spans]
+    whole, at = whole_words(text)  # "docu-\nmentation" as the passage has it, whole
+    spans = _locate(whole, dehyphenated(nfc(passage)))
+    return [(where[at[s]], where[at[s + n]] - where[at[s]]) for s, n in spans]
 
 
 def _locate(page_text: str, passage: str) -> list[tuple[int, int]]:
