@@ -325,10 +325,10 @@ def test_close_lets_a_run_that_missed_its_cancel_end_before_the_store_goes(
         IndexQueue.stop,
     )
 
-    def stuck_walk(paths: list[Path], recursive: bool = True) -> object:
+    def stuck_walk(paths: list[Path], recursive: bool = True, avoid: object = None) -> object:
         walking.set()
         released.wait(TIMEOUT)  # checks no cancel until its files are no longer read
-        return real_collect(paths, recursive)
+        return real_collect(paths, recursive, avoid)
 
     def close(self: Indexer) -> None:
         released.set()

@@ -26,7 +26,7 @@ from docent.core.models import DocumentRecord
 
 class JobKind(enum.StrEnum):
     INDEX = "index"  # paths: files and folders; in folders, drops documents whose file is gone
-    REMOVE = "remove"  # paths: [file or folder]; drops documents whose file is gone
+    REMOVE = "remove"  # paths: files or folders (a run of deletions); drops documents gone
     MOVE = "move"  # paths: [old, new] (a file or a folder)
     SWEEP = "sweep"  # paths: [folder]; index what changed, drop what is gone
     DROP = "drop"  # paths: [file or folder]; forget every document there (files untouched)

@@ -283,6 +283,20 @@ class Indexer:
         self.store.optimize()
         log.info("search index step: %.1f s", time.perf_counter() - started)
 
+    def note_cancelled(self, files: Sequence[Path], collection: str = "") -> None:
+        """Files of a run cancelled before it started (a Cancel, the window closed): listed,
+        cancelled, for Resume, as those a run stops before are; they were never listed at
+        all (review)."""
+        with self._lock:
+            self._collection = collection
+            try:
+                for path in files:
+                    self._note_unfinished(
+                        path, CANCELLED, "Indexing was cancelled before it reached this file."
+                    )
+            finally:
+                self._collection = ""
+
     def _note_unfinished(self, path: Path, reason: str, error: str) -> None:
         """A file a run did not finish (cancelled, or the store failed): queued with
         ``reason`` (a new one too, so it stays in the list); one indexed or failed before

@@ -49,6 +49,8 @@ Listener = Callable[[IndexEvent], None]
 FINAL_PHASES = frozenset({"ready", "unchanged", "renamed", "failed", "removed"})
 #: Sources whose pending jobs a user's Cancel drops (the watcher's come back by themselves).
 USER_SOURCES = frozenset({"user", "command", "resume"})
+#: The jobs a Cancel of indexing stops: not removals, which the user confirmed.
+INDEXING = frozenset({JobKind.INDEX, JobKind.RESUME, JobKind.SWEEP})
 
 
 class IndexQueue:
@@ -278,13 +280,15 @@ class IndexQueue:
             return self._cond.wait_for(lambda: not self._pending and self._running is None, timeout)
 
     def cancel(self) -> None:
-        """A user's Cancel: stop the running job (what finished is kept) and the pending
-        jobs users asked for (each still ends with a cancelled JobFinished)."""
+        """A user's Cancel of indexing: stop the running indexing job (what finished is
+        kept) and the pending ones users asked for (each still ends with a cancelled
+        JobFinished, its files listed for Resume). Removals go on: the user confirmed
+        them, and Cancel undid a document's or a collection's removal (review)."""
         with self._cond:
             for j in self._pending:
-                if j.source in USER_SOURCES:
+                if j.source in USER_SOURCES and j.kind in INDEXING:
                     j.cancel.set()
-            if self._running is not None:
+            if self._running is not None and self._running.kind in INDEXING:
                 self._running.cancel.set()
             self._cond.notify_all()
 
@@ -293,7 +297,8 @@ class IndexQueue:
         is still running after ``timeout`` (a step that checks no cancel meanwhile)."""
         with self._cond:
             self._stopping = True
-            self._pending.clear()
+            for j in self._pending:  # the thread lists what users asked for (_loop)
+                j.cancel.set()
             if self._running is not None:
                 self._running.cancel.set()
             self._cond.notify_all()
@@ -319,9 +324,10 @@ class IndexQueue:
             with self._cond:
                 self._cond.wait_for(lambda: self._pending or self._stopping)
                 if self._stopping:
+                    left, self._pending = list(self._pending), deque()
                     self._running = None
                     self._cond.notify_all()
-                    return
+                    break
                 job = self._running = self._pending.popleft()
             # Listeners hear the end before the queue counts as idle, so whoever waits
             # in wait_idle() sees every event of the jobs it waited for.
@@ -329,11 +335,14 @@ class IndexQueue:
             with self._cond:
                 self._running = None
                 self._cond.notify_all()
+        for job in left:  # Docent is closing: what users asked for waits for Resume
+            self._keep_listed(job)
 
     def _run(self, job: Job) -> JobFinished | JobFailed:
         started = time.perf_counter()
         report = IndexReport()
         if job.cancel.is_set():  # cancelled while it waited
+            self._keep_listed(job)
             report.cancelled = True
             return JobFinished(job, report)
         self._emit(JobStarted(job))
@@ -346,6 +355,16 @@ class IndexQueue:
         report.cancelled = report.cancelled or job.cancel.is_set()
         report.seconds = time.perf_counter() - started
         return JobFinished(job, report)
+
+    def _keep_listed(self, job: Job) -> None:
+        """A user's indexing job cancelled before it ran: its files listed, cancelled."""
+        if job.kind is not JobKind.INDEX or job.source not in ASKED:
+            return
+        try:
+            found = filemod.collect(list(job.paths), job.recursive, self.data_path)
+            self.indexer.note_cancelled(found.files, job.collection)
+        except Exception:  # noqa: BLE001 - closing goes on; the files are added again later
+            log.exception("could not list the files of a cancelled job")
 
     def _emit(self, event: IndexEvent) -> None:
         for listener in list(self._listeners):
