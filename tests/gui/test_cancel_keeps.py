@@ -10,7 +10,6 @@ from typing import Any
 
 import pytest
 from PySide6.QtCore import Qt
-
 from test_user_stops import GatedEmbedder, open_engine
 
 TIMEOUT = 30_000
