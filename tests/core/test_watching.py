@@ -616,6 +616,22 @@ def test_a_run_of_deletions_while_the_queue_is_busy_is_one_job(engine: Engine, l
     assert catalog_paths(engine) == set()
 
 
+def test_removing_many_selected_documents_is_one_job(engine: Engine, lib: Path) -> None:
+    """A job each made removing 5,000 selected documents block the window's thread for
+    seconds, each submit scanning every job queued (review)."""
+    for i in range(40):
+        (lib / f"d{i}.txt").write_text(text_for(f"d{i}"))
+    engine.index([lib])
+    paths = sorted(catalog_paths(engine))
+    with queue_held(engine) as q:
+        jobs = engine.submit_removal(paths)
+        assert len(jobs) == 1 and len(q.pending()) == 1 and jobs[0].paths == paths
+    assert engine.wait_idle(TIMEOUT)
+    assert catalog_paths(engine) == set() and sorted(p.name for p in lib.iterdir())[:1] == [
+        "d0.txt"
+    ]
+
+
 def test_folders_watched_by_the_environment_are_not_saved_with_a_change(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

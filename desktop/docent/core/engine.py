@@ -282,8 +282,10 @@ class Engine(EngineWatching):
         )
 
     def submit_removal(self, paths: Sequence[str]) -> list[Job]:
-        jobs = [self.queue.drop(str(filemod.normalise(p))) for p in paths]
-        return [j for j in jobs if j is not None]
+        if not paths:
+            return []
+        job = self.queue.drop(*(str(filemod.normalise(p)) for p in paths))
+        return [job] if job is not None else []
 
     def submit_resume(self) -> Job | None:
         return self.queue.resume()

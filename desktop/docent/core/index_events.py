@@ -29,7 +29,7 @@ class JobKind(enum.StrEnum):
     REMOVE = "remove"  # paths: files or folders (a run of deletions); drops documents gone
     MOVE = "move"  # paths: [old, new] (a file or a folder)
     SWEEP = "sweep"  # paths: [folder]; index what changed, drop what is gone
-    DROP = "drop"  # paths: [file or folder]; forget every document there (files untouched)
+    DROP = "drop"  # paths: files or folders; forget every document there (files untouched)
     RESUME = "resume"  # no paths: documents left queued by a crash or a cancel
     LEAVE = "leave"  # paths: [file or folder]; its documents leave ``collection``
     #: no paths: every document leaves ``collection`` (those in no other are removed from

@@ -142,13 +142,15 @@ def run_remove(q: QueueOps, job: Job, report: IndexReport) -> None:
 
 
 def run_drop(q: QueueOps, job: Job, report: IndexReport) -> None:
-    path = job.paths[0]
-    if job.source in ASKED and any(inside(path, w) for w in q.catalog.folder_bindings()):
-        # Removed by the user inside a watched folder: its next sweep would add it again.
-        q.catalog.leave_out(path)
-    rec = q.catalog.by_path(path)
-    for r in [rec] if rec else q.catalog.under(path):
-        q.remove_record(r, job, report)
+    """Forget the documents at the paths (files untouched)."""
+    watched = q.catalog.folder_bindings() if job.source in ASKED else {}
+    for path in job.paths:
+        if any(inside(path, w) for w in watched):
+            # Removed by the user inside a watched folder: its next sweep would add it again.
+            q.catalog.leave_out(path)
+        rec = q.catalog.by_path(path)
+        for r in [rec] if rec else q.catalog.under(path):
+            q.remove_record(r, job, report)
 
 
 def run_resume(q: QueueOps, job: Job, report: IndexReport) -> None:
