@@ -118,3 +118,50 @@ def test_a_drop_waiting_behind_the_run_is_listed_for_resume(
         window.close()
     finally:
         engine.close()
+
+
+def test_resume_or_reindex_of_a_file_that_is_gone_says_so(
+    qtbot: Any, make_window: Any, tmp_path: Path
+) -> None:
+    """Nothing happened and nothing was said, and the gone file waited for Resume for
+    ever (review)."""
+    a, b = write(tmp_path / "lib", ["a.txt", "b.txt"])
+    gated = GatedEmbedder()
+    engine = open_engine(gated)
+    try:
+        window = make_window(engine)
+        lib = window.library
+        with qtbot.waitSignal(lib.controller.run_finished, timeout=TIMEOUT):
+            lib.add_paths([str(a), str(b)])
+            qtbot.waitUntil(gated.entered.is_set, timeout=TIMEOUT)
+            qtbot.mouseClick(lib.cancel_button, Qt.MouseButton.LeftButton)
+            gated.release.set()
+        qtbot.waitUntil(lambda: lib.resume_row.isVisibleTo(lib), timeout=TIMEOUT)
+        cancelled = {r.file_name for r in lib.cancelled_rows()}
+        assert "b.txt" in cancelled
+        b.unlink()  # moved away meanwhile
+        said = len(window.notifications.texts())
+        with qtbot.waitSignal(lib.controller.run_finished, timeout=TIMEOUT):
+            qtbot.mouseClick(lib.resume_button, Qt.MouseButton.LeftButton)
+        qtbot.waitUntil(
+            lambda: "b.txt" not in {r.file_name for r in lib.model.rows()}, timeout=TIMEOUT
+        )
+        assert any(
+            "b.txt is no longer at" in t and "moved or deleted?" in t
+            for t in window.notifications.texts()[said:]
+        )
+        qtbot.waitUntil(lambda: not lib.resume_row.isVisibleTo(lib), timeout=TIMEOUT)
+        qtbot.waitUntil(
+            lambda: [r.state_text for r in lib.model.rows()] == ["ready"], timeout=TIMEOUT
+        )
+
+        a.unlink()  # and the menu's Re-index of a ready document whose file is gone
+        said = len(window.notifications.texts())
+        with qtbot.waitSignal(lib.controller.run_finished, timeout=TIMEOUT):
+            lib.add_paths([str(a)], force=True)
+        assert any("a.txt is no longer at" in t for t in window.notifications.texts()[said:])
+        assert [r.file_name for r in engine.documents()] == ["a.txt"]  # kept (a drive unplugged?)
+        window.close()
+    finally:
+        gated.release.set()
+        engine.close()

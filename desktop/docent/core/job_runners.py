@@ -55,6 +55,8 @@ def run_index(q: QueueOps, job: Job, report: IndexReport) -> None:
             report.failed.append(
                 FailedFile(str(missing), "missing", f"{shown(missing)} does not exist.")
             )
+    elif job.source in ASKED:
+        _gone_documents(q, job, report, found.missing)
     # Said once, in this run's report (a sweep says nothing: it would repeat it every time).
     report.skipped += [FailedFile(str(s.path), s.reason, s.message) for s in found.skipped]
     named = {s.path for s in found.skipped}
@@ -64,6 +66,26 @@ def run_index(q: QueueOps, job: Job, report: IndexReport) -> None:
     if job.cancel.is_set():
         return
     _drop_gone(q, job, report, found, recursive=job.recursive)
+
+
+def _gone_documents(q: QueueOps, job: Job, report: IndexReport, missing: list[Path]) -> None:
+    """Documents the window asked to index (Resume, Re-index) whose file is gone: said,
+    not silently skipped; one waiting for Resume leaves the list, there is nothing left
+    to resume (review: the row stayed, and Resume was offered for ever)."""
+    for path in missing:
+        rec = q.catalog.by_path(str(path))
+        if rec is None:
+            continue  # dropped, then deleted before its turn: its deletion settles it
+        report.failed.append(
+            FailedFile(
+                str(path),
+                "missing",
+                f"{shown(path.name)} is no longer at {shown(path.parent)} (moved or deleted?); "
+                "it was not indexed again.",
+            )
+        )
+        if rec.state is DocState.QUEUED:
+            q.remove_gone(rec, job, report)
 
 
 def run_sweep(q: QueueOps, job: Job, report: IndexReport) -> None:

@@ -363,8 +363,13 @@ class IndexController(QObject):
         elif report.cancelled:
             bridge().info("Indexing cancelled; the documents that finished are kept.")
         elif report.failed:
-            n = len(report.failed)
-            bridge().warning(
-                f"{n} file{'s' if n > 1 else ''} could not be indexed; "
-                "see the State column for why."
-            )
+            gone = [f for f in report.failed if f.reason == "missing"]
+            if gone:  # no row says why: a document whose file is gone (review)
+                more = f" ({len(gone) - 1} more like it)" if len(gone) > 1 else ""
+                bridge().warning(gone[0].message + more)
+            rest = len(report.failed) - len(gone)
+            if rest:
+                bridge().warning(
+                    f"{rest} file{'s' if rest > 1 else ''} could not be indexed; "
+                    "see the State column for why."
+                )
