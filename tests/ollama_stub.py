@@ -24,6 +24,7 @@ stream then stops, as Ollama stops generating).
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import re
@@ -88,6 +89,29 @@ def _fake_embedding(text: str, dim: int) -> list[float]:
 class _Server(ThreadingHTTPServer):
     daemon_threads = True
     stub: OllamaStub
+
+    def __init__(self, *args: Any) -> None:
+        super().__init__(*args)
+        self.connections: set[Any] = set()
+        self._open_lock = threading.Lock()
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        with self._open_lock:
+            self.connections.add(request)
+        super().process_request(request, client_address)
+
+    def shutdown_request(self, request: Any) -> None:
+        with self._open_lock:
+            self.connections.discard(request)
+        super().shutdown_request(request)
+
+    def close_connections(self) -> None:
+        """End every open connection, as a server going away does: a kept-alive one went on
+        answering health checks long after the stop."""
+        with self._open_lock:
+            for sock in list(self.connections):
+                with contextlib.suppress(OSError):
+                    sock.shutdown(socket.SHUT_RDWR)
 
     def handle_error(self, request: Any, client_address: Any) -> None:
         # Clients that hang up mid-stream (cancel, timeout tests) are expected here.
@@ -351,6 +375,7 @@ class OllamaStub:
         return f"http://127.0.0.1:{self._server.server_address[1]}"
 
     def start(self) -> OllamaStub:
+        self.stopping.clear()
         self._server = _Server(("127.0.0.1", 0), _Handler)
         self._server.stub = self
         self._thread = threading.Thread(
@@ -368,6 +393,7 @@ class OllamaStub:
         if self._server is not None:
             self._server.shutdown()
             self._server.server_close()
+            self._server.close_connections()
         if self._thread is not None:
             self._thread.join(timeout=5)
         self._server = self._thread = None

@@ -476,6 +476,11 @@ class MainWindow(QMainWindow):
     def _on_answer_finished(self, turn: Turn) -> None:
         self._show_sources_of(turn)
         self._show_model_state()  # an extractive answer with Ollama up offers Retry
+        extractive = turn.answer is None or turn.answer.mode == "extractive"
+        if extractive and self.health is not None and self.health.ok:
+            # Ollama may have gone since the last poll: the banner said it was running
+            # with the model until the next one, beside "Ollama is not running" (review)
+            self.check_health()
 
     def _show_sources_of(self, turn: Turn | None) -> None:
         cites = turn.citations if turn is not None else []
