@@ -443,8 +443,17 @@ class ChatPane(QWidget):
         self.attempt_shown.emit(turn)
 
     def _set_streaming(self, on: bool) -> None:
-        self.send_button.setVisible(not on)
-        self.stop_button.setVisible(on)
+        # The button pressed hands the focus on before it hides: hidden first, it threw
+        # the focus to the next widget, the Sources list (review). Ask hands it to Stop
+        # (the same key stops), Stop to the question box (the next question).
+        pressed, shown = (
+            (self.send_button, self.stop_button) if on else (self.stop_button, self.send_button)
+        )
+        had_focus = pressed.hasFocus()
+        shown.setVisible(True)
+        if had_focus:
+            (self.stop_button if on else self.input).setFocus(Qt.FocusReason.OtherFocusReason)
+        pressed.setVisible(False)
         self.model_combo.setEnabled(not on)
         self.retry_button.setEnabled(not on)  # the banner's: asks again, not mid-answer
         if not on:
