@@ -75,7 +75,10 @@ def test_a_drop_and_a_question_stay_in_the_collection_shown(
     # the status bar counts the collection shown, out of the whole library
     home_chunks = next(c.chunks for c in bar.collections if c.id == made.id)
     qtbot.waitUntil(
-        lambda: window.docs_label.text() == f"Home: 1 of 2 documents · {home_chunks} chunks",
+        lambda: (
+            window.docs_label.text()
+            == f"Home: 1 of 2 documents · {home_chunks} chunk{'' if home_chunks == 1 else 's'}"
+        ),
         timeout=10_000,
     )
     with qtbot.waitSignal(window.chat.answer_finished, timeout=ANSWER_TIMEOUT_MS) as done:

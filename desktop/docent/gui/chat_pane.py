@@ -30,7 +30,7 @@ from docent.gui.chat_controls import AnswerBar, AskStatus
 from docent.gui.chat_view import ConversationView
 from docent.gui.markdown_view import parse_cite
 from docent.gui.messages import bridge
-from docent.gui.plain import ask, middle, plain_label, plain_tip
+from docent.gui.plain import as_written, ask, middle, plain_label, plain_tip
 from docent.gui.turn_markdown import chip_tips, matched_chips, turn_markdown
 from docent.gui.workers import Task, Worker, run_in_worker
 
@@ -268,7 +268,7 @@ class ChatPane(QWidget):
             inside = f" (in collection {self.collection.name})" if self.collection else ""
             self.scope_label.setText(f"Asking only: {names}{more}{inside}")
         self.clear_scope_button.setText(
-            f"All of {self.collection.name}" if self.collection else "All documents"
+            f"All of {as_written(self.collection.name)}" if self.collection else "All documents"
         )
         self.clear_scope_button.setVisible(bool(self.scope))
 

@@ -39,10 +39,10 @@ def status_text(st: Status, shown: Collection | None) -> str:
         extra.append(f"{st.cancelled:,} cancelled")
     tail = f" ({', '.join(extra)})" if extra else ""
     if shown is None:
-        return f"{_plural(st.ready, 'document')} · {st.chunks:,} chunks{tail}"
+        return f"{_plural(st.ready, 'document')} · {_plural(st.chunks, 'chunk')}{tail}"
     return (
         f"{shown.name}: {shown.ready:,} of {_plural(st.ready, 'document')}"
-        f" · {shown.chunks:,} chunks{tail}"
+        f" · {_plural(shown.chunks, 'chunk')}{tail}"
     )
 
 
@@ -177,7 +177,7 @@ class CollectionBar(QWidget):
 
     @staticmethod
     def _tooltip(c: Collection) -> str:
-        parts = [f"{_plural(c.documents, 'document')}, {c.chunks:,} chunks"]
+        parts = [f"{_plural(c.documents, 'document')}, {_plural(c.chunks, 'chunk')}"]
         parts += [f"watches {f}" for f in c.folders]
         return "\n".join(parts)
 

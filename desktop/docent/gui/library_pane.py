@@ -38,7 +38,7 @@ from docent.gui.indexing import IndexController
 from docent.gui.library_model import DocumentTableModel, StateDelegate
 from docent.gui.library_rows import CHUNKS, INDEXED, NAME, PAGES, ROW_ROLE, SORT_ROLE, STATE, Row
 from docent.gui.messages import bridge
-from docent.gui.plain import ElidedLabel, ask
+from docent.gui.plain import ElidedLabel, as_written, ask
 from docent.gui.text_dialog import show_text
 from docent.gui.watched_folders import WatchedFoldersBox
 from docent.gui.workers import call_in_worker
@@ -179,12 +179,15 @@ class LibraryPane(QWidget):
         self.table.customContextMenuRequested.connect(self._on_context_menu)
         self.table.doubleClicked.connect(self._on_double_clicked)
         keys = {
-            Qt.Key.Key_Return: self._ask_about_selected,
-            Qt.Key.Key_Enter: self._ask_about_selected,
-            Qt.Key.Key_Delete: self._remove_selected,
+            QKeySequence(Qt.Key.Key_Return): self._ask_about_selected,
+            QKeySequence(Qt.Key.Key_Enter): self._ask_about_selected,
+            QKeySequence(Qt.Key.Key_Delete): self._remove_selected,
+            # Help's Shift+F10 (Qt turns only the Menu key into a context menu on X11: a
+            # laptop without one had no keyboard way to the menu; review)
+            QKeySequence("Shift+F10"): self._menu_at_current,
         }
         for key, slot in keys.items():
-            shortcut = QShortcut(QKeySequence(key), self.table)
+            shortcut = QShortcut(key, self.table)
             shortcut.setContext(Qt.ShortcutContext.WidgetShortcut)
             shortcut.activated.connect(slot)
         self.cancel_button.clicked.connect(c.cancel)
@@ -365,6 +368,12 @@ class LibraryPane(QWidget):
         if rows:
             self._remove(rows)
 
+    def _menu_at_current(self) -> None:
+        """The selected documents' menu, at the current row (Shift+F10)."""
+        index = self.table.currentIndex()
+        rect = self.table.visualRect(index) if index.isValid() else self.table.viewport().rect()
+        self._on_context_menu(rect.center() if index.isValid() else rect.topLeft())
+
     def _on_context_menu(self, pos: QPoint) -> None:
         rows = self.selected_rows()
         if not rows:
@@ -397,12 +406,12 @@ class LibraryPane(QWidget):
         if others:
             add_to = menu.addMenu("Add to collection")
             for c in others:
-                action = add_to.addAction(c.name, self._adder(paths, c.id))
+                action = add_to.addAction(as_written(c.name), self._adder(paths, c.id))
                 action.setEnabled(bool(paths))
         current = self.collection
         if current is not None:
             leave = menu.addAction(
-                f"Remove from '{current.name}'", lambda: self._leave(rows, current)
+                f"Remove from '{as_written(current.name)}'", lambda: self._leave(rows, current)
             )
             leave.setEnabled(bool(paths))
         menu.addSeparator()

@@ -95,6 +95,10 @@ class MainWindow(QMainWindow):
         self.dialogs: list[QWidget] = []
         self._citations_turn = 0  # the turn whose sources the citation pane lists
         self._sources_width = 0  # the Sources pane's width before it was narrowed
+        #: The panes' sizes before fit_sources narrowed the Sources pane, until the user
+        #: lays them out again: what is saved (saved narrowed, each restart gave the
+        #: library more of the Sources' width: review).
+        self._laid_out: list[int] | None = None
         self._build()
         self._menus()
         self._wire()
@@ -115,6 +119,7 @@ class MainWindow(QMainWindow):
         self.splitter.addWidget(self.chat)
         self.splitter.addWidget(self.citations)
         self.splitter.setChildrenCollapsible(False)
+        self.splitter.splitterMoved.connect(self._on_laid_out)
         self.splitter.setSizes([530, 500, 530])
         central = QWidget()
         layout = QVBoxLayout(central)
@@ -299,9 +304,14 @@ class MainWindow(QMainWindow):
             if isinstance(state, QByteArray):
                 splitter.restoreState(state)
 
+    def _on_laid_out(self, *_: object) -> None:
+        self._laid_out = None  # the user dragged a divider: this is their layout now
+
     def save_layout(self) -> None:
         s = self.gui_settings
         s.setValue("window/geometry", self.saveGeometry())
+        if self._laid_out is not None:  # the user's layout, not the one narrowed for now
+            self.splitter.setSizes(self._laid_out)
         for splitter in (self.splitter, self.citations.splitter):
             s.setValue(f"splitters/{splitter.objectName()}", splitter.saveState())
         s.sync()
@@ -504,10 +514,20 @@ class MainWindow(QMainWindow):
         lib, chat, src = sizes
         if not has_sources and src > SOURCES_IDLE_WIDTH:
             self._sources_width = src
+            self._laid_out = sizes
             spare = src - SOURCES_IDLE_WIDTH
             self.splitter.setSizes(
                 [lib + spare // 3, chat + spare - spare // 3, SOURCES_IDLE_WIDTH]
             )
+        elif has_sources and src <= SOURCES_IDLE_WIDTH and self._laid_out is not None:
+            # the panes as they were before they gave way, exactly: computed again, each
+            # narrowing and widening gave the library more (review)
+            if sum(self._laid_out) == sum(sizes):
+                self.splitter.setSizes(self._laid_out)
+                self._laid_out = None
+                return
+            self._laid_out = None
+            self.fit_sources(True)
         elif has_sources and src <= SOURCES_IDLE_WIDTH:
             total = lib + chat + src
             want = max(self._sources_width, total // 3)

@@ -21,6 +21,12 @@ def plain_tip(text: str) -> str:
     return f"<p style='white-space:pre-wrap'>{html.escape(text)}</p>" if text else ""
 
 
+def as_written(name: str) -> str:
+    """A name in the text of a menu item or a button, where "&" marks the key that
+    triggers it: "R&D" showed as "RD" (and read so), and D triggered it (review)."""
+    return name.replace("&", "&&")
+
+
 def middle(text: str, most: int = 40) -> str:
     """``text`` cut in the middle to ``most`` characters ("Debian-project-h…edition-2024.pdf"):
     a file's name keeps its start and the end that tells it from its siblings."""
