@@ -89,3 +89,59 @@ def save_scan_over_garbage(path: Path, page: Image.Image, layer: str) -> Path:
     out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objs) + 1, xref)
     path.write_bytes(bytes(out))
     return path
+
+
+def save_scan_with_stamp(path: Path, page: Image.Image, stamp: str) -> Path:
+    """One scanned page with a small visible line of real text on it, as a phone scanner
+    app ("Scanned with CamScanner") or a fax header leaves one."""
+    import pdf_files
+
+    w, h = page.size
+    pw, ph = w * 72 / DPI, h * 72 / DPI
+    pixels = zlib.compress(page.convert("L").tobytes())
+    content = b"q %.2f 0 0 %.2f 0 0 cm /Im1 Do Q BT /F1 9 Tf 400 20 Td (%s) Tj ET" % (
+        pw,
+        ph,
+        stamp.encode("latin-1"),
+    )
+    objs = [
+        b"<< /Type /Catalog /Pages 2 0 R >>",
+        b"<< /Type /Pages /Kids [5 0 R] /Count 1 >>",
+        pdf_files.FONT,
+        b"<< /Type /XObject /Subtype /Image /Width %d /Height %d /ColorSpace /DeviceGray "
+        b"/BitsPerComponent 8 /Filter /FlateDecode /Length %d >>\nstream\n%s\nendstream"
+        % (w, h, len(pixels), pixels),
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 %.2f %.2f] /Contents 6 0 R "
+        b"/Resources << /Font << /F1 3 0 R >> /XObject << /Im1 4 0 R >> >> >>" % (pw, ph),
+        pdf_files.stream(content),
+    ]
+    path.write_bytes(pdf_files.pdf(objs))
+    return path
+
+
+def save_dot_pages(path: Path, pages: int) -> Path:
+    """Pages with no text whose only image is one 1x1 pixel (a tracking pixel, a spacer)."""
+    import pdf_files
+
+    dot = zlib.compress(b"\x00")
+    objs = [
+        b"<< /Type /Catalog /Pages 2 0 R >>",
+        b"",
+        pdf_files.stream(
+            dot,
+            b"/Type /XObject /Subtype /Image /Width 1 /Height 1 /ColorSpace /DeviceGray "
+            b"/BitsPerComponent 8 /Filter /FlateDecode ",
+        ),
+        pdf_files.stream(b"q 2 0 0 2 300 400 cm /Im1 Do Q"),
+    ]
+    kids = list(range(5, 5 + pages))
+    objs += [
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R "
+        b"/Resources << /XObject << /Im1 3 0 R >> >> >>"
+    ] * pages
+    objs[1] = b"<< /Type /Pages /Kids [%s] /Count %d >>" % (
+        b" ".join(b"%d 0 R" % k for k in kids),
+        pages,
+    )
+    path.write_bytes(pdf_files.pdf(objs))
+    return path

@@ -12,7 +12,7 @@ import pytest
 
 from docent.core.config import Settings
 from docent.core.engine import Engine
-from docent.core.errors import NoTextLayer
+from docent.core.errors import EmptyDocument, NoTextLayer
 from docent.core.extract import extract
 from docent.core.indexer import IndexReport
 from docent.core.models import DocState, SparseVec
@@ -179,3 +179,28 @@ def test_a_table_row_stays_one_line() -> None:
     lines = [_line("Name", 100, 100, w=100), _line("Year", 600, 100, w=100)]
     lines += [_line("Ada", 100, 140, w=100), _line("1843", 600, 140, w=100)]
     assert reading_order(lines, 1240, 1754).text == "Name Year\nAda 1843"
+
+
+def test_a_scan_with_a_few_words_of_text_on_it_is_ocrd(tmp_path: Path) -> None:
+    """A phone scanner's "Scanned with CamScanner" (21 letters) made the page's text layer
+    look usable: never OCR'd, all it said lost, the file "indexed" (review)."""
+    from scan_files import page_image, save_scan_with_stamp
+
+    lines = ["Quarterly maintenance report", "The boiler valve was replaced"]
+    path = save_scan_with_stamp(tmp_path / "scan.pdf", page_image(lines), "Scanned with CamScanner")
+    (page,) = extract(path, ocr=True).pages
+    assert page.ocr and "boiler valve" in page.text.lower()
+
+
+def test_pages_whose_only_image_is_a_dot_are_not_ocrd(tmp_path: Path) -> None:
+    """A 1x1-pixel image made each text-less page cost ~0.75 s of OCR (review)."""
+    from scan_files import save_dot_pages
+
+    announced: list[int] = []
+    with pytest.raises(EmptyDocument):
+        extract(
+            save_dot_pages(tmp_path / "dots.pdf", 6),
+            ocr=True,
+            on_ocr=lambda number, done, total: announced.append(number),
+        )
+    assert [n for n in announced if n] == []  # no page OCR'd

@@ -1,7 +1,8 @@
 """Which pages of a PDF to OCR, and their OCR'd text in place of their text layer.
 
 pdfplumber has read every page first (extract.py). A page is OCR'd when its text layer is
-missing or unusable (``ocr.needs_ocr``): next to no text but an image on it (a scan), or
+missing or unusable (``ocr.needs_ocr``): next to no text but an image covering a tenth of
+it or more (a scan), a few words on a page mostly image (a scan with a stamp), or
 characters the PDF cannot map to text (pdfium sees glyphs, pdfplumber gets none, or
 mostly replacement and private-use characters). A page whose text pdfium reads well
 (a content stream pdfminer cannot decode) takes pdfium's text instead: exact, and no OCR.
@@ -16,6 +17,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from docent.core.models import Page
 from docent.core.ocr import (
@@ -29,6 +31,9 @@ from docent.core.ocr import (
     shared_engine,
 )
 
+if TYPE_CHECKING:
+    import pypdfium2
+
 log = logging.getLogger(__name__)
 
 #: ``on_ocr(number, done, total)``: page ``number`` is about to be OCR'd, the
@@ -41,36 +46,72 @@ def _no_progress(number: int, done: int, total: int) -> None:
     return None
 
 
+#: A page with next to no text is OCR'd when images cover at least this share of it: a
+#: 1x1-pixel image (a tracking pixel, a spacer) made every such page cost ~0.75 s of OCR
+#: and find nothing (review).
+MIN_IMAGE_COVER = 0.1
+#: A page whose images cover this share of it is a scan even with some text on it (a
+#: "Scanned with CamScanner" stamp, a fax header, a Bates number): OCR'd while its layer
+#: holds fewer than SCAN_LAYER_CHARS visible characters. It was never OCR'd, and all it
+#: said was lost (review).
+SCAN_COVER = 0.6
+SCAN_LAYER_CHARS = 200
+
+
+def image_cover(page: pypdfium2.PdfPage) -> float:
+    """The share of ``page`` its images cover (their boxes summed, at most 1)."""
+    import pypdfium2.raw as pdfium_c
+
+    width, height = page.get_size()
+    if width <= 0 or height <= 0:
+        return 0.0
+    area = 0.0
+    for obj in page.get_objects(filter=[pdfium_c.FPDF_PAGEOBJ_IMAGE]):
+        left, bottom, right, top = obj.get_bounds()
+        w = min(right, width) - max(left, 0.0)
+        h = min(top, height) - max(bottom, 0.0)
+        area += max(w, 0.0) * max(h, 0.0)
+    return min(1.0, area / (width * height))
+
+
 def ocr_candidates(path: Path, password: str | None, pages: list[Page]) -> dict[int, str]:
     """Pages whose text layer pdfplumber could not use: number -> pdfium's text of the
-    page when that is usable (a stream pdfminer cannot decode), else "" (to OCR)."""
-    weak = [
+    page when that is usable (a stream pdfminer cannot decode), else "" (to OCR); and
+    scanned pages with a few words of text on them (to OCR)."""
+
+    def visible(text: str) -> int:
+        return sum(1 for ch in text if not ch.isspace())
+
+    weak = {
         p.number
         for p in pages
-        if sum(1 for ch in p.text if not ch.isspace()) < MIN_PAGE_CHARS
-        or garbage_share(p.text) >= GARBAGE_SHARE
-    ]
-    if not weak:
+        if visible(p.text) < MIN_PAGE_CHARS or garbage_share(p.text) >= GARBAGE_SHARE
+    }
+    few = [p.number for p in pages if p.number in weak or visible(p.text) < SCAN_LAYER_CHARS]
+    if not few:
         return {}
     import pypdfium2 as pdfium
-    import pypdfium2.raw as pdfium_c
 
     out: dict[int, str] = {}
     pdf = pdfium.PdfDocument(str(path), password=password or None)
     try:
-        for number in weak:
+        for number in few:
             page = pdf[number - 1]
             try:
-                images = any(True for _ in page.get_objects(filter=[pdfium_c.FPDF_PAGEOBJ_IMAGE]))
+                cover = image_cover(page)
+                if number not in weak:
+                    if cover >= SCAN_COVER:
+                        out[number] = ""
+                    continue
                 textpage = page.get_textpage()
                 own = textpage.get_text_range() if textpage.count_chars() else ""
                 textpage.close()
             finally:
                 page.close()
-            usable = sum(1 for ch in own if not ch.isspace()) >= MIN_PAGE_CHARS
+            usable = visible(own) >= MIN_PAGE_CHARS
             if usable and garbage_share(own) < GARBAGE_SHARE:
                 out[number] = own
-            elif needs_ocr(pages[number - 1].text, images) or usable:
+            elif needs_ocr(pages[number - 1].text, cover >= MIN_IMAGE_COVER) or usable:
                 out[number] = ""
     finally:
         pdf.close()
