@@ -1,4 +1,4 @@
-"""One Unicode form (NFC) for all text Docent matches: extracted pages and typed questions.
+"""One form for all text Docent matches: composed (NFC), and words whole across lines.
 
 A PDF made on a Mac, or a text file saved by some editors, writes "café" decomposed (NFD:
 "cafe" + U+0301). BM25's tokenizer and every ``\\w+`` here cut such a word at the combining
@@ -7,6 +7,10 @@ keyboards write them, found neither its words nor its passage (review). Text is 
 it enters: ``document`` on what extraction and the text cache give, ``nfc`` on a question.
 ``composed`` keeps a map to the original offsets, for matching in text that is not ours
 (pdfium's page text) and for an OCR'd line's offsets.
+
+Words hyphenated across lines ("docu-" / "mentation") are made whole where passages are
+cut (``dehyphenated``, chunking.py), and found in the page's own broken text
+(``whole_words``, passages.py).
 """
 
 from __future__ import annotations

@@ -34,15 +34,21 @@ def split(text: str) -> list[str]:
 
 
 def first(text: str, n: int) -> str:
-    """``text`` up to the end of its ``n``-th word, its spacing kept."""
+    """``text`` up to the end of its ``n``-th word (all of it when it has fewer), its
+    spacing kept."""
+    if n <= 0:
+        return ""
     at = spans(text)
-    return text[: at[n - 1][1]] if n > 0 and len(at) >= n else text if n > 0 else ""
+    return text[: at[n - 1][1]] if len(at) >= n else text
 
 
 def last(text: str, n: int) -> str:
-    """``text`` from the start of its ``n``-th word from the end, its spacing kept."""
+    """``text`` from the start of its ``n``-th word from the end (all of it when it has
+    fewer), its spacing kept."""
+    if n <= 0:
+        return ""
     at = spans(text)
-    return text[at[-n][0] :] if n > 0 and len(at) >= n else text if n > 0 else ""
+    return text[at[-n][0] :] if len(at) >= n else text
 
 
 def is_cjk(char: str) -> bool:
@@ -51,9 +57,9 @@ def is_cjk(char: str) -> bool:
 
 def joined(lines: list[str]) -> str:
     """Wrapped lines as one line: a space between them, but none where a CJK line wraps."""
-    out = ""
+    parts: list[str] = []
     for line in lines:
-        if out and not (is_cjk(out[-1]) and is_cjk(line[:1])):
-            out += " "
-        out += line
-    return out
+        if parts and not (is_cjk(parts[-1][-1:]) and is_cjk(line[:1])):
+            parts.append(" ")
+        parts.append(line)
+    return "".join(parts)
