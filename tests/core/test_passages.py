@@ -105,3 +105,9 @@ def test_a_passage_made_whole_is_found_where_the_page_breaks_its_words() -> None
         page = f"Intro.\r\nCareful docu{mark}\r\nmentation of the inter\xadnational office."
         ((start, length),) = locate_spans(page, "Careful documentation of the international")
         assert page[start : start + length] == page[page.index("Careful") : -len(" office.")]
+
+
+def test_a_compound_kept_whole_is_found_where_the_page_breaks_it() -> None:
+    page = "The WRITE ALL function dumps non-\r\ndata words into the bit bucket."
+    ((start, length),) = locate_spans(page, "dumps non-data words into the bit bucket")
+    assert page[start : start + length] == page[page.index("dumps") : -1]

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from docent.core.context import HeadingPath, context_line
 from docent.core.models import Chunk, Page
-from docent.core.normal_form import dehyphenated
+from docent.core.normal_form import compounds, dehyphenated
 
 TokenCounter = Callable[[str], int]
 
@@ -119,7 +119,8 @@ def chunk_pages(
     headings = HeadingPath()
     furniture = _running_lines(pages) if paged else set()
     slides = paged and is_slide_deck(pages, furniture)
-    for unit in _units(pages, furniture, slides):
+    keep = compounds("\n".join(p.text for p in pages))  # "non-data" broken: not "nondata"
+    for unit in _units(pages, furniture, slides, keep):
         if unit.kind == "heading":
             section = unit.text.lstrip("#").strip()
             if slides:  # a slide's title is all its path: the slides are not nested
@@ -190,7 +191,9 @@ def _is_title(line: str) -> bool:
     )
 
 
-def _units(pages: Sequence[Page], furniture: set[str], slides: bool) -> Iterable[_Unit]:
+def _units(
+    pages: Sequence[Page], furniture: set[str], slides: bool, keep: frozenset[str]
+) -> Iterable[_Unit]:
     for page in pages:
         lines = [line.strip() for line in page.text.split("\n")]
         skip = _edge_furniture(lines, furniture)
@@ -199,7 +202,7 @@ def _units(pages: Sequence[Page], furniture: set[str], slides: bool) -> Iterable
         titled = False  # a slide's title is read
         for i, line in enumerate(lines):
             if not line:
-                yield from _paragraph_units(paragraph, page.number)
+                yield from _paragraph_units(paragraph, page.number, keep)
                 paragraph, prev = [], ""
                 continue
             words = line.split()
@@ -214,16 +217,16 @@ def _units(pages: Sequence[Page], furniture: set[str], slides: bool) -> Iterable
                 kind = "line"
             else:
                 if _LIST_START.match(line):
-                    yield from _paragraph_units(paragraph, page.number)
+                    yield from _paragraph_units(paragraph, page.number, keep)
                     paragraph = []
                 paragraph.append(line)
                 prev = line
                 continue
-            yield from _paragraph_units(paragraph, page.number)
+            yield from _paragraph_units(paragraph, page.number, keep)
             paragraph = []
             yield _Unit(line.replace("\xad", ""), page.number, len(words), kind)
             prev = line
-        yield from _paragraph_units(paragraph, page.number)
+        yield from _paragraph_units(paragraph, page.number, keep)
 
 
 def _edge_furniture(lines: Sequence[str], furniture: set[str]) -> set[int]:
@@ -264,10 +267,10 @@ def _running_lines(pages: Sequence[Page]) -> set[str]:
     return {line for line, n in seen.items() if n >= RUNNING_LINE_PAGES}
 
 
-def _paragraph_units(lines: list[str], page: int) -> Iterable[_Unit]:
+def _paragraph_units(lines: list[str], page: int, keep: frozenset[str]) -> Iterable[_Unit]:
     if not lines:
         return
-    for sentence in _split_sentences(dehyphenated("\n".join(lines))):  # "docu-\nment"
+    for sentence in _split_sentences(dehyphenated("\n".join(lines), keep)):  # "docu-\nment"
         words = sentence.split()
         if len(words) > LONG_RUN_WORDS and "\n" in sentence:
             yield from _line_groups(sentence.split("\n"), page)

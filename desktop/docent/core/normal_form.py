@@ -91,31 +91,49 @@ def document(doc: ExtractedDocument) -> ExtractedDocument:
 
 #: A word hyphenated at a line's end (pdfium's U+FFFE mark, which extraction writes as "-",
 #: or a soft hyphen): its halves are joined when the next line goes on in lower case.
-_HYPHEN_BREAK = re.compile(r"(?<=[^\W\d_])[-\ufffe\xad][ \t]*\r?\n[ \t]*(?=[^\W\d_])")
+_HYPHEN_BREAK = re.compile(
+    r"([^\W\d_]+)([-\ufffe\xad])[ \t]*\r?\n[ \t]*(?=([^\W\d_]+))", re.UNICODE
+)
+#: A compound written with its hyphen inside a line ("non-data", "right-hand").
+_COMPOUND = re.compile(r"(?<![\w-])[^\W\d_]+-[^\W\d_]+(?![\w-])")
 
 
-def _breaks(text: str) -> list[tuple[int, int]]:
-    """Where ``dehyphenated`` cuts: hyphen breaks before a lower-case letter, soft hyphens."""
-    cuts = [m.span() for m in _HYPHEN_BREAK.finditer(text) if text[m.end()].islower()]
+def compounds(text: str) -> frozenset[str]:
+    """The hyphenated compounds ``text`` writes inside its lines, lower case: broken at a
+    line's end, they keep their hyphen ("non-\ndata": "non-data", not "nondata")."""
+    return frozenset(m.group().lower() for m in _COMPOUND.finditer(text))
+
+
+def _breaks(text: str, keep: frozenset[str]) -> list[tuple[int, int]]:
+    """Where ``dehyphenated`` cuts: the line break (and the hyphen, unless the compound is
+    in ``keep``) of a word broken before a lower-case letter; soft hyphens."""
+    cuts = []
+    for m in _HYPHEN_BREAK.finditer(text):
+        if not text[m.end()].islower():
+            continue
+        compound = f"{m.group(1)}-{m.group(3)}".lower()
+        kept = m.group(2) == "-" and compound in keep
+        cuts.append((m.end(2) if kept else m.start(2), m.end()))
     cuts += [(i, i + 1) for i, ch in enumerate(text) if ch == "\xad"]
     return sorted(cuts, key=lambda c: (c[0], -c[1]))  # a break before its soft hyphen
 
 
-def dehyphenated(text: str) -> str:
+def dehyphenated(text: str, keep: frozenset[str] = frozenset()) -> str:
     """``text`` with words hyphenated across lines made whole ("docu-\nmentation":
     "documentation") and soft hyphens dropped: "docu- mentation" could not be searched or
-    grepped (review). A compound broken at its hyphen ("right-\nhand") is joined too: the
-    text cannot tell it from a hyphenated word, and those are most breaks."""
-    return whole_words(text)[0]
+    grepped (review). A compound in ``keep`` (``compounds`` of the document) keeps its
+    hyphen; another broken at its hyphen is joined: the text cannot tell it from a
+    hyphenated word, and those are most breaks."""
+    return whole_words(text, keep)[0]
 
 
-def whole_words(text: str) -> tuple[str, list[int]]:
-    """``dehyphenated(text)``, and for each of its offsets (and its end) the offset in
-    ``text``: to find an indexed passage in a page's own text (pdfium's)."""
+def whole_words(text: str, keep: frozenset[str] = frozenset()) -> tuple[str, list[int]]:
+    """``dehyphenated(text, keep)``, and for each of its offsets (and its end) the offset
+    in ``text``: to find an indexed passage in a page's own text (pdfium's)."""
     parts: list[str] = []
     where: list[int] = []
     pos = 0
-    for a, b in _breaks(text):
+    for a, b in _breaks(text, keep):
         if a < pos:
             continue  # a soft hyphen inside a break already cut
         parts.append(text[pos:a])

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 
 from docent.core.models import LineBox, Page
-from docent.core.normal_form import composed, dehyphenated, nfc, whole_words
+from docent.core.normal_form import composed, compounds, dehyphenated, nfc, whole_words
 
 WINDOW_WORDS = 8  # words per window when the whole passage does not match at once
 MIN_WINDOW_WORDS = 3
@@ -34,8 +34,10 @@ def locate_spans(page_text: str, passage: str) -> list[tuple[int, int]]:
     hyphenated across lines whole, as chunking makes them. The spans are offsets in
     ``page_text`` as given."""
     text, where = composed(page_text)
-    whole, at = whole_words(text)  # "docu-\nmentation" as the passage has it, whole
-    spans = _locate(whole, dehyphenated(nfc(passage)))
+    passage = nfc(passage)
+    kept = compounds(passage)  # "non-data" broken at a line's end, as chunking kept it
+    whole, at = whole_words(text, kept)  # "docu-\nmentation" as the passage has it, whole
+    spans = _locate(whole, dehyphenated(passage, kept))
     return [(where[at[s]], where[at[s + n]] - where[at[s]]) for s, n in spans]
 
 
