@@ -185,6 +185,18 @@ def test_an_extractive_answer_says_why_under_it(
     shown = chat.view.toPlainText()
     assert "Quoted from your documents: Ollama is not running" in shown and "ollama serve" in shown
     assert chat.last_answer() is not None
+    # an answer that opens with why (as Docent's extractive answers do) says it once
+    fake.answers = [
+        answer(
+            f"**Not generated — no language model answered.** {reason}\n\n> a passage [1]",
+            [citation(1, "/d/x.pdf")],
+            mode="extractive",
+            reason=reason,
+        )
+    ]
+    ask(qtbot, chat, "Anything else?")
+    last = chat.view.toPlainText().split("Anything else?")[-1]
+    assert last.count("Ollama is not running") == 1 and "Quoted from your documents." in last
 
 
 def test_clicking_a_chip_names_the_turn_and_the_citation(

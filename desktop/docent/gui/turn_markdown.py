@@ -82,7 +82,11 @@ def _footer(turn: Turn) -> str:
         notes.append(f"Written by {answer.model or 'the model'}.")
     elif answer.mode == "extractive":
         why = answer.reason.strip() or "no language model answered."
-        notes.append(f"Quoted from your documents: {why}")
+        # the answer opens with why (prompting.extractive_text): said once, not again here
+        said = bool(answer.reason.strip()) and answer.reason.strip() in answer.text
+        notes.append(
+            "Quoted from your documents." if said else f"Quoted from your documents: {why}"
+        )
     elif answer.mode == "abstained":
         notes.append("Not found in your documents: the sources listed are only the closest.")
     if answer.asked_anyway:
