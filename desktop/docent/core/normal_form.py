@@ -90,10 +90,15 @@ def document(doc: ExtractedDocument) -> ExtractedDocument:
 
 
 #: A word hyphenated at a line's end (pdfium's U+FFFE mark, which extraction writes as "-",
-#: or a soft hyphen): its halves are joined when the next line goes on in lower case.
-_HYPHEN_BREAK = re.compile(
-    r"([^\W\d_]+)([-\ufffe\xad])[ \t]*\r?\n[ \t]*(?=([^\W\d_]+))", re.UNICODE
-)
+#: or a soft hyphen): its halves are joined when the next line goes on in lower case. The
+#: letter before the mark is looked behind, not matched: a word matched from its start was
+#: tried from every letter of a megabyte without a space (hours).
+_HYPHEN_BREAK = re.compile(r"(?<=[^\W\d_])[-\ufffe\xad][ \t]*\r?\n[ \t]*(?=[^\W\d_])")
+_LETTERS = re.compile(r"[^\W\d_]{1,64}")
+#: The longest half of a compound looked at (a word is shorter).
+_HALF = 64
+
+
 #: A compound written with its hyphen inside a line ("non-data", "right-hand").
 _COMPOUND = re.compile(r"(?<![\w-])[^\W\d_]+-[^\W\d_]+(?![\w-])")
 
@@ -111,11 +116,20 @@ def _breaks(text: str, keep: frozenset[str]) -> list[tuple[int, int]]:
     for m in _HYPHEN_BREAK.finditer(text):
         if not text[m.end()].islower():
             continue
-        compound = f"{m.group(1)}-{m.group(3)}".lower()
-        kept = m.group(2) == "-" and compound in keep
-        cuts.append((m.end(2) if kept else m.start(2), m.end()))
+        kept = text[m.start()] == "-" and keep and _compound_at(text, m) in keep
+        cuts.append((m.start() + 1 if kept else m.start(), m.end()))
     cuts += [(i, i + 1) for i, ch in enumerate(text) if ch == "\xad"]
     return sorted(cuts, key=lambda c: (c[0], -c[1]))  # a break before its soft hyphen
+
+
+def _compound_at(text: str, m: re.Match[str]) -> str:
+    """The compound a hyphen break splits, lower case ("non-data" for "non-\ndata")."""
+    before = text[max(0, m.start() - _HALF) : m.start()]
+    left = _LETTERS.findall(before)
+    right = _LETTERS.match(text, m.end())
+    if not left or right is None or not before.endswith(left[-1]):
+        return ""
+    return f"{left[-1]}-{right.group()}".lower()
 
 
 def dehyphenated(text: str, keep: frozenset[str] = frozenset()) -> str:
