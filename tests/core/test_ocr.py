@@ -204,3 +204,16 @@ def test_pages_whose_only_image_is_a_dot_are_not_ocrd(tmp_path: Path) -> None:
             on_ocr=lambda number, done, total: announced.append(number),
         )
     assert [n for n in announced if n] == []  # no page OCR'd
+
+
+def test_a_short_real_text_layer_is_read_not_called_a_scan(tmp_path: Path) -> None:
+    """ "Invoice 4471 paid", a whole PDF's text, was "no text: no text layer and no scanned
+    pages" with OCR on (review): no page needed OCR, so nothing hides behind it."""
+    from pdf_files import text_pdf
+
+    path = tmp_path / "receipt.pdf"
+    path.write_bytes(text_pdf([["Invoice 4471 paid"]]))
+    (page,) = extract(path, ocr=True).pages
+    assert page.text == "Invoice 4471 paid" and not page.ocr
+    with pytest.raises(NoTextLayer, match="a scan\\?"):  # OCR off: it cannot tell, it asks
+        extract(path, ocr=False)

@@ -290,7 +290,12 @@ def _extract_pdf(
 
         pages = ocr_pages(path, password, pages, on_ocr, clean=clean_pdf_text)
     # a text layer of glyphs with no Unicode meaning is no text layer (OCR off: say so)
-    if _looks_scanned([round(readable_chars(pg.text)) for pg in pages]):
+    readable = [round(readable_chars(pg.text)) for pg in pages]
+    # OCR on and no page needed it: no scan hides behind a short text layer ("Invoice 4471
+    # paid" was called a scan with no text; review)
+    words = [w for w in _WORDS.findall(" ".join(pg.text for pg in pages)) if w != "cid"]
+    short_but_real = ocr and len(words) >= 2 and not any(pg.ocr for pg in pages)
+    if _looks_scanned(readable) and not short_but_real:
         if any(pg.ocr for pg in pages):
             raise EmptyDocument(
                 str(path), f"{shown(path.name)} is a scan in which OCR found no text to read."
@@ -307,6 +312,11 @@ def _extract_pdf(
     return ExtractedDocument(
         path=str(path), kind="pdf", pages=pages, page_unit="page", ocr_checked=ocr
     )
+
+
+#: Words of a short text layer worth indexing (a folio such as "p.3" is none, nor the
+#: "(cid:12)" glyph codes of a font without a Unicode map).
+_WORDS = re.compile(r"[^\W\d_]{2,}")
 
 
 def _looks_scanned(chars_per_page: list[int]) -> bool:
