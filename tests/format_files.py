@@ -8,6 +8,7 @@ for the benchmark (benchmarks/ocr_formats.py).
 from __future__ import annotations
 
 import zipfile
+from collections.abc import Sequence
 from pathlib import Path
 
 #: (file name, a phrase in it, the location a citation of that phrase names)
@@ -133,6 +134,20 @@ def make_epub(path: Path, scale: int = 1, spine: bool = True) -> Path:
         ("Departure", "<p>The ship left at dawn.</p>" * scale),
         ("The Map Room", "<p>At noon the cartographer folded the vellum map.</p>"),
     ]
+    return write_epub(
+        path,
+        [
+            '<?xml version="1.0"?><html xmlns="http://www.w3.org/1999/xhtml"><head>'
+            f"<title>{title}</title><script>document.write('EPUB SCRIPT')</script></head>"
+            f"<body><h1>{title}</h1>{body}</body></html>"
+            for title, body in chapters
+        ],
+        spine,
+    )
+
+
+def write_epub(path: Path, chapters: Sequence[str | bytes], spine: bool = True) -> Path:
+    """A book of these chapters' XHTML (bytes: written as they are, in their encoding)."""
     manifest = "".join(
         f'<item id="c{i}" href="text/c{i}.xhtml" media-type="application/xhtml+xml"/>'
         for i in range(1, len(chapters) + 1)
@@ -154,13 +169,8 @@ def make_epub(path: Path, scale: int = 1, spine: bool = True) -> Path:
             "</rootfiles></container>",
         )
         zf.writestr("OEBPS/content.opf", opf)
-        for i, (title, body) in enumerate(chapters, start=1):
-            zf.writestr(
-                f"OEBPS/text/c{i}.xhtml",
-                '<?xml version="1.0"?><html xmlns="http://www.w3.org/1999/xhtml"><head>'
-                f"<title>{title}</title><script>document.write('EPUB SCRIPT')</script></head>"
-                f"<body><h1>{title}</h1>{body}</body></html>",
-            )
+        for i, chapter in enumerate(chapters, start=1):
+            zf.writestr(f"OEBPS/text/c{i}.xhtml", chapter)
     return path
 
 

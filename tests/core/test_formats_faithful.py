@@ -15,6 +15,7 @@ import pytest
 from docent.core.errors import DamagedDocument
 from docent.core.extract import extract
 from docent.core.models import ExtractedDocument
+from format_files import write_epub
 
 
 def text_of(doc: ExtractedDocument) -> str:
@@ -137,25 +138,6 @@ def test_a_utf8_page_without_a_charset_is_read_as_utf8(tmp_path: Path) -> None:
     assert "Crème brûlée — 5 €" in text_of(extract(old))
 
 
-def _epub(path: Path, chapter: bytes) -> Path:
-    with zipfile.ZipFile(path, "w") as zf:
-        zf.writestr("mimetype", "application/epub+zip")
-        zf.writestr(
-            "META-INF/container.xml",
-            '<?xml version="1.0"?><container version="1.0" xmlns="urn:oasis:names:tc:'
-            'opendocument:xmlns:container"><rootfiles><rootfile full-path="OEBPS/content.opf"'
-            ' media-type="application/oebps-package+xml"/></rootfiles></container>',
-        )
-        zf.writestr(
-            "OEBPS/content.opf",
-            '<?xml version="1.0"?><package xmlns="http://www.idpf.org/2007/opf" version="3.0">'
-            '<metadata/><manifest><item id="c1" href="c1.xhtml" media-type="application/'
-            'xhtml+xml"/></manifest><spine><itemref idref="c1"/></spine></package>',
-        )
-        zf.writestr("OEBPS/c1.xhtml", chapter)
-    return path
-
-
 @pytest.mark.parametrize("declared", ["", '<?xml version="1.0" encoding="iso-8859-1"?>'])
 def test_an_epub_chapter_is_read_in_its_xml_encoding(tmp_path: Path, declared: str) -> None:
     body = (
@@ -163,7 +145,7 @@ def test_an_epub_chapter_is_read_in_its_xml_encoding(tmp_path: Path, declared: s
         "<body><h1>Début</h1><p>Le café était très chaud.</p></body></html>"
     )
     data = body.encode("iso-8859-1" if declared else "utf-8")
-    doc = extract(_epub(tmp_path / "livre.epub", data))
+    doc = extract(write_epub(tmp_path / "livre.epub", [data]))
     assert "Le café était très chaud." in text_of(doc)
     assert doc.pages[0].label == "ch. 1 › Début"
 
