@@ -245,15 +245,16 @@ class Preparer:
         return extract(path, ocr=self.ocr, on_ocr=ocr_page, on_page=page, pdfium=pdfium)
 
     def _hash(self, path: str, on_step: StepCallback) -> tuple[str, int, Stamp]:
-        """The file's sha256, its size, and its ``Stamp`` as it was read."""
+        """The file's sha256, its size, and its ``Stamp`` before it was read (a save while
+        it is hashed shows as a change too)."""
         name = shown(Path(path).name)
         on_step("opening the file", self.limits.page_seconds, 0)
         try:
             with open_regular(path) as fh:
+                stamp = _stamp_of(os.fstat(fh.fileno()))
                 size = _size(fh)
                 on_step("reading the file", self.limits.scaled(size), 0)
-                sha = sha256_of(fh)
-                return sha, size, _stamp_of(os.fstat(fh.fileno()))
+                return sha256_of(fh), size, stamp
         except NotRegularFile as exc:
             raise UnsupportedType(
                 path, f"{name} is {exc.kind}, not a regular file; skipped."
