@@ -371,8 +371,9 @@ class LibraryPane(QWidget):
     def _menu_at_current(self) -> None:
         """The selected documents' menu, at the current row (Shift+F10)."""
         index = self.table.currentIndex()
-        rect = self.table.visualRect(index) if index.isValid() else self.table.viewport().rect()
-        self._on_context_menu(rect.center() if index.isValid() else rect.topLeft())
+        self._on_context_menu(
+            self.table.visualRect(index).center() if index.isValid() else QPoint()
+        )
 
     def _on_context_menu(self, pos: QPoint) -> None:
         rows = self.selected_rows()
