@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from docent.core.api import Progress
@@ -217,3 +218,21 @@ def test_a_row_an_event_made_while_the_catalog_was_read_is_kept(qtbot: Any) -> N
     assert model.row_for(failed.path) is not None
     model.set_records(recs[:2], read_at=model.clock)  # a read after it, without it: gone
     assert model.row_for(failed.path) is None
+
+
+def test_a_read_taken_while_a_file_was_indexing_does_not_undo_its_ready_event(
+    qtbot: Any,
+) -> None:
+    """The catalog read began while a file was indexing and landed after its "ready"
+    event: the row stays ready, and the run's end does not call it cancelled (a test saw
+    a small PDF "cancelled: not indexed" after a run nobody cancelled)."""
+    model = DocumentTableModel()
+    (rec,) = records(1)
+    model.mark_queued([rec.path])
+    read_at = model.clock  # a read begins; the catalog says the file is indexing
+    indexing = replace(rec, state=DocState.INDEXING, chunks=0)
+    model.apply(Progress("done", 1, 1, rec.path, rec.doc_id), rec)  # then it is ready
+    model.set_records([indexing], read_at=read_at)  # the read lands
+    model.finish_pending({rec.path})  # the run ends
+    row = model.row_for(rec.path)
+    assert row is not None and row.state == "ready", row and row.state_text

@@ -141,13 +141,15 @@ class DocumentTableModel(QStandardItemModel):
         keep = keep or set()
         wanted = {rec.path for rec in records}
         # ``read_at``: the clock when the read began. A row an event touched since is
-        # newer than the read (a file that failed while the catalog was read: its row
-        # went, and came back only with the next read); the next read settles it.
+        # newer than the read, kept as the event said (a file that failed while the
+        # catalog was read: its row went; a file whose "ready" came while the read was
+        # taken went back to "indexing", then the run's end called it cancelled); the
+        # next read settles it.
         since = self._clock if read_at is None else read_at
         for path in [p for p in self._rows if p not in wanted and p not in keep]:
             if self._touched.get(path, 0) <= since:
                 self._drop(path)
-        self._snapshot = _Snapshot(records, keep, self._clock, wanted)
+        self._snapshot = _Snapshot(records, keep, since, wanted)
         self._take_snapshot()
 
     def _take_snapshot(self) -> None:
