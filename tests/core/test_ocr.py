@@ -159,17 +159,17 @@ def _line(text: str, x: float, y: float, w: float = 300, h: float = 30) -> RawLi
 def test_reading_order_keeps_full_width_lines_around_columns() -> None:
     lines = [
         _line("Closing line across the page", 100, 900, w=1000),
-        _line("right two", 650, 450, w=450),
-        _line("left one", 100, 400, w=450),
+        _line("and the right one ends", 650, 450, w=450),
+        _line("the left column opens", 100, 400, w=450),
         _line("Title across the whole page", 100, 100, w=1000),
-        _line("right one", 650, 400, w=450),
-        _line("left two", 100, 450, w=450),
+        _line("the right column opens", 650, 400, w=450),
+        _line("and the left one ends", 100, 450, w=450),
     ]
     text = reading_order(lines, 1240, 1754).text
     assert text.split("\n\n") == [
         "Title across the whole page",
-        "left one\nleft two",
-        "right one\nright two",
+        "the left column opens\nand the left one ends",
+        "the right column opens\nand the right one ends",
         "Closing line across the page",
     ]
 
@@ -179,6 +179,31 @@ def test_a_table_row_stays_one_line() -> None:
     lines = [_line("Name", 100, 100, w=100), _line("Year", 600, 100, w=100)]
     lines += [_line("Ada", 100, 140, w=100), _line("1843", 600, 140, w=100)]
     assert reading_order(lines, 1240, 1754).text == "Name Year\nAda 1843"
+
+
+def test_a_scanned_table_is_read_row_by_row() -> None:
+    """A two-column table whose cells are wider than the gap between them was read column
+    by column (review: every name, then every year), as if it were two columns of prose."""
+    cells = [("Parameter", "Meaning"), ("HISTORY", "lines of history kept"), ("TERM", "the")]
+    cells += [("PAGER", "program that pages output"), ("EDITOR", "program for editing")]
+    lines = []
+    for i, (name, meaning) in enumerate(cells):
+        lines.append(_line(name, 100, 100 + 40 * i, w=40 * len(name)))
+        lines.append(_line(meaning, 600, 100 + 40 * i, w=22 * len(meaning)))
+    text = reading_order(lines, 1240, 1754).text
+    assert text.splitlines() == [f"{name} {meaning}" for name, meaning in cells]
+
+
+def test_a_column_that_starts_below_a_figure_is_still_read_first() -> None:
+    """The left column starts lower (a figure above it, no text): the right column's
+    first lines were read before the whole left column."""
+    left = ["the left column opens with", "its second line of prose", "and its third one ends"]
+    right = ["the right column opens here", "beside the figure on the left", "and goes on below it"]
+    right += ["until the page ends with", "a last line on the right"]
+    lines = [_line(t, 650, 100 + 40 * i, w=450) for i, t in enumerate(right)]
+    lines += [_line(t, 100, 180 + 40 * i, w=450) for i, t in enumerate(left)]
+    text = reading_order(lines, 1240, 1754).text
+    assert text.split("\n\n") == ["\n".join(left), "\n".join(right)]
 
 
 def test_a_scan_with_a_few_words_of_text_on_it_is_ocrd(tmp_path: Path) -> None:

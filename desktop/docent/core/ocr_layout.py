@@ -29,6 +29,9 @@ from docent.core.models import LineBox
 #: A gutter is at least this many median line heights wide (OCR boxes are padded, so
 #: the gap between two columns' boxes is narrower than on paper).
 GUTTER_LINE_HEIGHTS = 0.3
+#: A column of prose has lines of this many words or more (the median); a column of
+#: fewer is a table's (names, numbers), read row by row.
+COLUMN_LINE_WORDS = 3
 #: Lines that overlap vertically by this share of the smaller height are on one row.
 ROW_OVERLAP = 0.4
 #: Only lines this many times wider than tall say how the page is skewed.
@@ -185,35 +188,49 @@ def _region(
     """The longest run of rows from ``start`` sharing an inner gutter with text on both
     sides in two rows or more: (end index, gutter), or (start + 1, None)."""
     best: tuple[int, tuple[float, float] | None] = (start + 1, None)
-    common = [g for g in _gaps(rows[start], left, right, min_gap) if left < g[0] and g[1] < right]
+    # The page's edges count as gaps too: a column that starts lower (a figure above it)
+    # leaves its rows beside the other column's first lines with no inner gap.
+    common = _gaps(rows[start], left, right, min_gap)
     both = 0
     for j in range(start, len(rows)):
         if j > start:
             common = _common(common, _gaps(rows[j], left, right, min_gap), min_gap)
-        if not common:
+        inner = [g for g in common if left < g[0] and g[1] < right]
+        if not inner:
+            if common:
+                continue  # rows on one side only so far
             break
-        gutter = max(common, key=lambda g: g[1] - g[0])
+        gutter = max(inner, key=lambda g: g[1] - g[0])
         cut = (gutter[0] + gutter[1]) / 2
         if any(ln.x1 <= cut for ln in rows[j]) and any(ln.x0 >= cut for ln in rows[j]):
             both += 1
         if both >= 2:
             best = (j + 1, gutter)
     end, found = best
-    if found is not None and not _columns_of_text(rows[start:end], found):
+    if found is None:
+        return best
+    if all(ln.x1 <= (found[0] + found[1]) / 2 for ln in rows[start]):
+        return (start + 1, None)  # a short line left of it: read before it all the same
+    if not _columns_of_text(rows[start:end], found):
         return (start + 1, None)
     return best
 
 
 def _columns_of_text(rows: list[list[_Line]], gutter: tuple[float, float]) -> bool:
-    """Columns of text are wider than the gutter between them; cells of a table with a
-    wide gap between them are read row by row instead."""
+    """Columns of text are wider than the gutter between them, and their lines are lines
+    of prose; a table's cells (a wide gap between them, or a column of names or numbers
+    of a word or two) are read row by row instead."""
     cut = (gutter[0] + gutter[1]) / 2
     sides = (
         [ln for row in rows for ln in row if ln.x1 <= cut],
         [ln for row in rows for ln in row if ln.x0 >= cut],
     )
     narrowest = min(max(ln.x1 for ln in side) - min(ln.x0 for ln in side) for side in sides)
-    return gutter[1] - gutter[0] < narrowest
+    prose = all(
+        statistics.median(len(ln.raw.text.split()) for ln in side) >= COLUMN_LINE_WORDS
+        for side in sides
+    )
+    return prose and gutter[1] - gutter[0] < narrowest
 
 
 def _assemble(blocks: list[list[list[_Line]]], width: float, height: float) -> PageLayout:
