@@ -15,10 +15,11 @@ from docent.core.attribution import (
     citation_notes,
     cosine,
     insert_markers,
+    judged_sentences,
 )
 from docent.core.citations import cited_numbers
 from docent.core.embedding import Embedder
-from docent.core.evaluation import judged_sentences, split_sentences
+from docent.core.evaluation import split_sentences
 
 CONSOLE = (
     "Command lines entered at the console are limited to about 4095 bytes (not characters). "

@@ -41,6 +41,7 @@ ends at its last full sentence, and says so too.
 
 from __future__ import annotations
 
+import re
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -48,13 +49,20 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from docent.core.attribution import Attribution, EmbedFn, attribute, citation_notes
+from docent.core.attribution import (
+    Attribution,
+    EmbedFn,
+    attribute,
+    citation_notes,
+    judged_sentences,
+)
 from docent.core.citations import (
     Citation,
     citations_for,
     cite_echoed_headers,
     cited_numbers,
     drop_invalid,
+    strip_markers,
 )
 from docent.core.config import Settings
 from docent.core.conversation import (
@@ -74,7 +82,6 @@ from docent.core.errors import Cancelled, LLMError, LLMTimeout, LLMUnavailable, 
 from docent.core.evaluation import (
     answer_confidence,
     judge_messages,
-    judged_sentences,
     parse_judge,
     says_not_found,
     terms,
@@ -107,6 +114,8 @@ CountFn = Callable[[str], int]
 
 #: A partial answer is kept when it has at least this many content words.
 MIN_PARTIAL_TERMS = 4
+#: A citation marker the stream broke off in, at the end of the text: "[", "[1", "[1,".
+_UNFINISHED_MARKER = re.compile(r"\s*\[[\d,;\s–-]*$")
 #: Passages listed by an abstained answer, and quoted by an extractive one.
 ABSTAIN_PASSAGES = 3
 EXTRACTIVE_PASSAGES = 3
@@ -418,6 +427,9 @@ class Answerer:
         if not text.strip():
             reason = "The model returned an empty answer."
             return self._extractive(run, prompt.offered, reason, unused=reason)
+        if not re.search(r"\w", strip_markers(text)):  # "[1]": a chip, and nothing said
+            reason = "The model's answer held only citation markers."
+            return self._extractive(run, prompt.offered, reason, unused=reason)
         if run.on_stage is not None:  # the citations and sentences are checked next
             run.on_stage(AskStage.CHECKING)
         if guard.done_reason == "length":
@@ -462,7 +474,10 @@ class Answerer:
         tail: str = "",
     ) -> Answer:
         """The streamed text checked; ``tail``: Docent's line on why it is cut or partial."""
-        text = cite_echoed_headers("".join(tokens).strip(), prompt.offered)
+        text = "".join(tokens).strip()
+        if partial:  # a marker the stream broke off in ("full [", "full [1,")
+            text = _UNFINISHED_MARKER.sub("", text)
+        text = cite_echoed_headers(text, prompt.offered)
         text, invalid = drop_invalid(text, len(prompt.offered))
         if not partial and not cut and not cited_numbers(text) and says_not_found(text):
             reason = "The model found no answer in the passages it was given."

@@ -104,6 +104,8 @@ OVERLAP_ONLY = Thresholds(weight=1.0, support=SUPPORT_THRESHOLD, clear=0.75, mar
 #: A passage without one of the sentence's numbers scores at most this (no support).
 NUMBER_MISMATCH_CAP = 0.25
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+#: "page 4", "p. 12", "pp. 3-5": where, not what; the prompt labels each passage by page.
+_PAGE_REFERENCE = re.compile(r"\b(?:pages?|pp?\.)\s*\d+(?:\s*[-–]\s*\d+)?", re.IGNORECASE)
 _END_PUNCT = re.compile(r"([.!?:;]+[\"'”’)*_`]*)$")
 #: One or more list bullets or item numbers: small models stack them ("1) 3) The ...").
 _LIST_PREFIX = re.compile(r"^\s*(?:(?:[-*+•]|\d{1,2}[.):]|#{1,6})\s+)+")
@@ -140,7 +142,7 @@ class Scorer:
         self.passages = passages
         self.t = thresholds
         self._terms = {n: terms(text) for n, text in passages.items()}
-        self._numbers = {n: numbers_in(text) for n, text in passages.items()}
+        self._numbers = {n: set().union(*numbers_in(text)) for n, text in passages.items()}
         self._words = {n: f" {' '.join(words_of(text))} " for n, text in passages.items()}
         self._cos: list[dict[int, float]] = [{} for _ in sentences]
         if embed is not None and sentences and passages and thresholds.weight < 1.0:
@@ -173,8 +175,9 @@ class Scorer:
         else:
             cos = max(self._cos[i].get(n, 0.0) for n in numbers)
             score = self.t.weight * overlap + (1 - self.t.weight) * cos
-        stated = numbers_in(plain(sentence))
-        if stated and not stated <= set().union(*(self._numbers.get(n, set()) for n in numbers)):
+        stated = numbers_in(_PAGE_REFERENCE.sub(" ", plain(sentence)))
+        have: set[str] = set().union(*(self._numbers.get(n, set()) for n in numbers))
+        if any(not (readings & have) for readings in stated):
             return min(score, NUMBER_MISMATCH_CAP)
         return score
 
@@ -263,7 +266,7 @@ def attribute(
     t = thresholds or (THRESHOLDS if embed is not None else OVERLAP_ONLY)
     sentences = split_sentences(answer)
     cites = _cited_by_sentence(answer, sentences)
-    judged = [i for i, s in enumerate(sentences) if len(terms(s)) >= MIN_TERMS and not cites[i][1]]
+    judged = _judged(sentences, cites)
     whole = " ".join(plain(sentences[i]) for i in judged)
     scorer = Scorer([*(sentences[i] for i in judged), whole], passages, embed, t)
     judge = list(judge_scores) if judge_scores is not None else None
@@ -376,6 +379,17 @@ def _sentence_ends(text: str, sentences: Sequence[str]) -> list[int | None]:
     return ends
 
 
+def judged_sentences(answer: str) -> list[str]:
+    """The sentences :func:`attribute` scores, in order (what a judge must rate): enough
+    content words, and not a line of code."""
+    sentences = split_sentences(answer)
+    return [sentences[i] for i in _judged(sentences, _cited_by_sentence(answer, sentences))]
+
+
+def _judged(sentences: Sequence[str], cites: Sequence[tuple[tuple[int, ...], bool]]) -> list[int]:
+    return [i for i, s in enumerate(sentences) if len(terms(s)) >= MIN_TERMS and not cites[i][1]]
+
+
 def _cited_by_sentence(answer: str, sentences: Sequence[str]) -> list[tuple[tuple[int, ...], bool]]:
     """The numbers each sentence cites, and whether it is code. A line of a fenced code
     block is a "sentence" without the fence that makes it code, so its brackets
@@ -486,9 +500,33 @@ def copied(words: Sequence[str], k: int, passages: Sequence[str]) -> list[bool]:
     return covered
 
 
-def numbers_in(text: str) -> set[str]:
-    """The numbers a text states, without thousands separators ("4,095" -> "4095")."""
-    return {m.group().replace(",", "") for m in _NUMBER.finditer(text)}
+def numbers_in(text: str) -> set[frozenset[str]]:
+    """The numbers a text states, each as the values it may be read as: "4,095" is 4095
+    (or, written in German, 4.095), "1,5" is 1.5, "1.200" 1200 or 1.2, "1.234,5" 1234.5;
+    a version "1.2.3" is itself."""
+    return {_readings(m.group()) for m in _NUMBER.finditer(text)}
+
+
+def _readings(number: str) -> frozenset[str]:
+    seps = re.findall(r"[.,]", number)
+    groups = re.split(r"[.,]", number)
+    if not seps:
+        return frozenset({number.lstrip("0") or "0"})
+    out: set[str] = set()
+    if len(set(seps)) == 2:  # "1,234.5" or "1.234,5": the last one is the decimal mark
+        out.add(_decimal("".join(groups[:-1]), groups[-1]))
+    else:
+        if all(len(g) == 3 for g in groups[1:]):  # "4,095", "1.234.567": thousands
+            out.add("".join(groups).lstrip("0") or "0")
+        if len(seps) == 1:  # "1,5", "2.5" (and "1,200" read as German)
+            out.add(_decimal(groups[0], groups[1]))
+    return frozenset(out or {number})
+
+
+def _decimal(whole: str, fraction: str) -> str:
+    fraction = fraction.rstrip("0")
+    whole = whole.lstrip("0") or "0"
+    return f"{whole}.{fraction}" if fraction else whole
 
 
 def cosine(a: Sequence[float], b: Sequence[float]) -> float:

@@ -404,10 +404,19 @@ def parse_rewrite(output: str, conversation: Conversation, question: str) -> str
 _POINTING = frozenset(
     {"it", "its", "they", "them", "their", "theirs", "this", "these", "those", "he", "him"}
     | {"his", "she", "her", "hers", "same", "one", "ones", "former", "latter", "else"}
+    # German, French, Spanish (not their articles: "das", "la", "lo" open questions too)
+    | {"sie", "er", "ihn", "ihm", "ihr", "ihnen", "dies", "diese", "dieser", "dieses"}
+    | {"il", "elle", "ils", "elles", "lui", "leur", "leurs", "ça", "cela", "celui", "celle"}
+    | {"ceux", "él", "ella", "ellos", "ellas", "eso", "esto", "esa", "ese", "esos", "esas"}
 )
-#: How a follow-up opens ("and on the 11/70?", "what about the registers?").
+#: German "es" ("Wie viel kostet es?"), told from Spanish "es" ("¿Qué es Docker?").
+_GERMAN_ES = re.compile(r"\b(?:ist|kostet|hat|gibt|geht|dauert|funktioniert|hält) es\b", re.I)
+#: How a follow-up opens ("and on the 11/70?", "what about the registers?"; "und ...?",
+#: "et ...?", "¿y ...?").
 _FOLLOW_UP_OPENING = re.compile(
-    r"^\s*(?:and|but|also|or|so|then|what about|how about|what else|why not|same)\b", re.I
+    r"^\s*[¿¡]?(?:and|but|also|or|so|then|what about|how about|what else|why not|same"
+    r"|und|aber|auch|oder|et|mais|aussi|ou|y|pero|también)\b",
+    re.I,
 )
 #: A question with fewer content words of its own leans on the one before it.
 STANDALONE_WORDS = 3
@@ -423,7 +432,9 @@ def is_follow_up(question: str) -> bool:
         return True
     if len(content_words(question)) < STANDALONE_WORDS:
         return True
-    return bool({w.lower() for w in re.findall(r"[A-Za-z]+", question)} & _POINTING)
+    if _GERMAN_ES.search(question):
+        return True
+    return bool({w.lower() for w in re.findall(r"[^\W\d_]+", question)} & _POINTING)
 
 
 def fallback_query(conversation: Conversation, question: str) -> str:

@@ -16,6 +16,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from docent.core import words
 from docent.core.citations import MARKER, strip_markers
 from docent.core.queryterms import content_words
 
@@ -24,7 +25,12 @@ SUPPORT_THRESHOLD = 0.5
 #: Sentences with fewer content words than this ("Yes.", "In short:") are not judged.
 MIN_TERMS = 2
 
-_SENTENCE_END = re.compile(r"(?<=[.!?])[\"'”’)]*\s+(?=[\"'“‘(\[*_`]?[A-Z0-9\[])")
+#: A sentence ends at a full stop, not an abbreviation's, before a capital, a digit or
+#: a marker; or at a Chinese or Japanese full stop, with no space after it.
+_SENTENCE_END = re.compile(
+    r"(?<=[.!?])" + words.NOT_ABBREVIATION + r"[\"'”’)]*\s+(?=[\"'“‘(\[*_`]?[A-Z0-9\[])"
+    r"|" + words.CJK_SENTENCE_END
+)
 _LEADING_MARKERS = re.compile(r"^(?:\s*" + MARKER.pattern + r")+")
 _LIST_PREFIX = re.compile(r"^\s*(?:[-*+•]|\d{1,2}[.)]|#{1,6})\s+")
 _SUFFIXES = (("sses", "ss"), ("ies", "y"), ("ing", ""), ("ed", ""), ("es", ""), ("s", ""))
@@ -55,7 +61,9 @@ def words_of(text: str) -> list[str]:
 def terms(text: str) -> set[str]:
     """Stemmed content words of ``text`` (citation markers and list bullets ignored)."""
     plain = _LIST_PREFIX.sub("", strip_markers(text))
-    return {stem(w) for w in content_words(plain)}
+    # a run of Chinese or Japanese as its character pairs: those scripts write no spaces,
+    # so a whole sentence was one "word", never judged (fewer than MIN_TERMS)
+    return {stem(p) for w in content_words(plain) for p in words.pieces(w)}
 
 
 def split_sentences(text: str) -> list[str]:
@@ -169,17 +177,24 @@ class Faithfulness:
         return sum(not s.supported for s in judged) / len(judged) if judged else 0.0
 
 
-def judged_sentences(answer: str) -> list[str]:
-    """The sentences ``check_faithfulness`` scores, in order (what a judge must rate)."""
-    return [s for s in split_sentences(answer) if len(terms(s)) >= MIN_TERMS]
-
-
 _LEVELS = ("low", "medium", "high")
 #: A short, uncited answer saying this is the model abstaining (as its prompt asks).
 _NOT_FOUND = re.compile(
     r"\b(?:(?:could|can|did|do)(?: ?not|n['’]t|['’]t)|unable to) (?:find|see|locate)\b"
     r"|\bnot (?:mentioned|covered|found|stated|given) in the (?:passages|documents|text)\b"
-    r"|\b(?:passages|documents) do(?:es)?(?: not|n['’]t) (?:contain|mention|say|cover)\b",
+    r"|\b(?:passages|documents) do(?:es)?(?: not|n['’]t) (?:contain|mention|say|cover)\b"
+    # German, French, Spanish, Chinese, the documents as the subject ("Der Kessel enthält
+    # keinen Filter" is an answer): "Die Dokumente enthalten dazu keine Angaben", "nicht
+    # gefunden", "les documents ne mentionnent pas", "no se menciona", "没有找到"
+    r"|\b(?:dokumente?|texte?|passagen|abschnitte?|quellen|unterlagen)\b[^.]{0,30}"
+    r"\b(?:enthalten|enthält|nennen|nennt|erwähnen|erwähnt|sagen|sagt)\b[^.]{0,30}"
+    r"\b(?:keine?n?|nichts)\b"
+    r"|\bnicht (?:gefunden|erwähnt|angegeben)\b"
+    r"|\b(?:documents?|passages?|textes?|extraits?) ne (?:contiennent|contient|mentionnent"
+    r"|mentionne|disent|dit|précisent|précise) (?:pas|rien)\b"
+    r"|\bn['’]est pas (?:mentionnée?|indiquée?|précisée?)\b|\bpas trouvé\b"
+    r"|\bno se (?:menciona|encuentra|indica|especifica)\b|\bno (?:encontré|he encontrado)\b"
+    r"|没有(?:找到|提到|提及)|未(?:提及|提到|找到)",
     re.I,
 )
 

@@ -38,12 +38,9 @@ WRAP_SHARE = 0.7
 
 # A full stop ends a sentence unless it ends a short abbreviation ("p. 12", "e.g. X").
 _SENTENCE_END = re.compile(
-    r"(?<=[.!?])(?<!\bp\.)(?<!\bpp\.)(?<!e\.g\.)(?<!i\.e\.)(?<!\bcf\.)(?<!\bvs\.)"
-    r"(?<!\bNo\.)(?<!\bFig\.)(?<!\bSec\.)"
-    r"[\"'”’)\]]*\s+(?=[\"'“‘(\[]?[A-Z0-9])"
+    r"(?<=[.!?])" + words.NOT_ABBREVIATION + r"[\"'”’)\]]*\s+(?=[\"'“‘(\[]?[A-Z0-9])"
 )
-#: Chinese and Japanese end a sentence with a full-width mark and no space after it.
-_CJK_SENTENCE_END = re.compile(r"(?<=[。！？])(?![」』）”’])|(?<=[。！？][」』）”’])")
+_CJK_SENTENCE_END = re.compile(words.CJK_SENTENCE_END)
 #: Dot leaders of a table of contents or an index ("Grid data .... 230").
 _LEADERS = re.compile(r"(?:…|\.{3,}|(?:\. ){3,})\s*\d")
 _ENDS_SENTENCE = re.compile(r"[.!?。！？][\"'”’)\]」』）]*$")

@@ -28,16 +28,22 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
+from docent.core import words
 from docent.core.citations import MARKER
 from docent.core.errors import LLMError
 
 CutKind = Literal["repeat", "loop", "rambling", "noise", "budget"]
 
-#: The end of a sentence (followed by space) or a line break: where a sentence is complete.
-_BOUNDARY = re.compile(r"(?<=[.!?])[\"'”’)\]*_`]*\s+|\n\s*")
-_LIST_PREFIX = re.compile(r"^\s*(?:[-*+•]|\d{1,3}[.)]|#{1,6})\s+")
+#: The end of a sentence (followed by space) or a line break: where a sentence is complete;
+#: Chinese and Japanese full stops need no space after them.
+_BOUNDARY = re.compile(r"(?<=[.!?])[\"'”’)\]*_`]*\s+|\n\s*|(?<=[。！？])[」』）”’]*\s*")
+_ENDS = re.compile(r"[.!?\n。！？]")
+#: An item's mark: a bullet, "2.", a heading's hashes, or a label with its number ("Step 2:").
+_LIST_PREFIX = re.compile(r"^\s*(?:[-*+•]|\d{1,3}[.)]|#{1,6}|[^\W\d_]+ \d{1,3}[:.)])\s+")
 _LIST_NUMBER = re.compile(r"\s*(?:\d{1,3}|[a-zA-Z])[.)]$")
-_WORD = re.compile(r"\S+")
+#: A word for the n-gram check: a run between spaces, or one Chinese or Japanese character.
+_WORD = re.compile(rf"[{words.CJK}]|[^\s{words.CJK}]+")
+_CJK_CHAR = re.compile(rf"([{words.CJK}])")
 _NOT_ALNUM = re.compile(r"[^\w]+")
 _LETTER = re.compile(r"[^\W\d_]")
 _DIGIT = re.compile(r"\d")
@@ -77,6 +83,7 @@ class Cut:
 def normalise(sentence: str) -> str:
     """A sentence reduced to what makes it the same sentence: words, lower case."""
     plain = _LIST_PREFIX.sub("", MARKER.sub(" ", sentence))
+    plain = _CJK_CHAR.sub(r" \1 ", plain)  # each CJK character a word, as words.py counts
     return " ".join(_NOT_ALNUM.sub(" ", plain.lower()).split())
 
 
@@ -99,6 +106,10 @@ class OutputGuard:
     _scanned: int = 0  # text before this offset is split into finished sentences
     _boundaries: list[int] = field(default_factory=lambda: [0])
     _sentences: set[str] = field(default_factory=set)
+    _last_key: str = ""  # the last finished sentence, normalised
+    #: where a sentence said once before, after others, began: a step of a procedure
+    #: said again, unless the sentence after it repeats too
+    _repeat_at: int | None = None
     _word_end: int = 0  # words ending before this offset are counted
     _words: list[tuple[str, int]] = field(default_factory=list)  # (normalised, start)
     _ngrams: set[tuple[str, ...]] = field(default_factory=set)
@@ -112,7 +123,7 @@ class OutputGuard:
             return self.cut
         self.text += token
         self.tokens += 1
-        ended = bool(re.search(r"[.!?\n]", token))
+        ended = bool(_ENDS.search(token))
         self._since_end = 0 if ended else self._since_end + 1
         self.cut = self._sentence_repeat() or self._ngram_repeat() or self._overrun(token)
         return self.cut
@@ -153,9 +164,18 @@ class OutputGuard:
             key = normalise(self.text[start:end])
             if len(key.split()) < self.limits.min_sentence_words:
                 continue
-            if key in self._sentences or self._echoes(key, both_ways=True):
+            if key in self._sentences:
+                if self._repeat_at is not None or key == self._last_key:
+                    return self._make(
+                        "repeat", start if self._repeat_at is None else self._repeat_at
+                    )
+                self._repeat_at = start  # "4. Press OK to confirm." as in step 2
+            elif self._echoes(key, both_ways=True):
                 return self._make("repeat", start)
-            self._sentences.add(key)
+            else:
+                self._repeat_at = None
+                self._sentences.add(key)
+            self._last_key = key
         # A sentence still being written that began by repeating an earlier one whole
         # ("Typing ^E stops simulation" then "Typing ^E stops simulation and ..."): cut
         # now rather than when (or if) it ends.
@@ -256,7 +276,7 @@ class OutputGuard:
 def last_sentence_end(text: str) -> int:
     """The offset just after the last finished sentence or line of ``text`` (0: none)."""
     stripped = text.rstrip()
-    if re.search(r"[.!?][\"'”’)\]*_`]*$", stripped):
+    if re.search(r"[.!?。！？][\"'”’)\]*_`」』）]*$", stripped):
         return len(stripped)
     ends = [m.start() for m in _BOUNDARY.finditer(stripped)]
     return ends[-1] if ends else 0

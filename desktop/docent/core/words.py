@@ -17,6 +17,19 @@ import re
 CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f"
 _WORD = re.compile(rf"[{CJK}]|[^\s{CJK}]+")
 _CJK_CHAR = re.compile(rf"[{CJK}]")
+_RUNS = re.compile(rf"[{CJK}]+|[^{CJK}]+")
+
+#: Full stops that are not a sentence's end: "p. 12", "e.g. AES", "Fig. 3", "U.S. Congress"
+#: (a single capital and a dot: an initial). For a sentence-end pattern, after its
+#: ``(?<=[.!?])``.
+NOT_ABBREVIATION = (
+    r"(?<!\bp\.)(?<!\bpp\.)(?<![eE]\.g\.)(?<![iI]\.e\.)(?<!\bcf\.)(?<!\bvs\.)"
+    r"(?<!\bNo\.)(?<!\b[Ff]ig\.)(?<!\bSec\.)(?<!\bDr\.)(?<!\bMr\.)(?<!\bMrs\.)"
+    r"(?<!\bMs\.)(?<!\bSt\.)(?<!\betc\.)(?<!\b[A-Z]\.)"
+)
+#: Chinese and Japanese end a sentence with a full-width mark and no space after it (a
+#: zero-width split: after the mark and any closing quote or bracket).
+CJK_SENTENCE_END = r"(?<=[。！？])(?![」』）”’])|(?<=[。！？][」』）”’])"
 
 
 def spans(text: str) -> list[tuple[int, int]]:
@@ -49,6 +62,19 @@ def last(text: str, n: int) -> str:
         return ""
     at = spans(text)
     return text[at[-n][0] :] if len(at) >= n else text
+
+
+def pieces(word: str) -> list[str]:
+    """``word`` with each run of CJK characters in it as that run's pairs of characters
+    ("北京大学": "北京", "京大", "大学"; one character alone: itself); other runs as
+    they are."""
+    out: list[str] = []
+    for run in _RUNS.findall(word):
+        if is_cjk(run[0]):
+            out += [run[i : i + 2] for i in range(len(run) - 1)] or [run]
+        else:
+            out.append(run)
+    return out
 
 
 def is_cjk(char: str) -> bool:
