@@ -23,6 +23,7 @@ from contextlib import contextmanager
 
 from docent.core.errors import CollectionError
 from docent.core.models import DEFAULT_COLLECTION, Collection, DocState
+from docent.core.normal_form import nfc
 from docent.core.userfiles import shown
 
 DEFAULT_NAME = "default"
@@ -67,7 +68,7 @@ def clean_name(name: str) -> str:
         raise CollectionError(
             f"The collection name {shown(text)} is not valid UTF-8; type it again."
         ) from None
-    return text
+    return nfc(text)  # "Café" typed with a combining accent is the same name (review)
 
 
 def split_ids(column: str | None) -> list[str]:
@@ -158,8 +159,8 @@ class CollectionCatalog:
 
     def find_collection(self, name: str) -> Collection | None:
         """By name, whatever its case."""
-        wanted = " ".join(name.split()).casefold()
-        return next((c for c in self.collections() if c.name.casefold() == wanted), None)
+        wanted = nfc(" ".join(name.split())).casefold()
+        return next((c for c in self.collections() if nfc(c.name).casefold() == wanted), None)
 
     def _name_free(self, text: str, collection_id: str = "") -> None:
         """No other collection has ``text`` as its name, whatever its case: SQLite's NOCASE

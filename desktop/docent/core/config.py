@@ -177,6 +177,14 @@ class Settings(BaseModel):
     watched_folders: list[str] = Field(default_factory=list)
     sweep_interval_minutes: float = Field(10.0, ge=0, le=1440)  # 0: no periodic sweep
 
+    @field_validator("watched_folders")
+    @classmethod
+    def _watched_folders(cls, v: list[str]) -> list[str]:
+        """Each folder as Docent spells it (absolute, ``~`` expanded, no trailing slash),
+        once: "~/Notes" was "missing" for good, "/x/Papers/" could not be unwatched."""
+        spelled = (os.path.abspath(os.path.expanduser(f)) for f in v if f.strip())
+        return list(dict.fromkeys(spelled))
+
     @field_validator("rerank_model_dir")
     @classmethod
     def _rerank_model_dir(cls, v: str) -> str:

@@ -7,7 +7,6 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Sequence
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from docent.core import files as filemod
@@ -39,7 +38,7 @@ class EngineCollections:
     def _cat(self) -> Catalog:
         raise NotImplementedError
 
-    def unwatch(self, path: str | Path, drop_documents: bool = False) -> Job | None:
+    def _stop_watching(self, folder: str) -> None:
         raise NotImplementedError
 
     def _run(
@@ -91,11 +90,18 @@ class EngineCollections:
         return self._run(job, progress, None)
 
     def _release_folders(self, collection_id: str) -> None:
-        """Its watched folders are no longer watched: they would bring its files back."""
-        for folder in self._known(collection_id).folders:
+        """Its watched folders are no longer watched: they would bring its files back.
+
+        Their binding stays until the removal job has run (``delete_collection`` drops
+        it): a sweep of one already running puts its files in this collection, which the
+        job then empties, not in the default one (review)."""
+        folders = list(self._known(collection_id).folders)
+        if collection_id == DEFAULT_COLLECTION:  # and the folders bound to none, its too
+            bound = self._cat.folder_bindings()
+            folders = [*folders, *(f for f in self.settings.watched_folders if f not in bound)]
+        for folder in folders:
             if folder in self.settings.watched_folders:
-                self.unwatch(folder)
-            self._cat.unbind_folder(folder)
+                self._stop_watching(folder)
 
     def _known(self, collection_id: str) -> Collection:
         found = self._cat.collection(collection_id)

@@ -48,6 +48,7 @@ class EngineWatching(EngineCollections):
 
         folder = str(filemod.normalise(path))
         target = self._watch_target(folder, collection)  # before anything is saved
+        before = self._cat.folder_bindings().get(folder)
         replaced: list[str] = []
 
         def add(watched: list[str]) -> list[str]:
@@ -58,6 +59,13 @@ class EngineWatching(EngineCollections):
 
         self._live.change_folders(add)
         self._bind_watched(folder, target, replaced)
+        if before is not None and before != target and self._cat.has_collection(before):
+            # watched into another collection: its documents move there (they stayed in
+            # the old one, and each edit put a file in both; review). Joined first, then
+            # left, so none is ever in no collection; as a sweep would (what the user
+            # removed from the folder stays out).
+            self.queue.index([folder], source="sweep", collection=target)
+            self.queue.leave(folder, before, source="sweep")
         if self.watcher is None:
             return None
         for old in replaced:
@@ -66,9 +74,16 @@ class EngineWatching(EngineCollections):
 
     def unwatch(self, path: str | Path, drop_documents: bool = False) -> Job | None:
         """Stop watching a folder; with ``drop_documents``, queue removing its documents."""
-        from docent.core.watching import WatchError
-
         folder = str(filemod.normalise(path))
+        self._stop_watching(folder)
+        self._cat.unbind_folder(folder)
+        return self.queue.drop(folder) if drop_documents else None
+
+    def _stop_watching(self, folder: str) -> None:
+        """Out of the settings and the watcher; its sweeps, queued or running, stop (what
+        they indexed stays: "Stop watching" of a big folder watched by mistake indexed it
+        all the same, review). WatchError when it is not watched."""
+        from docent.core.watching import WatchError
 
         def remove(watched: list[str]) -> list[str]:
             if folder not in watched:
@@ -79,10 +94,9 @@ class EngineWatching(EngineCollections):
             return [w for w in watched if w != folder]
 
         self._live.change_folders(remove)
-        self._cat.unbind_folder(folder)
         if self.watcher is not None:
             self.watcher.remove(folder)
-        return self.queue.drop(folder) if drop_documents else None
+        self.queue.stop_sweeps(folder)
 
     def watched(self) -> list[FolderStatus]:
         from docent.core.watching import FolderState, FolderStatus

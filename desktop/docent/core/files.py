@@ -43,7 +43,7 @@ def leaves_folder(path: str | Path, folder: str | Path) -> bool:
 @dataclass(slots=True)
 class Skipped:
     path: Path
-    #: "special" | "outside" | "broken_link" | "unsupported"
+    #: "special" | "outside" | "broken_link" | "unsupported" | "link_inside" | "docent_data"
     reason: str
     message: str
 
@@ -139,11 +139,30 @@ def walk_folder(root: Path, out: Collected, recursive: bool = True, avoid: str =
             if not is_supported(p):
                 out.unsupported.append(p)
                 continue
-            skipped = _check_entry(p, real_root)
+            skipped = _check_entry(p, real_root) or _walked_twice(p, real_root, recursive)
             if skipped is None:
                 out.files.append(p)
             else:
                 out.skipped.append(skipped)
+
+
+def _walked_twice(path: Path, real_root: str, recursive: bool) -> Skipped | None:
+    """A link to a file this walk reads anyway (``current.md -> 2024.md``): not a document
+    of its own. Its copy kept the old text, since an edit is reported under the target's
+    name only (review)."""
+    if not path.is_symlink():
+        return None
+    target = os.path.realpath(path)
+    rel = Path(os.path.relpath(target, real_root)).parts
+    if any(part.startswith(".") for part in rel) or is_temp_name(rel[-1]):
+        return None  # the walk does not read it: the link is the way in
+    if not recursive and len(rel) > 1:
+        return None
+    return Skipped(
+        path,
+        "link_inside",
+        f"{shown(path.name)} is a link to {shown(target)}, which is indexed itself.",
+    )
 
 
 def _own_data(path: Path) -> Skipped:

@@ -109,6 +109,10 @@ def _drop_gone(
         report.failed.append(q.unreadable_folder(bad))
     unreadable = [str(u) for u in found.unreadable]
     present = {str(f) for f in found.files}  # just walked: no need to ask the disk again
+    for link in (s.path for s in found.skipped if s.reason == "link_inside"):
+        # a link to a file the walk read itself, indexed before as a document of its own
+        if (rec := q.catalog.by_path(str(link))) is not None:
+            q.remove_record(rec, job, report)
     gone: list[DocumentRecord] = []
     for folder in found.folders:
         for path in q.catalog.paths_under(str(folder)):
@@ -197,6 +201,8 @@ def run_move(q: QueueOps, job: Job, report: IndexReport) -> None:
         target = new + r.path[len(old) :]
         if os.path.isfile(target):
             _move_one(q, r, target, job, report)
+        else:  # deleted just before its folder moved: its passages must not stay
+            q.remove_gone(r, job, report)
     if os.path.isdir(new):
         # Its files never indexed (new, or still queued when it moved: the move dropped
         # their pending indexing) are indexed now; the ones that followed are unchanged.
@@ -240,8 +246,13 @@ def run_leave(q: QueueOps, job: Job, report: IndexReport) -> None:
     """The documents at the path (a file, or a folder's) leave ``job.collection``."""
     path = job.paths[0]
     rec = q.catalog.by_path(path)
+    # Taken out of the collection its watched folder fills, and so out of the index: its
+    # folder's next sweep would add it again, as for "Remove from library" (review).
+    bound = q.catalog.folder_bindings() if job.source in ASKED else {}
+    filling = [f for f, c in bound.items() if c == job.collection]
     for r in [rec] if rec else q.catalog.under(path):
-        _leave(q, r, job, report)
+        if _leave(q, r, job, report) and any(inside(r.path, f) for f in filling):
+            q.catalog.leave_out(r.path)
 
 
 def run_remove_collection(q: QueueOps, job: Job, report: IndexReport) -> None:
@@ -256,16 +267,18 @@ def run_remove_collection(q: QueueOps, job: Job, report: IndexReport) -> None:
     q.catalog.delete_collection(job.collection)
 
 
-def _leave(q: QueueOps, rec: DocumentRecord, job: Job, report: IndexReport) -> None:
-    """Out of the collection; out of the index when it was in no other (files untouched)."""
+def _leave(q: QueueOps, rec: DocumentRecord, job: Job, report: IndexReport) -> bool:
+    """Out of the collection; out of the index when it was in no other (files untouched):
+    True then."""
     if job.collection not in rec.collections:
-        return
+        return False
     rest = [c for c in rec.collections if c != job.collection]
     if not rest:
         q.remove_record(rec, job, report)
-        return
+        return True
     q.indexer.set_collections(rec, rest)
     q.progressed(job, Progress("unchanged", 1, 1, rec.path, rec.doc_id, rec.chunks, rec.chunks))
+    return False
 
 
 RUNNERS: dict[JobKind, Runner] = {

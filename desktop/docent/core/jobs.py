@@ -258,6 +258,18 @@ class IndexQueue:
         if run is not None and run.kind in kinds and all(inside(p, path) for p in run.paths):
             run.cancel.set()
 
+    def stop_sweeps(self, folder: str) -> None:
+        """The folder is no longer watched: its sweeps, queued or running, stop (what they
+        indexed stays). Unwatching a big folder by mistake indexed it all the same."""
+        with self._cond:
+            for j in self._pending:
+                if j.kind is JobKind.SWEEP and inside(j.paths[0], folder):
+                    j.cancel.set()
+            run = self._running
+            if run is not None and run.kind is JobKind.SWEEP and inside(run.paths[0], folder):
+                run.cancel.set()
+            self._cond.notify_all()
+
     def discard(self, path: str) -> None:
         """Forget pending indexing of ``path`` (a file or a folder)."""
         with self._cond:

@@ -86,10 +86,15 @@ def plan_watch(watched: list[str], path: str | Path, data_dir: Path) -> tuple[st
         )
     if folder in watched:
         return folder, []
+    # by real paths too: ~/Documents is often a link, and the same files watched through
+    # it and through their real folder were each two documents (review)
     for w in watched:
-        if inside(folder, w):
+        real_w = os.path.realpath(w)
+        if real == real_w:
+            raise WatchError(f"{folder} is already watched as {w} (the same folder).")
+        if inside(folder, w) or inside(real, real_w):
             raise WatchError(f"{folder} is already watched as part of {w}.")
-    return folder, [w for w in watched if inside(w, folder)]
+    return folder, [w for w in watched if inside(w, folder) or inside(os.path.realpath(w), real)]
 
 
 class FolderState(enum.StrEnum):
@@ -392,7 +397,9 @@ class Watcher:
         if src_in and dest_in:
             self.queue.move(src, dest, source="watch")
         elif src_in:  # moved out of the watched folders, or renamed to a temp/hidden name
-            self.queue.remove(src, source="watch")
+            # removed when it is still gone GONE_SECONDS later: an editor's backup save
+            # (a.txt -> a.txt~, then a new a.txt) keeps its document and collections
+            self._timers.arm(src, self.gone)
         elif dest_in:  # moved in, or a finished download (x.part -> x.pdf)
             self._timers.arm(dest, self.quiet)
 
