@@ -19,7 +19,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
-from docent.core.citations import Citation, CitationSource, code_spans, in_spans
+from docent.core.citations import (
+    MARKER,
+    Citation,
+    CitationSource,
+    code_spans,
+    in_spans,
+    marker_numbers,
+)
 from docent.core.config import Settings
 from docent.core.conversation import (
     Answer,
@@ -59,6 +66,8 @@ __all__ = [
     "Citation",
     "CitationSource",
     "code_spans",
+    "MARKER",
+    "marker_numbers",
     "in_spans",
     "Collection",
     "Conversation",

@@ -119,7 +119,8 @@ def citations_for(
     ]
 
 
-def _numbers(group: str) -> list[int]:
+def marker_numbers(group: str) -> list[int]:
+    """The passages a marker's inside names: "1", "1, 2", "1-3", "1; 2"."""
     out: list[int] = []
     for part in re.split(r"\s*[,;]\s*", group.strip()):
         bounds = re.split(r"\s*[-–]\s*", part)
@@ -154,7 +155,7 @@ def cited_numbers(text: str) -> list[int]:
     """Every number cited in ``text``, in order of first appearance."""
     seen: dict[int, None] = {}
     for m in markers(text):
-        for n in _numbers(m.group(1)):
+        for n in marker_numbers(m.group(1)):
             seen.setdefault(n, None)
     return list(seen)
 
@@ -172,7 +173,7 @@ def drop_invalid(text: str, offered: int) -> tuple[str, list[int]]:
     def fix(m: re.Match[str]) -> str:
         if m.start() not in real:
             return m.group(0)  # inside code: not a citation
-        numbers = _numbers(m.group(1))
+        numbers = marker_numbers(m.group(1))
         keep = [n for n in dict.fromkeys(numbers) if 1 <= n <= offered]
         for n in numbers:
             if not 1 <= n <= offered:

@@ -81,6 +81,8 @@ class ChatPane(QWidget):
         #: conversation meanwhile)
         self._shown_turns: list[Turn] = []
         self._streamed = ""
+        #: documents that left the library: a Retry of a turn scoped to one leaves it out
+        self._forgotten: set[str] = set()
         self._worker: Worker[AskProgress, Answer] | None = None
         self.streamed_tokens = 0  # tokens shown as they arrived (all answers)
         self._frozen_turns = 0  # turns drawn for good, before the view's frozen_pos
@@ -243,9 +245,14 @@ class ChatPane(QWidget):
     def clear_scope(self) -> None:
         self.set_scope([])
 
+    def know_document(self, path: str) -> None:
+        """A document is in the library (again): a Retry may ask it."""
+        self._forgotten.discard(path)
+
     def forget_document(self, path: str) -> None:
         """A document left the library: no question asks it any more (every one failed,
         "not in the library", until the scope was cleared by hand)."""
+        self._forgotten.add(path)
         for conv in self._conversations.values():
             if conv.scope and path in conv.scope:
                 conv.scope = [p for p in conv.scope if p != path] or None  # a new list
@@ -357,7 +364,7 @@ class ChatPane(QWidget):
         if anyway is None:
             anyway = last.answer is not None and last.answer.asked_anyway
         self._retrying = last
-        self.set_scope(last.scope or [])
+        self.set_scope([p for p in last.scope or [] if p not in self._forgotten])
         self._start(last.question, attempt=last.next_attempt, anyway=anyway)
 
     def _start(self, question: str, *, attempt: int = 1, anyway: bool = False) -> None:

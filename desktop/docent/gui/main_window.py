@@ -358,6 +358,8 @@ class MainWindow(QMainWindow):
         self.citations.forget(change.progress.path)  # its pages may differ now
         if change.record is None:  # gone from the library
             self.chat.forget_document(change.progress.path)
+        else:  # (back) in it
+            self.chat.know_document(change.progress.path)
         if not self.status_soon.isActive():
             self.status_soon.start()
 
@@ -484,6 +486,7 @@ class MainWindow(QMainWindow):
     # Chat <-> citations -------------------------------------------------------
 
     def _on_answer_finished(self, turn: Turn) -> None:
+        self.chat.set_collection(self.library.collection_bar.current)
         self._show_sources_of(turn)
         self._show_model_state()  # an extractive answer with Ollama up offers Retry
         extractive = turn.answer is None or turn.answer.mode == "extractive"

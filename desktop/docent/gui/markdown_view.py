@@ -42,7 +42,7 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import QTextBrowser, QWidget
 
-from docent.core.api import code_spans, in_spans
+from docent.core.api import MARKER, code_spans, in_spans, marker_numbers
 from docent.gui.plain import plain_tip
 
 #: md4c's MD_FLAG_UNDERLINE, part of Qt's GitHub dialect: it draws ``_text_`` underlined,
@@ -71,8 +71,9 @@ MATCHED_TIP = (
     "the sentence. Click to see it."
 )
 
-# [1], [2, 3], [1][2] — but not an existing Markdown link [text](url) or a footnote [^1].
-_CITE_GROUP = re.compile(r"\[(\d{1,3}(?:\s*,\s*\d{1,3})*)\](?!\()")
+# [1], [2, 3], [1-3], [1; 2], [1][2] (as the core reads markers) — but not an existing
+# Markdown link [text](url) or a footnote [^1].
+_CITE_GROUP = re.compile(MARKER.pattern + r"(?!\()")
 _CHIP_TEXT = QRegularExpression(r"\[\d{1,3}\]")
 _CHIP_FORMAT = QTextCharFormat()
 _CHIP_FORMAT.setBackground(CHIP_BACKGROUND)
@@ -112,7 +113,7 @@ def linkify_citations(markdown: str, turn: int) -> str:
 
 
 def _chips(m: re.Match[str], turn: int) -> str:
-    numbers = [int(x) for x in re.findall(r"\d+", m.group(1))]
+    numbers = list(dict.fromkeys(marker_numbers(m.group(1))))
     return " ".join(f"[\\[{n}\\]]({cite_url(turn, n)})" for n in numbers)
 
 

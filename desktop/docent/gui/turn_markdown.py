@@ -12,7 +12,7 @@ from pathlib import Path
 from docent.core.api import Turn, ordinal, shown
 from docent.gui.markdown_view import cite_url, linkify_citations
 
-_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+!|>~<-])")
+_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+!|>~<&-])")
 #: A citation marker after escape_markdown: "\\[12\\]".
 _ESCAPED_CITE = re.compile(r"\\\[(\d{1,3})\\\]")
 
@@ -158,6 +158,22 @@ def _seconds(seconds: float) -> str:
     return f"{s} s" if s < 60 else f"{s // 60} min {s % 60:02d} s"
 
 
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})", re.M)
+
+
+def close_fences(body: str) -> str:
+    """``body`` with a code block it leaves open closed: an answer stopped or cut inside
+    one drew its footer, and every later turn, as code (review)."""
+    opened = ""
+    for m in _FENCE.finditer(body):
+        mark = m.group(1)
+        if not opened:
+            opened = mark
+        elif mark[0] == opened[0] and len(mark) >= len(opened):
+            opened = ""
+    return f"{body}\n{opened}" if opened else body
+
+
 def turn_markdown(
     turn: Turn, *, streamed: str = "", streaming: bool = False, again: bool = False
 ) -> str:
@@ -181,6 +197,7 @@ def turn_markdown(
         # the model's words as any answer's; the passages beneath, as document text
         lead, words, quotes = answer.parts()
         body = "\n\n".join(p for p in (lead, words, quoted_markdown(quotes)) if p)
+    body = close_fences(body)
     if body and again:  # its chips would name the earlier answer's passages: plain [n]
         parts.append(body)
     elif body:
