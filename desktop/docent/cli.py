@@ -416,7 +416,7 @@ def cmd_summarize(args: argparse.Namespace) -> int:
         file=sys.stderr,
     )
     for f in result.failed_sections:
-        print(f"  not covered: pages {f.pages[0]}-{f.pages[1]}: {f.error}", file=sys.stderr)
+        print(f"  {f.said}", file=sys.stderr)
     return 0
 
 

@@ -288,6 +288,11 @@ class Catalog(CollectionCatalog):
             ).fetchone()
         return row[0] if row else None
 
+    def forget_summaries(self, sha256: str) -> None:
+        """The content's text was read anew and differs: its summaries are of the old."""
+        with self._lock, self._db as db:
+            db.execute("DELETE FROM summaries WHERE sha256 = ?", (sha256,))
+
     def put_summary(self, sha256: str, kind: str, model: str, result: str) -> None:
         with self._lock:
             self._db.execute(

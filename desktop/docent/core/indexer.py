@@ -399,8 +399,10 @@ class Indexer:
             return
         rec = rec or DocumentRecord(doc_id=new_doc_id(), path=key, file_name=path.name)
         before = rec.sha256
-        if rec.sha256 != prepared.sha256:
-            rec.summary = ""  # it summarised the old content
+        if rec.sha256 != prepared.sha256 or prepared.text_changed:
+            rec.summary = ""  # it summarised the old content (or the old reading of it)
+        if prepared.text_changed:  # so did the summaries cached for the same content
+            self.catalog.forget_summaries(prepared.sha256)
         rec.sha256, rec.size, rec.mtime = prepared.sha256, st.st_size, st.st_mtime
         try:
             self.index_document(

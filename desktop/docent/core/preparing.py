@@ -144,6 +144,13 @@ class Prepared:
     ocr_pages: int = 0
     reason: str = ""
     message: str = ""
+    #: The file read again (a Re-index, OCR turned on, a newer reader) gave another text
+    #: than the one cached for it: what was made of the old text (summaries) is stale.
+    text_changed: bool = False
+
+
+def _texts(doc: ExtractedDocument) -> list[str]:
+    return [p.text for p in doc.pages]
 
 
 def _no_step(label: str, seconds: float, pages: int) -> None:
@@ -177,6 +184,7 @@ class Preparer:
         is replaced only once the new one is read, so a Re-index cancelled meanwhile
         leaves the document's text as it was."""
         sha = ""
+        changed = False
         budget = FileBudget(on_step)
         step = budget.step
         try:
@@ -197,6 +205,8 @@ class Preparer:
                 # its new text would be cached under the old content's hash, and given to
                 # that content for good (review). Read again, or say so.
                 if _stamp(path) == stamp:
+                    before = cache.get(sha, stale=True)
+                    changed = before is not None and _texts(before) != _texts(doc)
                     cache.put(sha, doc)
                     break
                 if attempt == READS:
@@ -219,6 +229,7 @@ class Preparer:
                 pages=len(doc.pages),
                 page_unit=doc.page_unit,
                 ocr_pages=doc.ocr_pages,
+                text_changed=changed,
             )
         except DocumentError as exc:
             return Prepared(sha, reason=exc.reason, message=str(exc))

@@ -4,7 +4,8 @@ Sections follow page boundaries: whole pages are packed until the next one would
 ``max_words``. Each section after the first starts with the last page(s) of the one
 before (the overlap), so a topic that straddles a boundary is seen whole at least once.
 A page longer than a section is cut by words into even pieces that keep its page number.
-Page markers (``[page 12]``) in a section's text let the model give page references.
+Markers (``[page 12]``; ``[lines 121-180]`` in a text file, ``[slide 3]`` in a deck) in a
+section's text let the model say where each point is, as ``Places`` names it.
 """
 
 from __future__ import annotations
@@ -14,10 +15,79 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from docent.core import words
-from docent.core.models import Page
+from docent.core.models import ExtractedDocument, Page, line_span
 
 #: Default overlap budget as a share of ``max_words``.
 OVERLAP_SHARE = 0.25
+
+
+Span = tuple[int, int]
+
+
+@dataclass(frozen=True, slots=True)
+class Places:
+    """How a summary names where its text is, as answers cite it: a PDF's pages
+    ("p. 12"), a text file's lines ("lines 121-180": its pages are Docent's blocks of
+    lines, which the file does not have), or each unit's label ("slide 3", "Setup").
+    A summary of a text file said "(p. 3)" (review)."""
+
+    #: a text file's lines per block, and its last line (0: not a text file)
+    lines_per_page: int = 0
+    last_line: int = 0
+    #: (page, label) of the units a format names
+    labels: tuple[tuple[int, str], ...] = ()
+
+    @classmethod
+    def of(cls, doc: ExtractedDocument) -> Places:
+        if doc.lines_per_page and doc.pages:
+            last = doc.pages[-1]
+            total = (last.number - 1) * doc.lines_per_page + last.text.count("\n") + 1
+            return cls(doc.lines_per_page, total)
+        return cls(labels=tuple((p.number, p.label) for p in doc.pages if p.label))
+
+    def _lines(self, start: int, end: int) -> str:
+        n = self.lines_per_page
+        return line_span((start - 1) * n + 1, min(end * n, self.last_line))
+
+    def _label(self, page: int) -> str:
+        return next((label for number, label in self.labels if number == page), "")
+
+    def one(self, page: int) -> str:
+        """A reference to one page: "p. 12", "lines 121-180", "slide 3"."""
+        if self.lines_per_page:
+            return self._lines(page, page)
+        return self._label(page) or f"p. {page}"
+
+    def span(self, pages: Span) -> str:
+        """Where a run of pages is: "page 3", "pages 3–5", "lines 1-180", "slides 3 to
+        5" ("slide 3 to slide 5"), "Setup"."""
+        start, end = pages
+        if self.lines_per_page:
+            return self._lines(start, end)
+        first, last = self._label(start), self._label(end)
+        if first or last:
+            a, b = first or f"page {start}", last or f"page {end}"
+            return a if start == end else f"{a} to {b}"
+        return f"page {start}" if start == end else f"pages {start}–{end}"
+
+    def marker(self, page: int) -> str:
+        """What starts a page's text in a section: "page 12", "lines 121-180", "slide 3"."""
+        if self.lines_per_page or self._label(page):
+            return self.one(page)
+        return f"page {page}"
+
+    @property
+    def example(self) -> str:
+        """A reference for a prompt to show: "(p. 12)", "(lines 12-20)", "(slide 3)"."""
+        if self.lines_per_page:
+            return f"({line_span(12, 20)})"
+        if self.labels:
+            return f"({self.labels[min(2, len(self.labels) - 1)][1]})"
+        return "(p. 12)"
+
+
+#: A PDF's pages: what a summary says when it is not told otherwise.
+PAGES = Places()
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,6 +109,7 @@ class Section:
     pieces: tuple[Piece, ...]
     #: Leading pieces repeated from the previous section (the overlap).
     carried: int = 0
+    places: Places = PAGES
 
     @property
     def words(self) -> int:
@@ -58,24 +129,32 @@ class Section:
         return (self.page_start, self.page_end)
 
     @property
+    def where(self) -> str:
+        """Where the section is: "pages 3–5", "lines 1-180"."""
+        return self.places.span(self.pages)
+
+    @property
     def text(self) -> str:
-        """The section with a ``[page N]`` marker wherever a page (or part of one) starts."""
+        """The section with a ``[page N]`` marker (``Places.marker``) wherever a page (or
+        part of one) starts."""
         out: list[str] = []
         for piece in self.pieces:
-            label = f"[page {piece.page}]"
+            label = self.places.marker(piece.page)
             if piece.parts > 1:
-                label = f"[page {piece.page}, part {piece.part} of {piece.parts}]"
-            out.append(f"{label}\n{piece.text}")
+                label = f"{label}, part {piece.part} of {piece.parts}"
+            out.append(f"[{label}]\n{piece.text}")
         return "\n\n".join(out)
 
 
-def pages_label(pages: tuple[int, int]) -> str:
-    start, end = pages
-    return f"page {start}" if start == end else f"pages {start}–{end}"
+def pages_label(pages: Span, places: Places = PAGES) -> str:
+    return places.span(pages)
 
 
 def split_sections(
-    pages: Sequence[Page], max_words: int, overlap_words: int | None = None
+    pages: Sequence[Page],
+    max_words: int,
+    overlap_words: int | None = None,
+    places: Places = PAGES,
 ) -> list[Section]:
     """Sections of at most ``max_words`` words; [] when the pages hold no words.
 
@@ -92,12 +171,12 @@ def split_sections(
     carried = 0  # leading pieces of ``current`` repeated from the previous section
     for piece in pieces:
         if current and _words(current) + piece.words > max_words:
-            sections.append(_section(len(sections) + 1, current, carried))
+            sections.append(_section(len(sections) + 1, current, carried, places))
             current = _overlap(current[carried:], min(budget, max_words - piece.words))
             carried = len(current)
         current.append(piece)
     if current:
-        sections.append(_section(len(sections) + 1, current, carried))
+        sections.append(_section(len(sections) + 1, current, carried, places))
     return sections
 
 
@@ -136,13 +215,14 @@ def _overlap(previous: list[Piece], allowed: int) -> list[Piece]:
     return [Piece(last.page, tail, words.count(tail), last.part, last.parts)]
 
 
-def _section(index: int, pieces: list[Piece], carried: int) -> Section:
+def _section(index: int, pieces: list[Piece], carried: int, places: Places) -> Section:
     return Section(
         index=index,
         page_start=pieces[0].page,
         page_end=pieces[-1].page,
         pieces=tuple(pieces),
         carried=carried,
+        places=places,
     )
 
 

@@ -24,13 +24,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal, get_args
 
+from docent.core import words
 from docent.core.catalog import Catalog
 from docent.core.config import Settings
 from docent.core.embedding import Embedder
 from docent.core.errors import EmptyDocument, LLMUnavailable, ModelNotFound
 from docent.core.indexer import record_payload
 from docent.core.models import DocState, DocumentRecord, ExtractedDocument
-from docent.core.sectioning import Section, pages_label, split_sections
+from docent.core.sectioning import Places, Section, split_sections
 from docent.core.store import Store
 from docent.core.summary_budget import section_words
 from docent.core.summary_mapreduce import MapReduce
@@ -42,6 +43,7 @@ from docent.core.summary_parts import (
     SummaryProgress,
     SummaryProgressCallback,
 )
+from docent.core.summary_prompts import FINAL_WORDS
 
 __all__ = [
     "FailedSection",
@@ -118,11 +120,12 @@ class SummaryResult:
                 s["summary"],
                 s.get("source", "model"),
                 s.get("note", ""),
+                s.get("where", ""),
             )
             for s in data["section_summaries"]
         ]
         data["failed_sections"] = [
-            FailedSection(f["section"], _pair(f["pages"]), f["error"])
+            FailedSection(f["section"], _pair(f["pages"]), f["error"], f.get("where", ""))
             for f in data.get("failed_sections", [])
         ]
         return cls(**data)
@@ -196,7 +199,8 @@ class Summarizer:
             return _renoted(hit, why)
         start = time.monotonic()
         doc = self._text(rec)
-        sections = split_sections(doc.pages, section_words(self.settings))
+        places = Places.of(doc)
+        sections = split_sections(doc.pages, section_words(self.settings), places=places)
         if not sections:
             raise EmptyDocument(rec.path, f"{rec.file_name} has no text to summarise.")
         result = self._extractive(rec, doc, sections, kind, why, report, cancel)
@@ -216,7 +220,12 @@ class Summarizer:
         start = time.monotonic()
         doc = self._text(rec)
         limit = section_words(self.settings)
-        sections = split_sections(doc.pages, limit)
+        places = Places.of(doc)
+        sections = split_sections(doc.pages, limit, places=places)
+        single = section_words(self.settings, FINAL_WORDS[kind])
+        if len(sections) == 1 and sections[0].words > single:
+            # one call would write the whole summary: its longer reply leaves less room
+            sections = split_sections(doc.pages, single, places=places)
         if not sections:
             raise EmptyDocument(rec.path, f"{rec.file_name} has no text to summarise.")
         mapreduce = MapReduce(
@@ -307,7 +316,7 @@ class Summarizer:
         total = len(sections)
 
         def on_section(s: Section) -> None:
-            msg = f"extracting from section {s.index} of {total} ({pages_label(s.pages)})"
+            msg = f"extracting from section {s.index} of {total} ({s.where})"
             report(SummaryProgress("extractive", s.index, total, s.pages, msg))
 
         picks = central_sentences(
@@ -319,10 +328,12 @@ class Summarizer:
             on_section=on_section,
         )
         per_section = [
-            SectionSummary(s.index, s.pages, " ".join(p.text for p in sents), "extracted")
+            SectionSummary(
+                s.index, s.pages, " ".join(p.text for p in sents), "extracted", where=s.where
+            )
             for s, sents in zip(sections, picks, strict=True)
         ]
-        body = _compose_extractive(kind, sections, picks)
+        body = _compose_extractive(kind, sections, picks, Places.of(doc)) or _no_sentences(doc)
         note = _note(why)
         return SummaryResult(
             summary=f"{note}\n\n{body}",
@@ -393,24 +404,42 @@ def _note(why: str) -> str:
     return ASKED_NOTE if why == ASKED else EXTRACTIVE_NOTE.format(why=why.rstrip("."))
 
 
+#: Words of a text quoted when it has no sentence (``_no_sentences``).
+OPENING_WORDS = 40
+
+
 def retrieval_text(result: SummaryResult) -> str:
     """The summary without Docent's own notes (extractive label, pages not covered)."""
     paragraphs = [p for p in result.summary.split("\n\n") if not p.startswith("_")]
     return "\n\n".join(paragraphs).strip()
 
 
-def _compose_extractive(kind: str, sections: list[Section], picks: list[list[Any]]) -> str:
+def _no_sentences(doc: ExtractedDocument) -> str:
+    """What an extractive summary says of a text with no sentence to quote (a sheet of
+    numbers, a table, code): that, and how it opens. It was the note alone."""
+    opening = next((p.text for p in doc.pages if p.text.strip()), "")
+    first = " ".join(words.first(opening, OPENING_WORDS).split())
+    return (
+        "It has no sentence to quote: its text is tables, numbers or code. "
+        f"It opens with: “{first}{' …' if first != ' '.join(opening.split()) else ''}”"
+    )
+
+
+def _compose_extractive(
+    kind: str, sections: list[Section], picks: list[list[Any]], places: Places
+) -> str:
     if kind == "detailed":
         parts = []
         for section, sents in zip(sections, picks, strict=True):
             if sents:
-                lines = "\n".join(f"- {s.text} (p. {s.page})" for s in sents)
-                parts.append(f"## {pages_label(section.pages).capitalize()}\n\n{lines}")
+                lines = "\n".join(f"- {s.text} ({places.one(s.page)})" for s in sents)
+                where = places.span(section.pages)
+                parts.append(f"## {where[:1].upper()}{where[1:]}\n\n{lines}")
         return "\n\n".join(parts)
     flat = [s for sents in picks for s in sents]
     keep = EXTRACT_KEEP[kind]
     chosen = sorted(flat, key=lambda s: -s.doc_score)[:keep]
     ordered = [s for s in flat if s in chosen]  # back to page order
     if kind == "bullets":
-        return "\n".join(f"- {s.text} (p. {s.page})" for s in ordered)
+        return "\n".join(f"- {s.text} ({places.one(s.page)})" for s in ordered)
     return " ".join(s.text for s in ordered)

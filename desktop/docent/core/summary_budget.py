@@ -31,10 +31,16 @@ def reply_tokens(words: int) -> int:
     return int(words * 2) + 64
 
 
-def section_words(settings: Settings) -> int:
-    """Words of document per call: ``max_words_per_section``, but never more than the
-    context holds with the prompt and the longest reply."""
-    room = settings.llm_context_tokens - PROMPT_TOKENS - reply_tokens(MAP_WORDS[1])
+#: Words of a combined summary at most (a reduce round's call).
+COMBINE_WORDS = 400
+
+
+def section_words(settings: Settings, reply_words: int = MAP_WORDS[1]) -> int:
+    """Words of text a call reads: ``max_words_per_section``, but never more than the
+    context holds with the prompt and a reply of ``reply_words`` (a section summary's by
+    default; a detailed final summary asks 600 words, which at 2,048 tokens of context
+    left room for half the text it was given: review)."""
+    room = settings.llm_context_tokens - PROMPT_TOKENS - reply_tokens(reply_words)
     return max(100, min(settings.max_words_per_section, int(room / TOKENS_PER_WORD)))
 
 

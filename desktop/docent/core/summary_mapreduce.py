@@ -32,14 +32,16 @@ from docent.core.errors import (
 )
 from docent.core.guards import OutputCut, guard_for
 from docent.core.llm import OllamaClient
-from docent.core.sectioning import Section, pages_label
+from docent.core.sectioning import PAGES, Section
 from docent.core.summary_budget import (
+    COMBINE_WORDS,
     MAP_WORDS,
     Clock,
     describe,
     map_words,
     reduce_calls,
     reply_tokens,
+    section_words,
 )
 from docent.core.summary_parts import (
     Extract,
@@ -54,12 +56,12 @@ from docent.core.summary_parts import (
     uncovered,
 )
 from docent.core.summary_prompts import (
-    FINAL_TASK,
     FINAL_WORDS,
     SIMPLE_TASK,
     Messages,
     Prompts,
     in_groups,
+    instructions,
     render,
     shortened,
     word_count,
@@ -91,6 +93,7 @@ class MapReduce:
         self.model = model
         self.name = name
         self.kind = kind
+        self.places = PAGES
         self.prompts = Prompts(name, kind)
         self.report = report
         self.cancel = cancel
@@ -104,6 +107,9 @@ class MapReduce:
 
     def run(self, sections: Sequence[Section], page_count: int) -> Reduced:
         n = self.total = len(sections)
+        if sections:  # the document's own names for its pages (a text file's lines)
+            self.places = sections[0].places
+            self.prompts = Prompts(self.name, self.kind, self.places)
         self.clock = Clock(self.settings.summary_seconds_per_page * page_count)
         words = map_words(self.limit, n)
         self.calls_left = n + reduce_calls(n, words, self.limit)
@@ -112,10 +118,14 @@ class MapReduce:
             self._progress("section", s.index, n, s.pages, f"summarising section {s.index} of {n}")
             try:
                 part = self._section(s, n, words, out)
-            except (LLMUnavailable, ModelNotFound, Cancelled):
+            except (LLMUnavailable, ModelNotFound) as exc:
+                if not out.sections or self.extract is None:
+                    raise  # nothing from the model: the caller's extractive summary
+                return self._model_gone(sections, s.index, out, exc)
+            except Cancelled:
                 raise
             except LLMError as exc:
-                out.failed.append(FailedSection(s.index, s.pages, str(exc)))
+                out.failed.append(FailedSection(s.index, s.pages, str(exc), s.where))
                 continue
             finally:
                 self.calls_left -= 1
@@ -136,9 +146,10 @@ class MapReduce:
         if n == 1:
             out.summary = out.sections[0].summary
             if out.sections[0].source == "extracted":
-                out.summary += "\n\n" + count_note(out.sections, n)
+                out.summary += "\n\n" + count_note(out.sections, n, places=self.places)
             return out
         gaps = uncovered(sections, {f.section for f in out.failed})
+        whole = (1, page_count)
         try:
             out.summary = self._reduce(
                 [(p.pages, p.summary) for p in out.sections],
@@ -149,13 +160,39 @@ class MapReduce:
         except (LLMUnavailable, ModelNotFound, Cancelled):
             raise
         except LLMError as exc:
-            out.failed.append(FailedSection(0, (1, page_count), f"synthesis: {exc}"))
-            out.summary = joined(out.sections, str(exc))
+            out.failed.append(FailedSection(0, whole, f"synthesis: {exc}", self.places.span(whole)))
+            out.summary = joined(out.sections, str(exc), places=self.places)
         if gaps:
             out.summary += f"\n\n_Not covered: {gaps} (the model failed on them)._"
-        out.summary += "\n\n" + count_note(out.sections, n)
+        out.summary += "\n\n" + count_note(out.sections, n, places=self.places)
         out.calls = len(self.clock.durations)
         return out
+
+    def _model_gone(
+        self, sections: Sequence[Section], at: int, out: Reduced, exc: LLMError
+    ) -> Reduced:
+        """The model stopped answering at section ``at``: the sections it summarised are
+        kept (they were thrown away for an extractive summary of the whole), the rest
+        extracted; not cached, so a later try asks the model again."""
+        assert self.extract is not None
+        n = len(sections)
+        for s in sections[at - 1 :]:
+            extracted = self.extract(s)
+            if extracted:
+                part = SectionSummary(s.index, s.pages, extracted, "extracted", where=s.where)
+                out.sections.append(part)
+            else:
+                out.failed.append(FailedSection(s.index, s.pages, str(exc), s.where))
+        out.transient = True
+        what = f"{self.model} stopped answering after section {at - 1} of {n}"
+        out.summary = joined(out.sections, str(exc), what, self.places)
+        why = f"{self.model} stopped answering"
+        out.summary += "\n\n" + count_note(out.sections, n, why, self.places)
+        out.calls = len(self.clock.durations)
+        return out
+
+    def _where(self, pages: Span) -> str:
+        return f"on {self.places.span(pages)}"
 
     # Map -----------------------------------------------------------------------------
 
@@ -163,6 +200,8 @@ class MapReduce:
         """The model's summary if it passes the gate, on the first or the simpler prompt;
         else the section's extracted sentences, marked."""
         first = self.prompts.single(s) if n == 1 else self.prompts.map(s, n, words)
+        if n == 1:  # the final summary in one call, with its reply budget (sized for it)
+            words = FINAL_WORDS[self.kind]
         why, failed_call = "", False
         for attempt, messages in enumerate((first, self.prompts.simple(s, n))):
             if attempt:
@@ -178,20 +217,19 @@ class MapReduce:
             except LLMError as exc:
                 why, failed_call = str(exc), True
                 continue
-            asked = " ".join(m["content"] for m in messages).replace(s.text, " ")
-            why, failed_call = rejection(text, s.text, self.name, asked), False
+            why, failed_call = rejection(text, s.text, self.name, instructions(messages)), False
             if not why:
-                return SectionSummary(s.index, s.pages, text)
+                return SectionSummary(s.index, s.pages, text, where=s.where)
         if self.extract is None:
-            raise LLMStreamError(f"The model's summary {_where(s.pages)} was unusable: {why}.")
+            raise LLMStreamError(f"The model's summary {self._where(s.pages)} was unusable: {why}.")
         extracted = self.extract(s)
         if not extracted:
             raise LLMStreamError(
-                f"The model's summary {_where(s.pages)} was unusable ({why}) and it has no "
+                f"The model's summary {self._where(s.pages)} was unusable ({why}) and it has no "
                 "sentence to extract."
             )
         out.transient = out.transient or failed_call
-        return SectionSummary(s.index, s.pages, extracted, "extracted", why)
+        return SectionSummary(s.index, s.pages, extracted, "extracted", why, s.where)
 
     # Reduce --------------------------------------------------------------------------
 
@@ -201,10 +239,17 @@ class MapReduce:
         the summaries it combines: one that invents on top of them ("the 1917 incident
         in the harbour of St. George's", smollm2:135m) shares words with them and passed."""
         rnd = 0
-        while len(items) > 1 and word_count(render(items)) > self.limit and rnd < MAX_ROUNDS:
+        final_words = FINAL_WORDS[self.kind]
+        final_limit = section_words(self.settings, final_words)  # what the last call reads
+        combine_limit = section_words(self.settings, COMBINE_WORDS)
+        while (
+            len(items) > 1
+            and word_count(render(items, self.places)) > final_limit
+            and rnd < MAX_ROUNDS
+        ):
             rnd += 1
-            groups = in_groups(items, self.limit)
-            target = max(MAP_WORDS[0], min(400, self.limit // len(groups)))
+            groups = in_groups(items, combine_limit)
+            target = max(MAP_WORDS[0], min(COMBINE_WORDS, final_limit // len(groups)))
             combined: list[tuple[Span, str]] = []
             for j, group in enumerate(groups, 1):
                 span = (group[0][0][0], group[-1][0][1])
@@ -215,27 +260,25 @@ class MapReduce:
                 self._progress("synthesis", j, len(groups), span, msg, rnd)
                 task = (
                     f"Combine them into one summary of at most {target} words that keeps the "
-                    "main points and their page references like (p. 12)."
+                    f"main points and their {self.prompts.refs} like {self.places.example}."
                 )
-                prompt = self.prompts.combine(group, pages_label(span), task)
-                merged = self._gated(prompt, target, span, render(group))
+                prompt = self.prompts.combine(group, self.places.span(span), task)
+                merged = self._gated(prompt, target, span, render(group, self.places))
                 combined.append((span, merged or shortened(group, target)))
                 self.calls_left -= 1
             items = combined
         span = (1, page_count)
         self._progress("synthesis", 1, 1, span, "writing the summary", rnd + 1)
-        final_words = FINAL_WORDS[self.kind]
-        task = FINAL_TASK[self.kind].format(w=final_words)
+        task = self.prompts.final_task(final_words)
         if gaps:
             task += f" There is no summary of {gaps}: say in one sentence that it is not covered."
-        prompt = self.prompts.combine(items, f"{page_count} pages", task)
-        final = self._gated(prompt, final_words, span, render(items), text)
+        covering = self.places.span(span) if self.places.lines_per_page else f"{page_count} pages"
+        prompt = self.prompts.combine(items, covering, task)
+        final = self._gated(prompt, final_words, span, render(items, self.places), text)
         if not final:
-            simple = self.prompts.combine(
-                items, f"{page_count} pages", SIMPLE_TASK.format(sentences=5)
-            )
+            simple = self.prompts.combine(items, covering, SIMPLE_TASK.format(sentences=5))
             self._progress("retry", 1, 1, span, "retrying the summary with a simpler prompt")
-            final = self._gated(simple, final_words, span, render(items), text)
+            final = self._gated(simple, final_words, span, render(items, self.places), text)
         if not final:
             raise LLMStreamError("the model's combined summary was unusable")
         return final
@@ -251,8 +294,7 @@ class MapReduce:
             raise
         except LLMError:
             return ""
-        asked = " ".join(m["content"] for m in messages).replace(source, " ")
-        if rejection(reply, source, self.name, asked):
+        if rejection(reply, source, self.name, instructions(messages)):
             return ""
         return "" if text and rejection(reply, text, self.name) else reply
 
@@ -264,7 +306,7 @@ class MapReduce:
             raise Cancelled("Stopped: the summary was cancelled.")
         per_call = self.settings.summary_timeout_per_call
         remaining = self.deadline - time.monotonic()
-        where = _where(pages)
+        where = self._where(pages)
         if remaining <= 0:
             raise OutOfTime(
                 f"Not reached {where}: the summary ran out of time "
@@ -311,7 +353,8 @@ class MapReduce:
             raise Cancelled("Stopped: the summary was cancelled.")
         left = self.clock.seconds_left(self.calls_left)
         when = describe(left)
-        text = f"{msg} ({pages_label(pages)})" + (f", {when}" if when else "")
+        where = "" if self.places == PAGES else self.places.span(pages)
+        text = f"{msg} ({where or self.places.span(pages)})" + (f", {when}" if when else "")
         self.report(
             SummaryProgress(
                 phase,
@@ -325,9 +368,6 @@ class MapReduce:
                 seconds_left=left,
                 over_limit=self.clock.over_limit,
                 finished=finished,
+                where=where,
             )
         )
-
-
-def _where(pages: Span) -> str:
-    return f"on {pages_label(pages)}"

@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-from docent.core.sectioning import Section, pages_label
+from docent.core.sectioning import PAGES, Places, Section
 
 Span = tuple[int, int]
 Source = Literal["model", "extracted"]
@@ -30,6 +30,8 @@ class SectionSummary:
     summary: str
     source: Source = "model"
     note: str = ""
+    #: where it is, as the document names it ("pages 3–5", "lines 1-180"; "": pages)
+    where: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,6 +41,17 @@ class FailedSection:
     section: int
     pages: Span
     error: str
+    #: where it is, as the document names it ("pages 3–5", "lines 1-180"; "": pages)
+    where: str = ""
+
+    @property
+    def said(self) -> str:
+        """What failed, in a line: the section's pages are not covered, or (section 0)
+        combining the section summaries failed (every page was summarised)."""
+        if self.section == 0:
+            return f"combining the section summaries failed: {self.error}"
+        where = self.where or PAGES.span(self.pages)
+        return f"not covered: {where}: {self.error}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,6 +78,8 @@ class SummaryProgress:
     over_limit: bool = False
     #: the section summary just finished ("section_done" only), to show as it grows
     finished: SectionSummary | None = None
+    #: ``pages`` as the document names them ("lines 1-180"; "": a PDF's pages)
+    where: str = ""
 
 
 SummaryProgressCallback = Callable[[SummaryProgress], None]
@@ -95,22 +110,39 @@ def uncovered(sections: Sequence[Section], failed: set[int]) -> str:
             runs[-1] = (runs[-1][0], page)
         else:
             runs.append((page, page))
-    return ", ".join(pages_label(r) for r in runs)
+    places = sections[0].places if sections else PAGES
+    return ", ".join(places.span(r) for r in runs)
 
 
-def joined(sections: Sequence[SectionSummary], why: str) -> str:
-    """The section summaries in page order, for a summary whose combining step failed."""
-    parts = [f"**{pages_label(p.pages).capitalize()}.** {p.summary}" for p in sections]
-    note = f"_Combining the section summaries failed ({why}); here they are in page order._"
+def joined(
+    sections: Sequence[SectionSummary],
+    why: str,
+    what: str = "Combining the section summaries failed",
+    places: Places = PAGES,
+) -> str:
+    """The section summaries in page order, for a summary whose combining step failed
+    (or whose model stopped answering: ``what``)."""
+    parts = [f"**{_capital(places.span(p.pages))}.** {p.summary}" for p in sections]
+    note = f"_{what} ({why}); here they are in page order._"
     return "\n\n".join([note, *parts])
 
 
-def count_note(sections: Sequence[SectionSummary], total: int) -> str:
+def count_note(
+    sections: Sequence[SectionSummary],
+    total: int,
+    why: str = "the model's summary was unusable",
+    places: Places = PAGES,
+) -> str:
     """How many sections the model summarised and how many were extracted, and why."""
     extracted = [p for p in sections if p.source == "extracted"]
     model = len(sections) - len(extracted)
     note = f"_Sections: {model} of {total} summarised by the model, {len(extracted)} extracted"
     if not extracted:
         return note + "._"
-    which = ", ".join(pages_label(p.pages) for p in extracted)
-    return f"{note} (the model's summary was unusable; its most central sentences: {which})._"
+    which = ", ".join(places.span(p.pages) for p in extracted)
+    return f"{note} ({why}; their most central sentences: {which})._"
+
+
+def _capital(text: str) -> str:
+    """The first letter in capitals, the rest as written ("Sheet1 rows 2-26")."""
+    return text[:1].upper() + text[1:]

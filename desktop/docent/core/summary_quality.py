@@ -133,7 +133,10 @@ def rejection(text: str, source: str, name: str, instructions: str = "") -> str:
     if len(from_name) > NAME_SHARE * len(meaningful):
         return "it was mostly the document's name"
     said = content_stems(text, names)
-    shared = said & content_stems(source, names)
+    read = content_stems(source, names)
+    if len(read) < MIN_SHARED:
+        return ""  # a text of numbers or symbols: no words a summary could share
+    shared = said & read
     if len(shared) < MIN_SHARED:
         return "it had no content words from the text"
     if len(shared) < MIN_GROUNDED * len(said):

@@ -15,7 +15,11 @@ import re
 #: Hiragana, Katakana, CJK ideographs (with extension A and the compatibility block),
 #: half-width Katakana. Korean writes spaces between its words.
 CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f"
-_WORD = re.compile(rf"[{CJK}]|[^\s{CJK}]+")
+#: Thai, Lao, Myanmar, Khmer: no spaces between words either (a Thai page was one
+#: "word", and a section of 1,500 of them overflowed the context; review). Counted a
+#: character each, like CJK: more than their words, so sections err small.
+UNSPACED = CJK + "\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff"
+_WORD = re.compile(rf"[{UNSPACED}]|[^\s{UNSPACED}]+")
 _CJK_CHAR = re.compile(rf"[{CJK}]")
 _RUNS = re.compile(rf"[{CJK}]+|[^{CJK}]+")
 

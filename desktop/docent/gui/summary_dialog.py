@@ -50,7 +50,7 @@ def sections_markdown(parts: list[SectionSummary]) -> str:
     lines = [SECTIONS_NOTE]
     for part in sorted(parts, key=lambda p: p.section):
         a, b = part.pages
-        pages = f"p. {a}" if a == b else f"pp. {a}–{b}"
+        pages = part.where or (f"p. {a}" if a == b else f"pp. {a}–{b}")
         by = "" if part.source == "model" else " (extracted: the model's summary was unusable)"
         lines.append(f"**{pages}**{by}\n\n{part.summary}")
     return "\n\n".join(lines)
@@ -303,9 +303,12 @@ class SummaryDialog(QDialog):
         else:
             parts = result.sections_processed
             done = f"{kind} summary by {result.model}: {parts} sections in {took}."
-        if result.failed_sections:
-            n = len(result.failed_sections)
+        sections = [f for f in result.failed_sections if f.section]
+        if sections:
+            n = len(sections)
             done += f" {n} part{'s' if n > 1 else ''} could not be summarised (see the end)."
+        if len(sections) < len(result.failed_sections):  # section 0: the synthesis
+            done += " Combining the parts failed: they are shown one by one."
         self.offer.setVisible(False)  # done: nothing left to offer
         if self.extractive is not None:
             done += " It replaces the extractive summary shown meanwhile."

@@ -75,11 +75,11 @@ class SummaryTracker:
             self.total = p.total + 1 if p.total > 1 else 1
             what = "Retrying" if p.phase == "retry" else "Summarising"
             if p.total == 1:
-                self.stage = f"Writing the {self.kind} summary ({pages_text(p.pages)})"
+                self.stage = f"Writing the {self.kind} summary ({p.where or pages_text(p.pages)})"
             else:
                 self.stage = (
                     f"Stage 1 of 2: summarising the sections, {p.step - 1} of {p.total} "
-                    f"done · {what.lower()} {pages_text(p.pages)}"
+                    f"done · {what.lower()} {p.where or pages_text(p.pages)}"
                 )
         elif p.phase == "section_done" and p.total > 1:
             self.sections, self.done = p.total, max(self.done, p.step)
