@@ -69,9 +69,9 @@ def ask(
     """``Engine.ask`` (see its docstring for the arguments)."""
     from docent.core.answering import Answerer
     from docent.core.conversation import AnswerCancelled, AskStage, Conversation
-    from docent.core.normal_form import nfc
+    from docent.core.normal_form import typed
 
-    question = nfc(question)  # as the passages are (normal_form.py)
+    question = typed(question)  # as the passages are (normal_form.py)
     conv = conversation if conversation is not None else Conversation()
     before = len(conv.turns)
     stage = on_stage or (lambda s: None)

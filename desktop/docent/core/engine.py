@@ -32,6 +32,7 @@ from docent.core.consistency import Reconciled, open_catalog, open_embedded_stor
 from docent.core.datafolder import check_data_folder
 from docent.core.embedding import Embedder
 from docent.core.engine_watching import EngineWatching
+from docent.core.errors import NotIndexed
 from docent.core.index_events import Job, JobKind
 from docent.core.indexer import Indexer, IndexReport, ProgressCallback
 from docent.core.jobs import IndexQueue
@@ -43,12 +44,13 @@ from docent.core.models import (
     DocumentRecord,
     ExtractedDocument,
 )
-from docent.core.normal_form import nfc
+from docent.core.normal_form import typed
 from docent.core.oslock import FileLock
 from docent.core.preparing import Limits
 from docent.core.retrieval import Retriever, SearchResult
 from docent.core.store import Store, open_store
 from docent.core.textcache import TextCache
+from docent.core.userfiles import shown
 
 if TYPE_CHECKING:
     from docent.core.conversation import Answer, Conversation
@@ -455,7 +457,7 @@ class Engine(EngineWatching):
     ) -> list[str] | None:
         if not names:
             return None
-        return [self.resolve(n, collection).doc_id for n in names]
+        return [_searchable(self.resolve(n, collection)).doc_id for n in names]
 
     def search(
         self,
@@ -476,12 +478,12 @@ class Engine(EngineWatching):
             raise RuntimeError("Engine is not open")
         self._retriever.apply_settings(self.settings)
         return self._retriever.search(
-            nfc(query),  # as the passages are (normal_form.py)
+            typed(query),  # as the passages are (normal_form.py)
             k=k,
             doc_ids=self.scope_ids(files, collection),
             exclude_doc_ids=self._busy_doc_ids(),
             debug=debug,
-            rewrites=[nfc(r) for r in rewrites],
+            rewrites=[typed(r) for r in rewrites],
             collection=collection,
         )
 
@@ -491,7 +493,7 @@ class Engine(EngineWatching):
         """Case-insensitive exact text over chunks (of one collection, by id): at most
         ``limit`` (≤ 100) matches."""
         busy = set(self._busy_doc_ids())
-        return lookup.grep(self._store, nfc(pattern), busy, limit, collection)
+        return lookup.grep(self._store, typed(pattern), busy, limit, collection)
 
     # Answers (core/asking.py, core/answering.py) ----------------------------------------------
 
@@ -555,3 +557,22 @@ class Engine(EngineWatching):
             attempt=attempt,
             anyway=anyway,
         )
+
+
+def _searchable(rec: DocumentRecord) -> DocumentRecord:
+    """``rec`` when it can be searched; else NotIndexed, saying why. A search scoped to a
+    document that failed said "nothing was found", as if it had been searched (review)."""
+    if rec.state is DocState.READY:
+        return rec
+    name = shown(rec.file_name)
+    if rec.state is DocState.FAILED:
+        why = f"it could not be indexed ({rec.error or 'see its row in the library'})"
+    elif rec.state is DocState.QUEUED and rec.reason == CANCELLED:
+        why = "its indexing was cancelled; Resume it first"
+    elif rec.state is DocState.QUEUED:
+        why = "it waits its turn to be indexed; ask again once it is ready"
+    elif rec.state is DocState.INDEXING:
+        why = "it is being indexed; ask again once it is ready"
+    else:
+        why = "it is being removed"
+    raise NotIndexed(f"{name} cannot be searched: {why}.")

@@ -146,6 +146,11 @@ class UnknownFile(DocentError):
     """No indexed document matches a file name or path."""
 
 
+class NotIndexed(UnknownFile):
+    """A document named to search is in the library but cannot be searched: it failed,
+    waits its turn, is being indexed or removed. The message says which."""
+
+
 class UnknownCollection(DocentError):
     """No collection has this name; the message lists the ones that exist."""
 

@@ -90,21 +90,55 @@ def grep(
     """Case-insensitive exact text over chunks (of one collection, by id): at most
     ``limit`` (≤ 100) matches, none from the documents in ``busy`` (half-written)."""
     limit = max(1, min(limit, GREP_LIMIT))
-    # Ask for more when half-written documents may take some of the matches.
-    wanted = limit + (GREP_LIMIT if busy else 0)
-    points = [
-        p
-        for p in store.grep(pattern, limit=wanted, collection=collection)
-        if p.payload["doc_id"] not in busy
-    ]
-    return [_grep_match(p, pattern) for p in points[:limit]]
+    # Half-written documents are left out by the store, not after it: one holding more
+    # matches than were asked for hid every ready document's (review).
+    points = store.grep(pattern, limit=limit, collection=collection, exclude_doc_ids=busy)
+    # In the document's order, not the store's (point ids look random), and once: a match
+    # in the sentence two neighbouring passages share was listed twice (review).
+    points.sort(key=lambda p: (p.payload["path"], int(p.payload.get("ordinal", 0))))
+    found: list[GrepMatch] = []
+    for i, p in enumerate(points):
+        shared = _overlap(points[i - 1], p) if i else 0
+        at = _first_after(p.payload["text"], pattern, shared)
+        if at is not None:  # else its matches are all in what the one before holds
+            found.append(_grep_match(p, pattern, at))
+    return found
 
 
-def _grep_match(p: ScoredPoint, pattern: str) -> GrepMatch:
+def _first_after(text: str, pattern: str, shared: int) -> int | None:
+    """Where the first match of ``pattern`` in ``text`` past its first ``shared``
+    characters (spacing made single) begins; -1 when there is none at all (a match
+    the store found that this search does not), None when every one is in them."""
+    matches = list(re.finditer(re.escape(pattern), text, re.IGNORECASE))
+    if not matches:
+        return -1
+    for m in matches:
+        if not shared or len(" ".join(text[: m.end()].split())) > shared:
+            return m.start()
+    return None
+
+
+def _overlap(before: ScoredPoint, after: ScoredPoint) -> int:
+    """How many characters ``after`` opens with that ``before``, the passage just before
+    it in its document, ends with (spacing made single): the sentence neighbouring
+    passages share, where a match was listed twice (review). 0 for other passages."""
+    pa, pb = before.payload, after.payload
+    if pa["doc_id"] != pb["doc_id"] or int(pb.get("ordinal", 0)) != int(pa.get("ordinal", 0)) + 1:
+        return 0
+    a, b = " ".join(pa["text"].split()).lower(), " ".join(pb["text"].split()).lower()
+    probe = b[:30]
+    at = a.find(probe)
+    while at != -1:
+        if b.startswith(a[at:]):
+            return len(a) - at
+        at = a.find(probe, at + 1)
+    return 0
+
+
+def _grep_match(p: ScoredPoint, pattern: str, at: int) -> GrepMatch:
+    """The match at ``at`` in the passage's text (-1: none found)."""
     pl = p.payload
     text: str = pl["text"]
-    found = re.search(re.escape(pattern), text, re.IGNORECASE)  # offsets in ``text`` itself
-    at = found.start() if found else -1
     start = max(0, at - 60) if at >= 0 else 0
     line = " ".join(text[start : start + len(pattern) + 120].split())
     first, last = int(pl["page_start"]), int(pl["page_end"])

@@ -31,6 +31,20 @@ def nfc(text: str) -> str:
     return text if unicodedata.is_normalized("NFC", text) else unicodedata.normalize("NFC", text)
 
 
+def typed(text: str) -> str:
+    """Text a person typed (a question, a grep pattern), composed. Bytes that were not
+    UTF-8 (a terminal set to Latin-1: Python hands them on as surrogates) are read as
+    Windows-1252, the encoding such text is most likely in: "caf\\udce9" is "café". They
+    reached the store and the tokenizer as they were, and the command died (review)."""
+    if any("\udc80" <= c <= "\udcff" for c in text):
+        raw = text.encode("utf-8", "surrogateescape")
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            text = raw.decode("cp1252", "replace")
+    return nfc(text.encode("utf-8", "replace").decode("utf-8"))
+
+
 def composed(text: str) -> tuple[str, list[int]]:
     """``text`` composed, and for each of its offsets (and its end) the offset in ``text``.
 

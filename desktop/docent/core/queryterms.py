@@ -20,8 +20,11 @@ from docent.core.config import resources_dir
 
 #: A word, possibly joined by . - / : + _ (``is.na``, ``PDP-11/40``), with an optional ().
 _TOKEN = re.compile(r"[^\W_]\w*(?:[.\-/:+]\w+)*(?:\(\))?")
-#: Quoted spans: "double", “curly”, `code` and 'single' (not apostrophes inside words).
-_QUOTED = re.compile(r"\"([^\"]{2,80})\"|“([^”]{2,80})”|`([^`]{1,80})`|(?<!\w)'([^']{2,80})'(?!\w)")
+#: Quoted spans: "double", “curly”, `code` and 'single' (not apostrophes inside words, nor
+#: inch marks: 27" and 30" quote nothing).
+_QUOTED = re.compile(
+    r"(?<!\w)\"([^\"]{2,80})\"(?!\w)|“([^”]{2,80})”|`([^`]{1,80})`|(?<!\w)'([^']{2,80})'(?!\w)"
+)
 _CAMEL = re.compile(r"[a-z][A-Z]")
 _SINGLE_WORD = re.compile(r"[^\W_]+(?: [^\W_]+)*")
 #: Words of questions that say nothing about the subject ("how do I ...").
@@ -158,6 +161,13 @@ class QueryTerms:
     exact: tuple[str, ...]
     #: Capitalised words inside the question (product, place and people names).
     names: tuple[str, ...] = ()
+
+    @property
+    def phrases(self) -> tuple[str, ...]:
+        """The exact terms that are quoted phrases of words: found only as written, words
+        in that order ("blue house" is not "blue door" and "red house"; review)."""
+        quoted = {p.lower() for p in quoted_phrases(self.question) if " " in p.strip()}
+        return tuple(t for t in self.exact if t.lower() in quoted)
 
     @property
     def checkable(self) -> tuple[str, ...]:

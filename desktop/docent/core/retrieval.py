@@ -504,6 +504,7 @@ class Retriever:
                 name, limit=1, doc_ids=scope, exclude_doc_ids=exclude, collection=collection
             ):
                 info["absent"].append(name)
+        phrases = terms.phrases
         for term in terms.exact:
             pts = self.store.text_match(
                 term,
@@ -511,6 +512,7 @@ class Retriever:
                 doc_ids=scope,
                 exclude_doc_ids=exclude,
                 collection=collection,
+                phrase=term in phrases,
             )
             n = len(pts)
             info["terms"][term] = n

@@ -27,7 +27,7 @@ thread-safe. Backend failures surface as :class:`~docent.core.errors.StoreError`
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -135,9 +135,14 @@ class Store(Protocol):
         doc_ids: Sequence[str] | None = None,
         exclude_doc_ids: Sequence[str] | None = None,
         collection: str | None = None,
+        phrase: bool = False,
     ) -> list[ScoredPoint]: ...
     def grep(
-        self, needle: str, limit: int = 100, collection: str | None = None
+        self,
+        needle: str,
+        limit: int = 100,
+        collection: str | None = None,
+        exclude_doc_ids: Collection[str] = (),
     ) -> list[ScoredPoint]: ...
     def chunk_counts(self) -> dict[str, int]: ...
     def export_chunks(self, doc_id: str) -> list[ChunkPoint]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import uuid
 import warnings
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import Any
 
 from qdrant_client import QdrantClient
@@ -438,20 +438,28 @@ class ClientStore(LockedBackend):
         doc_ids: Sequence[str] | None = None,
         exclude_doc_ids: Sequence[str] | None = None,
         collection: str | None = None,
+        phrase: bool = False,
     ) -> list[ScoredPoint]:
         if not text.strip() or (doc_ids is not None and not doc_ids):
             return []
-        cond = qm.FieldCondition(key="text", match=qm.MatchText(text=text))
+        # ``phrase``: its words in that order, side by side (a quoted phrase)
+        match = qm.MatchPhrase(phrase=text) if phrase else qm.MatchText(text=text)
+        cond = qm.FieldCondition(key="text", match=match)
         flt = _with(_doc_filter(doc_ids, exclude_doc_ids, collection), cond)
         return self._scroll_limited(flt, limit)
 
     def grep(
-        self, needle: str, limit: int = 100, collection: str | None = None
+        self,
+        needle: str,
+        limit: int = 100,
+        collection: str | None = None,
+        exclude_doc_ids: Collection[str] = (),
     ) -> list[ScoredPoint]:
         if not needle:
             return []
         cond = qm.FieldCondition(key=TEXT_LOWER, match=qm.MatchSubstring(substring=needle.lower()))
-        return self._scroll_limited(_with(_doc_filter(collection=collection), cond), limit)
+        flt = _doc_filter(exclude_doc_ids=list(exclude_doc_ids), collection=collection)
+        return self._scroll_limited(_with(flt, cond), limit)
 
     def _scroll_limited(self, flt: qm.Filter, limit: int) -> list[ScoredPoint]:
         if limit <= 0:

@@ -25,7 +25,7 @@ from __future__ import annotations
 import contextlib
 import shutil
 import uuid
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -467,20 +467,27 @@ class EdgeStore(LockedBackend):
         doc_ids: Sequence[str] | None = None,
         exclude_doc_ids: Sequence[str] | None = None,
         collection: str | None = None,
+        phrase: bool = False,
     ) -> list[ScoredPoint]:
         if not text.strip() or (doc_ids is not None and not doc_ids):
             return []
-        cond = qe.FieldCondition("text", match=qe.MatchText(text))
+        # ``phrase``: its words in that order, side by side (a quoted phrase)
+        match = qe.MatchPhrase(text) if phrase else qe.MatchText(text)
+        cond = qe.FieldCondition("text", match=match)
         flt = _with(_doc_filter(doc_ids, exclude_doc_ids, collection), cond)
         return self._scroll_limited(flt, limit, "search chunk text")
 
     def grep(
-        self, needle: str, limit: int = 100, collection: str | None = None
+        self,
+        needle: str,
+        limit: int = 100,
+        collection: str | None = None,
+        exclude_doc_ids: Collection[str] = (),
     ) -> list[ScoredPoint]:
         if not needle:
             return []
         cond = qe.FieldCondition(TEXT_LOWER, match=qe.MatchSubstring(needle.lower()))
-        flt = _with(_doc_filter(collection=collection), cond)
+        flt = _with(_doc_filter(exclude_doc_ids=list(exclude_doc_ids), collection=collection), cond)
         return self._scroll_limited(flt, limit, "search chunk text")
 
     def _scroll_limited(self, flt: qe.Filter, limit: int, what: str) -> list[ScoredPoint]:

@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from docent.core.evaluation import stem, words_of
 from docent.core.models import Hit
 from docent.core.queryterms import content_words
+from docent.core.words import pieces
 
 #: Hits looked at: the ones an answer would most likely cite.
 TOP_HITS = 5
@@ -135,7 +136,10 @@ def uncovered_gains(
 
 def _word_stems(word: str) -> list[str]:
     """``is.na`` or ``PDP-11`` are present when each of their parts is."""
-    return [stem(p) for p in re.split(r"[^\w]+|_", word.lower()) if p]
+    # a run of Chinese or Japanese as its character pairs, on both sides: a question's
+    # word never matched a passage's "word", a whole sentence of them (review)
+    parts = re.split(r"[^\w]+|_", word.lower())
+    return [stem(q) for p in parts if p for q in pieces(p)]
 
 
 def keyword_overlap(question: str, hits: Sequence[Hit]) -> tuple[float, list[str]]:
@@ -149,7 +153,7 @@ def keyword_overlap(question: str, hits: Sequence[Hit]) -> tuple[float, list[str
     raw: set[str] = set()
     for h in hits:
         for text in (h.text, h.context_before, h.context_after):
-            raw.update(words_of(text))
+            raw.update(q for w in words_of(text) for q in pieces(w))
     present = {stem(w) for w in raw}  # each distinct word stemmed once
     missing = [w for w in words if not all(s in present for s in _word_stems(w))]
     return (len(words) - len(missing)) / len(words), missing
