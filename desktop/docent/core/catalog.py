@@ -210,15 +210,19 @@ class Catalog(CollectionCatalog):
         return self._select(f"WHERE state IN ({marks}) ORDER BY path", [s.value for s in states])
 
     def put(self, record: DocumentRecord) -> None:
-        values: list[object] = [getattr(record, c) for c in _COLUMNS]
-        values[_COLUMNS.index("state")] = record.state.value
-        for name in _NAME_COLUMNS:
-            values[_COLUMNS.index(name)] = _to_db(getattr(record, name))
-        marks = ", ".join("?" for _ in _COLUMNS)
         with self._lock:
-            self._db.execute(
-                f"INSERT OR REPLACE INTO documents ({', '.join(_COLUMNS)}) VALUES ({marks})",
-                values,
+            self._db.execute(_PUT, _row(record))
+
+    def put_queued(self, records: Sequence[DocumentRecord]) -> None:
+        """New documents a run is about to index, listed "queued" in their collections
+        (``record.collections``), in one transaction: a crash before the run reaches them
+        leaves them listed and resumed, not forgotten (review). They have no points, so
+        their store payload needs no writing."""
+        with self._transaction() as db:
+            db.executemany(_PUT, [_row(r) for r in records])
+            db.executemany(
+                "INSERT OR IGNORE INTO memberships (doc_id, collection_id) VALUES (?, ?)",
+                [(r.doc_id, c) for r in records for c in r.collections],
             )
 
     def set_summary(self, doc_id: str, sha256: str, summary: str) -> DocumentRecord | None:
@@ -299,6 +303,20 @@ class Catalog(CollectionCatalog):
                 "INSERT OR REPLACE INTO summaries (sha256, type, model, result) VALUES (?, ?, ?, ?)",
                 (sha256, kind, model, result),
             )
+
+
+_PUT = (
+    f"INSERT OR REPLACE INTO documents ({', '.join(_COLUMNS)}) "
+    f"VALUES ({', '.join('?' for _ in _COLUMNS)})"
+)
+
+
+def _row(record: DocumentRecord) -> list[object]:
+    values: list[object] = [getattr(record, c) for c in _COLUMNS]
+    values[_COLUMNS.index("state")] = record.state.value
+    for name in _NAME_COLUMNS:
+        values[_COLUMNS.index(name)] = _to_db(getattr(record, name))
+    return values
 
 
 def _catalog_error(path: Path, exc: sqlite3.Error) -> CatalogError:

@@ -68,6 +68,8 @@ log = logging.getLogger(__name__)
 
 EMBED_BATCH = 32
 LOOKAHEAD = 2  # files extracted ahead of the one being embedded
+#: A file a run will index: its number in the run, path, record (None: new) and stat.
+_Todo = tuple[int, Path, "DocumentRecord | None", os.stat_result]
 #: Qdrant Edge's flush holds the GIL for 0.1-0.7 s (a visible stall in the window), and
 #: its write-ahead log already keeps every acknowledged write through a kill -9: flush by
 #: volume only, to bound the log's replay on the next open, and at close.
@@ -198,7 +200,7 @@ class Indexer:
         started = time.perf_counter()
         report = IndexReport()
         n = len(files)
-        todo: list[tuple[int, Path, DocumentRecord | None, os.stat_result]] = []
+        todo: list[_Todo] = []
         known = self.catalog.by_paths([str(f) for f in files])
         for i, path in enumerate(files, 1):
             key = str(path)
@@ -220,6 +222,7 @@ class Indexer:
                 self._note_unchanged(report, progress, i, n, rec)
                 continue
             todo.append((i, path, rec, st))
+        todo = self._list_new(todo)
 
         pending: deque[tuple[int, Path, DocumentRecord | None, os.stat_result, int]] = deque()
         queue = iter(todo)
@@ -271,6 +274,21 @@ class Indexer:
         report.cancelled = report.cancelled or cancel.is_set()
         report.seconds = time.perf_counter() - started
         return report
+
+    def _list_new(self, todo: list[_Todo]) -> list[_Todo]:
+        """The run's files with no record yet, listed "queued" (in the collection they
+        will join) before any is read: a crash (kill -9, a power cut) left those it had
+        not reached in no list, neither shown nor resumed: forgotten (review)."""
+        fresh: dict[str, DocumentRecord] = {}
+        for _, path, rec, _ in todo:
+            if rec is None:
+                new = DocumentRecord(doc_id=new_doc_id(), path=str(path), file_name=path.name)
+                new.collections = membership.wanted(self.catalog, new, new.path, self._collection)
+                fresh[new.path] = new
+        if not fresh:
+            return todo
+        self.catalog.put_queued(list(fresh.values()))
+        return [(i, p, rec or fresh[str(p)], st) for i, p, rec, st in todo]
 
     def _build_index(self, progress: ProgressCallback, step: Progress) -> None:
         """Index the points written since the last step (Qdrant Edge does not by itself).
@@ -395,7 +413,10 @@ class Indexer:
             self.catalog.put(rec)
             self._note_unchanged(report, progress, i, n, rec)
             return
-        if rec is None and self._try_rename(report, progress, i, n, key, prepared.sha256, st):
+        listed = rec is not None and rec.state is DocState.QUEUED and not rec.sha256
+        if (rec is None or listed) and self._try_rename(
+            report, progress, i, n, key, prepared.sha256, st, rec if listed else None
+        ):
             return
         rec = rec or DocumentRecord(doc_id=new_doc_id(), path=key, file_name=path.name)
         before = rec.sha256
@@ -482,9 +503,14 @@ class Indexer:
         key: str,
         sha: str,
         st: os.stat_result,
+        listed: DocumentRecord | None = None,
     ) -> bool:
+        """A new file that is a ready document's, moved: its record follows it (nothing is
+        read again). ``listed``: the new file's queued row (``_list_new``), which goes."""
         for old in self.catalog.by_sha(sha, DocState.READY):
             if not os.path.exists(old.path):
+                if listed is not None:
+                    self.catalog.delete(listed.doc_id)
                 report.renamed.append((old.path, key))  # before move() rewrites old.path
                 if self.move(old, key, st):
                     report.regrouped.append((key, list(old.collections)))

@@ -17,6 +17,7 @@ limits and a memory cap; here a step is only announced through ``on_step``.
 
 from __future__ import annotations
 
+import logging
 import math
 import os
 import stat
@@ -42,6 +43,8 @@ from docent.core.formats import CONTAINER_SUFFIXES
 from docent.core.models import Chunk, ExtractedDocument, Page, SparseVec, line_span
 from docent.core.textcache import TextCache, sha256_of
 from docent.core.userfiles import NotRegularFile, open_regular, shown
+
+log = logging.getLogger(__name__)
 
 if TYPE_CHECKING:
     from docent.core.config import Settings
@@ -207,7 +210,13 @@ class Preparer:
                 if _stamp(path) == stamp:
                     before = cache.get(sha, stale=True)
                     changed = before is not None and _texts(before) != _texts(doc)
-                    cache.put(sha, doc)
+                    try:
+                        cache.put(sha, doc)
+                    except OSError as exc:
+                        # Only a speed-up: a full disk or an I/O error on it is not the
+                        # file's fault (it was failed for good as "damaged"; review). A
+                        # disk really full is stopped before the store is written.
+                        log.warning("could not cache the text of %s: %s", shown(path), exc)
                     break
                 if attempt == READS:
                     raise FileChanging(

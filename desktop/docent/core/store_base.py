@@ -105,9 +105,19 @@ class LockedBackend:
                 if not self._is_backend_error(exc):
                     raise
                 raise self._store_error(what, exc) from exc
+            except BaseException as exc:  # a Rust panic on a damaged file
+                if not panicked(exc):
+                    raise
+                raise StoreError(f"{self.backend_name} could not {what}: {exc}") from exc
 
     def _store_error(self, what: str, exc: Exception) -> StoreError:
         return StoreError(f"{self.backend_name} could not {what}: {exc}")
+
+
+def panicked(exc: BaseException) -> bool:
+    """A Rust library's panic (pyo3's PanicException, a BaseException): Qdrant Edge on a
+    damaged file."""
+    return type(exc).__name__ == "PanicException"
 
 
 def stored_chunk_payload(payload: dict[str, Any]) -> dict[str, Any]:

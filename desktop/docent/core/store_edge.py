@@ -54,6 +54,7 @@ from docent.core.store_base import (
     by_ordinal,
     document_point_id,
     found_places,
+    panicked,
     payload_update,
     place_ids,
     public_payload,
@@ -214,9 +215,13 @@ class EdgeStore(LockedBackend):
     def _open(self, name: str, config: qe.EdgeConfig, indexes: dict[str, Any]) -> qe.EdgeShard:
         try:
             return _open_shard(self.path / name, config, indexes)
-        except Exception as exc:
+        except BaseException as exc:
+            if not (isinstance(exc, Exception) or panicked(exc)):
+                raise  # Ctrl-C, exit
             if "WouldBlock" in str(exc):  # another program holds the shard's WAL
                 raise StoreLocked(_locked_message(self.path)) from exc
+            # A damaged file can make Edge panic (a BaseException): it was a traceback,
+            # and `--rebuild`, which sets a store it cannot open aside, died too (review).
             raise StoreError(f"Qdrant Edge could not open {self.path / name}: {exc}") from exc
 
     def _is_backend_error(self, exc: Exception) -> bool:
