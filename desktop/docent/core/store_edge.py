@@ -322,7 +322,8 @@ class EdgeStore(LockedBackend):
         req = qe.FacetRequest("doc_id", limit=MAX_DOCUMENTS, exact=True)
         with self._call("count chunks per document"):
             hits = self._chunks.facet(req).hits
-        return {str(h.value): int(h.count) for h in hits}
+        # a document whose chunks were deleted stays in the facet, counted 0, until close
+        return {str(h.value): int(h.count) for h in hits if h.count > 0}
 
     def _scroll_all(
         self,
