@@ -405,3 +405,17 @@ def test_not_found_is_read_in_other_languages(reply: str) -> None:
 )
 def test_an_answer_that_something_is_absent_is_not_a_not_found(reply: str) -> None:
     assert not says_not_found(reply)
+
+
+@pytest.mark.parametrize("tail", ["", " The"])
+def test_an_answer_that_ends_on_a_sentence_said_before_is_cut_before_it(tail: str) -> None:
+    """A step said again is kept only when a new sentence follows it: an answer ending on
+    an earlier sentence (then nothing, or a word) still shows no repeated sentence
+    (smollm2:135m, dev q016: "A. B:\\nA. The")."""
+    first = "Typing the interrupt character stops the simulation at once."
+    text = f"{first} The interrupt character is defined by the WRU command.\n{first}{tail}"
+    guard = OutputGuard()
+    assert not any(guard.feed(t) for t in re.findall(r"\s*\S+\s*", text))
+    cut = guard.finish()
+    assert cut is not None and cut.kind == "repeat"
+    assert cut.kept.count(first) == 1, cut.kept

@@ -141,6 +141,10 @@ class OutputGuard:
             again = long_enough and (key in self._sentences or self._echoes(key, both_ways=True))
             if again or self._dangling_line_again(start):
                 self.cut = self._make("repeat", start)
+            elif self._repeat_at is not None and not long_enough:
+                # it ended on a sentence said before (a step said again needs a new one
+                # after it): "A. B. A." is cut before the second A
+                self.cut = self._make("repeat", self._repeat_at)
         return self.cut
 
     def _dangling_line_again(self, start: int) -> bool:
