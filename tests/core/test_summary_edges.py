@@ -137,6 +137,9 @@ def test_summary_of_a_text_file_cites_pages_that_the_file_does_not_have(
     assert hit.location.startswith("lines")  # how answers cite this file
     for bullet in bullets:
         assert not re.search(r"\(p\. \d+\)", bullet), f"cites a page of a text file: {bullet}"
+        # each sentence by its own line, as a citation of it would ("Entry 41" is line 42)
+        entry = re.match(r"- Entry (\d+):", bullet)
+        assert entry is not None and bullet.endswith(f"(line {int(entry.group(1)) + 1})"), bullet
 
 
 # 3. Documents of numbers only ------------------------------------------------------------

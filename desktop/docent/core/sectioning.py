@@ -11,6 +11,7 @@ section's text let the model say where each point is, as ``Places`` names it.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -57,6 +58,17 @@ class Places:
         if self.lines_per_page:
             return self._lines(page, page)
         return self._label(page) or f"p. {page}"
+
+    def of_sentence(self, page: int, sentence: str, page_text: str) -> str:
+        """Where a sentence of ``page`` is: in a text file, its own lines ("line 42",
+        "lines 42-43"), found in ``page_text``; elsewhere its page (``one``)."""
+        if self.lines_per_page:
+            parts = [re.escape(w) for w in sentence.split()]
+            found = re.search(r"\s+".join(parts), page_text) if parts else None
+            if found is not None:
+                first = (page - 1) * self.lines_per_page + page_text.count("\n", 0, found.start())
+                return line_span(first + 1, first + 1 + found.group().count("\n"))
+        return self.one(page)
 
     def span(self, pages: Span) -> str:
         """Where a run of pages is: "page 3", "pages 3–5", "lines 1-180", "slides 3 to

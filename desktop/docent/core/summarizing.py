@@ -333,7 +333,7 @@ class Summarizer:
             )
             for s, sents in zip(sections, picks, strict=True)
         ]
-        body = _compose_extractive(kind, sections, picks, Places.of(doc)) or _no_sentences(doc)
+        body = _compose_extractive(kind, sections, picks, doc) or _no_sentences(doc)
         note = _note(why)
         return SummaryResult(
             summary=f"{note}\n\n{body}",
@@ -426,20 +426,26 @@ def _no_sentences(doc: ExtractedDocument) -> str:
 
 
 def _compose_extractive(
-    kind: str, sections: list[Section], picks: list[list[Any]], places: Places
+    kind: str, sections: list[Section], picks: list[list[Any]], doc: ExtractedDocument
 ) -> str:
+    places = Places.of(doc)
+    texts = {p.number: p.text for p in doc.pages}
+
+    def where(s: Any) -> str:  # a text file's sentence by its own lines
+        return places.of_sentence(s.page, s.text, texts.get(s.page, ""))
+
     if kind == "detailed":
         parts = []
         for section, sents in zip(sections, picks, strict=True):
             if sents:
-                lines = "\n".join(f"- {s.text} ({places.one(s.page)})" for s in sents)
-                where = places.span(section.pages)
-                parts.append(f"## {where[:1].upper()}{where[1:]}\n\n{lines}")
+                lines = "\n".join(f"- {s.text} ({where(s)})" for s in sents)
+                span = places.span(section.pages)
+                parts.append(f"## {span[:1].upper()}{span[1:]}\n\n{lines}")
         return "\n\n".join(parts)
     flat = [s for sents in picks for s in sents]
     keep = EXTRACT_KEEP[kind]
     chosen = sorted(flat, key=lambda s: -s.doc_score)[:keep]
     ordered = [s for s in flat if s in chosen]  # back to page order
     if kind == "bullets":
-        return "\n".join(f"- {s.text} ({places.one(s.page)})" for s in ordered)
+        return "\n".join(f"- {s.text} ({where(s)})" for s in ordered)
     return " ".join(s.text for s in ordered)
