@@ -1,6 +1,5 @@
-"""Bugs found reviewing the answer pipeline (each test fails on the current code).
+"""Answers: bugs a review proved (each test failed before its fix).
 
-Drop into tests/core/ (uses tests/conftest.py's ``ollama_stub`` and answer_script.py).
 Every test drives the real ``Answerer`` against the stand-in Ollama, or the pure function
 the Answerer calls, with passages given directly (no index needed).
 """
@@ -80,7 +79,7 @@ def test_a_cited_sentence_with_fig_abbreviation_is_not_broken_up(
     answer = answerer(ollama_stub, tmp_path, [hit(1, WIRING)], embed).answer(
         "Where is the wiring of the control unit shown?"
     )
-    # today: "... shown in Fig [1]. 3 of the manual [1]." and "3 of the manual [1]."
+    # before the fix: "... shown in Fig [1]. 3 of the manual [1]." and "3 of the manual [1]."
     # listed as a sentence no passage supports
     assert answer.text == said
     assert answer.unsupported_sentences == []
@@ -100,7 +99,7 @@ def test_a_cited_sentence_with_fig_abbreviation_is_not_broken_up(
 )
 def test_no_marker_is_inserted_inside_an_abbreviation(said: str, passage: str) -> None:
     checked = attribute(said, {1: passage})
-    # today: "In 2004 the U.S [1]. Congress raised ..." / "... cipher, e.g [1]. AES-256, ..."
+    # before the fix: "In 2004 the U.S [1]. Congress raised ..." / "... cipher, e.g [1]. AES-256, ..."
     assert checked.text == said
     assert checked.matched == []
 
@@ -122,7 +121,7 @@ ZH_ANSWER = (
 def test_a_chinese_paragraph_is_not_rambling() -> None:
     guard = OutputGuard()
     cuts = [guard.feed(token) for token in chunks(ZH_ANSWER, 2)]
-    # today: cut as "rambling" after 160 tokens: "。" never counts as a sentence end
+    # before the fix: cut as "rambling" after 160 tokens: "。" never counts as a sentence end
     assert not any(cuts), next(c for c in cuts if c).reason
     assert guard.finish() is None
 
@@ -134,7 +133,7 @@ def test_a_chinese_answer_is_not_thrown_away(ollama_stub: OllamaStub, tmp_path: 
     )
     ollama_stub.responder = lambda messages, model: chunks(ZH_ANSWER, 2)
     answer = answerer(ollama_stub, tmp_path, [hit(1, passage)]).answer("服务的默认端口是多少？")
-    # today: mode "extractive", "The answer was cut because the model wrote 160 tokens
+    # before the fix: mode "extractive", "The answer was cut because the model wrote 160 tokens
     # without ending a sentence. Nothing useful came before it." - the model's answer is gone
     assert answer.mode == "generated", answer.text
     assert not answer.cut
@@ -163,7 +162,7 @@ def test_a_chinese_sentence_copied_from_a_passage_gets_its_citation() -> None:
     checked = attribute(
         "安全阀每年必须由合格的技工检查一次。", {n: h.text for n, h in enumerate(ZH_PASSAGES, 1)}
     )
-    # today: the sentence counts as one "word" (< MIN_TERMS): not judged, not matched
+    # before the fix: the sentence counts as one "word" (< MIN_TERMS): not judged, not matched
     assert checked.matched == [2], checked.faith.sentences
 
 
@@ -239,7 +238,7 @@ def test_a_reply_of_only_citation_markers_is_not_an_answer(
     hits = [hit(1, "The pump stops when the tank is full."), hit(2, "The tank holds 40 litres.")]
     ollama_stub.responder = ScriptedModel(answer=reply)
     answer = answerer(ollama_stub, tmp_path, hits).answer("When does the pump stop?")
-    # today: mode "generated", text "[1]", a model citation [1], confidence "high",
+    # before the fix: mode "generated", text "[1]", a model citation [1], confidence "high",
     # no reason: the reader sees a bare chip and nothing else
     assert answer.mode == "extractive", (answer.text, answer.confidence, answer.reason)
     assert answer.cut
@@ -268,7 +267,7 @@ def test_a_german_follow_up_is_rewritten(ollama_stub: OllamaStub, tmp_path: Path
     docent = answerer(ollama_stub, tmp_path, hits)
     docent.answer("Welche Batterie hat das Gerät?", conv)
     answer = docent.answer("Und wie lange hält sie?", conv)
-    # today: no rewrite is asked for and "Und wie lange hält sie?" is searched as is
+    # before the fix: no rewrite is asked for and "Und wie lange hält sie?" is searched as is
     assert "rewrite" in model.seen
     assert answer.query == "Wie lange hält die Batterie des Geräts?"
 
@@ -286,7 +285,7 @@ def test_a_procedure_that_repeats_a_step_is_not_a_loop() -> None:
     )
     guard = OutputGuard()
     cuts = [guard.feed(t) for t in re.findall(r"\s*\S+\s*", steps)]
-    # today: cut as "the model began repeating a sentence" at step 4; steps 4 and 5 lost
+    # before the fix: cut as "the model began repeating a sentence" at step 4; steps 4 and 5 lost
     assert not any(cuts), next(c for c in cuts if c).kept
     assert guard.finish() is None
 
@@ -321,7 +320,7 @@ def test_judge_scores_line_up_with_sentences_when_the_answer_has_code(
     answer = Answerer(llm, settings, lambda q, rw: result, judge=True).answer(
         "When does the relief valve open?"
     )
-    # today: judged_sentences() lists the code line, attribute() skips it, so the valve
+    # before the fix: judged_sentences() lists the code line, attribute() skips it, so the valve
     # sentence gets the code line's 0 and the penguins get the valve sentence's 1
     assert answer.unsupported_sentences == ["Penguins fly the valve to Mars [1]."]
 
@@ -342,7 +341,7 @@ def test_a_loop_that_only_counts_up_is_cut_as_a_loop(
     answer = answerer(ollama_stub, tmp_path, [hit(1, passage)]).answer(
         "How often is the relief valve checked?"
     )
-    # today: neither the sentence check (the numbers differ) nor the 12-word n-gram check
+    # before the fix: neither the sentence check (the numbers differ) nor the 12-word n-gram check
     # (every 8-word step holds its own number) fires; the stream runs to the token cap
     # and the answer shows ~25 copies of the step, "cut at its budget"
     assert answer.text.count("Check the pressure relief valve now") <= 2, answer.cut
@@ -356,7 +355,7 @@ def test_a_german_not_found_reply_abstains(ollama_stub: OllamaStub, tmp_path: Pa
     ollama_stub.responder = model
     hits = [hit(1, "Der Kessel ist für einen Betriebsdruck von 1,5 bar ausgelegt.")]
     answer = answerer(ollama_stub, tmp_path, hits).answer("Wie schwer ist der Kessel?")
-    # today: labelled "**Not supported by your documents.** The model cited nothing, and
+    # before the fix: labelled "**Not supported by your documents.** The model cited nothing, and
     # Docent found no passage ... that supports what it wrote", after asking the model
     # twice more; the English reply ("I could not find it in the documents.") abstains
     assert answer.mode == "abstained", answer.text
@@ -376,7 +375,7 @@ def test_a_stream_broken_inside_a_marker_leaves_no_stray_bracket(
     passage = "The pump starts when the switch is on. The pump stops when the tank is full."
     answer = answerer(ollama_stub, tmp_path, [hit(1, passage)]).answer("When does the pump stop?")
     assert answer.partial
-    # today: "The pump stops when the tank is full [ [1]\n\n(Answer incomplete: ...)"
+    # before the fix: "The pump stops when the tank is full [ [1]\n\n(Answer incomplete: ...)"
     assert "[ [" not in answer.text and not re.search(r"\[\s*(?:\n|$)", answer.text), answer.text
 
 

@@ -7,8 +7,7 @@ user edits it. The fault was the data folder's, not the file's.
 preparing.Preparer.prepare lets the OSError of TextCache.put out as a plain Exception;
 the worker (sandbox._prepare_one) and InlinePreparer.result turn any such exception into
 reason "damaged", which is not in indexer.RETRY_REASONS.
-
-Drop into tests/core/ (no fixtures beyond tests/conftest.py)."""
+"""
 
 from __future__ import annotations
 

@@ -5,8 +5,7 @@ many files, silently ends up with part of its files in the library.
 
 A Cancel or a window closed in the same place lists them ("cancelled", for Resume:
 Indexer._note_unfinished / note_cancelled); a crash should leave them at least queued.
-
-Drop into tests/core/ (no fixtures beyond tests/conftest.py)."""
+"""
 
 from __future__ import annotations
 

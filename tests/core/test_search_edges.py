@@ -1,9 +1,5 @@
-"""Search and grep: bugs a review proved (each test fails before its fix).
-
-Drop into tests/core/ (it uses tests/fake_embedder.py and tests/pdf_files.py, as the
-other core tests do). The hashing embedder keeps it fast: none of these is about how good
-the vectors are.
-"""
+"""Search and grep: bugs a review proved (each test failed before its fix). The hashing
+embedder keeps it fast: none of these is about how good the vectors are."""
 
 from __future__ import annotations
 

@@ -1,8 +1,5 @@
-"""Summary bugs found in review (h-summ). Each test fails on the code as it is.
-
-Drop into tests/core/ and run with its conftest fixtures (samples_dir, ollama_down_host,
-the isolated DOCENT_HOME). Uses the hashing embedder and the stand-in Ollama.
-"""
+"""Summaries: bugs a review proved (each test failed before its fix). Uses the hashing
+embedder and the stand-in Ollama."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """A review's findings: collections and watched folders. Real folders, real watchdog, a
-real engine with the hashing embedder. Drop into tests/core/."""
+real engine with the hashing embedder."""
 
 from __future__ import annotations
 

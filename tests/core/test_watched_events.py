@@ -1,7 +1,6 @@
 """A review's findings: watched-folder events on real folders with real watchdog (inotify)
 and a real engine with the hashing embedder. No sleep synchronises anything: the tests
-wait for conditions with a timeout, and for quiet with Engine.wait_idle. Drop into
-tests/core/."""
+wait for conditions with a timeout, and for quiet with Engine.wait_idle."""
 
 from __future__ import annotations
 

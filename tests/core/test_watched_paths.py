@@ -1,5 +1,5 @@
 """A review's findings: one folder watched under two spellings. Real folders, real watchdog,
-a real engine with the hashing embedder. Drop into tests/core/."""
+a real engine with the hashing embedder."""
 
 from __future__ import annotations
 

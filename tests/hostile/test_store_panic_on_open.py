@@ -3,8 +3,7 @@ Edge *panic* on open: pyo3's PanicException derives from BaseException, not Exce
 EdgeStore._open lets it through. The user gets a Rust/Python traceback instead of the
 "cannot be opened ... --rebuild" sentence, and `docent index --rebuild` -- the documented
 way out -- dies the same way, so the library cannot be repaired from the command line.
-
-Drop into tests/hostile/ (uses its ``docent`` and ``folder`` fixtures)."""
+"""
 
 from __future__ import annotations
 
