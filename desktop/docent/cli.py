@@ -410,7 +410,7 @@ def cmd_summarize(args: argparse.Namespace) -> int:
     how = "cached" if result.cached else f"{result.seconds:.1f} s"
     print(
         f"\n[{result.type} summary of {result.document}: {result.mode} by {result.model}, "
-        f"{result.sections_processed} sections ({result.model_sections} by the model, "
+        f"{cli_collections.plural(result.sections_processed, 'section')} ({result.model_sections} by the model, "
         f"{result.extracted_sections} extracted), {result.pages} pages, {result.calls} model "
         f"calls; {how}]",
         file=sys.stderr,
@@ -570,11 +570,10 @@ def cmd_gui(args: argparse.Namespace) -> int:
             "showing the library status instead.",
             file=sys.stderr,
         )
-        samples = str(samples_dir())
+        # the sample PDFs, not their provenance list (MANIFEST.tsv was a document)
+        samples = [str(p) for p in sorted(samples_dir().glob("*.pdf"))]
         rc = cmd_index(
-            argparse.Namespace(
-                paths=[samples], recursive=True, quiet=True, json=False, rebuild=False
-            )
+            argparse.Namespace(paths=samples, recursive=True, quiet=True, json=False, rebuild=False)
         )
         return rc or cmd_status(argparse.Namespace(json=False))
     from docent.gui.app import main as gui_main

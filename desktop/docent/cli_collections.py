@@ -70,7 +70,7 @@ def as_dict(c: Collection) -> dict[str, Any]:
     }
 
 
-def _plural(n: int, word: str) -> str:
+def plural(n: int, word: str) -> str:
     return f"{n} {word}{'' if n == 1 else 's'}"
 
 
@@ -87,7 +87,7 @@ def cmd_collections(args: argparse.Namespace, open_engine: OpenEngine) -> int:
     for c in found:
         mark = " (default)" if c.is_default else ""
         print(
-            f"{c.name + mark:32.32} {_plural(c.documents, 'document'):>14} "
+            f"{c.name + mark:32.32} {plural(c.documents, 'document'):>14} "
             f"{c.ready:>6} ready {c.chunks:>8} chunks {c.exclusive:>6} only here"
         )
         for folder in c.folders:
@@ -135,7 +135,7 @@ def cmd_remove(args: argparse.Namespace, open_engine: OpenEngine) -> int:
         return 0
     what = "emptied the default collection" if target.is_default else "removed the collection"
     print(
-        f"{what} '{target.name}': {_plural(len(report.removed), 'document')} left the index, "
+        f"{what} '{target.name}': {plural(len(report.removed), 'document')} left the index, "
         f"{_stay(kept)} in other collections; no file was deleted"
     )
     return 0
@@ -149,7 +149,7 @@ def _confirmed(target: Collection) -> bool:
         else f"Remove the collection '{target.name}'?"
     )
     question = (
-        f"{head} {_plural(target.exclusive, 'document')} in "
+        f"{head} {plural(target.exclusive, 'document')} in "
         f"no other collection {leave} the index, {_stay(target.documents - target.exclusive)} "
         "in other collections; no file is deleted."
     )

@@ -53,9 +53,14 @@ def test_cli_without_display_falls_back_to_indexing_samples(
 ) -> None:
     from docent import cli
 
+    from pdf_files import text_pdf
+
     samples = tmp_path / "samples"  # the bundled PDFs take minutes on a busy machine
     samples.mkdir()
-    (samples / "note.txt").write_text("Docent indexes this note when there is no display.\n")
+    (samples / "note.pdf").write_bytes(
+        text_pdf([["Docent indexes this when there is no display."]])
+    )
+    (samples / "MANIFEST.tsv").write_text("file\tsource\nnote.pdf\tmade here\n")  # not a sample
     monkeypatch.setattr(cli, "samples_dir", lambda: samples)
 
     assert cli.build_parser().parse_args(["gui"]).func is cli.cmd_gui
