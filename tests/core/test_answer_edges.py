@@ -418,3 +418,12 @@ def test_an_answer_that_ends_on_a_sentence_said_before_is_cut_before_it(tail: st
     cut = guard.finish()
     assert cut is not None and cut.kind == "repeat"
     assert cut.kept.count(first) == 1, cut.kept
+
+
+def test_a_chinese_loop_is_still_cut() -> None:
+    """A sentence said over and over is a loop in Chinese too: cut, the first kept."""
+    guard = OutputGuard()
+    text = "安全阀每年必须由合格的技工检查一次。" * 20
+    cuts = [guard.feed(t) for t in chunks(text, 2)]
+    cut = next((c for c in cuts if c), None) or guard.finish()
+    assert cut is not None and cut.kept == "安全阀每年必须由合格的技工检查一次。"

@@ -159,17 +159,17 @@ def _line(text: str, x: float, y: float, w: float = 300, h: float = 30) -> RawLi
 def test_reading_order_keeps_full_width_lines_around_columns() -> None:
     lines = [
         _line("Closing line across the page", 100, 900, w=1000),
-        _line("and the right one ends", 650, 450, w=450),
-        _line("the left column opens", 100, 400, w=450),
+        _line("right two", 650, 450, w=450),
+        _line("left one", 100, 400, w=450),
         _line("Title across the whole page", 100, 100, w=1000),
-        _line("the right column opens", 650, 400, w=450),
-        _line("and the left one ends", 100, 450, w=450),
+        _line("right one", 650, 400, w=450),
+        _line("left two", 100, 450, w=450),
     ]
     text = reading_order(lines, 1240, 1754).text
     assert text.split("\n\n") == [
         "Title across the whole page",
-        "the left column opens\nand the left one ends",
-        "the right column opens\nand the right one ends",
+        "left one\nleft two",
+        "right one\nright two",
         "Closing line across the page",
     ]
 

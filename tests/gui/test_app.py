@@ -52,7 +52,6 @@ def test_cli_without_display_falls_back_to_indexing_samples(
     monkeypatch: Any, capsys: Any, tmp_path: Path
 ) -> None:
     from docent import cli
-
     from pdf_files import text_pdf
 
     samples = tmp_path / "samples"  # the bundled PDFs take minutes on a busy machine

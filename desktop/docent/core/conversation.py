@@ -404,8 +404,12 @@ def parse_rewrite(output: str, conversation: Conversation, question: str) -> str
 _POINTING = frozenset(
     {"it", "its", "they", "them", "their", "theirs", "this", "these", "those", "he", "him"}
     | {"his", "she", "her", "hers", "same", "one", "ones", "former", "latter", "else"}
-    # German, French, Spanish (not their articles: "das", "la", "lo" open questions too)
-    | {"sie", "er", "ihn", "ihm", "ihr", "ihnen", "dies", "diese", "dieser", "dieses"}
+)
+#: German, French, Spanish ones, matched only as written, in lower case: "ESA", "ER
+#: diagram", "Ella Fitzgerald" name their subject (review). Not their articles ("das",
+#: "la", "lo" open questions too), nor words English has ("dies").
+_POINTING_ELSEWHERE = frozenset(
+    {"sie", "er", "ihn", "ihm", "ihr", "ihnen", "diese", "dieser", "dieses"}
     | {"il", "elle", "ils", "elles", "lui", "leur", "leurs", "ça", "cela", "celui", "celle"}
     | {"ceux", "él", "ella", "ellos", "ellas", "eso", "esto", "esa", "ese", "esos", "esas"}
 )
@@ -434,7 +438,8 @@ def is_follow_up(question: str) -> bool:
         return True
     if _GERMAN_ES.search(question):
         return True
-    return bool({w.lower() for w in re.findall(r"[^\W\d_]+", question)} & _POINTING)
+    found = re.findall(r"[^\W\d_]+", question)
+    return bool({w.lower() for w in found} & _POINTING or set(found) & _POINTING_ELSEWHERE)
 
 
 def fallback_query(conversation: Conversation, question: str) -> str:

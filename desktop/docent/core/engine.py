@@ -455,9 +455,22 @@ class Engine(EngineWatching):
     def scope_ids(
         self, names: Sequence[str] | None, collection: str | None = None
     ) -> list[str] | None:
+        return self._scope(names, collection)[0]
+
+    def _scope(
+        self, names: Sequence[str] | None, collection: str | None
+    ) -> tuple[list[str] | None, list[str]]:
+        """The ids of the named documents that can be searched, and a sentence on each
+        that cannot; NotIndexed when none can. One failed document of several named made
+        the others unsearchable (review)."""
         if not names:
-            return None
-        return [_searchable(self.resolve(n, collection)).doc_id for n in names]
+            return None, []
+        records = [self.resolve(n, collection) for n in names]
+        ready = [r.doc_id for r in records if r.state is DocState.READY]
+        notes = [why for r in records if (why := _unsearchable(r))]
+        if not ready:
+            raise NotIndexed(" ".join(notes))
+        return ready, notes
 
     def search(
         self,
@@ -477,15 +490,19 @@ class Engine(EngineWatching):
         if self._retriever is None:
             raise RuntimeError("Engine is not open")
         self._retriever.apply_settings(self.settings)
-        return self._retriever.search(
+        scope, unsearched = self._scope(files, collection)
+        result = self._retriever.search(
             typed(query),  # as the passages are (normal_form.py)
             k=k,
-            doc_ids=self.scope_ids(files, collection),
+            doc_ids=scope,
             exclude_doc_ids=self._busy_doc_ids(),
             debug=debug,
             rewrites=[typed(r) for r in rewrites],
             collection=collection,
         )
+        if result.evaluation is not None:
+            result.evaluation.issues.extend(unsearched)
+        return result
 
     def grep(
         self, pattern: str, limit: int = GREP_LIMIT, collection: str | None = None
@@ -559,11 +576,11 @@ class Engine(EngineWatching):
         )
 
 
-def _searchable(rec: DocumentRecord) -> DocumentRecord:
-    """``rec`` when it can be searched; else NotIndexed, saying why. A search scoped to a
+def _unsearchable(rec: DocumentRecord) -> str:
+    """Why ``rec`` cannot be searched, in a sentence ("" when it can). A search scoped to a
     document that failed said "nothing was found", as if it had been searched (review)."""
     if rec.state is DocState.READY:
-        return rec
+        return ""
     name = shown(rec.file_name)
     if rec.state is DocState.FAILED:
         why = f"it could not be indexed ({rec.error or 'see its row in the library'})"
@@ -575,4 +592,4 @@ def _searchable(rec: DocumentRecord) -> DocumentRecord:
         why = "it is being indexed; ask again once it is ready"
     else:
         why = "it is being removed"
-    raise NotIndexed(f"{name} cannot be searched: {why}.")
+    return f"{name} cannot be searched: {why}."

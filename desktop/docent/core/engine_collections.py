@@ -102,6 +102,8 @@ class EngineCollections:
         for folder in folders:
             if folder in self.settings.watched_folders:
                 self._stop_watching(folder)
+            if collection_id == DEFAULT_COLLECTION:  # it stays: its folders go now (a
+                self._cat.unbind_folder(folder)  # sweep's files join it unbound anyway)
 
     def _known(self, collection_id: str) -> Collection:
         found = self._cat.collection(collection_id)

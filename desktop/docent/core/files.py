@@ -139,23 +139,25 @@ def walk_folder(root: Path, out: Collected, recursive: bool = True, avoid: str =
             if not is_supported(p):
                 out.unsupported.append(p)
                 continue
-            skipped = _check_entry(p, real_root) or _walked_twice(p, real_root, recursive)
+            skipped = _check_entry(p, real_root) or _walked_twice(p, real_root, recursive, avoid)
             if skipped is None:
                 out.files.append(p)
             else:
                 out.skipped.append(skipped)
 
 
-def _walked_twice(path: Path, real_root: str, recursive: bool) -> Skipped | None:
+def _walked_twice(path: Path, real_root: str, recursive: bool, avoid: str) -> Skipped | None:
     """A link to a file this walk reads anyway (``current.md -> 2024.md``): not a document
     of its own. Its copy kept the old text, since an edit is reported under the target's
-    name only (review)."""
+    name only (review). A link to a file the walk does not read (``readme.txt -> README``,
+    a hidden one) is the way in: read."""
     if not path.is_symlink():
         return None
     target = os.path.realpath(path)
     rel = Path(os.path.relpath(target, real_root)).parts
-    if any(part.startswith(".") for part in rel) or is_temp_name(rel[-1]):
-        return None  # the walk does not read it: the link is the way in
+    hidden = any(part.startswith(".") for part in rel) or is_temp_name(rel[-1])
+    if hidden or not is_supported(Path(target)) or (avoid and inside(target, avoid)):
+        return None
     if not recursive and len(rel) > 1:
         return None
     return Skipped(

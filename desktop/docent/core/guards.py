@@ -49,6 +49,11 @@ _LETTER = re.compile(r"[^\W\d_]")
 _DIGIT = re.compile(r"\d")
 
 
+#: An n-gram with Chinese or Japanese in it is this many times longer (its words are
+#: characters).
+CJK_NGRAM_FACTOR = 3
+
+
 @dataclass(frozen=True, slots=True)
 class GuardLimits:
     #: Sentences shorter than this (in words) may repeat ("See the manual.").
@@ -207,11 +212,16 @@ class OutputGuard:
             if not word or _LIST_NUMBER.fullmatch(m.group()):
                 continue  # an item's number: "2. X" then "3. X" is the same words again
             self._words.append((word, m.start()))
-            if len(self._words) < n:
+            size = n
+            if any(_CJK_CHAR.match(w) for w, _ in self._words[-n:]):
+                # a CJK character is a word here, but 12 of them are a long name said
+                # twice ("北京大学图书馆的开放时间"), not a loop (review)
+                size = n * CJK_NGRAM_FACTOR
+            if len(self._words) < size:
                 continue
-            gram = tuple(w for w, _ in self._words[-n:])
+            gram = tuple(w for w, _ in self._words[-size:])
             if gram in self._ngrams:
-                return self._make("loop", self._words[-n][1])
+                return self._make("loop", self._words[-size][1])
             self._ngrams.add(gram)
         return None
 

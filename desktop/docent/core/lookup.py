@@ -97,11 +97,23 @@ def grep(
     # in the sentence two neighbouring passages share was listed twice (review).
     points.sort(key=lambda p: (p.payload["path"], int(p.payload.get("ordinal", 0))))
     found: list[GrepMatch] = []
-    for i, p in enumerate(points):
-        shared = _overlap(points[i - 1], p) if i else 0
+    listed: tuple[ScoredPoint, int] | None = None  # the passage before, the match it listed
+    for p in points:
+        shared = 0
+        if listed is not None:
+            before, at_before = listed
+            shared = _overlap(before, p)
+            # only the occurrence the passage before listed is listed already: one earlier
+            # in it leaves the shared sentence's own unlisted (review)
+            text = " ".join(before.payload["text"].split())
+            head = " ".join(before.payload["text"][: max(at_before, 0)].split())
+            if at_before < 0 or len(head) < len(text) - shared:
+                shared = 0
         at = _first_after(p.payload["text"], pattern, shared)
+        listed = None
         if at is not None:  # else its matches are all in what the one before holds
             found.append(_grep_match(p, pattern, at))
+            listed = (p, at)
     return found
 
 

@@ -29,8 +29,8 @@ from docent.core.models import LineBox
 #: A gutter is at least this many median line heights wide (OCR boxes are padded, so
 #: the gap between two columns' boxes is narrower than on paper).
 GUTTER_LINE_HEIGHTS = 0.3
-#: A column of prose has lines of this many words or more (the median); a column of
-#: fewer is a table's (names, numbers), read row by row.
+#: A column of prose has lines of this many words or more (the median); columns of fewer
+#: are read as columns only when both sides look alike (``_columns_of_text``).
 COLUMN_LINE_WORDS = 3
 #: Lines that overlap vertically by this share of the smaller height are on one row.
 ROW_OVERLAP = 0.4
@@ -226,11 +226,24 @@ def _columns_of_text(rows: list[list[_Line]], gutter: tuple[float, float]) -> bo
         [ln for row in rows for ln in row if ln.x0 >= cut],
     )
     narrowest = min(max(ln.x1 for ln in side) - min(ln.x0 for ln in side) for side in sides)
-    prose = all(
-        statistics.median(len(ln.raw.text.split()) for ln in side) >= COLUMN_LINE_WORDS
-        for side in sides
+    (words_a, digits_a), (words_b, digits_b) = (_profile(side) for side in sides)
+    prose = min(words_a, words_b) >= COLUMN_LINE_WORDS
+    # Short lines alike on both sides (an index, a glossary: "apple 3" beside "mango 41")
+    # are one list going on in the next column; unlike (names beside descriptions, labels
+    # beside numbers), they are a table's cells (review).
+    alike = (
+        abs(words_a - words_b) <= 1
+        and abs(digits_a - digits_b) <= 0.5
+        and max(words_a, words_b) >= 2
     )
-    return prose and gutter[1] - gutter[0] < narrowest
+    return (prose or alike) and gutter[1] - gutter[0] < narrowest
+
+
+def _profile(lines: list[_Line]) -> tuple[float, float]:
+    """The median words of a side's lines, and the share of them with a digit."""
+    words = statistics.median(len(ln.raw.text.split()) for ln in lines)
+    digits = sum(any(c.isdigit() for c in ln.raw.text) for ln in lines) / len(lines)
+    return words, digits
 
 
 def _assemble(blocks: list[list[list[_Line]]], width: float, height: float) -> PageLayout:

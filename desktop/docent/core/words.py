@@ -24,12 +24,13 @@ _CJK_CHAR = re.compile(rf"[{CJK}]")
 _RUNS = re.compile(rf"[{CJK}]+|[^{CJK}]+")
 
 #: Full stops that are not a sentence's end: "p. 12", "e.g. AES", "Fig. 3", "U.S. Congress"
-#: (a single capital and a dot: an initial). For a sentence-end pattern, after its
+#: (initials, two or more). Not "etc." nor one capital: a sentence ends on them as often
+#: ("... to terminal B. The fan ..."; a review). For a sentence-end pattern, after its
 #: ``(?<=[.!?])``.
 NOT_ABBREVIATION = (
     r"(?<!\bp\.)(?<!\bpp\.)(?<![eE]\.g\.)(?<![iI]\.e\.)(?<!\bcf\.)(?<!\bvs\.)"
     r"(?<!\bNo\.)(?<!\b[Ff]ig\.)(?<!\bSec\.)(?<!\bDr\.)(?<!\bMr\.)(?<!\bMrs\.)"
-    r"(?<!\bMs\.)(?<!\bSt\.)(?<!\betc\.)(?<!\b[A-Z]\.)"
+    r"(?<!\bMs\.)(?<!\bSt\.)(?<!\b[A-Z]\.[A-Z]\.)"
 )
 #: Chinese and Japanese end a sentence with a full-width mark and no space after it (a
 #: zero-width split: after the mark and any closing quote or bracket).

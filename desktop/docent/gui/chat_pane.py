@@ -83,6 +83,8 @@ class ChatPane(QWidget):
         self._streamed = ""
         #: documents that left the library: a Retry of a turn scoped to one leaves it out
         self._forgotten: set[str] = set()
+        #: a collection chosen while an answer streamed, asked by the next question
+        self._next_collection: tuple[Collection | None] | None = None
         self._worker: Worker[AskProgress, Answer] | None = None
         self.streamed_tokens = 0  # tokens shown as they arrived (all answers)
         self._frozen_turns = 0  # turns drawn for good, before the view's frozen_pos
@@ -228,7 +230,13 @@ class ChatPane(QWidget):
         started there earlier comes back. Not while an answer streams."""
         key = collection.id if collection else None
         if self.streaming:
+            # the next question asks it: switching now would take the answer being
+            # written off the screen (the collection restored at startup did; review)
+            same = key == (self.collection.id if self.collection else None)
+            self._next_collection = None if same else (collection,)
+            self._update_scope_label()
             return
+        self._next_collection = None
         changed = key != (self.collection.id if self.collection else None)
         self.collection = collection
         if changed:
@@ -265,6 +273,13 @@ class ChatPane(QWidget):
 
     def _update_scope_label(self) -> None:
         where = f"collection {self.collection.name}" if self.collection else "all documents"
+        if self._next_collection is not None:
+            (nxt,) = self._next_collection
+            then = f"collection {nxt.name}" if nxt else "all documents"
+            self.scope_label.setText(f"Asking: {where}; the next question asks {then}")
+            self.scope_label.setToolTip("")
+            self.clear_scope_button.setVisible(False)
+            return
         if not self.scope:
             self.scope_label.setText(f"Asking: {where}")
             self.scope_label.setToolTip("")
@@ -348,6 +363,8 @@ class ChatPane(QWidget):
     def ask(self, question: str) -> None:
         if self.streaming:
             return
+        if self._next_collection is not None:  # chosen while the last answer streamed
+            self.set_collection(self._next_collection[0])
         self._freeze_upto(len(self.conversation.turns))
         self._start(question)
 

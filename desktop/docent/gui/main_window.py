@@ -486,7 +486,6 @@ class MainWindow(QMainWindow):
     # Chat <-> citations -------------------------------------------------------
 
     def _on_answer_finished(self, turn: Turn) -> None:
-        self.chat.set_collection(self.library.collection_bar.current)
         self._show_sources_of(turn)
         self._show_model_state()  # an extractive answer with Ollama up offers Retry
         extractive = turn.answer is None or turn.answer.mode == "extractive"

@@ -158,7 +158,9 @@ def _seconds(seconds: float) -> str:
     return f"{s} s" if s < 60 else f"{s // 60} min {s % 60:02d} s"
 
 
-_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})", re.M)
+#: A fence line as CommonMark reads one: backticks with no backtick after them on the line
+#: ("```ls -la``` lists ..." is inline code), or tildes; and what follows the mark.
+_FENCE = re.compile(r"^ {0,3}(`{3,}(?=[^`\n]*$)|~{3,})(.*)$", re.M)
 
 
 def close_fences(body: str) -> str:
@@ -166,11 +168,11 @@ def close_fences(body: str) -> str:
     one drew its footer, and every later turn, as code (review)."""
     opened = ""
     for m in _FENCE.finditer(body):
-        mark = m.group(1)
+        mark, rest = m.group(1), m.group(2)
         if not opened:
             opened = mark
-        elif mark[0] == opened[0] and len(mark) >= len(opened):
-            opened = ""
+        elif mark[0] == opened[0] and len(mark) >= len(opened) and not rest.strip():
+            opened = ""  # only a bare fence closes one
     return f"{body}\n{opened}" if opened else body
 
 
