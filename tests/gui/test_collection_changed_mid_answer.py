@@ -56,7 +56,7 @@ def test_a_collection_selected_while_an_answer_streams_is_the_one_the_next_quest
     assert bar.current_id == work  # the library and the status bar show Work ...
     # ... and so must the chat: it says the next question asks Work (the answer just
     # written stays on screen), and asks it
-    assert "the next question asks collection Work" in chat.scope_label.text()
+    assert chat.scope_label.text() == "The next question asks: collection Work"
     with qtbot.waitSignal(chat.answer_finished, timeout=10_000):
         chat.ask("And by train?")
     assert fake.asked_collections[-1] == work

@@ -439,6 +439,8 @@ def is_follow_up(question: str) -> bool:
     if _GERMAN_ES.search(question):
         return True
     found = re.findall(r"[^\W\d_]+", question)
+    if found and found[0].istitle() and not (len(found) > 1 and found[1][:1].isupper()):
+        found.append(found[0].lower())  # "Elle coûte ...?", but not "Ella Fitzgerald"
     return bool({w.lower() for w in found} & _POINTING or set(found) & _POINTING_ELSEWHERE)
 
 

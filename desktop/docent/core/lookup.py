@@ -103,12 +103,13 @@ def grep(
         if listed is not None:
             before, at_before = listed
             shared = _overlap(before, p)
-            # only the occurrence the passage before listed is listed already: one earlier
-            # in it leaves the shared sentence's own unlisted (review)
+            # only the occurrence the passage before listed is listed already, and those
+            # before it: this passage's matches in the shared sentence from the one after
+            # it on are its own (review)
             text = " ".join(before.payload["text"].split())
-            head = " ".join(before.payload["text"][: max(at_before, 0)].split())
-            if at_before < 0 or len(head) < len(text) - shared:
-                shared = 0
+            end = len(" ".join(before.payload["text"][: at_before + len(pattern)].split()))
+            skip = end - (len(text) - shared)
+            shared = skip if at_before >= 0 and skip > 0 else 0
         at = _first_after(p.payload["text"], pattern, shared)
         listed = None
         if at is not None:  # else its matches are all in what the one before holds

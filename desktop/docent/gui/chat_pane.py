@@ -85,6 +85,7 @@ class ChatPane(QWidget):
         self._forgotten: set[str] = set()
         #: a collection chosen while an answer streamed, asked by the next question
         self._next_collection: tuple[Collection | None] | None = None
+        self._scope_kept: list[str] = []  # the scope before it, should it be chosen back
         self._worker: Worker[AskProgress, Answer] | None = None
         self.streamed_tokens = 0  # tokens shown as they arrived (all answers)
         self._frozen_turns = 0  # turns drawn for good, before the view's frozen_pos
@@ -231,9 +232,19 @@ class ChatPane(QWidget):
         key = collection.id if collection else None
         if self.streaming:
             # the next question asks it: switching now would take the answer being
-            # written off the screen (the collection restored at startup did; review)
-            same = key == (self.collection.id if self.collection else None)
-            self._next_collection = None if same else (collection,)
+            # written off the screen (the collection restored at startup did; review).
+            # ``scope`` is the next question's from now on.
+            if key == (self.collection.id if self.collection else None):
+                self.collection = collection  # the same one (renamed, maybe)
+                if self._next_collection is not None:  # chosen again: nothing waits
+                    self._next_collection = None
+                    self.scope = self._scope_kept
+            else:
+                if self._next_collection is None:
+                    self._scope_kept = self.scope
+                self._next_collection = (collection,)
+                conv = self._conversations.get(key)
+                self.scope = list(conv.scope or []) if conv else []
             self._update_scope_label()
             return
         self._next_collection = None
@@ -272,25 +283,22 @@ class ChatPane(QWidget):
             bridge().info(f"{shown(Path(path).name)} left the library: questions ask {where}.")
 
     def _update_scope_label(self) -> None:
-        where = f"collection {self.collection.name}" if self.collection else "all documents"
-        if self._next_collection is not None:
-            (nxt,) = self._next_collection
-            then = f"collection {nxt.name}" if nxt else "all documents"
-            self.scope_label.setText(f"Asking: {where}; the next question asks {then}")
-            self.scope_label.setToolTip("")
-            self.clear_scope_button.setVisible(False)
-            return
+        """What the next question asks (a collection chosen while an answer streamed
+        included)."""
+        coll = self.collection if self._next_collection is None else self._next_collection[0]
+        asks = "Asking" if self._next_collection is None else "The next question asks"
+        where = f"collection {coll.name}" if coll else "all documents"
         if not self.scope:
-            self.scope_label.setText(f"Asking: {where}")
+            self.scope_label.setText(f"{asks}: {where}")
             self.scope_label.setToolTip("")
         else:
             self.scope_label.setToolTip(plain_tip("\n".join(shown(p) for p in self.scope)))
             names = ", ".join(middle(shown(Path(p).name)) for p in self.scope[:3])
             more = f" and {len(self.scope) - 3} more" if len(self.scope) > 3 else ""
-            inside = f" (in collection {self.collection.name})" if self.collection else ""
-            self.scope_label.setText(f"Asking only: {names}{more}{inside}")
+            inside = f" (in collection {coll.name})" if coll else ""
+            self.scope_label.setText(f"{asks} only: {names}{more}{inside}")
         self.clear_scope_button.setText(
-            f"All of {as_written(self.collection.name)}" if self.collection else "All documents"
+            f"All of {as_written(coll.name)}" if coll else "All documents"
         )
         self.clear_scope_button.setVisible(bool(self.scope))
 
@@ -364,7 +372,10 @@ class ChatPane(QWidget):
         if self.streaming:
             return
         if self._next_collection is not None:  # chosen while the last answer streamed
+            scope = self.scope  # chosen for it since ("Ask about")
             self.set_collection(self._next_collection[0])
+            self.scope = scope
+            self._update_scope_label()
         self._freeze_upto(len(self.conversation.turns))
         self._start(question)
 
@@ -381,8 +392,12 @@ class ChatPane(QWidget):
         if anyway is None:
             anyway = last.answer is not None and last.answer.asked_anyway
         self._retrying = last
+        following = self.scope  # the next question's, when a collection waits for it
         self.set_scope([p for p in last.scope or [] if p not in self._forgotten])
         self._start(last.question, attempt=last.next_attempt, anyway=anyway)
+        if self._next_collection is not None:
+            self.scope = following
+            self._update_scope_label()
 
     def _start(self, question: str, *, attempt: int = 1, anyway: bool = False) -> None:
         conversation = self.conversation  # the worker's until it finishes
