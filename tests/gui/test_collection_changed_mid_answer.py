@@ -37,7 +37,7 @@ def test_a_collection_selected_while_an_answer_streams_is_the_one_the_next_quest
     fake.collections = slow_collections  # type: ignore[method-assign]
     window = make_window(fake)
     chat, bar = window.chat, window.library.collection_bar
-    with qtbot.waitSignal(window.health_changed, timeout=10_000):
+    with qtbot.waitSignal(window.health_changed, timeout=30_000):
         pass
     fake.answers = [answer("First."), answer("Second.")]
     fake.hold_answer.set()
@@ -46,8 +46,13 @@ def test_a_collection_selected_while_an_answer_streams_is_the_one_the_next_quest
         chat.ask("What is the travel budget?")  # asked before the collections came
         assert fake.answer_paused.wait(10)
         gate.set()
-        qtbot.waitUntil(lambda: bar.current_id == work, timeout=10_000)
-        with qtbot.waitSignal(chat.answer_finished, timeout=10_000):
+        qtbot.waitUntil(lambda: bar.current_id == work, timeout=30_000)
+        # ... and the chat has been told, while the answer streams
+        qtbot.waitUntil(
+            lambda: chat.scope_label.text() == "The next question asks: collection Work",
+            timeout=30_000,
+        )
+        with qtbot.waitSignal(chat.answer_finished, timeout=30_000):
             fake.release_answer.set()
     finally:
         gate.set()
@@ -57,7 +62,7 @@ def test_a_collection_selected_while_an_answer_streams_is_the_one_the_next_quest
     # ... and so must the chat: it says the next question asks Work (the answer just
     # written stays on screen), and asks it
     assert chat.scope_label.text() == "The next question asks: collection Work"
-    with qtbot.waitSignal(chat.answer_finished, timeout=10_000):
+    with qtbot.waitSignal(chat.answer_finished, timeout=30_000):
         chat.ask("And by train?")
     assert fake.asked_collections[-1] == work
     assert chat.collection is not None and chat.collection.id == work, chat.scope_label.text()

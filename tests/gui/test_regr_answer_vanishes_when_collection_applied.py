@@ -36,7 +36,7 @@ def test_the_answer_just_finished_stays_on_screen_when_the_collection_changed_me
     fake.collections = slow_collections  # type: ignore[method-assign]
     window = make_window(fake)
     chat, bar = window.chat, window.library.collection_bar
-    with qtbot.waitSignal(window.health_changed, timeout=10_000):
+    with qtbot.waitSignal(window.health_changed, timeout=30_000):
         pass
     fake.answers = [answer("The travel budget is 4200 euros.")]
     fake.hold_answer.set()
@@ -45,8 +45,13 @@ def test_the_answer_just_finished_stays_on_screen_when_the_collection_changed_me
         chat.ask("What is the travel budget?")
         assert fake.answer_paused.wait(10)
         gate.set()
-        qtbot.waitUntil(lambda: bar.current_id == work, timeout=10_000)
-        with qtbot.waitSignal(chat.answer_finished, timeout=10_000):
+        qtbot.waitUntil(lambda: bar.current_id == work, timeout=30_000)
+        # ... and the chat has been told, while the answer streams
+        qtbot.waitUntil(
+            lambda: chat.scope_label.text() == "The next question asks: collection Work",
+            timeout=30_000,
+        )
+        with qtbot.waitSignal(chat.answer_finished, timeout=30_000):
             fake.release_answer.set()
     finally:
         gate.set()
