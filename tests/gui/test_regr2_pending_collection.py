@@ -92,3 +92,21 @@ def test_a_collection_chosen_and_chosen_back_while_an_answer_streams_changes_not
         chat.ask("And by train?")
     assert fake.asked_collections[-1] is None or fake.asked_collections[-1] == ""
     assert fake.asked[-1][1] == ["/docs/budget.pdf"], fake.asked[-1]
+
+
+def test_the_bar_saying_again_what_waits_after_the_answer_leaves_it_waiting(
+    qtbot: Any, fake: FakeEngine, chat: ChatPane
+) -> None:
+    """The collections' list read again after the answer (the bar emits the collection
+    shown once more): it still waits for the next question, the answer stays on screen
+    (a .ci/run flake: the label said "Asking: collection Work" and the view was empty)."""
+    work = fake.create_collection("Work")
+    fake.answers = [answer("4200 euros."), answer("By train: 300 euros.")]
+    _answer_while(qtbot, fake, chat, lambda: chat.set_collection(work))
+    chat.set_collection(work)  # again, after the answer
+    assert chat.scope_label.text() == "The next question asks: collection Work"
+    assert "4200 euros" in chat.view.toPlainText()
+    with qtbot.waitSignal(chat.answer_finished, timeout=20_000):
+        chat.ask("And by train?")
+    assert fake.asked_collections[-1] == work.id
+    assert chat.scope_label.text() == "Asking: collection Work"

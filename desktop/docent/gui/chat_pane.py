@@ -247,6 +247,13 @@ class ChatPane(QWidget):
                 self.scope = list(conv.scope or []) if conv else []
             self._update_scope_label()
             return
+        waiting = self._next_collection
+        if waiting is not None and key == (waiting[0].id if waiting[0] else None):
+            # the bar saying again what waits (its list read again after the answer): it
+            # still waits for the next question, the answer on screen (review, a flake)
+            self._next_collection = (collection,)
+            self._update_scope_label()
+            return
         self._next_collection = None
         changed = key != (self.collection.id if self.collection else None)
         self.collection = collection
@@ -373,7 +380,8 @@ class ChatPane(QWidget):
             return
         if self._next_collection is not None:  # chosen while the last answer streamed
             scope = self.scope  # chosen for it since ("Ask about")
-            self.set_collection(self._next_collection[0])
+            (chosen,), self._next_collection = self._next_collection, None
+            self.set_collection(chosen)
             self.scope = scope
             self._update_scope_label()
         self._freeze_upto(len(self.conversation.turns))
