@@ -13,20 +13,13 @@ from pathlib import Path
 import pytest
 import qdrant_edge as qe
 
-from docent.core.config import load_settings
 from docent.core.engine import Engine
 from docent.core.errors import CollectionError, UnknownCollection
 from docent.core.index_events import IndexEvent, JobFinished
 from docent.core.models import DEFAULT_COLLECTION, DocState
 from docent.core.store import COLLECTIONS
 from docent.core.store_edge import EdgeStore
-from fake_embedder import FakeEmbedder
-
-TIMEOUT = 30.0
-
-
-def open_engine() -> Engine:
-    return Engine(load_settings(extract_in_subprocess=False), embedder=FakeEmbedder()).open()
+from watch_helpers import TIMEOUT, note, open_engine
 
 
 @pytest.fixture
@@ -34,13 +27,6 @@ def engine() -> Iterator[Engine]:
     eng = open_engine()
     yield eng
     eng.close()
-
-
-def note(folder: Path, name: str, words: str) -> Path:
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / name
-    path.write_text(f"{name}\n\nThe {words} note: {words} {words} and nothing else.\n")
-    return path
 
 
 def store_collections(eng: Engine, doc_id: str) -> set[tuple[str, ...]]:

@@ -5,21 +5,13 @@ wait for conditions with a timeout, and for quiet with Engine.wait_idle."""
 from __future__ import annotations
 
 import os
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from docent.core.config import load_settings
 from docent.core.engine import Engine
-from fake_embedder import FakeEmbedder
-
-TIMEOUT = 30.0
-
-
-def open_engine() -> Engine:
-    return Engine(load_settings(extract_in_subprocess=False), embedder=FakeEmbedder()).open()
+from watch_helpers import TIMEOUT, note, open_engine, wait_for
 
 
 @pytest.fixture
@@ -27,21 +19,6 @@ def engine() -> Iterator[Engine]:
     eng = open_engine()
     yield eng
     eng.close()
-
-
-def note(folder: Path, name: str, words: str) -> Path:
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / name
-    path.write_text(f"{name}\n\nThe {words} note: {words} {words} and nothing else.\n")
-    return path
-
-
-def wait_for(pred: Callable[[], bool], what: str, timeout: float = TIMEOUT) -> None:
-    deadline = time.monotonic() + timeout
-    while not pred():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        time.sleep(0.05)  # polling a condition, not synchronising on time
 
 
 def paths(eng: Engine) -> set[str]:

@@ -8,16 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from docent.core.config import load_settings
 from docent.core.engine import Engine
 from docent.core.watching import WatchError
-from fake_embedder import FakeEmbedder
-
-TIMEOUT = 30.0
-
-
-def open_engine() -> Engine:
-    return Engine(load_settings(extract_in_subprocess=False), embedder=FakeEmbedder()).open()
+from watch_helpers import TIMEOUT, note, open_engine
 
 
 @pytest.fixture
@@ -25,13 +18,6 @@ def engine() -> Iterator[Engine]:
     eng = open_engine()
     yield eng
     eng.close()
-
-
-def note(folder: Path, name: str, words: str) -> Path:
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / name
-    path.write_text(f"{name}\n\nThe {words} note: {words} {words} and nothing else.\n")
-    return path
 
 
 def test_the_same_folder_through_a_link_is_not_watched_twice(

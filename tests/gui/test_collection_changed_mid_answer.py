@@ -3,7 +3,8 @@ the user, but the window sets it itself: the collection Docent was closed in, se
 once the collections are read; a collection just made, selected when the engine has made
 it). The chat refused the change (``set_collection`` while streaming) and nothing gave it
 to the chat afterwards: the library and the status bar showed "Work", while the chat went
-on asking every collection, question after question."""
+on asking every collection, question after question. Switching at the answer's end took
+the answer off the screen: the next question asks it, the label says so."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from typing import Any
 
 from fakes import FakeEngine, answer
 from PySide6.QtCore import QSettings
+from PySide6.QtWidgets import QApplication
 
 
 def test_a_collection_selected_while_an_answer_streams_is_the_one_the_next_question_asks(
@@ -39,7 +41,7 @@ def test_a_collection_selected_while_an_answer_streams_is_the_one_the_next_quest
     chat, bar = window.chat, window.library.collection_bar
     with qtbot.waitSignal(window.health_changed, timeout=30_000):
         pass
-    fake.answers = [answer("First."), answer("Second.")]
+    fake.answers = [answer("The travel budget is 4200 euros."), answer("Second.")]
     fake.hold_answer.set()
     try:
         assert bar.current_id != work  # the collections are not read yet
@@ -62,6 +64,9 @@ def test_a_collection_selected_while_an_answer_streams_is_the_one_the_next_quest
     # ... and so must the chat: it says the next question asks Work (the answer just
     # written stays on screen), and asks it
     assert chat.scope_label.text() == "The next question asks: collection Work"
+    QApplication.processEvents()  # what the answer's end posted
+    shown = chat.view.toPlainText()  # switching at the answer's end took it off (review)
+    assert "What is the travel budget?" in shown and "4200 euros" in shown, shown
     with qtbot.waitSignal(chat.answer_finished, timeout=30_000):
         chat.ask("And by train?")
     assert fake.asked_collections[-1] == work
