@@ -80,6 +80,18 @@ def drain(qtbot: Any) -> Iterator[None]:
 
 
 @pytest.fixture
+def chat(qtbot: Any, fake: FakeEngine, drain: None) -> Iterator[Any]:
+    """The chat pane alone, on the fake engine, shown."""
+    from docent.gui.chat_pane import ChatPane
+
+    pane = ChatPane(fake)
+    qtbot.addWidget(pane)
+    pane.show()
+    yield pane
+    pane.stop()
+
+
+@pytest.fixture
 def make_window(qtbot: Any) -> Iterator[Callable[..., Any]]:
     """``make_window(engine)``: the main window, shown; its workers are drained at the end."""
     from docent.gui.main_window import MainWindow

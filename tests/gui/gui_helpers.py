@@ -74,3 +74,10 @@ def started(qtbot: Any, engine: Any, make_window: Any) -> Any:
         pass
     qtbot.waitUntil(lambda: "document" in window.docs_label.text(), timeout=10_000)
     return window
+
+
+def ask_and_wait(qtbot: Any, chat: Any, question: str) -> Any:
+    """Ask on the chat pane and wait for its answer: the finished Turn."""
+    with qtbot.waitSignal(chat.answer_finished, timeout=10_000) as done:
+        chat.ask(question)
+    return done.args[0]

@@ -5,7 +5,6 @@ text, with no chip to open the passage they cite."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -13,15 +12,6 @@ from fakes import FakeEngine, answer, citation
 
 from docent.core.citations import cited_numbers
 from docent.gui.chat_pane import ChatPane
-
-
-@pytest.fixture
-def chat(qtbot: Any, fake: FakeEngine, drain: None) -> Iterator[ChatPane]:
-    pane = ChatPane(fake)
-    qtbot.addWidget(pane)
-    pane.show()
-    yield pane
-    pane.stop()
 
 
 @pytest.mark.parametrize("marker", ["[1-2]", "[1–2]", "[1; 2]", "[ 1, 2 ]"])

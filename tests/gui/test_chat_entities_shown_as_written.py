@@ -6,22 +6,11 @@ them. A question about ``&lt;br&gt;`` was shown as asking about ``<br>``, and a 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
-import pytest
 from fakes import FakeEngine, answer, citation
 
 from docent.gui.chat_pane import ChatPane
-
-
-@pytest.fixture
-def chat(qtbot: Any, fake: FakeEngine, drain: None) -> Iterator[ChatPane]:
-    pane = ChatPane(fake)
-    qtbot.addWidget(pane)
-    pane.show()
-    yield pane
-    pane.stop()
 
 
 def test_a_question_about_html_entities_is_shown_as_typed(

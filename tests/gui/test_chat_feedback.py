@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 from fakes import FakeEngine, answer, citation
+from gui_helpers import ask_and_wait
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QAbstractSlider
 
@@ -26,12 +27,6 @@ def chat(qtbot: Any, fake: FakeEngine, drain: None) -> Iterator[ChatPane]:
     qtbot.waitExposed(pane)
     yield pane
     pane.stop()
-
-
-def ask(qtbot: Any, chat: ChatPane, question: str) -> Any:
-    with qtbot.waitSignal(chat.answer_finished, timeout=10_000) as done:
-        chat.ask(question)
-    return done.args[0]
 
 
 def test_the_wait_says_its_stage_and_the_time_so_far(
@@ -98,7 +93,7 @@ def test_a_first_answer_that_stands_after_the_tries_says_so(
     first = answer("The lunar rover carried penguins.")
     first.attempt, first.attempts, first.model = 1, 3, "tiny:1b"
     fake.answers = [first]
-    ask(qtbot, chat, "How fast is the timer?")
+    ask_and_wait(qtbot, chat, "How fast is the timer?")
     assert (
         "Docent asked tiny:1b again (asked 3 times); no later answer had a sentence your "
         "documents clearly say, so this first one stands." in chat.view.toPlainText()
@@ -127,7 +122,7 @@ def test_retry_keeps_the_earlier_answer_until_the_new_one_is_in(
         answer("> The page size is 65536 bytes. [1]", [quoted], mode="extractive"),
         answer("It is 12 [1].", [citation(1, "/d/other.pdf", 9)]),
     ]
-    first = ask(qtbot, chat, "How big is a page?")
+    first = ask_and_wait(qtbot, chat, "How big is a page?")
     fake.hold_answer.set()
     chat.retry_last()
     assert fake.answer_paused.wait(10)
@@ -158,7 +153,7 @@ def test_a_retry_that_fails_leaves_the_earlier_answer_shown(
     qtbot: Any, fake: FakeEngine, chat: ChatPane
 ) -> None:
     fake.answers = [answer("Quoted [1].", [citation(1, "/d/a.pdf")], mode="extractive")]
-    first = ask(qtbot, chat, "Why?")
+    first = ask_and_wait(qtbot, chat, "Why?")
     fake.answers = [RuntimeError("Ollama went away again")]
     with qtbot.waitSignal(chat.answer_finished, timeout=10_000) as done:
         chat.retry_last()
@@ -174,10 +169,10 @@ def test_the_view_follows_new_text_until_the_user_scrolls_up(
 ) -> None:
     bar = chat.view.verticalScrollBar()
     fake.answers = [answer(LONG), answer(LONG), answer(LONG)]
-    ask(qtbot, chat, "first")
+    ask_and_wait(qtbot, chat, "first")
     assert bar.maximum() > 0, "the answer should not fit: nothing to follow"
     assert bar.value() == bar.maximum() and chat.view.following
-    ask(qtbot, chat, "second")
+    ask_and_wait(qtbot, chat, "second")
     assert bar.value() == bar.maximum(), "the next answer was left below the fold"
     # while the third streams in, the user scrolls up to read: the view stays there
     fake.hold_answer.set()
@@ -207,7 +202,7 @@ def test_a_stopped_answer_and_a_cut_one_do_not_look_finished(
     cut = answer("The CPU VAX-11/78", model="smollm2:135m")
     cut.partial, cut.reason = True, "The model stopped: it reached its length limit."
     fake.answers = [cut]
-    ask(qtbot, chat, "Which CPU?")
+    ask_and_wait(qtbot, chat, "Which CPU?")
     shown = chat.view.toPlainText()
     assert "⚠ Incomplete answer: The model stopped" in shown
     assert "Answered by" not in shown
@@ -225,12 +220,12 @@ def test_new_conversation_starts_over_without_the_old_scope(
 ) -> None:
     chat.set_scope(["/docs/a.pdf"])
     fake.answers = [answer("About a.")]
-    ask(qtbot, chat, "first topic")
+    ask_and_wait(qtbot, chat, "first topic")
     with qtbot.waitSignal(chat.conversation_changed, timeout=10_000):
         assert chat.new_conversation()
     assert chat.turns == [] and chat.scope == [] and chat.view.toPlainText() == ""
     fake.answers = [answer("About b.")]
-    turn = ask(qtbot, chat, "another topic")
+    turn = ask_and_wait(qtbot, chat, "another topic")
     assert turn.number == 1 and fake.asked[-1][1] is None
 
 

@@ -5,11 +5,10 @@ whose chips turned into raw ``[\\[1\\]](cite:2.1)`` text inside the code block."
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
-import pytest
 from fakes import FakeEngine, answer, citation
+from gui_helpers import ask_and_wait
 
 from docent.core.models import Collection
 from docent.gui.chat_pane import ChatPane
@@ -17,21 +16,6 @@ from docent.gui.chat_pane import ChatPane
 #: The fake streams word by word and (hold_answer) pauses after the first "word": the
 #: model has opened a code block and written its first line when Stop is pressed.
 CODE_ANSWER = "Type:\n\n```\nset cpu 11/70\n```\n\nthen boot it [1]."
-
-
-@pytest.fixture
-def chat(qtbot: Any, fake: FakeEngine, drain: None) -> Iterator[ChatPane]:
-    pane = ChatPane(fake)
-    qtbot.addWidget(pane)
-    pane.show()
-    yield pane
-    pane.stop()
-
-
-def ask(qtbot: Any, chat: ChatPane, question: str) -> Any:
-    with qtbot.waitSignal(chat.answer_finished, timeout=10_000) as done:
-        chat.ask(question)
-    return done.args[0]
 
 
 def stopped_inside_code(qtbot: Any, fake: FakeEngine, chat: ChatPane) -> Any:
@@ -63,9 +47,9 @@ def test_turns_after_an_answer_cut_inside_code_keep_their_chips_when_drawn_again
 ) -> None:
     stopped_inside_code(qtbot, fake, chat)
     fake.answers = [answer("The CPU is a KA780 [1].", [citation(1, "/d/manual.pdf")])]
-    ask(qtbot, chat, "Which CPU is it?")
+    ask_and_wait(qtbot, chat, "Which CPU is it?")
     fake.answers = [answer("It has 8 MB of memory [1].", [citation(1, "/d/manual.pdf")])]
-    ask(qtbot, chat, "How much memory?")
+    ask_and_wait(qtbot, chat, "How much memory?")
     assert 'href="cite:2.1"' in chat.view.toHtml()
     # another collection's conversation is shown, then this one again
     chat.set_collection(Collection("c1-work", "Work"))

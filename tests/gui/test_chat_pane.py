@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
-import pytest
 from fakes import FakeEngine, answer, citation
-from gui_helpers import shown_tip
+from gui_helpers import ask_and_wait, shown_tip
 from PySide6.QtCore import QUrl
 from PySide6.QtGui import QTextCharFormat
 
@@ -15,21 +13,6 @@ from docent.core.errors import AmbiguousFile
 from docent.core.models import Hit
 from docent.gui.chat_pane import ChatPane
 from docent.gui.messages import Message, bridge
-
-
-@pytest.fixture
-def chat(qtbot: Any, fake: FakeEngine, drain: None) -> Iterator[ChatPane]:
-    pane = ChatPane(fake)
-    qtbot.addWidget(pane)
-    pane.show()
-    yield pane
-    pane.stop()
-
-
-def ask(qtbot: Any, chat: ChatPane, question: str) -> Any:
-    with qtbot.waitSignal(chat.answer_finished, timeout=10_000) as done:
-        chat.ask(question)
-    return done.args[0]
 
 
 def test_an_answer_streams_in_then_shows_chips_and_its_footer(
@@ -60,7 +43,7 @@ def test_matched_chips_are_outlined_and_the_footer_says_why(
 ) -> None:
     cites = [citation(1, "/d/a.pdf"), citation(2, "/d/a.pdf", 3, source="matched")]
     fake.answers = [answer("The timer counts at 60Hz [1]. It traps on overflow [2].", cites)]
-    turn = ask(qtbot, chat, "How fast is the timer?")
+    turn = ask_and_wait(qtbot, chat, "How fast is the timer?")
     assert turn.answer.citation(2).source == "matched"
     html = chat.view.toHtml()
     assert 'href="cite:1.2"' in html and 'href="cite:1.1"' in html
@@ -88,12 +71,12 @@ def test_the_footer_tells_an_uncited_sentence_from_a_badly_cited_one(
             uncited=[bare],
         )
     ]
-    ask(qtbot, chat, "How fast is the timer?")
+    ask_and_wait(qtbot, chat, "How fast is the timer?")
     text = " ".join(chat.view.toPlainText().split())
     assert "1 sentence is not clearly supported by its citation" in text
     assert "1 sentence cites nothing, and no passage offered to the model supports it" in text
     fake.answers = [answer(bare, unsupported=[bare], uncited=[bare])]
-    ask(qtbot, chat, "Where was it designed?")
+    ask_and_wait(qtbot, chat, "Where was it designed?")
     last = " ".join(chat.view.toPlainText().split()).rsplit("Where was it designed?", 1)[1]
     assert "cites nothing" in last and "by its citation" not in last
 
@@ -104,7 +87,7 @@ def test_the_part_of_a_cited_sentence_its_passage_does_not_say_is_underlined(
     made_up = "and it was designed in Norway by elves"
     sentence = f"The timer counts at 60Hz, {made_up} [1]."
     fake.answers = [answer(sentence, [citation(1, "/d/a.pdf", source="matched")], unsaid=[made_up])]
-    ask(qtbot, chat, "How fast is the timer?")
+    ask_and_wait(qtbot, chat, "How fast is the timer?")
     doc = chat.view.document()
     part = doc.find("designed in Norway").charFormat()
     assert part.underlineStyle() == QTextCharFormat.UnderlineStyle.WaveUnderline
@@ -128,7 +111,7 @@ def test_a_whole_answer_match_is_named_in_the_footer(
             answer_match=2,
         )
     ]
-    ask(qtbot, chat, "How fast is the timer?")
+    ask_and_wait(qtbot, chat, "How fast is the timer?")
     text = " ".join(chat.view.toPlainText().split())
     assert "Docent matched [2] to the answer as a whole (outlined)" in text
     assert "to the sentence it supports" not in text  # not claimed for any one sentence
@@ -138,7 +121,7 @@ def test_a_whole_answer_match_is_named_in_the_footer(
 def test_an_answer_cut_for_looping_says_so(qtbot: Any, fake: FakeEngine, chat: ChatPane) -> None:
     why = "The answer was cut because the model began repeating a sentence."
     fake.answers = [answer(f"The timer counts at 60Hz [1].\n\n({why})", cut=why)]
-    ask(qtbot, chat, "How fast is the timer?")
+    ask_and_wait(qtbot, chat, "How fast is the timer?")
     text = chat.view.toPlainText()
     assert why in text and text.count("60Hz") == 1
 
@@ -165,7 +148,7 @@ def test_a_failed_question_is_a_turn_with_its_reason(
     bridge().message_posted.connect(posted.append)
     bridge().attach()
     fake.answers = [AmbiguousFile("notes", ["/a/notes.txt", "/b/notes.txt"])]
-    turn = ask(qtbot, chat, "What do the notes say?")
+    turn = ask_and_wait(qtbot, chat, "What do the notes say?")
     assert turn.error.startswith("'notes' matches 2 documents") and turn.answer is None
     assert "Could not answer:" in chat.view.toPlainText()
     assert any(m.level == "error" and "could not be answered" in m.text for m in posted)
@@ -181,7 +164,7 @@ def test_an_extractive_answer_says_why_under_it(
             "> a quoted passage [1]", [citation(1, "/d/x.pdf")], mode="extractive", reason=reason
         )
     ]
-    ask(qtbot, chat, "Anything?")
+    ask_and_wait(qtbot, chat, "Anything?")
     shown = chat.view.toPlainText()
     assert "Quoted from your documents: Ollama is not running" in shown and "ollama serve" in shown
     assert chat.last_answer() is not None
@@ -194,7 +177,7 @@ def test_an_extractive_answer_says_why_under_it(
             reason=reason,
         )
     ]
-    ask(qtbot, chat, "Anything else?")
+    ask_and_wait(qtbot, chat, "Anything else?")
     last = chat.view.toPlainText().split("Anything else?")[-1]
     assert last.count("Ollama is not running") == 1 and "Quoted from your documents." in last
 
@@ -203,8 +186,8 @@ def test_clicking_a_chip_names_the_turn_and_the_citation(
     qtbot: Any, fake: FakeEngine, chat: ChatPane
 ) -> None:
     fake.answers = [answer("One [1].", [citation(1, "/d/a.pdf")]), answer("Two [2].")]
-    ask(qtbot, chat, "first")
-    ask(qtbot, chat, "second")
+    ask_and_wait(qtbot, chat, "first")
+    ask_and_wait(qtbot, chat, "second")
     assert 'href="cite:2.2"' in chat.view.toHtml()
     with qtbot.waitSignal(chat.citation_activated) as clicked:
         chat.view.link_activated.emit(QUrl("cite:1.1"))
@@ -217,18 +200,18 @@ def test_scope_and_model_go_with_the_question(qtbot: Any, fake: FakeEngine, chat
     chat.set_scope(["/docs/a.pdf", "/docs/b.pdf"])
     assert "a.pdf, b.pdf" in chat.scope_label.text() and chat.clear_scope_button.isVisibleTo(chat)
     fake.answers = [answer("Scoped."), answer("Everywhere.")]
-    turn = ask(qtbot, chat, "in these?")
+    turn = ask_and_wait(qtbot, chat, "in these?")
     assert fake.asked[-1] == ("in these?", ["/docs/a.pdf", "/docs/b.pdf"], "other:7b")
     assert turn.scope == ["/docs/a.pdf", "/docs/b.pdf"]
     assert "(in a.pdf, b.pdf)" in chat.view.toPlainText()
     chat.clear_scope_button.click()
-    ask(qtbot, chat, "and everywhere?")
+    ask_and_wait(qtbot, chat, "and everywhere?")
     assert fake.asked[-1][1] is None, "an empty scope clears the conversation's scope"
 
 
 def test_retry_asks_the_last_question_again(qtbot: Any, fake: FakeEngine, chat: ChatPane) -> None:
     fake.answers = [answer("Quoted.", mode="extractive"), answer("Now generated.")]
-    ask(qtbot, chat, "Why?")
+    ask_and_wait(qtbot, chat, "Why?")
     with qtbot.waitSignal(chat.answer_finished, timeout=10_000) as done:
         chat.retry_last()
     assert [t.question for t in chat.conversation.turns] == ["Why?"]
@@ -251,7 +234,7 @@ def test_an_answer_withheld_on_retrievals_verdict_can_be_asked_anyway(
     # as the window does, once it has checked Ollama
     chat.anyway_requested.connect(lambda: chat.retry_last(anyway=True))
     chat.retry_requested.connect(chat.retry_last)
-    ask(qtbot, chat, "How do I make it run a script at start?")
+    ask_and_wait(qtbot, chat, "How do I make it run a script at start?")
     bar = chat.answer_bar
     assert bar.anyway_button.isVisibleTo(chat) and not bar.retry_button.isVisibleTo(chat)
     with qtbot.waitSignal(chat.answer_finished, timeout=10_000) as done:
@@ -274,7 +257,7 @@ def test_an_answer_the_model_found_nothing_for_offers_retry_not_ask_anyway(
     found_nothing = answer("The model found no answer.", mode="abstained", model="fake-model")
     found_nothing.offered = [Hit("c1", "d1", "a.pdf", "/d/a.pdf", 4, 4, 0, 1.0, "A passage.")]
     fake.answers = [found_nothing]
-    ask(qtbot, chat, "Why?")
+    ask_and_wait(qtbot, chat, "Why?")
     bar = chat.answer_bar
     assert bar.retry_button.isVisibleTo(chat) and not bar.anyway_button.isVisibleTo(chat)
 
@@ -286,7 +269,7 @@ def test_export_during_a_retry_keeps_the_turn_asked_again(
     the view still shows it: Export meanwhile left it out (review: with one turn, "There
     is no conversation to export yet")."""
     fake.answers = [answer("The first answer says red."), answer("The second says blue.")]
-    ask(qtbot, chat, "What colour is the box?")
+    ask_and_wait(qtbot, chat, "What colour is the box?")
     fake.hold_answer.set()
     chat.retry_last()
     assert fake.answer_paused.wait(10)
@@ -303,9 +286,9 @@ def test_export_is_the_conversations_own_markdown(
     qtbot: Any, fake: FakeEngine, chat: ChatPane
 ) -> None:
     fake.answers = [answer("It is red [1].", [citation(1, "/d/colours.pdf", 3, "The box is red.")])]
-    ask(qtbot, chat, "What colour is the box?")
+    ask_and_wait(qtbot, chat, "What colour is the box?")
     fake.answers = [RuntimeError("model crashed")]
-    ask(qtbot, chat, "And the lid?")
+    ask_and_wait(qtbot, chat, "And the lid?")
     md = chat.export_markdown()
     assert md == chat.conversation.to_markdown()
     assert "## 1. What colour is the box?" in md and "[1] colours.pdf, p.3" in md
@@ -348,7 +331,7 @@ def test_docents_own_words_in_an_extractive_answer_are_formatted_the_passages_ar
     quotes = citations_for([1], [hit], "retrieved")
     text = extractive_text("claims?", quotes, "Ollama is not running.", "smollm2:135m")
     fake.answers = [answer(text, [citation(1, "/d/odd**name**.pdf", 2)], mode="extractive")]
-    ask(qtbot, chat, "claims?")
+    ask_and_wait(qtbot, chat, "claims?")
     shown = chat.view.toPlainText()
     assert "Not generated — no language model answered." in shown
     assert "**Not generated" not in shown and "`ollama serve`" not in shown, shown
@@ -389,7 +372,7 @@ def test_an_answer_nothing_supports_says_so_and_shows_the_passages_beneath_it(
             unsupported_answer=True,
         )
     ]
-    ask(qtbot, chat, "Who designed the timer?")
+    ask_and_wait(qtbot, chat, "Who designed the timer?")
     shown = " ".join(chat.view.toPlainText().split())
     assert shown.index("Not supported by your documents.") < shown.index("twelve penguins")
     assert shown.index("twelve penguins") < shown.index("What your documents say:")

@@ -10,23 +10,12 @@ gives the chat the bar's collection):
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import replace
 from typing import Any
 
-import pytest
 from fakes import FakeEngine, answer
 
 from docent.gui.chat_pane import ChatPane
-
-
-@pytest.fixture
-def chat(qtbot: Any, fake: FakeEngine, drain: None) -> Iterator[ChatPane]:
-    pane = ChatPane(fake)
-    qtbot.addWidget(pane)
-    pane.show()
-    yield pane
-    pane.stop()
 
 
 def _answer_while(qtbot: Any, fake: FakeEngine, chat: ChatPane, during: Any) -> None:

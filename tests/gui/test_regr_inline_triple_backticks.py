@@ -8,11 +8,10 @@ rendered fine."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
-import pytest
 from fakes import FakeEngine, answer, citation
+from gui_helpers import ask_and_wait
 
 from docent.gui.chat_pane import ChatPane
 from docent.gui.turn_markdown import close_fences
@@ -24,26 +23,11 @@ def test_close_fences_leaves_an_inline_triple_backtick_span_alone() -> None:
     assert close_fences(INLINE) == INLINE
 
 
-@pytest.fixture
-def chat(qtbot: Any, fake: FakeEngine, drain: None) -> Iterator[ChatPane]:
-    pane = ChatPane(fake)
-    qtbot.addWidget(pane)
-    pane.show()
-    yield pane
-    pane.stop()
-
-
-def ask(qtbot: Any, chat: ChatPane, question: str) -> Any:
-    with qtbot.waitSignal(chat.answer_finished, timeout=10_000) as done:
-        chat.ask(question)
-    return done.args[0]
-
-
 def test_the_footer_under_an_inline_triple_backtick_answer_is_not_drawn_as_code(
     qtbot: Any, fake: FakeEngine, chat: ChatPane
 ) -> None:
     fake.answers = [answer(INLINE, [citation(1, "/d/manual.pdf")])]
-    ask(qtbot, chat, "How do I list the files?")
+    ask_and_wait(qtbot, chat, "How do I list the files?")
     shown = chat.view.toPlainText()
     assert "Answered by" in shown
     # drawn as a note (italic), not as its Markdown source inside a code block
