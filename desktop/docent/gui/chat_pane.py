@@ -228,7 +228,8 @@ class ChatPane(QWidget):
 
     def set_collection(self, collection: Collection | None) -> None:
         """Ask ``collection`` from now on (None: all), in its own conversation: the one
-        started there earlier comes back. Not while an answer streams."""
+        started there earlier comes back. Chosen while an answer streams, it waits for the
+        next question (``ask``), the answer staying on screen."""
         key = collection.id if collection else None
         if self.streaming:
             # the next question asks it: switching now would take the answer being
