@@ -3,12 +3,16 @@ embedder on a real folder, a note file, and polling a condition with a timeout."
 
 from __future__ import annotations
 
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from docent.core.config import load_settings
 from docent.core.engine import Engine
+from docent.core.index_events import IndexEvent, JobStarted
+from docent.core.jobs import IndexQueue
 from fake_embedder import FakeEmbedder
 
 TIMEOUT = 30.0
@@ -31,3 +35,25 @@ def wait_for(pred: Callable[[], bool], what: str, timeout: float = TIMEOUT) -> N
         if time.monotonic() > deadline:
             raise AssertionError(f"timed out waiting for {what}")
         time.sleep(0.05)  # polling a condition, not synchronising on time
+
+
+@contextmanager
+def queue_held(eng: Engine) -> Iterator[IndexQueue]:
+    """The queue busy with a job of its own (held at its start) while the body queues
+    what a user and the watcher would meanwhile; released at the end."""
+    q = eng.queue
+    gate, started = threading.Event(), threading.Event()
+    busy = q.resume()
+
+    def hold(event: IndexEvent) -> None:
+        if isinstance(event, JobStarted) and event.job is busy:
+            started.set()
+            gate.wait(TIMEOUT)
+
+    unsubscribe = eng.subscribe(hold)
+    try:
+        assert started.wait(TIMEOUT)
+        yield q
+    finally:
+        gate.set()
+        unsubscribe()

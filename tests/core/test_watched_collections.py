@@ -6,15 +6,14 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 
 from docent.core.engine import Engine
-from docent.core.index_events import DocumentProgressed, IndexEvent, JobStarted
+from docent.core.index_events import DocumentProgressed, IndexEvent
 from docent.core.models import DEFAULT_COLLECTION
-from watch_helpers import TIMEOUT, note, open_engine, wait_for
+from watch_helpers import TIMEOUT, note, open_engine, queue_held, wait_for
 
 
 @pytest.fixture
@@ -22,26 +21,6 @@ def engine() -> Iterator[Engine]:
     eng = open_engine()
     yield eng
     eng.close()
-
-
-@contextmanager
-def queue_held(eng: Engine) -> Iterator[None]:
-    """The queue busy with a job of its own, held at its start, while the body runs."""
-    gate, started = threading.Event(), threading.Event()
-    busy = eng.queue.resume()
-
-    def hold(event: IndexEvent) -> None:
-        if isinstance(event, JobStarted) and event.job is busy:
-            started.set()
-            gate.wait(TIMEOUT)
-
-    unsubscribe = eng.subscribe(hold)
-    try:
-        assert started.wait(TIMEOUT)
-        yield
-    finally:
-        gate.set()
-        unsubscribe()
 
 
 def test_removing_a_collection_whose_folder_sweep_is_still_queued_leaves_nothing_behind(

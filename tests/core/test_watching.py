@@ -14,7 +14,6 @@ import shutil
 import threading
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -28,6 +27,7 @@ from docent.core.models import DocState
 from docent.core.textcache import sha256_file
 from docent.core.watching import FolderState, FolderStatus, WatchError
 from fake_embedder import FakeEmbedder
+from watch_helpers import queue_held
 
 TIMEOUT = 30.0
 WORDS = [
@@ -156,30 +156,6 @@ def write_slowly(path: Path, text: str, pieces: int = 20, pause: float = 0.1) ->
             fh.flush()
             os.fsync(fh.fileno())
             time.sleep(pause)
-
-
-@contextmanager
-def queue_held(eng: Engine) -> Iterator[IndexQueue]:
-    """The queue busy with a job of its own (held at its start) while the body queues
-    what a user and the watcher would meanwhile; released at the end."""
-    from docent.core.index_events import JobStarted
-
-    q = eng.queue
-    gate, started = threading.Event(), threading.Event()
-    busy = q.resume()
-
-    def hold(event: IndexEvent) -> None:
-        if isinstance(event, JobStarted) and event.job is busy:
-            started.set()
-            gate.wait(TIMEOUT)
-
-    unsubscribe = eng.subscribe(hold)
-    try:
-        assert started.wait(TIMEOUT)
-        yield q
-    finally:
-        gate.set()
-        unsubscribe()
 
 
 # Events ---------------------------------------------------------------------------
