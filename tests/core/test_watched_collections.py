@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from docent.core.catalog import Catalog
 from docent.core.engine import Engine
 from docent.core.index_events import DocumentProgressed, IndexEvent
 from docent.core.models import DEFAULT_COLLECTION
@@ -100,6 +101,49 @@ def test_a_document_taken_out_of_its_watched_folders_collection_stays_out(
     engine.watcher.sweep_now()  # what the periodic sweep does
     assert engine.wait_idle(TIMEOUT)
     assert {d.file_name for d in engine.documents()} == {"b.txt"}, "a.txt came back"
+
+
+def test_a_document_taken_out_of_its_folders_collection_but_kept_in_another_stays_out(
+    engine: Engine, tmp_path: Path
+) -> None:
+    """In its watched folder's collection (Work) and in one the user added it to
+    (Project), the user takes it out of Work: it stays in the library (Project holds it),
+    and neither the next save of the file nor the folder's sweep puts it back in Work;
+    adding it to Work again by hand does."""
+    work_dir = tmp_path / "work"
+    a = note(work_dir, "a.txt", "alpha")
+    work = engine.create_collection("Work")
+    proj = engine.create_collection("Project")
+    engine.watch(work_dir, work.id)
+    engine.start_watching()
+    assert engine.wait_idle(TIMEOUT)
+    engine.submit_index([str(a)], collection=proj.id)
+    assert engine.wait_idle(TIMEOUT)
+    [rec] = engine.documents()
+    assert rec.collections == sorted([work.id, proj.id])
+    engine.submit_leave([str(a)], work.id)
+    assert engine.wait_idle(TIMEOUT)
+    [rec] = engine.documents()
+    assert rec.collections == [proj.id]
+    a.write_text(a.read_text() + "An edit.\n")  # the watcher re-indexes it
+    wait_for(lambda: "An edit" in engine.dump(str(a)), "the edit indexed")
+    assert engine.wait_idle(TIMEOUT)
+    [rec] = engine.documents()
+    assert rec.collections == [proj.id], "the edit put it back into the collection it left"
+    assert engine.watcher is not None
+    engine.watcher.sweep_now()
+    assert engine.wait_idle(TIMEOUT)
+    [rec] = engine.documents()
+    assert rec.collections == [proj.id], "the sweep put it back into the collection it left"
+    engine.submit_index([str(a)], collection=work.id)  # the user adds it back
+    assert engine.wait_idle(TIMEOUT)
+    [rec] = engine.documents()
+    assert rec.collections == sorted([work.id, proj.id])
+    a.write_text(a.read_text() + "Another edit.\n")
+    wait_for(lambda: "Another edit" in engine.dump(str(a)), "the second edit indexed")
+    assert engine.wait_idle(TIMEOUT)
+    [rec] = engine.documents()
+    assert rec.collections == sorted([work.id, proj.id]), "added back, it left Work again"
 
 
 def test_watching_a_watched_folder_into_another_collection_moves_its_files(
@@ -233,3 +277,27 @@ def test_an_editors_backup_save_keeps_the_document_and_its_collections(
     [after] = engine.documents()
     assert after.collections == before.collections, "it left Project"
     assert after.doc_id == before.doc_id
+
+
+def test_a_left_collection_is_forgotten_when_the_document_joins_it_again_or_goes(
+    tmp_path: Path,
+) -> None:
+    """What ``leave_collection`` remembers lasts while the document stays out of that
+    collection: joining it again (by any way in), its removal, or the collection's
+    removal forgets it, so a later move into that folder is not refused."""
+    cat = Catalog(tmp_path / "catalog.db")
+    work = cat.create_collection("Work").id
+    proj = cat.create_collection("Project").id
+    cat.set_collections("d1", [proj])
+    cat.leave_collection("d1", work)
+    cat.leave_collection("d2", work)
+    cat.leave_collection("d3", work)
+    assert cat.has_left("d1", work)
+    cat.set_collections("d1", [proj, work])
+    assert not cat.has_left("d1", work)
+    cat.delete("d2")
+    assert not cat.has_left("d2", work)
+    assert cat.has_left("d3", work)
+    cat.delete_collection(work)
+    assert not cat.has_left("d3", work)
+    cat.close()

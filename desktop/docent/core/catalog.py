@@ -240,6 +240,7 @@ class Catalog(CollectionCatalog):
         with self._transaction() as db:
             db.execute("DELETE FROM documents WHERE doc_id = ?", (doc_id,))
             db.execute("DELETE FROM memberships WHERE doc_id = ?", (doc_id,))
+            db.execute("DELETE FROM left_collections WHERE doc_id = ?", (doc_id,))
             db.execute("DELETE FROM payload_stale WHERE doc_id = ?", (doc_id,))
 
     # Left out ----------------------------------------------------------------

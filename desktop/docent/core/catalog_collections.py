@@ -6,6 +6,9 @@ Tables (added to any catalog on open, so an older library opens as it was):
   (id ``default``) always exists and takes documents added with no collection;
 - ``memberships(doc_id, collection_id)``: a document is in one or more collections;
 - ``folder_collections(folder, collection_id)``: the collection a watched folder's files join;
+- ``left_collections(doc_id, collection_id)``: a document the user took out of its watched
+  folder's collection while another collection kept it: the folder's events and sweeps
+  leave it out of that one until the user adds it there again;
 - ``payload_stale(doc_id)``: documents whose memberships changed in the catalog but maybe
   not yet in the store's payloads (set in the same transaction as the change, cleared once
   the store has it; ``collections.sync_payloads`` finishes what a crash left).
@@ -44,6 +47,11 @@ CREATE INDEX IF NOT EXISTS memberships_collection ON memberships(collection_id);
 CREATE TABLE IF NOT EXISTS folder_collections (
     folder TEXT PRIMARY KEY,
     collection_id TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS left_collections (
+    doc_id TEXT NOT NULL,
+    collection_id TEXT NOT NULL,
+    PRIMARY KEY (doc_id, collection_id)
 );
 CREATE TABLE IF NOT EXISTS payload_stale (doc_id TEXT PRIMARY KEY);
 """
@@ -202,6 +210,7 @@ class CollectionCatalog:
         with self._transaction() as db:
             db.execute("DELETE FROM memberships WHERE collection_id = ?", (collection_id,))
             db.execute("DELETE FROM folder_collections WHERE collection_id = ?", (collection_id,))
+            db.execute("DELETE FROM left_collections WHERE collection_id = ?", (collection_id,))
             self._bindings = None
             db.execute("DELETE FROM collections WHERE id = ?", (collection_id,))
 
@@ -225,7 +234,29 @@ class CollectionCatalog:
                 "INSERT INTO memberships (doc_id, collection_id) VALUES (?, ?)",
                 [(doc_id, cid) for cid in ids],
             )
+            db.executemany(  # in it again: no longer left
+                "DELETE FROM left_collections WHERE doc_id = ? AND collection_id = ?",
+                [(doc_id, cid) for cid in ids],
+            )
             db.execute("INSERT OR IGNORE INTO payload_stale (doc_id) VALUES (?)", (doc_id,))
+
+    def leave_collection(self, doc_id: str, collection_id: str) -> None:
+        """The user took the document out of ``collection_id``, its watched folder's: the
+        folder does not put it back (``has_left``) until it joins that collection again
+        (``set_collections``: the user added it there)."""
+        with self._lock:
+            self._db.execute(
+                "INSERT OR IGNORE INTO left_collections (doc_id, collection_id) VALUES (?, ?)",
+                (doc_id, collection_id),
+            )
+
+    def has_left(self, doc_id: str, collection_id: str) -> bool:
+        with self._lock:
+            row = self._db.execute(
+                "SELECT 1 FROM left_collections WHERE doc_id = ? AND collection_id = ?",
+                (doc_id, collection_id),
+            ).fetchone()
+        return row is not None
 
     def stale_payloads(self) -> list[tuple[str, list[str]]]:
         """(doc_id, collection ids) of the documents whose store payload may lag."""

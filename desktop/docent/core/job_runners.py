@@ -251,8 +251,14 @@ def run_leave(q: QueueOps, job: Job, report: IndexReport) -> None:
     bound = q.catalog.folder_bindings() if job.source in ASKED else {}
     filling = [f for f, c in bound.items() if c == job.collection]
     for r in [rec] if rec else q.catalog.under(path):
-        if _leave(q, r, job, report) and any(inside(r.path, f) for f in filling):
-            q.catalog.leave_out(r.path)
+        filled = any(inside(r.path, f) for f in filling)
+        if job.collection not in r.collections:
+            continue
+        if _leave(q, r, job, report):
+            if filled:
+                q.catalog.leave_out(r.path)
+        elif filled:  # another collection keeps it: the folder must not put it back
+            q.catalog.leave_collection(r.doc_id, job.collection)
 
 
 def run_remove_collection(q: QueueOps, job: Job, report: IndexReport) -> None:

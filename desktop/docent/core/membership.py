@@ -10,7 +10,9 @@ the payload to the points of a library indexed before collections existed.
 The rules:
 
 - a document indexed for a collection joins it; one indexed for none joins the collection
-  of the watched folder it lies in, else, when it is in none yet, the default collection;
+  of the watched folder it lies in (unless the user took it out of that one and another
+  collection kept it: ``Catalog.leave_collection``), else, when it is in none yet, the
+  default collection;
 - a document that moves from a watched folder of one collection into a watched folder of
   another leaves the first and joins the second; other memberships stay;
 - a document that leaves its last collection is removed from the index (its file stays).
@@ -33,7 +35,9 @@ def wanted(catalog: Catalog, rec: DocumentRecord, path: str, collection: str = "
     ``collection`` ("" for none: its folder's, else what it has, else the default)."""
     ids = set(rec.collections)
     target = collection if collection and catalog.has_collection(collection) else ""
-    target = target or catalog.folder_collection(path) or ""
+    if not target and (folder := catalog.folder_collection(path)):
+        # not one the user took this document out of (it stays in another)
+        target = "" if catalog.has_left(rec.doc_id, folder) else folder
     if target:
         ids.add(target)
     if not ids:
