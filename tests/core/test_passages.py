@@ -108,6 +108,14 @@ def test_a_passage_made_whole_is_found_where_the_page_breaks_its_words() -> None
 
 
 def test_a_compound_kept_whole_is_found_where_the_page_breaks_it() -> None:
-    page = "The WRITE ALL function dumps non-\r\ndata words into the bit bucket."
-    ((start, length),) = locate_spans(page, "dumps non-data words into the bit bucket")
-    assert page[start : start + length] == page[page.index("dumps") : -1]
+    for brk in ("-\r\n", "\ufffe"):
+        page = f"The WRITE ALL function dumps non{brk}data words into the bit bucket."
+        ((start, length),) = locate_spans(page, "dumps non-data words into the bit bucket")
+        assert page[start : start + length] == page[page.index("dumps") : -1]
+
+
+def test_the_mark_alone_is_a_break_as_qtpdf_gives_the_page() -> None:
+    """QtPdf's text has pdfium's U+FFFE with no line break after it (review h20)."""
+    page = "The analysis shows that out\ufffeliers were removed before the final step."
+    ((start, length),) = locate_spans(page, "The analysis shows that outliers were removed")
+    assert page[start : start + length] == page[: page.index(" before")]

@@ -105,9 +105,11 @@ def document(doc: ExtractedDocument) -> ExtractedDocument:
 
 #: A word hyphenated at a line's end (pdfium's U+FFFE mark, which extraction writes as "-",
 #: or a soft hyphen): its halves are joined when the next line goes on in lower case. The
-#: letter before the mark is looked behind, not matched: a word matched from its start was
-#: tried from every letter of a megabyte without a space (hours).
-_HYPHEN_BREAK = re.compile(r"(?<=[^\W\d_])[-\ufffe\xad][ \t]*\r?\n[ \t]*(?=[^\W\d_])")
+#: text QtPdf gives the highlighter has the mark with no line break after it
+#: ("out\ufffeliers", review h20): the mark alone is a break too. The letter before the
+#: mark is looked behind, not matched: a word matched from its start was tried from every
+#: letter of a megabyte without a space (hours).
+_HYPHEN_BREAK = re.compile(r"(?<=[^\W\d_])(?:[-\ufffe\xad][ \t]*\r?\n|\ufffe)[ \t]*(?=[^\W\d_])")
 _LETTERS = re.compile(r"[^\W\d_]{1,64}")
 #: The longest half of a compound looked at (a word is shorter).
 _HALF = 64
@@ -130,7 +132,7 @@ def _breaks(text: str, keep: frozenset[str]) -> list[tuple[int, int]]:
     for m in _HYPHEN_BREAK.finditer(text):
         if not text[m.end()].islower():
             continue
-        kept = text[m.start()] == "-" and keep and _compound_at(text, m) in keep
+        kept = text[m.start()] in "-\ufffe" and keep and _compound_at(text, m) in keep
         cuts.append((m.start() + 1 if kept else m.start(), m.end()))
     cuts += [(i, i + 1) for i, ch in enumerate(text) if ch == "\xad"]
     return sorted(cuts, key=lambda c: (c[0], -c[1]))  # a break before its soft hyphen
