@@ -313,3 +313,15 @@ def test_answer_confidence() -> None:
     assert answer_confidence("high", faith(False, False, False, True), **clean) == "low"
     # Citations Docent matched because the model wrote none: one step down.
     assert answer_confidence("high", faith(True), **clean, matched_only=True) == "medium"
+
+
+def test_a_citation_lights_on_each_page_only_its_part_there() -> None:
+    """A passage from the foot of p.4 onto p.5: p.5 searches only the words on p.5, and
+    a page the passage is not on searches nothing (review h20)."""
+    text = "End of page four words.\nStart of page five words."
+    h = replace(hit(1, text), page_start=4, page_end=5, page_breaks=((5, 24),))
+    [c] = citations_for([1], [h])
+    assert (c.part_on(4), c.part_on(5)) == ("End of page four words.", "Start of page five words.")
+    assert c.part_on(3) == c.part_on(6) == ""
+    whole = replace(c, page_breaks=())  # indexed before the breaks were recorded
+    assert whole.part_on(5) == text

@@ -67,3 +67,96 @@ def test_a_word_hyphenated_at_a_line_end_keeps_the_lines_before_it_lit(
         )
     finally:
         doc.close()
+
+
+SECTION_A_P1 = [
+    "4.10 The 9.x Releases",
+    "Debian 9.0 (Stretch) was released June 17th, 2017.",
+    "New features and updated software packages included:",
+    "- Apache 2.4.23",
+    "- Bind 9.10",
+    "- Calligra 2.9",
+    "- Emacs 25.1",
+]
+SECTION_A_P2 = [
+    "- MariaDB 10.1",
+    "- OpenJDK 8",
+    "- Perl 5.24",
+    "The eighteenth DebConf took place in Montreal, Canada, from 31 July to 12 August 2017.",
+]
+SECTION_B_P2 = [
+    "4.11 The 10.x Releases",
+    "Debian 10.0 (Buster) was released July 6th, 2019.",
+    "New features and updated software packages included:",
+    "- Apache 2.4.38",
+    "- Bind 9.11",
+]
+
+
+def test_the_part_of_a_passage_on_its_second_page_is_lit_not_a_later_section_repeating_its_words(
+    qapp: Any, tmp_path: Path
+) -> None:
+    """A passage runs from page 1 onto page 2, and page 2, after the passage's end, has a
+    section that repeats a phrase of the passage's first part ("New features and updated
+    software packages included: Apache 2"; release notes, API references, forms do this).
+    passages._locate matches its windows greedily, each from where the last one ended:
+    a window of the page-1 part matches the later section on page 2 first, every window
+    of the real continuation comes before it and is never looked for, and page 2 lights
+    the other section's line while the cited words stay dark (seen on the corpus:
+    debian-history project-history.en.pdf pp.19-20, KLU_UserGuide.pdf pp.12-13)."""
+    filler = [f"Filler line {i} about something else entirely." for i in range(30)]
+    pdf = tmp_path / "history.pdf"
+    pdf.write_bytes(text_pdf([[*filler, *SECTION_A_P1], [*SECTION_A_P2, *SECTION_B_P2]]))
+    passage = "\n".join([*SECTION_A_P1, *SECTION_A_P2])
+    doc = _open(pdf)
+    try:
+        rects, _method = passage_rects(doc, 1, passage)
+        lit = _lit(doc, 1, passage)
+        assert _covers(doc, 1, rects, "MariaDB 10.1"), lit  # the continuation, at the top
+        assert not _covers(doc, 1, rects, "Debian 10.0 (Buster)"), lit  # another section
+        assert not _covers(doc, 1, rects, "Apache 2.4.38"), lit
+    finally:
+        doc.close()
+
+
+def test_a_page_the_passage_is_not_on_lights_nothing_and_is_not_called_highlighted(
+    qtbot: Any, fake: Any, tmp_path: Path, drain: None
+) -> None:
+    """The passage is on p. 1. The user presses ▶ to read on: p. 2 shares four words with
+    it ("annual maintenance inspection of"). _render_pdf passes the passage to every page
+    it renders, and pdf_render.passage_rects, its regex finding nothing there, falls back
+    to QPdfSearchModel on the passage's "distinctive phrases": p. 2's unrelated sentence
+    is lit, and the note says "The cited passage is highlighted." under the heading
+    "p. 2 (the passage is on p. 1)"."""
+    from fakes import citation
+
+    from docent.gui.citation_pane import CitationPane
+
+    passage = (
+        "Every year the landlord arranges the annual maintenance inspection of the boiler "
+        "before winter."
+    )
+    pdf = tmp_path / "house.pdf"
+    pdf.write_bytes(
+        text_pdf(
+            [
+                ["Heating", passage],
+                ["Plumbing", "Drains are cleared after the annual maintenance inspection of it."],
+            ]
+        )
+    )
+    pane = CitationPane(fake)
+    qtbot.addWidget(pane)
+    pane.resize(700, 800)
+    pane.show()
+    pane.set_citations([citation(1, str(pdf), 1, passage)])
+    with qtbot.waitSignal(pane.page_shown, timeout=10_000):
+        pane.select(1)
+    assert pane.last_render is not None and pane.last_render.rects
+    with qtbot.waitSignal(pane.page_shown, timeout=10_000) as shown:
+        pane.next_button.click()
+    assert shown.args == [str(pdf), 2]
+    assert pane.header.text() == "house.pdf — p. 2 (the passage is on p. 1)"
+    render = pane.last_render
+    assert render is not None
+    assert (render.rects, pane.note.text()) == ([], ""), (render.method, pane.note.text())

@@ -14,7 +14,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from docent.core.models import Hit
+from docent.core.models import Hit, split_pages
 
 #: ``[1]``, ``[1, 2]``, ``[1;2]``, ``[1-3]`` (``[1][2]`` is two markers). 1 to 3 digits, no
 #: leading zero, so ``[2005]`` or a character class ``[0-9]`` is not taken for a citation.
@@ -49,6 +49,8 @@ class Citation:
     #: Of a passage that runs onto another page: the page holding the part the answer
     #: draws on (focus.py), which its chip opens; 0: the passage's first page.
     focus_page: int = 0
+    #: See Hit.page_breaks: where the passage's text goes on to its next page.
+    page_breaks: tuple[tuple[int, int], ...] = ()
 
     @property
     def where(self) -> str:
@@ -60,6 +62,17 @@ class Citation:
             part = "closest part on" if self.source == "retrieved" else "cited part on"
             return f"{self.pages_label}, {part} p.{self.focus_page}"
         return self.pages_label
+
+    def part_on(self, page: int) -> str:
+        """The passage's text on ``page``: to light on that page only what is on it (a page
+        it is not on lit a phrase it shares, and a repeated phrase drew the cited part away
+        from its page; review h20). All of it where the breaks are not known."""
+        if not self.page <= page <= self.page_end:
+            return ""
+        if not self.page_breaks:
+            return self.text
+        parts = dict(split_pages(self.text, self.page, self.page_breaks))
+        return parts.get(page, "")
 
     @property
     def opens_at(self) -> int:
@@ -100,6 +113,7 @@ def citation_for(n: int, hit: Hit, source: CitationSource = "model") -> Citation
         text=hit.text,
         location=hit.location,
         source=source,
+        page_breaks=hit.page_breaks,
     )
 
 

@@ -273,7 +273,7 @@ class CitationPane(QWidget):
         c = self.current
         if c is None:
             return
-        path, passage, page = c.path, c.text, self.page
+        path, passage, page = c.path, c.part_on(self.page), self.page
         zoom = self.zoom
         # The stack, not the scroll area's viewport: that is stale while it is hidden.
         bar = self.page_scroll.verticalScrollBar().sizeHint().width()
