@@ -160,3 +160,33 @@ def test_a_page_the_passage_is_not_on_lights_nothing_and_is_not_called_highlight
     render = pane.last_render
     assert render is not None
     assert (render.rects, pane.note.text()) == ([], ""), (render.method, pane.note.text())
+
+
+def test_a_chip_streaming_in_is_plain_until_the_answer_is_checked(
+    qtbot: Any, fake: Any, make_window: Any, tmp_path: Path
+) -> None:
+    """A local model takes tens of seconds to answer, and "[1]" streams in long before
+    the answer is checked. Drawn as a link (a hand pointer), a click on it did nothing
+    and said nothing: the turn being answered has no citations yet (review h20). It is
+    plain "[1]" until the checked answer replaces the tokens, then a chip that opens."""
+    from fakes import answer, citation
+    from gui_helpers import click_chip, started
+
+    notes = tmp_path / "notes.md"
+    passage = "The boiler is serviced every spring."
+    fake.add_document(str(notes), [passage])
+    cited = [citation(1, str(notes), 1, passage)]
+    fake.answers = [answer("Spring[1] is when the boiler is serviced.", cited)]
+    fake.hold_answer.set()
+    window = started(qtbot, fake, make_window)
+    window.chat.ask("When is the boiler serviced?")
+    try:
+        qtbot.waitUntil(fake.answer_paused.is_set, timeout=10_000)
+        qtbot.waitUntil(lambda: "Spring[1]" in window.chat.view.toPlainText(), timeout=5_000)
+        assert 'href="cite:1.1"' not in window.chat.view.toHtml()
+    finally:
+        with qtbot.waitSignal(window.chat.answer_finished, timeout=10_000):
+            fake.release_answer.set()
+    assert 'href="cite:1.1"' in window.chat.view.toHtml()
+    click_chip(window.chat.view, 1, 1)
+    qtbot.waitUntil(lambda: window.citations.current is not None, timeout=5_000)

@@ -200,7 +200,10 @@ def turn_markdown(
         lead, words, quotes = answer.parts()
         body = "\n\n".join(p for p in (lead, words, quoted_markdown(quotes)) if p)
     body = close_fences(body)
-    if body and again:  # its chips would name the earlier answer's passages: plain [n]
+    # Plain [n]: asked again, its chips would name the earlier answer's passages; while
+    # tokens stream in, the answer's citations are not checked yet and a click opened
+    # nothing (review h20): chips once the answer replaces them.
+    if body and (again or not turn.text):
         parts.append(body)
     elif body:
         parts.append(linkify_citations(body, turn.number))
