@@ -190,3 +190,87 @@ def test_a_chip_streaming_in_is_plain_until_the_answer_is_checked(
     assert 'href="cite:1.1"' in window.chat.view.toHtml()
     click_chip(window.chat.view, 1, 1)
     qtbot.waitUntil(lambda: window.citations.current is not None, timeout=5_000)
+
+
+def test_a_text_document_removed_from_the_library_is_explained_without_a_cli_command(
+    qtbot: Any, make_engine: Any, tmp_path: Path, drain: None
+) -> None:
+    """An answer cites notes.md; the user then removes notes.md from the library (the file
+    stays on disk) and clicks the citation. load_passage falls back to
+    ``engine.resolve(path)``, whose UnknownFile speaks to the command line: the pane and a
+    warning say "See `docent list` for what is indexed." A PDF in the same state still
+    shows its page (it is read from the file)."""
+    from docent.core.api import Citation
+    from docent.gui.citation_pane import CitationPane
+    from fake_embedder import FakeEmbedder
+
+    notes = tmp_path / "docs" / "notes.md"
+    notes.parent.mkdir()
+    passage = "The boiler is serviced every spring by the landlord."
+    notes.write_text(f"# Heating\n\n{passage}\n", encoding="utf-8")
+    engine = make_engine(FakeEmbedder())
+    engine.index([notes])
+    (rec,) = engine.documents()
+    cite = Citation(1, "chunk-1", rec.doc_id, rec.file_name, rec.path, 1, 1, passage)
+    engine.remove(str(notes))
+    assert notes.exists()
+
+    pane = CitationPane(engine)
+    qtbot.addWidget(pane)
+    pane.show()
+    pane.set_citations([cite])
+    pane.select(1)
+    qtbot.waitUntil(lambda: "notes.md" in pane.note.text(), timeout=10_000)
+    assert "docent list" not in pane.note.text(), pane.note.text()
+
+
+def test_while_a_text_citation_loads_the_previous_pdf_page_is_not_called_highlighted(
+    qtbot: Any, fake: Any, tmp_path: Path, drain: None, monkeypatch: Any
+) -> None:
+    """Citation [1] (a PDF) is shown: its page, lit, "The cited passage is highlighted."
+    The user clicks [2], a text file, whose text loads in a worker. Until it comes, the
+    heading names notes.md, the toolbar's page buttons are gone, and below it stands [1]'s
+    PDF page with the note "The cited passage is highlighted." (_load_text changes
+    neither the view nor the note; a PDF's render says "Rendering the page…"). With a
+    large document, or a busy disk, the user reads the wrong page as [2]'s source."""
+    import threading
+
+    from fakes import citation
+
+    from docent.gui.citation_pane import PDF, CitationPane
+
+    manual = tmp_path / "manual.pdf"
+    manual.write_bytes(text_pdf([["Heating", "The boiler is serviced every spring."]]))
+    notes = tmp_path / "notes.md"
+    fake.add_document(str(notes), ["The tenant bleeds the radiators in autumn."])
+    pane = CitationPane(fake)
+    qtbot.addWidget(pane)
+    pane.show()
+    pane.set_citations(
+        [
+            citation(1, str(manual), 1, "The boiler is serviced every spring."),
+            citation(2, str(notes), 1, "The tenant bleeds the radiators in autumn."),
+        ]
+    )
+    with qtbot.waitSignal(pane.page_shown, timeout=10_000):
+        pane.select(1)
+    assert pane.note.text() == "The cited passage is highlighted."
+
+    gate, entered = threading.Event(), threading.Event()
+    real = fake.document
+
+    def document(doc_id: str) -> Any:  # the text's worker: held until the gate opens
+        entered.set()
+        gate.wait(10)
+        return real(doc_id)
+
+    monkeypatch.setattr(fake, "document", document)
+    pane.select(2)
+    try:
+        qtbot.waitUntil(entered.is_set, timeout=5_000)
+        assert pane.header.text().startswith("notes.md")
+        stale = pane.stack.currentIndex() == PDF and "highlighted" in pane.note.text()
+        assert not stale, "[1]'s lit PDF page is shown, said to be highlighted, under [2]"
+    finally:
+        gate.set()
+    qtbot.waitUntil(lambda: pane.text_view.highlighted_text() != "", timeout=10_000)

@@ -409,6 +409,9 @@ class CitationPane(QWidget):
         self.zoom_label.set_full_text("")
         self._generation += 1
         gen = self._generation
+        if self.stack.currentIndex() == PDF:  # another document's page, lit (review h20)
+            self.stack.setCurrentIndex(PLACEHOLDER)
+        self.note.setText("Loading the passage…")
 
         def shown(p: TextPassage) -> None:
             if gen != self._generation:

@@ -9,7 +9,8 @@ from dataclasses import dataclass, field
 from PySide6.QtGui import QColor, QFont, QTextCharFormat, QTextCursor
 from PySide6.QtWidgets import QPlainTextEdit, QTextEdit, QWidget
 
-from docent.core.api import Citation, EngineAPI, locate_spans
+from docent.core.api import Citation, EngineAPI, locate_spans, shown
+from docent.core.errors import UnknownFile
 
 HIGHLIGHT = QColor(255, 214, 0, 150)
 
@@ -42,7 +43,13 @@ def load_passage(engine: EngineAPI, citation: Citation) -> TextPassage:
     """Runs in a worker: the document's extracted text and where the passage is in it."""
     rec = engine.document(citation.doc_id) if citation.doc_id else None
     if rec is None:
-        rec = engine.resolve(citation.path)
+        try:
+            rec = engine.resolve(citation.path)
+        except UnknownFile:  # its message points at `docent list` (review h20)
+            raise UnknownFile(
+                f"{shown(citation.file_name)} is no longer in your library; "
+                "the passage is quoted above."
+            ) from None
     doc = engine.extracted(rec)
     page = citation.page or 1
     offsets: list[int] = []
