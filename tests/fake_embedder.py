@@ -26,9 +26,10 @@ def _bucket(word: str, size: int) -> int:
 
 
 class FakeEmbedder(Embedder):
-    def __init__(self) -> None:
-        super().__init__(model_name="fake-hash-embedder")
-        self.dim = DIM
+    def __init__(self, model_name: str = "fake-hash-embedder", dim: int = DIM) -> None:
+        """``model_name`` and ``dim``: another model as the store and catalog see it."""
+        super().__init__(model_name=model_name)
+        self.dim = dim
 
     @property
     def loaded(self) -> bool:
@@ -47,9 +48,9 @@ class FakeEmbedder(Embedder):
         return len(_WORD.findall(text)) + 2
 
     def _vector(self, text: str) -> list[float]:
-        vec = [0.0] * DIM
+        vec = [0.0] * self.dim
         for word in _WORD.findall(text.lower()):
-            vec[_bucket(word, DIM)] += 1.0
+            vec[_bucket(word, self.dim)] += 1.0
         norm = math.sqrt(sum(v * v for v in vec)) or 1.0
         return [v / norm for v in vec]
 

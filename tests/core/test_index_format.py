@@ -12,8 +12,10 @@ import pytest
 import docent.core.embedding
 from docent.core.catalog import Catalog
 from docent.core.config import load_settings
+from docent.core.consistency import OTHER_MODEL
 from docent.core.engine import Engine
 from docent.core.models import DocState
+from fake_embedder import FakeEmbedder
 
 TEXT = (
     "The lighthouse keeper logged every ship that passed the northern reef. "
@@ -99,6 +101,31 @@ def test_another_model_makes_every_document_outdated(library: Path) -> None:
         eng.index([library])
         eng.embedder.model_name = "another/model"
         assert len(eng.indexer.outdated()) == 2
+
+
+def test_a_model_of_another_vector_size_re_indexes_instead_of_calling_the_store_damaged(
+    library: Path, _isolated_home: Path
+) -> None:
+    """README: changing ``embedding_model`` re-indexes the library. A model whose vectors
+    have another size (most that are not MiniLM) made the next start say the store was
+    damaged, and every command failed until `--rebuild`."""
+    s = load_settings(extract_in_subprocess=False)
+    with Engine(s, embedder=FakeEmbedder()) as eng:
+        eng.index([library])
+    eng = Engine(s, embedder=FakeEmbedder("other-model-768", dim=64)).open()
+    try:
+        (note,) = eng.notes
+        assert "embedding model changed" in note and "damaged" not in note, note
+        assert "2 documents are queued to be indexed again" in note
+        assert sorted(r.file_name for r in eng.recovered) == ["keeper.txt", "options.md"]
+        assert {d.error for d in eng.documents()} == {OTHER_MODEL}
+        assert [p.name.split("-")[0] for p in _isolated_home.glob("qdrant.*")] == ["qdrant.other"]
+        report = eng.resume()
+        assert sorted(Path(p).name for p in report.indexed) == ["keeper.txt", "options.md"]
+        assert {d.state for d in eng.documents()} == {DocState.READY}
+        assert eng.search("fog bell lighthouse keeper").hits[0].file_name == "keeper.txt"
+    finally:
+        eng.close()
 
 
 def test_hits_show_the_documents_own_text_never_the_context(library: Path) -> None:

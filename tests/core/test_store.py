@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from docent.core.errors import StoreError, StoreLocked
+from docent.core.errors import StoreError, StoreLocked, StoreOfAnotherModel
 from docent.core.models import SparseVec
 from docent.core.sentence_vectors import pack, unpack
 from docent.core.store import (
@@ -538,12 +538,20 @@ def test_edge_second_open_from_another_process_is_locked(tmp_path: Path) -> None
     assert free.returncode == 0, free.stderr
 
 
-def test_edge_reopen_with_other_dimension_fails_clearly(tmp_path: Path) -> None:
+def test_a_store_of_another_vector_size_says_so_not_damaged(tmp_path: Path) -> None:
+    """Another embedding model's store (vectors of another size) is told apart from a
+    damaged one: the engine sets the embedded one aside and re-indexes; a server's
+    collections are the user's to delete, and the sentence says so."""
     path = tmp_path / "qdrant"
     EdgeStore(path).close()
-    with pytest.raises(StoreError, match="vector size"):
-        EdgeStore(path, dim=8)
-    EdgeStore(path).close()  # the failed open released everything
+    with pytest.raises(StoreOfAnotherModel) as err:
+        EdgeStore(path, dim=64)
+    assert (err.value.stored, err.value.wanted) == (384, 64)
+    EdgeStore(path).close()  # the refused open let its lock go
+    with qdrant_standin() as standin:
+        open_store(server=ServerOptions(url=standin.url)).close()
+        with pytest.raises(StoreOfAnotherModel, match="Set embedding_model back"):
+            open_store(server=ServerOptions(url=standin.url), dim=64)
 
 
 def test_point_ids_are_deterministic_uuids() -> None:

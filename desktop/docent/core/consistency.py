@@ -32,7 +32,13 @@ from pathlib import Path
 from typing import Any
 
 from docent.core.catalog import Catalog
-from docent.core.errors import CatalogError, StoreDamaged, StoreError, StoreLocked
+from docent.core.errors import (
+    CatalogError,
+    StoreDamaged,
+    StoreError,
+    StoreLocked,
+    StoreOfAnotherModel,
+)
 from docent.core.indexer import mean_vector, record_payload
 from docent.core.models import DEFAULT_COLLECTION, DocState, DocumentRecord
 from docent.core.store import Store, open_store
@@ -44,6 +50,11 @@ log = logging.getLogger(__name__)
 MISSING_PASSAGES = (
     "Its passages were missing from the store, or of an older version of the file "
     "(deleted or restored from an old copy); it is queued to be indexed again."
+)
+#: Why a document is queued after the embedding model changed the vectors' size.
+OTHER_MODEL = (
+    "The embedding model changed: it is queued to be indexed again with the new model "
+    "(from the text cache)."
 )
 _RECORD_FIELDS = {f.name for f in fields(DocumentRecord)}
 
@@ -203,10 +214,10 @@ def _restore_document_point(store: Store, rec: DocumentRecord) -> None:
 # Opening, and setting a damaged part aside ---------------------------------------------
 
 
-def set_aside(path: Path, *siblings: str) -> Path:
-    """Rename ``path`` (and ``path`` + each suffix in ``siblings``) to ``*.damaged-<time>``:
-    kept for a post-mortem, out of the way of a fresh one."""
-    target = path.with_name(f"{path.name}.damaged-{time.strftime('%Y%m%d-%H%M%S')}")
+def set_aside(path: Path, *siblings: str, why: str = "damaged") -> Path:
+    """Rename ``path`` (and ``path`` + each suffix in ``siblings``) to ``*.<why>-<time>``:
+    kept for a post-mortem (or to go back to), out of the way of a fresh one."""
+    target = path.with_name(f"{path.name}.{why}-{time.strftime('%Y%m%d-%H%M%S')}")
     os.replace(path, target)
     for suffix in siblings:
         extra = path.with_name(path.name + suffix)
@@ -229,13 +240,30 @@ def open_catalog(path: Path, rebuild: bool) -> tuple[Catalog, list[str]]:
     return Catalog(path), [note]
 
 
-def open_embedded_store(path: Path, dim: int, rebuild: bool) -> tuple[Store, list[str]]:
+def open_embedded_store(
+    path: Path, dim: int, rebuild: bool, catalog: Catalog
+) -> tuple[Store, list[str]]:
     """The Qdrant Edge store; a damaged one is StoreDamaged, or with ``rebuild`` set aside
-    for a fresh one (its documents are then queued again by ``reconcile``)."""
+    for a fresh one (its documents are then queued again by ``reconcile``). One made for
+    another embedding model's vectors is set aside as ``--rebuild`` would, and its ready
+    documents are queued (``OTHER_MODEL``) for the resume to index again one by one."""
     try:
         return open_store(path=path, dim=dim), []
     except StoreLocked:
         raise
+    except StoreOfAnotherModel as exc:
+        moved = set_aside(path, why="other-model")
+        store = open_store(path=path, dim=dim)
+        n = len(_queue_ready(catalog, OTHER_MODEL))
+        note = (
+            f"The embedding model changed (it makes vectors of size {exc.wanted}, the "
+            f"store held size {exc.stored}): the old store was moved to {moved}, and {n} "
+            f"document{_s(n)} {'are' if n != 1 else 'is'} queued to be indexed again with "
+            "the new model, from the text cache, by the next `docent index` or the window "
+            "(each is searchable again once done)."
+        )
+        log.info("%s", note)
+        return store, [note]
     except StoreError as exc:
         if not rebuild:
             raise StoreDamaged(
@@ -247,3 +275,13 @@ def open_embedded_store(path: Path, dim: int, rebuild: bool) -> tuple[Store, lis
     note = f"The damaged store was moved to {moved}; a new one is being built."
     log.info("%s", note)
     return open_store(path=path, dim=dim), [note]
+
+
+def _queue_ready(catalog: Catalog, why: str) -> list[DocumentRecord]:
+    """Every ready document, queued with ``why``: its passages are gone (the store set
+    aside); ``Indexer.recover`` hands them to the resume."""
+    ready = catalog.in_states(DocState.READY)
+    for rec in ready:
+        rec.state, rec.chunks, rec.reason, rec.error = DocState.QUEUED, 0, "", why
+        catalog.put(rec)
+    return ready

@@ -157,7 +157,7 @@ class Engine(EngineWatching):
             from docent.core.store_server import ServerOptions
 
             return open_store(server=ServerOptions.of(s), dim=self.embedder.dim)
-        store, more = open_embedded_store(s.store_path, self.embedder.dim, rebuild)
+        store, more = open_embedded_store(s.store_path, self.embedder.dim, rebuild, self._cat)
         notes += more
         return store
 

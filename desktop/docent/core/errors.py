@@ -113,6 +113,16 @@ class StoreUnavailable(StoreError):
         self.what_happened = what_happened or message
 
 
+class StoreOfAnotherModel(StoreError):
+    """The store holds vectors of another size than the embedding model makes: the
+    embedding model changed. The embedded store is set aside and every document indexed
+    again (core/consistency.py); a server's collections are left to the user to delete."""
+
+    def __init__(self, message: str, stored: int, wanted: int) -> None:
+        super().__init__(message)
+        self.stored, self.wanted = stored, wanted
+
+
 class StoreDamaged(StoreError):
     """The embedded store cannot be opened. Fix: `docent index --rebuild` moves it aside
     and rebuilds it from the files and the text cache."""

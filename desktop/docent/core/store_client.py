@@ -17,7 +17,7 @@ from qdrant_client import QdrantClient
 from qdrant_client import models as qm
 from qdrant_client.http.exceptions import ApiException
 
-from docent.core.errors import StoreError, StoreLocked
+from docent.core.errors import StoreError, StoreLocked, StoreOfAnotherModel
 from docent.core.models import SparseVec
 from docent.core.store_base import (
     CHUNKS,
@@ -197,9 +197,14 @@ class ClientStore(LockedBackend):
         vectors = info.config.params.vectors
         size = vectors[DENSE].size if isinstance(vectors, dict) and DENSE in vectors else None
         if size != self.dim:
-            raise StoreError(
-                f"The Qdrant collection '{name}' holds vectors of size {size}, but the "
-                f"embedding model makes {self.dim}: use another collection or re-index."
+            where = f"The Qdrant server at {self.server.shown}" if self.server else "The store"
+            raise StoreOfAnotherModel(
+                f"{where} holds vectors of size {size} in its '{name}' collection (another "
+                f"embedding model's); the embedding model makes vectors of size {self.dim}. "
+                "Set embedding_model back, or delete the server's 'chunks' and 'documents' "
+                "collections: Docent then indexes every document again into new ones.",
+                size or 0,
+                self.dim,
             )
         present = set(info.payload_schema or {})
         with warnings.catch_warnings():

@@ -23,6 +23,7 @@ Facts this relies on (qdrant-edge-py 0.9.0, see DESIGN.md):
 from __future__ import annotations
 
 import contextlib
+import json
 import shutil
 import uuid
 from collections.abc import Collection, Sequence
@@ -31,7 +32,7 @@ from typing import Any
 
 import qdrant_edge as qe
 
-from docent.core.errors import StoreError, StoreLocked
+from docent.core.errors import StoreError, StoreLocked, StoreOfAnotherModel
 from docent.core.models import SparseVec
 from docent.core.oslock import FileLock
 from docent.core.store_base import (
@@ -120,6 +121,17 @@ def _locked_message(path: Path) -> str:
     return f"Another Docent is using {path}; close it first."
 
 
+def _stored_size(shard: Path) -> int | None:
+    """The size of the dense vectors ``shard`` was made for (its ``edge_config.json``), or
+    None when it says none (a new shard; a damaged one, which opening then reports)."""
+    try:
+        config = json.loads((shard / "edge_config.json").read_text(encoding="utf-8"))
+        size = config["vectors"][DENSE]["size"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    return size if isinstance(size, int) else None
+
+
 def _open_shard(path: Path, config: qe.EdgeConfig, indexes: dict[str, Any]) -> qe.EdgeShard:
     shutil.rmtree(path / "temp_segments", ignore_errors=True)
     if (path / "edge_config.json").exists():
@@ -198,6 +210,17 @@ class EdgeStore(LockedBackend):
             self._lock_file = lock.acquire()
         except OSError as exc:
             raise StoreError(f"Cannot open the store folder {self.path}: {exc}") from exc
+        stored = _stored_size(self.path / CHUNKS)
+        if stored is not None and stored != dim:
+            # Another embedding model's store, not a damaged one (Edge only says the
+            # configs are incompatible): the engine sets it aside and re-indexes.
+            self._lock_file.release()
+            raise StoreOfAnotherModel(
+                f"The store in {self.path} holds vectors of size {stored}; the embedding "
+                f"model makes vectors of size {dim}.",
+                stored,
+                dim,
+            )
         opened: list[qe.EdgeShard] = []
         try:
             for name, config, indexes in (
