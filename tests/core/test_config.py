@@ -8,6 +8,8 @@ from docent.core.config import (
     Settings,
     load_settings,
     save_settings,
+    saved_value,
+    settings_file,
     update_settings_file,
     validate_change,
 )
@@ -107,6 +109,21 @@ def test_invalid_toml_says_so(_isolated_home: Path) -> None:
     (_isolated_home / "settings.toml").write_text("this is = = not toml")
     with pytest.raises(SettingsError, match="not valid TOML"):
         load_settings()
+
+
+def test_a_settings_file_with_a_byte_order_mark_loads(_isolated_home: Path) -> None:
+    """Notepad (before 2019) and some editors save UTF-8 with a BOM: the file was refused
+    as "not valid TOML: Invalid statement (at line 1, column 1)", naming nothing wrong."""
+    _isolated_home.mkdir(parents=True, exist_ok=True)
+    settings_file().write_bytes(
+        b'\xef\xbb\xbfollama_model = "qwen2.5:3b"\r\nsummary_type = "bullets"\r\n'
+    )
+    s = load_settings()
+    assert s.ollama_model == "qwen2.5:3b" and s.summary_type == "bullets"
+    # and the writers that read the file first (the dialog's Save, `docent watch DIR`)
+    assert saved_value("ollama_model") == "qwen2.5:3b"
+    update_settings_file({"summary_type": "brief"})
+    assert load_settings().ollama_model == "qwen2.5:3b"
 
 
 def test_an_ollama_host_with_a_path_is_refused_naming_the_variable(

@@ -449,15 +449,22 @@ def check_ollama_host_env() -> None:
         )
 
 
+def _read_file(path: Path) -> dict[str, Any]:
+    """The settings file's keys as written ({} when there is none). Read as UTF-8 with or
+    without a byte-order mark: Notepad before 2019 and some editors write one, and it was
+    refused as "Invalid statement (at line 1, column 1)"."""
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8-sig"))
+    except (FileNotFoundError, NotADirectoryError):  # none (its folder a file: said later)
+        return {}
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise SettingsError(f"{path} is not valid TOML: {exc}") from exc
+
+
 def load_settings(path: Path | None = None, **overrides: Any) -> Settings:
     """Read the settings file (if any), then DOCENT_* variables, then ``overrides``."""
     path = path or settings_file()
-    data: dict[str, Any] = {}
-    if path.exists():
-        try:
-            data = tomllib.loads(path.read_text(encoding="utf-8"))
-        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-            raise SettingsError(f"{path} is not valid TOML: {exc}") from exc
+    data = _read_file(path)
     from_env, env_names = _env_overrides()
     data.update(from_env)
     data.update(overrides)
@@ -569,13 +576,7 @@ def save_settings(settings: Settings, path: Path | None = None) -> Path:
 
 def saved_value(key: str, path: Path | None = None) -> Any:
     """``key`` as the settings file has it (no DOCENT_* override); None when it has none."""
-    path = path or settings_file()
-    try:
-        return tomllib.loads(path.read_text(encoding="utf-8")).get(key)
-    except FileNotFoundError:
-        return None
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise SettingsError(f"{path} is not valid TOML: {exc}") from exc
+    return _read_file(path or settings_file()).get(key)
 
 
 def update_settings_file(changes: Mapping[str, Any], path: Path | None = None) -> Path:
@@ -585,12 +586,7 @@ def update_settings_file(changes: Mapping[str, Any], path: Path | None = None) -
     not written to the file (e.g. the watched folders change, nothing else does).
     """
     path = path or settings_file()
-    data: dict[str, Any] = {}
-    if path.exists():
-        try:
-            data = tomllib.loads(path.read_text(encoding="utf-8"))
-        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-            raise SettingsError(f"{path} is not valid TOML: {exc}") from exc
+    data = _read_file(path)
     data.update(changes)
     try:
         settings = Settings(**data)
