@@ -126,6 +126,23 @@ def test_a_settings_file_with_a_byte_order_mark_loads(_isolated_home: Path) -> N
     assert load_settings().ollama_model == "qwen2.5:3b"
 
 
+def test_a_settings_file_that_cannot_be_read_is_said_in_a_sentence(
+    _isolated_home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """settings.toml a folder (or unreadable: permission denied, an I/O error): every
+    command ended in an IsADirectoryError traceback, and the window did not open (it
+    says a SettingsError only)."""
+    from docent.cli import main
+
+    settings_file().mkdir(parents=True)
+    with pytest.raises(SettingsError) as err:
+        load_settings()
+    assert str(settings_file()) in str(err.value) and "Is a directory" in str(err.value)
+    assert main(["list", "--json"]) == 1
+    out, said = capsys.readouterr()
+    assert out == "" and said.startswith("docent: ") and "settings.toml" in said
+
+
 def test_an_ollama_host_with_a_path_is_refused_naming_the_variable(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

@@ -452,13 +452,16 @@ def check_ollama_host_env() -> None:
 def _read_file(path: Path) -> dict[str, Any]:
     """The settings file's keys as written ({} when there is none). Read as UTF-8 with or
     without a byte-order mark: Notepad before 2019 and some editors write one, and it was
-    refused as "Invalid statement (at line 1, column 1)"."""
+    refused as "Invalid statement (at line 1, column 1)". One that cannot be read is a
+    SettingsError naming it and why (every command, and the window, say those)."""
     try:
         return tomllib.loads(path.read_text(encoding="utf-8-sig"))
     except (FileNotFoundError, NotADirectoryError):  # none (its folder a file: said later)
         return {}
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise SettingsError(f"{path} is not valid TOML: {exc}") from exc
+    except OSError as exc:  # a folder, no permission, an I/O error: not a traceback
+        raise SettingsError(f"{path} cannot be read: {exc.strerror or exc}.") from exc
 
 
 def load_settings(path: Path | None = None, **overrides: Any) -> Settings:
