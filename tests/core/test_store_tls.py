@@ -17,7 +17,7 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
 from docent.core.config import Settings, validate_change
-from docent.core.errors import StoreUnavailable
+from docent.core.errors import SettingsError, StoreUnavailable
 from docent.core.store import open_store
 from docent.core.store_server import ServerOptions
 from qdrant_standin import QdrantStandin
@@ -97,3 +97,24 @@ def test_the_ca_file_makes_the_server_trusted_with_its_key(
     finally:
         store.close()
     assert standin.requests, "nothing reached the server"
+
+
+def test_a_ca_file_written_with_a_tilde_is_the_one_used(
+    tls_server: tuple[QdrantStandin, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``qdrant_ca_file = "~/ca.pem"`` passed the settings' check (it expands ``~``), but
+    the connection gave ssl the raw string: every command ended in "FileNotFoundError:
+    [Errno 2] No such file or directory", a traceback naming no file."""
+    standin, ca = tls_server
+    monkeypatch.setenv("HOME", str(ca.parent))
+    settings = validate_change(Settings(), qdrant_url=standin.url, qdrant_ca_file="~/ca.pem")
+    store = open_store(server=ServerOptions.of(settings))
+    try:
+        assert store.count_chunks() == 0
+    finally:
+        store.close()
+    assert standin.requests, "nothing reached the server"
+    ca.write_text("-----BEGIN CERTIFICATE-----\nnot one\n")  # not PEM: ssl.SSLError
+    with pytest.raises(SettingsError) as err:
+        open_store(server=ServerOptions.of(settings))
+    assert str(ca) in err.value.problems["qdrant_ca_file"]

@@ -10,6 +10,7 @@ look at. qdrant-client wraps every transport error of httpx in ``ResponseHandlin
 
 from __future__ import annotations
 
+import os
 import ssl
 import warnings
 from dataclasses import dataclass
@@ -19,7 +20,7 @@ import httpx
 from qdrant_client.http.exceptions import ResponseHandlingException, UnexpectedResponse
 
 from docent.core.config import redact_url
-from docent.core.errors import StoreUnavailable
+from docent.core.errors import SettingsError, StoreUnavailable
 
 if TYPE_CHECKING:
     from qdrant_client import QdrantClient
@@ -79,7 +80,16 @@ def connect(opts: ServerOptions) -> QdrantClient:
 
     extra: dict[str, Any] = {}
     if opts.ca_file:
-        extra["verify"] = ssl.create_default_context(cafile=opts.ca_file)
+        # "~/certs/ca.pem" passed the settings' check (it expands ~), but ssl does not
+        # expand it: every command ended in a FileNotFoundError naming no file.
+        cafile = os.path.expanduser(opts.ca_file)
+        try:
+            extra["verify"] = ssl.create_default_context(cafile=cafile)
+        except OSError as exc:  # gone since the check, or not PEM (ssl.SSLError)
+            why = f"{cafile} cannot be used as a CA file ({exc.strerror or exc})"
+            raise SettingsError(
+                f"setting 'qdrant_ca_file': {why}", {"qdrant_ca_file": why}
+            ) from exc
     with warnings.catch_warnings():
         # The settings refuse a key over http:// except to this machine; that case is fine.
         warnings.filterwarnings("ignore", "Api key is used with an insecure connection")
