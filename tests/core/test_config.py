@@ -143,6 +143,20 @@ def test_a_settings_file_that_cannot_be_read_is_said_in_a_sentence(
     assert out == "" and said.startswith("docent: ") and "settings.toml" in said
 
 
+def test_a_data_folder_that_is_a_file_is_refused_when_saved(tmp_path: Path) -> None:
+    """Settings ▸ Data folder set to a file (a slip in Browse…) was saved without a word;
+    the next start refused to open the library, and the window with it, until
+    settings.toml was edited by hand. Save and Test go through ``validate_change``."""
+    a_file = tmp_path / "notes.txt"
+    a_file.write_text("not a folder")
+    for data_dir in (a_file, a_file / "Library"):
+        with pytest.raises(SettingsError) as err:
+            validate_change(Settings(), data_dir=str(data_dir))
+        assert err.value.problems == {"data_dir": f"{a_file} is a file, not a folder"}
+    fresh = tmp_path / "new" / "Library"  # a folder still to be made is fine
+    assert validate_change(Settings(), data_dir=str(fresh)).data_path == fresh
+
+
 def test_an_ollama_host_with_a_path_is_refused_naming_the_variable(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

@@ -31,6 +31,7 @@ from pydantic import (
 )
 from pydantic_core import ErrorDetails
 
+from docent.core.datafolder import existing_parent
 from docent.core.errors import SettingsError
 from docent.core.model_files import BUNDLED_MODEL, EmbeddingError, check_model
 
@@ -483,12 +484,19 @@ def load_settings(path: Path | None = None, **overrides: Any) -> Settings:
 
 def validate_change(settings: Settings, **changes: Any) -> Settings:
     """A copy of ``settings`` with ``changes`` applied, or SettingsError naming the key.
-    A new embedding model must be loadable here and now: saved, it would fail every
-    question after the next start."""
+    A new embedding model must be loadable here and now, and a new data folder no file:
+    saved, either would fail every question (or the window's opening) after the next
+    start."""
     try:
         wanted = Settings(**{**settings.model_dump(), **changes})
     except ValidationError as exc:
         raise settings_error(exc, "the new values") from exc
+    if wanted.data_dir and wanted.data_dir != settings.data_dir:
+        # Saved, a file here kept the next start (and the window) from opening at all.
+        there = existing_parent(wanted.data_path)
+        if not there.is_dir():
+            why = f"{there} is a file, not a folder"
+            raise SettingsError(f"setting 'data_dir': {why}", {"data_dir": why})
     model = wanted.embedding_model
     if model != settings.embedding_model and model != BUNDLED_MODEL:
         try:
