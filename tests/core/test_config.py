@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -155,6 +156,36 @@ def test_a_data_folder_that_is_a_file_is_refused_when_saved(tmp_path: Path) -> N
         assert err.value.problems == {"data_dir": f"{a_file} is a file, not a folder"}
     fresh = tmp_path / "new" / "Library"  # a folder still to be made is fine
     assert validate_change(Settings(), data_dir=str(fresh)).data_path == fresh
+
+
+@pytest.mark.parametrize(
+    ("key", "value"),
+    [
+        ("data_dir", "Library"),
+        ("watched_folders", ["Notes"]),
+        ("rerank_model_dir", "models/reranker"),
+        ("embedding_model", "./models/mine"),
+    ],
+)
+def test_a_relative_folder_is_refused_asking_for_a_full_path(
+    _isolated_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, key: str, value: object
+) -> None:
+    """``data_dir = "Library"`` was taken relative to the folder Docent was started from:
+    `docent list` in ~/a and in ~/b opened two libraries (each made empty on first use),
+    the window started from a menu a third; watched folders and model folders alike."""
+    monkeypatch.chdir(tmp_path)
+    for folder in ("Library", "Notes", "models/reranker", "models/mine"):
+        (tmp_path / folder).mkdir(parents=True)  # they exist here, and only here
+    with pytest.raises(SettingsError) as err:
+        validate_change(Settings(), **{key: value})
+    assert "give a full path" in err.value.problems[key]
+    _isolated_home.mkdir(parents=True, exist_ok=True)
+    line = f"{key} = {json.dumps(value)}\n"
+    settings_file().write_text(line)
+    with pytest.raises(SettingsError, match=f"setting '{key}': give a full path"):
+        load_settings()
+    settings_file().write_text('data_dir = "~/Library"\n')  # ~ is a full path
+    assert load_settings().data_path == Path.home() / "Library"
 
 
 def test_an_ollama_host_with_a_path_is_refused_naming_the_variable(

@@ -33,7 +33,7 @@ from pydantic_core import ErrorDetails
 
 from docent.core.datafolder import existing_parent
 from docent.core.errors import SettingsError
-from docent.core.model_files import BUNDLED_MODEL, EmbeddingError, check_model
+from docent.core.model_files import BUNDLED_MODEL, EmbeddingError, check_model, model_folder
 
 APP_NAME = "docent"
 ENV_PREFIX = "DOCENT_"
@@ -107,6 +107,18 @@ def _check_url(value: str, port: int, path_allowed: bool = False) -> str:
     return value.rstrip("/")
 
 
+def _full_path(value: str) -> str:
+    """``value`` unless it is a relative path, which would name another folder for each
+    folder Docent is started from (`docent list` in ~/a and in ~/b opened two libraries,
+    the window started from a menu a third): refused, asking for a full one."""
+    if not Path(value).expanduser().is_absolute():
+        raise ValueError(
+            f"give a full path ({value} is relative, so it would depend on the folder "
+            "Docent is started from), like ~/Documents/Docent or /home/you/Docent"
+        )
+    return value
+
+
 class Settings(BaseModel):
     model_config = ConfigDict(extra="forbid", validate_assignment=True)
 
@@ -178,12 +190,18 @@ class Settings(BaseModel):
     watched_folders: list[str] = Field(default_factory=list)
     sweep_interval_minutes: float = Field(10.0, ge=0, le=1440)  # 0: no periodic sweep
 
+    @field_validator("data_dir")
+    @classmethod
+    def _data_dir(cls, v: str) -> str:
+        return _full_path(v) if v else v
+
     @field_validator("watched_folders")
     @classmethod
     def _watched_folders(cls, v: list[str]) -> list[str]:
         """Each folder as Docent spells it (absolute, ``~`` expanded, no trailing slash),
-        once: "~/Notes" was "missing" for good, "/x/Papers/" could not be unwatched."""
-        spelled = (os.path.abspath(os.path.expanduser(f)) for f in v if f.strip())
+        once: "~/Notes" was "missing" for good, "/x/Papers/" could not be unwatched. A
+        relative one is refused (``_full_path``)."""
+        spelled = (os.path.abspath(os.path.expanduser(_full_path(f))) for f in v if f.strip())
         return list(dict.fromkeys(spelled))
 
     @field_validator("rerank_model_dir")
@@ -191,6 +209,7 @@ class Settings(BaseModel):
     def _rerank_model_dir(cls, v: str) -> str:
         if not v:
             return v
+        _full_path(v)
         from docent.core.cross_encoder import CrossEncoderError, check_folder
 
         try:
@@ -259,6 +278,8 @@ class Settings(BaseModel):
         from starting."""
         if v == BUNDLED_MODEL:
             return v  # the default: no import of fastembed at startup
+        if model_folder(v) is not None:
+            _full_path(v)
         try:
             check_model(v, None, files=False)
         except EmbeddingError as exc:

@@ -27,7 +27,8 @@ ACCEPTED = (
 
 def model_folder(name: str) -> Path | None:
     """The folder ``name`` points at, when it is written as a path (absolute, ``~``, ``.``)
-    or names a folder that exists; None for a model name such as ``BAAI/bge-small-en-v1.5``."""
+    or names a folder that exists here; None for a model name such as
+    ``BAAI/bge-small-en-v1.5``. The settings refuse a relative one (config._full_path)."""
     path = Path(name).expanduser()
     if path.is_dir() or path.is_absolute() or name.startswith(("~", ".")):
         return path
