@@ -182,9 +182,12 @@ def test_a_store_fault_queues_what_the_run_did_not_finish(
 
 
 def test_a_model_that_does_not_load_stops_the_run_and_fails_no_file(
-    files: list[Path],
+    files: list[Path], caplog: pytest.LogCaptureFixture
 ) -> None:
-    """Not one file's fault: every file would be marked failed for it."""
+    """Not one file's fault: every file would be marked failed for it. Said in its
+    sentence, logged as a warning: `docent index` printed a 40-line "ERROR ... could not
+    index ... Traceback" before it (any DocentError of a job did: a full disk, a server
+    gone); a traceback is for Docent's own bugs."""
 
     class NoModel(FakeEmbedder):
         def embed_chunks(self, texts: Sequence[str], bodies: Sequence[str]) -> list[ChunkVectors]:
@@ -194,6 +197,9 @@ def test_a_model_that_does_not_load_stops_the_run_and_fails_no_file(
     try:
         with pytest.raises(EmbeddingError):
             eng.index(files)
+        (logged,) = [r for r in caplog.records if r.name == "docent.core.jobs"]
+        assert logged.levelname == "WARNING" and logged.exc_info is None
+        assert "folder is gone" in logged.getMessage()
         assert set(states(eng).values()) == {DocState.QUEUED}
         assert all("folder is gone" in d.error for d in eng.documents())
     finally:

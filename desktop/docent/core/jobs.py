@@ -366,7 +366,10 @@ class IndexQueue:
             RUNNERS[job.kind](self, job, report)
         except Exception as exc:  # noqa: BLE001 - one bad job never stops the queue
             more = f" (all paths: {job.paths})" if len(job.paths) > 1 else ""
-            log.exception("could not %s%s", job.describe(), more)
+            if isinstance(exc, DocentError):  # said in its sentence: no traceback
+                log.warning("could not %s%s: %s", job.describe(), more, exc)
+            else:  # a bug in Docent: its traceback is what fixes it
+                log.exception("could not %s%s", job.describe(), more)
             return JobFailed(job, report, f"Could not {job.describe()}: {exc}", exc)
         report.cancelled = report.cancelled or job.cancel.is_set()
         report.seconds = time.perf_counter() - started
