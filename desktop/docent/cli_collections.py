@@ -159,7 +159,10 @@ def _confirmed(target: Collection) -> bool:
             file=sys.stderr,
         )
         return False
-    answer = input(question + " [y/N] ").strip().lower()
+    # The question goes to stderr: on stdout it came before `--json`'s answer, and
+    # `docent collection remove Work --json | jq .` got no JSON.
+    print(question + " [y/N] ", end="", file=sys.stderr, flush=True)
+    answer = sys.stdin.readline().strip().lower()
     if answer not in ("y", "yes"):
         print("Nothing was removed.", file=sys.stderr)
         return False

@@ -4,6 +4,7 @@ here; what the model makes of the text is not)."""
 
 from __future__ import annotations
 
+import io
 import json
 from pathlib import Path
 
@@ -152,16 +153,26 @@ def test_rename_then_remove_asks_first_and_never_deletes_files(
     assert remaining == {"both.txt", "home-notes.txt"}
 
 
-def test_remove_asks_on_a_terminal(
+class _Terminal(io.StringIO):
+    """What a person types at a terminal."""
+
+    def isatty(self) -> bool:
+        return True
+
+
+def test_remove_asks_on_a_terminal_on_stderr(
     capsys: pytest.CaptureFixture[str], folders: dict[str, Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """The question went to stdout: `docent collection remove Work --json | jq .` from a
+    terminal got it before the JSON, so what the pipe read was not JSON."""
     indexed(capsys, folders)
-    monkeypatch.setattr("sys.stdin.isatty", lambda: True)
-    answers = iter(["n", "y"])
-    monkeypatch.setattr("builtins.input", lambda prompt: next(answers))
-    assert run(capsys, "collection", "remove", "Home")[0] == 2
+    monkeypatch.setattr("sys.stdin", _Terminal("n\ny\n"))
+    code, out, err = run(capsys, "collection", "remove", "Home", "--json")
+    assert code == 2 and out == "" and "Remove the collection 'Home'?" in err
     assert "Home" in {c.name for c in _collections()}
-    assert run(capsys, "collection", "remove", "Home")[0] == 0
+    code, out, err = run(capsys, "collection", "remove", "Home", "--json")
+    assert code == 0 and json.loads(out)["collection"] == "Home", out
+    assert "[y/N]" in err
     assert "Home" not in {c.name for c in _collections()}
 
 
