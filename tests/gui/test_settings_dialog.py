@@ -10,7 +10,7 @@ from PySide6.QtWidgets import QDialogButtonBox
 
 from docent.core.config import load_settings, settings_file
 from docent.gui.settings_dialog import SettingsDialog
-from fake_embedder import model_folder
+from fake_embedder import FakeEmbedder, model_folder
 from ollama_stub import OllamaStub
 
 
@@ -301,6 +301,23 @@ def test_the_summary_time_limit_is_checked_then_saved(
         dialog.buttons.button(QDialogButtonBox.StandardButton.Save).click()
     assert done.args[0].changed == ["summary_seconds_per_page"]
     assert fake.settings.summary_seconds_per_page == 10.0
+
+
+def test_saving_the_dialog_keeps_an_untouched_summary_limit(
+    qtbot: Any, make_engine: Any, drain: None
+) -> None:
+    """settings.toml had ``summary_seconds_per_page = 2.3456789``; the dialog showed it
+    as "2.34568" (``:g``), and Save, after changing only the model, saved and applied the
+    rounded value: ``changed`` listed a key the person never touched."""
+    settings_file().parent.mkdir(parents=True, exist_ok=True)
+    settings_file().write_text("summary_seconds_per_page = 2.3456789\n")
+    dialog = SettingsDialog(make_engine(FakeEmbedder()))
+    qtbot.addWidget(dialog)
+    dialog.model_combo.setCurrentText("qwen2.5:3b")
+    with qtbot.waitSignal(dialog.settings_applied, timeout=10_000) as done:
+        dialog.buttons.button(QDialogButtonBox.StandardButton.Save).click()
+    assert done.args[0].changed == ["ollama_model"]
+    assert load_settings().summary_seconds_per_page == 2.3456789
 
 
 def test_the_reranker_folder_is_checked_then_saved(

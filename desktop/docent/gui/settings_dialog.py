@@ -59,6 +59,12 @@ def host_placeholder(settings: Settings) -> str:
     return f"empty: http://127.0.0.1:{OLLAMA_PORT} (the default)"
 
 
+def exact(value: float) -> str:
+    """``value`` as text that reads back as the same number ("4", "2.3456789"): ``:g``
+    showed 2.3456789 as "2.34568", and Save then changed a value nobody had touched."""
+    return str(int(value)) if value.is_integer() else repr(value)
+
+
 def sentence(text: str) -> str:
     text = text.strip()
     return text if text.endswith((".", "?", "!", ")")) else text + "."
@@ -215,7 +221,7 @@ class SettingsDialog(QDialog):
         self.qdrant_key_edit.setText(s.qdrant_api_key)
         self.folders.addItems(s.watched_folders)
         self.summary_combo.setCurrentText(s.summary_type)
-        self.limit_edit.setText(f"{s.summary_seconds_per_page:g}")
+        self.limit_edit.setText(exact(s.summary_seconds_per_page))
         self.ocr_check.setChecked(s.ocr_enabled)
         self.rerank_edit.setText(s.rerank_model_dir)
 
