@@ -53,31 +53,43 @@ def cmd_index(args: argparse.Namespace) -> int:
     if not args.paths and not args.rebuild:
         print("docent index: give files or folders to index (or --rebuild)", file=sys.stderr)
         return 2
+    from docent.core.jobs import RunStopped
+
     cancel = threading.Event()
     bar = ProgressBar(quiet=args.quiet)
+    reports: list[IndexReport] = []  # the resume's, then the run's
     try:
         with _open_engine(rebuild=args.rebuild) as eng:
             # a collection for files that exist: `index /typo --collection New` made it
             named = any(os.path.lexists(p) for p in args.paths)
             collection = cli_collections.made(eng, args) if named else None
             try:
-                report = eng.resume(bar, cancel) if eng.recovered or eng.outdated else None
-                main = eng.index(
-                    args.paths,
-                    recursive=args.recursive,
-                    progress=bar,
-                    cancel=cancel,
-                    collection=collection,
+                if eng.recovered or eng.outdated:
+                    reports.append(eng.resume(bar, cancel))
+                reports.append(
+                    eng.index(
+                        args.paths,
+                        recursive=args.recursive,
+                        progress=bar,
+                        cancel=cancel,
+                        collection=collection,
+                    )
                 )
-                names = {c.id: c.name for c in eng.collections()}
+            except RunStopped as stopped:  # Ctrl-C or SIGTERM: the run ended, cancelled
+                cancel.set()
+                reports.append(stopped.report)
             finally:
                 bar.close()
-    except KeyboardInterrupt:  # Ctrl-C or SIGTERM (Stop); the library is closed by now
+            names = {c.id: c.name for c in eng.collections()}
+    except KeyboardInterrupt:  # stopped outside a run, or a run that did not end in time
         cancel.set()
         print("\nCancelled; what finished is kept.", file=sys.stderr)
         return 130
-    if report:
-        main.merge(report)
+    main = reports[-1]
+    for earlier in reports[:-1]:
+        main.merge(earlier)
+    if cancel.is_set():
+        print("\nCancelled; what finished is kept.", file=sys.stderr)
     if args.json:
         print_json(_report_dict(main) | cli_collections.regrouped_dict(main, names))
     else:
@@ -96,6 +108,8 @@ def cmd_index(args: argparse.Namespace) -> int:
             print(f"  {shown(f.path)}: {f.message}")
         if main.unsupported:
             print(describe_unsupported(main.unsupported))
+    if cancel.is_set():
+        return 130
     total = len(main.indexed) + len(main.unchanged) + len(main.renamed) + len(main.removed)
     return 1 if main.failed and total == 0 else 0
 

@@ -3,9 +3,15 @@ resuming by themselves, and index when the user asks again."""
 
 from __future__ import annotations
 
+import json
+import signal
 import threading
 from pathlib import Path
 
+import pytest
+
+from docent.cli import main
+from docent.cli_progress import ProgressBar
 from docent.core.api import Progress
 from docent.core.config import load_settings
 from docent.core.engine import Engine
@@ -68,3 +74,74 @@ def test_a_crash_still_resumes_what_it_interrupted(tmp_path: Path) -> None:
         assert eng.resume().indexed == [str(f)]
     finally:
         eng.close()
+
+
+@pytest.fixture
+def notes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """30 notes to index, and the commands on an engine with the hashing embedder."""
+    monkeypatch.setattr("docent.cli._open_engine", lambda rebuild=False: open_engine())
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    for i in range(30):
+        (docs / f"note{i:02}.txt").write_text(f"Note {i}: llamas hum when they are content.\n")
+    return docs
+
+
+def _signalled_after_first(stuck: threading.Event | None = None) -> type[ProgressBar]:
+    """A progress bar that sends SIGTERM to the command (as `kill` or `timeout` do) when
+    the first file is ready; with ``stuck``, that step then waits for it (a step that
+    checks no cancel)."""
+    main_thread = threading.main_thread().ident
+    assert main_thread is not None
+
+    class StopAfterFirst(ProgressBar):
+        sent: list[str] = []
+
+        def __call__(self, p: Progress) -> None:  # on the queue's thread
+            super().__call__(p)
+            if p.phase == "ready" and not self.sent:
+                self.sent.append(p.path)
+                signal.pthread_kill(main_thread, signal.SIGTERM)
+                if stuck is not None:
+                    stuck.wait()
+
+    return StopAfterFirst
+
+
+def test_index_json_stopped_by_a_signal_prints_what_it_finished(
+    notes: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """README: 130 when stopped by Ctrl-C or SIGTERM, "what finished is kept". With
+    ``--json`` stdout stayed empty: a script (or `timeout 60 docent index --json`) could
+    not tell what was indexed, though the report has a ``cancelled`` field for it."""
+    bar = _signalled_after_first()
+    monkeypatch.setattr("docent.cli.ProgressBar", bar)
+    code = main(["index", str(notes), "--json", "-q"])
+    out, err = capsys.readouterr()
+    assert code == 130 and "Cancelled; what finished is kept." in err
+    report = json.loads(out)
+    assert report["cancelled"] is True and bar.sent[0] in report["indexed"]
+    assert len(report["indexed"]) < 30
+    with open_engine() as eng:  # the rest waits, cancelled, for the next run
+        assert {d.state for d in eng.documents()} == {DocState.READY, DocState.QUEUED}
+
+
+def test_a_run_stuck_when_stopped_is_not_waited_for_without_end(
+    notes: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A run that does not end when cancelled (a step that checks no cancel) is waited
+    for STOP_WAIT, not for ever: the command ends 130 with nothing on stdout, the
+    library closed (closing is what lets the step go here)."""
+    stuck = threading.Event()
+    monkeypatch.setattr("docent.cli.ProgressBar", _signalled_after_first(stuck))
+    monkeypatch.setattr("docent.core.jobs.STOP_WAIT", 0.2)
+    close = Engine.close
+
+    def close_then_release(eng: Engine) -> None:
+        stuck.set()
+        close(eng)
+
+    monkeypatch.setattr(Engine, "close", close_then_release)
+    code = main(["index", str(notes), "--json", "-q"])
+    out, err = capsys.readouterr()
+    assert code == 130 and out == "" and "Cancelled" in err

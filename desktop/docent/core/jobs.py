@@ -42,7 +42,7 @@ from docent.core.userfiles import inside
 
 log = logging.getLogger(__name__)
 
-__all__ = ["IndexQueue", "Job", "JobKind", "Listener"]
+__all__ = ["IndexQueue", "Job", "JobKind", "Listener", "RunStopped"]
 
 Listener = Callable[[IndexEvent], None]
 #: Progress phases after which the catalog's record of the document is final for the job.
@@ -51,6 +51,18 @@ FINAL_PHASES = frozenset({"ready", "unchanged", "renamed", "failed", "removed"})
 USER_SOURCES = frozenset({"user", "command", "resume"})
 #: The jobs a Cancel of indexing stops: not removals, which the user confirmed.
 INDEXING = frozenset({JobKind.INDEX, JobKind.RESUME, JobKind.SWEEP})
+#: Seconds ``run`` gives its job, cancelled by Ctrl-C, to end and report what it did;
+#: one stuck in a step that checks no cancel is left to ``Engine.close``.
+STOP_WAIT = 10.0
+
+
+class RunStopped(KeyboardInterrupt):
+    """Ctrl-C (or SIGTERM, as the command line takes it) stopped ``IndexQueue.run``: its
+    job was cancelled and ended; ``report`` is what it finished (``cancelled`` set)."""
+
+    def __init__(self, report: IndexReport) -> None:
+        super().__init__("indexing was stopped")
+        self.report = report
 
 
 class IndexQueue:
@@ -136,7 +148,11 @@ class IndexQueue:
 
     def run(self, job: Job, progress: ProgressCallback | None = None) -> IndexReport:
         """Submit ``job`` and wait for it (the command line); its progress goes to
-        ``progress`` on the queue's thread. Set ``job.cancel`` to stop it."""
+        ``progress`` on the queue's thread. Set ``job.cancel`` to stop it.
+
+        Ctrl-C while waiting cancels the job and waits up to STOP_WAIT for its end: then
+        RunStopped carries its report (`docent index --json` printed nothing); a job that
+        does not end by then lets the KeyboardInterrupt go on as it came."""
         done = threading.Event()
         ended: list[JobFinished | JobFailed] = []
 
@@ -153,9 +169,19 @@ class IndexQueue:
         try:
             if self.submit(job, coalesce=False) is None:
                 raise DocentError("Indexing is stopping; nothing more is queued.")
-            while not done.wait(0.5):  # short waits: Ctrl-C is handled between them
-                if self._stopping and not (self._thread and self._thread.is_alive()):
-                    raise Cancelled("Indexing stopped: Docent is closing.")
+            try:
+                while not done.wait(0.5):  # short waits: Ctrl-C is handled between them
+                    if self._stopping and not (self._thread and self._thread.is_alive()):
+                        raise Cancelled("Indexing stopped: Docent is closing.")
+            except KeyboardInterrupt:
+                job.cancel.set()
+                if not done.wait(STOP_WAIT):
+                    raise
+                stopped = ended[0]
+                if isinstance(stopped, JobFailed):
+                    raise
+                stopped.report.cancelled = True
+                raise RunStopped(stopped.report) from None
         finally:
             unsubscribe()
         end = ended[0]
