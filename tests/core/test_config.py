@@ -188,6 +188,23 @@ def test_a_relative_folder_is_refused_asking_for_a_full_path(
     assert load_settings().data_path == Path.home() / "Library"
 
 
+def test_a_url_scheme_in_capitals_is_checked_as_the_same_scheme(tmp_path: Path) -> None:
+    """The scheme is case-insensitive (qdrant-client connects to HTTP://... over http),
+    but the checks compared text: an API key was accepted for, and sent unencrypted to,
+    "HTTP://qdrant.example.org", and a CA file was refused for "HTTPS://..."."""
+    with pytest.raises(SettingsError) as err:
+        validate_change(
+            Settings(), qdrant_url="HTTP://qdrant.example.org:6333", qdrant_api_key="s3cr3t"
+        )
+    assert "would be sent unencrypted" in err.value.problems["qdrant_api_key"]
+    ca = tmp_path / "ca.pem"
+    ca.write_text("-----BEGIN CERTIFICATE-----\n")
+    s = validate_change(
+        Settings(), qdrant_url="HTTPS://qdrant.example.org:6333", qdrant_ca_file=str(ca)
+    )
+    assert s.qdrant_ca_file == str(ca)
+
+
 def test_an_ollama_host_with_a_path_is_refused_naming_the_variable(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

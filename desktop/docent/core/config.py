@@ -64,6 +64,12 @@ def _loopback(url: str) -> bool:
     return (urlparse(url).hostname or "") in ("localhost", "127.0.0.1", "::1")
 
 
+def _scheme(url: str) -> str:
+    """``url``'s scheme in lower case: it is case-insensitive, and "HTTP://host" compared
+    as text let an API key go unencrypted and refused a CA file for "HTTPS://host"."""
+    return urlparse(url).scheme.lower()
+
+
 def _url_problem(value: str, port: int, path_allowed: bool) -> str | None:
     """What is wrong with ``value`` as a server's http(s) URL, or None."""
     example = f"http://127.0.0.1:{port}"
@@ -227,7 +233,7 @@ class Settings(BaseModel):
     @classmethod
     def _api_key_over_tls(cls, v: str, info: ValidationInfo) -> str:
         url = str(info.data.get("qdrant_url") or "")
-        if v and url.startswith("http://") and not _loopback(url):
+        if v and _scheme(url) == "http" and not _loopback(url):
             raise ValueError(
                 f"would be sent unencrypted to {redact_url(url)}: use an https:// server URL "
                 "(a key goes over http:// only to this machine)"
@@ -242,7 +248,7 @@ class Settings(BaseModel):
         if not Path(v).expanduser().is_file():
             raise ValueError(f"{v} is not a file (a PEM file of the CA that signed the server)")
         url = str(info.data.get("qdrant_url") or "")
-        if url and not url.startswith("https://"):
+        if url and _scheme(url) != "https":
             raise ValueError("is only used with an https:// server URL")
         return v
 
