@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -243,6 +244,31 @@ def test_an_ollama_address_that_would_misroute_is_refused(value: str, problem: s
     assert validate_change(Settings(), ollama_host="http://[::1]:11434").ollama_host == (
         "http://[::1]:11434"
     )
+
+
+@pytest.mark.parametrize("typed", ["localhost", "127.0.0.1", "gpu-box", "[::1]"])
+def test_the_ollama_host_docent_suggests_reaches_ollamas_port(typed: str) -> None:
+    """Ollama host "localhost" (what OLLAMA_HOST takes, meaning port 11434) was refused
+    "(did you mean http://localhost?)"; the suggestion was accepted, and the ollama
+    client sent every request to port 80: the banner said Ollama was not running."""
+    from docent.core.llm import OllamaClient
+
+    with pytest.raises(SettingsError) as err:
+        validate_change(Settings(), ollama_host=typed)
+    suggested = re.search(r"did you mean (\S+)\?", err.value.problems["ollama_host"])
+    assert suggested is not None and suggested.group(1) == f"http://{typed}:11434"
+    client = OllamaClient.from_settings(validate_change(Settings(), ollama_host=suggested[1]))
+    try:
+        url = client._stream_client._client.base_url  # where requests go
+        assert url.port == 11434
+    finally:
+        client.close()
+    # a portless http:// address is refused, not taken as port 80 without a word
+    with pytest.raises(SettingsError) as err:
+        validate_change(Settings(), ollama_host=f"http://{typed}")
+    assert err.value.problems["ollama_host"].startswith(f"give its port, like http://{typed}:11434")
+    proxied = validate_change(Settings(), ollama_host=f"https://{typed}")  # TLS: a proxy's 443
+    assert proxied.ollama_host == f"https://{typed}"
 
 
 @pytest.mark.parametrize("key, port", [("ollama_host", 11434), ("qdrant_url", 6333)])

@@ -92,6 +92,18 @@ def _url_problem(value: str, port: int, path_allowed: bool) -> str | None:
     return None
 
 
+def _with_port(url: str, port: int) -> str:
+    """``url`` with ``port`` when it names none: "localhost" typed for a server means its
+    service's port (as OLLAMA_HOST takes it), and "http://localhost" is port 80."""
+    try:
+        parsed = urlparse(url)
+        if parsed.port is not None or not parsed.hostname:
+            return url
+    except ValueError:  # a bad port: said by the check
+        return url
+    return parsed._replace(netloc=f"{parsed.netloc}:{port}").geturl()
+
+
 def _check_url(value: str, port: int, path_allowed: bool = False) -> str:
     """``value`` as an http(s) URL naming a host; the error's example uses ``port``.
 
@@ -102,7 +114,7 @@ def _check_url(value: str, port: int, path_allowed: bool = False) -> str:
     problem = _url_problem(value, port, path_allowed)
     if problem and "://" not in value and " " not in value.strip():
         # A scheme is missing: suggest it only when adding it is all that is needed.
-        meant = f"http://{value.strip()}"
+        meant = _with_port(f"http://{value.strip()}", port)
         other = _url_problem(meant, port, path_allowed)
         if other is None:
             problem += f" (did you mean {meant}?)"
@@ -266,7 +278,18 @@ class Settings(BaseModel):
     @field_validator("ollama_host")
     @classmethod
     def _ollama_host(cls, v: str) -> str:
-        return _check_url(v, OLLAMA_PORT) if v else v
+        """An http:// URL must give its port: the ollama client (and Ollama) take
+        "http://gpu-box" as port 80, where Ollama is not, so the banner said it was not
+        running when it was. https:// is a proxy's (Ollama has no TLS): 443 stays."""
+        if not v:
+            return v
+        url = _check_url(v, OLLAMA_PORT)
+        if _scheme(url) == "http" and urlparse(url).port is None:
+            raise ValueError(
+                f"give its port, like {_with_port(url, OLLAMA_PORT)} (Ollama's own; an "
+                "http:// address without one means port 80)"
+            )
+        return url
 
     @field_validator("embedding_model", "ollama_model")
     @classmethod
