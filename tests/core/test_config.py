@@ -106,6 +106,20 @@ def test_env_bad_value(monkeypatch: pytest.MonkeyPatch) -> None:
         load_settings()
 
 
+@pytest.mark.parametrize("value", ["nan", "inf", "-inf"])
+@pytest.mark.parametrize("key", ["extract_page_timeout", "summary_seconds_per_page"])
+def test_nan_or_inf_in_a_setting_is_said_to_be_no_number(
+    _isolated_home: Path, key: str, value: str
+) -> None:
+    """TOML has ``nan`` and ``inf``: ``extract_page_timeout = nan`` was refused as "must be
+    at most 3600", which it is not about (the value is not a number at all)."""
+    _isolated_home.mkdir(parents=True, exist_ok=True)
+    settings_file().write_text(f"{key} = {value}\n")
+    with pytest.raises(SettingsError) as err:
+        load_settings()
+    assert err.value.problems == {key: "must be a number"}
+
+
 def test_invalid_toml_says_so(_isolated_home: Path) -> None:
     (_isolated_home).mkdir(parents=True, exist_ok=True)
     (_isolated_home / "settings.toml").write_text("this is = = not toml")

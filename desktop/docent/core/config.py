@@ -138,7 +138,8 @@ def _full_path(value: str) -> str:
 
 
 class Settings(BaseModel):
-    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+    # TOML has nan and inf: no limit is either ("nan" was refused as "must be at most 3600").
+    model_config = ConfigDict(extra="forbid", validate_assignment=True, allow_inf_nan=False)
 
     # Where the data lives. Empty: the platform default (or DOCENT_HOME).
     data_dir: str = ""
@@ -388,7 +389,7 @@ def _plain(e: ErrorDetails) -> str:
         return "is not a known setting (check the spelling)"
     if kind in ("int_parsing", "int_type", "int_from_float"):
         return "must be a whole number"
-    if kind in ("float_parsing", "float_type"):
+    if kind in ("float_parsing", "float_type", "finite_number"):
         return "must be a number"
     if kind in ("bool_parsing", "bool_type"):
         return "must be true or false"
