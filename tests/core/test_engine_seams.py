@@ -173,6 +173,24 @@ def test_apply_settings_validates_saves_once_and_applies_what_is_live(
     assert len(writes) == 1, "an unchanged save wrote the file"
 
 
+def test_an_extraction_limit_applied_live_is_the_one_the_next_file_is_held_to(
+    engine: Engine, tmp_path: Path
+) -> None:
+    """``apply_settings`` said ``max_text_file_mb`` (and the other extraction limits)
+    applied live, not in ``restart``, but the indexer kept the limits it was opened with:
+    a 2 MB text file was still read after the limit became 1 MB."""
+    small, big = tmp_path / "small.txt", tmp_path / "big.txt"
+    small.write_text("Llamas hum when they are content.\n")
+    big.write_text("Llamas hum when they are content. " * 60_000)  # 2 MB
+    assert engine.index([small]).indexed == [str(small)]  # its reader has the old limits
+    applied = engine.apply_settings({"max_text_file_mb": 1, "extract_page_timeout": 5})
+    assert sorted(applied.changed) == ["extract_page_timeout", "max_text_file_mb"]
+    assert applied.restart == []
+    assert (engine.indexer.limits.text_mb, engine.indexer.limits.page_seconds) == (1, 5.0)
+    (failed,) = engine.index([big]).failed
+    assert failed.reason == "too_large", failed
+
+
 def test_watched_folders_are_checked_before_anything_is_saved(
     engine: Engine, lib: Path, tmp_path: Path
 ) -> None:

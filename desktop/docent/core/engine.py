@@ -344,12 +344,15 @@ class Engine(EngineWatching):
 
     def apply_settings(self, changes: Mapping[str, object]) -> SettingsApplied:
         """Validate ``changes``, save them once, take over what can change live (a new
-        Ollama client, the watched folders) and say which keys wait for a restart.
+        Ollama client, the watched folders, the limits the next file read is held to)
+        and say which keys wait for a restart.
 
         SettingsError names the key and why; nothing is saved or changed then.
         """
         before = self.settings.watched_folders
         plan = self._live.apply(changes)
+        if self._indexer is not None:
+            self._indexer.set_limits(Limits.of(self.settings))
         after = self.settings.watched_folders
         if before != after:
             self._bind_folders(before, after)

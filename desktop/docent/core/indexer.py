@@ -126,6 +126,8 @@ class Indexer:
         self._retry = RETRY_REASONS | ({"no_text"} if ocr else set())
         self.limits = limits or Limits()
         self._prep: Preparation | None = None
+        #: The limits ``_prep``'s reader holds files to (it was made with them).
+        self._prep_limits = self.limits
         # One run, move or removal at a time (re-entrant: a run moves renamed files itself).
         self._lock = threading.RLock()
         #: Chunk points written since this indexer was made (flushes go by it).
@@ -143,8 +145,14 @@ class Indexer:
         if prep is not None:
             prep.close()
 
+    def set_limits(self, limits: Limits) -> None:
+        """Hold files to ``limits`` from the next run on (a run going on keeps the reader
+        it has, made with the old ones). Safe from any thread: the run reads them once."""
+        self.limits = limits
+
     def _preparation(self) -> Preparation:
         if self._prep is None:
+            self._prep_limits = self.limits
             root = str(self.cache.root)
             if self._subprocess:
                 tools = (self.embedder.tokenizer_json(), self.embedder.cache_dir)
@@ -177,6 +185,8 @@ class Indexer:
         that crashed the reader or faulted in this process is left as it is
         (COSTLY_RETRIES)."""
         with self._lock:
+            if self._prep is not None and self._prep_limits != self.limits:
+                self.close()  # a reader of the old limits; nothing is in flight between runs
             self._collection = collection
             try:
                 return self._run(
