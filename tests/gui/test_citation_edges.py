@@ -274,3 +274,40 @@ def test_while_a_text_citation_loads_the_previous_pdf_page_is_not_called_highlig
     finally:
         gate.set()
     qtbot.waitUntil(lambda: pane.text_view.highlighted_text() != "", timeout=10_000)
+
+
+def test_a_pdf_changed_on_disk_since_it_was_indexed_is_said_to_have_changed(
+    qtbot: Any, make_engine: Any, tmp_path: Path, drain: None
+) -> None:
+    """The answer cites manual.pdf p. 1; the user then saves a new version of the file (not
+    watched, or the watcher not yet run). The chip renders the new file's p. 1, where the
+    passage no longer is, and the pane says only "The passage could not be located on the
+    page; it is quoted above.", as if Docent had failed to find it. The catalog knows the
+    size and time of the file it indexed (DocumentRecord.size/mtime), so the pane could
+    say the file changed since it was indexed and offer to re-index it."""
+    import os
+
+    from docent.core.api import Citation
+    from docent.gui.citation_pane import CitationPane
+    from fake_embedder import FakeEmbedder
+
+    passage = "The boiler is serviced every spring by the landlord."
+    pdf = tmp_path / "docs" / "manual.pdf"
+    pdf.parent.mkdir()
+    pdf.write_bytes(text_pdf([["Heating", passage]]))
+    engine = make_engine(FakeEmbedder())
+    engine.index([pdf])
+    (rec,) = engine.documents()
+    cite = Citation(1, "chunk-1", rec.doc_id, rec.file_name, rec.path, 1, 1, passage)
+    new = [f"Safety note {i}: keep the vents clear at all times." for i in range(40)]
+    pdf.write_bytes(text_pdf([["Heating", *new], [passage]]))
+    st = pdf.stat()
+    os.utime(pdf, (st.st_atime, st.st_mtime + 5))
+
+    pane = CitationPane(engine)
+    qtbot.addWidget(pane)
+    pane.show()
+    pane.set_citations([cite])
+    with qtbot.waitSignal(pane.page_shown, timeout=10_000):
+        pane.select(1)
+    assert "changed" in pane.note.text(), pane.note.text()

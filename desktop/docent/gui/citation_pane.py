@@ -6,6 +6,7 @@ pane's width; text files show the whole extracted text with the passage selected
 
 from __future__ import annotations
 
+import os
 from collections import OrderedDict
 from collections.abc import Callable
 from pathlib import Path
@@ -62,6 +63,17 @@ def page_label(c: Citation) -> str:
     if not start:
         return ""
     return f"p. {start}" if not end or end == start else f"pp. {start}–{end}"
+
+
+def changed_since_indexed(engine: EngineAPI, doc_id: str, path: str) -> bool:
+    """In a worker: whether the file at ``path`` is not the one its document was indexed
+    from (saved again since, and not yet indexed again)."""
+    rec = engine.document(doc_id) if doc_id else None
+    try:
+        st = os.stat(path)
+    except OSError:
+        return False  # gone: rendering it says so
+    return rec is not None and (st.st_size, st.st_mtime) != (rec.size, rec.mtime)
 
 
 def ocr_lines(engine: EngineAPI, doc_id: str, page: int, passage: str) -> list[LineBox]:
@@ -298,8 +310,9 @@ class CitationPane(QWidget):
         self._rendering = gen
 
         engine, doc_id = self.engine, c.doc_id
-        call_in_worker(
-            lambda: render_page(
+
+        def render() -> PageRender:
+            r = render_page(
                 path,
                 page,
                 passage,
@@ -307,7 +320,12 @@ class CitationPane(QWidget):
                 fit_width=width,
                 device_ratio=ratio,
                 ocr_lines=ocr_lines(engine, doc_id, page, passage),
-            ),
+            )
+            r.file_changed = not r.rects and changed_since_indexed(engine, doc_id, path)
+            return r
+
+        call_in_worker(
+            render,
             name="render-page",
             on_result=lambda r: self._show_render(gen, key, r),
             on_error=lambda exc: self._show_error(gen, exc),
@@ -349,6 +367,13 @@ class CitationPane(QWidget):
             self.note.setText("The cited passage is highlighted.")
             first = r.rects[0]
             self.page_scroll.ensureVisible(int(first.center().x()), int(first.top()), 40, 120)
+        elif (cited or r.page == c.page) and r.file_changed:  # review h20
+            self.note.setText(
+                f"{shown(c.file_name)} changed since it was indexed: this page of the new "
+                "version does not hold the passage (quoted above). Index it again to cite "
+                "the new version."
+            )
+            self.page_scroll.verticalScrollBar().setValue(0)
         elif cited or r.page == c.page:
             self.note.setText("The passage could not be located on the page; it is quoted above.")
             self.page_scroll.verticalScrollBar().setValue(0)

@@ -41,6 +41,8 @@ class PageRender:
     rects: list[QRectF] = field(default_factory=list)
     #: "regex" | "search" | "ocr" | "" (passage not located on this page)
     method: str = ""
+    #: the file is not the one indexed (edited since, not yet indexed again)
+    file_changed: bool = False
 
 
 def distinctive_phrases(passage: str, n: int = 4, limit: int = 5) -> list[str]:
