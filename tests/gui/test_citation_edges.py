@@ -311,3 +311,34 @@ def test_a_pdf_changed_on_disk_since_it_was_indexed_is_said_to_have_changed(
     with qtbot.waitSignal(pane.page_shown, timeout=10_000):
         pane.select(1)
     assert "changed" in pane.note.text(), pane.note.text()
+
+
+def test_the_page_number_shown_is_the_one_the_pdf_prints_and_viewers_use(
+    qtbot: Any, fake: Any, tmp_path: Path, drain: None
+) -> None:
+    """A book's PDF numbers its front matter i, ii and its first chapter 1 (/PageLabels:
+    every viewer, and the page's own folio, say "1"). The citation of a passage on that
+    page says "p. 3" in the heading and "page 3 of 4" in the toolbar; a user who types 3
+    into their PDF viewer (or looks for the folio 3) lands two pages off. QtPdf knows the
+    label (QPdfDocument.pageLabel) but nothing reads it."""
+    from fakes import citation
+
+    from docent.gui.citation_pane import CitationPane
+    from pdf_files import pdf, text_pdf_objects
+
+    objects = text_pdf_objects(
+        [["Title page"], ["Contents"], ["Chapter one starts here."], ["More of chapter one."]]
+    )
+    objects[0] = (
+        b"<< /Type /Catalog /Pages 2 0 R /PageLabels << /Nums [0 << /S /r >> 2 << /S /D >>] >> >>"
+    )
+    book = tmp_path / "book.pdf"
+    book.write_bytes(pdf(objects))
+    pane = CitationPane(fake)
+    qtbot.addWidget(pane)
+    pane.show()
+    pane.set_citations([citation(1, str(book), 3, "Chapter one starts here.")])
+    with qtbot.waitSignal(pane.page_shown, timeout=10_000):
+        pane.select(1)
+    assert pane.last_render is not None and pane.last_render.rects  # the right page, lit
+    assert pane.zoom_label.full_text().startswith("page 1 (3 of 4)"), pane.zoom_label.full_text()

@@ -351,8 +351,11 @@ class CitationPane(QWidget):
         self.stack.setCurrentIndex(PDF)
         zoom = f"{int(r.zoom * 100)}%"
         where = f"{r.page}/{r.page_count}"
+        # A book's own page numbers (/PageLabels), as its folio and viewers say them: "page
+        # 1 (3 of 4)"; the index alone sent a reader two pages off (review h20).
+        page = f"page {r.label} ({r.page} of {r.page_count})" if r.label else ""
         self.zoom_label.set_full_text(
-            f"page {r.page} of {r.page_count} · {zoom}", f"{where} · {zoom}", where
+            f"{page or f'page {r.page} of {r.page_count}'} · {zoom}", f"{where} · {zoom}", where
         )
         self.prev_button.setEnabled(r.page > 1)
         self.next_button.setEnabled(r.page < r.page_count)

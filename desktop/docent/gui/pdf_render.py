@@ -43,6 +43,9 @@ class PageRender:
     method: str = ""
     #: the file is not the one indexed (edited since, not yet indexed again)
     file_changed: bool = False
+    #: the page's own label when the PDF numbers its pages otherwise ("1" for the third
+    #: page of a book whose front matter is i, ii; what viewers show); "" when the same
+    label: str = ""
 
 
 def distinctive_phrases(passage: str, n: int = 4, limit: int = 5) -> list[str]:
@@ -113,6 +116,7 @@ def render_page(
                 QRectF(b.x0 * w, b.y0 * h, (b.x1 - b.x0) * w, (b.y1 - b.y0) * h) for b in ocr_lines
             ]
             method = "ocr"
+        label = doc.pageLabel(index)
         rendered = doc.render(index, px)
         painter = QPainter(image)
         painter.drawImage(0, 0, rendered)
@@ -129,7 +133,8 @@ def render_page(
         rects = [
             QRectF(QPointF(r.left() * scale, r.top() * scale), r.size() * scale) for r in rects_pt
         ]
-        return PageRender(image, index + 1, count, zoom, rects, method)
+        own = label if label and label != str(index + 1) else ""
+        return PageRender(image, index + 1, count, zoom, rects, method, label=own)
     finally:
         doc.close()
 
