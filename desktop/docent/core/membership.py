@@ -36,8 +36,9 @@ def wanted(catalog: Catalog, rec: DocumentRecord, path: str, collection: str = "
     ids = set(rec.collections)
     target = collection if collection and catalog.has_collection(collection) else ""
     if not target and (folder := catalog.folder_collection(path)):
-        # not one the user took this document out of (it stays in another)
-        target = "" if catalog.has_left(rec.doc_id, folder) else folder
+        # not one the user took this document out of (it stays in another); asked only
+        # of a document not in it already (a sweep of unchanged files reads no more)
+        target = "" if folder not in ids and catalog.has_left(rec.doc_id, folder) else folder
     if target:
         ids.add(target)
     if not ids:
