@@ -15,6 +15,7 @@ from docent.cli_json import print_json
 from docent.cli_progress import ProgressBar
 from docent.cli_signals import handlers_restored, stop_on_signals
 from docent.core.files import describe_unsupported
+from docent.core.models import unit_short
 from docent.core.userfiles import shown
 
 if TYPE_CHECKING:
@@ -141,7 +142,8 @@ def cmd_list(args: argparse.Namespace) -> int:
     for d in docs:
         state = d.state.value + (f": {d.error}" if d.error else "")
         ocr = f" (OCR: {d.ocr_pages} p)" if d.ocr_pages else ""
-        print(f"{shown(d.file_name):48.48} {d.pages:>5} p {d.chunks:>6} chunks  {state}{ocr}")
+        unit = f"{d.pages:>5} {unit_short(d.page_unit):<6}"
+        print(f"{shown(d.file_name):48.48} {unit} {d.chunks:>6} chunks  {state}{ocr}")
     return 0
 
 

@@ -34,7 +34,11 @@ def test_index_then_grep_list_and_dump(tmp_path: Path, capsys: pytest.CaptureFix
     assert listed["scan.pdf"]["ocr_pages"] == 1 and listed["scan.pdf"]["state"] == "ready"
     assert listed["deck.pptx"]["ocr_pages"] == 0
     assert main(["list"]) == 0
-    assert "(OCR: 1 p)" in capsys.readouterr().out
+    listing = {line.split()[0]: line for line in capsys.readouterr().out.splitlines()}
+    assert "(OCR: 1 p)" in listing["scan.pdf"]
+    assert "    1 p " in listing["scan.pdf"]
+    slides = listed["deck.pptx"]["pages"]
+    assert f"{slides:>5} slides " in listing["deck.pptx"], listing["deck.pptx"]  # not "p"
 
     assert main(["dump", "deck.pptx"]) == 0
     assert "## slide 2\n" in capsys.readouterr().out

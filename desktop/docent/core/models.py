@@ -230,3 +230,13 @@ class Hit:
         if self.page_start == self.page_end:
             return f"p.{self.page_start}"
         return f"pp.{self.page_start}-{self.page_end}"
+
+
+#: What `docent list` counts a document in, by its ``page_unit`` (a text file's blocks of
+#: lines, a workbook's blocks of rows and a web page's sections are not "p").
+_UNIT_SHORT = {"page": "p", "slide": "slides", "chapter": "chap.", "section": "sect."}
+
+
+def unit_short(page_unit: str) -> str:
+    """The short name of what a document's pages are: "p", "slides", ...; "parts" else."""
+    return _UNIT_SHORT.get(page_unit, "parts")
