@@ -447,9 +447,12 @@ class CitationPane(QWidget):
             self.stack.setCurrentIndex(TEXT)
             found = self.text_view.show_passage(p)
             self.note.setText(
-                "The cited passage is highlighted."
-                if found
-                else "The passage could not be located; it is quoted above."
+                (
+                    "The cited passage is highlighted."
+                    if found
+                    else "The passage could not be located; it is quoted above."
+                )
+                + p.lines_note()
             )
             self.page_shown.emit(c.path, self.page)
 

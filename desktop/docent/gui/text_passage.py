@@ -14,12 +14,65 @@ from docent.core.errors import UnknownFile
 
 HIGHLIGHT = QColor(255, 214, 0, 150)
 
+#: The most characters of a text file the view holds: a whole 10 MB file took the window's
+#: thread ~0.5 s to lay out (and ``max_text_file_mb`` goes to 10,000); this much, a few ms.
+SHOWN_CHARS = 400_000
+#: A line longer than this is cut mid-line at the part's edge rather than kept whole.
+_LONGEST_EDGE_LINE = 2_000
+
 
 @dataclass(slots=True)
 class TextPassage:
+    #: the part of the file shown: all of it, or whole lines around the passage
     text: str
     #: (start, length) in ``text`` as Qt counts it: UTF-16 units (``utf16_spans``)
     spans: list[tuple[int, int]] = field(default_factory=list)
+    #: the lines of the file ``text`` holds (1-based, inclusive), and how many it has
+    first_line: int = 1
+    last_line: int = 0
+    total_lines: int = 0
+
+    @property
+    def whole(self) -> bool:
+        return self.first_line == 1 and self.last_line >= self.total_lines
+
+    def lines_note(self) -> str:
+        """'' for a whole file; else which lines are shown, for the pane's note."""
+        if self.whole:
+            return ""
+        return (
+            f" Lines {self.first_line:,}–{self.last_line:,} of {self.total_lines:,} are shown;"
+            " Open in viewer for the whole file."
+        )
+
+
+def _line_count(text: str) -> int:
+    return text.count("\n") + (0 if not text or text.endswith("\n") else 1)
+
+
+def shown_part(text: str, spans: list[tuple[int, int]], limit: int | None = None) -> TextPassage:
+    """``text`` with ``spans`` (Python characters) as the view shows it: whole when it is at
+    most ``limit`` characters, else whole lines around the first span, a quarter of the
+    part before it; spans outside the part are dropped."""
+    limit = SHOWN_CHARS if limit is None else limit
+    total = _line_count(text)
+    if len(text) <= limit:
+        return TextPassage(text, spans, 1, total, total)
+    at, after = (spans[0][0], spans[0][0] + spans[0][1]) if spans else (0, 0)
+    start = max(0, min(at - limit // 4, len(text) - limit))
+    if start > 0 and text[start - 1] != "\n":  # from the next line's start, if it is near
+        nl = text.find("\n", start, min(at, start + _LONGEST_EDGE_LINE))
+        if nl >= 0:
+            start = nl + 1
+    end = min(start + limit, len(text))
+    if end < len(text) and text[end] != "\n":  # to the end of a line, if one is near
+        nl = text.rfind("\n", max(after, end - _LONGEST_EDGE_LINE), end)
+        if nl >= 0:
+            end = nl
+    part = text[start:end]
+    first = text.count("\n", 0, start) + 1
+    kept = [(s - start, n) for s, n in spans if s >= start and s + n <= end]
+    return TextPassage(part, kept, first, first + _line_count(part) - 1, total)
 
 
 #: Characters outside the Basic Multilingual Plane: two UTF-16 units each in Qt's text.
@@ -64,7 +117,9 @@ def load_passage(engine: EngineAPI, citation: Citation) -> TextPassage:
     spans = [(s + start, n) for s, n in locate_spans(text[start:], citation.text)]
     if not spans:
         spans = locate_spans(text, citation.text)
-    return TextPassage(text, utf16_spans(text, spans))
+    part = shown_part(text, spans)
+    part.spans = utf16_spans(part.text, part.spans)
+    return part
 
 
 class TextPassageView(QPlainTextEdit):

@@ -1,0 +1,102 @@
+"""A cited text file far bigger than a screen: the view holds the part around the passage.
+
+Laying out a whole 10 MB text file in the view took the window's thread about half a second
+(session 20's review), and ``max_text_file_mb`` goes up to 10,000: the window froze for as
+long. The worker cuts a stretch of whole lines around the passage; the note says which lines
+are shown and of how many, and Open in viewer has the rest.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from docent.core.api import Citation
+from docent.gui import text_passage
+from docent.gui.text_passage import TextPassage, shown_part
+
+
+def _lines(n: int) -> list[str]:
+    return [
+        f"Line {i:05d}: the pump in bay {i} is checked by the night shift." for i in range(1, n + 1)
+    ]
+
+
+def test_a_small_text_is_shown_whole() -> None:
+    text = "\n".join(_lines(30))
+    start = text.index("Line 00020")
+    part = shown_part(text, [(start, 10)], limit=10_000)
+    assert part == TextPassage(text, [(start, 10)], first_line=1, last_line=30, total_lines=30)
+    assert part.whole
+
+
+def test_a_big_text_keeps_whole_lines_around_the_passage_and_counts_them() -> None:
+    lines = _lines(2_000)  # ~130,000 characters
+    text = "\n".join(lines)
+    start = text.index("Line 01500")
+    part = shown_part(text, [(start, 40)], limit=6_000)
+    assert not part.whole
+    assert len(part.text) <= 6_000
+    shown = part.text.split("\n")
+    # whole lines, numbered as in the file
+    assert shown[0] == lines[part.first_line - 1]
+    assert shown[-1] == lines[part.last_line - 1]
+    assert part.last_line - part.first_line + 1 == len(shown)
+    assert part.total_lines == 2_000
+    # the passage is in the part, at its place there, with lines before it to read
+    (s, n) = part.spans[0]
+    assert part.text[s : s + n] == text[start : start + 40]
+    assert part.first_line < 1_500 - 10 < 1_500 + 10 < part.last_line
+
+
+def test_a_passage_near_the_end_still_gets_a_full_part() -> None:
+    lines = _lines(2_000)
+    text = "\n".join(lines)
+    start = text.index("Line 01999")
+    part = shown_part(text, [(start, 20)], limit=6_000)
+    assert part.last_line == 2_000
+    assert len(part.text) > 5_000  # not a sliver after the passage
+
+
+def test_one_endless_line_is_cut_mid_line_rather_than_shown_whole() -> None:
+    text = "word " * 100_000 + "the valve opens at dusk " + "word " * 100_000
+    start = text.index("the valve")
+    part = shown_part(text, [(start, 20)], limit=8_000)
+    assert len(part.text) <= 8_000
+    (s, n) = part.spans[0]
+    assert part.text[s : s + n] == "the valve opens at d"
+
+
+def test_the_pane_shows_the_part_and_says_which_lines(
+    qtbot: Any, make_engine: Any, tmp_path: Path, drain: None, monkeypatch: Any
+) -> None:
+    from docent.gui.citation_pane import CitationPane
+    from fake_embedder import FakeEmbedder
+
+    monkeypatch.setattr(text_passage, "SHOWN_CHARS", 5_000)
+    lines = _lines(600)
+    passage = "Line 00450: the pump in bay 450 is checked by the night shift."
+    log = tmp_path / "pumps.txt"
+    log.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    engine = make_engine(FakeEmbedder())
+    engine.index([log])
+    (rec,) = engine.documents()
+    doc = engine.extracted(rec)
+    page = next(i for i, p in enumerate(doc.pages, 1) if passage in p.text)
+    cite = Citation(1, "chunk-1", rec.doc_id, rec.file_name, rec.path, page, page, passage)
+
+    pane = CitationPane(engine)
+    qtbot.addWidget(pane)
+    pane.show()
+    pane.set_citations([cite])
+    pane.select(1)
+    qtbot.waitUntil(lambda: pane.text_view.highlighted_text() != "", timeout=10_000)
+    assert pane.text_view.highlighted_text() == passage.rstrip(".")  # words lit, not the stop
+    assert pane.text_view.document().characterCount() <= 5_001
+    first = pane.text_view.document().firstBlock().text()
+    n = int(first[5:10])
+    assert first == lines[n - 1]
+    note = pane.note.text()
+    assert "highlighted" in note
+    assert f"Lines {n}–" in note and "of 600" in note, note
+    assert "Open in viewer" in note, note
