@@ -342,3 +342,38 @@ def test_the_page_number_shown_is_the_one_the_pdf_prints_and_viewers_use(
         pane.select(1)
     assert pane.last_render is not None and pane.last_render.rects  # the right page, lit
     assert pane.zoom_label.full_text().startswith("page 1 (3 of 4)"), pane.zoom_label.full_text()
+
+
+def test_a_passage_found_only_by_one_of_its_phrases_is_not_called_highlighted(
+    qtbot: Any, make_engine: Any, tmp_path: Path, drain: None, monkeypatch: Any
+) -> None:
+    """When the page's text does not line up with the passage (a text layer pdfium reads
+    otherwise than the indexer did), the pane falls back to searching the page for a few
+    words of it and lights those: four words of a paragraph. The note said "The cited
+    passage is highlighted." as for the whole passage (review h20)."""
+    from docent.core.api import Citation
+    from docent.gui import pdf_render
+    from docent.gui.citation_pane import CitationPane
+    from fake_embedder import FakeEmbedder
+
+    passage = "The boiler is serviced every spring by the landlord."
+    pdf = tmp_path / "docs" / "manual.pdf"
+    pdf.parent.mkdir()
+    pdf.write_bytes(text_pdf([["Heating", passage]]))
+    engine = make_engine(FakeEmbedder())
+    engine.index([pdf])
+    (rec,) = engine.documents()
+    cite = Citation(1, "chunk-1", rec.doc_id, rec.file_name, rec.path, 1, 1, passage)
+    monkeypatch.setattr(pdf_render, "locate_spans", lambda text, passage: [])
+
+    pane = CitationPane(engine)
+    qtbot.addWidget(pane)
+    pane.show()
+    pane.set_citations([cite])
+    with qtbot.waitSignal(pane.page_shown, timeout=10_000):
+        pane.select(1)
+    assert pane.last_render is not None and pane.last_render.method == "search"
+    assert pane.last_render.rects  # something is lit
+    note = pane.note.text()
+    assert note != "The cited passage is highlighted.", note
+    assert "quoted above" in note, note

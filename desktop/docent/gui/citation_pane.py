@@ -367,7 +367,12 @@ class CitationPane(QWidget):
         where = page_label(c) if cited else f"p. {r.page} (the passage is on {page_label(c)})"
         self.header.set_heading(shown(c.file_name), where)
         if r.rects:
-            self.note.setText("The cited passage is highlighted.")
+            self.note.setText(
+                "Only a few words of the passage were found on the page and are highlighted; "
+                "the passage is quoted above."
+                if r.method == "search"  # a phrase of it, not the passage (review h20)
+                else "The cited passage is highlighted."
+            )
             first = r.rects[0]
             self.page_scroll.ensureVisible(int(first.center().x()), int(first.top()), 40, 120)
         elif (cited or r.page == c.page) and r.file_changed:  # review h20
