@@ -325,3 +325,11 @@ def test_a_citation_lights_on_each_page_only_its_part_there() -> None:
     assert c.part_on(3) == c.part_on(6) == ""
     whole = replace(c, page_breaks=())  # indexed before the breaks were recorded
     assert whole.part_on(5) == text
+
+
+def test_a_citation_says_at_which_edge_of_a_page_its_part_there_is() -> None:
+    text = "End of page four words.\nAll of page five.\nStart of page six words."
+    h = replace(hit(1, text), page_start=4, page_end=6, page_breaks=((5, 24), (6, 42)))
+    [c] = citations_for([1], [h])
+    assert [c.edge_on(p) for p in (3, 4, 5, 6, 7)] == ["", "end", "", "start", ""]
+    assert replace(c, page_breaks=()).edge_on(4) == ""  # the part is the whole passage

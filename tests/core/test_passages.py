@@ -119,3 +119,22 @@ def test_the_mark_alone_is_a_break_as_qtpdf_gives_the_page() -> None:
     page = "The analysis shows that out\ufffeliers were removed before the final step."
     ((start, length),) = locate_spans(page, "The analysis shows that outliers were removed")
     assert page[start : start + length] == page[: page.index(" before")]
+
+
+def test_a_short_part_ending_the_page_is_lit_at_the_end_not_where_the_page_first_says_it() -> None:
+    """A passage starts on the last line of p.4 with "The results show" and goes on to
+    p.5. Lit with only its part on p.4 (Citation.part_on), the words matched whole at
+    their first place on the page: an earlier line saying the same (review s21)."""
+    page = (
+        "The results show a clear trend in the first table.\n"
+        "More text about the method and other matters here.\n"
+        "The results show"
+    )
+    last = page.rindex("The results show")
+    assert locate_spans(page, "The results show", edge="end") == [(last, 16)]
+    assert locate_spans(page, "The", edge="end") == [(last, 3)]  # one word: still its place
+    # ... and the same part, opening the next page, is lit at its start only
+    nxt = "for the second table too.\nA later line: for the second table too."
+    assert locate_spans(nxt, "for the second table too.", edge="start") == [(0, 24)]
+    far = "A header\nnothing of it here\nnor here\nnor here either\nends here"
+    assert locate_spans(far, "ends", edge="start") == []

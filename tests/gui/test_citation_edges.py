@@ -377,3 +377,50 @@ def test_a_passage_found_only_by_one_of_its_phrases_is_not_called_highlighted(
     note = pane.note.text()
     assert note != "The cited passage is highlighted.", note
     assert "quoted above" in note, note
+
+
+def test_a_short_part_at_the_foot_of_the_first_page_is_lit_there_through_the_pane(
+    qtbot: Any, make_engine: Any, tmp_path: Path, drain: None
+) -> None:
+    """The passage starts with the last words of p.1 ("The results show") and runs onto
+    p.2; p.1 also opens with "The results show". The chip opens p.1 and lit only its part
+    there, matched at its first place: the page's opening line (review s21)."""
+    from docent.core.api import Citation
+    from docent.gui.citation_pane import CitationPane
+    from fake_embedder import FakeEmbedder
+
+    p1 = [
+        "The results show a clear trend in the first table.",
+        *[f"Filler line {i} about the method and other matters." for i in range(20)],
+        "The results show",
+    ]
+    p2 = ["that the pump wears out after two winters of use.", "Other matters follow."]
+    pdf = tmp_path / "docs" / "report.pdf"
+    pdf.parent.mkdir()
+    pdf.write_bytes(text_pdf([p1, p2]))
+    engine = make_engine(FakeEmbedder())
+    engine.index([pdf])
+    (rec,) = engine.documents()
+    passage = "The results show\nthat the pump wears out after two winters of use."
+    cite = Citation(
+        1, "chunk-1", rec.doc_id, rec.file_name, rec.path, 1, 2, passage, page_breaks=((2, 17),)
+    )
+    assert cite.part_on(1) == "The results show"
+
+    pane = CitationPane(engine)
+    qtbot.addWidget(pane)
+    pane.show()
+    pane.set_citations([cite])
+    with qtbot.waitSignal(pane.page_shown, timeout=10_000):
+        pane.select(1)
+    r = pane.last_render
+    assert r is not None and r.page == 1 and len(r.rects) == 1
+    doc = _open(pdf)
+    try:
+        text = doc.getAllText(0).text()
+        foot = doc.getSelectionAtIndex(0, text.rindex("The results show"), 16).boundingRectangle()
+    finally:
+        doc.close()
+    # the lit rect (pixels) is on the last line, not the first
+    scale = r.rects[0].height() / foot.height()
+    assert abs(r.rects[0].center().y() - foot.center().y() * scale) < r.rects[0].height()

@@ -54,12 +54,13 @@ from docent.core.indexer import FailedFile, IndexReport, Progress
 from docent.core.llm import Health
 from docent.core.lookup import GrepMatch
 from docent.core.models import Collection, DocumentRecord, ExtractedDocument
-from docent.core.passages import locate_spans, passage_boxes
+from docent.core.passages import Edge, locate_spans, passage_boxes
 from docent.core.summarizing import SectionSummary, SummaryProgress, SummaryResult
 from docent.core.userfiles import inside, shown
 from docent.core.watching import FolderState, FolderStatus
 
 __all__ = [
+    "Edge",
     "Answer",
     "AnswerCancelled",
     "AskStage",

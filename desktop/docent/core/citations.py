@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from docent.core.models import Hit, split_pages
+from docent.core.passages import Edge
 
 #: ``[1]``, ``[1, 2]``, ``[1;2]``, ``[1-3]`` (``[1][2]`` is two markers). 1 to 3 digits, no
 #: leading zero, so ``[2005]`` or a character class ``[0-9]`` is not taken for a citation.
@@ -73,6 +74,16 @@ class Citation:
             return self.text
         parts = dict(split_pages(self.text, self.page, self.page_breaks))
         return parts.get(page, "")
+
+    def edge_on(self, page: int) -> Edge:
+        """Where ``part_on(page)`` is on that page: "end" on the first page of a passage
+        running on, "start" on its last; "" when it is all of the passage or a page
+        between (to light a short part there, not where the page first says its words)."""
+        if not self.page_breaks or self.page == self.page_end:
+            return ""
+        if page == self.page:
+            return "end"
+        return "start" if page == self.page_end else ""
 
     @property
     def opens_at(self) -> int:

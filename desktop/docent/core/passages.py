@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from itertools import islice
+from typing import Literal
 
 from docent.core.models import LineBox, Page
 from docent.core.normal_form import composed, compounds, dehyphenated, nfc, whole_words
@@ -20,6 +21,10 @@ MIN_WINDOW_WORDS = 3
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 
+#: Where on the page a part of a passage running over pages must be: "end" (its start, at
+#: the foot of its first page), "start" (its end, at the top of its last), "" anywhere.
+Edge = Literal["", "start", "end"]
+
 
 def _pattern(words: list[str]) -> re.Pattern[str]:
     """The words in order, whole: "cat sat" is not found inside "bobcat sat" (review)."""
@@ -27,8 +32,11 @@ def _pattern(words: list[str]) -> re.Pattern[str]:
     return re.compile(rf"(?<!\w){body}(?!\w)", re.IGNORECASE)
 
 
-def locate_spans(page_text: str, passage: str) -> list[tuple[int, int]]:
+def locate_spans(page_text: str, passage: str, edge: Edge = "") -> list[tuple[int, int]]:
     """(start, length) spans of ``page_text`` that hold the passage's words in order.
+
+    ``edge``: the passage is the part of a longer one on this page, at its end or start
+    (``Citation.edge_on``); a part shorter than a window is lit only there.
 
     Both are matched composed (NFC, normal_form.py): pdfium's text of a PDF written
     decomposed holds "cafe" + U+0301 where the indexed passage has "café"; and with words
@@ -38,14 +46,18 @@ def locate_spans(page_text: str, passage: str) -> list[tuple[int, int]]:
     passage = nfc(passage)
     kept = compounds(passage)  # "non-data" broken at a line's end, as chunking kept it
     whole, at = whole_words(text, kept)  # "docu-\nmentation" as the passage has it, whole
-    spans = _locate(whole, dehyphenated(passage, kept))
+    spans = _locate(whole, dehyphenated(passage, kept), edge)
     return [(where[at[s]], where[at[s + n]] - where[at[s]]) for s, n in spans]
 
 
-def _locate(page_text: str, passage: str) -> list[tuple[int, int]]:
+def _locate(page_text: str, passage: str, edge: Edge = "") -> list[tuple[int, int]]:
     words = _WORD.findall(passage)
     if not words:
         return []
+    if edge and len(words) < WINDOW_WORDS:
+        # "The results show" ending p.4 was lit where p.4 first says it (review s21)
+        at = _at_edge(page_text, words, edge)
+        return [(at[0], at[1] - at[0])] if at else []
     whole = _pattern(words).search(page_text)
     if whole:
         return [(whole.start(), whole.end() - whole.start())]
@@ -111,15 +123,27 @@ def _chain(windows: list[list[Window]]) -> list[Window]:
 EDGE_LINES = 2
 
 
+def _lines(part: str) -> int:
+    return sum(1 for line in part.splitlines() if line.strip())
+
+
+def _at_edge(text: str, words: list[str], edge: Edge) -> tuple[int, int] | None:
+    """The place of ``words`` closest to the page's ``edge``, within EDGE_LINES of it."""
+    places = list(_pattern(words).finditer(text))
+    if edge == "end":
+        places = [m for m in places[::-1] if _lines(text[m.end() :]) <= EDGE_LINES]
+    else:
+        places = [m for m in places if _lines(text[: m.start()]) <= EDGE_LINES]
+    return (places[0].start(), places[0].end()) if places else None
+
+
 def _edge_parts(text: str, words: list[str]) -> list[tuple[int, int, int, int]]:
     """A passage across a page break of which this page holds fewer words than a window:
     its start at the page's end, or its end at the page's start, each at least
     MIN_WINDOW_WORDS long (every fixed window crossed the break, so nothing was lit; found
     by a review). Only there: three words may stand anywhere else on the page."""
 
-    def lines(part: str) -> int:
-        return sum(1 for line in part.splitlines() if line.strip())
-
+    lines = _lines
     most = min(WINDOW_WORDS - 1, len(words) - 1)
     for k in range(most, MIN_WINDOW_WORDS - 1, -1):
         head = [

@@ -286,6 +286,7 @@ class CitationPane(QWidget):
         if c is None:
             return
         path, passage, page = c.path, c.part_on(self.page), self.page
+        edge = c.edge_on(page)
         zoom = self.zoom
         # The stack, not the scroll area's viewport: that is stale while it is hidden.
         bar = self.page_scroll.verticalScrollBar().sizeHint().width()
@@ -295,7 +296,7 @@ class CitationPane(QWidget):
             path,
             page,
             zoom if zoom is not None else ("fit", width),
-            hash(passage),
+            hash((passage, edge)),
             ratio,
         )
         self._generation += 1
@@ -320,6 +321,7 @@ class CitationPane(QWidget):
                 fit_width=width,
                 device_ratio=ratio,
                 ocr_lines=ocr_lines(engine, doc_id, page, passage),
+                edge=edge,
             )
             r.file_changed = not r.rects and changed_since_indexed(engine, doc_id, path)
             return r

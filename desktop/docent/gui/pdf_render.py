@@ -22,7 +22,7 @@ from PySide6.QtCore import QPointF, QRectF, QSize, QSizeF
 from PySide6.QtGui import QColor, QImage, QPainter, QPen
 from PySide6.QtPdf import QPdfDocument, QPdfSearchModel
 
-from docent.core.api import locate_spans
+from docent.core.api import Edge, locate_spans
 from docent.core.errors import DocumentError
 from docent.core.models import LineBox
 
@@ -56,11 +56,14 @@ def distinctive_phrases(passage: str, n: int = 4, limit: int = 5) -> list[str]:
     return runs[:limit]
 
 
-def passage_rects(doc: QPdfDocument, index: int, passage: str) -> tuple[list[QRectF], str]:
-    """Rectangles in points around the passage on page ``index`` (0-based)."""
+def passage_rects(
+    doc: QPdfDocument, index: int, passage: str, edge: Edge = ""
+) -> tuple[list[QRectF], str]:
+    """Rectangles in points around the passage on page ``index`` (0-based); ``edge``: see
+    ``locate_spans``."""
     text = doc.getAllText(index).text()
     rects: list[QRectF] = []
-    for start, length in locate_spans(text, passage):
+    for start, length in locate_spans(text, passage, edge):
         for poly in doc.getSelectionAtIndex(index, start, length).bounds():
             rects.append(poly.boundingRect())
     if rects:
@@ -85,6 +88,7 @@ def render_page(
     fit_width: int = 0,
     device_ratio: float = 1.0,
     ocr_lines: Sequence[LineBox] = (),
+    edge: Edge = "",
 ) -> PageRender:
     """Page ``page`` (1-based) of ``path`` with ``passage`` highlighted.
 
@@ -109,7 +113,7 @@ def render_page(
         )
         image = QImage(px, QImage.Format.Format_ARGB32_Premultiplied)
         image.fill(QColor("white"))
-        rects_pt, method = passage_rects(doc, index, passage) if passage else ([], "")
+        rects_pt, method = passage_rects(doc, index, passage, edge) if passage else ([], "")
         if not rects_pt and ocr_lines:
             w, h = size_pt.width(), size_pt.height()
             rects_pt = [
