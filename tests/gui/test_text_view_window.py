@@ -67,15 +67,24 @@ def test_one_endless_line_is_cut_mid_line_rather_than_shown_whole() -> None:
     assert part.text[s : s + n] == "the valve opens at d"
 
 
-def test_the_pane_shows_the_part_and_says_which_lines(
+def test_a_part_of_an_extracted_format_is_not_numbered_as_a_files_lines() -> None:
+    text = "\n".join(_lines(2_000))
+    part = shown_part(text, [(text.index("Line 01500"), 10)], limit=6_000, numbered=False)
+    assert "Lines" not in part.lines_note() and "Part of" in part.lines_note()
+
+
+def test_the_pane_shows_the_part_and_says_which_lines_of_the_file(
     qtbot: Any, make_engine: Any, tmp_path: Path, drain: None, monkeypatch: Any
 ) -> None:
+    """Every sixth line is blank, the 60th of each block too: the extraction drops the blank
+    lines a block ends with, which shifted the note's numbers one line a block (review s21)."""
     from docent.gui.citation_pane import CitationPane
     from fake_embedder import FakeEmbedder
 
     monkeypatch.setattr(text_passage, "SHOWN_CHARS", 5_000)
-    lines = _lines(600)
-    passage = "Line 00450: the pump in bay 450 is checked by the night shift."
+    # (the file's own last line is not blank: the extraction does not keep that one)
+    lines = ["" if i % 6 == 0 < 600 - i else ln for i, ln in enumerate(_lines(600), 1)]
+    passage = lines[451 - 1]
     log = tmp_path / "pumps.txt"
     log.write_text("\n".join(lines) + "\n", encoding="utf-8")
     engine = make_engine(FakeEmbedder())
@@ -92,11 +101,12 @@ def test_the_pane_shows_the_part_and_says_which_lines(
     pane.select(1)
     qtbot.waitUntil(lambda: pane.text_view.highlighted_text() != "", timeout=10_000)
     assert pane.text_view.highlighted_text() == passage.rstrip(".")  # words lit, not the stop
-    assert pane.text_view.document().characterCount() <= 5_001
-    first = pane.text_view.document().firstBlock().text()
-    n = int(first[5:10])
-    assert first == lines[n - 1]
+    shown = pane.text_view.toPlainText().split("\n")
+    assert len(pane.text_view.toPlainText()) <= 5_000
+    k, first = next((k, line) for k, line in enumerate(shown) if line)
+    n = int(first[5:10]) - k  # the file's number of the view's first line
+    assert shown == lines[n - 1 : n - 1 + len(shown)]  # the file's lines, blank ones too
     note = pane.note.text()
     assert "highlighted" in note
-    assert f"Lines {n}–" in note and "of 600" in note, note
+    assert f"Lines {n}–{n + len(shown) - 1} of 600" in note, note
     assert "Open in viewer" in note, note

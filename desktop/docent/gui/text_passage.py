@@ -31,6 +31,8 @@ class TextPassage:
     first_line: int = 1
     last_line: int = 0
     total_lines: int = 0
+    #: the lines are the file's (a text file), not of text extracted from a format
+    numbered: bool = True
 
     @property
     def whole(self) -> bool:
@@ -40,6 +42,8 @@ class TextPassage:
         """'' for a whole file; else which lines are shown, for the pane's note."""
         if self.whole:
             return ""
+        if not self.numbered:  # an EPUB's or a DOCX's lines are no viewer's (review s21)
+            return " Part of the document's text is shown; Open in viewer for all of it."
         return (
             f" Lines {self.first_line:,}–{self.last_line:,} of {self.total_lines:,} are shown;"
             " Open in viewer for the whole file."
@@ -50,14 +54,16 @@ def _line_count(text: str) -> int:
     return text.count("\n") + (0 if not text or text.endswith("\n") else 1)
 
 
-def shown_part(text: str, spans: list[tuple[int, int]], limit: int | None = None) -> TextPassage:
+def shown_part(
+    text: str, spans: list[tuple[int, int]], limit: int | None = None, *, numbered: bool = True
+) -> TextPassage:
     """``text`` with ``spans`` (Python characters) as the view shows it: whole when it is at
     most ``limit`` characters, else whole lines around the first span, a quarter of the
     part before it; spans outside the part are dropped."""
     limit = SHOWN_CHARS if limit is None else limit
     total = _line_count(text)
     if len(text) <= limit:
-        return TextPassage(text, spans, 1, total, total)
+        return TextPassage(text, spans, 1, total, total, numbered)
     at, after = (spans[0][0], spans[0][0] + spans[0][1]) if spans else (0, 0)
     start = max(0, min(at - limit // 4, len(text) - limit))
     if start > 0 and text[start - 1] != "\n":  # from the next line's start, if it is near
@@ -72,7 +78,8 @@ def shown_part(text: str, spans: list[tuple[int, int]], limit: int | None = None
     part = text[start:end]
     first = text.count("\n", 0, start) + 1
     kept = [(s - start, n) for s, n in spans if s >= start and s + n <= end]
-    return TextPassage(part, kept, first, first + _line_count(part) - 1, total)
+    # a part ending "\n" ends with a blank line of the file: counted, unlike a file's last
+    return TextPassage(part, kept, first, first + part.count("\n"), total, numbered)
 
 
 #: Characters outside the Basic Multilingual Plane: two UTF-16 units each in Qt's text.
@@ -108,16 +115,22 @@ def load_passage(engine: EngineAPI, citation: Citation) -> TextPassage:
     offsets: list[int] = []
     parts: list[str] = []
     at = 0
+    per_block = doc.lines_per_page
     for p in doc.pages:
+        # A text file's blocks lost the blank lines they ended with: put them back, so
+        # the view's lines are the file's and "Lines 10,264-19,668" names them (review s21)
+        block = p.text
+        if per_block and p is not doc.pages[-1]:
+            block += "\n" * max(0, per_block - 1 - block.count("\n"))
         offsets.append(at)
-        parts.append(p.text)
-        at += len(p.text) + 1
+        parts.append(block)
+        at += len(block) + 1
     text = "\n".join(parts)
     start = offsets[min(max(page, 1), len(offsets)) - 1] if offsets else 0
     spans = [(s + start, n) for s, n in locate_spans(text[start:], citation.text)]
     if not spans:
         spans = locate_spans(text, citation.text)
-    part = shown_part(text, spans)
+    part = shown_part(text, spans, numbered=per_block > 0)
     part.spans = utf16_spans(part.text, part.spans)
     return part
 
