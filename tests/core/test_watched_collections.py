@@ -146,6 +146,37 @@ def test_a_document_taken_out_of_its_folders_collection_but_kept_in_another_stay
     assert rec.collections == sorted([work.id, proj.id]), "added back, it left Work again"
 
 
+@pytest.mark.parametrize("then", ["leave", "remove collection"])
+def test_a_document_out_of_its_folders_collection_then_out_of_the_last_one_stays_out(
+    engine: Engine, tmp_path: Path, then: str
+) -> None:
+    """As above, then the user takes it out of Project too (or removes Project): it
+    leaves the library, and the folder's next sweep indexed it again into Work, as new
+    (review s21)."""
+    work_dir = tmp_path / "work"
+    a = note(work_dir, "a.txt", "alpha")
+    note(work_dir, "b.txt", "beta")
+    work = engine.create_collection("Work")
+    proj = engine.create_collection("Project")
+    engine.watch(work_dir, work.id)
+    engine.start_watching()
+    assert engine.wait_idle(TIMEOUT)
+    engine.submit_index([str(a)], collection=proj.id)
+    assert engine.wait_idle(TIMEOUT)
+    engine.submit_leave([str(a)], work.id)
+    assert engine.wait_idle(TIMEOUT)
+    if then == "leave":
+        engine.submit_leave([str(a)], proj.id)
+    else:
+        engine.remove_collection(proj.id)
+    assert engine.wait_idle(TIMEOUT)
+    assert {d.file_name for d in engine.documents()} == {"b.txt"}
+    assert engine.watcher is not None
+    engine.watcher.sweep_now()
+    assert engine.wait_idle(TIMEOUT)
+    assert {d.file_name for d in engine.documents()} == {"b.txt"}, "a.txt came back"
+
+
 def test_watching_a_watched_folder_into_another_collection_moves_its_files(
     engine: Engine, tmp_path: Path
 ) -> None:

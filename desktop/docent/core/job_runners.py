@@ -254,22 +254,34 @@ def run_leave(q: QueueOps, job: Job, report: IndexReport) -> None:
         filled = any(inside(r.path, f) for f in filling)
         if job.collection not in r.collections:
             continue
+        kept_out = filled or _left_its_folder(q, r, bound)
         if _leave(q, r, job, report):
-            if filled:
+            if kept_out:
                 q.catalog.leave_out(r.path)
         elif filled:  # another collection keeps it: the folder must not put it back
             q.catalog.leave_collection(r.doc_id, job.collection)
 
 
+def _left_its_folder(q: QueueOps, rec: DocumentRecord, bound: dict[str, str]) -> bool:
+    """The user took ``rec`` out of the collection of a watched folder holding it: gone
+    from the library with its last other collection, it must stay gone, or the folder's
+    next sweep indexed it again as new (review s21)."""
+    return any(inside(rec.path, f) and q.catalog.has_left(rec.doc_id, c) for f, c in bound.items())
+
+
 def run_remove_collection(q: QueueOps, job: Job, report: IndexReport) -> None:
     """Every document leaves ``job.collection``, then it goes. Cut short (a cancel, a
     crash), the collection stays with the documents that have not left yet."""
+    bound = q.catalog.folder_bindings() if job.source in ASKED else {}
     for doc_id in q.catalog.member_ids(job.collection):
         if job.cancel.is_set():
             return
         rec = q.catalog.get(doc_id)
-        if rec is not None:
-            _leave(q, rec, job, report)
+        if rec is None:
+            continue
+        kept_out = _left_its_folder(q, rec, bound)
+        if _leave(q, rec, job, report) and kept_out:
+            q.catalog.leave_out(rec.path)
     q.catalog.delete_collection(job.collection)
 
 
