@@ -277,12 +277,29 @@ def test_the_ollama_host_docent_suggests_reaches_ollamas_port(typed: str) -> Non
         assert url.port == 11434
     finally:
         client.close()
-    # a portless http:// address is refused, not taken as port 80 without a word
-    with pytest.raises(SettingsError) as err:
-        validate_change(Settings(), ollama_host=f"http://{typed}")
-    assert err.value.problems["ollama_host"].startswith(f"give its port, like http://{typed}:11434")
     proxied = validate_change(Settings(), ollama_host=f"https://{typed}")  # TLS: a proxy's 443
     assert proxied.ollama_host == f"https://{typed}"
+
+
+def test_a_portless_http_ollama_host_loads_and_its_failure_names_port_80_and_11434() -> None:
+    """ "http://gpu-box" means port 80: a proxy's, or a slip for Ollama's 11434. Refused when
+    loaded, a settings file that worked behind a proxy stopped Docent from starting (review
+    s21); taken without a word, the banner said Ollama was not running when it was, on
+    11434. It loads, and when nothing answers there the message says port 80 and 11434."""
+    from docent.core.llm import OllamaClient
+
+    host = "http://127.0.0.1"  # nothing listens on port 80 here
+    settings = validate_change(Settings(), ollama_host=host)
+    assert settings.ollama_host == host
+    client = OllamaClient.from_settings(settings)
+    try:
+        health = client.health(timeout=2.0)
+    finally:
+        client.close()
+    assert not health.ok
+    assert "port 80" in health.message and "http://127.0.0.1:11434" in health.message, (
+        health.message
+    )
 
 
 @pytest.mark.parametrize("key, port", [("ollama_host", 11434), ("qdrant_url", 6333)])

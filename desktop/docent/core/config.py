@@ -92,7 +92,7 @@ def _url_problem(value: str, port: int, path_allowed: bool) -> str | None:
     return None
 
 
-def _with_port(url: str, port: int) -> str:
+def with_port(url: str, port: int) -> str:
     """``url`` with ``port`` when it names none: "localhost" typed for a server means its
     service's port (as OLLAMA_HOST takes it), and "http://localhost" is port 80."""
     try:
@@ -114,7 +114,7 @@ def _check_url(value: str, port: int, path_allowed: bool = False) -> str:
     problem = _url_problem(value, port, path_allowed)
     if problem and "://" not in value and " " not in value.strip():
         # A scheme is missing: suggest it only when adding it is all that is needed.
-        meant = _with_port(f"http://{value.strip()}", port)
+        meant = with_port(f"http://{value.strip()}", port)
         other = _url_problem(meant, port, path_allowed)
         if other is None:
             problem += f" (did you mean {meant}?)"
@@ -279,18 +279,13 @@ class Settings(BaseModel):
     @field_validator("ollama_host")
     @classmethod
     def _ollama_host(cls, v: str) -> str:
-        """An http:// URL must give its port: the ollama client (and Ollama) take
-        "http://gpu-box" as port 80, where Ollama is not, so the banner said it was not
-        running when it was. https:// is a proxy's (Ollama has no TLS): 443 stays."""
+        """A URL. "http://gpu-box" is port 80, as the ollama client takes it: a proxy's, or
+        a slip for Ollama's 11434, which the message when nothing answers there names
+        (``OllamaClient._unavailable``); refused, a settings file that worked behind a
+        proxy stopped Docent from starting (review s21)."""
         if not v:
             return v
-        url = _check_url(v, OLLAMA_PORT)
-        if _scheme(url) == "http" and urlparse(url).port is None:
-            raise ValueError(
-                f"give its port, like {_with_port(url, OLLAMA_PORT)} (Ollama's own; an "
-                "http:// address without one means port 80)"
-            )
-        return url
+        return _check_url(v, OLLAMA_PORT)
 
     @field_validator("embedding_model", "ollama_model")
     @classmethod

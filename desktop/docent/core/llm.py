@@ -32,7 +32,7 @@ from collections.abc import Generator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from docent.core.config import redact_url
+from docent.core.config import OLLAMA_PORT, redact_url, with_port
 from docent.core.errors import (
     Cancelled,
     LLMError,
@@ -316,8 +316,17 @@ class OllamaClient:
         )
 
     def _unavailable(self) -> LLMUnavailable:
+        host = redact_url(self.host)
+        meant = with_port(self.host, OLLAMA_PORT)
+        if meant != self.host and self.host.lower().startswith("http://"):
+            # port 80, as the client takes it: a proxy's, or Ollama's 11434 left out
+            return LLMUnavailable(
+                f"Nothing answers at {host} (port 80: the address gives no port). Ollama "
+                f"listens on {OLLAMA_PORT}: set the Ollama host to {redact_url(meant)}, or "
+                "start Ollama (answers are extractive until then)."
+            )
         return LLMUnavailable(
-            f"Ollama is not running at {redact_url(self.host)} — start it with `ollama serve` "
+            f"Ollama is not running at {host} — start it with `ollama serve` "
             "(answers are extractive until then)."
         )
 
