@@ -295,3 +295,20 @@ def test_rows_being_removed_say_so_until_the_removal_runs(
     finally:
         gate.set()
     qtbot.waitUntil(lambda: pane.model.row_for(old.path) is None, timeout=10_000)
+
+
+def test_the_pages_column_counts_a_document_in_its_own_units() -> None:
+    """A 9,000-line log showed "150" under Pages: its 60-line blocks, which no one calls
+    pages (seen in a session-21 screenshot); `docent list` says "150 parts" since h20."""
+    from docent.gui.library_rows import PAGES, cells
+
+    def shown_pages(unit: str, n: int) -> object:
+        return cells(Row("/d/f", "f", state="ready", pages=n, page_unit=unit))[PAGES].get(
+            Qt.ItemDataRole.DisplayRole
+        )
+
+    assert shown_pages("page", 150) == "150"
+    assert shown_pages("lines:60", 150) == "150 parts"
+    assert shown_pages("slide", 12) == "12 slides"
+    assert shown_pages("section", 3) == "3 sect."
+    assert shown_pages("page", 0) == ""

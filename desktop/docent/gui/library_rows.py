@@ -15,7 +15,7 @@ from pathlib import Path
 from PySide6.QtCore import Qt
 
 from docent.core.api import Progress, shown
-from docent.core.models import CANCELLED, DocState, DocumentRecord
+from docent.core.models import CANCELLED, DocState, DocumentRecord, unit_short
 from docent.gui.plain import plain_tip
 
 COLUMNS = ("Name", "Pages", "Chunks", "State", "Indexed")
@@ -127,8 +127,9 @@ _ALIGN = {
 def _display(row: Row, col: int) -> str:
     if col == NAME:
         return shown(row.file_name)  # a name that is not UTF-8, or holds controls
-    if col == PAGES:
-        return str(row.pages) if row.pages else ""
+    if col == PAGES:  # in the document's own units: a log's blocks of lines are no pages
+        unit = unit_short(row.page_unit)
+        return "" if not row.pages else str(row.pages) if unit == "p" else f"{row.pages} {unit}"
     if col == CHUNKS:
         return str(row.chunks) if row.chunks else ""
     if col == STATE:
