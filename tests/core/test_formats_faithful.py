@@ -269,3 +269,25 @@ def test_text_read_by_an_older_reader_is_read_again_by_the_next_run(
         eng.resume()
         assert [m.file_name for m in eng.grep("crème brûlée")] == ["menu.txt"]
         assert eng.extracted(eng.documents()[0]).pages[0].text == "Crème brûlée, five euros."
+
+
+def test_a_word_tables_merged_cells_keep_the_columns_after_them(tmp_path: Path) -> None:
+    import docx
+
+    d = docx.Document()
+    t = d.add_table(rows=4, cols=4)
+    for c, name in enumerate(("Name", "Q1", "Q2", "Q3")):
+        t.cell(0, c).text = name
+    t.cell(1, 0).text, t.cell(1, 3).text = "Ada", "7"
+    t.cell(1, 1).merge(t.cell(1, 2)).text = "on leave"  # one cell over Q1 and Q2
+    for c, text in enumerate(("Bob", "1", "2", "3")):
+        t.cell(2, c).text = text
+    t.cell(3, 1).text, t.cell(3, 2).text, t.cell(3, 3).text = "4", "5", "6"
+    tr = t.rows[3]._tr  # a row starting in the second column (w:gridBefore)
+    tr.remove(tr.tc_lst[0])
+    tr.get_or_add_trPr()._add_gridBefore(val=1)
+    d.save(tmp_path / "merged.docx")
+    lines = text_of(extract(tmp_path / "merged.docx")).splitlines()
+    assert "Name: Ada | Q1: on leave | Q3: 7" in lines, lines
+    assert "Name: Bob | Q1: 1 | Q2: 2 | Q3: 3" in lines, lines
+    assert "Q1: 4 | Q2: 5 | Q3: 6" in lines, lines

@@ -20,8 +20,9 @@ _READ_BLOCK = 1 << 20
 #: run (the index format, embedding.py, brings that run). 2: Word's insertions, content
 #: controls, fields, nested tables and text boxes; a sheet's row numbers; a page's or
 #: chapter's undeclared encoding; OpenDocument's deletions, comments and footnotes; a text
-#: file's lines past a form feed, and Windows-1252 text (review).
-READERS: dict[str, int] = {"text": 2, "docx": 2, "xlsx": 2, "html": 2, "epub": 2, "odt": 2}
+#: file's lines past a form feed, and Windows-1252 text (review). 3: Word's merged table
+#: cells and rows starting in a later column keep the cells after them in their columns.
+READERS: dict[str, int] = {"text": 2, "docx": 3, "xlsx": 2, "html": 2, "epub": 2, "odt": 2}
 
 
 def sha256_of(fh: IO[bytes]) -> str:

@@ -133,11 +133,15 @@ def _heading_level(paragraph: Any) -> int:
 
 
 def _docx_rows(tbl: Any) -> Iterator[list[str]]:
+    """Each row's cells by grid column: a row starting in a later column (``w:gridBefore``)
+    and a merged cell, read once, leave those columns empty, so the cells after them
+    stay under their own header (they were shifted left: "Q2: 7" under Q3; review)."""
     for row in tbl.rows:
-        cells, seen = [], set()
+        cells, seen = [""] * row.grid_cols_before, set()
         for cell in row.cells:
-            # A merged cell comes back once per grid column it spans: keep it once.
+            # A merged cell comes back once per grid column it spans: its text once.
             if id(cell._tc) in seen:
+                cells.append("")
                 continue
             seen.add(id(cell._tc))
             cells.append(" ".join(clean(_cell_text(cell._tc)).split("\n")))
