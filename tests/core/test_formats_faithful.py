@@ -291,3 +291,17 @@ def test_a_word_tables_merged_cells_keep_the_columns_after_them(tmp_path: Path) 
     assert "Name: Ada | Q1: on leave | Q3: 7" in lines, lines
     assert "Name: Bob | Q1: 1 | Q2: 2 | Q3: 3" in lines, lines
     assert "Q1: 4 | Q2: 5 | Q3: 6" in lines, lines
+
+
+def test_a_pages_spanning_cells_keep_the_columns_after_them(tmp_path: Path) -> None:
+    page = tmp_path / "rota.html"
+    page.write_text(
+        "<html><body><table><tr><th>Name</th><th>Q1</th><th>Q2</th><th>Q3</th></tr>"
+        "<tr><td>Ada</td><td colspan='2'>on leave</td><td>7</td></tr>"
+        "<tr><td rowspan='2'>Bob</td><td>1</td><td>2</td><td>3</td></tr>"
+        "<tr><td>4</td><td>5</td><td>6</td></tr></table></body></html>"
+    )
+    lines = text_of(extract(page)).splitlines()
+    assert "Name: Ada | Q1: on leave | Q3: 7" in lines, lines
+    assert "Name: Bob | Q1: 1 | Q2: 2 | Q3: 3" in lines, lines
+    assert "Q1: 4 | Q2: 5 | Q3: 6" in lines, lines

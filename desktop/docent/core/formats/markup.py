@@ -38,6 +38,8 @@ BLOCK = frozenset(
     | {"summary", "caption", "center"}
 )
 HEADINGS = {f"h{i}": i for i in range(1, 7)}
+#: The most columns and rows one table cell spans, as browsers cap them.
+MAX_COLSPAN, MAX_ROWSPAN = 1000, 65534
 _OPF_NS = {"opf": "http://www.idpf.org/2007/opf"}
 _CONTAINER_NS = {"c": "urn:oasis:names:tc:opendocument:xmlns:container"}
 
@@ -160,11 +162,35 @@ def html_blocks(root: Any) -> list[Block]:
 
 
 def _html_rows(tbl: Any) -> Iterator[list[str]]:
+    """Each row's cells by column: a cell spanning columns (``colspan``) or rows
+    (``rowspan``) has its text once and leaves the other columns it takes empty, so the
+    cells after it stay under their own header (they were shifted left; review)."""
+    taken: dict[int, int] = {}  # column: for how many rows, this one on, a cell above takes it
     for tr in tbl.iter("tr"):
         # Rows of a nested table belong to that table's cell, already in its text.
         if next(tr.iterancestors("table"), None) is not tbl:
             continue
-        yield [" ".join(_cell_text(c).split()) for c in tr if c.tag in ("td", "th")]
+        row: list[str] = []
+        for c in tr:
+            if c.tag not in ("td", "th"):
+                continue
+            while taken.get(len(row), 0) > 0:
+                row.append("")
+            rows = _span(c.get("rowspan"), MAX_ROWSPAN)
+            for k in range(_span(c.get("colspan"), MAX_COLSPAN)):
+                if rows > 1:
+                    taken[len(row)] = rows
+                row.append("" if k else " ".join(_cell_text(c).split()))
+        taken = {col: n - 1 for col, n in taken.items() if n > 1}
+        yield row
+
+
+def _span(value: str | None, most: int) -> int:
+    """A ``colspan`` or ``rowspan`` as browsers read it: 1 unless a number from 1 up."""
+    try:
+        return min(max(int((value or "1").strip()), 1), most)
+    except ValueError:
+        return 1
 
 
 def _cell_text(cell: Any) -> str:
