@@ -169,6 +169,7 @@ def _odt(path: Path, body: str) -> Path:
     ns = (
         'xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" '
         'xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0" '
+        'xmlns:table="urn:oasis:names:tc:opendocument:xmlns:table:1.0" '
         'xmlns:dc="http://purl.org/dc/elements/1.1/"'
     )
     with zipfile.ZipFile(path, "w") as zf:
@@ -305,3 +306,38 @@ def test_a_pages_spanning_cells_keep_the_columns_after_them(tmp_path: Path) -> N
     assert "Name: Ada | Q1: on leave | Q3: 7" in lines, lines
     assert "Name: Bob | Q1: 1 | Q2: 2 | Q3: 3" in lines, lines
     assert "Q1: 4 | Q2: 5 | Q3: 6" in lines, lines
+
+
+def test_opendocument_tables_keep_columns_after_merged_cells_and_read_nested_ones_once(
+    tmp_path: Path,
+) -> None:
+    def cell(text: str, span: int = 1) -> str:
+        spanned = f" table:number-columns-spanned='{span}'" if span > 1 else ""
+        return f"<table:table-cell{spanned}><text:p>{text}</text:p></table:table-cell>"
+
+    def row(*cells: str) -> str:
+        return f"<table:table-row>{''.join(cells)}</table:table-row>"
+
+    nested = (
+        "<table:table-cell><table:table>"
+        f"{row(cell('Nested alpha'), cell('Nested beta'))}</table:table></table:table-cell>"
+    )
+    body = (
+        "<table:table>"
+        + row(cell("Name"), cell("Q1"), cell("Q2"), cell("Q3"))
+        + row(cell("Ada"), cell("on leave", 2), "<table:covered-table-cell/>", cell("7"))
+        + row(cell("Bob"), cell("1"), nested, cell("3"))
+        + row(cell("Cy"), "<table:table-cell table:number-columns-repeated='2'/>", cell("9"))
+        + row(
+            cell("Di"),
+            cell("8", 3),
+            "<table:covered-table-cell table:number-columns-repeated='2'/>",
+        )
+        + "</table:table>"
+    )
+    text = text_of(extract(_odt(tmp_path / "rota.odt", body)))
+    lines = text.splitlines()
+    assert "Name: Ada | Q1: on leave | Q3: 7" in lines, lines
+    assert "Name: Bob | Q1: 1 | Q2: Nested alpha Nested beta | Q3: 3" in lines, lines
+    assert "Name: Cy | Q3: 9" in lines and "Name: Di | Q1: 8" in lines, lines
+    assert text.count("Nested alpha") == 1, text

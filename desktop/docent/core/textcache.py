@@ -22,8 +22,9 @@ _READ_BLOCK = 1 << 20
 #: chapter's undeclared encoding; OpenDocument's deletions, comments and footnotes; a text
 #: file's lines past a form feed, and Windows-1252 text (review). 3: Word's merged table
 #: cells and rows starting in a later column keep the cells after them in their columns,
-#: and so do an HTML table's (a page's, a chapter's) cells spanning columns or rows.
-READERS: dict[str, int] = {"text": 2, "docx": 3, "xlsx": 2, "html": 3, "epub": 3, "odt": 2}
+#: and so do an HTML table's (a page's, a chapter's) cells spanning columns or rows, and
+#: an OpenDocument table's merged and repeated empty cells; its nested tables read once.
+READERS: dict[str, int] = {"text": 2, "docx": 3, "xlsx": 2, "html": 3, "epub": 3, "odt": 3}
 
 
 def sha256_of(fh: IO[bytes]) -> str:

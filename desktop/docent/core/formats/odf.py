@@ -19,6 +19,7 @@ TABLE = "urn:oasis:names:tc:opendocument:xmlns:table:1.0"
 OFFICE = "urn:oasis:names:tc:opendocument:xmlns:office:1.0"
 _H, _P, _S, _TAB, _BR = (f"{{{TEXT}}}{n}" for n in ("h", "p", "s", "tab", "line-break"))
 _TABLE, _ROW, _CELL = (f"{{{TABLE}}}{n}" for n in ("table", "table-row", "table-cell"))
+_COVERED = f"{{{TABLE}}}covered-table-cell"
 _NOTE, _CITATION, _NOTE_BODY = (f"{{{TEXT}}}{n}" for n in ("note", "note-citation", "note-body"))
 #: Not the document's text: what tracked changes deleted (``text:tracked-changes`` holds
 #: it, with who and when), comments (their author and date too).
@@ -61,12 +62,23 @@ def _blocks(el: Any) -> Iterator[Block]:
 
 
 def _rows(tbl: Any) -> Iterator[list[str]]:
+    """Each row's cells by column: a cell covered by a merged one, and each of the empty
+    cells written once with a repeat count, is an empty column (they were skipped, and the
+    cells after them shifted left under the wrong header); a nested table is read in its
+    cell's text only (its rows were read again as the outer table's, and its cells taken
+    for the outer row's; review)."""
     for row in tbl.iter(_ROW):
+        if next(row.iterancestors(_TABLE), None) is not tbl:
+            continue
         cells: list[str] = []
-        for cell in row.iter(_CELL):
+        for cell in row:
+            if cell.tag not in (_CELL, _COVERED):
+                continue
             repeat = int(cell.get(f"{{{TABLE}}}number-columns-repeated", "1") or 1)
-            text = " ".join(_text(cell, []).split())
-            cells.extend([text] * min(repeat, MAX_REPEAT if text else 1))
+            text = " ".join(_text(cell, []).split()) if cell.tag == _CELL else ""
+            cells.extend([text] * min(repeat, MAX_REPEAT))
+        while cells and not cells[-1]:
+            cells.pop()  # empty to the row's end: formatting
         yield cells
 
 
