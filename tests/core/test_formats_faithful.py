@@ -341,3 +341,21 @@ def test_opendocument_tables_keep_columns_after_merged_cells_and_read_nested_one
     assert "Name: Bob | Q1: 1 | Q2: Nested alpha Nested beta | Q3: 3" in lines, lines
     assert "Name: Cy | Q3: 9" in lines and "Name: Di | Q1: 8" in lines, lines
     assert text.count("Nested alpha") == 1, text
+
+
+def test_a_pages_charset_is_read_from_its_meta_tag_only_wherever_it_is(tmp_path: Path) -> None:
+    # "charset" in a script's attribute declares nothing: the page is UTF-8
+    page = tmp_path / "menu.html"
+    page.write_bytes(
+        '<html><head><script src="menu.js" charset="utf-8"></script></head><body>'
+        "<p>Crème brûlée à la carte.</p></body></html>".encode()
+    )
+    assert "Crème brûlée à la carte." in text_of(extract(page))
+    # a meta tag after a long head (scripts, styles) still says the page's encoding
+    old = tmp_path / "old.html"
+    head = "<style>p { margin: 0 }</style>" * 100
+    old.write_bytes(
+        f'<html><head>{head}<meta http-equiv="Content-Type" content="text/html; '
+        'charset=windows-1251"></head><body><p>Привет, мир.</p></body></html>'.encode("cp1251")
+    )
+    assert "Привет, мир." in text_of(extract(old))

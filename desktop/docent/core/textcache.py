@@ -23,7 +23,8 @@ _READ_BLOCK = 1 << 20
 #: file's lines past a form feed, and Windows-1252 text (review). 3: Word's merged table
 #: cells and rows starting in a later column keep the cells after them in their columns,
 #: and so do an HTML table's (a page's, a chapter's) cells spanning columns or rows, and
-#: an OpenDocument table's merged and repeated empty cells; its nested tables read once.
+#: an OpenDocument table's merged and repeated empty cells; its nested tables read once;
+#: a page's encoding from its meta tag wherever in its head (not a script's "charset").
 READERS: dict[str, int] = {"text": 2, "docx": 3, "xlsx": 2, "html": 3, "epub": 3, "odt": 3}
 
 

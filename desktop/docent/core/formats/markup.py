@@ -49,6 +49,12 @@ _CONTAINER_NS = {"c": "urn:oasis:names:tc:opendocument:xmlns:container"}
 MAX_DEPTH = 2048
 _XML_DECLARATION = re.compile(rb"^\s*<\?xml[^>]*?encoding\s*=\s*[\"']([A-Za-z0-9._-]+)")
 _BOMS = (codecs.BOM_UTF8, codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
+#: A page's declaration of its encoding: a meta tag's ``charset`` (HTML5's, or in the
+#: ``content`` of an ``http-equiv`` one), looked for in the page's first HEAD_BYTES.
+_META_CHARSET = re.compile(rb"<meta\b[^>]*?charset\s*=\s*[\"']?\s*([A-Za-z0-9._:-]+)", re.I)
+HEAD_BYTES = 1 << 20
+#: Read as Windows-1252, as browsers read them: its superset (what 0x80-0x9f mean there).
+_AS_WINDOWS_1252 = frozenset({"latin-1", "iso8859-1", "ascii"})
 
 
 def parse_html(path: Path, data: bytes, *, xhtml: bool = False) -> Any:
@@ -58,13 +64,17 @@ def parse_html(path: Path, data: bytes, *, xhtml: bool = False) -> Any:
     import lxml.html
     from lxml import etree
 
+    encoding = _encoding(data, xhtml)
+    if encoding not in (None, "utf-8"):
+        # decoded here: libxml2 knows another set of names, and told UTF-8 it reads it
+        data, encoding = data.decode(encoding, errors="replace").encode("utf-8"), "utf-8"
     parser = lxml.html.HTMLParser(
         remove_comments=True,
         remove_pis=True,
         no_network=True,
         recover=True,
         huge_tree=True,
-        encoding=_encoding(data, xhtml),
+        encoding=encoding,
     )
     try:
         root = lxml.html.document_fromstring(data, parser=parser)
@@ -76,20 +86,26 @@ def parse_html(path: Path, data: bytes, *, xhtml: bool = False) -> Any:
 
 
 def _encoding(data: bytes, xhtml: bool) -> str | None:
-    """The encoding to read ``data`` in; None: lxml's own guess (a byte-order mark, a
-    ``<meta charset>``). Without either, libxml2 guesses Latin-1, so a UTF-8 page without a
-    charset ("Crème brûlée") came out as "CrÃ¨me brÃ»lÃ©e" (review)."""
+    """The encoding to read ``data`` in; None: lxml's own guess (a byte-order mark).
+    An EPUB chapter is XML: its declaration's, else UTF-8. A page: its meta tag's (where
+    its head puts it: lxml looks in the first 2 kB only; and "charset" in a script's
+    attribute is no declaration), an XHTML page's declaration's, else UTF-8 when it reads
+    as UTF-8 and Windows-1252 when not. Left to libxml2, a page without a declaration was
+    read as Latin-1: "Crème brûlée" came out as "CrÃ¨me brÃ»lÃ©e" (review)."""
     if data.startswith(_BOMS):
         return None
-    if xhtml:
-        declared = _XML_DECLARATION.match(data)
-        name = declared.group(1).decode("ascii") if declared else "utf-8"
+    declared = _XML_DECLARATION.match(data)
+    if not xhtml:
+        declared = _META_CHARSET.search(data[:HEAD_BYTES]) or declared
+    if declared or xhtml:
         try:
-            return codecs.lookup(name).name
+            name = codecs.lookup(declared.group(1).decode("ascii") if declared else "utf-8").name
         except LookupError:
+            name = ""
+        if name:
+            return "windows-1252" if name in _AS_WINDOWS_1252 else name
+        if xhtml:
             return "utf-8"
-    if b"charset" in data[:2048].lower():
-        return None
     try:
         data.decode("utf-8")
     except UnicodeDecodeError:
