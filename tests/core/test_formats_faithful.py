@@ -8,6 +8,7 @@ page without its body. Every file is made here with the libraries."""
 from __future__ import annotations
 
 import zipfile
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -15,7 +16,7 @@ import pytest
 from docent.core.errors import DamagedDocument
 from docent.core.extract import extract
 from docent.core.models import ExtractedDocument
-from format_files import write_epub
+from format_files import MAKERS, write_epub
 
 
 def text_of(doc: ExtractedDocument) -> str:
@@ -359,3 +360,29 @@ def test_a_pages_charset_is_read_from_its_meta_tag_only_wherever_it_is(tmp_path:
         'charset=windows-1251"></head><body><p>Привет, мир.</p></body></html>'.encode("cp1251")
     )
     assert "Привет, мир." in text_of(extract(old))
+
+
+def _rewritten(src: Path, dst: Path, part: str, change: Callable[[bytes], bytes]) -> Path:
+    with zipfile.ZipFile(src) as zin, zipfile.ZipFile(dst, "w") as zout:
+        for info in zin.infolist():
+            data = zin.read(info.filename)
+            zout.writestr(info, change(data) if info.filename == part else data)
+    return dst
+
+
+@pytest.mark.parametrize(
+    ("name", "part"),
+    [
+        ("report.docx", "word/document.xml"),
+        ("report.docx", "word/styles.xml"),
+        ("deck.pptx", "ppt/slides/slide2.xml"),
+    ],
+)
+def test_an_office_file_with_a_broken_xml_part_is_damaged_with_why(
+    tmp_path: Path, name: str, part: str
+) -> None:
+    made = MAKERS[name](tmp_path / f"whole{Path(name).suffix}")
+    broken = _rewritten(made, tmp_path / name, part, lambda data: data[:-50])
+    with pytest.raises(DamagedDocument, match=f"{name} is not a readable .*re-saving it"):
+        extract(broken)
+

@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from docent.core.errors import DamagedDocument
 from docent.core.formats.blocks import Block, Heading, Para, clean, paginate, table, to_pages
 from docent.core.formats.containers import damaged, open_zip
 from docent.core.models import ExtractedDocument, Page
@@ -25,14 +26,26 @@ def extract_docx(path: Path) -> ExtractedDocument:
     open_zip(path).close()  # encrypted / corrupt / too big: said before python-docx guesses
     import docx
     from docx.opc.exceptions import PackageNotFoundError
+    from lxml import etree
 
     try:
         document = docx.Document(str(path))
     except (PackageNotFoundError, KeyError, ValueError) as exc:
         raise damaged(path, f"it has no Word document inside ({exc})") from exc
-    title = " ".join(clean(document.core_properties.title or "").split())
-    pages = to_pages(paginate(_docx_blocks(document), f"§ {title or 'start'}", prefix="§ "))
+    except etree.LxmlError as exc:
+        raise _broken_xml(path, exc) from exc
+    try:  # its styles, properties and parts are parsed when first read
+        title = " ".join(clean(document.core_properties.title or "").split())
+        pages = to_pages(paginate(_docx_blocks(document), f"§ {title or 'start'}", prefix="§ "))
+    except etree.LxmlError as exc:
+        raise _broken_xml(path, exc) from exc
     return ExtractedDocument(str(path), "docx", pages, page_unit="section")
+
+
+def _broken_xml(path: Path, exc: Exception) -> DamagedDocument:
+    """A part python-docx or python-pptx cannot parse: lxml's error, said as damage (it
+    came out as lxml's own words, and was logged as Docent's fault; review)."""
+    return damaged(path, f"a part of it is not well-formed XML ({exc})")
 
 
 def _docx_blocks(document: Any) -> Iterator[Block]:
@@ -166,16 +179,22 @@ def _cell_text(tc: Any) -> str:
 def extract_pptx(path: Path) -> ExtractedDocument:
     open_zip(path).close()
     import pptx
+    from lxml import etree
     from pptx.exc import PackageNotFoundError
 
     try:
         deck = pptx.Presentation(str(path))
     except (PackageNotFoundError, KeyError, ValueError) as exc:
         raise damaged(path, f"it has no presentation inside ({exc})") from exc
+    except etree.LxmlError as exc:
+        raise _broken_xml(path, exc) from exc
     pages = []
-    for number, slide in enumerate(deck.slides, start=1):
-        text = "\n\n".join(t for t in _slide_texts(slide) if t)
-        pages.append(Page(number=number, text=text, label=f"slide {number}"))
+    try:  # each slide is parsed when first read
+        for number, slide in enumerate(deck.slides, start=1):
+            text = "\n\n".join(t for t in _slide_texts(slide) if t)
+            pages.append(Page(number=number, text=text, label=f"slide {number}"))
+    except etree.LxmlError as exc:
+        raise _broken_xml(path, exc) from exc
     return ExtractedDocument(str(path), "pptx", pages, page_unit="slide")
 
 
