@@ -386,3 +386,14 @@ def test_an_office_file_with_a_broken_xml_part_is_damaged_with_why(
     with pytest.raises(DamagedDocument, match=f"{name} is not a readable .*re-saving it"):
         extract(broken)
 
+
+def test_opendocument_numbers_that_are_not_numbers_are_read_as_none_given(tmp_path: Path) -> None:
+    body = (
+        "<text:h text:outline-level='one'>Prices</text:h><text:p>Tea<text:s text:c='x'/>"
+        "costs two euros.</text:p><table:table><table:table-row><table:table-cell "
+        "table:number-columns-repeated='many'><text:p>Cell</text:p></table:table-cell>"
+        "</table:table-row></table:table>"
+    )
+    doc = extract(_odt(tmp_path / "odd.odt", body))
+    assert doc.pages[0].label == "§ Prices"
+    assert "Tea costs two euros." in text_of(doc) and "Cell" in text_of(doc)

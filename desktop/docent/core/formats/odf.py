@@ -47,7 +47,7 @@ def _blocks(el: Any) -> Iterator[Block]:
             notes: list[str] = []
             text = _text(child, notes)
             if child.tag == _H and " ".join(text.split()):
-                level = int(child.get(f"{{{TEXT}}}outline-level", "1") or 1)
+                level = _number(child.get(f"{{{TEXT}}}outline-level"))
                 yield Heading(level, " ".join(text.split()))
             elif child.tag == _P and clean(text):
                 yield Para(clean(text))
@@ -74,12 +74,21 @@ def _rows(tbl: Any) -> Iterator[list[str]]:
         for cell in row:
             if cell.tag not in (_CELL, _COVERED):
                 continue
-            repeat = int(cell.get(f"{{{TABLE}}}number-columns-repeated", "1") or 1)
+            repeat = _number(cell.get(f"{{{TABLE}}}number-columns-repeated"))
             text = " ".join(_text(cell, []).split()) if cell.tag == _CELL else ""
             cells.extend([text] * min(repeat, MAX_REPEAT))
         while cells and not cells[-1]:
             cells.pop()  # empty to the row's end: formatting
         yield cells
+
+
+def _number(value: str | None) -> int:
+    """A count or level written in an attribute; 1 when it is none ("one": the file was
+    refused with Python's own error; review)."""
+    try:
+        return int(value or 1)
+    except ValueError:
+        return 1
 
 
 def _text(el: Any, notes: list[str]) -> str:
@@ -91,7 +100,7 @@ def _text(el: Any, notes: list[str]) -> str:
             parts.append(node.text)
         for child in node:
             if child.tag == _S:
-                parts.append(" " * min(int(child.get(f"{{{TEXT}}}c", "1") or 1), 8))
+                parts.append(" " * min(_number(child.get(f"{{{TEXT}}}c")), 8))
             elif child.tag == _TAB:
                 parts.append("\t")
             elif child.tag == _BR:
