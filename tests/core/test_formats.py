@@ -246,3 +246,38 @@ def test_bad_files_stop_nothing_else(tmp_path: Path) -> None:
         assert reasons["broken.xlsx"][0] == "damaged" and "Excel" in reasons["broken.xlsx"][1]
     finally:
         eng.close()
+
+
+def _with_media(path: Path, name: str, data: bytes) -> Path:
+    """The Word document with a picture part ``name`` the document links to (python-docx
+    loads every part a relationship names)."""
+    out_path = path.with_name("media-" + path.name)
+    rel = (
+        f'<Relationship Id="rIdPic" Target="{name.removeprefix("word/")}" Type="http://'
+        'schemas.openxmlformats.org/officeDocument/2006/relationships/image"/>'
+    ).encode()
+    kind = f'<Override PartName="/{name}" ContentType="image/jpeg"/>'.encode()
+    with zipfile.ZipFile(path) as src, zipfile.ZipFile(out_path, "w", zipfile.ZIP_DEFLATED) as out:
+        for info in src.infolist():
+            part = src.read(info)
+            if info.filename == "word/_rels/document.xml.rels":
+                part = part.replace(b"</Relationships>", rel + b"</Relationships>")
+            if info.filename == "[Content_Types].xml":
+                part = part.replace(b"</Types>", kind + b"</Types>")
+            out.writestr(info, part)
+        out.writestr(name, data)
+    return out_path
+
+
+def test_a_picture_that_inflates_like_a_bomb_counts_against_the_cap(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import docent.core.formats.containers as containers
+
+    monkeypatch.setattr(containers, "MAX_UNZIPPED_MB", 2)
+    plain = make_docx(tmp_path / "report.docx")
+    photo = _with_media(plain, "word/media/photo.jpg", os.urandom(3 << 20))  # as JPEGs are
+    assert "quarterly lighthouse inspection" in " ".join(p.text for p in extract(photo).pages)
+    bomb = _with_media(plain, "word/media/bomb.png", bytes(3 << 20))  # ~3 kB stored
+    with pytest.raises(containers.TooBig, match="media-report.docx would unpack to 3 MB"):
+        extract(bomb)

@@ -5,7 +5,7 @@
 - A corrupt or truncated zip is damaged, said in the format's own words.
 - What the parts would inflate to is read from the zip's directory before anything is
   inflated (zipfile never returns more than a member's declared size), and refused past
-  ``MAX_UNZIPPED_MB``: a few kB can claim gigabytes of XML.
+  ``MAX_UNZIPPED_MB``: a few kB can claim gigabytes of XML (or of a "picture").
 - XML is parsed without entities, DTDs or network access (no billion laughs, no XXE).
 """
 
@@ -54,6 +54,9 @@ _MEDIA = tuple(
         ".bin",
     ]
 )
+#: Media are stored compressed (JPEG, PNG, MP4) or compress a few times at most (BMP,
+#: TIFF, EMF): a part inflating more than this many times its stored size is no picture.
+MEDIA_RATIO = 20
 OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
 KIND_NAMES = {
     ".docx": "Word document",
@@ -99,13 +102,22 @@ def open_zip(path: Path) -> zipfile.ZipFile:
 
 
 def check_sizes(path: Path, zf: zipfile.ZipFile) -> None:
-    total = sum(i.file_size for i in zf.infolist() if not i.filename.lower().endswith(_MEDIA))
+    total = sum(i.file_size for i in zf.infolist() if _counted(i))
     if total > MAX_UNZIPPED_MB << 20:
         raise TooBig(
             str(path),
             f"{path.name} would unpack to {total >> 20:,} MB of text and markup, more than "
             f"the {MAX_UNZIPPED_MB} MB Docent reads from one {kind_name(path)}.",
         )
+
+
+def _counted(info: zipfile.ZipInfo) -> bool:
+    """Text and markup count against MAX_UNZIPPED_MB, and so does a "picture" inflating
+    more than MEDIA_RATIO times: the readers load every part the document links to, and
+    a few kB named bomb.png inflated to gigabytes unchecked (review)."""
+    if not info.filename.lower().endswith(_MEDIA):
+        return True
+    return info.file_size > MEDIA_RATIO * max(info.compress_size, 1 << 10)
 
 
 def _ole(path: Path) -> DocumentError:
