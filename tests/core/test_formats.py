@@ -269,15 +269,16 @@ def _with_media(path: Path, name: str, data: bytes) -> Path:
     return out_path
 
 
-def test_a_picture_that_inflates_like_a_bomb_counts_against_the_cap(
+def test_media_do_not_count_against_the_cap_unless_they_inflate_like_a_bomb(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     import docent.core.formats.containers as containers
 
     monkeypatch.setattr(containers, "MAX_UNZIPPED_MB", 2)
     plain = make_docx(tmp_path / "report.docx")
-    photo = _with_media(plain, "word/media/photo.jpg", os.urandom(3 << 20))  # as JPEGs are
-    assert "quarterly lighthouse inspection" in " ".join(p.text for p in extract(photo).pages)
+    for name in ("photo.jpg", "clip.wmv", "movie.m4v", "hdphoto1.wdp", "pic.jfif"):
+        photo = _with_media(plain, f"word/media/{name}", os.urandom(3 << 20))  # as JPEGs are
+        assert "lighthouse inspection" in " ".join(p.text for p in extract(photo).pages), name
     bomb = _with_media(plain, "word/media/bomb.png", bytes(3 << 20))  # ~3 kB stored
     with pytest.raises(containers.TooBig, match="media-report.docx would unpack to 3 MB"):
         extract(bomb)
