@@ -397,3 +397,34 @@ def test_opendocument_numbers_that_are_not_numbers_are_read_as_none_given(tmp_pa
     doc = extract(_odt(tmp_path / "odd.odt", body))
     assert doc.pages[0].label == "§ Prices"
     assert "Tea costs two euros." in text_of(doc) and "Cell" in text_of(doc)
+
+
+def test_section_labels_name_one_section_each_and_no_section_is_a_lone_heading(
+    tmp_path: Path,
+) -> None:
+    import docx
+
+    d = docx.Document()
+    for level, heading, text in [
+        (1, "Chapter 1", ""),
+        (2, "Overview", "The ship left at dawn."),
+        (2, "Summary", "It sailed south."),
+        (1, "Chapter 2", "Storms came."),
+        (2, "Summary", "It sailed north."),
+        (1, "Appendix A", ""),
+        (1, "Appendix B", "Tide tables."),
+    ]:
+        d.add_heading(heading, level=level)
+        if text:
+            d.add_paragraph(text)
+    d.save(tmp_path / "voyage.docx")
+    pages = extract(tmp_path / "voyage.docx").pages
+    assert [p.label for p in pages] == [
+        "§ Chapter 1 › Overview",  # a chapter's heading opens its first section
+        "§ Summary",
+        "§ Chapter 2",
+        "§ Chapter 2 › Summary",  # not a second "§ Summary"
+        "§ Appendix A",
+        "§ Appendix B",
+    ]
+    assert pages[0].text == "# Chapter 1\n\n## Overview\n\nThe ship left at dawn."

@@ -24,7 +24,8 @@ _READ_BLOCK = 1 << 20
 #: cells and rows starting in a later column keep the cells after them in their columns,
 #: and so do an HTML table's (a page's, a chapter's) cells spanning columns or rows, and
 #: an OpenDocument table's merged and repeated empty cells; its nested tables read once;
-#: a page's encoding from its meta tag wherever in its head (not a script's "charset").
+#: a page's encoding from its meta tag wherever in its head (not a script's "charset");
+#: a heading and the one right under it open one unit, a repeated label is told apart.
 READERS: dict[str, int] = {"text": 2, "docx": 3, "xlsx": 2, "html": 3, "epub": 3, "odt": 3}
 
 

@@ -115,13 +115,22 @@ class _Unit:
     label: str
     parts: list[str] = field(default_factory=list)
     size: int = 0
+    #: The level of its last heading while it holds headings only; 0: it holds text.
+    bare: int = 0
 
 
 def paginate(blocks: Iterable[Block], first_label: str, prefix: str = "") -> list[tuple[str, str]]:
     """(label, text) units: a new one at each heading up to UNIT_HEADING_LEVEL, labelled
     with it (``prefix`` before: "ch. 3 › "); what precedes the first is ``first_label``.
-    A unit past MAX_UNIT_CHARS goes on in a part of its own ("Setup (2)")."""
+    A unit past MAX_UNIT_CHARS goes on in a part of its own ("Setup (2)").
+
+    A heading right under one with nothing between ("Chapter 1", then "Overview") opens
+    the same unit, "Chapter 1 › Overview": the chapter's heading was a unit, and a passage,
+    of its own. A label an earlier unit has is told apart by the level-1 heading above it
+    ("Chapter 2 › Summary"): each chapter's "Summary" was cited alike (review)."""
     units: list[_Unit] = [_Unit(first_label)]
+    used = {first_label}
+    top = ""  # the last heading of level 1
     part = 1
     for block in blocks:
         text = render(block)
@@ -129,10 +138,19 @@ def paginate(blocks: Iterable[Block], first_label: str, prefix: str = "") -> lis
             continue
         cur = units[-1]
         if isinstance(block, Heading) and block.level <= UNIT_HEADING_LEVEL:
-            if cur.parts:
-                units.append(_Unit(f"{prefix}{block.text}"))
+            under = bool(cur.parts) and 0 < cur.bare < block.level  # a bare heading's
+            if under:
+                label = f"{cur.label} › {block.text}"
             else:
-                cur.label = f"{prefix}{block.text}"
+                label = f"{prefix}{block.text}"
+                if label in used and block.level > 1 and top:
+                    label = f"{prefix}{top} › {block.text}"
+            if cur.parts and not under:
+                units.append(_Unit(label))
+            else:
+                cur.label = label
+            used.add(label)
+            top = block.text if block.level == 1 else top
             part = 1
         elif cur.size + len(text) > MAX_UNIT_CHARS and cur.parts:
             part += 1
@@ -141,6 +159,8 @@ def paginate(blocks: Iterable[Block], first_label: str, prefix: str = "") -> lis
         cur = units[-1]
         cur.parts.append(text)
         cur.size += len(text) + 2
+        bare = isinstance(block, Heading) and block.level <= UNIT_HEADING_LEVEL
+        cur.bare = block.level if bare and isinstance(block, Heading) else 0
     return [(u.label, "\n\n".join(u.parts)) for u in units if u.parts]
 
 
