@@ -282,3 +282,24 @@ def test_media_do_not_count_against_the_cap_unless_they_inflate_like_a_bomb(
     bomb = _with_media(plain, "word/media/bomb.png", bytes(3 << 20))  # ~3 kB stored
     with pytest.raises(containers.TooBig, match="media-report.docx would unpack to 3 MB"):
         extract(bomb)
+
+
+@pytest.mark.parametrize("name", ["x.html", "x.docx", "x.epub"])
+def test_a_fifo_named_as_a_format_is_refused_not_waited_on(tmp_path: Path, name: str) -> None:
+    fifo = tmp_path / name
+    os.mkfifo(fifo)
+    raised: list[BaseException] = []
+
+    def read() -> None:
+        try:
+            extract(fifo)
+        except BaseException as exc:  # noqa: BLE001 - looked at below
+            raised.append(exc)
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    reader.join(timeout=10)
+    if reader.is_alive():  # blocked opening the FIFO: a writer's open lets it go
+        os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+        reader.join(timeout=10)
+    assert raised and f"{name} is a FIFO (named pipe)" in str(raised[0]), raised

@@ -21,7 +21,9 @@ from docent.core.errors import (
     EncryptedDocument,
     FileVanished,
     UnreadableFile,
+    UnsupportedType,
 )
+from docent.core.userfiles import NotRegularFile, open_regular, shown
 
 #: Uncompressed size of a container's text parts (XML, HTML) Docent inflates at most.
 MAX_UNZIPPED_MB = 256
@@ -92,15 +94,11 @@ def kind_name(path: Path) -> str:
 
 def open_zip(path: Path) -> zipfile.ZipFile:
     """The container, checked: raises a DocumentError that says what is wrong with it."""
-    try:
-        with path.open("rb") as fh:
+    with open_file(path) as fh:
+        try:
             head = fh.read(len(OLE_MAGIC))
-    except FileNotFoundError as exc:
-        raise FileVanished(
-            str(path), f"{path.name} is no longer there (moved or deleted?)."
-        ) from exc
-    except OSError as exc:
-        raise UnreadableFile(str(path), f"{path.name} cannot be read: {exc.strerror}.") from exc
+        except OSError as exc:
+            raise _unreadable(path, exc) from exc
     if head == OLE_MAGIC:
         raise _ole(path)
     try:
@@ -113,6 +111,28 @@ def open_zip(path: Path) -> zipfile.ZipFile:
         zf.close()
         raise
     return zf
+
+
+def open_file(path: Path) -> IO[bytes]:
+    """``path`` opened if it is a regular file, or a DocumentError saying why not: opened
+    as it was (``Path.open``), a FIFO named ``x.html`` waited for a writer for good."""
+    try:
+        return open_regular(path)
+    except NotRegularFile as exc:
+        if exc.kind == "a folder":
+            raise UnreadableFile(str(path), f"{shown(path.name)} is a folder, not a file.") from exc
+        raise UnsupportedType(str(path), f"{exc}; skipped.") from exc
+    except FileNotFoundError as exc:
+        raise FileVanished(
+            str(path), f"{shown(path.name)} is no longer there (moved or deleted?)."
+        ) from exc
+    except OSError as exc:
+        raise _unreadable(path, exc) from exc
+
+
+def _unreadable(path: Path, exc: OSError) -> UnreadableFile:
+    reason = exc.strerror or str(exc)
+    return UnreadableFile(str(path), f"{shown(path.name)} cannot be read: {reason}.")
 
 
 def check_sizes(path: Path, zf: zipfile.ZipFile) -> None:

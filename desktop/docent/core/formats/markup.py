@@ -20,9 +20,15 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote
 
-from docent.core.errors import EmptyDocument, EncryptedDocument, FileVanished, UnreadableFile
+from docent.core.errors import EmptyDocument, EncryptedDocument, UnreadableFile
 from docent.core.formats.blocks import Block, Heading, Para, clean, paginate, table, to_pages
-from docent.core.formats.containers import damaged, open_zip, parse_xml, read_member
+from docent.core.formats.containers import (
+    damaged,
+    open_file,
+    open_zip,
+    parse_xml,
+    read_member,
+)
 from docent.core.models import ExtractedDocument
 
 #: Elements whose content is never text for a reader.
@@ -221,14 +227,11 @@ def _title(root: Any) -> str:
 
 
 def extract_html(path: Path) -> ExtractedDocument:
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError as exc:
-        raise FileVanished(
-            str(path), f"{path.name} is no longer there (moved or deleted?)."
-        ) from exc
-    except OSError as exc:
-        raise UnreadableFile(str(path), f"{path.name} cannot be read: {exc.strerror}.") from exc
+    with open_file(path) as fh:
+        try:
+            data = fh.read()
+        except OSError as exc:
+            raise UnreadableFile(str(path), f"{path.name} cannot be read: {exc.strerror}.") from exc
     root = parse_html(path, data) if data.strip() else None
     blocks = html_blocks(root) if root is not None else []
     if not blocks:
