@@ -50,7 +50,12 @@ MODEL_MAX_TOKENS = 256
 #: 8: text composed (NFC, normal_form.py): a decomposed "résumé" was two BM25 words; a
 #: running line dropped only at a page's edges, never numbers of the body; words
 #: hyphenated across lines made whole, soft hyphens dropped (chunking.py, normal_form.py).
-INDEX_FORMAT = 8
+#: 9: Word, OpenDocument, HTML and EPUB tables keep a merged cell's columns (cells were
+#: shifted under the wrong header), a heading and the one right under it open one section
+#: and a repeated section label is told apart (session 21); those formats are read again
+#: (textcache.READERS), PDFs and text files keep their cached text and every vector of an
+#: unchanged chunk.
+INDEX_FORMAT = 9
 
 
 @dataclass(frozen=True, slots=True)
