@@ -303,3 +303,20 @@ def test_a_fifo_named_as_a_format_is_refused_not_waited_on(tmp_path: Path, name:
         os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
         reader.join(timeout=10)
     assert raised and f"{name} is a FIFO (named pipe)" in str(raised[0]), raised
+
+
+def test_a_format_readers_message_shows_a_control_character_in_a_name_escaped(
+    tmp_path: Path,
+) -> None:
+    """A file name holding ESC ("\\x1b[2J" clears a terminal) was printed raw by the format
+    readers' messages, where the text and PDF readers escape it (``userfiles.shown``)."""
+    import openpyxl
+
+    page = tmp_path / "a\x1b[2Jpage.html"
+    page.write_text("<html><head><script>var x = 1;</script></head><body></body></html>")
+    book = openpyxl.Workbook()
+    book.save(tmp_path / "b\x1b[2Jbook.xlsx")
+    for path in (page, tmp_path / "b\x1b[2Jbook.xlsx"):
+        with pytest.raises(EmptyDocument) as err:
+            extract(path)
+        assert "\x1b" not in str(err.value) and "\\x1b[2J" in str(err.value), str(err.value)

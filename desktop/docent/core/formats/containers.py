@@ -140,7 +140,7 @@ def check_sizes(path: Path, zf: zipfile.ZipFile) -> None:
     if total > MAX_UNZIPPED_MB << 20:
         raise TooBig(
             str(path),
-            f"{path.name} would unpack to {total >> 20:,} MB of text and markup, more than "
+            f"{shown(path.name)} would unpack to {total >> 20:,} MB of text and markup, more than "
             f"the {MAX_UNZIPPED_MB} MB Docent reads from one {kind_name(path)}.",
         )
 
@@ -164,7 +164,7 @@ def _ole(path: Path) -> DocumentError:
     if "EncryptedPackage".encode("utf-16-le") in data or b"E\x00n\x00c\x00r\x00y" in data:
         return EncryptedDocument(
             str(path),
-            f"{path.name} is password-protected; Docent cannot open encrypted Office files. "
+            f"{shown(path.name)} is password-protected; Docent cannot open encrypted Office files. "
             "Save a copy without a password (File ▸ Info ▸ Protect) and add that.",
         )
     return damaged(
@@ -177,7 +177,7 @@ def _ole(path: Path) -> DocumentError:
 def damaged(path: Path, why: str) -> DamagedDocument:
     return DamagedDocument(
         str(path),
-        f"{path.name} is not a readable {kind_name(path)}: {why}. "
+        f"{shown(path.name)} is not a readable {kind_name(path)}: {why}. "
         "Try re-saving it from the program that made it.",
     )
 

@@ -30,6 +30,7 @@ from docent.core.formats.containers import (
     read_member,
 )
 from docent.core.models import ExtractedDocument
+from docent.core.userfiles import shown
 
 #: Elements whose content is never text for a reader.
 DROP = frozenset(
@@ -231,11 +232,13 @@ def extract_html(path: Path) -> ExtractedDocument:
         try:
             data = fh.read()
         except OSError as exc:
-            raise UnreadableFile(str(path), f"{path.name} cannot be read: {exc.strerror}.") from exc
+            raise UnreadableFile(
+                str(path), f"{shown(path.name)} cannot be read: {exc.strerror}."
+            ) from exc
     root = parse_html(path, data) if data.strip() else None
     blocks = html_blocks(root) if root is not None else []
     if not blocks:
-        raise EmptyDocument(str(path), f"{path.name} has no text (only markup or scripts).")
+        raise EmptyDocument(str(path), f"{shown(path.name)} has no text (only markup or scripts).")
     title = _title(root)
     pages = to_pages(paginate(blocks, f"§ {title or 'start'}", prefix="§ "))
     return ExtractedDocument(str(path), "html", pages, page_unit="section")
@@ -249,7 +252,8 @@ def extract_epub(path: Path) -> ExtractedDocument:
         names = set(zf.namelist())
         if "META-INF/encryption.xml" in names and _drm(path, zf):
             raise EncryptedDocument(
-                str(path), f"{path.name} is DRM-protected; Docent can only read DRM-free books."
+                str(path),
+                f"{shown(path.name)} is DRM-protected; Docent can only read DRM-free books.",
             )
         opf_name = _opf_name(path, zf)
         opf = parse_xml(path, read_member(path, zf, opf_name), "package document (OPF)")
@@ -265,7 +269,7 @@ def extract_epub(path: Path) -> ExtractedDocument:
             units += paginate(html_blocks(root), f"ch. {i}", prefix=f"ch. {i} › ")
     pages = to_pages(units)
     if not pages:
-        raise EmptyDocument(str(path), f"{path.name} has no text in its chapters.")
+        raise EmptyDocument(str(path), f"{shown(path.name)} has no text in its chapters.")
     return ExtractedDocument(str(path), "epub", pages, page_unit="chapter")
 
 

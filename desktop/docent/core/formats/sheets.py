@@ -25,6 +25,7 @@ from docent.core.errors import EmptyDocument
 from docent.core.formats.blocks import MAX_CELL_CHARS, has_header, row_line
 from docent.core.formats.containers import damaged, open_zip
 from docent.core.models import ExtractedDocument, Page
+from docent.core.userfiles import shown
 
 log = logging.getLogger(__name__)
 
@@ -62,7 +63,7 @@ def extract_xlsx(path: Path) -> ExtractedDocument:
     finally:
         book.close()
     if not pages:
-        raise EmptyDocument(str(path), f"{path.name} has no values in any sheet.")
+        raise EmptyDocument(str(path), f"{shown(path.name)} has no values in any sheet.")
     return ExtractedDocument(str(path), "xlsx", pages, page_unit="rows")
 
 
