@@ -428,3 +428,90 @@ def test_section_labels_name_one_section_each_and_no_section_is_a_lone_heading(
         "§ Appendix B",
     ]
     assert pages[0].text == "# Chapter 1\n\n## Overview\n\nThe ship left at dawn."
+
+
+def test_a_merged_header_cell_names_every_column_it_spans(tmp_path: Path) -> None:
+    """A header "Name | Score (over two columns) | Year": the spanned column was an empty
+    header cell, so the table was taken to have no header and no value was named
+    ('Ada | 9 | 10 | 1843'; review s21)."""
+    import docx
+
+    page = tmp_path / "scores.html"
+    page.write_text(
+        "<html><body><table><tr><th>Name</th><th colspan='2'>Score</th><th>Year</th></tr>"
+        "<tr><td>Ada</td><td>9</td><td>10</td><td>1843</td></tr></table></body></html>"
+    )
+    d = docx.Document()
+    t = d.add_table(rows=2, cols=4)
+    t.cell(0, 0).text, t.cell(0, 3).text = "Name", "Year"
+    t.cell(0, 1).merge(t.cell(0, 2)).text = "Score"
+    for c, text in enumerate(("Ada", "9", "10", "1843")):
+        t.cell(1, c).text = text
+    d.save(tmp_path / "scores.docx")
+    for path in (page, tmp_path / "scores.docx"):
+        lines = text_of(extract(path)).splitlines()
+        assert "Name: Ada | Score: 9 | Score: 10 | Year: 1843" in lines, (path.name, lines)
+    # a title over the whole table is no header: its one name would label every value
+    title = tmp_path / "title.html"
+    title.write_text(
+        "<html><body><table><tr><th colspan='3'>Quarterly results</th></tr>"
+        "<tr><td>Ada</td><td>9</td><td>10</td></tr></table></body></html>"
+    )
+    lines = text_of(extract(title)).splitlines()
+    assert "Ada | 9 | 10" in lines, lines
+
+
+def test_huge_spans_and_grid_offsets_are_capped(tmp_path: Path) -> None:
+    """colspan=1000 on every cell made each row a thousand columns (a 1.2 MB page: 10 s,
+    432 MB), and a Word row's w:gridBefore of 2,000,000,000 a list of that many cells
+    (MemoryError); review s21. A row holds at most blocks.MAX_COLUMNS columns."""
+    import docx
+
+    from docent.core.formats.blocks import MAX_COLUMNS
+
+    cells = "".join(f"<td colspan='1000'>v{i}</td>" for i in range(50))
+    page = tmp_path / "wide.html"
+    page.write_text(
+        f"<html><body><table>{'<tr>' + cells + '</tr>'}"
+        f"{('<tr>' + cells + '</tr>') * 200}</table></body></html>"
+    )
+    import lxml.html
+
+    from docent.core.formats import markup
+
+    root = lxml.html.document_fromstring(page.read_bytes())
+    rows = list(markup._html_rows(root.find(".//table")))
+    assert rows and all(len(r) <= MAX_COLUMNS for r in rows)
+    assert "v0" in text_of(extract(page))
+
+    d = docx.Document()
+    t = d.add_table(rows=2, cols=2)
+    t.cell(0, 0).text, t.cell(0, 1).text = "Name", "Q1"
+    t.cell(1, 0).text, t.cell(1, 1).text = "Ada", "7"
+    tr = t.rows[1]._tr
+    tr.get_or_add_trPr()._add_gridBefore(val=5_000_000)
+    d.save(tmp_path / "offset.docx")
+    from docent.core.formats import office
+
+    table = docx.Document(str(tmp_path / "offset.docx")).tables[0]
+    assert all(len(r) <= MAX_COLUMNS for r in office._docx_rows(table))
+
+
+def test_an_opendocument_header_cell_merged_over_the_last_columns_names_them(
+    tmp_path: Path,
+) -> None:
+    def cell(text: str, span: int = 1) -> str:
+        spanned = f" table:number-columns-spanned='{span}'" if span > 1 else ""
+        return f"<table:table-cell{spanned}><text:p>{text}</text:p></table:table-cell>"
+
+    def row(*cells: str) -> str:
+        return f"<table:table-row>{''.join(cells)}</table:table-row>"
+
+    body = (
+        "<table:table>"
+        + row(cell("Name"), cell("Score", 2), "<table:covered-table-cell/>")
+        + row(cell("Ada"), cell("9"), cell("10"))
+        + "</table:table>"
+    )
+    lines = text_of(extract(_odt(tmp_path / "scores.odt", body))).splitlines()
+    assert "Name: Ada | Score: 9 | Score: 10" in lines, lines

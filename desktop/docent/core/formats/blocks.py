@@ -20,6 +20,12 @@ MAX_UNIT_CHARS = 12_000
 UNIT_HEADING_LEVEL = 2
 #: A cell longer than this is cut: a table is not a place for whole documents.
 MAX_CELL_CHARS = 2_000
+#: The most columns of a table row read: a cell spanning 1,000 columns on every row of a
+#: page made rows of thousands of cells, a Word row's offset billions (review s21).
+MAX_COLUMNS = 200
+#: A column a merged cell spans past its first (colspan, gridSpan): named by that cell in
+#: a header ("Score" over two columns names both), empty in the rows of data.
+SPANNED = "\x00"
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,8 +57,10 @@ def table(rows: Iterable[Sequence[str]]) -> Table | None:
     """A table of non-empty rows, or None when no cell has text."""
     kept = []
     for row in rows:
-        cells = tuple(" ".join(c.split())[:MAX_CELL_CHARS] for c in row)
-        if any(cells):
+        cells = tuple(
+            c if c == SPANNED else " ".join(c.split())[:MAX_CELL_CHARS] for c in row[:MAX_COLUMNS]
+        )
+        if any(_filled(c) for c in cells):
             kept.append(cells)
     return Table(tuple(kept)) if kept else None
 
@@ -63,8 +71,12 @@ def has_header(rows: Sequence[Sequence[str]]) -> bool:
     follows."""
     if len(rows) < 2:
         return False
-    named = _named(rows[0])
-    return all(named) and not any(_is_number(c) for c in named) and len(named) > 1
+    names = [c for c in _named(rows[0]) if c != SPANNED]  # a merged header cell: one name
+    return all(names) and not any(_is_number(c) for c in names) and len(names) > 1
+
+
+def _filled(cell: str) -> bool:
+    return bool(cell) and cell != SPANNED
 
 
 def _named(header: Sequence[str]) -> Sequence[str]:
@@ -83,12 +95,16 @@ def _is_number(text: str) -> bool:
 
 def row_line(cells: Sequence[str], header: Sequence[str] | None) -> str:
     if header is None:
-        return " | ".join(c for c in cells if c)
+        return " | ".join(c for c in cells if _filled(c))
     parts = []
     for i, cell in enumerate(cells):
-        if not cell:
+        if not _filled(cell):
             continue
-        name = header[i] if i < len(header) else ""
+        j = min(i, len(header))
+        name = header[j] if j < len(header) else ""
+        while name == SPANNED and j > 0:  # under a merged header cell: its name
+            j -= 1
+            name = header[j]
         parts.append(f"{name}: {cell}" if name and name != cell else cell)
     return " | ".join(parts)
 
@@ -98,7 +114,8 @@ def table_lines(rows: Sequence[Sequence[str]]) -> list[str]:
         return []
     if has_header(rows):
         header = rows[0]
-        return [" | ".join(_named(header))] + [row_line(r, header) for r in rows[1:]]
+        names = (c for c in _named(header) if c != SPANNED)
+        return [" | ".join(names)] + [row_line(r, header) for r in rows[1:]]
     return [row_line(r, None) for r in rows]
 
 

@@ -21,7 +21,17 @@ from typing import Any
 from urllib.parse import unquote
 
 from docent.core.errors import EmptyDocument, EncryptedDocument, UnreadableFile
-from docent.core.formats.blocks import Block, Heading, Para, clean, paginate, table, to_pages
+from docent.core.formats.blocks import (
+    MAX_COLUMNS,
+    SPANNED,
+    Block,
+    Heading,
+    Para,
+    clean,
+    paginate,
+    table,
+    to_pages,
+)
 from docent.core.formats.containers import (
     damaged,
     open_file,
@@ -195,15 +205,15 @@ def _html_rows(tbl: Any) -> Iterator[list[str]]:
             continue
         row: list[str] = []
         for c in tr:
-            if c.tag not in ("td", "th"):
+            if c.tag not in ("td", "th") or len(row) >= MAX_COLUMNS:
                 continue
             while taken.get(len(row), 0) > 0:
                 row.append("")
             rows = _span(c.get("rowspan"), MAX_ROWSPAN)
-            for k in range(_span(c.get("colspan"), MAX_COLSPAN)):
+            for k in range(min(_span(c.get("colspan"), MAX_COLSPAN), MAX_COLUMNS - len(row))):
                 if rows > 1:
                     taken[len(row)] = rows
-                row.append("" if k else " ".join(_cell_text(c).split()))
+                row.append(SPANNED if k else " ".join(_cell_text(c).split()))
         taken = {col: n - 1 for col, n in taken.items() if n > 1}
         yield row
 

@@ -10,7 +10,17 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from docent.core.formats.blocks import Block, Heading, Para, clean, paginate, table, to_pages
+from docent.core.formats.blocks import (
+    MAX_COLUMNS,
+    SPANNED,
+    Block,
+    Heading,
+    Para,
+    clean,
+    paginate,
+    table,
+    to_pages,
+)
 from docent.core.formats.containers import open_zip, parse_xml, read_member
 from docent.core.models import ExtractedDocument
 
@@ -71,12 +81,19 @@ def _rows(tbl: Any) -> Iterator[list[str]]:
         if next(row.iterancestors(_TABLE), None) is not tbl:
             continue
         cells: list[str] = []
+        spanned = 0  # the columns the last merged cell spans still to come
         for cell in row:
-            if cell.tag not in (_CELL, _COVERED):
+            if cell.tag not in (_CELL, _COVERED) or len(cells) >= MAX_COLUMNS:
                 continue
-            repeat = _number(cell.get(f"{{{TABLE}}}number-columns-repeated"))
-            text = " ".join(_text(cell, []).split()) if cell.tag == _CELL else ""
-            cells.extend([text] * min(repeat, MAX_REPEAT))
+            repeat = min(_number(cell.get(f"{{{TABLE}}}number-columns-repeated")), MAX_REPEAT)
+            repeat = min(repeat, MAX_COLUMNS - len(cells))
+            if cell.tag == _COVERED:  # a merged cell's columns: named by it in a header
+                cells.extend([SPANNED] * min(repeat, spanned) + [""] * max(repeat - spanned, 0))
+                spanned = max(spanned - repeat, 0)
+                continue
+            text = " ".join(_text(cell, []).split())
+            cells.extend([text] * repeat)
+            spanned = _number(cell.get(f"{{{TABLE}}}number-columns-spanned")) - 1
         while cells and not cells[-1]:
             cells.pop()  # empty to the row's end: formatting
         yield cells

@@ -15,7 +15,17 @@ from pathlib import Path
 from typing import Any
 
 from docent.core.errors import DamagedDocument
-from docent.core.formats.blocks import Block, Heading, Para, clean, paginate, table, to_pages
+from docent.core.formats.blocks import (
+    MAX_COLUMNS,
+    SPANNED,
+    Block,
+    Heading,
+    Para,
+    clean,
+    paginate,
+    table,
+    to_pages,
+)
 from docent.core.formats.containers import damaged, open_zip
 from docent.core.models import ExtractedDocument, Page
 
@@ -150,14 +160,16 @@ def _docx_rows(tbl: Any) -> Iterator[list[str]]:
     and a merged cell, read once, leave those columns empty, so the cells after them
     stay under their own header (they were shifted left: "Q2: 7" under Q3; review)."""
     for row in tbl.rows:
-        cells, seen = [""] * row.grid_cols_before, set()
-        for cell in row.cells:
-            # A merged cell comes back once per grid column it spans: its text once.
-            if id(cell._tc) in seen:
-                cells.append("")
-                continue
-            seen.add(id(cell._tc))
-            cells.append(" ".join(clean(_cell_text(cell._tc)).split("\n")))
+        # the row's own cells: python-docx's ``row.cells`` repeats a merged one per grid
+        # column it spans, billions for a hostile gridSpan (review s21)
+        cells = [""] * min(row.grid_cols_before, MAX_COLUMNS)
+        for tc in row._tr.tc_lst:
+            if len(cells) >= MAX_COLUMNS:
+                break
+            # the rows a vertically merged cell spans after its first: said in the first
+            below = tc.vMerge == "continue"
+            cells.append("" if below else " ".join(clean(_cell_text(tc)).split("\n")))
+            cells.extend([SPANNED] * min(max(tc.grid_span - 1, 0), MAX_COLUMNS - len(cells)))
         yield cells
 
 
