@@ -29,6 +29,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import statistics
 import sys
 import time
@@ -178,11 +179,13 @@ def on_gold_page(file: str | None, pages: Sequence[int], hit_file: str, lo: int,
 
 
 def repeated_sentences(text: str) -> int:
+    """Sentences of three words or more said again; a section number the model copied
+    twice ("4.0.5.6.", split off as a sentence of its own) is no sentence (session 21)."""
     from docent.core.evaluation import split_sentences
     from docent.core.guards import normalise
 
     keys = [normalise(s) for s in split_sentences(text)]
-    counts = Counter(k for k in keys if len(k.split()) >= 3)
+    counts = Counter(k for k in keys if len(k.split()) >= 3 and re.search(r"[^\W\d_]", k))
     return sum(n - 1 for n in counts.values())
 
 

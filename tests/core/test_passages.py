@@ -138,3 +138,23 @@ def test_a_short_part_ending_the_page_is_lit_at_the_end_not_where_the_page_first
     assert locate_spans(nxt, "for the second table too.", edge="start") == [(0, 24)]
     far = "A header\nnothing of it here\nnor here\nnor here either\nends here"
     assert locate_spans(far, "ends", edge="start") == []
+
+
+def test_a_short_part_at_the_foot_above_footnotes_is_still_lit_nearest_the_foot() -> None:
+    """The part ending p.4 is followed by four lines of footnotes and a page number: it
+    was looked for within two lines of the page's end only, found nowhere, and the pane
+    fell back to lighting the phrase's first place on the page (review s21)."""
+    page = (
+        "In summary the results show a first trend.\n"
+        "Body text about the method.\n"
+        "In summary the results show\n"
+        "1 A footnote on the method.\n"
+        "2 Another footnote.\n"
+        "3 A third one.\n"
+        "Journal of Examples 12 (2026)\n"
+        "17"
+    )
+    last = page.rindex("In summary the results show")
+    assert locate_spans(page, "In summary the results show", edge="end") == [(last, 27)]
+    # one or two words far from the edge stay dark: they stand anywhere
+    assert locate_spans(page, "In summary", edge="end") == []

@@ -128,13 +128,17 @@ def _lines(part: str) -> int:
 
 
 def _at_edge(text: str, words: list[str], edge: Edge) -> tuple[int, int] | None:
-    """The place of ``words`` closest to the page's ``edge``, within EDGE_LINES of it."""
+    """The place of ``words`` closest to the page's ``edge``: within EDGE_LINES of it, or,
+    for MIN_WINDOW_WORDS words or more, anywhere (footnotes, a journal's footer and a
+    page number stand between a part and the foot; review s21)."""
     places = list(_pattern(words).finditer(text))
-    if edge == "end":
-        places = [m for m in places[::-1] if _lines(text[m.end() :]) <= EDGE_LINES]
-    else:
-        places = [m for m in places if _lines(text[: m.start()]) <= EDGE_LINES]
-    return (places[0].start(), places[0].end()) if places else None
+    if not places:
+        return None
+    m = places[-1] if edge == "end" else places[0]
+    beyond = text[m.end() :] if edge == "end" else text[: m.start()]
+    if _lines(beyond) > EDGE_LINES and len(words) < MIN_WINDOW_WORDS:
+        return None  # a word or two: they stand anywhere on a page
+    return m.start(), m.end()
 
 
 def _edge_parts(text: str, words: list[str]) -> list[tuple[int, int, int, int]]:
