@@ -384,3 +384,25 @@ def test_an_embedding_model_folder_is_accepted_when_it_holds_a_model(tmp_path: P
     assert validate_change(Settings(), embedding_model=str(folder)).embedding_model == str(folder)
     with pytest.raises(SettingsError, match="is not a folder"):
         validate_change(Settings(), embedding_model=str(tmp_path / "gone"))
+
+
+def test_a_web_server_on_port_80_is_not_taken_for_ollama_missing_a_model() -> None:
+    """Ollama host "http://gpu-box" (port 80), where a web server answers 404 in HTML: the
+    chat said "Model 'llama3.2' is not installed — run ollama pull", which is false
+    (review s21). Ollama's own 404 names the model, and still says that."""
+    import ollama
+
+    from docent.core.errors import ModelNotFound
+    from docent.core.llm import OllamaClient
+
+    client = OllamaClient.from_settings(validate_change(Settings(), ollama_host="http://gpu-box"))
+    try:
+        web = client._map_error(ollama.ResponseError("<html>Not Found</html>", 404), "m", 1.0)
+        own = client._map_error(
+            ollama.ResponseError('model "m" not found, try pulling it first', 404), "m", 1.0
+        )
+    finally:
+        client.close()
+    assert not isinstance(web, ModelNotFound)
+    assert "port 80" in str(web) and "http://gpu-box:11434" in str(web), str(web)
+    assert isinstance(own, ModelNotFound)

@@ -315,11 +315,15 @@ class OllamaClient:
             "llm_total_timeout) and was stopped."
         )
 
+    def _port_80(self) -> str:
+        """The host with Ollama's port when it is an http:// one without a port (port 80,
+        as the client takes it: a proxy's, or Ollama's 11434 left out); else ""."""
+        meant = with_port(self.host, OLLAMA_PORT)
+        return meant if meant != self.host and self.host.lower().startswith("http://") else ""
+
     def _unavailable(self) -> LLMUnavailable:
         host = redact_url(self.host)
-        meant = with_port(self.host, OLLAMA_PORT)
-        if meant != self.host and self.host.lower().startswith("http://"):
-            # port 80, as the client takes it: a proxy's, or Ollama's 11434 left out
+        if meant := self._port_80():
             return LLMUnavailable(
                 f"Nothing answers at {host} (port 80: the address gives no port). Ollama "
                 f"listens on {OLLAMA_PORT}: set the Ollama host to {redact_url(meant)}, or "
@@ -344,6 +348,16 @@ class OllamaClient:
                 f"Ollama at {redact_url(self.host)} did not answer within {read_timeout:g} s."
             )
         if isinstance(exc, ollama.ResponseError):
+            meant = self._port_80()
+            if meant and exc.status_code > 0 and "model" not in str(exc.error).lower():
+                # not Ollama's answer (it names the model): a web server on port 80 said
+                # 404, taken for "model not installed" (review s21)
+                return LLMUnavailable(
+                    f"What answers at {redact_url(self.host)} (port 80: the address gives no "
+                    f"port) is not Ollama (HTTP {exc.status_code}). Ollama listens on "
+                    f"{OLLAMA_PORT}: set the Ollama host to {redact_url(meant)} (answers are "
+                    "extractive until then)."
+                )
             if exc.status_code == 404 and model is not None:
                 return ModelNotFound(_not_installed(model))
             if exc.status_code == -1:  # an {"error": ...} line inside the stream
