@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
 from PySide6.QtCore import QRectF
 from PySide6.QtPdf import QPdfDocument
 
@@ -424,3 +425,47 @@ def test_a_short_part_at_the_foot_of_the_first_page_is_lit_there_through_the_pan
     # the lit rect (pixels) is on the last line, not the first
     scale = r.rects[0].height() / foot.height()
     assert abs(r.rects[0].center().y() - foot.center().y() * scale) < r.rects[0].height()
+
+
+@pytest.mark.parametrize("kind", ["pdf", "text"])
+def test_a_page_failing_after_its_pane_is_gone_is_dropped(
+    qtbot: Any, make_engine: Any, tmp_path: Path, drain: None, monkeypatch: Any, kind: str
+) -> None:
+    """A page still rendering (or a text passage loading) when its pane is deleted, then
+    failing: its error reached the deleted pane ("Internal C++ object (QStackedWidget)
+    already deleted"), raised in the next test's event loop on a busy CI run (s21)."""
+    import threading
+
+    import shiboken6
+
+    from docent.core.api import Citation
+    from docent.gui import citation_pane
+    from docent.gui.citation_pane import CitationPane
+    from docent.gui.workers import wait_for_all
+    from fake_embedder import FakeEmbedder
+
+    release = threading.Event()
+
+    def failing(*args: Any, **kwargs: Any) -> Any:
+        release.wait(10)
+        raise RuntimeError("the page could not be drawn")
+
+    monkeypatch.setattr(citation_pane, "render_page" if kind == "pdf" else "load_passage", failing)
+    passage = "The boiler is serviced every spring by the landlord."
+    path = tmp_path / ("manual.pdf" if kind == "pdf" else "notes.txt")
+    if kind == "pdf":
+        path.write_bytes(text_pdf([["Heating", passage]]))
+    else:
+        path.write_text(f"Heating\n{passage}\n", encoding="utf-8")
+    engine = make_engine(FakeEmbedder())
+    engine.index([path])
+    (rec,) = engine.documents()
+    cite = Citation(1, "chunk-1", rec.doc_id, rec.file_name, rec.path, 1, 1, passage)
+    pane = CitationPane(engine)
+    pane.show()
+    pane.set_citations([cite])
+    pane.select(1)
+    shiboken6.delete(pane)
+    release.set()
+    assert wait_for_all(10_000)
+    qtbot.wait(50)  # the failure's signal is delivered: dropped, no exception

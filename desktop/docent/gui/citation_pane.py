@@ -331,6 +331,7 @@ class CitationPane(QWidget):
             name="render-page",
             on_result=lambda r: self._show_render(gen, key, r),
             on_error=lambda exc: self._show_error(gen, exc),
+            owner=self,  # lambdas: nothing else drops them once the pane is deleted (s21)
         )
 
     def _show_render(self, gen: int, key: RenderKey, r: PageRender) -> None:
@@ -468,6 +469,7 @@ class CitationPane(QWidget):
             name="load-text",
             on_result=shown,
             on_error=lambda e: self._show_error(gen, e),
+            owner=self,
         )
 
     def open_external(self) -> None:
