@@ -579,3 +579,30 @@ def test_a_name_only_other_passages_hold_makes_it_low_unless_a_heading_does(
         assert [h.file_name for h in res.hits] == ["lighthouse.txt"] and res.sufficient
     finally:
         st.close()
+
+
+def test_the_words_the_best_passages_document_uses_throughout(
+    store: Store, embedder: Embedder
+) -> None:
+    """``RetrievalConfig.document_words``: the question's words held by that many chunks
+    of the best passage's document, counted in the store (its own chunks only)."""
+    fill(
+        store,
+        embedder,
+        {
+            "school.txt": [f"Room {i} of the school has {i} desks." for i in range(12)]
+            + ["Clients turn off at night when a flag file exists."],
+            "ferry.txt": [f"The ferry leaves at {i} o'clock." for i in range(12)],
+        },
+    )
+    r = Retriever(store, embedder, RetrievalConfig(document_words=10))
+    best = Candidate(chunk_point_id("school.txt", 12), _payload("school.txt", 12, "Clients"))
+    common = r._common(best, None)
+    assert common(["school", "ferry", "night", "desks"]) == ["school", "desks"]
+    assert (
+        Retriever(store, embedder, RetrievalConfig(document_words=13))._common(best, None)(
+            ["school"]
+        )
+        == []
+    )  # in 12 chunks of it: fewer than asked
+    assert RetrievalConfig().document_words == 10  # on by default (session 21)

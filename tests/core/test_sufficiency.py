@@ -329,3 +329,24 @@ def test_uncovered_gains_are_cosine_differences() -> None:
     gains = uncovered_gains(question, [[1.0, 0.0], [0.0, 1.0]], passage)
     assert gains == pytest.approx([1 - 0.7071, 0 - 0.7071], abs=1e-4)
     assert cosine([0.0, 0.0], passage) == 0.0
+
+
+def test_a_word_the_best_documents_pages_use_throughout_is_not_weighed() -> None:
+    """ "...the school's client PCs switch themselves off overnight?": the four best
+    passages are the shutdown-at-night HowTo of the Debian Edu manual, a school's manual
+    that says "school" in many other places; with 'school' weighed, the fifth passage's
+    change made the question low and the answer abstained (dev q010, session 21)."""
+    asked: list[list[str]] = []
+
+    def gain_of(words: Sequence[str]) -> list[Gain]:
+        asked.append(list(words))
+        return [Gain(UNCOVERED_GAIN * 2, UNCOVERED_SENTENCE_GAIN * 2)] * len(words)
+
+    question = "How can I make the school's client PCs switch themselves off overnight?"
+    hits = [hit("On clients that should turn off at night, touch a file.", similarity=0.6)]
+    everywhere = evaluate_retrieval(question, hits, gain_of=gain_of, common=lambda ws: ["school"])
+    assert "school" not in (asked[-1] if asked else [])
+    assert "school" not in everywhere.uncovered
+    asked.clear()
+    nowhere = evaluate_retrieval(question, hits, gain_of=gain_of, common=lambda ws: [])
+    assert "school" in asked[-1] and nowhere.confidence == "low"

@@ -199,6 +199,7 @@ def evaluate_retrieval(
     gain_of: GainOf | None = None,
     names: Sequence[str] = (),
     headings: Sequence[str] = (),
+    common: Callable[[Sequence[str]], Sequence[str]] | None = None,
 ) -> RetrievalEvaluation:
     """Can these hits answer ``question``?
 
@@ -247,7 +248,7 @@ def evaluate_retrieval(
         if news := [w for w in unfound if w not in absent]:  # those are said already
             issues.append("no passage found mentions " + ", ".join(f"'{w}'" for w in news))
     # Already low: the embeddings would change nothing.
-    gains = _uncovered(missing, gain_of) if confidence != "low" else {}
+    gains = _uncovered(missing, gain_of, common) if confidence != "low" else {}
     uncovered = _positive(gains, lambda g: g.passage)
     sentences = _positive(gains, lambda g: g.sentence)
     by_sentence = [w for w, g in sentences.items() if g >= UNCOVERED_SENTENCE_GAIN]
@@ -269,9 +270,18 @@ def evaluate_retrieval(
     )
 
 
-def _uncovered(missing: Sequence[str], gain_of: GainOf | None) -> dict[str, Gain]:
-    """The first uncovered words and their gains (the question's frame words left out)."""
-    words = [w for w in missing if w not in FRAME_WORDS][:MAX_UNCOVERED]
+def _uncovered(
+    missing: Sequence[str],
+    gain_of: GainOf | None,
+    common: Callable[[Sequence[str]], Sequence[str]] | None = None,
+) -> dict[str, Gain]:
+    """The first uncovered words and their gains (the question's frame words left out,
+    and the words ``common`` says the best passage's document uses throughout)."""
+    words = [w for w in missing if w not in FRAME_WORDS]
+    if words and common is not None:
+        everywhere = set(common(words))
+        words = [w for w in words if w not in everywhere]
+    words = words[:MAX_UNCOVERED]
     if not words or gain_of is None:
         return {}
     return dict(zip(words, gain_of(words), strict=True))
