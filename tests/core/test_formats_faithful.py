@@ -515,3 +515,28 @@ def test_an_opendocument_header_cell_merged_over_the_last_columns_names_them(
     )
     lines = text_of(extract(_odt(tmp_path / "scores.odt", body))).splitlines()
     assert "Name: Ada | Score: 9 | Score: 10" in lines, lines
+
+
+@pytest.mark.parametrize(
+    "label, text, codec",
+    [
+        ("gb2312", "朱镕基 测试", "gbk"),  # 镕 is GBK, not GB2312: browsers read GBK
+        ("shift_jis", "①番 テスト", "cp932"),  # ① is Windows' Shift_JIS
+        ("euc-kr", "똠방각하", "cp949"),  # 똠 is UHC
+        ("iso-8859-9", "Çalışma “özet”", "cp1254"),  # curly quotes: Windows-1254
+        ("utf-16", "Crème brûlée", "utf-8"),  # a UTF-8 page saying utf-16, as browsers read
+    ],
+)
+def test_a_pages_legacy_charset_is_read_as_browsers_read_it(
+    tmp_path: Path, label: str, text: str, codec: str
+) -> None:
+    """The meta tag's label decoded with Python's strict codec of that name lost what
+    browsers read in its Windows superset ('朱�F基'), and a UTF-8 page saying utf-16
+    came out as CJK (review s21)."""
+    page = tmp_path / "page.html"
+    page.write_bytes(
+        f"<html><head><meta charset='{label}'></head><body><p>{text}</p></body></html>".encode(
+            codec
+        )
+    )
+    assert text in text_of(extract(page))

@@ -72,6 +72,23 @@ _META_CHARSET = re.compile(rb"<meta\b[^>]*?charset\s*=\s*[\"']?\s*([A-Za-z0-9._:
 HEAD_BYTES = 1 << 20
 #: Read as Windows-1252, as browsers read them: its superset (what 0x80-0x9f mean there).
 _AS_WINDOWS_1252 = frozenset({"latin-1", "iso8859-1", "ascii"})
+#: The other labels browsers read as a superset (the WHATWG Encoding Standard's table), by
+#: Python's name for them: strict GB2312 or Shift_JIS lost the Windows characters pages use
+#: ('朱�F基'), and a page saying utf-16 in its meta tag is ASCII-compatible, so not UTF-16
+#: (it came out as CJK; review s21).
+_AS_BROWSERS_READ = {
+    "gb2312": "gb18030",
+    "gbk": "gb18030",
+    "shift_jis": "cp932",
+    "euc_kr": "cp949",
+    "iso8859-9": "cp1254",
+    "tis-620": "cp874",
+    "iso8859-11": "cp874",
+    "big5": "big5hkscs",
+    "utf-16": "utf-8",
+    "utf-16-le": "utf-8",
+    "utf-16-be": "utf-8",
+}
 
 
 def parse_html(path: Path, data: bytes, *, xhtml: bool = False) -> Any:
@@ -120,7 +137,9 @@ def _encoding(data: bytes, xhtml: bool) -> str | None:
         except LookupError:
             name = ""
         if name:
-            return "windows-1252" if name in _AS_WINDOWS_1252 else name
+            if name in _AS_WINDOWS_1252:
+                return "windows-1252"
+            return name if xhtml else _AS_BROWSERS_READ.get(name, name)
         if xhtml:
             return "utf-8"
     try:
