@@ -110,3 +110,14 @@ def test_the_pane_shows_the_part_and_says_which_lines_of_the_file(
     assert "highlighted" in note
     assert f"Lines {n}–{n + len(shown) - 1} of 600" in note, note
     assert "Open in viewer" in note, note
+
+
+def test_a_passage_not_found_shows_the_part_around_its_cited_lines() -> None:
+    """The passage could not be located (the file changed since): the part shown was the
+    file's first 400,000 characters, lines 1-10,042 for a citation of lines 11,941-12,000
+    (review s21); it is the part around the cited block."""
+    lines = _lines(2_000)
+    text = "\n".join(lines)
+    block = text.index("Line 01500")
+    part = shown_part(text, [], limit=6_000, around=block)
+    assert part.spans == [] and part.first_line <= 1_500 <= part.last_line

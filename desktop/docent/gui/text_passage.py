@@ -55,16 +55,23 @@ def _line_count(text: str) -> int:
 
 
 def shown_part(
-    text: str, spans: list[tuple[int, int]], limit: int | None = None, *, numbered: bool = True
+    text: str,
+    spans: list[tuple[int, int]],
+    limit: int | None = None,
+    *,
+    numbered: bool = True,
+    around: int = 0,
 ) -> TextPassage:
     """``text`` with ``spans`` (Python characters) as the view shows it: whole when it is at
     most ``limit`` characters, else whole lines around the first span, a quarter of the
-    part before it; spans outside the part are dropped."""
+    part before it (or before ``around`` when no span was found); spans outside the part
+    are dropped."""
     limit = SHOWN_CHARS if limit is None else limit
     total = _line_count(text)
     if len(text) <= limit:
         return TextPassage(text, spans, 1, total, total, numbered)
-    at, after = (spans[0][0], spans[0][0] + spans[0][1]) if spans else (0, 0)
+    # no passage found: around the cited lines (``around``), not the file's start (s21)
+    at, after = (spans[0][0], spans[0][0] + spans[0][1]) if spans else (around, around)
     start = max(0, min(at - limit // 4, len(text) - limit))
     if start > 0 and text[start - 1] != "\n":  # from the next line's start, if it is near
         nl = text.find("\n", start, min(at, start + _LONGEST_EDGE_LINE))
@@ -130,7 +137,7 @@ def load_passage(engine: EngineAPI, citation: Citation) -> TextPassage:
     spans = [(s + start, n) for s, n in locate_spans(text[start:], citation.text)]
     if not spans:
         spans = locate_spans(text, citation.text)
-    part = shown_part(text, spans, numbered=per_block > 0)
+    part = shown_part(text, spans, numbered=per_block > 0, around=start)
     part.spans = utf16_spans(part.text, part.spans)
     return part
 
