@@ -73,6 +73,10 @@ _MEDIA = tuple(
 #: Media are stored compressed (JPEG, PNG, MP4) or compress a few times at most (BMP,
 #: TIFF, EMF): a part inflating more than this many times its stored size is no picture.
 MEDIA_RATIO = 20
+#: Uncompressed pictures (a screenshot saved as BMP deflates ~60 times): a bomb of zeros
+#: deflates ~1,000 times.
+RAW_MEDIA = (".bmp", ".dib", ".tif", ".tiff", ".emf", ".wmf")
+RAW_MEDIA_RATIO = 200
 OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
 KIND_NAMES = {
     ".docx": "Word document",
@@ -140,8 +144,9 @@ def check_sizes(path: Path, zf: zipfile.ZipFile) -> None:
     if total > MAX_UNZIPPED_MB << 20:
         raise TooBig(
             str(path),
-            f"{shown(path.name)} would unpack to {total >> 20:,} MB of text and markup, more than "
-            f"the {MAX_UNZIPPED_MB} MB Docent reads from one {kind_name(path)}.",
+            f"{shown(path.name)} would unpack to {total >> 20:,} MB, more than the "
+            f"{MAX_UNZIPPED_MB} MB Docent reads from one {kind_name(path)} (its text, markup "
+            "and any part inflating like a zip bomb).",
         )
 
 
@@ -149,9 +154,11 @@ def _counted(info: zipfile.ZipInfo) -> bool:
     """Text and markup count against MAX_UNZIPPED_MB, and so does a "picture" inflating
     more than MEDIA_RATIO times: the readers load every part the document links to, and
     a few kB named bomb.png inflated to gigabytes unchecked (review)."""
-    if not info.filename.lower().endswith(_MEDIA):
+    name = info.filename.lower()
+    if not name.endswith(_MEDIA):
         return True
-    return info.file_size > MEDIA_RATIO * max(info.compress_size, 1 << 10)
+    ratio = RAW_MEDIA_RATIO if name.endswith(RAW_MEDIA) else MEDIA_RATIO
+    return info.file_size > ratio * max(info.compress_size, 1 << 10)
 
 
 def _ole(path: Path) -> DocumentError:
