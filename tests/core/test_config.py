@@ -401,8 +401,12 @@ def test_a_web_server_on_port_80_is_not_taken_for_ollama_missing_a_model() -> No
         own = client._map_error(
             ollama.ResponseError('model "m" not found, try pulling it first', 404), "m", 1.0
         )
+        proxied = client._map_error(
+            ollama.ResponseError("llama runner process has terminated", 500), "m", 1.0
+        )
     finally:
         client.close()
     assert not isinstance(web, ModelNotFound)
+    assert "port 80" not in str(proxied), str(proxied)  # Ollama behind a proxy, failing
     assert "port 80" in str(web) and "http://gpu-box:11434" in str(web), str(web)
     assert isinstance(own, ModelNotFound)

@@ -289,6 +289,10 @@ def test_media_do_not_count_against_the_cap_unless_they_inflate_like_a_bomb(
         info = zf.getinfo("word/media/screen.bmp")
         assert 40 < info.file_size / info.compress_size < 100  # as the review measured
     assert "lighthouse inspection" in " ".join(p.text for p in extract(shot).pages)
+    monkeypatch.setattr(containers, "RAW_MEDIA_MB", 1)  # a raw picture past the size counts
+    with pytest.raises(containers.TooBig):
+        extract(shot)
+    monkeypatch.setattr(containers, "RAW_MEDIA_MB", 64)
     bmp_bomb = _with_media(plain, "word/media/bomb.bmp", bytes(3 << 20))
     with pytest.raises(containers.TooBig) as err:
         extract(bmp_bomb)

@@ -306,7 +306,8 @@ def test_a_pages_spanning_cells_keep_the_columns_after_them(tmp_path: Path) -> N
     lines = text_of(extract(page)).splitlines()
     assert "Name: Ada | Q1: on leave | Q3: 7" in lines, lines
     assert "Name: Bob | Q1: 1 | Q2: 2 | Q3: 3" in lines, lines
-    assert "Q1: 4 | Q2: 5 | Q3: 6" in lines, lines
+    # the rows a cell spans down each say it: "cities in the North" finds the second too
+    assert "Name: Bob | Q1: 4 | Q2: 5 | Q3: 6" in lines, lines
 
 
 def test_opendocument_tables_keep_columns_after_merged_cells_and_read_nested_ones_once(
@@ -540,3 +541,63 @@ def test_a_pages_legacy_charset_is_read_as_browsers_read_it(
         )
     )
     assert text in text_of(extract(page))
+
+
+def test_a_form_whose_first_row_merges_a_value_is_not_read_as_a_header(tmp_path: Path) -> None:
+    """ "Applicant | Jane Doe (over three columns)", then "Phone | 555-1234 | Email | ...":
+    with a merged header naming the columns it spans, the form's first row named every
+    value after it ('Jane Doe: Email'; review s21). Spanned columns must be the fewer."""
+    import docx
+
+    d = docx.Document()
+    t = d.add_table(rows=2, cols=4)
+    t.cell(0, 0).text = "Applicant"
+    t.cell(0, 1).merge(t.cell(0, 3)).text = "Jane Doe"
+    for c, text in enumerate(("Phone", "555-1234", "Email", "jane@example.org")):
+        t.cell(1, c).text = text
+    d.save(tmp_path / "form.docx")
+    lines = text_of(extract(tmp_path / "form.docx")).splitlines()
+    assert "Phone | 555-1234 | Email | jane@example.org" in lines, lines
+    assert not any("Jane Doe:" in line for line in lines), lines
+
+
+def test_a_word_cell_merged_down_says_its_value_on_each_row(tmp_path: Path) -> None:
+    """Region "North" merged over two rows: the second row lost it ('City: Inverness'),
+    where python-docx's row.cells had repeated it (review s21)."""
+    import docx
+
+    d = docx.Document()
+    t = d.add_table(rows=3, cols=2)
+    t.cell(0, 0).text, t.cell(0, 1).text = "Region", "City"
+    t.cell(1, 0).merge(t.cell(2, 0)).text = "North"
+    t.cell(1, 1).text, t.cell(2, 1).text = "Aberdeen", "Inverness"
+    d.save(tmp_path / "regions.docx")
+    lines = text_of(extract(tmp_path / "regions.docx")).splitlines()
+    assert "Region: North | City: Aberdeen" in lines, lines
+    assert "Region: North | City: Inverness" in lines, lines
+
+
+def test_opendocument_spans_merged_down_and_negative_spans(tmp_path: Path) -> None:
+    def cell(text: str, extra: str = "") -> str:
+        return f"<table:table-cell{extra}><text:p>{text}</text:p></table:table-cell>"
+
+    def row(*cells: str) -> str:
+        return f"<table:table-row>{''.join(cells)}</table:table-row>"
+
+    body = (
+        "<table:table>"
+        + row(cell("Region"), cell("City"), cell("Year"))
+        + row(cell("North", " table:number-rows-spanned='2'"), cell("Aberdeen"), cell("1891"))
+        + row("<table:covered-table-cell/>", cell("Inverness"), cell("1903"))
+        # a hostile span: -20,000,000 columns made 20 million empty cells (review s21)
+        + row(
+            cell("South", " table:number-columns-spanned='-20000000'"),
+            "<table:covered-table-cell/>",
+            cell("1911"),
+        )
+        + "</table:table>"
+    )
+    lines = text_of(extract(_odt(tmp_path / "regions.odt", body))).splitlines()
+    assert "Region: North | City: Aberdeen | Year: 1891" in lines, lines
+    assert "Region: North | City: Inverness | Year: 1903" in lines, lines
+    assert "Region: South | Year: 1911" in lines, lines

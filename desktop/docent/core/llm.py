@@ -349,7 +349,9 @@ class OllamaClient:
             )
         if isinstance(exc, ollama.ResponseError):
             meant = self._port_80()
-            if meant and exc.status_code > 0 and "model" not in str(exc.error).lower():
+            said = str(exc.error).strip().lower()
+            web = said.startswith("<") or (exc.status_code == 404 and "model" not in said)
+            if meant and exc.status_code > 0 and web:  # a 500 or 401 through a proxy is not
                 # not Ollama's answer (it names the model): a web server on port 80 said
                 # 404, taken for "model not installed" (review s21)
                 return LLMUnavailable(

@@ -71,8 +71,12 @@ def has_header(rows: Sequence[Sequence[str]]) -> bool:
     follows."""
     if len(rows) < 2:
         return False
-    names = [c for c in _named(rows[0]) if c != SPANNED]  # a merged header cell: one name
-    return all(names) and not any(_is_number(c) for c in names) and len(names) > 1
+    named = _named(rows[0])
+    names = [c for c in named if c != SPANNED]  # a merged header cell: one name
+    # spanned columns the fewer: a form's first row "Applicant | Jane Doe (over three)"
+    # named every value after it "Jane Doe" (review s21)
+    spans = len(named) - len(names)
+    return all(names) and not any(_is_number(c) for c in names) and len(names) > max(1, spans)
 
 
 def _filled(cell: str) -> bool:

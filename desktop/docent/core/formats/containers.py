@@ -77,6 +77,9 @@ MEDIA_RATIO = 20
 #: deflates ~1,000 times.
 RAW_MEDIA = (".bmp", ".dib", ".tif", ".tiff", ".emf", ".wmf")
 RAW_MEDIA_RATIO = 200
+#: ... and one past this size counts whatever its ratio: 10 MB stored may claim 2 GB at
+#: 200 times, which the readers would hold in memory (review s21); a 4K screenshot is 33 MB.
+RAW_MEDIA_MB = 64
 OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
 KIND_NAMES = {
     ".docx": "Word document",
@@ -157,8 +160,11 @@ def _counted(info: zipfile.ZipInfo) -> bool:
     name = info.filename.lower()
     if not name.endswith(_MEDIA):
         return True
-    ratio = RAW_MEDIA_RATIO if name.endswith(RAW_MEDIA) else MEDIA_RATIO
-    return info.file_size > ratio * max(info.compress_size, 1 << 10)
+    if name.endswith(RAW_MEDIA):
+        if info.file_size > RAW_MEDIA_MB << 20:
+            return True
+        return info.file_size > RAW_MEDIA_RATIO * max(info.compress_size, 1 << 10)
+    return info.file_size > MEDIA_RATIO * max(info.compress_size, 1 << 10)
 
 
 def _ole(path: Path) -> DocumentError:

@@ -77,6 +77,8 @@ def _rows(tbl: Any) -> Iterator[list[str]]:
     cells after them shifted left under the wrong header); a nested table is read in its
     cell's text only (its rows were read again as the outer table's, and its cells taken
     for the outer row's; review)."""
+    # column: (for how many rows, the next on, a cell above covers it; what it says there)
+    down: dict[int, tuple[int, str]] = {}
     for row in tbl.iter(_ROW):
         if next(row.iterancestors(_TABLE), None) is not tbl:
             continue
@@ -86,14 +88,24 @@ def _rows(tbl: Any) -> Iterator[list[str]]:
             if cell.tag not in (_CELL, _COVERED) or len(cells) >= MAX_COLUMNS:
                 continue
             repeat = min(_number(cell.get(f"{{{TABLE}}}number-columns-repeated")), MAX_REPEAT)
-            repeat = min(repeat, MAX_COLUMNS - len(cells))
-            if cell.tag == _COVERED:  # a merged cell's columns: named by it in a header
-                cells.extend([SPANNED] * min(repeat, spanned) + [""] * max(repeat - spanned, 0))
-                spanned = max(spanned - repeat, 0)
+            repeat = max(1, min(repeat, MAX_COLUMNS - len(cells)))
+            if cell.tag == _COVERED:
+                across = min(repeat, spanned)  # a merged cell's columns: named by it
+                cells.extend([SPANNED] * across)
+                for _ in range(repeat - across):  # merged down: its value, said again
+                    cells.append(down.get(len(cells), (0, ""))[1])
+                spanned -= across
                 continue
             text = " ".join(_text(cell, []).split())
+            # a hostile span (-20,000,000) made millions of cells past the cap (review s21)
+            span = _number(cell.get(f"{{{TABLE}}}number-columns-spanned"))
+            spanned = min(max(span - 1, 0), MAX_COLUMNS)
+            rows = _number(cell.get(f"{{{TABLE}}}number-rows-spanned"))
+            if rows > 1 and repeat == 1:
+                for k in range(1 + min(spanned, MAX_COLUMNS - len(cells) - 1)):
+                    down[len(cells) + k] = (min(rows, MAX_REPEAT), SPANNED if k else text)
             cells.extend([text] * repeat)
-            spanned = _number(cell.get(f"{{{TABLE}}}number-columns-spanned")) - 1
+        down = {col: (n - 1, t) for col, (n, t) in down.items() if n > 1}  # a row on
         while cells and not cells[-1]:
             cells.pop()  # empty to the row's end: formatting
         yield cells

@@ -159,6 +159,7 @@ def _docx_rows(tbl: Any) -> Iterator[list[str]]:
     """Each row's cells by grid column: a row starting in a later column (``w:gridBefore``)
     and a merged cell, read once, leave those columns empty, so the cells after them
     stay under their own header (they were shifted left: "Q2: 7" under Q3; review)."""
+    above: list[str] = []
     for row in tbl.rows:
         # the row's own cells: python-docx's ``row.cells`` repeats a merged one per grid
         # column it spans, billions for a hostile gridSpan (review s21)
@@ -166,10 +167,13 @@ def _docx_rows(tbl: Any) -> Iterator[list[str]]:
         for tc in row._tr.tc_lst:
             if len(cells) >= MAX_COLUMNS:
                 break
-            # the rows a vertically merged cell spans after its first: said in the first
-            below = tc.vMerge == "continue"
-            cells.append("" if below else " ".join(clean(_cell_text(tc)).split("\n")))
+            if tc.vMerge == "continue":  # merged down: the row above's value, said again
+                at = len(cells)
+                cells.append(above[at] if at < len(above) else "")
+            else:
+                cells.append(" ".join(clean(_cell_text(tc)).split("\n")))
             cells.extend([SPANNED] * min(max(tc.grid_span - 1, 0), MAX_COLUMNS - len(cells)))
+        above = cells
         yield cells
 
 
