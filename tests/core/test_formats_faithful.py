@@ -310,16 +310,19 @@ def test_a_pages_spanning_cells_keep_the_columns_after_them(tmp_path: Path) -> N
     assert "Name: Bob | Q1: 4 | Q2: 5 | Q3: 6" in lines, lines
 
 
+def cell(text: str, span: int = 1, extra: str = "") -> str:
+    """An OpenDocument table cell; ``span`` columns; ``extra`` attributes as written."""
+    spanned = f" table:number-columns-spanned='{span}'" if span > 1 else ""
+    return f"<table:table-cell{spanned}{extra}><text:p>{text}</text:p></table:table-cell>"
+
+
+def row(*cells: str) -> str:
+    return f"<table:table-row>{''.join(cells)}</table:table-row>"
+
+
 def test_opendocument_tables_keep_columns_after_merged_cells_and_read_nested_ones_once(
     tmp_path: Path,
 ) -> None:
-    def cell(text: str, span: int = 1) -> str:
-        spanned = f" table:number-columns-spanned='{span}'" if span > 1 else ""
-        return f"<table:table-cell{spanned}><text:p>{text}</text:p></table:table-cell>"
-
-    def row(*cells: str) -> str:
-        return f"<table:table-row>{''.join(cells)}</table:table-row>"
-
     nested = (
         "<table:table-cell><table:table>"
         f"{row(cell('Nested alpha'), cell('Nested beta'))}</table:table></table:table-cell>"
@@ -501,13 +504,6 @@ def test_huge_spans_and_grid_offsets_are_capped(tmp_path: Path) -> None:
 def test_an_opendocument_header_cell_merged_over_the_last_columns_names_them(
     tmp_path: Path,
 ) -> None:
-    def cell(text: str, span: int = 1) -> str:
-        spanned = f" table:number-columns-spanned='{span}'" if span > 1 else ""
-        return f"<table:table-cell{spanned}><text:p>{text}</text:p></table:table-cell>"
-
-    def row(*cells: str) -> str:
-        return f"<table:table-row>{''.join(cells)}</table:table-row>"
-
     body = (
         "<table:table>"
         + row(cell("Name"), cell("Score", 2), "<table:covered-table-cell/>")
@@ -578,20 +574,14 @@ def test_a_word_cell_merged_down_says_its_value_on_each_row(tmp_path: Path) -> N
 
 
 def test_opendocument_spans_merged_down_and_negative_spans(tmp_path: Path) -> None:
-    def cell(text: str, extra: str = "") -> str:
-        return f"<table:table-cell{extra}><text:p>{text}</text:p></table:table-cell>"
-
-    def row(*cells: str) -> str:
-        return f"<table:table-row>{''.join(cells)}</table:table-row>"
-
     body = (
         "<table:table>"
         + row(cell("Region"), cell("City"), cell("Year"))
-        + row(cell("North", " table:number-rows-spanned='2'"), cell("Aberdeen"), cell("1891"))
+        + row(cell("North", extra=" table:number-rows-spanned='2'"), cell("Aberdeen"), cell("1891"))
         + row("<table:covered-table-cell/>", cell("Inverness"), cell("1903"))
         # a hostile span: -20,000,000 columns made 20 million empty cells (review s21)
         + row(
-            cell("South", " table:number-columns-spanned='-20000000'"),
+            cell("South", extra=" table:number-columns-spanned='-20000000'"),
             "<table:covered-table-cell/>",
             cell("1911"),
         )
