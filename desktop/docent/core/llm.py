@@ -351,9 +351,10 @@ class OllamaClient:
             meant = self._port_80()
             said = str(exc.error).strip().lower()
             web = said.startswith("<") or (exc.status_code == 404 and "model" not in said)
-            if meant and exc.status_code > 0 and web:  # a 500 or 401 through a proxy is not
-                # not Ollama's answer (it names the model): a web server on port 80 said
-                # 404, taken for "model not installed" (review s21)
+            if meant and exc.status_code > 0 and web:
+                # a web page, or a 404 naming no model: a web server on port 80, whose 404
+                # was taken for "model not installed" (review s21); a 500 or a 401 through
+                # a proxy is Ollama's or the proxy's, said as it is below
                 return LLMUnavailable(
                     f"What answers at {redact_url(self.host)} (port 80: the address gives no "
                     f"port) is not Ollama (HTTP {exc.status_code}). Ollama listens on "
