@@ -146,10 +146,15 @@ def make_epub(path: Path, scale: int = 1, spine: bool = True) -> Path:
     )
 
 
-def write_epub(path: Path, chapters: Sequence[str | bytes], spine: bool = True) -> Path:
-    """A book of these chapters' XHTML (bytes: written as they are, in their encoding)."""
+def write_epub(
+    path: Path, chapters: Sequence[str | bytes], spine: bool = True, nav: int = 0
+) -> Path:
+    """A book of these chapters' XHTML (bytes: written as they are, in their encoding);
+    ``nav``: the 1-based number of the one that is the book's table of contents."""
     manifest = "".join(
-        f'<item id="c{i}" href="text/c{i}.xhtml" media-type="application/xhtml+xml"/>'
+        f'<item id="c{i}" href="text/c{i}.xhtml" media-type="application/xhtml+xml"'
+        + (' properties="nav"' if i == nav else "")
+        + "/>"
         for i in range(1, len(chapters) + 1)
     )
     itemrefs = "".join(f'<itemref idref="c{i}"/>' for i in range(1, len(chapters) + 1))

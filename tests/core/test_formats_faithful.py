@@ -591,3 +591,27 @@ def test_opendocument_spans_merged_down_and_negative_spans(tmp_path: Path) -> No
     assert "Region: North | City: Aberdeen | Year: 1891" in lines, lines
     assert "Region: North | City: Inverness | Year: 1903" in lines, lines
     assert "Region: South | Year: 1911" in lines, lines
+
+
+def test_an_epubs_chapters_are_numbered_without_its_cover_and_contents(tmp_path: Path) -> None:
+    """A book's reading order opens with a cover (a picture) and its table of contents:
+    its "Chapter 1" was cited as "ch. 3 › Chapter 1" (helper-40, s21). The contents are
+    read, labelled so; the cover, no text, is no chapter."""
+
+    def page(body: str) -> str:
+        return f'<html xmlns="http://www.w3.org/1999/xhtml"><body>{body}</body></html>'
+
+    book = write_epub(
+        tmp_path / "book.epub",
+        [
+            page('<img src="cover.jpg" alt=""/>'),
+            page("<nav><ol><li>Chapter 1</li><li>Chapter 2</li></ol></nav>"),
+            page("<h1>Chapter 1</h1><p>The lamp is lit at dusk.</p>"),
+            page("<h1>Chapter 2</h1><p>The lens is polished at dawn.</p>"),
+        ],
+        nav=2,
+    )
+    labels = {p.label: p.text for p in extract(book).pages}
+    assert "ch. 1 › Chapter 1" in labels and "ch. 2 › Chapter 2" in labels, list(labels)
+    assert "lamp is lit" in labels["ch. 1 › Chapter 1"]
+    assert not any(label.startswith("ch. 3") for label in labels), list(labels)

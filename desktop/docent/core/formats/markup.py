@@ -292,14 +292,20 @@ def extract_epub(path: Path) -> ExtractedDocument:
         opf = parse_xml(path, read_member(path, zf, opf_name), "package document (OPF)")
         chapters = _spine(path, opf, opf_name)
         units: list[tuple[str, str]] = []
-        for i, name in enumerate(chapters, start=1):
+        n = 0  # chapters so far: a cover (no text) and the contents are none (s21)
+        for name, contents in chapters:
             if name not in names:
                 continue  # a spine entry pointing nowhere: skip it, keep the rest
             root = parse_html(path, read_member(path, zf, name), xhtml=True)
             if root is None:
                 continue
+            if contents:
+                units += paginate(html_blocks(root), "contents", prefix="contents › ")
+                continue
             # The chapter's first heading (before any text) names its first unit.
-            units += paginate(html_blocks(root), f"ch. {i}", prefix=f"ch. {i} › ")
+            read = paginate(html_blocks(root), f"ch. {n + 1}", prefix=f"ch. {n + 1} › ")
+            n += bool(read)
+            units += read
     pages = to_pages(units)
     if not pages:
         raise EmptyDocument(str(path), f"{shown(path.name)} has no text in its chapters.")
@@ -315,17 +321,21 @@ def _opf_name(path: Path, zf: Any) -> str:
     return str(full)
 
 
-def _spine(path: Path, opf: Any, opf_name: str) -> list[str]:
+def _spine(path: Path, opf: Any, opf_name: str) -> list[tuple[str, bool]]:
+    """The book's reading order: each part's name in the zip, and whether it is the
+    book's table of contents (EPUB 3's ``nav`` item)."""
     base = posixpath.dirname(opf_name)
-    hrefs = {
-        item.get("id"): item.get("href")
+    items = [
+        item
         for item in opf.iterfind(".//opf:manifest/opf:item", _OPF_NS)
         if item.get("id") and item.get("href")
-    }
+    ]
+    hrefs = {item.get("id"): item.get("href") for item in items}
+    navs = {item.get("id") for item in items if "nav" in (item.get("properties") or "").split()}
     spine = opf.find(".//opf:spine", _OPF_NS)
     refs = [] if spine is None else [r.get("idref") for r in spine.iterfind("opf:itemref", _OPF_NS)]
     chapters = [
-        posixpath.normpath(posixpath.join(base, unquote(hrefs[r]).split("#")[0]))
+        (posixpath.normpath(posixpath.join(base, unquote(hrefs[r]).split("#")[0])), r in navs)
         for r in refs
         if r in hrefs
     ]
