@@ -615,3 +615,23 @@ def test_an_epubs_chapters_are_numbered_without_its_cover_and_contents(tmp_path:
     assert "ch. 1 › Chapter 1" in labels and "ch. 2 › Chapter 2" in labels, list(labels)
     assert "lamp is lit" in labels["ch. 1 › Chapter 1"]
     assert not any(label.startswith("ch. 3") for label in labels), list(labels)
+
+
+def test_a_moved_groups_text_keeps_its_place_on_the_slide(tmp_path: Path) -> None:
+    """Shapes in a group carry the group's own coordinates, which PowerPoint leaves as they
+    were when the group is moved: sorted by them, a group moved to the top of the slide
+    was read after the text below it (helper-40, s21)."""
+    import pptx
+    from pptx.util import Inches
+
+    deck = pptx.Presentation()
+    slide = deck.slides.add_slide(deck.slide_layouts[6])  # blank
+    below = slide.shapes.add_textbox(Inches(1), Inches(3), Inches(4), Inches(1))
+    below.text_frame.text = "Then the keeper logs the weather."
+    group = slide.shapes.add_group_shape()
+    box = group.shapes.add_textbox(Inches(1), Inches(5), Inches(4), Inches(1))
+    box.text_frame.text = "First the keeper lights the lamp."
+    group.top = Inches(1)  # moved up: its child still says 5 inches inside the group
+    deck.save(str(tmp_path / "deck.pptx"))
+    text = text_of(extract(tmp_path / "deck.pptx"))
+    assert text.index("First the keeper") < text.index("Then the keeper"), text

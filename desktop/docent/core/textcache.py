@@ -25,8 +25,19 @@ _READ_BLOCK = 1 << 20
 #: and so do an HTML table's (a page's, a chapter's) cells spanning columns or rows, and
 #: an OpenDocument table's merged and repeated empty cells; its nested tables read once;
 #: a page's encoding from its meta tag wherever in its head (not a script's "charset");
-#: a heading and the one right under it open one unit, a repeated label is told apart.
-READERS: dict[str, int] = {"text": 2, "docx": 3, "xlsx": 2, "html": 3, "epub": 3, "odt": 3}
+#: a heading and the one right under it open one unit, a repeated label is told apart;
+#: (session 21, the same number) a merged header names its columns, a value merged down is
+#: said on each row, legacy charsets as browsers read them, an EPUB's chapters counted
+#: without its cover and contents. PowerPoint 2: a moved group's text in its place.
+READERS: dict[str, int] = {
+    "text": 2,
+    "docx": 3,
+    "xlsx": 2,
+    "html": 3,
+    "epub": 3,
+    "odt": 3,
+    "pptx": 2,
+}
 
 
 def sha256_of(fh: IO[bytes]) -> str:

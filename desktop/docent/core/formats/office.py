@@ -10,7 +10,7 @@ Neither library runs macros or fetches linked content; only text is read.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -221,7 +221,7 @@ def _slide_texts(slide: Any) -> Iterator[str]:
     title_id = title.shape_id if title is not None else None
     if title is not None and title.has_text_frame and clean(title.text_frame.text):
         yield "# " + " ".join(clean(title.text_frame.text).split())
-    for shape in sorted(_flat_shapes(slide.shapes), key=_position):
+    for shape, _ in sorted(_flat_shapes(slide.shapes), key=lambda shape_place: shape_place[1]):
         if shape.shape_id == title_id:
             continue
         if getattr(shape, "has_table", False) and shape.has_table:
@@ -238,15 +238,39 @@ def _slide_texts(slide: Any) -> Iterator[str]:
             yield f"Notes: {notes}"
 
 
-def _flat_shapes(shapes: Any) -> Iterator[Any]:
+#: Where a shape is on its slide: (top, left) in EMU from its own (top, left).
+Place = Callable[[float, float], tuple[float, float]]
+
+
+def _on_slide(top: float, left: float) -> tuple[float, float]:
+    return top, left
+
+
+def _flat_shapes(
+    shapes: Any, place: Place = _on_slide
+) -> Iterator[tuple[Any, tuple[float, float]]]:
+    """Each shape not a group, with where it is on the slide: a group's shapes carry the
+    group's own coordinates (``chOff``/``chExt``), which PowerPoint keeps as they were
+    when the group is moved or resized; sorted by them, a group moved to the top was
+    read after the text below it (s21)."""
     from pptx.enum.shapes import MSO_SHAPE_TYPE
 
     for shape in shapes:
         if shape.shape_type == MSO_SHAPE_TYPE.GROUP:
-            yield from _flat_shapes(shape.shapes)
+            yield from _flat_shapes(shape.shapes, _inside(shape, place))
         else:
-            yield shape
+            yield shape, place(shape.top or 0, shape.left or 0)
 
 
-def _position(shape: Any) -> tuple[int, int]:
-    return (shape.top or 0, shape.left or 0)
+def _inside(group: Any, place: Place) -> Place:
+    xfrm = group._element.grpSpPr.xfrm
+    if xfrm is None or xfrm.chOff is None or xfrm.chExt is None or xfrm.off is None:
+        return place
+    off, ext, ch_off, ch_ext = xfrm.off, xfrm.ext, xfrm.chOff, xfrm.chExt
+    sx = ext.cx / ch_ext.cx if ext is not None and ch_ext.cx else 1.0
+    sy = ext.cy / ch_ext.cy if ext is not None and ch_ext.cy else 1.0
+
+    def inner(top: float, left: float) -> tuple[float, float]:
+        return place(off.y + (top - ch_off.y) * sy, off.x + (left - ch_off.x) * sx)
+
+    return inner
