@@ -335,3 +335,40 @@ def test_a_format_readers_message_shows_a_control_character_in_a_name_escaped(
         with pytest.raises(EmptyDocument) as err:
             extract(path)
         assert "\x1b" not in str(err.value) and "\\x1b[2J" in str(err.value), str(err.value)
+
+
+def test_a_workbook_saved_without_its_formulas_values_keeps_the_formulas(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A workbook a script wrote (openpyxl, pandas) holds formulas and no values for them,
+    until a spreadsheet program opens and saves it: those cells were read as empty, so a
+    total was silently missing from the text (helper-40, s21). Its formula is kept."""
+    import openpyxl
+
+    book = openpyxl.Workbook()
+    sheet = book.active
+    sheet.append(["Item", "Cost"])
+    sheet.append(["Lamp oil", 12])
+    sheet.append(["Wicks", 3])
+    sheet.append(["Total", "=SUM(B2:B3)"])
+    book.save(tmp_path / "costs.xlsx")
+    text = " ".join(p.text for p in extract(tmp_path / "costs.xlsx").pages)
+    assert "Item: Total | Cost: =SUM(B2:B3)" in text, text
+    assert "Item: Lamp oil | Cost: 12" in text, text
+    # saved by a spreadsheet program, with the values: the value, and one pass only
+    saved = tmp_path / "saved.xlsx"
+    with zipfile.ZipFile(tmp_path / "costs.xlsx") as src, zipfile.ZipFile(saved, "w") as out:
+        for info in src.infolist():
+            part = src.read(info)
+            if info.filename.startswith("xl/worksheets/"):
+                assert b"</f><v></v></c>" in part  # as openpyxl writes it: no value
+                part = part.replace(b"</f><v></v></c>", b"</f><v>15</v></c>")
+            out.writestr(info, part)
+    import docent.core.formats.sheets as sheets
+
+    def no_second_pass(path: Path) -> None:
+        raise AssertionError("the formulas were read again")
+
+    monkeypatch.setattr(sheets, "_formulas_book", no_second_pass)
+    text = " ".join(p.text for p in extract(saved).pages)
+    assert "Item: Total | Cost: 15" in text, text

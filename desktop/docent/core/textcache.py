@@ -28,11 +28,12 @@ _READ_BLOCK = 1 << 20
 #: a heading and the one right under it open one unit, a repeated label is told apart;
 #: (session 21, the same number) a merged header names its columns, a value merged down is
 #: said on each row, legacy charsets as browsers read them, an EPUB's chapters counted
-#: without its cover and contents. PowerPoint 2: a moved group's text in its place.
+#: without its cover and contents. PowerPoint 2: a moved group's text in its place. Excel 3:
+#: a formula saved without its value (a script's workbook) read as its formula.
 READERS: dict[str, int] = {
     "text": 2,
     "docx": 3,
-    "xlsx": 2,
+    "xlsx": 3,
     "html": 3,
     "epub": 3,
     "odt": 3,

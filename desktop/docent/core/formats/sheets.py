@@ -16,8 +16,10 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
+import re
 import zipfile
 from collections.abc import Iterator, Sequence
+from itertools import zip_longest
 from pathlib import Path
 from typing import Any
 
@@ -48,32 +50,68 @@ def extract_xlsx(path: Path) -> ExtractedDocument:
         raise damaged(path, f"its workbook parts are missing or corrupt ({exc})") from exc
     except Exception as exc:  # openpyxl raises lxml/XML errors of many kinds on bad parts
         raise damaged(path, f"its workbook parts cannot be parsed ({exc})") from exc
+    # A script's workbook (openpyxl, pandas) holds formulas with no values until a
+    # spreadsheet program saves it: read as empty, a total went missing (s21). Its
+    # formulas are read beside the values then, and stand in for the missing ones.
+    formulas = _formulas_book(path) if _uncached_formulas(path) else None
     pages: list[Page] = []
     budget = MAX_ROWS
     try:
-        for sheet in book.worksheets:
+        for i, sheet in enumerate(book.worksheets):
             if budget <= 0:
                 log.warning("%s: more than %d rows of data; the rest is not read", path, MAX_ROWS)
                 break
-            for label, text, used in _sheet_units(sheet, budget):
+            written = formulas.worksheets[i] if formulas is not None else None
+            for label, text, used in _sheet_units(sheet, budget, written):
                 budget -= used
                 pages.append(Page(number=len(pages) + 1, text=text, label=label))
     except Exception as exc:  # a sheet's XML breaks midway
         raise damaged(path, f"a sheet cannot be read ({exc})") from exc
     finally:
         book.close()
+        if formulas is not None:
+            formulas.close()
     if not pages:
         raise EmptyDocument(str(path), f"{shown(path.name)} has no values in any sheet.")
     return ExtractedDocument(str(path), "xlsx", pages, page_unit="rows")
 
 
-def _sheet_units(sheet: Any, budget: int) -> Iterator[tuple[str, str, int]]:
-    """(label, text, rows used) per block of ROWS_PER_UNIT data rows of ``sheet``."""
+#: A formula cell saved without its value: ``<c r="B4"><f>SUM(B2:B3)</f></c>``, or with an
+#: empty one, or a shared formula's ``<f .../>`` alone.
+_UNCACHED = re.compile(rb"(?:</f>|<f\b[^>]*/>)\s*(?:<v\s*/>|<v>\s*</v>)?\s*</c>")
+
+
+def _uncached_formulas(path: Path) -> bool:
+    """Whether a sheet of the workbook holds a formula saved without its value."""
+    with open_zip(path) as zf:
+        for info in zf.infolist():
+            if info.filename.startswith("xl/worksheets/") and info.filename.endswith(".xml"):
+                with zf.open(info) as fh:
+                    tail = b""
+                    while block := fh.read(1 << 20):
+                        if _UNCACHED.search(tail + block):
+                            return True
+                        tail = block[-256:]
+    return False
+
+
+def _formulas_book(path: Path) -> Any:
+    import openpyxl
+
+    try:
+        return openpyxl.load_workbook(str(path), read_only=True, data_only=False)
+    except Exception:  # noqa: BLE001 - read as before, values only (the values book opened)
+        return None
+
+
+def _sheet_units(sheet: Any, budget: int, written: Any = None) -> Iterator[tuple[str, str, int]]:
+    """(label, text, rows used) per block of ROWS_PER_UNIT data rows of ``sheet``;
+    ``written``: the same sheet with its formulas, for the values it was saved without."""
     name = sheet.title
     header: list[str] | None = None
     block: list[tuple[int, list[str]]] = []
     used = 0
-    for number, cells in _rows(sheet):
+    for number, cells in _rows(sheet, written):
         if header is None and not block and used == 0:
             header = cells if _header_row(sheet, cells) else None
             if header is not None:
@@ -104,16 +142,24 @@ def _unit(
     return f"{name} rows {first}–{last}", "\n".join(lines)
 
 
-def _rows(sheet: Any) -> Iterator[tuple[int, list[str]]]:
+def _rows(sheet: Any, written: Any = None) -> Iterator[tuple[int, list[str]]]:
     """(row number, cell texts) of the rows holding a value; stops after MAX_EMPTY_RUN
-    empty rows in a row."""
+    empty rows in a row. ``written``: the sheet with its formulas (``_sheet_units``)."""
     empty_run = 0
     # From row 1, numbered from 1: iter_rows yields the empty rows above the used range
     # (numbering from the sheet's min_row counted them twice: review).
-    for number, values in enumerate(
-        sheet.iter_rows(min_row=1, values_only=True, max_col=MAX_COLUMNS), start=1
-    ):
-        cells = [_text(v) for v in values]
+    rows = sheet.iter_rows(min_row=1, values_only=True, max_col=MAX_COLUMNS)
+    with_formulas = (
+        written.iter_rows(min_row=1, values_only=True, max_col=MAX_COLUMNS)
+        if written is not None
+        else None
+    )
+    for number, values in enumerate(rows, start=1):
+        formulas = next(with_formulas, ()) if with_formulas is not None else ()
+        cells = [
+            _text(f if v is None and isinstance(f, str) and f.startswith("=") else v)
+            for v, f in zip_longest(values, formulas)
+        ][: len(values)]
         while cells and not cells[-1]:
             cells.pop()
         if not cells:
