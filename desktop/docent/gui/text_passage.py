@@ -14,8 +14,8 @@ from docent.core.errors import UnknownFile
 
 HIGHLIGHT = QColor(255, 214, 0, 150)
 
-#: The most characters of a text file the view holds: a whole 10 MB file took the window's
-#: thread ~0.5 s to lay out (and ``max_text_file_mb`` goes to 10,000); this much, a few ms.
+#: The most characters of a text file the view holds: a whole 10 MB file held the window's
+#: thread 1.0 s to lay out (and ``max_text_file_mb`` goes to 10,000); this much, 0.04 s.
 SHOWN_CHARS = 400_000
 #: A line longer than this is cut mid-line at the part's edge rather than kept whole.
 _LONGEST_EDGE_LINE = 2_000
