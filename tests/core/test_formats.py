@@ -372,3 +372,67 @@ def test_a_workbook_saved_without_its_formulas_values_keeps_the_formulas(
     monkeypatch.setattr(sheets, "_formulas_book", no_second_pass)
     text = " ".join(p.text for p in extract(saved).pages)
     assert "Item: Total | Cost: 15" in text, text
+
+
+def test_a_formula_whose_value_is_an_empty_string_stays_empty(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Excel saves a formula whose result is "" (=IF(B2="","",B2*10) filled down) as
+    <c t="str"><f>...</f><v/></c>: read as its formula text, every blank row said
+    'Bonus: =IF(...)' (review s21). Only a formula saved with no value at all is read so,
+    and an array formula's text too."""
+    import openpyxl
+    from openpyxl.worksheet.formula import ArrayFormula
+
+    import docent.core.formats.sheets as sheets
+
+    book = openpyxl.Workbook()
+    sheet = book.active
+    sheet.append(["Name", "Bonus"])
+    sheet.append(["Ada", '=IF(C2="","",C2*10)'])
+    book.save(tmp_path / "raw.xlsx")
+    excel = tmp_path / "bonus.xlsx"
+    with zipfile.ZipFile(tmp_path / "raw.xlsx") as src, zipfile.ZipFile(excel, "w") as out:
+        for info in src.infolist():
+            part = src.read(info)
+            if info.filename.startswith("xl/worksheets/"):
+                part = part.replace(b'<c r="B2">', b'<c r="B2" t="str">')
+                part = part.replace(b"<v></v>", b"<v/>")
+            out.writestr(info, part)
+
+    def no_second_pass(path: Path) -> None:
+        raise AssertionError("the formulas were read again")
+
+    with monkeypatch.context() as m:
+        m.setattr(sheets, "_formulas_book", no_second_pass)
+        text = " ".join(p.text for p in extract(excel).pages)
+    assert "=IF" not in text and "Ada" in text, text
+
+    book = openpyxl.Workbook()
+    sheet = book.active
+    sheet.append(["Label", "Value"])
+    sheet.append(["array total", None])
+    sheet["B2"] = ArrayFormula("B2", "=SUM(C1:C3*2)")
+    book.save(tmp_path / "array.xlsx")
+    text = " ".join(p.text for p in extract(tmp_path / "array.xlsx").pages)
+    assert "Value: =SUM(C1:C3*2)" in text, text
+
+
+def test_a_damaged_sheet_is_damaged_not_a_fault_while_formulas_are_looked_for(
+    tmp_path: Path,
+) -> None:
+    import openpyxl
+
+    book = openpyxl.Workbook()
+    book.active.append(["Name", "Total"])
+    book.active.append(["Ada", "=SUM(1,2)"])
+    book.save(tmp_path / "ok.xlsx")
+    data = bytearray((tmp_path / "ok.xlsx").read_bytes())
+    with zipfile.ZipFile(tmp_path / "ok.xlsx") as zf:
+        info = zf.getinfo("xl/worksheets/sheet1.xml")
+        at = info.header_offset + 30 + len(info.filename) + len(info.extra) + 5
+    data[at] ^= 0xFF  # one byte of the sheet's compressed data: a bad CRC when read
+    bad = tmp_path / "bad.xlsx"
+    bad.write_bytes(bytes(data))
+    with pytest.raises(DamagedDocument):
+        extract(bad)

@@ -53,10 +53,11 @@ def extract_xlsx(path: Path) -> ExtractedDocument:
     # A script's workbook (openpyxl, pandas) holds formulas with no values until a
     # spreadsheet program saves it: read as empty, a total went missing (s21). Its
     # formulas are read beside the values then, and stand in for the missing ones.
-    formulas = _formulas_book(path) if _uncached_formulas(path) else None
+    formulas = None
     pages: list[Page] = []
     budget = MAX_ROWS
     try:
+        formulas = _formulas_book(path) if _uncached_formulas(path) else None
         for i, sheet in enumerate(book.worksheets):
             if budget <= 0:
                 log.warning("%s: more than %d rows of data; the rest is not read", path, MAX_ROWS)
@@ -77,8 +78,12 @@ def extract_xlsx(path: Path) -> ExtractedDocument:
 
 
 #: A formula cell saved without its value: ``<c r="B4"><f>SUM(B2:B3)</f></c>``, or with an
-#: empty one, or a shared formula's ``<f .../>`` alone.
-_UNCACHED = re.compile(rb"(?:</f>|<f\b[^>]*/>)\s*(?:<v\s*/>|<v>\s*</v>)?\s*</c>")
+#: empty one, or a shared formula's ``<f .../>`` alone; not one typed ``t="str"``, whose
+#: empty value is the formula's result, "" (=IF(B2="","",B2*10); review s21).
+_UNCACHED = re.compile(
+    rb"<c\b(?![^>]*\bt=[\"']str[\"'])[^>]*>\s*(?:<f\b[^>]*/>|<f\b[^>]*>[^<]*</f>)"
+    rb"\s*(?:<v\s*/>|<v>\s*</v>)?\s*</c>"
+)
 
 
 def _uncached_formulas(path: Path) -> bool:
@@ -149,17 +154,10 @@ def _rows(sheet: Any, written: Any = None) -> Iterator[tuple[int, list[str]]]:
     # From row 1, numbered from 1: iter_rows yields the empty rows above the used range
     # (numbering from the sheet's min_row counted them twice: review).
     rows = sheet.iter_rows(min_row=1, values_only=True, max_col=MAX_COLUMNS)
-    with_formulas = (
-        written.iter_rows(min_row=1, values_only=True, max_col=MAX_COLUMNS)
-        if written is not None
-        else None
-    )
+    if written is not None:
+        rows = _with_formulas(sheet, written)
     for number, values in enumerate(rows, start=1):
-        formulas = next(with_formulas, ()) if with_formulas is not None else ()
-        cells = [
-            _text(f if v is None and isinstance(f, str) and f.startswith("=") else v)
-            for v, f in zip_longest(values, formulas)
-        ][: len(values)]
+        cells = [_text(v) for v in values]
         while cells and not cells[-1]:
             cells.pop()
         if not cells:
@@ -169,6 +167,28 @@ def _rows(sheet: Any, written: Any = None) -> Iterator[tuple[int, list[str]]]:
             continue
         empty_run = 0
         yield number, cells
+
+
+def _with_formulas(sheet: Any, written: Any) -> Iterator[list[object]]:
+    """``sheet``'s rows of values, a formula saved without one read as its text (a
+    formula typed as text, whose empty value is its result "", stays empty)."""
+    from openpyxl.worksheet.formula import ArrayFormula
+
+    formulas = written.iter_rows(min_row=1, values_only=True, max_col=MAX_COLUMNS)
+    for row in sheet.iter_rows(min_row=1, max_col=MAX_COLUMNS):
+        written_row = next(formulas, ())
+        values: list[object] = []
+        for cell, f in zip_longest(row, written_row):
+            if cell is None:
+                break
+            value = cell.value
+            if value is None and getattr(cell, "data_type", "n") not in ("s", "str"):
+                if isinstance(f, ArrayFormula):
+                    f = f.text
+                if isinstance(f, str) and f.startswith("="):
+                    value = f
+            values.append(value)
+        yield values
 
 
 def _text(value: object) -> str:
