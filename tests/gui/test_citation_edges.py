@@ -37,6 +37,33 @@ def _open(path: Path) -> QPdfDocument:
     return doc
 
 
+def _cited(
+    make_engine: Any, path: Path, passage: str, page: int = 1, page_end: int = 1, **more: Any
+) -> tuple[Any, Any]:
+    """``path`` indexed alone (the hashing embedder), and a citation of ``passage`` in it."""
+    from docent.core.api import Citation
+    from fake_embedder import FakeEmbedder
+
+    engine = make_engine(FakeEmbedder())
+    engine.index([path])
+    (rec,) = engine.documents()
+    cite = Citation(
+        1, "chunk-1", rec.doc_id, rec.file_name, rec.path, page, page_end, passage, **more
+    )
+    return engine, cite
+
+
+def _pane_of(qtbot: Any, engine: Any, cite: Any) -> Any:
+    """A shown Sources pane listing ``cite``."""
+    from docent.gui.citation_pane import CitationPane
+
+    pane = CitationPane(engine)
+    qtbot.addWidget(pane)
+    pane.show()
+    pane.set_citations([cite])
+    return pane
+
+
 def test_a_word_hyphenated_at_a_line_end_keeps_the_lines_before_it_lit(
     qapp: Any, tmp_path: Path
 ) -> None:
@@ -201,25 +228,15 @@ def test_a_text_document_removed_from_the_library_is_explained_without_a_cli_com
     ``engine.resolve(path)``, whose UnknownFile speaks to the command line: the pane and a
     warning say "See `docent list` for what is indexed." A PDF in the same state still
     shows its page (it is read from the file)."""
-    from docent.core.api import Citation
-    from docent.gui.citation_pane import CitationPane
-    from fake_embedder import FakeEmbedder
-
     notes = tmp_path / "docs" / "notes.md"
     notes.parent.mkdir()
     passage = "The boiler is serviced every spring by the landlord."
     notes.write_text(f"# Heating\n\n{passage}\n", encoding="utf-8")
-    engine = make_engine(FakeEmbedder())
-    engine.index([notes])
-    (rec,) = engine.documents()
-    cite = Citation(1, "chunk-1", rec.doc_id, rec.file_name, rec.path, 1, 1, passage)
+    engine, cite = _cited(make_engine, notes, passage)
     engine.remove(str(notes))
     assert notes.exists()
 
-    pane = CitationPane(engine)
-    qtbot.addWidget(pane)
-    pane.show()
-    pane.set_citations([cite])
+    pane = _pane_of(qtbot, engine, cite)
     pane.select(1)
     qtbot.waitUntil(lambda: "notes.md" in pane.note.text(), timeout=10_000)
     assert "docent list" not in pane.note.text(), pane.note.text()
@@ -288,27 +305,17 @@ def test_a_pdf_changed_on_disk_since_it_was_indexed_is_said_to_have_changed(
     say the file changed since it was indexed and offer to re-index it."""
     import os
 
-    from docent.core.api import Citation
-    from docent.gui.citation_pane import CitationPane
-    from fake_embedder import FakeEmbedder
-
     passage = "The boiler is serviced every spring by the landlord."
     pdf = tmp_path / "docs" / "manual.pdf"
     pdf.parent.mkdir()
     pdf.write_bytes(text_pdf([["Heating", passage]]))
-    engine = make_engine(FakeEmbedder())
-    engine.index([pdf])
-    (rec,) = engine.documents()
-    cite = Citation(1, "chunk-1", rec.doc_id, rec.file_name, rec.path, 1, 1, passage)
+    engine, cite = _cited(make_engine, pdf, passage)
     new = [f"Safety note {i}: keep the vents clear at all times." for i in range(40)]
     pdf.write_bytes(text_pdf([["Heating", *new], [passage]]))
     st = pdf.stat()
     os.utime(pdf, (st.st_atime, st.st_mtime + 5))
 
-    pane = CitationPane(engine)
-    qtbot.addWidget(pane)
-    pane.show()
-    pane.set_citations([cite])
+    pane = _pane_of(qtbot, engine, cite)
     with qtbot.waitSignal(pane.page_shown, timeout=10_000):
         pane.select(1)
     assert "changed" in pane.note.text(), pane.note.text()
@@ -352,25 +359,16 @@ def test_a_passage_found_only_by_one_of_its_phrases_is_not_called_highlighted(
     otherwise than the indexer did), the pane falls back to searching the page for a few
     words of it and lights those: four words of a paragraph. The note said "The cited
     passage is highlighted." as for the whole passage (review h20)."""
-    from docent.core.api import Citation
     from docent.gui import pdf_render
-    from docent.gui.citation_pane import CitationPane
-    from fake_embedder import FakeEmbedder
 
     passage = "The boiler is serviced every spring by the landlord."
     pdf = tmp_path / "docs" / "manual.pdf"
     pdf.parent.mkdir()
     pdf.write_bytes(text_pdf([["Heating", passage]]))
-    engine = make_engine(FakeEmbedder())
-    engine.index([pdf])
-    (rec,) = engine.documents()
-    cite = Citation(1, "chunk-1", rec.doc_id, rec.file_name, rec.path, 1, 1, passage)
+    engine, cite = _cited(make_engine, pdf, passage)
     monkeypatch.setattr(pdf_render, "locate_spans", lambda *args: [])
 
-    pane = CitationPane(engine)
-    qtbot.addWidget(pane)
-    pane.show()
-    pane.set_citations([cite])
+    pane = _pane_of(qtbot, engine, cite)
     with qtbot.waitSignal(pane.page_shown, timeout=10_000):
         pane.select(1)
     assert pane.last_render is not None and pane.last_render.method == "search"
@@ -386,10 +384,6 @@ def test_a_short_part_at_the_foot_of_the_first_page_is_lit_there_through_the_pan
     """The passage starts with the last words of p.1 ("The results show") and runs onto
     p.2; p.1 also opens with "The results show". The chip opens p.1 and lit only its part
     there, matched at its first place: the page's opening line (review s21)."""
-    from docent.core.api import Citation
-    from docent.gui.citation_pane import CitationPane
-    from fake_embedder import FakeEmbedder
-
     p1 = [
         "The results show a clear trend in the first table.",
         *[f"Filler line {i} about the method and other matters." for i in range(20)],
@@ -399,19 +393,11 @@ def test_a_short_part_at_the_foot_of_the_first_page_is_lit_there_through_the_pan
     pdf = tmp_path / "docs" / "report.pdf"
     pdf.parent.mkdir()
     pdf.write_bytes(text_pdf([p1, p2]))
-    engine = make_engine(FakeEmbedder())
-    engine.index([pdf])
-    (rec,) = engine.documents()
     passage = "The results show\nthat the pump wears out after two winters of use."
-    cite = Citation(
-        1, "chunk-1", rec.doc_id, rec.file_name, rec.path, 1, 2, passage, page_breaks=((2, 17),)
-    )
+    engine, cite = _cited(make_engine, pdf, passage, 1, 2, page_breaks=((2, 17),))
     assert cite.part_on(1) == "The results show"
 
-    pane = CitationPane(engine)
-    qtbot.addWidget(pane)
-    pane.show()
-    pane.set_citations([cite])
+    pane = _pane_of(qtbot, engine, cite)
     with qtbot.waitSignal(pane.page_shown, timeout=10_000):
         pane.select(1)
     r = pane.last_render
@@ -438,11 +424,9 @@ def test_a_page_failing_after_its_pane_is_gone_is_dropped(
 
     import shiboken6
 
-    from docent.core.api import Citation
     from docent.gui import citation_pane
     from docent.gui.citation_pane import CitationPane
     from docent.gui.workers import wait_for_all
-    from fake_embedder import FakeEmbedder
 
     release = threading.Event()
 
@@ -457,10 +441,7 @@ def test_a_page_failing_after_its_pane_is_gone_is_dropped(
         path.write_bytes(text_pdf([["Heating", passage]]))
     else:
         path.write_text(f"Heating\n{passage}\n", encoding="utf-8")
-    engine = make_engine(FakeEmbedder())
-    engine.index([path])
-    (rec,) = engine.documents()
-    cite = Citation(1, "chunk-1", rec.doc_id, rec.file_name, rec.path, 1, 1, passage)
+    engine, cite = _cited(make_engine, path, passage)
     pane = CitationPane(engine)
     pane.show()
     pane.set_citations([cite])
