@@ -214,11 +214,18 @@ def html_blocks(root: Any) -> list[Block]:
 
 
 def _html_rows(tbl: Any) -> Iterator[list[str]]:
-    """Each row's cells by column: a cell spanning columns (``colspan``) or rows
-    (``rowspan``) has its text once and leaves the other columns it takes empty, so the
-    cells after it stay under their own header (they were shifted left; review)."""
+    """Each row's cells by column, so the cells after a spanning one stay under their own
+    header (they were shifted left; review): a cell spanning columns (``colspan``) has its
+    text once and its other columns SPANNED; one spanning rows (``rowspan``) is said again
+    in each row it takes (s21)."""
     # column: (for how many rows, this one on, a cell above takes it; what it says there)
     taken: dict[int, tuple[int, str]] = {}
+
+    def from_above(row: list[str]) -> None:
+        """The columns a cell above spans down into, from the row's end on."""
+        while len(row) < MAX_COLUMNS and taken.get(len(row), (0, ""))[0] > 0:
+            row.append(taken[len(row)][1])
+
     for tr in tbl.iter("tr"):
         # Rows of a nested table belong to that table's cell, already in its text.
         if next(tr.iterancestors("table"), None) is not tbl:
@@ -227,16 +234,14 @@ def _html_rows(tbl: Any) -> Iterator[list[str]]:
         for c in tr:
             if c.tag not in ("td", "th") or len(row) >= MAX_COLUMNS:
                 continue
-            while len(row) < MAX_COLUMNS and taken.get(len(row), (0, ""))[0] > 0:
-                row.append(taken[len(row)][1])  # a cell spanning down: said on each row
+            from_above(row)
             rows = _span(c.get("rowspan"), MAX_ROWSPAN)
             text = " ".join(_cell_text(c).split())
             for k in range(min(_span(c.get("colspan"), MAX_COLSPAN), MAX_COLUMNS - len(row))):
                 if rows > 1:
                     taken[len(row)] = (rows, SPANNED if k else text)
                 row.append(SPANNED if k else text)
-        while len(row) < MAX_COLUMNS and taken.get(len(row), (0, ""))[0] > 0:
-            row.append(taken[len(row)][1])  # ... at the row's end too
+        from_above(row)  # at the row's end too
         taken = {col: (n - 1, t) for col, (n, t) in taken.items() if n > 1}
         yield row
 

@@ -153,9 +153,11 @@ def _rows(sheet: Any, written: Any = None) -> Iterator[tuple[int, list[str]]]:
     empty_run = 0
     # From row 1, numbered from 1: iter_rows yields the empty rows above the used range
     # (numbering from the sheet's min_row counted them twice: review).
-    rows = sheet.iter_rows(min_row=1, values_only=True, max_col=MAX_COLUMNS)
-    if written is not None:
-        rows = _with_formulas(sheet, written)
+    rows = (
+        sheet.iter_rows(min_row=1, values_only=True, max_col=MAX_COLUMNS)
+        if written is None
+        else _with_formulas(sheet, written)
+    )
     for number, values in enumerate(rows, start=1):
         cells = [_text(v) for v in values]
         while cells and not cells[-1]:
