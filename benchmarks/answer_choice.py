@@ -68,7 +68,8 @@ def main() -> int:
             if not owner:
                 continue
             options = list(owner)
-            user = prompt.messages[-1]["content"].rsplit("\n\n", 1)[0] + f"\n\n{CHOOSE}"
+            asked = next(m for m in reversed(prompt.messages) if m["role"] == "user")
+            user = asked["content"].rsplit("\n\n", 1)[0] + f"\n\n{CHOOSE}"
             schema = {
                 "type": "object",
                 "properties": {"sentence": {"type": "string", "enum": options}},

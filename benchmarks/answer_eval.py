@@ -577,7 +577,7 @@ def replay(args: argparse.Namespace, questions: Sequence[Question], layout: str)
     served: Counter[str] = Counter()
 
     def respond(messages: list[dict[str, object]], model: str) -> list[str]:
-        asked = str(messages[-1]["content"])
+        asked = str(next(m for m in reversed(messages) if m["role"] == "user")["content"])
         q, rec = next((q, r) for q, r in by_question.items() if f"Question: {q}" in asked)
         tries = rec.get("tries") or [rec["chunks"]]
         reasons = rec.get("done_reasons") or [rec["done_reason"]]

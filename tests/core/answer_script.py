@@ -32,9 +32,14 @@ class Offered:
     text: str
 
 
+def asked(messages: list[dict[str, Any]]) -> str:
+    """The last user message (an answer request may end on the reply Docent began)."""
+    return str(next(m for m in reversed(messages) if m["role"] == "user")["content"])
+
+
 def offered_in(messages: list[dict[str, Any]]) -> list[Offered]:
     """The passages listed in the last user message of an answer request."""
-    user = messages[-1]["content"]
+    user = asked(messages)
     return [Offered(int(n), f, p, t) for n, f, p, t in PASSAGE.findall(user)]
 
 
@@ -73,7 +78,7 @@ class ScriptedModel:
         what = kind(messages)
         self.seen.setdefault(what, []).append(messages)
         if what == "rewrite":
-            follow_up = re.search(r"Follow-up: (.*)", messages[-1]["content"])
+            follow_up = re.search(r"Follow-up: (.*)", asked(messages))
             question = follow_up.group(1) if follow_up else ""
             if callable(self.rewrite):
                 return self.rewrite(question)

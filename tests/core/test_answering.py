@@ -9,7 +9,9 @@ own stub (or at a dead port) and scripts the model with ``ScriptedModel``.
 from __future__ import annotations
 
 import threading
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 from answer_script import (
@@ -20,6 +22,9 @@ from answer_script import (
     InventsThenCounts,
     ScriptedModel,
     ask,
+    asked,
+    first_sentence,
+    kind,
     offered_in,
     point_at,
 )
@@ -41,7 +46,7 @@ from docent.core.conversation import (
 )
 from docent.core.engine import Engine
 from docent.core.evaluation import SUPPORT_THRESHOLD
-from docent.core.prompting import ANSWER_SAMPLING
+from docent.core.prompting import ANSWER_SAMPLING, DEFAULT_LAYOUT, OPENING
 from docent.core.retrieval import SearchResult
 from ollama_stub import OllamaStub
 
@@ -83,7 +88,7 @@ def test_generated_answer_cites_an_offered_passage(
     for o, hit in zip(offered, answer.offered, strict=True):
         assert (o.file_name, o.pages) == (hit.file_name, hit.pages_label)
     assert body["options"]["num_ctx"] == engine.settings.llm_context_tokens
-    assert "followed by the number of its passage" in body["messages"][-1]["content"]
+    assert "followed by the number of its passage" in asked(body["messages"])
     (citation,) = answer.citations
     best = answer.offered[0]
     assert citation.n == 1 and citation.chunk_id == best.chunk_id
@@ -113,6 +118,59 @@ def test_numbers_never_offered_are_dropped_and_reported(
     assert [c.n for c in answer.citations] == [1, 2]
     assert "never offered" in answer.reason
     assert answer.confidence != "high"
+
+
+@dataclass
+class GoesOnFromTheOpening(ScriptedModel):
+    """A model that goes on from the reply Docent began (``Passage [1] says: "``): it
+    copies the best passage's first sentence, closes the quotation and adds a sentence of
+    its own; ``echo``: the server sends the begun words back first (llama.cpp's does)."""
+
+    echo: bool = False
+
+    def __call__(self, messages: list[dict[str, Any]], model: str) -> str:
+        what = kind(messages)
+        if what != "answer":
+            return super().__call__(messages, model)
+        self.seen.setdefault(what, []).append(messages)
+        best = min(offered_in(messages), key=lambda p: p.n)
+        said = f'{first_sentence(best.text)}." That is how the book puts it.'
+        return messages[-1]["content"] + said if self.echo else said
+
+
+@pytest.mark.parametrize("echo", [False, True], ids=["ollama", "llama.cpp"])
+def test_the_answer_is_opened_in_a_quotation_of_the_best_passage(
+    engine: Engine, ollama_stub: OllamaStub, echo: bool
+) -> None:
+    """A small model that starts inside a quotation copies the passage (session 22). The
+    opening is Docent's, so its "[1]" is no citation of the model's: the copied sentence is
+    cited by matching, and the answer reads the same whether the server sends the begun
+    words back or not."""
+    model = GoesOnFromTheOpening(echo=echo)
+    ollama_stub.responder = model
+    answer, tokens = ask(engine)
+    (body,) = ollama_stub.bodies("/api/chat")
+    assert body["messages"][-1] == {"role": "assistant", "content": OPENING}
+    assert DEFAULT_LAYOUT.prefill == OPENING
+    best = answer.offered[0]
+    copied = " ".join(first_sentence(best.text).split())  # as the prompt shows it
+    assert "".join(tokens).startswith(copied)  # the begun words are not streamed
+    assert answer.mode == "generated"
+    assert answer.text.startswith(f'"{copied}')
+    assert "Passage [1] says" not in answer.text
+    (citation,) = answer.citations
+    assert (citation.n, citation.source, citation.chunk_id) == (1, "matched", best.chunk_id)
+    # the model's own sentence is no passage's: flagged, as any sentence would be
+    assert answer.unsupported_sentences == ["That is how the book puts it."]
+
+
+def test_no_opening_quotation_mark_when_the_model_answered_afresh(
+    engine: Engine, model: ScriptedModel
+) -> None:
+    """A server that cannot go on from a begun reply answers from the start: with no
+    quotation to close, Docent's opening mark is left out."""
+    answer, _ = ask(engine)
+    assert not answer.text.startswith('"') and answer.citations
 
 
 def test_no_citations_at_all_gets_a_matched_citation(engine: Engine, model: ScriptedModel) -> None:
@@ -666,8 +724,10 @@ def test_cancel_before_anything_asks_nothing(
 
 
 def history_of(messages: list[dict[str, str]]) -> list[dict[str, str]]:
-    """The messages between the system prompt and the current question."""
-    return messages[1:-1]
+    """The messages between the system prompt and the current question (and the reply
+    Docent began after it)."""
+    last = max(i for i, m in enumerate(messages) if m["role"] == "user")
+    return messages[1:last]
 
 
 def test_follow_up_is_rewritten_and_scope_persists(
@@ -689,7 +749,7 @@ def test_follow_up_is_rewritten_and_scope_persists(
     assert history[0]["content"].startswith("[passages from turn 1 omitted]\nQuestion: ")
     assert history[1] == {"role": "assistant", "content": first.text.split(" [1]")[0] + "."}
     assert not any("Passages from the documents" in m["content"] for m in history)
-    assert "(In full: How many registers" in model.seen["answer"][-1][-1]["content"]
+    assert "(In full: How many registers" in asked(model.seen["answer"][-1])
     assert [t.number for t in conv.turns] == [1, 2]
     assert conv.turns[1].scope == conv.scope
     # files=[] clears the scope: the whole library again.

@@ -211,15 +211,19 @@ def test_prompt_lists_numbered_passages_within_budget() -> None:
     assert prompt.shown[2].startswith("word2x0")
 
 
-def test_the_default_layout_quotes_three_passages_best_last_with_the_instructions_last() -> None:
+def test_the_default_layout_quotes_three_passages_best_last_and_opens_the_reply() -> None:
     hits = [hit(n, words=40) for n in range(1, 10)]
     plan = context_plan(Settings(), lambda t: len(t.split()))
     prompt = build_prompt("Q?", "Q?", hits, Conversation(), plan)
     assert DEFAULT_LAYOUT.quote and DEFAULT_LAYOUT.max_passages == 3 and DEFAULT_LAYOUT.best_last
-    user = prompt.messages[-1]["content"]
+    user = prompt.messages[-2]["content"]
     assert user.index("[3] R-intro.pdf p.3") < user.index("[1] R-intro.pdf p.1")
     assert prompt.offered == hits[:3] and prompt.messages[0]["content"] == ROLE
-    assert prompt.messages[-1]["content"].endswith(f"Question: Q?\n\n{QUOTE_REMINDER}")
+    assert user.endswith(f"Question: Q?\n\n{QUOTE_REMINDER}")
+    # the reply begun for the model, in a quotation of the best passage; of it, the
+    # answer's text keeps only the opening mark
+    assert prompt.messages[-1] == {"role": "assistant", "content": 'Passage [1] says: "'}
+    assert (prompt.prefill, prompt.lead) == ('Passage [1] says: "', '"')
     assert prompt.options["stop"] == ["\nQuestion:"]
 
 

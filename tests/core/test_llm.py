@@ -41,6 +41,36 @@ def test_stream_yields_tokens_in_order(ollama_stub: OllamaStub) -> None:
     assert body["stream"] is True
 
 
+BEGUN = [*QUESTION, {"role": "assistant", "content": 'Passage [1] says: "'}]
+
+
+@pytest.mark.parametrize(
+    "sent",
+    [
+        ['Passage [1] says: "The', " pump", " stops."],  # llama.cpp: glued to the first token
+        ["Passage", ' [1] says: "', "The pump", " stops."],  # ... or split
+        ["The", " pump", " stops."],  # Ollama: only what follows
+        ["Pass", "ing", " pump", " stops."],  # the model's words, though they begin alike
+    ],
+    ids=["glued", "split", "ollama", "alike"],
+)
+def test_a_begun_reply_is_streamed_without_its_echo(
+    ollama_stub: OllamaStub, sent: list[str]
+) -> None:
+    ollama_stub.responder = lambda messages, model: sent
+    text = "".join(make_client(ollama_stub.url).stream_chat(BEGUN))
+    assert text == ("Passing pump stops." if sent[0] == "Pass" else "The pump stops.")
+    (body,) = ollama_stub.bodies("/api/chat")
+    assert body["messages"][-1] == BEGUN[-1]
+
+
+def test_words_held_back_as_a_possible_echo_are_kept_when_the_stream_ends(
+    ollama_stub: OllamaStub,
+) -> None:
+    ollama_stub.responder = lambda messages, model: ["Pass"]
+    assert make_client(ollama_stub.url).chat(BEGUN) == "Pass"
+
+
 def test_chat_joins_and_passes_model_and_options(ollama_stub: OllamaStub) -> None:
     ollama_stub.models.append("other:1b")
     ollama_stub.responder = lambda messages, model: f"{model} read: {messages[-1]['content']}"

@@ -27,6 +27,7 @@ from docent.core.conversation import UNSUPPORTED_LEAD, UNSUPPORTED_QUOTES, Conve
 from docent.core.engine import Engine
 from docent.core.evaluation import MIN_TERMS, split_sentences, terms
 from docent.core.guards import normalise
+from docent.core.prompting import OPENING
 
 RIG_MODEL = "smollm2:135m"
 #: Dev questions on the SIMH and PDP-11 manuals, and one the library cannot answer.
@@ -79,6 +80,8 @@ def check_contract(answer: Answer, tokens: list[str]) -> None:
         assert citation.chunk_id == answer.offered[citation.n - 1].chunk_id
     if answer.mode == "generated":
         assert tokens, "a generated answer was streamed"
+        # the reply Docent began is not streamed back (llama.cpp's server sends it first)
+        assert not "".join(tokens).startswith(OPENING.strip())
         sources = {c.source for c in answer.citations}
         judged = [s for s, _ in answer.sentence_support if len(terms(s)) >= MIN_TERMS]
         assert answer.citations or not judged, "a generated answer has a page to check"

@@ -100,6 +100,7 @@ from docent.core.prompting import (
     context_plan,
     extractive_text,
     unsupported_text,
+    with_lead,
 )
 from docent.core.retrieval import SearchResult
 
@@ -474,7 +475,7 @@ class Answerer:
         tail: str = "",
     ) -> Answer:
         """The streamed text checked; ``tail``: Docent's line on why it is cut or partial."""
-        text = "".join(tokens).strip()
+        text = with_lead(prompt.lead, "".join(tokens)).strip()
         if partial:  # a marker the stream broke off in ("full [", "full [1,")
             text = _UNFINISHED_MARKER.sub("", text)
         text = cite_echoed_headers(text, prompt.offered)

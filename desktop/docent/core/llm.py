@@ -97,6 +97,33 @@ class _Call:
                 _shutdown(self._sock)
 
 
+class _Echo:
+    """Drops a begun reply (a last assistant message) from the stream when the server
+    sends it back. Ollama goes on from it and streams only what follows; llama.cpp's
+    server sends the begun words first, glued to the first token. Content that could
+    still be the echo is held back until it is told apart."""
+
+    def __init__(self, messages: list[dict[str, str]]) -> None:
+        last = messages[-1] if messages else {}
+        self.begun = last.get("content", "") if last.get("role") == "assistant" else ""
+        self.held = ""
+
+    def strip(self, content: str) -> str:
+        if not self.begun:
+            return content
+        self.held += content
+        if len(self.held) < len(self.begun) and self.begun.startswith(self.held):
+            return ""
+        held, begun = self.held, self.begun
+        self.begun = self.held = ""
+        return held[len(begun) :] if held.startswith(begun) else held
+
+    def flush(self) -> str:
+        """What is held back when the stream ends: the model's words after all."""
+        held, self.held, self.begun = self.held, "", ""
+        return held
+
+
 def _shutdown(sock: socket.socket | None) -> None:
     with contextlib.suppress(OSError):  # already closed: nothing to stop
         if sock is not None:
@@ -257,6 +284,7 @@ class OllamaClient:
         self, call: _Call, name: str, messages: list[dict[str, str]], options: dict[str, Any] | None
     ) -> None:
         _local.call = call
+        echo = _Echo(messages)
         try:
             parts = self._stream_client.chat(
                 model=name, messages=messages, stream=True, options=options
@@ -267,11 +295,12 @@ class OllamaClient:
                         return
                     if part.done:
                         call.done_reason = part.done_reason or ""
-                    call.items.put(part.message.content or "")
+                    call.items.put(echo.strip(part.message.content or ""))
             finally:
                 close = getattr(parts, "close", None)  # a generator: exits its `with stream`
                 if close is not None:
                     close()
+            call.items.put(echo.flush())
             call.items.put(_END)
         except Exception as exc:
             call.items.put(exc)

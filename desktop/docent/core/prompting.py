@@ -92,6 +92,13 @@ SHOT_PASSAGES = (
 )
 SHOT_QUESTION = "When does the pump stop?"
 SHOT_ANSWER = "The pump stops when the tank is full [1]."
+#: The answer opened for the model (``Layout.prefill``): a small model that starts inside
+#: a quotation of the best passage copies from it, and a copied sentence is one Docent can
+#: cite (docs/measurements/answers.md, session 22). Docent wrote these words, so their
+#: "[1]" is not the model's citation: only the opening quotation mark starts the answer
+#: (``Layout.lead``), and what the model copies is cited by matching, as any sentence is.
+OPENING = 'Passage [1] says: "'
+QUOTE_MARK = '"'
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,6 +119,11 @@ class Layout:
     best_last: bool = False
     #: Show one question and a cited answer as an earlier turn of the chat.
     shot: bool = False
+    #: The answer's first words, sent as the start of the model's reply (it goes on
+    #: from them).
+    prefill: str = ""
+    #: What of ``prefill`` starts the answer's text.
+    lead: str = ""
 
 
 LAYOUTS = {
@@ -130,6 +142,24 @@ LAYOUTS = {
         Layout("quote-2-last", instructions_last=True, quote=True, max_passages=2, best_last=True),
         Layout("quote-1", instructions_last=True, quote=True, max_passages=1),
         Layout(
+            "opened-3-last",
+            instructions_last=True,
+            quote=True,
+            max_passages=3,
+            best_last=True,
+            prefill=OPENING,
+            lead=QUOTE_MARK,
+        ),
+        Layout(
+            "quote-mark-3-last",
+            instructions_last=True,
+            quote=True,
+            max_passages=3,
+            best_last=True,
+            prefill=QUOTE_MARK,
+            lead=QUOTE_MARK,
+        ),
+        Layout(
             "shot-3-last",
             instructions_last=True,
             quote=True,
@@ -139,7 +169,7 @@ LAYOUTS = {
         ),
     )
 }
-DEFAULT_LAYOUT = LAYOUTS["quote-3-last"]
+DEFAULT_LAYOUT = LAYOUTS["opened-3-last"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -174,6 +204,10 @@ class Prompt:
     shown: dict[int, str]
     options: dict[str, Any] = field(default_factory=dict)
     history_turns: int = 0
+    #: The answer's first words, sent as the last message (the model's reply, begun).
+    prefill: str = ""
+    #: What of them starts the answer's text (``with_lead``).
+    lead: str = ""
 
 
 def passage_line(n: int, hit: Hit) -> str:
@@ -217,6 +251,8 @@ def build_prompt(
     user = "Passages from the documents:\n\n" + "\n\n".join(lines) + f"\n\n{ask}"
     messages = [{"role": "system", "content": system}, *shot, *history]
     messages.append({"role": "user", "content": user})
+    if layout.prefill:
+        messages.append({"role": "assistant", "content": layout.prefill})
     return Prompt(
         messages=messages,
         offered=offered,
@@ -227,7 +263,19 @@ def build_prompt(
             **ANSWER_SAMPLING,
         },
         history_turns=turns,
+        prefill=layout.prefill,
+        lead=layout.lead,
     )
+
+
+def with_lead(lead: str, text: str) -> str:
+    """The answer's text: ``lead``, then what the model wrote after it; an opening
+    quotation mark only when the model closed the quotation. A server that cannot go on
+    from a begun reply answers afresh, with no mark to close, and its answer would open
+    on a lone one. The lead is not streamed, since this is known only at the end."""
+    if lead.endswith(QUOTE_MARK) and not re.search(r"[\"”]", text):
+        lead = lead[: -len(QUOTE_MARK)]
+    return lead + text
 
 
 def _shot(layout: Layout) -> list[dict[str, str]]:
