@@ -102,6 +102,31 @@ def test_an_echoed_header_shared_by_two_passages_keeps_its_own_number() -> None:
     assert cite_echoed_headers("manual.pdf pp.5-6: Spanning text.", spans) == ("Spanning text [1].")
 
 
+def test_an_echoed_header_opening_a_quotation_is_known_capitalised() -> None:
+    """Begun in a quotation (``Passage [1] says: "``), a small model copies the passage's
+    header with a capital, as a sentence's first word (seen with smollm2:135m, session 22)."""
+    hits = [
+        Hit(
+            "c1",
+            "d",
+            "debian-edu-manual.pdf",
+            "/d/debian-edu-manual.pdf",
+            9,
+            9,
+            3,
+            0.9,
+            "Below is a table of the services.",
+        )
+    ]
+    echoed = '"Debian-edu-manual.pdf p.9: Below is a table of the services." It lists them.'
+    assert cite_echoed_headers(echoed, hits) == (
+        '"Below is a table of the services [1]." It lists them.'
+    )
+    assert cite_echoed_headers("DEBIAN-EDU-MANUAL.pdf p.9: Below.", hits) == (
+        "DEBIAN-EDU-MANUAL.pdf p.9: Below."  # only the first letter's case is forgiven
+    )
+
+
 def test_an_echoed_passage_header_becomes_a_citation() -> None:
     offered = [hit(1), Hit("c2", "d", "simh_doc.pdf", "/d/simh_doc.pdf", 9, 10, 4, 0.5, "x")]
     answer = (

@@ -242,14 +242,17 @@ def cite_echoed_headers(text: str, offered: Sequence[Hit]) -> str:
 
 
 def _header(hit: Hit) -> re.Pattern[str]:
-    """An echo of ``hit``'s header, its page loosely (``p.5`` or ``pp.5-6``)."""
+    """An echo of ``hit``'s header, its page loosely (``p.5`` or ``pp.5-6``), the file
+    name's first letter in either case (copied as a sentence's first word)."""
+    first, rest = hit.file_name[:1], hit.file_name[1:]
+    name = f"(?i:{re.escape(first)})"
     pages = (
         re.escape(hit.location)
         if hit.location
         else rf"pp?\.\s*{hit.page_start}(?:\s*[-–]\s*{hit.page_end})?"
     )
     return re.compile(
-        rf"(?:\[\s*(?P<n>\d{{1,3}})\s*\]\s*)?{re.escape(hit.file_name)},?\s+(?P<pages>{pages})\s*:\s*"
+        rf"(?:\[\s*(?P<n>\d{{1,3}})\s*\]\s*)?{name}{re.escape(rest)},?\s+(?P<pages>{pages})\s*:\s*"
     )
 
 
