@@ -228,6 +228,42 @@ def test_a_pdf_changed_and_re_indexed_is_rendered_anew(
     assert pane.last_render.rects[0].top() > old_top + 50  # the passage moved down
 
 
+def test_a_page_rendered_while_its_pdf_changed_is_not_kept_for_later(
+    qtbot: Any, fake: FakeEngine, tmp_path: Path, drain: None, monkeypatch: Any
+) -> None:
+    """A render begun before the file changed and done after the pane forgot the file's
+    pages was cached all the same, so the next click showed the old page (a busy CI run
+    of the test above: the forgotten path came back into the cache)."""
+    import threading
+
+    from pdf_files import text_pdf
+
+    passage = "The boiler is serviced every spring by the landlord."
+    pdf = tmp_path / "manual.pdf"
+    pdf.write_bytes(text_pdf([["Heating", passage]]))
+    fake.add_document(str(pdf), ["Heating\n" + passage])
+    gate, entered = threading.Event(), threading.Event()
+    real = fake.document
+
+    def document(doc_id: str) -> Any:  # the render worker asks it: held until the gate
+        entered.set()
+        gate.wait(10)
+        return real(doc_id)
+
+    monkeypatch.setattr(fake, "document", document)
+    pane = CitationPane(fake)
+    qtbot.addWidget(pane)
+    pane.show()
+    pane.set_citations([citation(1, str(pdf), 1, passage)])
+    pane.select(1)
+    qtbot.waitUntil(entered.is_set, timeout=5_000)
+    pane.forget(str(pdf))  # the file changed while its page was rendering
+    with qtbot.waitSignal(pane.page_shown, timeout=10_000):
+        gate.set()
+    assert pane.last_render is not None  # shown, for the click it answers ...
+    assert not any(k[0] == str(pdf) for k in pane._cache)  # ... but not kept
+
+
 def test_a_zoom_or_resize_before_the_first_page_comes_is_kept(
     qtbot: Any, fake: FakeEngine, tmp_path: Path, drain: None, monkeypatch: Any
 ) -> None:

@@ -107,6 +107,8 @@ class CitationPane(QWidget):
         self.last_render: PageRender | None = None
         self._generation = 0
         self._cache: OrderedDict[RenderKey, PageRender] = OrderedDict()
+        #: path -> how often its pages were forgotten: a render begun before is not cached
+        self._forgotten: dict[str, int] = {}
         #: the generation of the render on its way (0: none)
         self._rendering = 0
         self._refit = QTimer(self)
@@ -211,6 +213,7 @@ class CitationPane(QWidget):
         passage had been; review)."""
         for key in [k for k in self._cache if k[0] == path]:
             del self._cache[key]
+        self._forgotten[path] = self._forgotten.get(path, 0) + 1
 
     def set_citations(self, citations: list[Citation]) -> None:
         """The answer's sources. Other sources than those listed (a new answer, a new
@@ -305,12 +308,13 @@ class CitationPane(QWidget):
             w.setVisible(True)
         if key in self._cache:
             self._cache.move_to_end(key)
-            self._show_render(gen, key, self._cache[key])
+            self._show_render(gen, key, self._cache[key], self._forgotten.get(path, 0))
             return
         self.note.setText("Rendering the page…")
         self._rendering = gen
 
         engine, doc_id = self.engine, c.doc_id
+        epoch = self._forgotten.get(path, 0)
 
         def render() -> PageRender:
             r = render_page(
@@ -329,18 +333,21 @@ class CitationPane(QWidget):
         call_in_worker(
             render,
             name="render-page",
-            on_result=lambda r: self._show_render(gen, key, r),
+            on_result=lambda r: self._show_render(gen, key, r, epoch),
             on_error=lambda exc: self._show_error(gen, exc),
             owner=self,  # lambdas: nothing else drops them once the pane is deleted (s21)
         )
 
-    def _show_render(self, gen: int, key: RenderKey, r: PageRender) -> None:
+    def _show_render(self, gen: int, key: RenderKey, r: PageRender, epoch: int) -> None:
+        """``epoch``: how often the file's pages were forgotten when the render began; a
+        page rendered from the file as it was is shown for its click, not kept."""
         if gen != self._generation:
             return  # a later click won
         self._rendering = 0
-        self._cache[key] = r
-        while len(self._cache) > CACHE_SIZE:
-            self._cache.popitem(last=False)
+        if epoch == self._forgotten.get(key[0], 0):
+            self._cache[key] = r
+            while len(self._cache) > CACHE_SIZE:
+                self._cache.popitem(last=False)
         self.last_render = r
         self.page, self.page_count = r.page, r.page_count
         pix = QPixmap.fromImage(r.image)
