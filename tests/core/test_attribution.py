@@ -203,6 +203,29 @@ def test_a_passages_words_recombined_are_not_matched(embed: EmbedFn) -> None:
     assert attribute(copy, passages, embed).matched == [2]
 
 
+def test_a_quotation_the_model_puts_on_a_passage_must_copy_it(embed: EmbedFn) -> None:
+    """A model begun in a quotation (``Passage [1] says: "``) goes on to write ``Passage
+    [2] says: "..."`` itself, mostly about words the passage does not say (a blind reading
+    in session 22: 25 of its 39 own citations wrong). A sentence that says a passage says
+    something, in quotation marks, is held to what Docent's own citations are: a copy."""
+    passages = {1: PENGUINS, 2: R_PROMPT}
+    for quoted in (
+        f'Passage [2] says: "{RECOMBINED}"',
+        f'"{RECOMBINED[:-1]} [2]."',
+        f"[2] says: “{RECOMBINED}”",
+    ):
+        checked = attribute(quoted, passages, embed)
+        (sentence,) = checked.faith.sentences
+        assert not sentence.supported and checked.model_cited == [2], quoted
+        assert checked.faith.unsupported == [quoted]
+    copy = "If a command is not complete at the end of a line R gives another prompt."
+    checked = attribute(f'Passage [2] says: "{copy}"', passages, embed)
+    assert checked.faith.sentences[0].supported and checked.faith.unsupported == []
+    # Not a quotation: the model's citation is checked by the score, as before.
+    plain_cited = attribute(RECOMBINED.replace(".", " [2]."), passages, embed)
+    assert plain_cited.faith.sentences[0].supported
+
+
 def test_the_part_of_a_cited_sentence_its_passage_does_not_say(embed: EmbedFn) -> None:
     # smollm2:135m copies half a sentence and makes up the rest (dev question q012).
     passage = (

@@ -317,11 +317,27 @@ def whole_match(scorer: Scorer, i: int, whole: str) -> int | None:
     return n
 
 
+#: What a sentence quotes: a sentence opening in a quotation mark, or what it says a
+#: passage "says:" in one (``Passage [2] says: "..."``), up to the closing mark.
+_QUOTED = re.compile(r"""(?:^\s*|\bsays?\s*:?\s*)["“](?P<quote>[^"”]*)""", re.I)
+
+
+def misquotes(scorer: Scorer, sentence: str, cited: Sequence[int]) -> bool:
+    """The sentence puts words in quotation marks on passages ``cited`` that copy none of
+    them (``copied_words`` in a row, or all of a shorter quotation). A small model begun in
+    a quotation writes ``Passage [2] says: "..."`` itself, mostly about words the passage
+    does not say (a blind reading, docs/measurements/answers.md, session 22): a quotation
+    is held to what Docent's own citations are, a copy."""
+    found = _QUOTED.search(sentence)
+    quote = found.group("quote") if found else ""
+    return bool(words_of(plain(quote))) and not any(scorer.copies(quote, n) for n in cited)
+
+
 def _check(scorer: Scorer, i: int, sentence: str, cited: tuple[int, ...]) -> SentenceSupport:
     t = scorer.t
     if cited:
         score = scorer.score(i, sentence, cited)
-        if score >= t.support:
+        if score >= t.support and (score >= t.paraphrase or not misquotes(scorer, sentence, cited)):
             return SentenceSupport(
                 sentence, cited, score, True, unsaid=scorer.unsaid(sentence, cited)
             )
