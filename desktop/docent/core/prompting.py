@@ -151,6 +151,14 @@ LAYOUTS = {
             lead=QUOTE_MARK,
         ),
         Layout(
+            "opened-3",
+            instructions_last=True,
+            quote=True,
+            max_passages=3,
+            prefill=OPENING,
+            lead=QUOTE_MARK,
+        ),
+        Layout(
             "quote-mark-3-last",
             instructions_last=True,
             quote=True,
