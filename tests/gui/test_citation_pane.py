@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -228,29 +229,34 @@ def test_a_pdf_changed_and_re_indexed_is_rendered_anew(
     assert pane.last_render.rects[0].top() > old_top + 50  # the passage moved down
 
 
+def hold_renders(fake: FakeEngine, monkeypatch: Any) -> tuple[threading.Event, threading.Event]:
+    """The render worker asks the engine for the document: it is held there until the
+    first event (the gate) is set; the second is set once a render is waiting."""
+    gate, entered = threading.Event(), threading.Event()
+    real = fake.document
+
+    def document(doc_id: str) -> Any:
+        entered.set()
+        gate.wait(10)
+        return real(doc_id)
+
+    monkeypatch.setattr(fake, "document", document)
+    return gate, entered
+
+
 def test_a_page_rendered_while_its_pdf_changed_is_not_kept_for_later(
     qtbot: Any, fake: FakeEngine, tmp_path: Path, drain: None, monkeypatch: Any
 ) -> None:
     """A render begun before the file changed and done after the pane forgot the file's
     pages was cached all the same, so the next click showed the old page (a busy CI run
     of the test above: the forgotten path came back into the cache)."""
-    import threading
-
     from pdf_files import text_pdf
 
     passage = "The boiler is serviced every spring by the landlord."
     pdf = tmp_path / "manual.pdf"
     pdf.write_bytes(text_pdf([["Heating", passage]]))
     fake.add_document(str(pdf), ["Heating\n" + passage])
-    gate, entered = threading.Event(), threading.Event()
-    real = fake.document
-
-    def document(doc_id: str) -> Any:  # the render worker asks it: held until the gate
-        entered.set()
-        gate.wait(10)
-        return real(doc_id)
-
-    monkeypatch.setattr(fake, "document", document)
+    gate, entered = hold_renders(fake, monkeypatch)
     pane = CitationPane(fake)
     qtbot.addWidget(pane)
     pane.show()
@@ -270,22 +276,12 @@ def test_a_zoom_or_resize_before_the_first_page_comes_is_kept(
     """The toolbar is live while the first page renders: a zoom then was lost (the page
     came at the fit zoom, and the label disagreed with the next step), and so was a resize
     (the page stayed at the old width) (review)."""
-    import threading
-
     from pdf_files import text_pdf
 
     pdf = tmp_path / "long.pdf"
     lines = [f"Filler line number {i} of the page." for i in range(49)]
     pdf.write_bytes(text_pdf([[*lines, "The passage that is cited sits last."], ["Two."]]))
-    gate, entered = threading.Event(), threading.Event()
-    real = fake.document
-
-    def document(doc_id: str) -> Any:  # the render worker asks it: held until the gate
-        entered.set()
-        gate.wait(10)
-        return real(doc_id)
-
-    monkeypatch.setattr(fake, "document", document)
+    gate, entered = hold_renders(fake, monkeypatch)
     pane = CitationPane(fake)
     qtbot.addWidget(pane)
     pane.resize(400, 600)

@@ -141,31 +141,22 @@ LAYOUTS = {
         Layout("quote-2", instructions_last=True, quote=True, max_passages=2),
         Layout("quote-2-last", instructions_last=True, quote=True, max_passages=2, best_last=True),
         Layout("quote-1", instructions_last=True, quote=True, max_passages=1),
-        Layout(
-            "opened-3-last",
-            instructions_last=True,
-            quote=True,
-            max_passages=3,
-            best_last=True,
-            prefill=OPENING,
-            lead=QUOTE_MARK,
-        ),
-        Layout(
-            "opened-3",
-            instructions_last=True,
-            quote=True,
-            max_passages=3,
-            prefill=OPENING,
-            lead=QUOTE_MARK,
-        ),
-        Layout(
-            "quote-mark-3-last",
-            instructions_last=True,
-            quote=True,
-            max_passages=3,
-            best_last=True,
-            prefill=QUOTE_MARK,
-            lead=QUOTE_MARK,
+        # the reply begun in a quotation; the answer keeps only its opening mark
+        *(
+            Layout(
+                name,
+                instructions_last=True,
+                quote=True,
+                max_passages=3,
+                best_last=last,
+                prefill=opening,
+                lead=QUOTE_MARK,
+            )
+            for name, opening, last in (
+                ("opened-3-last", OPENING, True),
+                ("opened-3", OPENING, False),
+                ("quote-mark-3-last", QUOTE_MARK, True),
+            )
         ),
         Layout(
             "shot-3-last",
