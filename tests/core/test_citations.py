@@ -248,7 +248,7 @@ def test_the_default_layout_quotes_three_passages_best_last_and_opens_the_reply(
     # the reply begun for the model, in a quotation of the best passage; of it, the
     # answer's text keeps only the opening mark
     assert prompt.messages[-1] == {"role": "assistant", "content": 'Passage [1] says: "'}
-    assert (prompt.prefill, prompt.lead) == ('Passage [1] says: "', '"')
+    assert prompt.lead == '"'
     assert prompt.options["stop"] == ["\nQuestion:"]
 
 

@@ -203,9 +203,8 @@ class Prompt:
     shown: dict[int, str]
     options: dict[str, Any] = field(default_factory=dict)
     history_turns: int = 0
-    #: The answer's first words, sent as the last message (the model's reply, begun).
-    prefill: str = ""
-    #: What of them starts the answer's text (``with_lead``).
+    #: What of the reply begun for the model (the last message, ``Layout.prefill``)
+    #: starts the answer's text (``with_lead``).
     lead: str = ""
 
 
@@ -233,6 +232,7 @@ def build_prompt(
     elif layout.example:
         system += f" {EXAMPLE}"
     shot = _shot(layout) if layout.shot else []
+    begun = [{"role": "assistant", "content": layout.prefill}] if layout.prefill else []
     budget = (
         plan.context_tokens
         - plan.answer_tokens
@@ -240,7 +240,7 @@ def build_prompt(
         - plan.tokens(ask)
         - 2 * MESSAGE_OVERHEAD
         - SLACK
-        - sum(plan.tokens(m["content"]) + MESSAGE_OVERHEAD for m in shot)
+        - sum(plan.tokens(m["content"]) + MESSAGE_OVERHEAD for m in [*shot, *begun])
     )
     history, turns = _history(conv, plan, int(max(budget, 0) * HISTORY_SHARE))
     budget -= sum(plan.tokens(m["content"]) + MESSAGE_OVERHEAD for m in history)
@@ -250,8 +250,7 @@ def build_prompt(
     user = "Passages from the documents:\n\n" + "\n\n".join(lines) + f"\n\n{ask}"
     messages = [{"role": "system", "content": system}, *shot, *history]
     messages.append({"role": "user", "content": user})
-    if layout.prefill:
-        messages.append({"role": "assistant", "content": layout.prefill})
+    messages += begun
     return Prompt(
         messages=messages,
         offered=offered,
@@ -262,7 +261,6 @@ def build_prompt(
             **ANSWER_SAMPLING,
         },
         history_turns=turns,
-        prefill=layout.prefill,
         lead=layout.lead,
     )
 
