@@ -105,6 +105,42 @@ def test_word_reads_nested_tables_and_text_boxes_once(tmp_path: Path) -> None:
     assert "Anchor." in text
 
 
+def test_word_reads_table_rows_and_cells_inside_content_controls(tmp_path: Path) -> None:
+    """A form's repeating section wraps whole rows in a content control (``w:sdt`` in the
+    table), and a form field may wrap a whole cell (``w:sdt`` in the row): python-docx
+    sees neither, so those rows and cells were not read at all."""
+    import docx
+    from docx.oxml import parse_xml
+    from docx.oxml.ns import nsdecls
+
+    def cell(text: str) -> str:
+        return f"<w:tc><w:p><w:r><w:t>{text}</w:t></w:r></w:p></w:tc>"
+
+    def row(*cells: str) -> str:
+        return f"<w:tr>{''.join(cells)}</w:tr>"
+
+    def control(inner: str) -> str:
+        return f"<w:sdt><w:sdtPr/><w:sdtContent>{inner}</w:sdtContent></w:sdt>"
+
+    d = docx.Document()
+    d.add_paragraph("Expense claim.")
+    d.element.body.append(
+        parse_xml(
+            f"<w:tbl {nsdecls('w')}><w:tblGrid><w:gridCol/><w:gridCol/></w:tblGrid>"
+            + row(cell("Item"), cell("Amount"))
+            + control(row(cell("Train to Leeds"), cell("42.50")) + row(cell("Hotel"), cell("89")))
+            + row(cell("Taxi"), control(cell("17.20")))
+            + "</w:tbl>"
+        )
+    )
+    _body_end(d)
+    d.save(tmp_path / "claim.docx")
+    text = text_of(extract(tmp_path / "claim.docx"))
+    for said in ("Item: Train to Leeds | Amount: 42.50", "Item: Hotel | Amount: 89"):
+        assert said in text, text
+    assert "Item: Taxi | Amount: 17.20" in text, text
+
+
 def _offset_workbook(path: Path) -> Path:
     import openpyxl
 
@@ -498,7 +534,7 @@ def test_huge_spans_and_grid_offsets_are_capped(tmp_path: Path) -> None:
     from docent.core.formats import office
 
     table = docx.Document(str(tmp_path / "offset.docx")).tables[0]
-    assert all(len(r) <= MAX_COLUMNS for r in office._docx_rows(table))
+    assert all(len(r) <= MAX_COLUMNS for r in office._docx_rows(table._tbl))
 
 
 def test_an_opendocument_header_cell_merged_over_the_last_columns_names_them(

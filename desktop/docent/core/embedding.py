@@ -55,7 +55,10 @@ MODEL_MAX_TOKENS = 256
 #: and a repeated section label is told apart (session 21); those formats are read again
 #: (textcache.READERS), PDFs and text files keep their cached text and every vector of an
 #: unchanged chunk.
-INDEX_FORMAT = 9
+#: 10: Word table rows and cells inside content controls (a form's repeating section, a
+#: field around a cell) are read; Word documents are read again, the rest keep their text
+#: and every vector of an unchanged chunk (session 22).
+INDEX_FORMAT = 10
 
 
 @dataclass(frozen=True, slots=True)

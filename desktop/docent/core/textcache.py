@@ -29,10 +29,11 @@ _READ_BLOCK = 1 << 20
 #: (session 21, the same number) a merged header names its columns, a value merged down is
 #: said on each row, legacy charsets as browsers read them, an EPUB's chapters counted
 #: without its cover and contents. PowerPoint 2: a moved group's text in its place. Excel 3:
-#: a formula saved without its value (a script's workbook) read as its formula.
+#: a formula saved without its value (a script's workbook) read as its formula. Word 4:
+#: table rows and cells inside content controls (session 22).
 READERS: dict[str, int] = {
     "text": 2,
-    "docx": 3,
+    "docx": 4,
     "xlsx": 3,
     "html": 3,
     "epub": 3,

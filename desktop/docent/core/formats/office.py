@@ -62,13 +62,12 @@ def _docx_blocks(document: Any) -> Iterator[Block]:
     """The body's paragraphs and tables in order, read from its XML (review): python-docx
     skips content controls (``w:sdt``) around blocks, and its ``Paragraph.text`` the text of
     tracked insertions, content controls and fields inside a paragraph."""
-    from docx.table import Table as DocxTable
     from docx.text.paragraph import Paragraph
 
     parent = document._body
     for el in _blocks_in(document.element.body):
         if _tag(el) == "tbl":
-            t = table(_docx_rows(DocxTable(el, parent)))
+            t = table(_docx_rows(el))
             if t is not None:
                 yield t
             continue
@@ -87,16 +86,22 @@ def _tag(el: Any) -> str:
 
 def _blocks_in(container: Any) -> Iterator[Any]:
     """The ``w:p`` and ``w:tbl`` of a body or cell, inside content controls and custom XML."""
+    return _children(container, ("p", "tbl"))
+
+
+def _children(container: Any, tags: tuple[str, ...]) -> Iterator[Any]:
+    """``container``'s children with one of ``tags``, also inside content controls
+    (``w:sdt``: a form's field, or its repeating section of table rows) and custom XML."""
     for child in container:
         tag = _tag(child)
-        if tag in ("p", "tbl"):
+        if tag in tags:
             yield child
         elif tag == "sdt":
             for content in child:
                 if _tag(content) == "sdtContent":
-                    yield from _blocks_in(content)
+                    yield from _children(content, tags)
         elif tag == "customXml":
-            yield from _blocks_in(child)
+            yield from _children(child, tags)
 
 
 #: What a paragraph's text does not hold: deleted or moved-away text (tracked changes),
@@ -158,13 +163,14 @@ def _heading_level(paragraph: Any) -> int:
 def _docx_rows(tbl: Any) -> Iterator[list[str]]:
     """Each row's cells by grid column: a row starting in a later column (``w:gridBefore``)
     and a merged cell, read once, leave those columns empty, so the cells after them
-    stay under their own header (they were shifted left: "Q2: 7" under Q3; review)."""
+    stay under their own header (they were shifted left: "Q2: 7" under Q3; review). Read
+    from the table's XML (``w:tbl``): python-docx's rows and cells skip those inside
+    content controls, and its ``row.cells`` repeats a merged cell per grid column it
+    spans, billions for a hostile gridSpan (review s21)."""
     above: list[str] = []
-    for row in tbl.rows:
-        # the row's own cells: python-docx's ``row.cells`` repeats a merged one per grid
-        # column it spans, billions for a hostile gridSpan (review s21)
-        cells = [""] * min(row.grid_cols_before, MAX_COLUMNS)
-        for tc in row._tr.tc_lst:
+    for tr in _children(tbl, ("tr",)):
+        cells = [""] * min(tr.grid_before, MAX_COLUMNS)
+        for tc in _children(tr, ("tc",)):
             if len(cells) >= MAX_COLUMNS:
                 break
             if tc.vMerge == "continue":  # merged down: the row above's value, said again
