@@ -202,6 +202,28 @@ def test_a_page_nested_past_the_parsers_depth_is_refused_with_why(tmp_path: Path
         extract(page)
 
 
+def test_a_word_document_nested_past_the_parsers_depth_is_refused_with_why(
+    tmp_path: Path,
+) -> None:
+    """lxml stops at 256 levels: that was said as "not well-formed XML", which is not what
+    is wrong with the file (the closing read of session 21)."""
+    import docx
+
+    path = tmp_path / "deep.docx"
+    docx.Document().save(path)
+    with zipfile.ZipFile(path) as zf:
+        parts = {name: zf.read(name) for name in zf.namelist()}
+    nested = "<w:sdt><w:sdtContent>" * 300 + "<w:p/>" + "</w:sdtContent></w:sdt>" * 300
+    body = parts["word/document.xml"].decode().replace("<w:body>", "<w:body>" + nested)
+    parts["word/document.xml"] = body.encode()
+    with zipfile.ZipFile(path, "w") as zf:
+        for name, data in parts.items():
+            zf.writestr(name, data)
+    with pytest.raises(DamagedDocument, match="its XML is nested more than 256 deep") as info:
+        extract(path)
+    assert "well-formed" not in str(info.value)
+
+
 def _odt(path: Path, body: str) -> Path:
     ns = (
         'xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" '

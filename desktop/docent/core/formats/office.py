@@ -54,7 +54,11 @@ def extract_docx(path: Path) -> ExtractedDocument:
 
 def _broken_xml(path: Path, exc: Exception) -> DamagedDocument:
     """A part python-docx or python-pptx cannot parse: lxml's error, said as damage (it
-    came out as lxml's own words, and was logged as Docent's fault; review)."""
+    came out as lxml's own words, and was logged as Docent's fault; review); a part
+    nested past lxml's depth as that, not as badly formed (session 22)."""
+    deep = re.search(r"Excessive depth in document: (\d+)", str(exc))
+    if deep:
+        return damaged(path, f"its XML is nested more than {int(deep.group(1)):,} deep")
     return damaged(path, f"a part of it is not well-formed XML ({exc})")
 
 
