@@ -44,7 +44,13 @@ def main() -> int:
 
     from docent.core.conversation import Conversation
     from docent.core.evaluation import split_sentences, terms
-    from docent.core.prompting import DEFAULT_LAYOUT, ROLE, build_prompt, context_plan
+    from docent.core.prompting import (
+        DEFAULT_LAYOUT,
+        ROLE,
+        asked_message,
+        build_prompt,
+        context_plan,
+    )
 
     eng = open_library(Path(args.home), load_questions([]), args.host, args.model, args.context)
     client = ollama.Client(host=args.host, timeout=600)
@@ -68,8 +74,7 @@ def main() -> int:
             if not owner:
                 continue
             options = list(owner)
-            asked = next(m for m in reversed(prompt.messages) if m["role"] == "user")
-            user = asked["content"].rsplit("\n\n", 1)[0] + f"\n\n{CHOOSE}"
+            user = asked_message(prompt.messages).rsplit("\n\n", 1)[0] + f"\n\n{CHOOSE}"
             schema = {
                 "type": "object",
                 "properties": {"sentence": {"type": "string", "enum": options}},

@@ -47,6 +47,7 @@ DISTRACTORS = ["simh__ctss_hardware.pdf", "simh__vax780_doc.pdf"]
 
 sys.path.insert(0, str(REPO / "desktop"))
 from docent.core.guards import Cut, GuardLimits, OutputGuard  # noqa: E402
+from docent.core.prompting import asked_message  # noqa: E402
 
 if TYPE_CHECKING:
     from docent.core.answering import Answer
@@ -577,7 +578,7 @@ def replay(args: argparse.Namespace, questions: Sequence[Question], layout: str)
     served: Counter[str] = Counter()
 
     def respond(messages: list[dict[str, object]], model: str) -> list[str]:
-        asked = str(next(m for m in reversed(messages) if m["role"] == "user")["content"])
+        asked = asked_message(messages)
         q, rec = next((q, r) for q, r in by_question.items() if f"Question: {q}" in asked)
         tries = rec.get("tries") or [rec["chunks"]]
         reasons = rec.get("done_reasons") or [rec["done_reason"]]

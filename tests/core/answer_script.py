@@ -17,6 +17,7 @@ from typing import Any
 from docent.core.answering import Answer
 from docent.core.config import Settings
 from docent.core.engine import Engine
+from docent.core.prompting import asked_message
 
 MODEL = "stub-model:latest"
 MEMORY_Q = "How is memory relocation and protection done in CTSS?"
@@ -32,9 +33,7 @@ class Offered:
     text: str
 
 
-def asked(messages: list[dict[str, Any]]) -> str:
-    """The last user message (an answer request may end on the reply Docent began)."""
-    return str(next(m for m in reversed(messages) if m["role"] == "user")["content"])
+asked = asked_message  # the last user message: the request may end on the begun reply
 
 
 def offered_in(messages: list[dict[str, Any]]) -> list[Offered]:

@@ -213,6 +213,8 @@ def test_a_quotation_the_model_puts_on_a_passage_must_copy_it(embed: EmbedFn) ->
         f'Passage [2] says: "{RECOMBINED}"',
         f'"{RECOMBINED[:-1]} [2]."',
         f"[2] says: “{RECOMBINED}”",
+        f'Passage [2] states, "{RECOMBINED}"',
+        f'- "{RECOMBINED[:-1]}" [2].',  # a list item (review)
     ):
         checked = attribute(quoted, passages, embed)
         (sentence,) = checked.faith.sentences
@@ -224,6 +226,8 @@ def test_a_quotation_the_model_puts_on_a_passage_must_copy_it(embed: EmbedFn) ->
     # Not a quotation: the model's citation is checked by the score, as before.
     plain_cited = attribute(RECOMBINED.replace(".", " [2]."), passages, embed)
     assert plain_cited.faith.sentences[0].supported
+    said = attribute(f'I would say "{RECOMBINED[:-1]}" [2].', passages, embed)
+    assert said.faith.sentences[0].supported  # "say" is no passage saying it
 
 
 def test_the_part_of_a_cited_sentence_its_passage_does_not_say(embed: EmbedFn) -> None:

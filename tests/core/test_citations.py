@@ -38,6 +38,7 @@ from docent.core.prompting import (
     best_excerpt,
     build_prompt,
     context_plan,
+    with_lead,
 )
 
 PASSAGE = (
@@ -250,6 +251,23 @@ def test_the_default_layout_quotes_three_passages_best_last_and_opens_the_reply(
     assert prompt.messages[-1] == {"role": "assistant", "content": 'Passage [1] says: "'}
     assert prompt.lead == '"'
     assert prompt.options["stop"] == ["\nQuestion:"]
+
+
+@pytest.mark.parametrize(
+    ("went_on", "text"),
+    [
+        ('The pump stops when full [1]." That is it.', '"The pump stops when full [1]." That'),
+        ("The pump stops when full [1].” That is it.", '"The pump stops when full [1].”'),
+        ("The pump stops when full [1].", "The pump stops when full [1]."),  # never closed
+        # answered afresh, quoting a term: its first mark opens a quotation (review)
+        ('The manual calls it "GRUB" [1].', 'The manual calls it "GRUB" [1].'),
+        ('"GRUB" is the loader [1].', '"GRUB" is the loader [1].'),
+    ],
+)
+def test_the_opening_mark_is_kept_only_when_the_model_closed_the_quotation(
+    went_on: str, text: str
+) -> None:
+    assert with_lead('"', went_on).startswith(text)
 
 
 def test_a_best_last_layout_ends_with_the_best_passage_keeping_its_number() -> None:

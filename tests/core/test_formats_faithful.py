@@ -130,6 +130,13 @@ def test_word_reads_table_rows_and_cells_inside_content_controls(tmp_path: Path)
             + row(cell("Item"), cell("Amount"))
             + control(row(cell("Train to Leeds"), cell("42.50")) + row(cell("Hotel"), cell("89")))
             + row(cell("Taxi"), control(cell("17.20")))
+            + row(
+                cell("Parts"),
+                "<w:tc><w:tbl>"
+                + control(row(cell("Bolt"), cell("12")))
+                + row(cell("Nut"), control(cell("30")))
+                + "</w:tbl><w:p/></w:tc>",
+            )
             + "</w:tbl>"
         )
     )
@@ -139,6 +146,7 @@ def test_word_reads_table_rows_and_cells_inside_content_controls(tmp_path: Path)
     for said in ("Item: Train to Leeds | Amount: 42.50", "Item: Hotel | Amount: 89"):
         assert said in text, text
     assert "Item: Taxi | Amount: 17.20" in text, text
+    assert "Item: Parts | Amount: Bolt | 12 Nut | 30" in text, text  # a table in a cell
 
 
 def _offset_workbook(path: Path) -> Path:

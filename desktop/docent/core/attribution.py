@@ -317,9 +317,15 @@ def whole_match(scorer: Scorer, i: int, whole: str) -> int | None:
     return n
 
 
-#: What a sentence quotes: a sentence opening in a quotation mark, or what it says a
-#: passage "says:" in one (``Passage [2] says: "..."``), up to the closing mark.
-_QUOTED = re.compile(r"""(?:^\s*|\bsays?\s*:?\s*)["“](?P<quote>[^"”]*)""", re.I)
+#: What a sentence quotes: a sentence (or list item) opening in a quotation mark, or what
+#: it says a passage "says:", "states," or "reads" in one (``Passage [2] says: "..."``),
+#: up to the closing mark. No two runs of spaces side by side: a long run would be split
+#: every way before the search gives up (review).
+_QUOTED = re.compile(
+    r"""(?:^\s*(?:(?:[-*•]|\d+[.)])\s*)?|\b(?:says|states|reads)\s*(?:[:,]\s*)?)["“]"""
+    r"""(?P<quote>[^"”]*)""",
+    re.I,
+)
 
 
 def misquotes(scorer: Scorer, sentence: str, cited: Sequence[int]) -> bool:

@@ -265,14 +265,29 @@ def build_prompt(
     )
 
 
+def asked_message(messages: Sequence[dict[str, Any]]) -> str:
+    """The content of an answer request's last user message (the passages and the
+    question); the request may end on the reply Docent began for the model."""
+    return str(next(m for m in reversed(messages) if m["role"] == "user")["content"])
+
+
 def with_lead(lead: str, text: str) -> str:
     """The answer's text: ``lead``, then what the model wrote after it; an opening
-    quotation mark only when the model closed the quotation. A server that cannot go on
-    from a begun reply answers afresh, with no mark to close, and its answer would open
-    on a lone one. The lead is not streamed, since this is known only at the end."""
-    if lead.endswith(QUOTE_MARK) and not re.search(r"[\"”]", text):
+    quotation mark only when the model closed the quotation, that is when its first mark
+    is a closing one (a curly one, or one not at the start nor after a space). A server
+    that cannot go on from a begun reply answers afresh: a lone mark would open its answer,
+    or one quoting a term ("GRUB"). The lead is not streamed, since this is known only at
+    the end."""
+    first = _FIRST_MARK.search(text)
+    closes = first is not None and (
+        first.group() == "”" or first.start() > 0 and not text[first.start() - 1].isspace()
+    )
+    if lead.endswith(QUOTE_MARK) and not closes:
         lead = lead[: -len(QUOTE_MARK)]
     return lead + text
+
+
+_FIRST_MARK = re.compile(r"[\"“”]")
 
 
 def _shot(layout: Layout) -> list[dict[str, str]]:

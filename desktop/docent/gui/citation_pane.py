@@ -340,14 +340,17 @@ class CitationPane(QWidget):
 
     def _show_render(self, gen: int, key: RenderKey, r: PageRender, epoch: int) -> None:
         """``epoch``: how often the file's pages were forgotten when the render began; a
-        page rendered from the file as it was is shown for its click, not kept."""
+        page rendered from the file as it was is neither shown nor kept: it is rendered
+        again from the file as it is (its highlight may be where the passage was)."""
         if gen != self._generation:
             return  # a later click won
+        if epoch != self._forgotten.get(key[0], 0):
+            self._render_pdf()
+            return
         self._rendering = 0
-        if epoch == self._forgotten.get(key[0], 0):
-            self._cache[key] = r
-            while len(self._cache) > CACHE_SIZE:
-                self._cache.popitem(last=False)
+        self._cache[key] = r
+        while len(self._cache) > CACHE_SIZE:
+            self._cache.popitem(last=False)
         self.last_render = r
         self.page, self.page_count = r.page, r.page_count
         pix = QPixmap.fromImage(r.image)

@@ -195,10 +195,9 @@ def _cell_text(tc: Any) -> str:
         if _tag(el) == "p":
             lines.append(_paragraph_text(el))
         else:
-            for row in el:
-                if _tag(row) == "tr":
-                    texts = (clean(_cell_text(c)) for c in row if _tag(c) == "tc")
-                    lines.append(" | ".join(t for t in texts if t))
+            for row in _children(el, ("tr",)):
+                texts = (clean(_cell_text(c)) for c in _children(row, ("tc",)))
+                lines.append(" | ".join(t for t in texts if t))
     return "\n".join(lines)
 
 
