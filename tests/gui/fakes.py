@@ -19,7 +19,7 @@ import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from docent.core import files as filemod
 from docent.core.api import (
@@ -689,3 +689,18 @@ class FakeEngine:
 def as_api(engine: FakeEngine) -> EngineAPI:
     """The fake as the window sees it (mypy checks that it is an EngineAPI)."""
     return engine
+
+
+def hold(monkeypatch: Any, obj: object, name: str) -> tuple[threading.Event, threading.Event]:
+    """``obj.name`` held until the first event (the gate) is set; the second is set once
+    a call is waiting there (a worker thread caught mid-task)."""
+    gate, entered = threading.Event(), threading.Event()
+    real = getattr(obj, name)
+
+    def held(*args: Any, **kwargs: Any) -> Any:
+        entered.set()
+        gate.wait(10)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(obj, name, held)
+    return gate, entered

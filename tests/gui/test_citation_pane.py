@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import threading
 from pathlib import Path
 from typing import Any
 
-from fakes import FakeEngine, citation
+from fakes import FakeEngine, citation, hold
 
 from docent.gui.citation_pane import PLACEHOLDER, TEXT, CitationPane, page_label
 from docent.gui.messages import Message, bridge
@@ -229,21 +228,6 @@ def test_a_pdf_changed_and_re_indexed_is_rendered_anew(
     assert pane.last_render.rects[0].top() > old_top + 50  # the passage moved down
 
 
-def hold_renders(fake: FakeEngine, monkeypatch: Any) -> tuple[threading.Event, threading.Event]:
-    """The render worker asks the engine for the document: it is held there until the
-    first event (the gate) is set; the second is set once a render is waiting."""
-    gate, entered = threading.Event(), threading.Event()
-    real = fake.document
-
-    def document(doc_id: str) -> Any:
-        entered.set()
-        gate.wait(10)
-        return real(doc_id)
-
-    monkeypatch.setattr(fake, "document", document)
-    return gate, entered
-
-
 def test_a_page_rendered_while_its_pdf_changed_is_not_kept_for_later(
     qtbot: Any, fake: FakeEngine, tmp_path: Path, drain: None, monkeypatch: Any
 ) -> None:
@@ -257,7 +241,7 @@ def test_a_page_rendered_while_its_pdf_changed_is_not_kept_for_later(
     pdf = tmp_path / "manual.pdf"
     pdf.write_bytes(text_pdf([["Heating", passage]]))
     fake.add_document(str(pdf), ["Heating\n" + passage])
-    gate, entered = hold_renders(fake, monkeypatch)
+    gate, entered = hold(monkeypatch, fake, "document")  # the render worker asks it
     pane = CitationPane(fake)
     qtbot.addWidget(pane)
     pane.show()
@@ -286,7 +270,7 @@ def test_a_zoom_or_resize_before_the_first_page_comes_is_kept(
     pdf = tmp_path / "long.pdf"
     lines = [f"Filler line number {i} of the page." for i in range(49)]
     pdf.write_bytes(text_pdf([[*lines, "The passage that is cited sits last."], ["Two."]]))
-    gate, entered = hold_renders(fake, monkeypatch)
+    gate, entered = hold(monkeypatch, fake, "document")  # the render worker asks it
     pane = CitationPane(fake)
     qtbot.addWidget(pane)
     pane.resize(400, 600)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from fakes import FakeEngine
+from fakes import FakeEngine, hold
 from PySide6.QtWidgets import QDialogButtonBox
 
 from docent.core.config import load_settings, settings_file
@@ -202,22 +202,13 @@ def test_esc_while_saving_waits_for_the_save(
 ) -> None:
     """Closed mid-save, the dialog was gone when the engine had saved and applied, and the
     window never heard: its model box stayed on the old model (review)."""
-    import threading
 
     from PySide6.QtCore import Qt
     from PySide6.QtTest import QTest
 
     window = make_window(fake)
     qtbot.waitUntil(lambda: window.health is not None, timeout=10_000)
-    gate, entered = threading.Event(), threading.Event()
-    real_apply = fake.apply_settings
-
-    def slow_apply(changes: Any) -> Any:
-        entered.set()
-        gate.wait(10)
-        return real_apply(changes)
-
-    monkeypatch.setattr(fake, "apply_settings", slow_apply)
+    gate, entered = hold(monkeypatch, fake, "apply_settings")
     dialog = window.open_settings()
     dialog.model_combo.setCurrentText("other:7b")
     dialog.buttons.button(QDialogButtonBox.StandardButton.Save).click()
