@@ -105,7 +105,7 @@ def open_zip(path: Path) -> zipfile.ZipFile:
         try:
             head = fh.read(len(OLE_MAGIC))
         except OSError as exc:
-            raise _unreadable(path, exc) from exc
+            raise unreadable(path, exc) from exc
     if head == OLE_MAGIC:
         raise _ole(path)
     try:
@@ -134,10 +134,11 @@ def open_file(path: Path) -> IO[bytes]:
             str(path), f"{shown(path.name)} is no longer there (moved or deleted?)."
         ) from exc
     except OSError as exc:
-        raise _unreadable(path, exc) from exc
+        raise unreadable(path, exc) from exc
 
 
-def _unreadable(path: Path, exc: OSError) -> UnreadableFile:
+def unreadable(path: Path, exc: OSError) -> UnreadableFile:
+    """``path`` could not be read (``exc``), said with the system's reason."""
     reason = exc.strerror or str(exc)
     return UnreadableFile(str(path), f"{shown(path.name)} cannot be read: {reason}.")
 

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote
 
-from docent.core.errors import EmptyDocument, EncryptedDocument, UnreadableFile
+from docent.core.errors import EmptyDocument, EncryptedDocument
 from docent.core.formats.blocks import (
     MAX_COLUMNS,
     SPANNED,
@@ -38,6 +38,7 @@ from docent.core.formats.containers import (
     open_zip,
     parse_xml,
     read_member,
+    unreadable,
 )
 from docent.core.models import ExtractedDocument
 from docent.core.userfiles import shown
@@ -270,9 +271,7 @@ def extract_html(path: Path) -> ExtractedDocument:
         try:
             data = fh.read()
         except OSError as exc:
-            raise UnreadableFile(
-                str(path), f"{shown(path.name)} cannot be read: {exc.strerror}."
-            ) from exc
+            raise unreadable(path, exc) from exc
     root = parse_html(path, data) if data.strip() else None
     blocks = html_blocks(root) if root is not None else []
     if not blocks:

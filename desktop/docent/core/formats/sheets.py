@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from docent.core.errors import EmptyDocument
-from docent.core.formats.blocks import MAX_CELL_CHARS, has_header, row_line
+from docent.core.formats.blocks import MAX_CELL_CHARS, MAX_COLUMNS, has_header, row_line
 from docent.core.formats.containers import damaged, open_zip
 from docent.core.models import ExtractedDocument, Page
 from docent.core.userfiles import shown
@@ -36,12 +36,14 @@ ROWS_PER_UNIT = 25
 MAX_EMPTY_RUN = 10_000
 #: Rows of data read from one workbook at most (their passages would embed for hours).
 MAX_ROWS = 200_000
-#: Columns read per row at most.
-MAX_COLUMNS = 200
 
 
 def extract_xlsx(path: Path) -> ExtractedDocument:
-    open_zip(path).close()
+    with open_zip(path) as zf:  # encrypted / corrupt / too big: said before openpyxl guesses
+        return _extract_book(path, zf)
+
+
+def _extract_book(path: Path, zf: zipfile.ZipFile) -> ExtractedDocument:
     import openpyxl
 
     try:
@@ -57,7 +59,7 @@ def extract_xlsx(path: Path) -> ExtractedDocument:
     pages: list[Page] = []
     budget = MAX_ROWS
     try:
-        formulas = _formulas_book(path) if _uncached_formulas(path) else None
+        formulas = _formulas_book(path) if _uncached_formulas(zf) else None
         for i, sheet in enumerate(book.worksheets):
             if budget <= 0:
                 log.warning("%s: more than %d rows of data; the rest is not read", path, MAX_ROWS)
@@ -86,17 +88,16 @@ _UNCACHED = re.compile(
 )
 
 
-def _uncached_formulas(path: Path) -> bool:
+def _uncached_formulas(zf: zipfile.ZipFile) -> bool:
     """Whether a sheet of the workbook holds a formula saved without its value."""
-    with open_zip(path) as zf:
-        for info in zf.infolist():
-            if info.filename.startswith("xl/worksheets/") and info.filename.endswith(".xml"):
-                with zf.open(info) as fh:
-                    tail = b""
-                    while block := fh.read(1 << 20):
-                        if _UNCACHED.search(tail + block):
-                            return True
-                        tail = block[-256:]
+    for info in zf.infolist():
+        if info.filename.startswith("xl/worksheets/") and info.filename.endswith(".xml"):
+            with zf.open(info) as fh:
+                tail = b""
+                while block := fh.read(1 << 20):
+                    if _UNCACHED.search(tail + block):
+                        return True
+                    tail = block[-256:]
     return False
 
 
