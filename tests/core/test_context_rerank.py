@@ -70,6 +70,25 @@ def test_the_heading_path_follows_the_numbering() -> None:
     assert path.path == ("6 Lists",)
 
 
+def test_a_numbered_heading_is_never_put_under_a_chapter_of_another_number() -> None:
+    # The Debian Edu manual's "6 Installation" is not found as a heading; its "6.3" must
+    # not be filed under "4 Requirements", the last chapter heading found.
+    path = HeadingPath()
+    for h in ["4 Requirements", "4.1 Hardware", "6.3 Installing Debian Edu"]:
+        path.push(h)
+    assert path.path == ("6.3 Installing Debian Edu",)
+    path.push("6.3.4 Installation types and options")
+    assert path.path == ("6.3 Installing Debian Edu", "6.3.4 Installation types and options")
+    path.push("Notes")  # unnumbered: still below the last numbered heading
+    path.push("6.4 Download")
+    assert path.path == ("6.4 Download",)
+    path.push("A.1 Licence")  # an appendix's number is its own
+    path.push("A.1.2 Terms")
+    assert path.path == ("A.1 Licence", "A.1.2 Terms")
+    path.push("B.1 History")
+    assert path.path == ("B.1 History",)
+
+
 def test_the_title_is_the_first_line_when_it_reads_like_one() -> None:
     pages = [Page(1, ""), Page(2, "An Introduction to R\nNotes on R\n")]
     assert document_title(pages) == "An Introduction to R"

@@ -7,7 +7,9 @@ only ever sees ``text`` (citations, highlights, prompts): the context is stored 
 
 Heading levels come from the headings' own numbers (``5.7.3 Eigenvalues`` is level 3,
 ``Chapter 2`` level 1, ``## Usage`` level 2); an unnumbered heading is taken as a child
-of the last numbered one, and replaces an earlier unnumbered sibling.
+of the last numbered one, and replaces an earlier unnumbered sibling. A numbered heading
+closes every numbered heading whose number does not begin its own: ``6.3`` after ``4``
+(its chapter's own heading not found) is not part of chapter 4.
 """
 
 from __future__ import annotations
@@ -28,6 +30,17 @@ _LETTERED = re.compile(r"^([A-Z])\.(\d+(?:\.\d+)*)\.?\s+\S")
 _CHAPTER = re.compile(r"^(?:chapter|part|appendix)\s+[\dA-Z]+\b", re.I)
 _MARKDOWN = re.compile(r"^(#{1,6})\s+\S")
 _SEPARATOR = " › "
+
+
+def heading_number(heading: str) -> tuple[str, ...] | None:
+    """A heading's number as its parts (``("5", "7", "3")``, ``("A", "1")``), or None when
+    it has none (unnumbered, a chapter or part by word, a Markdown heading)."""
+    text = heading.strip()
+    if m := _LETTERED.match(text):
+        return (m.group(1), *m.group(2).split("."))
+    if (m := _NUMBER.match(text)) and heading_level(text) is not None:
+        return tuple(m.group(1).split("."))
+    return None
 
 
 def heading_level(heading: str) -> int | None:
@@ -51,26 +64,34 @@ class HeadingPath:
     """The headings in force while a document is read from start to end."""
 
     def __init__(self) -> None:
-        self._stack: list[tuple[float, str]] = []
+        #: (depth, heading, its number when it has one)
+        self._stack: list[tuple[float, str, tuple[str, ...] | None]] = []
 
     def push(self, heading: str) -> None:
         text = " ".join(heading.lstrip("#").split())[:MAX_HEADING_CHARS]
         if not text:
             return
         level = heading_level(heading)
+        number = heading_number(heading)
         if level is None:
             # Unnumbered: below the last numbered heading, replacing an unnumbered sibling.
-            numbered = [lv for lv, _ in self._stack if lv == int(lv)]
+            numbered = [lv for lv, _, _ in self._stack if lv == int(lv)]
             depth: float = (numbered[-1] if numbered else 0) + 0.5
         else:
             depth = level
         while self._stack and self._stack[-1][0] >= depth:
             self._stack.pop()
-        self._stack.append((depth, text))
+        if number is not None:
+            # another chapter's headings (and what stood below them) are closed
+            for i, (_, _, above) in enumerate(self._stack):
+                if above is not None and number[: len(above)] != above:
+                    del self._stack[i:]
+                    break
+        self._stack.append((depth, text, number))
 
     @property
     def path(self) -> tuple[str, ...]:
-        return tuple(text for _, text in self._stack[-MAX_PATH:])
+        return tuple(text for _, text, _ in self._stack[-MAX_PATH:])
 
 
 def document_title(pages: Sequence[Page]) -> str:

@@ -58,7 +58,10 @@ MODEL_MAX_TOKENS = 256
 #: 10: Word table rows and cells inside content controls (a form's repeating section, a
 #: field around a cell) are read; Word documents are read again, the rest keep their text
 #: and every vector of an unchanged chunk (session 22).
-INDEX_FORMAT = 10
+#: 11: a numbered heading closes the headings of another number in a chunk's context
+#: (``6.3`` is not under ``4``, context.py); every document keeps its text, and the
+#: vectors of each chunk whose context did not change (session 23).
+INDEX_FORMAT = 11
 
 
 @dataclass(frozen=True, slots=True)
