@@ -701,3 +701,77 @@ def test_a_moved_groups_text_keeps_its_place_on_the_slide(tmp_path: Path) -> Non
     deck.save(str(tmp_path / "deck.pptx"))
     text = text_of(extract(tmp_path / "deck.pptx"))
     assert text.index("First the keeper") < text.index("Then the keeper"), text
+
+
+def test_a_header_row_the_file_marks_as_one_names_its_columns(tmp_path: Path) -> None:
+    """A header of years ("Region | 2021 | 2022") has numbers in it, and "Name | Scores
+    (over three columns)" as many spanned columns as names: guessed, neither is a header,
+    and no value was named. A row the file marks as its table's header (HTML ``<th>`` or
+    ``<thead>``, Word's "repeat as header row", OpenDocument's header rows, PowerPoint's
+    header row) is one, if it has two names or more."""
+    import docx
+    import pptx
+    from docx.oxml import OxmlElement
+    from docx.oxml.ns import qn
+    from pptx.util import Inches
+
+    years = [["Region", "2021", "2022"], ["North", "7", "9"]]
+    want = "Region: North | 2021: 7 | 2022: 9"
+    page = tmp_path / "years.html"
+    page.write_text(
+        "<html><body><table><thead><tr><td>Region</td><td>2021</td><td>2022</td></tr></thead>"
+        "<tr><td>North</td><td>7</td><td>9</td></tr></table>"
+        "<table><tr><th>Name</th><th colspan='3'>Scores</th></tr>"
+        "<tr><td>Ada</td><td>9</td><td>10</td><td>11</td></tr></table>"
+        # the same, not marked: guessed as before
+        "<table><tr><td>Town</td><td>2021</td></tr><tr><td>Leeds</td><td>5</td></tr></table>"
+        "</body></html>"
+    )
+    lines = text_of(extract(page)).splitlines()
+    assert want in lines, lines
+    assert "Name: Ada | Scores: 9 | Scores: 10 | Scores: 11" in lines, lines
+    assert "Leeds | 5" in lines, lines
+
+    d = docx.Document()
+    t = d.add_table(rows=2, cols=3)
+    for r, cells in enumerate(years):
+        for c, text in enumerate(cells):
+            t.cell(r, c).text = text
+    t.rows[0]._tr.get_or_add_trPr().append(OxmlElement("w:tblHeader"))
+    plain = d.add_table(rows=2, cols=2)  # not marked
+    for c, text in enumerate(("Town", "2021")):
+        plain.cell(0, c).text = text
+    for c, text in enumerate(("Leeds", "5")):
+        plain.cell(1, c).text = text
+    off = d.add_table(rows=2, cols=2)  # marked, then unmarked: w:val="false"
+    for c, text in enumerate(("City", "2020")):
+        off.cell(0, c).text = text
+    for c, text in enumerate(("York", "3")):
+        off.cell(1, c).text = text
+    mark = OxmlElement("w:tblHeader")
+    mark.set(qn("w:val"), "false")
+    off.rows[0]._tr.get_or_add_trPr().append(mark)
+    d.save(tmp_path / "years.docx")
+    lines = text_of(extract(tmp_path / "years.docx")).splitlines()
+    assert want in lines and "Leeds | 5" in lines and "York | 3" in lines, lines
+
+    body = (
+        "<table:table><table:table-header-rows>"
+        + row(*(cell(c) for c in years[0]))
+        + "</table:table-header-rows>"
+        + row(*(cell(c) for c in years[1]))
+        + "</table:table>"
+    )
+    lines = text_of(extract(_odt(tmp_path / "years.odt", body))).splitlines()
+    assert want in lines, lines
+
+    deck = pptx.Presentation()
+    slide = deck.slides.add_slide(deck.slide_layouts[5])
+    shape = slide.shapes.add_table(2, 3, Inches(1), Inches(2), Inches(6), Inches(1))
+    assert shape.table.first_row  # PowerPoint's default: a header row
+    for r, cells in enumerate(years):
+        for c, text in enumerate(cells):
+            shape.table.cell(r, c).text = text
+    deck.save(str(tmp_path / "years.pptx"))
+    lines = text_of(extract(tmp_path / "years.pptx")).splitlines()
+    assert want in lines, lines

@@ -60,7 +60,9 @@ MODEL_MAX_TOKENS = 256
 #: and every vector of an unchanged chunk (session 22).
 #: 11: a numbered heading closes the headings of another number in a chunk's context
 #: (``6.3`` is not under ``4``, context.py); every document keeps its text, and the
-#: vectors of each chunk whose context did not change (session 23).
+#: vectors of each chunk whose context did not change (session 23). In the same format,
+#: a table's first row that its file marks as the header names the columns (Word, HTML,
+#: EPUB, OpenDocument and PowerPoint files are read again: textcache.READERS).
 INDEX_FORMAT = 11
 
 

@@ -42,6 +42,9 @@ class Para:
 @dataclass(frozen=True, slots=True)
 class Table:
     rows: tuple[tuple[str, ...], ...]
+    #: The file marks the first row as the table's header (HTML ``<th>`` or ``<thead>``,
+    #: Word's repeated header row, OpenDocument's header rows, PowerPoint's header row).
+    header: bool = False
 
 
 Block = Heading | Para | Table
@@ -53,8 +56,9 @@ def clean(text: str) -> str:
     return "\n".join(line for line in lines if line)
 
 
-def table(rows: Iterable[Sequence[str]]) -> Table | None:
-    """A table of non-empty rows, or None when no cell has text."""
+def table(rows: Iterable[Sequence[str]], header: bool = False) -> Table | None:
+    """A table of non-empty rows, or None when no cell has text; ``header``: the file
+    marks its first row as the header (``Table.header``)."""
     kept = []
     for row in rows:
         cells = tuple(
@@ -62,17 +66,21 @@ def table(rows: Iterable[Sequence[str]]) -> Table | None:
         )
         if any(_filled(c) for c in cells):
             kept.append(cells)
-    return Table(tuple(kept)) if kept else None
+    return Table(tuple(kept), header) if kept else None
 
 
-def has_header(rows: Sequence[Sequence[str]]) -> bool:
+def has_header(rows: Sequence[Sequence[str]], marked: bool = False) -> bool:
     """The first row names the columns: every cell filled (but those before the first,
     over a column of row names or a table starting in column B), none a number, data
-    follows."""
+    follows. ``marked``: the file says the first row is the header; then it is one when
+    data follows and it holds two names or more (one is a title over the table), numbers
+    ("2021") and spanned columns whatever their count included."""
     if len(rows) < 2:
         return False
     named = _named(rows[0])
     names = [c for c in named if c != SPANNED]  # a merged header cell: one name
+    if marked:
+        return sum(1 for c in names if c) >= 2
     # spanned columns the fewer: a form's first row "Applicant | Jane Doe (over three)"
     # named every value after it "Jane Doe" (review s21)
     spans = len(named) - len(names)
@@ -113,12 +121,14 @@ def row_line(cells: Sequence[str], header: Sequence[str] | None) -> str:
     return " | ".join(parts)
 
 
-def table_lines(rows: Sequence[Sequence[str]]) -> list[str]:
+def table_lines(rows: Sequence[Sequence[str]], marked: bool = False) -> list[str]:
+    """A table's lines: its header once, then each row with its cells named by it
+    (``marked``: see :func:`has_header`)."""
     if not rows:
         return []
-    if has_header(rows):
+    if has_header(rows, marked):
         header = rows[0]
-        names = (c for c in _named(header) if c != SPANNED)
+        names = (c for c in _named(header) if _filled(c))
         return [" | ".join(names)] + [row_line(r, header) for r in rows[1:]]
     return [row_line(r, None) for r in rows]
 
@@ -128,7 +138,7 @@ def render(block: Block) -> str:
         return "#" * min(max(block.level, 1), 6) + " " + block.text
     if isinstance(block, Para):
         return block.text
-    return "\n".join(line for line in table_lines(block.rows) if line)
+    return "\n".join(line for line in table_lines(block.rows, block.header) if line)
 
 
 @dataclass(slots=True)

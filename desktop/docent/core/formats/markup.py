@@ -175,7 +175,7 @@ def html_blocks(root: Any) -> list[Block]:
             return False
         if tag == "table":
             flush()
-            t = table(_html_rows(el))
+            t = table(_html_rows(el), header=_marked_header(el))
             if t is not None:
                 out.append(t)
             return False
@@ -245,6 +245,18 @@ def _html_rows(tbl: Any) -> Iterator[list[str]]:
         from_above(row)  # at the row's end too
         taken = {col: (n - 1, t) for col, (n, t) in taken.items() if n > 1}
         yield row
+
+
+def _marked_header(tbl: Any) -> bool:
+    """The table's first row is marked as its header: in ``<thead>``, or all ``<th>``."""
+    for tr in tbl.iter("tr"):
+        if next(tr.iterancestors("table"), None) is not tbl:
+            continue  # a nested table's
+        cells = [c for c in tr if c.tag in ("td", "th")]
+        parent = tr.getparent()
+        in_head = parent is not None and parent.tag == "thead"
+        return bool(cells) and (in_head or all(c.tag == "th" for c in cells))
+    return False
 
 
 def _span(value: str | None, most: int) -> int:

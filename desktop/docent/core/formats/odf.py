@@ -64,7 +64,7 @@ def _blocks(el: Any) -> Iterator[Block]:
             # a footnote after its paragraph, not inside its sentence ("signed in 16481")
             yield from (Para(f"Note: {n}") for n in map(clean, notes) if n)
         elif child.tag == _TABLE:
-            t = table(_rows(child))
+            t = table(_rows(child), header=_marked_header(child))
             if t is not None:
                 yield t
         elif isinstance(child.tag, str):
@@ -109,6 +109,16 @@ def _rows(tbl: Any) -> Iterator[list[str]]:
         while cells and not cells[-1]:
             cells.pop()  # empty to the row's end: formatting
         yield cells
+
+
+def _marked_header(tbl: Any) -> bool:
+    """The table's first row is one of its header rows (``table:table-header-rows``)."""
+    for row in tbl.iter(_ROW):
+        if next(row.iterancestors(_TABLE), None) is not tbl:
+            continue  # a nested table's
+        parent = row.getparent()
+        return parent is not None and parent.tag == f"{{{TABLE}}}table-header-rows"
+    return False
 
 
 def _number(value: str | None) -> int:

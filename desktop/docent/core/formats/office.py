@@ -71,7 +71,7 @@ def _docx_blocks(document: Any) -> Iterator[Block]:
     parent = document._body
     for el in _blocks_in(document.element.body):
         if _tag(el) == "tbl":
-            t = table(_docx_rows(el))
+            t = table(_docx_rows(el), header=_docx_marked_header(el))
             if t is not None:
                 yield t
             continue
@@ -187,6 +187,18 @@ def _docx_rows(tbl: Any) -> Iterator[list[str]]:
         yield cells
 
 
+def _docx_marked_header(tbl: Any) -> bool:
+    """The table's first row repeats as its header on each page (``w:tblHeader``)."""
+    first = next(_children(tbl, ("tr",)), None)
+    if first is None:
+        return False
+    for props in _children(first, ("trPr",)):
+        for mark in _children(props, ("tblHeader",)):
+            value = next((v for k, v in mark.attrib.items() if k.endswith("}val")), "true")
+            return str(value).lower() not in ("0", "false", "off")
+    return False
+
+
 def _cell_text(tc: Any) -> str:
     """A cell's paragraphs, and a table nested in it row by row (python-docx's
     ``cell.text`` reads the paragraphs only)."""
@@ -235,7 +247,7 @@ def _slide_texts(slide: Any) -> Iterator[str]:
             continue
         if getattr(shape, "has_table", False) and shape.has_table:
             rows = [[clean(c.text).replace("\n", " ") for c in r.cells] for r in shape.table.rows]
-            t = table(rows)
+            t = table(rows, header=bool(shape.table.first_row))
             if t is not None:
                 yield render(t)
         elif getattr(shape, "has_text_frame", False) and shape.has_text_frame:
