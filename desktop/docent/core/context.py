@@ -28,14 +28,20 @@ MAX_TITLE_WORDS = 12
 _NUMBER = re.compile(r"^(\d+(?:\.\d+)*)\.?\s+\S")
 _LETTERED = re.compile(r"^([A-Z])\.(\d+(?:\.\d+)*)\.?\s+\S")
 _CHAPTER = re.compile(r"^(?:chapter|part|appendix)\s+[\dA-Z]+\b", re.I)
+#: A chapter or appendix whose number its sections' numbers begin with (``Chapter 2``:
+#: ``2.1``; ``Appendix A``: ``A.1``); a roman one (``Chapter IV``) is not.
+_CHAPTER_NUMBER = re.compile(r"^(?:chapter|appendix)\s+(\d+|[A-Z])\b", re.I)
 _MARKDOWN = re.compile(r"^(#{1,6})\s+\S")
 _SEPARATOR = " › "
 
 
 def heading_number(heading: str) -> tuple[str, ...] | None:
-    """A heading's number as its parts (``("5", "7", "3")``, ``("A", "1")``), or None when
-    it has none (unnumbered, a chapter or part by word, a Markdown heading)."""
-    text = heading.strip()
+    """A heading's number as its parts (``("5", "7", "3")``, ``("A", "1")``, ``Chapter 2``:
+    ``("2",)``, ``Appendix B``: ``("B",)``), also after a Markdown ``#``; None when it has
+    none (unnumbered, a part: its numbers are not its chapters')."""
+    text = heading.strip().lstrip("#").strip()
+    if m := _CHAPTER_NUMBER.match(text):
+        return (m.group(1).upper(),)
     if m := _LETTERED.match(text):
         return (m.group(1), *m.group(2).split("."))
     if (m := _NUMBER.match(text)) and heading_level(text) is not None:

@@ -31,8 +31,8 @@ _READ_BLOCK = 1 << 20
 #: without its cover and contents. PowerPoint 2: a moved group's text in its place. Excel 3:
 #: a formula saved without its value (a script's workbook) read as its formula. Word 4:
 #: table rows and cells inside content controls (session 22). Word 5, HTML, EPUB and
-#: OpenDocument 4, PowerPoint 3: a first row the file marks as its table's header names
-#: the columns, numbers ("2021") and spans included (session 23).
+#: OpenDocument 4: a first row the file marks as its table's header names the columns,
+#: numbers ("2021") and spans included (session 23).
 READERS: dict[str, int] = {
     "text": 2,
     "docx": 5,
@@ -40,7 +40,7 @@ READERS: dict[str, int] = {
     "html": 4,
     "epub": 4,
     "odt": 4,
-    "pptx": 3,
+    "pptx": 2,
 }
 
 

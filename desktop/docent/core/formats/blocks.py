@@ -60,12 +60,14 @@ def table(rows: Iterable[Sequence[str]], header: bool = False) -> Table | None:
     """A table of non-empty rows, or None when no cell has text; ``header``: the file
     marks its first row as the header (``Table.header``)."""
     kept = []
-    for row in rows:
+    for i, row in enumerate(rows):
         cells = tuple(
             c if c == SPANNED else " ".join(c.split())[:MAX_CELL_CHARS] for c in row[:MAX_COLUMNS]
         )
         if any(_filled(c) for c in cells):
             kept.append(cells)
+        elif i == 0:
+            header = False  # an empty header row, dropped: the row under it is data (review)
     return Table(tuple(kept), header) if kept else None
 
 

@@ -248,14 +248,17 @@ def _html_rows(tbl: Any) -> Iterator[list[str]]:
 
 
 def _marked_header(tbl: Any) -> bool:
-    """The table's first row is marked as its header: in ``<thead>``, or all ``<th>``."""
+    """The table's first row is marked as its header: in ``<thead>``, or all ``<th>`` (an
+    empty corner ``<td>`` over a column of row names aside)."""
     for tr in tbl.iter("tr"):
         if next(tr.iterancestors("table"), None) is not tbl:
             continue  # a nested table's
         cells = [c for c in tr if c.tag in ("td", "th")]
         parent = tr.getparent()
-        in_head = parent is not None and parent.tag == "thead"
-        return bool(cells) and (in_head or all(c.tag == "th" for c in cells))
+        if parent is not None and parent.tag == "thead":
+            return bool(cells)
+        named = [c for c in cells if c.tag == "th" or c.text_content().strip()]
+        return bool(named) and all(c.tag == "th" for c in named)
     return False
 
 

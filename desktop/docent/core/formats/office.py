@@ -247,7 +247,7 @@ def _slide_texts(slide: Any) -> Iterator[str]:
             continue
         if getattr(shape, "has_table", False) and shape.has_table:
             rows = [[clean(c.text).replace("\n", " ") for c in r.cells] for r in shape.table.rows]
-            t = table(rows, header=bool(shape.table.first_row))
+            t = table(rows)  # its "header row" is a style every new table has on
             if t is not None:
                 yield render(t)
         elif getattr(shape, "has_text_frame", False) and shape.has_text_frame:
