@@ -79,6 +79,15 @@ def drive(w: Window, folder: Path, questions: list[tuple[str, str]], out: Path) 
         chat.ask(question)
 
     def answered(turn: Any) -> None:
+        if turn.answer is None:  # asked before its file was indexed ("waits its turn")
+            print(state["file"], "->", turn.error)
+            state["tries"] = state.get("tries", 0) + 1
+            if state["tries"] <= 30:
+                state["next"] -= 1
+                w.later(1000, ask_next)
+            else:
+                w.quit()
+            return
         cited = [c for c in turn.answer.citations if c.file_name == state["file"]]
         print(state["file"], "->", [(c.n, c.pages_label, c.source) for c in cited])
         if not cited:
