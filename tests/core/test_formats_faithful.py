@@ -744,24 +744,23 @@ def test_a_header_row_the_file_marks_as_one_names_its_columns(tmp_path: Path) ->
     assert "Q2 | 11" in lines, lines
 
     d = docx.Document()
-    t = d.add_table(rows=2, cols=3)
-    for r, cells in enumerate(years):
-        for c, text in enumerate(cells):
-            t.cell(r, c).text = text
-    t.rows[0]._tr.get_or_add_trPr().append(OxmlElement("w:tblHeader"))
-    plain = d.add_table(rows=2, cols=2)  # not marked
-    for c, text in enumerate(("Town", "2021")):
-        plain.cell(0, c).text = text
-    for c, text in enumerate(("Leeds", "5")):
-        plain.cell(1, c).text = text
-    off = d.add_table(rows=2, cols=2)  # marked, then unmarked: w:val="false"
-    for c, text in enumerate(("City", "2020")):
-        off.cell(0, c).text = text
-    for c, text in enumerate(("York", "3")):
-        off.cell(1, c).text = text
-    mark = OxmlElement("w:tblHeader")
-    mark.set(qn("w:val"), "false")
-    off.rows[0]._tr.get_or_add_trPr().append(mark)
+
+    def word_table(rows: list[list[str]], mark: str | None) -> None:
+        """A table of ``rows``; ``mark``: its first row's w:tblHeader value ("" for none
+        written, None for no mark)."""
+        t = d.add_table(rows=len(rows), cols=len(rows[0]))
+        for r, cells in enumerate(rows):
+            for c, text in enumerate(cells):
+                t.cell(r, c).text = text
+        if mark is not None:
+            header = OxmlElement("w:tblHeader")
+            if mark:
+                header.set(qn("w:val"), mark)
+            t.rows[0]._tr.get_or_add_trPr().append(header)
+
+    word_table(years, "")
+    word_table([["Town", "2021"], ["Leeds", "5"]], None)  # not marked
+    word_table([["City", "2020"], ["York", "3"]], "false")  # marked, then unmarked
     d.save(tmp_path / "years.docx")
     lines = text_of(extract(tmp_path / "years.docx")).splitlines()
     assert want in lines and "Leeds | 5" in lines and "York | 3" in lines, lines
