@@ -787,3 +787,38 @@ def test_a_header_row_the_file_marks_as_one_names_its_columns(tmp_path: Path) ->
     deck.save(str(tmp_path / "quarters.pptx"))
     lines = text_of(extract(tmp_path / "quarters.pptx")).splitlines()
     assert "Q2 | 11" in lines, lines
+
+
+def test_a_workbook_tables_header_row_names_its_columns(tmp_path: Path) -> None:
+    """A sheet formatted as a table (Excel's "Format as Table") says which row is its
+    header: "Region | 2021 | 2022" names the columns though its names are numbers; a
+    table saved with no header row (headerRowCount 0), and a sheet with no table, are
+    guessed as before."""
+    import openpyxl
+    from openpyxl.worksheet.table import Table
+
+    book = openpyxl.Workbook()
+    sales = book.active
+    sales.title = "Sales"
+    sales.append(["Region", "2021", "2022"])
+    sales.append(["North", 7, 9])
+    sales.add_table(Table(displayName="Sales", ref="A1:C2"))
+    bare = book.create_sheet("Bare")
+    bare.append(["City", "2020"])
+    bare.append(["York", 3])
+    untitled = Table(displayName="Untitled", ref="A1:B2", headerRowCount=0)
+    bare.add_table(untitled)
+    plain = book.create_sheet("Plain")
+    plain.append(["Town", "2021"])
+    plain.append(["Leeds", 5])
+    book.save(tmp_path / "sales.xlsx")
+    lines = text_of(extract(tmp_path / "sales.xlsx")).splitlines()
+    assert "Region: North | 2021: 7 | 2022: 9" in lines, lines
+    assert "York | 3" in lines and "Leeds | 5" in lines, lines
+    # a table part that cannot be parsed loses its mark only: the sheets are read
+    damaged = tmp_path / "damaged.xlsx"
+    with zipfile.ZipFile(tmp_path / "sales.xlsx") as zin, zipfile.ZipFile(damaged, "w") as zout:
+        for info in zin.infolist():
+            zout.writestr(info, b"<not xml" if "tables/" in info.filename else zin.read(info))
+    lines = text_of(extract(damaged)).splitlines()
+    assert "North | 7 | 9" in lines and "Leeds | 5" in lines, lines

@@ -62,7 +62,7 @@ MODEL_MAX_TOKENS = 256
 #: (``6.3`` is not under ``4``, context.py); every document keeps its text, and the
 #: vectors of each chunk whose context did not change (session 23). In the same format,
 #: a table's first row that its file marks as the header names the columns (Word, HTML,
-#: EPUB and OpenDocument files are read again: textcache.READERS).
+#: EPUB, OpenDocument and Excel files are read again: textcache.READERS).
 INDEX_FORMAT = 11
 
 

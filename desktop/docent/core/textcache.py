@@ -31,12 +31,12 @@ _READ_BLOCK = 1 << 20
 #: without its cover and contents. PowerPoint 2: a moved group's text in its place. Excel 3:
 #: a formula saved without its value (a script's workbook) read as its formula. Word 4:
 #: table rows and cells inside content controls (session 22). Word 5, HTML, EPUB and
-#: OpenDocument 4: a first row the file marks as its table's header names the columns,
-#: numbers ("2021") and spans included (session 23).
+#: OpenDocument 4, Excel 4: a first row the file marks as its table's header names the
+#: columns, numbers ("2021") and spans included (session 23).
 READERS: dict[str, int] = {
     "text": 2,
     "docx": 5,
-    "xlsx": 3,
+    "xlsx": 4,
     "html": 4,
     "epub": 4,
     "odt": 4,

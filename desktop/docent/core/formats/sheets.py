@@ -3,7 +3,9 @@
 Each sheet is cut into units of ``ROWS_PER_UNIT`` rows, named by the sheet and the
 spreadsheet's own row numbers ("Budget rows 2-26"), so a citation says where to look.
 A sheet whose first row names its columns repeats those names before every cell of
-every row (see blocks.py), so a row found alone still says what its numbers are.
+every row (see blocks.py), so a row found alone still says what its numbers are. Whether
+it does is guessed, unless a table of the sheet ("Format as Table") says its first row is
+its header: then "Region | 2021 | 2022" names the columns though its names are numbers.
 Formulas are not evaluated: the value Excel last saved is read (``data_only``).
 
 Sheets can claim far more rows than they hold (a formatted column down to row 1,048,576):
@@ -16,9 +18,10 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
+import posixpath
 import re
 import zipfile
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from itertools import zip_longest
 from pathlib import Path
 from typing import Any
@@ -60,12 +63,14 @@ def _extract_book(path: Path, zf: zipfile.ZipFile) -> ExtractedDocument:
     budget = MAX_ROWS
     try:
         formulas = _formulas_book(path) if _uncached_formulas(zf) else None
+        headers = _table_headers(zf)
         for i, sheet in enumerate(book.worksheets):
             if budget <= 0:
                 log.warning("%s: more than %d rows of data; the rest is not read", path, MAX_ROWS)
                 break
             written = formulas.worksheets[i] if formulas is not None else None
-            for label, text, used in _sheet_units(sheet, budget, written):
+            marked = headers.get(sheet.title, frozenset())
+            for label, text, used in _sheet_units(sheet, budget, written, marked):
                 budget -= used
                 pages.append(Page(number=len(pages) + 1, text=text, label=label))
     except Exception as exc:  # a sheet's XML breaks midway
@@ -110,16 +115,19 @@ def _formulas_book(path: Path) -> Any:
         return None
 
 
-def _sheet_units(sheet: Any, budget: int, written: Any = None) -> Iterator[tuple[str, str, int]]:
+def _sheet_units(
+    sheet: Any, budget: int, written: Any = None, marked: Collection[int] = ()
+) -> Iterator[tuple[str, str, int]]:
     """(label, text, rows used) per block of ROWS_PER_UNIT data rows of ``sheet``;
-    ``written``: the same sheet with its formulas, for the values it was saved without."""
+    ``written``: the same sheet with its formulas, for the values it was saved without;
+    ``marked``: the rows a table of the sheet says are its header (``_table_headers``)."""
     name = sheet.title
     header: list[str] | None = None
     block: list[tuple[int, list[str]]] = []
     used = 0
     for number, cells in _rows(sheet, written):
         if header is None and not block and used == 0:
-            header = cells if _header_row(sheet, cells) else None
+            header = cells if _header_row(sheet, cells, number in marked) else None
             if header is not None:
                 continue
         block.append((number, cells))
@@ -133,10 +141,76 @@ def _sheet_units(sheet: Any, budget: int, written: Any = None) -> Iterator[tuple
         yield (*_unit(name, header, block), len(block))
 
 
-def _header_row(sheet: Any, cells: list[str]) -> bool:
+def _header_row(sheet: Any, cells: list[str], marked: bool = False) -> bool:
     # has_header wants a data row after the header; in a stream, the sheet's claimed size
     # says whether there is one.
-    return has_header([cells, ["x"]]) if (sheet.max_row or 2) > 1 else False
+    return has_header([cells, ["x"]], marked) if (sheet.max_row or 2) > 1 else False
+
+
+#: Tables read per workbook at most, for their header rows.
+MAX_TABLES = 1_000
+_MAIN = "{http://schemas.openxmlformats.org/spreadsheetml/2006/main}"
+_REL = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}"
+_PACKAGE_REL = "{http://schemas.openxmlformats.org/package/2006/relationships}"
+
+
+def _table_headers(zf: zipfile.ZipFile) -> dict[str, frozenset[int]]:
+    """Per sheet name, the rows that a table of it (Excel's "Format as Table") says are
+    its header: its range's first row, unless it was saved with no header row
+    (``headerRowCount="0"``). Nothing for a part that cannot be read: those sheets'
+    headers are guessed, as any sheet's without a table."""
+    try:
+        return _read_table_headers(zf)
+    except Exception:  # noqa: BLE001 - openpyxl read the sheets; only the marks are lost
+        log.debug("a workbook's table parts could not be read", exc_info=True)
+        return {}
+
+
+def _read_table_headers(zf: zipfile.ZipFile) -> dict[str, frozenset[int]]:
+    from lxml import etree
+
+    from docent.core.formats.containers import xml_parser
+
+    names = set(zf.namelist())
+
+    def xml(name: str) -> Any:
+        return etree.fromstring(zf.read(name), xml_parser()) if name in names else None
+
+    def targets(part: str, kind: str) -> dict[str, str]:
+        """The relationships of ``part`` of type ``kind``: id → the part they point at."""
+        folder, base = posixpath.split(part)
+        rels = xml(posixpath.join(folder, "_rels", base + ".rels"))
+        out = {}
+        for rel in rels if rels is not None else ():
+            if rel.tag == f"{_PACKAGE_REL}Relationship" and rel.get("Type", "").endswith(kind):
+                target = rel.get("Target", "")
+                at = target[1:] if target.startswith("/") else posixpath.join(folder, target)
+                out[rel.get("Id", "")] = posixpath.normpath(at)
+        return out
+
+    book = xml("xl/workbook.xml")
+    if book is None:
+        return {}
+    sheets = targets("xl/workbook.xml", "/worksheet")
+    found: dict[str, frozenset[int]] = {}
+    read = 0
+    for sheet in book.iter(f"{_MAIN}sheet"):
+        part = sheets.get(sheet.get(f"{_REL}id", ""))
+        if part is None:
+            continue
+        rows = set()
+        for table_part in targets(part, "/table").values():
+            read += 1
+            if read > MAX_TABLES:
+                return found
+            table = xml(table_part)
+            if table is None or table.get("headerRowCount", "1") == "0":
+                continue
+            if first := re.match(r"\$?[A-Za-z]{1,3}\$?(\d+)", table.get("ref", "")):
+                rows.add(int(first.group(1)))
+        if rows:
+            found[sheet.get("name", "")] = frozenset(rows)
+    return found
 
 
 def _unit(
