@@ -804,17 +804,50 @@ def test_a_workbook_tables_header_row_names_its_columns(tmp_path: Path) -> None:
     sales.append(["North", 7, 9])
     sales.add_table(Table(displayName="Sales", ref="A1:C2"))
     bare = book.create_sheet("Bare")
-    bare.append(["City", "2020"])
-    bare.append(["York", 3])
+    bare.append(["City", "2020", None, "Note", "By"])
+    bare.append(["York", 3, None, "ok", "Ann"])
     untitled = Table(displayName="Untitled", ref="A1:B2", headerRowCount=0)
     bare.add_table(untitled)
+    # a table with a header on the same row does not make the headerless one's data names
+    bare.add_table(Table(displayName="Notes", ref="D1:E2"))
     plain = book.create_sheet("Plain")
     plain.append(["Town", "2021"])
     plain.append(["Leeds", 5])
     book.save(tmp_path / "sales.xlsx")
     lines = text_of(extract(tmp_path / "sales.xlsx")).splitlines()
     assert "Region: North | 2021: 7 | 2022: 9" in lines, lines
-    assert "York | 3" in lines and "Leeds | 5" in lines, lines
+    assert "York | 3 | ok | Ann" in lines and "Leeds | 5" in lines, lines
+
+    # as Excel writes them: relative targets, headerRowCount left out; sheets told apart
+    # by their place, not their name (two may share one as written); a part too large to
+    # be a table's is not read for a mark (review)
+    def rewrite(name: str, data: bytes) -> bytes:
+        data = data.replace(b'Target="/xl/worksheets/', b'Target="worksheets/')
+        data = data.replace(b'Target="/xl/tables/', b'Target="../tables/')
+        data = data.replace(b' headerRowCount="1"', b"")
+        return data.replace(b'name="Plain"', b'name="Sales"') if name.endswith("book.xml") else data
+
+    excel = tmp_path / "excel.xlsx"
+    with zipfile.ZipFile(tmp_path / "sales.xlsx") as zin, zipfile.ZipFile(excel, "w") as zout:
+        assert b'headerRowCount="1"' in zin.read("xl/tables/table1.xml")
+        for info in zin.infolist():
+            zout.writestr(info, rewrite(info.filename, zin.read(info)))
+    lines = text_of(extract(excel)).splitlines()
+    assert "Region: North | 2021: 7 | 2022: 9" in lines, lines
+    assert "York | 3 | ok | Ann" in lines and "Leeds | 5" in lines, lines
+
+    from docent.core.formats import sheets
+
+    big = b"<table xmlns='x' ref='A1:B2'>" + b" " * (sheets.MAX_MARK_PART + 1) + b"</table>"
+    with zipfile.ZipFile(excel) as zf:
+        assert len(sheets._table_headers(zf)) == 3
+    huge = tmp_path / "huge.xlsx"
+    with zipfile.ZipFile(excel) as zin, zipfile.ZipFile(huge, "w") as zout:
+        for info in zin.infolist():
+            zout.writestr(info, big if info.filename == "xl/tables/table1.xml" else zin.read(info))
+    with zipfile.ZipFile(huge) as zf:
+        assert sheets._table_headers(zf)[0] == frozenset()
+
     # a table part that cannot be parsed loses its mark only: the sheets are read
     damaged = tmp_path / "damaged.xlsx"
     with zipfile.ZipFile(tmp_path / "sales.xlsx") as zin, zipfile.ZipFile(damaged, "w") as zout:

@@ -69,7 +69,7 @@ def _extract_book(path: Path, zf: zipfile.ZipFile) -> ExtractedDocument:
                 log.warning("%s: more than %d rows of data; the rest is not read", path, MAX_ROWS)
                 break
             written = formulas.worksheets[i] if formulas is not None else None
-            marked = headers.get(sheet.title, frozenset())
+            marked = headers[i] if i < len(headers) else frozenset()
             for label, text, used in _sheet_units(sheet, budget, written, marked):
                 budget -= used
                 pages.append(Page(number=len(pages) + 1, text=text, label=label))
@@ -149,67 +149,80 @@ def _header_row(sheet: Any, cells: list[str], marked: bool = False) -> bool:
 
 #: Tables read per workbook at most, for their header rows.
 MAX_TABLES = 1_000
+#: A relationships or table part larger than this is not read for header marks (a table
+#: part is a few kB; a hostile one pointing at a 28 MB sheet was parsed whole; review).
+MAX_MARK_PART = 1 << 20
 _MAIN = "{http://schemas.openxmlformats.org/spreadsheetml/2006/main}"
 _REL = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}"
 _PACKAGE_REL = "{http://schemas.openxmlformats.org/package/2006/relationships}"
+_FIRST_ROW = re.compile(r"\$?[A-Za-z]{1,3}\$?(\d+)")
 
 
-def _table_headers(zf: zipfile.ZipFile) -> dict[str, frozenset[int]]:
-    """Per sheet name, the rows that a table of it (Excel's "Format as Table") says are
-    its header: its range's first row, unless it was saved with no header row
-    (``headerRowCount="0"``). Nothing for a part that cannot be read: those sheets'
-    headers are guessed, as any sheet's without a table."""
+def _table_headers(zf: zipfile.ZipFile) -> list[frozenset[int]]:
+    """Per worksheet, in the workbook's order (openpyxl's ``worksheets``), the rows that a
+    table of it (Excel's "Format as Table") says are its header: its range's first row,
+    unless it was saved with no header row (``headerRowCount="0"``: that row is then
+    guessed, whatever another table says). Nothing for a part that cannot be read, or is
+    too large to be a table's: those headers are guessed, as without a table."""
     try:
         return _read_table_headers(zf)
     except Exception:  # noqa: BLE001 - openpyxl read the sheets; only the marks are lost
         log.debug("a workbook's table parts could not be read", exc_info=True)
-        return {}
+        return []
 
 
-def _read_table_headers(zf: zipfile.ZipFile) -> dict[str, frozenset[int]]:
+def _read_table_headers(zf: zipfile.ZipFile) -> list[frozenset[int]]:
     from lxml import etree
 
     from docent.core.formats.containers import xml_parser
 
-    names = set(zf.namelist())
+    sizes = {info.filename: info.file_size for info in zf.infolist()}
 
     def xml(name: str) -> Any:
-        return etree.fromstring(zf.read(name), xml_parser()) if name in names else None
+        if sizes.get(name, MAX_MARK_PART + 1) > MAX_MARK_PART:
+            return None  # absent, or no table's
+        return etree.fromstring(zf.read(name), xml_parser())
 
-    def targets(part: str, kind: str) -> dict[str, str]:
-        """The relationships of ``part`` of type ``kind``: id → the part they point at."""
+    def targets(part: str, kind: str) -> list[tuple[str, str]]:
+        """(id, part pointed at) of ``part``'s relationships of type ``kind``, each part
+        once, at most MAX_TABLES."""
         folder, base = posixpath.split(part)
         rels = xml(posixpath.join(folder, "_rels", base + ".rels"))
-        out = {}
+        out: dict[str, str] = {}
         for rel in rels if rels is not None else ():
             if rel.tag == f"{_PACKAGE_REL}Relationship" and rel.get("Type", "").endswith(kind):
                 target = rel.get("Target", "")
                 at = target[1:] if target.startswith("/") else posixpath.join(folder, target)
-                out[rel.get("Id", "")] = posixpath.normpath(at)
-        return out
+                out.setdefault(posixpath.normpath(at), rel.get("Id", ""))
+                if len(out) >= MAX_TABLES:
+                    break
+        return [(rid, at) for at, rid in out.items()]
 
-    book = xml("xl/workbook.xml")
+    # the workbook part where the package says it is (xl/workbook.xml as Excel writes it)
+    book_part = next((at for _, at in targets("", "/officeDocument")), "xl/workbook.xml")
+    book = xml(book_part)
     if book is None:
-        return {}
-    sheets = targets("xl/workbook.xml", "/worksheet")
-    found: dict[str, frozenset[int]] = {}
+        return []
+    sheets = dict(targets(book_part, "/worksheet"))
+    found: list[frozenset[int]] = []
     read = 0
     for sheet in book.iter(f"{_MAIN}sheet"):
         part = sheets.get(sheet.get(f"{_REL}id", ""))
         if part is None:
-            continue
-        rows = set()
-        for table_part in targets(part, "/table").values():
+            continue  # a chartsheet: openpyxl's worksheets leave it out too
+        marked: set[int] = set()
+        unmarked: set[int] = set()
+        for _, table_part in targets(part, "/table"):
             read += 1
-            if read > MAX_TABLES:
-                return found
-            table = xml(table_part)
-            if table is None or table.get("headerRowCount", "1") == "0":
+            table = xml(table_part) if read <= MAX_TABLES else None
+            if table is None or (first := _FIRST_ROW.match(table.get("ref", ""))) is None:
                 continue
-            if first := re.match(r"\$?[A-Za-z]{1,3}\$?(\d+)", table.get("ref", "")):
-                rows.add(int(first.group(1)))
-        if rows:
-            found[sheet.get("name", "")] = frozenset(rows)
+            try:
+                headed = int(table.get("headerRowCount", "1")) != 0
+            except ValueError:
+                headed = False
+            (marked if headed else unmarked).add(int(first.group(1)))
+        found.append(frozenset(marked - unmarked))
     return found
 
 
