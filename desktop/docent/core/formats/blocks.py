@@ -43,7 +43,7 @@ class Para:
 class Table:
     rows: tuple[tuple[str, ...], ...]
     #: The file marks the first row as the table's header (HTML ``<th>`` or ``<thead>``,
-    #: Word's repeated header row, OpenDocument's header rows, PowerPoint's header row).
+    #: Word's repeated header row, OpenDocument's header rows).
     header: bool = False
 
 

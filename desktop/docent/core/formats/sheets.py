@@ -149,9 +149,12 @@ def _header_row(sheet: Any, cells: list[str], marked: bool = False) -> bool:
 
 #: Tables read per workbook at most, for their header rows.
 MAX_TABLES = 1_000
-#: A relationships or table part larger than this is not read for header marks (a table
-#: part is a few kB; a hostile one pointing at a 28 MB sheet was parsed whole; review).
+#: A table part larger than this is not read for its header mark (a table part is a few
+#: kB; a hostile one pointing at a 28 MB sheet was parsed whole; review).
 MAX_MARK_PART = 1 << 20
+#: Nor is a workbook or relationships part larger than this (a sheet's relationships hold
+#: its hyperlinks too): its sheets' headers are guessed.
+MAX_RELS_PART = 8 << 20
 _MAIN = "{http://schemas.openxmlformats.org/spreadsheetml/2006/main}"
 _REL = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}"
 _PACKAGE_REL = "{http://schemas.openxmlformats.org/package/2006/relationships}"
@@ -178,29 +181,29 @@ def _read_table_headers(zf: zipfile.ZipFile) -> list[frozenset[int]]:
 
     sizes = {info.filename: info.file_size for info in zf.infolist()}
 
-    def xml(name: str) -> Any:
-        if sizes.get(name, MAX_MARK_PART + 1) > MAX_MARK_PART:
-            return None  # absent, or no table's
+    def xml(name: str, most: int = MAX_MARK_PART) -> Any:
+        if sizes.get(name, most + 1) > most:
+            return None  # absent, or too large to be read for a mark
         return etree.fromstring(zf.read(name), xml_parser())
 
     def targets(part: str, kind: str) -> list[tuple[str, str]]:
-        """(id, part pointed at) of ``part``'s relationships of type ``kind``, each part
-        once, at most MAX_TABLES."""
+        """(id, part pointed at) of ``part``'s relationships of type ``kind``, at most
+        MAX_TABLES."""
         folder, base = posixpath.split(part)
-        rels = xml(posixpath.join(folder, "_rels", base + ".rels"))
-        out: dict[str, str] = {}
+        rels = xml(posixpath.join(folder, "_rels", base + ".rels"), MAX_RELS_PART)
+        out: list[tuple[str, str]] = []
         for rel in rels if rels is not None else ():
             if rel.tag == f"{_PACKAGE_REL}Relationship" and rel.get("Type", "").endswith(kind):
                 target = rel.get("Target", "")
                 at = target[1:] if target.startswith("/") else posixpath.join(folder, target)
-                out.setdefault(posixpath.normpath(at), rel.get("Id", ""))
+                out.append((rel.get("Id", ""), posixpath.normpath(at)))
                 if len(out) >= MAX_TABLES:
                     break
-        return [(rid, at) for at, rid in out.items()]
+        return out
 
     # the workbook part where the package says it is (xl/workbook.xml as Excel writes it)
     book_part = next((at for _, at in targets("", "/officeDocument")), "xl/workbook.xml")
-    book = xml(book_part)
+    book = xml(book_part, MAX_RELS_PART)
     if book is None:
         return []
     sheets = dict(targets(book_part, "/worksheet"))
@@ -212,7 +215,8 @@ def _read_table_headers(zf: zipfile.ZipFile) -> list[frozenset[int]]:
             continue  # a chartsheet: openpyxl's worksheets leave it out too
         marked: set[int] = set()
         unmarked: set[int] = set()
-        for _, table_part in targets(part, "/table"):
+        # each table part once (a hostile file pointed 20 at one 28 MB part; review)
+        for table_part in dict.fromkeys(at for _, at in targets(part, "/table")):
             read += 1
             table = xml(table_part) if read <= MAX_TABLES else None
             if table is None or (first := _FIRST_ROW.match(table.get("ref", ""))) is None:
