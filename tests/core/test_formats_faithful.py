@@ -855,3 +855,36 @@ def test_a_workbook_tables_header_row_names_its_columns(tmp_path: Path) -> None:
             zout.writestr(info, b"<not xml" if "tables/" in info.filename else zin.read(info))
     lines = text_of(extract(damaged)).splitlines()
     assert "North | 7 | 9" in lines and "Leeds | 5" in lines, lines
+
+
+def test_a_title_row_over_a_header_row_leaves_the_header_its_names(tmp_path: Path) -> None:
+    """A table whose first row is its title, one cell merged over every column ("Quarterly
+    results"), then its header: the title was the only row looked at for a header, so no
+    value was named. The title is said once, and the row under it is weighed as the
+    header, as any first row is."""
+    import docx
+
+    page = tmp_path / "results.html"
+    page.write_text(
+        "<html><body><table><tr><th colspan='3'>Quarterly results</th></tr>"
+        "<tr><td>Name</td><td>Q1</td><td>Q2</td></tr>"
+        "<tr><td>Ada</td><td>9</td><td>10</td></tr></table>"
+        # a title over rows of numbers: no header under it either
+        "<table><tr><th colspan='2'>Readings</th></tr>"
+        "<tr><td>1</td><td>2</td></tr><tr><td>3</td><td>4</td></tr></table></body></html>"
+    )
+    lines = text_of(extract(page)).splitlines()
+    i = lines.index("Quarterly results")
+    assert lines[i + 1 : i + 3] == ["Name | Q1 | Q2", "Name: Ada | Q1: 9 | Q2: 10"], lines
+    j = lines.index("Readings")
+    assert lines[j + 1 : j + 3] == ["1 | 2", "3 | 4"], lines
+
+    d = docx.Document()
+    t = d.add_table(rows=3, cols=3)
+    t.cell(0, 0).merge(t.cell(0, 2)).text = "Quarterly results"
+    for r, cells in enumerate((("Name", "Q1", "Q2"), ("Ada", "9", "10")), start=1):
+        for c, text in enumerate(cells):
+            t.cell(r, c).text = text
+    d.save(tmp_path / "results.docx")
+    lines = text_of(extract(tmp_path / "results.docx")).splitlines()
+    assert "Name: Ada | Q1: 9 | Q2: 10" in lines, lines

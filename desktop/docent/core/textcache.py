@@ -32,7 +32,8 @@ _READ_BLOCK = 1 << 20
 #: a formula saved without its value (a script's workbook) read as its formula. Word 4:
 #: table rows and cells inside content controls (session 22). Word 5, HTML, EPUB and
 #: OpenDocument 4, Excel 4: a first row the file marks as its table's header names the
-#: columns, numbers ("2021") and spans included (session 23).
+#: columns, numbers ("2021") and spans included; under a title row merged over every
+#: column, the next row is weighed as the header (session 23).
 READERS: dict[str, int] = {
     "text": 2,
     "docx": 5,

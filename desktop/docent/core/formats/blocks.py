@@ -89,6 +89,12 @@ def has_header(rows: Sequence[Sequence[str]], marked: bool = False) -> bool:
     return all(names) and not any(_is_number(c) for c in names) and len(names) > max(1, spans)
 
 
+def _is_title(row: Sequence[str]) -> bool:
+    """A row of one cell merged over the columns after it: the table's title."""
+    named = _named(row)
+    return len(named) > 1 and _filled(named[0]) and all(c == SPANNED for c in named[1:])
+
+
 def _filled(cell: str) -> bool:
     return bool(cell) and cell != SPANNED
 
@@ -128,6 +134,10 @@ def table_lines(rows: Sequence[Sequence[str]], marked: bool = False) -> list[str
     (``marked``: see :func:`has_header`)."""
     if not rows:
         return []
+    if len(rows) >= 3 and _is_title(rows[0]) and not has_header(rows, marked):
+        # "Quarterly results" merged over every column: said once, and the row under it
+        # weighed as the header
+        return [next(c for c in rows[0] if _filled(c)), *table_lines(rows[1:])]
     if has_header(rows, marked):
         header = rows[0]
         names = (c for c in _named(header) if _filled(c))
