@@ -88,23 +88,21 @@ def test_a_numbered_heading_is_never_put_under_a_chapter_of_another_number() -> 
     path.push("B.1 History")
     assert path.path == ("B.1 History",)
     # headings as Word, HTML and Markdown files give them, "#" by level (review)
-    path = HeadingPath()
-    for h in ["# 4 Requirements", "## 4.1 Hardware", "## 6.3 Installing Debian Edu"]:
-        path.push(h)
-    assert path.path == ("6.3 Installing Debian Edu",)
+    assert path_after("# 4 Requirements", "## 4.1 Hardware", "## 6.3 Installing Debian Edu") == (
+        "6.3 Installing Debian Edu",
+    )
     # a chapter or appendix by word is closed by another's numbers; a part never is
+    assert path_after("Chapter 2", "2.1 Foo", "3.1 Bar") == ("3.1 Bar",)
+    assert path_after("Appendix A", "A.1 Licence", "B.1 History") == ("B.1 History",)
+    assert path_after("Part II", "Chapter 4", "4.1 Setup") == ("Chapter 4", "4.1 Setup")
+
+
+def path_after(*headings: str) -> tuple[str, ...]:
+    """The heading path once ``headings`` are read, in order."""
     path = HeadingPath()
-    for h in ["Chapter 2", "2.1 Foo", "3.1 Bar"]:
+    for h in headings:
         path.push(h)
-    assert path.path == ("3.1 Bar",)
-    path = HeadingPath()
-    for h in ["Appendix A", "A.1 Licence", "B.1 History"]:
-        path.push(h)
-    assert path.path == ("B.1 History",)
-    path = HeadingPath()
-    for h in ["Part II", "Chapter 4", "4.1 Setup"]:
-        path.push(h)
-    assert path.path == ("Chapter 4", "4.1 Setup")
+    return path.path
 
 
 def test_the_title_is_the_first_line_when_it_reads_like_one() -> None:

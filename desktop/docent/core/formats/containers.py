@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import zipfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
 
@@ -204,6 +205,14 @@ def read_member(path: Path, zf: zipfile.ZipFile, name: str) -> bytes:
         raise damaged(path, f"it has no {name}") from exc
     except (zipfile.BadZipFile, OSError, EOFError, ValueError) as exc:
         raise damaged(path, f"{name} is corrupt ({exc})") from exc
+
+
+def own_rows(tbl: Any, row: str, table: str) -> Iterator[Any]:
+    """The rows (``row`` tags) of the table element ``tbl``, not those of a table
+    (``table`` tags) nested in its cells: they belong to that cell, read in its text."""
+    for el in tbl.iter(row):
+        if next(el.iterancestors(table), None) is tbl:
+            yield el
 
 
 def xml_parser() -> Any:

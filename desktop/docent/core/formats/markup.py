@@ -36,6 +36,7 @@ from docent.core.formats.containers import (
     damaged,
     open_file,
     open_zip,
+    own_rows,
     parse_xml,
     read_member,
     unreadable,
@@ -227,10 +228,7 @@ def _html_rows(tbl: Any) -> Iterator[list[str]]:
         while len(row) < MAX_COLUMNS and taken.get(len(row), (0, ""))[0] > 0:
             row.append(taken[len(row)][1])
 
-    for tr in tbl.iter("tr"):
-        # Rows of a nested table belong to that table's cell, already in its text.
-        if next(tr.iterancestors("table"), None) is not tbl:
-            continue
+    for tr in own_rows(tbl, "tr", "table"):
         row: list[str] = []
         for c in tr:
             if c.tag not in ("td", "th") or len(row) >= MAX_COLUMNS:
@@ -250,9 +248,7 @@ def _html_rows(tbl: Any) -> Iterator[list[str]]:
 def _marked_header(tbl: Any) -> bool:
     """The table's first row is marked as its header: in ``<thead>``, or all ``<th>`` (an
     empty corner ``<td>`` over a column of row names aside)."""
-    for tr in tbl.iter("tr"):
-        if next(tr.iterancestors("table"), None) is not tbl:
-            continue  # a nested table's
+    for tr in own_rows(tbl, "tr", "table"):
         cells = [c for c in tr if c.tag in ("td", "th")]
         parent = tr.getparent()
         if parent is not None and parent.tag == "thead":

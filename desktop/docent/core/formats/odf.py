@@ -21,7 +21,7 @@ from docent.core.formats.blocks import (
     table,
     to_pages,
 )
-from docent.core.formats.containers import open_zip, parse_xml, read_member
+from docent.core.formats.containers import open_zip, own_rows, parse_xml, read_member
 from docent.core.models import ExtractedDocument
 
 TEXT = "urn:oasis:names:tc:opendocument:xmlns:text:1.0"
@@ -79,9 +79,7 @@ def _rows(tbl: Any) -> Iterator[list[str]]:
     for the outer row's; review)."""
     # column: (for how many rows, the next on, a cell above covers it; what it says there)
     down: dict[int, tuple[int, str]] = {}
-    for row in tbl.iter(_ROW):
-        if next(row.iterancestors(_TABLE), None) is not tbl:
-            continue
+    for row in own_rows(tbl, _ROW, _TABLE):
         cells: list[str] = []
         spanned = 0  # the columns the last merged cell spans still to come
         for cell in row:
@@ -113,9 +111,7 @@ def _rows(tbl: Any) -> Iterator[list[str]]:
 
 def _marked_header(tbl: Any) -> bool:
     """The table's first row is one of its header rows (``table:table-header-rows``)."""
-    for row in tbl.iter(_ROW):
-        if next(row.iterancestors(_TABLE), None) is not tbl:
-            continue  # a nested table's
+    for row in own_rows(tbl, _ROW, _TABLE):
         parent = row.getparent()
         return parent is not None and parent.tag == f"{{{TABLE}}}table-header-rows"
     return False
