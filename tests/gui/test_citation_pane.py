@@ -5,7 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
 from fakes import FakeEngine, citation, hold
+from PySide6.QtCore import QUrl
+from PySide6.QtGui import QDesktopServices
 
 from docent.gui.citation_pane import PLACEHOLDER, TEXT, CitationPane, page_label
 from docent.gui.messages import Message, bridge
@@ -293,3 +296,70 @@ def test_a_zoom_or_resize_before_the_first_page_comes_is_kept(
         lambda: pane.last_render is not None and pane.last_render.zoom == pane.zoom,
         timeout=10_000,
     )
+
+
+def test_open_in_viewer_starts_the_default_viewer_at_the_page_shown(
+    qtbot: Any, fake: FakeEngine, tmp_path: Path, drain: None, monkeypatch: Any
+) -> None:
+    """A desktop whose default PDF viewer is "evince" (a script that writes down how it
+    was started): Open in viewer starts it at the page the pane shows, not the first."""
+    from docent.gui.viewers import supported_platform
+
+    if not supported_platform():
+        pytest.skip("freedesktop.org associations are read on Linux and the BSDs only")
+    pdf, pane = two_pages(qtbot, fake, tmp_path)
+    desk = tmp_path / "desk"
+    (desk / "bin").mkdir(parents=True)
+    (desk / "share/applications").mkdir(parents=True)
+    written = desk / "argv.txt"
+    viewer = desk / "bin" / "evince"
+    viewer.write_text(
+        f"#!/bin/sh\nprintf '%s\\n' \"$@\" > '{written}.part'\nmv '{written}.part' '{written}'\n"
+    )
+    viewer.chmod(0o755)
+    (desk / "share/applications/org.gnome.Evince.desktop").write_text(
+        "[Desktop Entry]\nName=Document Viewer\nExec=evince %U\n"
+    )
+    (desk / "mimeapps.list").write_text(
+        "[Default Applications]\napplication/pdf=org.gnome.Evince.desktop;\n"
+    )
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(desk))
+    monkeypatch.setenv("XDG_DATA_HOME", str(desk / "share"))
+    for name in ("XDG_CONFIG_DIRS", "XDG_DATA_DIRS"):  # none of this machine's own
+        monkeypatch.setenv(name, str(desk / "none"))
+    monkeypatch.setenv("PATH", f"{desk / 'bin'}:/usr/bin:/bin")
+    opened: list[QUrl] = []
+    monkeypatch.setattr(QDesktopServices, "openUrl", lambda url: opened.append(url) or True)
+
+    pane.set_citations([citation(1, str(pdf), 1, "Page one")])
+    with qtbot.waitSignal(pane.page_shown, timeout=10_000):
+        pane.select(1)
+    with qtbot.waitSignal(pane.page_shown, timeout=10_000):
+        pane.next_button.click()
+    pane.open_button.click()
+    qtbot.waitUntil(written.exists, timeout=10_000)
+    assert written.read_text().splitlines() == ["--page-index=2", str(pdf)]
+    assert opened == []  # started at the page, not opened as any file
+
+    # no viewer known to take a page: the file opens as any file does
+    (desk / "mimeapps.list").unlink()
+    pane.open_button.click()
+    qtbot.waitUntil(lambda: bool(opened), timeout=10_000)
+    assert opened == [QUrl.fromLocalFile(str(pdf))]
+
+
+def test_open_in_viewer_opens_a_text_file_as_any_file(
+    qtbot: Any, fake: FakeEngine, tmp_path: Path, drain: None, monkeypatch: Any
+) -> None:
+    notes = tmp_path / "notes.md"
+    fake.add_document(str(notes), ["# Notes", "The boiler is serviced every spring."])
+    pane = CitationPane(fake)
+    qtbot.addWidget(pane)
+    pane.show()
+    opened: list[QUrl] = []
+    monkeypatch.setattr(QDesktopServices, "openUrl", lambda url: opened.append(url) or True)
+    pane.set_citations([citation(1, str(notes), 2, "The boiler is serviced every spring.")])
+    with qtbot.waitSignal(pane.page_shown, timeout=10_000):
+        pane.select(1)
+    pane.open_button.click()
+    assert opened == [QUrl.fromLocalFile(str(notes))]

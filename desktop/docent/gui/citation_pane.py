@@ -7,11 +7,12 @@ pane's width; text files show the whole extracted text with the passage selected
 from __future__ import annotations
 
 import os
+import sys
 from collections import OrderedDict
 from collections.abc import Callable
 from pathlib import Path
 
-from PySide6.QtCore import QSize, Qt, QTimer, QUrl, Signal
+from PySide6.QtCore import QProcess, QProcessEnvironment, QSize, Qt, QTimer, QUrl, Signal
 from PySide6.QtGui import QDesktopServices, QPixmap, QResizeEvent
 from PySide6.QtWidgets import (
     QHBoxLayout,
@@ -34,7 +35,30 @@ from docent.gui.messages import bridge
 from docent.gui.pdf_render import PageRender, render_page
 from docent.gui.plain import ElidedLabel, NameHeading, plain_label, plain_tip
 from docent.gui.text_passage import TextPassage, TextPassageView, load_passage
+from docent.gui.viewers import Launch, child_environment, launch_at_page
 from docent.gui.workers import call_in_worker
+
+
+def _open_file(path: str) -> None:
+    if not QDesktopServices.openUrl(QUrl.fromLocalFile(path)):
+        bridge().warning(f"No application opened {Path(path).name}.")
+
+
+def _start_viewer(path: str, launch: Launch | None) -> None:
+    """``launch`` started apart from Docent (it outlives it), or the file opened as any
+    file is when there is none or it fails to start."""
+    if launch is not None:
+        process = QProcess()
+        process.setProgram(launch.program)
+        process.setArguments(launch.arguments)
+        env = QProcessEnvironment()
+        for key, value in child_environment(os.environ, getattr(sys, "frozen", False)).items():
+            env.insert(key, value)
+        process.setProcessEnvironment(env)
+        if process.startDetached():
+            return
+    _open_file(path)
+
 
 ZOOM_STEPS = (0.5, 0.67, 0.8, 1.0, 1.25, 1.5, 2.0, 2.5, 3.0)
 CACHE_SIZE = 8
@@ -146,7 +170,10 @@ class CitationPane(QWidget):
         self.zoom_label = ElidedLabel()
         self.zoom_label.setObjectName("muted")
         self.open_button = QPushButton("Open in viewer")
-        self.open_button.setToolTip("Open the document in the system's viewer")
+        self.open_button.setToolTip(
+            "Open the document in the system's viewer, at the page shown when the viewer"
+            " can be told a page (Evince, Okular, Zathura, ...)"
+        )
         self.open_button.clicked.connect(self.open_external)
         bar = QHBoxLayout()
         for w in (self.prev_button, self.next_button, self.zoom_out, self.zoom_in, self.fit_button):
@@ -483,8 +510,20 @@ class CitationPane(QWidget):
         )
 
     def open_external(self) -> None:
-        if self.current is None:
+        """The document in the system's viewer: a PDF at the page shown, when the
+        default viewer takes a page on its command line (``viewers``), else at its start."""
+        c = self.current
+        if c is None:
             return
-        path = self.current.path
-        if not QDesktopServices.openUrl(QUrl.fromLocalFile(path)):
-            bridge().warning(f"No application opened {Path(path).name}.")
+        path = c.path
+        if not _is_pdf(c):
+            _open_file(path)
+            return
+        page = self.page
+        call_in_worker(
+            lambda: launch_at_page(path, page),
+            name="find-viewer",
+            on_result=lambda launch: _start_viewer(path, launch),
+            on_error=lambda _e: _open_file(path),
+            owner=self,
+        )

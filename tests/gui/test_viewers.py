@@ -1,0 +1,175 @@
+"""The system's PDF viewer found from the freedesktop.org files, and told the page.
+
+Each test makes its own desktop: a config home, a data home with desktop entries, and a
+``bin`` folder with the viewers' programs (scripts), all under ``tmp_path``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from urllib.parse import unquote
+
+import pytest
+
+from docent.gui.viewers import Launch, child_environment, launch_at_page, supported_platform
+
+pytestmark = pytest.mark.skipif(
+    not supported_platform(),
+    reason="freedesktop.org associations are read on Linux and the BSDs only",
+)
+
+
+class Desktop:
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.config = root / "config"
+        self.data = root / "data"
+        self.system = root / "system"
+        self.bin = root / "bin"
+        for d in (self.config, self.data / "applications", self.system / "applications"):
+            d.mkdir(parents=True)
+        self.bin.mkdir()
+        self.env = {
+            "HOME": str(root),
+            "XDG_CONFIG_HOME": str(self.config),
+            "XDG_CONFIG_DIRS": str(root / "etc-xdg"),
+            "XDG_DATA_HOME": str(self.data),
+            "XDG_DATA_DIRS": str(self.system),
+            "PATH": str(self.bin),
+        }
+
+    def program(self, name: str) -> Path:
+        path = self.bin / name
+        path.write_text("#!/bin/sh\nexit 0\n")
+        path.chmod(0o755)
+        return path
+
+    def entry(self, desktop_id: str, exec_line: str, name: str = "", system: bool = True) -> None:
+        folder = (self.system if system else self.data) / "applications"
+        path = folder / desktop_id
+        path.parent.mkdir(parents=True, exist_ok=True)
+        lines = ["[Desktop Entry]", "Type=Application", f"Exec={exec_line}"]
+        path.write_text("\n".join([*lines, f"Name={name}"] if name else lines) + "\n")
+
+    def default(self, *ids: str, file: str = "mimeapps.list") -> None:
+        (self.config / file).write_text(
+            "[Default Applications]\napplication/pdf=" + ";".join(ids) + ";\n"
+        )
+
+
+@pytest.fixture
+def desk(tmp_path: Path) -> Desktop:
+    return Desktop(tmp_path / "desk")
+
+
+PDF = "/docs/the manual.pdf"
+
+
+def test_the_default_viewer_is_told_the_page(desk: Desktop) -> None:
+    evince = desk.program("evince")
+    desk.entry("org.gnome.Evince.desktop", "evince %U", name="Document Viewer")
+    # the first id listed is not installed: the next one is the default
+    desk.default("gone.desktop", "org.gnome.Evince.desktop")
+    assert launch_at_page(PDF, 12, desk.env) == Launch(
+        str(evince), ["--page-index=12", PDF], "Document Viewer"
+    )
+
+
+def test_each_known_viewer_gets_its_own_page_argument(desk: Desktop) -> None:
+    cases = {
+        "okular": ["--page", "7", PDF],
+        "zathura": ["--page=7", PDF],
+        "atril": ["--page-index=7", PDF],
+        "mupdf": [PDF, "7"],
+        "qpdfview": [f"{PDF}#7"],
+    }
+    for program, arguments in cases.items():
+        desk.program(program)
+        desk.entry(f"{program}.desktop", f"{program} %f")
+        desk.default(f"{program}.desktop")
+        launch = launch_at_page(PDF, 7, desk.env)
+        assert launch is not None and launch.arguments == arguments, program
+        assert launch.name == program  # no Name= line: the program's
+
+
+def test_a_browser_gets_the_page_in_the_url(desk: Desktop) -> None:
+    desk.program("firefox")
+    desk.entry("firefox.desktop", "firefox %u")
+    desk.default("firefox.desktop")
+    launch = launch_at_page(PDF, 3, desk.env)
+    assert launch is not None
+    (url,) = launch.arguments
+    assert url.startswith("file:///docs/the%20manual.pdf#page=3")
+    assert unquote(url.split("#")[0]) == "file://" + PDF
+
+
+def test_the_exec_lines_own_words_are_kept_and_its_field_codes_dropped(desk: Desktop) -> None:
+    desk.program("zathura")
+    desk.entry("z.desktop", 'env GDK_BACKEND=x11 zathura --fork %U --title "%c" %i 100%%')
+    desk.default("z.desktop")
+    launch = launch_at_page(PDF, 2, desk.env)
+    assert launch is not None
+    assert launch.arguments == ["--fork", "--page=2", PDF, "--title", "100%"]
+
+
+def test_the_desktops_own_list_comes_before_the_common_one(desk: Desktop) -> None:
+    desk.program("evince")
+    okular = desk.program("okular")
+    desk.entry("org.gnome.Evince.desktop", "evince %U")
+    desk.entry("org.kde.okular.desktop", "okular %U", system=False)
+    desk.default("org.gnome.Evince.desktop")
+    desk.default("org.kde.okular.desktop", file="kde-mimeapps.list")
+    launch = launch_at_page(PDF, 4, {**desk.env, "XDG_CURRENT_DESKTOP": "KDE"})
+    assert launch is not None and launch.program == str(okular)
+    gnome = launch_at_page(PDF, 4, {**desk.env, "XDG_CURRENT_DESKTOP": "GNOME"})
+    assert gnome is not None and gnome.arguments[0] == "--page-index=4"
+
+
+def test_with_no_default_the_mime_cache_names_the_viewer(desk: Desktop) -> None:
+    desk.program("okular")
+    desk.entry("kde4/okular.desktop", "okular %U")  # the id kde4-okular.desktop
+    (desk.system / "applications" / "mimeinfo.cache").write_text(
+        "[MIME Cache]\napplication/pdf=gone.desktop;kde4-okular.desktop;\n"
+    )
+    launch = launch_at_page(PDF, 9, desk.env)
+    assert launch is not None and launch.arguments == ["--page", "9", PDF]
+
+
+@pytest.mark.parametrize(
+    "exec_line",
+    [
+        "flatpak run --command=evince org.gnome.Evince @@u %U @@",  # a sandbox: not known
+        "gimp %U",  # a program that takes no page
+        "evince-not-installed %U",
+        'evince "%U',  # a quote never closed
+        "",
+    ],
+)
+def test_anything_else_opens_the_file_as_before(desk: Desktop, exec_line: str) -> None:
+    desk.program("flatpak")
+    desk.program("gimp")
+    desk.entry("v.desktop", exec_line)
+    desk.default("v.desktop")
+    assert launch_at_page(PDF, 5, desk.env) is None
+
+
+def test_no_list_a_broken_list_or_no_page_is_no_launch(desk: Desktop) -> None:
+    desk.program("evince")
+    desk.entry("org.gnome.Evince.desktop", "evince %U")
+    assert launch_at_page(PDF, 5, desk.env) is None  # no default named anywhere
+    (desk.config / "mimeapps.list").write_bytes(b"\xff\xfe[Default Applications\n=;;\n")
+    assert launch_at_page(PDF, 5, desk.env) is None
+    desk.default("org.gnome.Evince.desktop")
+    assert launch_at_page(PDF, 0, desk.env) is None
+    assert launch_at_page(PDF, 5, desk.env) is not None
+
+
+def test_a_bundles_library_path_is_not_handed_to_the_viewer() -> None:
+    frozen = {"PATH": "/usr/bin", "LD_LIBRARY_PATH": "/opt/docent/_internal"}
+    assert child_environment(frozen, frozen=True) == {"PATH": "/usr/bin"}
+    saved = {**frozen, "LD_LIBRARY_PATH_ORIG": "/home/me/lib"}
+    assert child_environment(saved, frozen=True) == {
+        "PATH": "/usr/bin",
+        "LD_LIBRARY_PATH": "/home/me/lib",
+    }
+    assert child_environment(frozen, frozen=False) == frozen  # run from source: the user's
