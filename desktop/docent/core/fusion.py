@@ -7,7 +7,7 @@ store or a model.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -56,6 +56,10 @@ class RankedList:
     name: str
     weight: float
     points: Sequence[ScoredPoint]
+    #: The points' scores order the list, so equal scores share a rank (:func:`tied_ranks`).
+    #: False for a list put in order by other means: a hybrid list, whose equal sums are
+    #: in the order of the lists it fused (:func:`hybrid`), or an exact term's, unscored.
+    scored: bool = True
 
 
 def rrf(
@@ -64,12 +68,14 @@ def rrf(
     """Weighted reciprocal rank fusion; one entry per chunk id (a dict: O(1) dedup).
 
     A chunk that comes back in several lists collects each list's share; within one list
-    only its first (best) rank counts.
+    only its first (best) rank counts. Points of equal score share a rank
+    (:func:`tied_ranks`).
     """
     out: dict[str, Candidate] = {} if pool is None else pool
     for ranked in lists:
         seen: set[str] = set()
-        for rank, point in enumerate(ranked.points, 1):
+        places = tied_ranks(ranked.points) if ranked.scored else enumerate(ranked.points, 1)
+        for rank, point in places:
             if point.id in seen:
                 continue
             seen.add(point.id)
@@ -83,19 +89,35 @@ def rrf(
     return out
 
 
+def tied_ranks(points: Sequence[ScoredPoint]) -> Iterator[tuple[int, ScoredPoint]]:
+    """Each point with its 1-based rank in ``points`` (best first), a point of the same
+    score as the one before it sharing its rank: "1, 2, 2, 4". The store returns points of
+    equal score in any order, even for the same search twice (a BM25 tie ranked 30th or
+    31st moved a dev question's gold page between ranks 3 and 4, run to run)."""
+    rank, previous = 0, None
+    for position, point in enumerate(points, 1):
+        if previous is None or point.score != previous:
+            rank = position
+        previous = point.score
+        yield rank, point
+
+
 def hybrid(lists: Sequence[Sequence[ScoredPoint]], limit: int) -> list[ScoredPoint]:
     """Qdrant's own hybrid fusion done here: each point scores the sum of 1 / (RRF_K + its
     0-based position) over the lists. With the question's dense list, which retrieval
     needs anyway, and its BM25 list, this replaces a hybrid query that would search the
     dense index a second time (checked on the dev library: the same scores as Qdrant's to
-    1e-9; points with equal scores may come in another order)."""
+    1e-9). Points of equal score in one list share a position (:func:`tied_ranks`), and
+    equal sums keep the order they were first met in (the first list's first): the store
+    returns a tie in any order, even from one search to the next, and a search must rank
+    alike each time."""
     scores: dict[str, float] = {}
     first: dict[str, ScoredPoint] = {}
     for points in lists:
-        for pos, p in enumerate(points):
-            scores[p.id] = scores.get(p.id, 0.0) + 1.0 / (RRF_K + pos)
+        for rank, p in tied_ranks(points):
+            scores[p.id] = scores.get(p.id, 0.0) + 1.0 / (RRF_K + rank - 1)
             first.setdefault(p.id, p)
-    best = sorted(scores, key=lambda pid: -scores[pid])[:limit]
+    best = sorted(scores, key=lambda pid: -scores[pid])[:limit]  # stable: as first met
     return [ScoredPoint(pid, scores[pid], first[pid].payload) for pid in best]
 
 

@@ -63,6 +63,8 @@ from docent.core.sufficiency import (
 )
 
 MAX_REWRITES = 2
+#: Points read past a ranked list's depth, so that a tie at its end is cut by id (``_list``).
+TIE_MARGIN = 10
 
 
 @dataclass(frozen=True, slots=True)
@@ -270,32 +272,21 @@ class Retriever:
             dense = self.embedder.query_dense_many([v.text for v in variants])
             sparse = [self.embedder.query_sparse(v.text) for v in variants]
         with clock.stage("dense"):
-            dense_pts = self.store.query(
-                dense=dense[0],
-                limit=depth,
-                doc_ids=scope,
-                exclude_doc_ids=exclude,
-                collection=coll,
-            )
+            dense_pts = self._list(dense[0], None, depth, scope, exclude, coll)
             similarity = {p.id: p.score for p in dense_pts}
         with clock.stage("hybrid"):
             # The question's hybrid list fused here from its dense list and its BM25 list.
-            bm25 = self.store.query(
-                sparse=sparse[0],
-                limit=depth,
-                doc_ids=scope,
-                exclude_doc_ids=exclude,
-                collection=coll,
-            )
+            bm25 = self._list(None, sparse[0], depth, scope, exclude, coll)
             first = fusion.hybrid([dense_pts, bm25], depth)
-            lists = [RankedList(variants[0].name, variants[0].weight, first)]
+            # a hybrid list is in order of its sums, then of the lists it fused: by place
+            lists = [RankedList(variants[0].name, variants[0].weight, first, scored=False)]
         with clock.stage("two_tier"):
             tier_docs = self._two_tier(dense[0], first, scope, exclude, coll)
         with clock.stage("hybrid"):
             restrict = tier_docs if tier_docs is not None else scope
             for v, d, s in zip(variants[1:], dense[1:], sparse[1:], strict=True):
                 pts = self._hybrid(d, s, depth, restrict, exclude, coll)
-                lists.append(RankedList(v.name, v.weight, pts))
+                lists.append(RankedList(v.name, v.weight, pts, scored=False))
         if cfg.dense_weight > 0:
             lists.append(RankedList("dense", cfg.dense_weight, dense_pts))
         with clock.stage("fuse"):
@@ -441,6 +432,29 @@ class Retriever:
                 break
         return total
 
+    def _list(
+        self,
+        dense: list[float] | None,
+        sparse: SparseVec | None,
+        depth: int,
+        doc_ids: list[str] | None,
+        exclude: list[str],
+        collection: str | None,
+    ) -> list[ScoredPoint]:
+        """The best ``depth`` points by one vector, points of equal score in the order of
+        their ids: the store returns a tie in any order, even for the same search twice, and
+        a tie cut at ``depth`` would let another point in each time. ``TIE_MARGIN`` more are
+        read, so a tie across the cut is whole."""
+        pts = self.store.query(
+            dense=dense,
+            sparse=sparse,
+            limit=depth + TIE_MARGIN,
+            doc_ids=doc_ids,
+            exclude_doc_ids=exclude,
+            collection=collection,
+        )
+        return sorted(pts, key=lambda p: (-p.score, p.id))[:depth]
+
     def _hybrid(
         self,
         dense: list[float],
@@ -450,15 +464,16 @@ class Retriever:
         exclude: list[str],
         collection: str | None,
     ) -> list[ScoredPoint]:
-        """Qdrant's hybrid query: dense and BM25 prefetches fused with RRF."""
-        return self.store.query(
-            dense=dense,
-            sparse=sparse,
-            limit=depth,
-            doc_ids=doc_ids,
-            exclude_doc_ids=exclude,
-            prefetch_limit=depth,
-            collection=collection,
+        """A variant's hybrid list: its dense and BM25 lists fused here (``fusion.hybrid``),
+        as the question's are. The store's own hybrid query fuses them alike but ranks points
+        of equal score in any order, so a search ranked differently from one time to the
+        next (two dev questions, their pools one chunk apart)."""
+        return fusion.hybrid(
+            [
+                self._list(dense, None, depth, doc_ids, exclude, collection),
+                self._list(None, sparse, depth, doc_ids, exclude, collection),
+            ],
+            depth,
         )
 
     def _two_tier(
@@ -533,9 +548,11 @@ class Retriever:
             if n >= cfg.exact_probe or cfg.exact_weight <= 0:
                 continue  # a common word in this library: BM25 already weighs it
             weight = cfg.exact_weight * (1.0 - math.log(n) / math.log(cfg.exact_probe))
-            known = sorted((p for p in pts if p.id in pool), key=lambda p: -pool[p.id].score)
-            fresh = [p for p in pts if p.id not in pool]
-            exact = RankedList(f"exact:{term}", weight, [*known, *fresh])
+            known = sorted(
+                (p for p in pts if p.id in pool), key=lambda p: fusion.sort_key(pool[p.id])
+            )
+            fresh = sorted((p for p in pts if p.id not in pool), key=lambda p: p.id)
+            exact = RankedList(f"exact:{term}", weight, [*known, *fresh], scored=False)
             fusion.rrf([exact], k=cfg.rrf_k, pool=pool)
         return info
 
