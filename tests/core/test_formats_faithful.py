@@ -857,6 +857,36 @@ def test_a_workbook_tables_header_row_names_its_columns(tmp_path: Path) -> None:
     assert "North | 7 | 9" in lines and "Leeds | 5" in lines, lines
 
 
+def test_a_workbook_table_under_a_title_or_another_table_is_named_by_its_own_header(
+    tmp_path: Path,
+) -> None:
+    """A sheet whose table starts below a title ("Quarterly sales", then a blank row), and
+    a second table further down: each marked header row names the rows under it, not only
+    a header on the sheet's first row. The title stays a row of its own."""
+    import openpyxl
+    from openpyxl.worksheet.table import Table
+
+    book = openpyxl.Workbook()
+    sheet = book.active
+    sheet.title = "Report"
+    sheet.append(["Quarterly sales"])
+    sheet.append([])
+    sheet.append(["Region", "2021", "2022"])  # row 3
+    sheet.append(["North", 7, 9])
+    sheet.append(["South", 12, 4])
+    sheet.append([])
+    sheet.append(["Store", "Staff"])  # row 7
+    sheet.append(["Leeds", 14])
+    sheet.add_table(Table(displayName="Sales", ref="A3:C5"))
+    sheet.add_table(Table(displayName="Stores", ref="A7:B8"))
+    book.save(tmp_path / "report.xlsx")
+    lines = text_of(extract(tmp_path / "report.xlsx")).splitlines()
+    assert "Quarterly sales" in lines, lines
+    assert "Region: North | 2021: 7 | 2022: 9" in lines, lines
+    assert "Region: South | 2021: 12 | 2022: 4" in lines, lines
+    assert "Store: Leeds | Staff: 14" in lines, lines
+
+
 def test_a_title_row_over_a_header_row_leaves_the_header_its_names(tmp_path: Path) -> None:
     """A table whose first row is its title, one cell merged over every column ("Quarterly
     results"), then its header: the title was the only row looked at for a header, so no

@@ -33,11 +33,13 @@ _READ_BLOCK = 1 << 20
 #: table rows and cells inside content controls (session 22). Word 5, HTML, EPUB and
 #: OpenDocument 4, Excel 4: a first row the file marks as its table's header names the
 #: columns, numbers ("2021") and spans included; under a title row merged over every
-#: column, the next row is weighed as the header (session 23).
+#: column, the next row is weighed as the header (session 23). Excel 5: a table's marked
+#: header row below the sheet's first (under a title, a second table) names its rows
+#: (session 24).
 READERS: dict[str, int] = {
     "text": 2,
     "docx": 5,
-    "xlsx": 4,
+    "xlsx": 5,
     "html": 4,
     "epub": 4,
     "odt": 4,

@@ -120,16 +120,21 @@ def _sheet_units(
 ) -> Iterator[tuple[str, str, int]]:
     """(label, text, rows used) per block of ROWS_PER_UNIT data rows of ``sheet``;
     ``written``: the same sheet with its formulas, for the values it was saved without;
-    ``marked``: the rows a table of the sheet says are its header (``_table_headers``)."""
+    ``marked``: the rows a table of the sheet says are its header (``_table_headers``).
+    The sheet's first row is weighed as a header; a marked row further down (a table
+    under a title, or a second table) names the rows under it from there on."""
     name = sheet.title
     header: list[str] | None = None
     block: list[tuple[int, list[str]]] = []
     used = 0
     for number, cells in _rows(sheet, written):
-        if header is None and not block and used == 0:
-            header = cells if _header_row(sheet, cells, number in marked) else None
-            if header is not None:
-                continue
+        first = header is None and not block and used == 0
+        if (first or number in marked) and _header_row(sheet, cells, number in marked):
+            if block:  # the rows above stay under the header they had
+                yield (*_unit(name, header, block), len(block))
+                block = []
+            header = cells
+            continue
         block.append((number, cells))
         used += 1
         if len(block) == ROWS_PER_UNIT or used >= budget:
