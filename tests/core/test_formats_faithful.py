@@ -857,6 +857,66 @@ def test_a_workbook_tables_header_row_names_its_columns(tmp_path: Path) -> None:
     assert "North | 7 | 9" in lines and "Leeds | 5" in lines, lines
 
 
+def test_a_marked_title_row_over_a_marked_header_of_years_names_the_columns(
+    tmp_path: Path,
+) -> None:
+    """A title row and a header of years under it, both marked as the table's header
+    (HTML ``<thead>`` or ``<th>`` rows, Word's repeated header rows, OpenDocument's header
+    rows): the title is said once and the years name the columns, though they are numbers.
+    A title marked alone leaves the row under it guessed: it may be data."""
+    import docx
+    from docx.oxml import OxmlElement
+
+    want = "Region: North | 2021: 7 | 2022: 9"
+    page = tmp_path / "sales.html"
+    page.write_text(
+        "<html><body><table><thead><tr><th colspan='3'>Sales</th></tr>"
+        "<tr><td>Region</td><td>2021</td><td>2022</td></tr></thead>"
+        "<tr><td>North</td><td>7</td><td>9</td></tr><tr><td>South</td><td>1</td><td>2</td></tr>"
+        "</table>"
+        "<table><tr><th colspan='3'>Costs</th></tr><tr><th>Region</th><th>2021</th>"
+        "<th>2022</th></tr><tr><td>East</td><td>3</td><td>4</td></tr>"
+        "<tr><td>West</td><td>5</td><td>6</td></tr></table>"
+        # the title alone marked: the rows under it are guessed (numbers: data)
+        "<table><tr><th colspan='2'>Prices</th></tr><tr><td>Apple</td><td>3</td></tr>"
+        "<tr><td>Pear</td><td>4</td></tr></table></body></html>"
+    )
+    lines = text_of(extract(page)).splitlines()
+    assert lines[lines.index("Sales") + 2] == want, lines
+    assert "Region: East | 2021: 3 | 2022: 4" in lines, lines
+    assert "Apple | 3" in lines and "Pear | 4" in lines, lines
+
+    d = docx.Document()
+    t = d.add_table(rows=4, cols=3)
+    t.cell(0, 0).merge(t.cell(0, 2)).text = "Sales"
+    for r, cells in enumerate((("Region", "2021", "2022"), ("North", "7", "9")), start=1):
+        for c, text in enumerate(cells):
+            t.cell(r, c).text = text
+    t.cell(3, 0).text = "South"
+    for r in (0, 1):
+        t.rows[r]._tr.get_or_add_trPr().append(OxmlElement("w:tblHeader"))
+    d.save(tmp_path / "sales.docx")
+    lines = text_of(extract(tmp_path / "sales.docx")).splitlines()
+    assert want in lines, lines
+
+    title = (
+        "<table:table-row><table:table-cell table:number-columns-spanned='3'><text:p>Sales"
+        "</text:p></table:table-cell><table:covered-table-cell/><table:covered-table-cell/>"
+        "</table:table-row>"
+    )
+    body = (
+        "<table:table><table:table-header-rows>"
+        + title
+        + row(*(cell(c) for c in ("Region", "2021", "2022")))
+        + "</table:table-header-rows>"
+        + row(*(cell(c) for c in ("North", "7", "9")))
+        + row(*(cell(c) for c in ("South", "1", "2")))
+        + "</table:table>"
+    )
+    lines = text_of(extract(_odt(tmp_path / "sales.odt", body))).splitlines()
+    assert want in lines, lines
+
+
 def test_a_workbook_table_under_a_title_or_another_table_is_named_by_its_own_header(
     tmp_path: Path,
 ) -> None:

@@ -34,15 +34,16 @@ _READ_BLOCK = 1 << 20
 #: OpenDocument 4, Excel 4: a first row the file marks as its table's header names the
 #: columns, numbers ("2021") and spans included; under a title row merged over every
 #: column, the next row is weighed as the header (session 23). Excel 5: a table's marked
-#: header row below the sheet's first (under a title, a second table) names its rows
-#: (session 24).
+#: header row below the sheet's first (under a title, a second table) names its rows;
+#: Word 6, HTML, EPUB and OpenDocument 5: a title row and a header row both marked as the
+#: header, the title said once and the header naming the columns (session 24).
 READERS: dict[str, int] = {
     "text": 2,
-    "docx": 5,
+    "docx": 6,
     "xlsx": 5,
-    "html": 4,
-    "epub": 4,
-    "odt": 4,
+    "html": 5,
+    "epub": 5,
+    "odt": 5,
     "pptx": 2,
 }
 

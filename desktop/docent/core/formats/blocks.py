@@ -42,9 +42,10 @@ class Para:
 @dataclass(frozen=True, slots=True)
 class Table:
     rows: tuple[tuple[str, ...], ...]
-    #: The file marks the first row as the table's header (HTML ``<th>`` or ``<thead>``,
-    #: Word's repeated header row, OpenDocument's header rows).
-    header: bool = False
+    #: How many of the first rows the file marks as the table's header (HTML ``<th>`` rows
+    #: or ``<thead>``, Word's repeated header rows, OpenDocument's header rows): a title
+    #: row over the header is one of them when both are marked.
+    header_rows: int = 0
 
 
 Block = Heading | Para | Table
@@ -56,19 +57,21 @@ def clean(text: str) -> str:
     return "\n".join(line for line in lines if line)
 
 
-def table(rows: Iterable[Sequence[str]], header: bool = False) -> Table | None:
-    """A table of non-empty rows, or None when no cell has text; ``header``: the file
-    marks its first row as the header (``Table.header``)."""
+def table(rows: Iterable[Sequence[str]], header_rows: int = 0) -> Table | None:
+    """A table of non-empty rows, or None when no cell has text; ``header_rows``: how
+    many first rows the file marks as the header (``Table.header_rows``)."""
     kept = []
+    marked = 0
     for i, row in enumerate(rows):
         cells = tuple(
             c if c == SPANNED else " ".join(c.split())[:MAX_CELL_CHARS] for c in row[:MAX_COLUMNS]
         )
         if any(_filled(c) for c in cells):
             kept.append(cells)
-        elif i == 0:
-            header = False  # an empty header row, dropped: the row under it is data (review)
-    return Table(tuple(kept), header) if kept else None
+            # an empty marked row is dropped and marks nothing: a row under it that the
+            # file did not mark is data (review)
+            marked += i < header_rows
+    return Table(tuple(kept), marked) if kept else None
 
 
 def has_header(rows: Sequence[Sequence[str]], marked: bool = False) -> bool:
@@ -129,16 +132,16 @@ def row_line(cells: Sequence[str], header: Sequence[str] | None) -> str:
     return " | ".join(parts)
 
 
-def table_lines(rows: Sequence[Sequence[str]], marked: bool = False) -> list[str]:
+def table_lines(rows: Sequence[Sequence[str]], marked: int = 0) -> list[str]:
     """A table's lines: its header once, then each row with its cells named by it
-    (``marked``: see :func:`has_header`)."""
+    (``marked``: how many first rows the file marks as the header; see :func:`has_header`)."""
     if not rows:
         return []
-    if len(rows) >= 3 and _is_title(rows[0]) and not has_header(rows, marked):
+    if len(rows) >= 3 and _is_title(rows[0]) and not has_header(rows, marked > 0):
         # "Quarterly results" merged over every column: said once, and the row under it
-        # weighed as the header
-        return [next(c for c in rows[0] if _filled(c)), *table_lines(rows[1:])]
-    if has_header(rows, marked):
+        # weighed as the header (a marked one if the file marks it too)
+        return [next(c for c in rows[0] if _filled(c)), *table_lines(rows[1:], marked - 1)]
+    if has_header(rows, marked > 0):
         header = rows[0]
         names = (c for c in _named(header) if _filled(c))
         return [" | ".join(names)] + [row_line(r, header) for r in rows[1:]]
@@ -150,7 +153,7 @@ def render(block: Block) -> str:
         return "#" * min(max(block.level, 1), 6) + " " + block.text
     if isinstance(block, Para):
         return block.text
-    return "\n".join(line for line in table_lines(block.rows, block.header) if line)
+    return "\n".join(line for line in table_lines(block.rows, block.header_rows) if line)
 
 
 @dataclass(slots=True)

@@ -176,7 +176,7 @@ def html_blocks(root: Any) -> list[Block]:
             return False
         if tag == "table":
             flush()
-            t = table(_html_rows(el), header=_marked_header(el))
+            t = table(_html_rows(el), header_rows=_marked_rows(el))
             if t is not None:
                 out.append(t)
             return False
@@ -245,17 +245,19 @@ def _html_rows(tbl: Any) -> Iterator[list[str]]:
         yield row
 
 
-def _marked_header(tbl: Any) -> bool:
-    """The table's first row is marked as its header: in ``<thead>``, or all ``<th>`` (an
-    empty corner ``<td>`` over a column of row names aside)."""
+def _marked_rows(tbl: Any) -> int:
+    """How many of the table's first rows are marked as its header: in ``<thead>``, or all
+    ``<th>`` (an empty corner ``<td>`` over a column of row names aside)."""
+    count = 0
     for tr in own_rows(tbl, "tr", "table"):
         cells = [c for c in tr if c.tag in ("td", "th")]
         parent = tr.getparent()
-        if parent is not None and parent.tag == "thead":
-            return bool(cells)
         named = [c for c in cells if c.tag == "th" or c.text_content().strip()]
-        return bool(named) and all(c.tag == "th" for c in named)
-    return False
+        in_head = parent is not None and parent.tag == "thead" and bool(cells)
+        if not (in_head or named and all(c.tag == "th" for c in named)):
+            break
+        count += 1
+    return count
 
 
 def _span(value: str | None, most: int) -> int:

@@ -64,7 +64,7 @@ def _blocks(el: Any) -> Iterator[Block]:
             # a footnote after its paragraph, not inside its sentence ("signed in 16481")
             yield from (Para(f"Note: {n}") for n in map(clean, notes) if n)
         elif child.tag == _TABLE:
-            t = table(_rows(child), header=_marked_header(child))
+            t = table(_rows(child), header_rows=_marked_rows(child))
             if t is not None:
                 yield t
         elif isinstance(child.tag, str):
@@ -109,12 +109,16 @@ def _rows(tbl: Any) -> Iterator[list[str]]:
         yield cells
 
 
-def _marked_header(tbl: Any) -> bool:
-    """The table's first row is one of its header rows (``table:table-header-rows``)."""
+def _marked_rows(tbl: Any) -> int:
+    """How many of the table's first rows are its header rows
+    (``table:table-header-rows``)."""
+    count = 0
     for row in own_rows(tbl, _ROW, _TABLE):
         parent = row.getparent()
-        return parent is not None and parent.tag == f"{{{TABLE}}}table-header-rows"
-    return False
+        if parent is None or parent.tag != f"{{{TABLE}}}table-header-rows":
+            break
+        count += 1
+    return count
 
 
 def _number(value: str | None) -> int:

@@ -71,7 +71,7 @@ def _docx_blocks(document: Any) -> Iterator[Block]:
     parent = document._body
     for el in _blocks_in(document.element.body):
         if _tag(el) == "tbl":
-            t = table(_docx_rows(el), header=_docx_marked_header(el))
+            t = table(_docx_rows(el), header_rows=_docx_marked_rows(el))
             if t is not None:
                 yield t
             continue
@@ -187,16 +187,19 @@ def _docx_rows(tbl: Any) -> Iterator[list[str]]:
         yield cells
 
 
-def _docx_marked_header(tbl: Any) -> bool:
-    """The table's first row repeats as its header on each page (``w:tblHeader``)."""
-    first = next(_children(tbl, ("tr",)), None)
-    if first is None:
-        return False
-    for props in _children(first, ("trPr",)):
-        for mark in _children(props, ("tblHeader",)):
-            value = next((v for k, v in mark.attrib.items() if k.endswith("}val")), "true")
-            return str(value).lower() not in ("0", "false", "off")
-    return False
+def _docx_marked_rows(tbl: Any) -> int:
+    """How many of the table's first rows repeat as its header on each page
+    (``w:tblHeader``; ``w:val="false"`` unmarks a row)."""
+    count = 0
+    for tr in _children(tbl, ("tr",)):
+        marks = [m for props in _children(tr, ("trPr",)) for m in _children(props, ("tblHeader",))]
+        if not marks:
+            break
+        value = next((v for k, v in marks[0].attrib.items() if k.endswith("}val")), "true")
+        if str(value).lower() in ("0", "false", "off"):
+            break
+        count += 1
+    return count
 
 
 def _cell_text(tc: Any) -> str:
