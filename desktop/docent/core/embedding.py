@@ -63,7 +63,20 @@ MODEL_MAX_TOKENS = 256
 #: vectors of each chunk whose context did not change (session 23). In the same format,
 #: a table's first row that its file marks as the header names the columns (Word, HTML,
 #: EPUB, OpenDocument and Excel files are read again: textcache.READERS).
-INDEX_FORMAT = 11
+#: 12: BM25 with ``BM25_K`` and ``BM25_AVG_LEN`` (each chunk's sparse vector computed
+#: again; every text and dense vector kept, session 24).
+INDEX_FORMAT = 12
+#: BM25's term-frequency saturation k1 (fastembed's default 1.2): chosen on the dev
+#: questions, where 0.6-0.9 all do better than 1.2 (MRR@10 0.861-0.864 against 0.848 with
+#: the length below); checked once on the held-out ones (docs/measurements/retrieval.md,
+#: session 24).
+BM25_K = 0.75
+#: BM25's length normalisation b (fastembed's default).
+BM25_B = 0.75
+#: The mean length of a chunk in BM25's words (stemmed, stop words left out), which BM25
+#: normalises a chunk's length by: 90 on the whole corpus (4,778 chunks of ~125 words;
+#: median 92). fastembed's default, 256, is a longer document's.
+BM25_AVG_LEN = 90.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -387,7 +400,14 @@ def load_bm25(cache_dir: str | None) -> Any:
 
     kwargs: dict[str, Any] = {"cache_dir": cache_dir} if cache_dir else {}
     path = resources_dir() / "models" / "bm25"
-    return SparseTextEmbedding("Qdrant/bm25", specific_model_path=str(path), **kwargs)
+    return SparseTextEmbedding(
+        "Qdrant/bm25",
+        specific_model_path=str(path),
+        k=BM25_K,
+        b=BM25_B,
+        avg_len=BM25_AVG_LEN,
+        **kwargs,
+    )
 
 
 def sparse_vectors(bm25: Any, texts: Sequence[str], batch_size: int = 64) -> list[SparseVec]:
