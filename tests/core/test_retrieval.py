@@ -554,6 +554,34 @@ def test_a_search_ranks_alike_whatever_order_the_store_returns_a_tie_in(
         st.close()
 
 
+class TieSubsetStore:
+    """A store whose BM25 list is 40 points of distinct scores, then 30 of one score; asked
+    for fewer than all, it returns any of the tied ones (as a real store may: which of a
+    tie make the cut is its choice), each time another choice."""
+
+    def __init__(self, seed: int) -> None:
+        self.rng = random.Random(seed)
+        self.points = [sp(f"p{i:02d}", score=10.0 - i / 10) for i in range(40)]
+        self.tie = [sp(f"t{i:02d}", score=1.0) for i in range(30)]
+        self.limits: list[int] = []
+
+    def query(self, *, limit: int, **_: Any) -> list[ScoredPoint]:
+        self.limits.append(limit)
+        tie = self.rng.sample(self.tie, len(self.tie))
+        return (self.points + tie)[:limit]
+
+
+def test_a_tie_across_a_lists_depth_is_read_whole_and_cut_by_id(embedder: Embedder) -> None:
+    kept = []
+    for seed in range(4):
+        store = TieSubsetStore(seed)
+        got = Retriever(cast(Store, store), embedder)._list(None, None, 50, None, [], None)
+        assert store.limits == [60, 120], store.limits  # the tie ran past 60: read again
+        kept.append([p.id for p in got])
+    assert all(k == kept[0] for k in kept[1:])
+    assert kept[0][40:] == [f"t{i:02d}" for i in range(10)]  # the tie's first ids
+
+
 def test_the_hybrid_list_fused_here_scores_as_qdrants_own(store: Store, embedder: Embedder) -> None:
     q = "polish the lens of the lighthouse lamp"
     dense, sparse = embedder.query_dense(q), embedder.query_sparse(q)

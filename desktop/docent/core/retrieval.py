@@ -65,6 +65,13 @@ from docent.core.sufficiency import (
 MAX_REWRITES = 2
 #: Points read past a ranked list's depth, so that a tie at its end is cut by id (``_list``).
 TIE_MARGIN = 10
+#: A tie at a list's end is read whole up to this many points (boilerplate repeated on
+#: every page of a long manual ties in BM25).
+MAX_TIE_READ = 1000
+
+
+def _by_score_then_id(points: Sequence[ScoredPoint]) -> list[ScoredPoint]:
+    return sorted(points, key=lambda p: (-p.score, p.id))
 
 
 @dataclass(frozen=True, slots=True)
@@ -444,16 +451,23 @@ class Retriever:
         """The best ``depth`` points by one vector, points of equal score in the order of
         their ids: the store returns a tie in any order, even for the same search twice, and
         a tie cut at ``depth`` would let another point in each time. ``TIE_MARGIN`` more are
-        read, so a tie across the cut is whole."""
-        pts = self.store.query(
-            dense=dense,
-            sparse=sparse,
-            limit=depth + TIE_MARGIN,
-            doc_ids=doc_ids,
-            exclude_doc_ids=exclude,
-            collection=collection,
-        )
-        return sorted(pts, key=lambda p: (-p.score, p.id))[:depth]
+        read, and more again while the last one read still ties with the one at ``depth``
+        (up to ``MAX_TIE_READ``), so a tie across the cut is read whole."""
+        limit = depth + TIE_MARGIN
+        while True:
+            pts = self.store.query(
+                dense=dense,
+                sparse=sparse,
+                limit=limit,
+                doc_ids=doc_ids,
+                exclude_doc_ids=exclude,
+                collection=collection,
+            )
+            whole = len(pts) < limit or pts[depth - 1].score != pts[-1].score
+            if whole or limit >= MAX_TIE_READ:
+                break
+            limit = min(2 * limit, MAX_TIE_READ)
+        return _by_score_then_id(pts)[:depth]
 
     def _hybrid(
         self,
@@ -501,7 +515,9 @@ class Retriever:
         ):
             return None
         probe = max(cfg.two_tier_min_docs + 1, cfg.two_tier_docs + len(exclude))
-        docs = self.store.query_documents(dense, limit=probe, collection=collection)
+        # documents of equal score (one file at two paths) cut by id, as ``_list`` does
+        more = self.store.query_documents(dense, limit=probe + TIE_MARGIN, collection=collection)
+        docs = _by_score_then_id(more)[:probe]
         if len(docs) <= cfg.two_tier_min_docs:
             return None
         allowed = set(scope) if scope is not None else None
