@@ -21,7 +21,8 @@ import logging
 import posixpath
 import re
 import zipfile
-from collections.abc import Collection, Iterator, Sequence
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from itertools import zip_longest
 from pathlib import Path
 from typing import Any
@@ -69,8 +70,8 @@ def _extract_book(path: Path, zf: zipfile.ZipFile) -> ExtractedDocument:
                 log.warning("%s: more than %d rows of data; the rest is not read", path, MAX_ROWS)
                 break
             written = formulas.worksheets[i] if formulas is not None else None
-            marked = headers[i] if i < len(headers) else frozenset()
-            for label, text, used in _sheet_units(sheet, budget, written, marked):
+            tables = headers[i] if i < len(headers) else []
+            for label, text, used in _sheet_units(sheet, budget, written, tables):
                 budget -= used
                 pages.append(Page(number=len(pages) + 1, text=text, label=label))
     except Exception as exc:  # a sheet's XML breaks midway
@@ -116,24 +117,31 @@ def _formulas_book(path: Path) -> Any:
 
 
 def _sheet_units(
-    sheet: Any, budget: int, written: Any = None, marked: Collection[int] = ()
+    sheet: Any, budget: int, written: Any = None, tables: Sequence[TableRange] = ()
 ) -> Iterator[tuple[str, str, int]]:
     """(label, text, rows used) per block of ROWS_PER_UNIT data rows of ``sheet``;
     ``written``: the same sheet with its formulas, for the values it was saved without;
-    ``marked``: the rows a table of the sheet says are its header (``_table_headers``).
-    The sheet's first row is weighed as a header; a marked row further down (a table
-    under a title, or a second table) names the rows under it from there on."""
+    ``tables``: the sheet's tables (``_table_headers``). The sheet's first row is weighed
+    as a header; a table's header row further down (a table under a title, or a second
+    table) names the rows under it, to the table's last row."""
     name = sheet.title
     header: list[str] | None = None
+    until = 0  # the last row the header names, when a table's header: 0 for the sheet's
     block: list[tuple[int, list[str]]] = []
     used = 0
     for number, cells in _rows(sheet, written):
+        if until and number > until:  # below the table: its header names nothing here
+            if block:
+                yield (*_unit(name, header, block), len(block))
+                block = []
+            header, until = None, 0
         first = header is None and not block and used == 0
-        if (first or number in marked) and _header_row(sheet, cells, number in marked):
+        heads = _headed_here(tables, number, cells)
+        if (first or heads) and _header_row(sheet, cells, bool(heads)):
             if block:  # the rows above stay under the header they had
                 yield (*_unit(name, header, block), len(block))
                 block = []
-            header = cells
+            header, until = cells, max((t.last_row for t in heads), default=0)
             continue
         block.append((number, cells))
         used += 1
@@ -144,6 +152,21 @@ def _sheet_units(
                 return
     if block:
         yield (*_unit(name, header, block), len(block))
+
+
+def _headed_here(
+    tables: Sequence[TableRange], number: int, cells: Sequence[str]
+) -> list[TableRange]:
+    """The headed tables whose header is row ``number``, when each filled cell of it is in
+    their columns (a cell of the row outside them is another table's data, or a note: the
+    row is then guessed, as is a row where a headerless table starts)."""
+    heads = [t for t in tables if t.headed and t.first_row == number]
+    if not heads or any(not t.headed and t.first_row == number for t in tables):
+        return []
+    for col, cell in enumerate(cells, start=1):
+        if cell and not any(t.first_col <= col <= t.last_col for t in heads):
+            return []
+    return heads
 
 
 def _header_row(sheet: Any, cells: list[str], marked: bool = False) -> bool:
@@ -163,15 +186,26 @@ MAX_RELS_PART = 8 << 20
 _MAIN = "{http://schemas.openxmlformats.org/spreadsheetml/2006/main}"
 _REL = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}"
 _PACKAGE_REL = "{http://schemas.openxmlformats.org/package/2006/relationships}"
-_FIRST_ROW = re.compile(r"\$?[A-Za-z]{1,3}\$?(\d+)")
 
 
-def _table_headers(zf: zipfile.ZipFile) -> list[frozenset[int]]:
-    """Per worksheet, in the workbook's order (openpyxl's ``worksheets``), the rows that a
-    table of it (Excel's "Format as Table") says are its header: its range's first row,
-    unless it was saved with no header row (``headerRowCount="0"``: that row is then
-    guessed, whatever another table says). Nothing for a part that cannot be read, or is
-    too large to be a table's: those headers are guessed, as without a table."""
+@dataclass(frozen=True, slots=True)
+class TableRange:
+    """Where a sheet's table (Excel's "Format as Table") is: rows and columns from 1."""
+
+    first_row: int
+    last_row: int
+    first_col: int
+    last_col: int
+    #: Its first row is its header (not saved with ``headerRowCount="0"``).
+    headed: bool
+
+
+def _table_headers(zf: zipfile.ZipFile) -> list[list[TableRange]]:
+    """Per worksheet, in the workbook's order (openpyxl's ``worksheets``), its tables
+    (Excel's "Format as Table"): a headed table's first row is its header, unless a
+    headerless one starts on that row too (that row is then guessed, whatever the other
+    says). Nothing for a part that cannot be read, or is too large to be a table's: those
+    headers are guessed, as without a table."""
     try:
         return _read_table_headers(zf)
     except Exception:  # noqa: BLE001 - openpyxl read the sheets; only the marks are lost
@@ -179,8 +213,9 @@ def _table_headers(zf: zipfile.ZipFile) -> list[frozenset[int]]:
         return []
 
 
-def _read_table_headers(zf: zipfile.ZipFile) -> list[frozenset[int]]:
+def _read_table_headers(zf: zipfile.ZipFile) -> list[list[TableRange]]:
     from lxml import etree
+    from openpyxl.utils.cell import range_boundaries
 
     from docent.core.formats.containers import xml_parser
 
@@ -212,26 +247,31 @@ def _read_table_headers(zf: zipfile.ZipFile) -> list[frozenset[int]]:
     if book is None:
         return []
     sheets = dict(targets(book_part, "/worksheet"))
-    found: list[frozenset[int]] = []
+    found: list[list[TableRange]] = []
     read = 0
     for sheet in book.iter(f"{_MAIN}sheet"):
         part = sheets.get(sheet.get(f"{_REL}id", ""))
         if part is None:
             continue  # a chartsheet: openpyxl's worksheets leave it out too
-        marked: set[int] = set()
-        unmarked: set[int] = set()
+        ranges: list[TableRange] = []
         # each table part once (a hostile file pointed 20 at one 28 MB part; review)
         for table_part in dict.fromkeys(at for _, at in targets(part, "/table")):
             read += 1
             table = xml(table_part) if read <= MAX_TABLES else None
-            if table is None or (first := _FIRST_ROW.match(table.get("ref", ""))) is None:
+            if table is None:
                 continue
+            try:
+                min_col, min_row, max_col, max_row = range_boundaries(table.get("ref", ""))
+            except (TypeError, ValueError):
+                continue
+            if None in (min_col, min_row, max_col, max_row):
+                continue  # a whole column or row: not a table's range
             try:
                 headed = int(table.get("headerRowCount", "1")) != 0
             except ValueError:
                 headed = False
-            (marked if headed else unmarked).add(int(first.group(1)))
-        found.append(frozenset(marked - unmarked))
+            ranges.append(TableRange(min_row, max_row, min_col, max_col, headed))
+        found.append(ranges)
     return found
 
 
