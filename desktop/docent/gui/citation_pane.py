@@ -52,7 +52,8 @@ def _start_viewer(path: str, launch: Launch | None) -> None:
         process.setProgram(launch.program)
         process.setArguments(launch.arguments)
         env = QProcessEnvironment()
-        for key, value in child_environment(os.environ, getattr(sys, "frozen", False)).items():
+        bundle = str(getattr(sys, "_MEIPASS", "")) if getattr(sys, "frozen", False) else ""
+        for key, value in {**child_environment(os.environ, bundle), **launch.environment}.items():
             env.insert(key, value)
         process.setProcessEnvironment(env)
         if process.startDetached():

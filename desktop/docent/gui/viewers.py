@@ -12,40 +12,42 @@ from __future__ import annotations
 
 import configparser
 import os
+import re
 import shlex
 import shutil
 import sys
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 PDF_MIME = "application/pdf"
 
-Args = Callable[[str, int], list[str]]
+#: A viewer's arguments for a file at a page: (options, operands).
+Args = Callable[[str, int], tuple[list[str], list[str]]]
 
 
-def _page_index(path: str, page: int) -> list[str]:
-    return [f"--page-index={page}", path]  # a page's place, not its printed label
+def _page_index(path: str, page: int) -> tuple[list[str], list[str]]:
+    return [f"--page-index={page}"], [path]  # a page's place, not its printed label
 
 
-def _page_option(path: str, page: int) -> list[str]:
-    return ["--page", str(page), path]
+def _page_option(path: str, page: int) -> tuple[list[str], list[str]]:
+    return ["--page", str(page)], [path]
 
 
-def _zathura(path: str, page: int) -> list[str]:
-    return [f"--page={page}", path]
+def _zathura(path: str, page: int) -> tuple[list[str], list[str]]:
+    return [f"--page={page}"], [path]
 
 
-def _page_after(path: str, page: int) -> list[str]:
-    return [path, str(page)]
+def _page_after(path: str, page: int) -> tuple[list[str], list[str]]:
+    return [], [path, str(page)]
 
 
-def _hash_page(path: str, page: int) -> list[str]:
-    return [f"{path}#{page}"]
+def _hash_page(path: str, page: int) -> tuple[list[str], list[str]]:
+    return [], [f"{path}#{page}"]
 
 
-def _url_fragment(path: str, page: int) -> list[str]:
-    return [f"{Path(path).as_uri()}#page={page}"]  # the PDF viewer of a browser
+def _url_fragment(path: str, page: int) -> tuple[list[str], list[str]]:
+    return [], [f"{Path(path).as_uri()}#page={page}"]  # the PDF viewer of a browser
 
 
 #: A viewer's program name -> its arguments for a file at a page (counted from 1).
@@ -64,7 +66,9 @@ PAGE_ARGUMENTS: dict[str, Args] = {
             "google-chrome",
             "google-chrome-stable",
             "microsoft-edge",
+            "microsoft-edge-stable",
             "brave-browser",
+            "brave-browser-stable",
         ),
         _url_fragment,
     ),
@@ -80,8 +84,8 @@ class Launch:
 
     program: str
     arguments: list[str]
-    #: The application's name, as its desktop entry gives it ("Document Viewer").
-    name: str
+    #: Variables its Exec line sets (``env GDK_BACKEND=x11 evince %U``).
+    environment: dict[str, str] = field(default_factory=dict)
 
 
 def supported_platform() -> bool:
@@ -122,10 +126,11 @@ def mimeapps_files(env: Mapping[str, str]) -> Iterator[Path]:
 
 
 def _read_ini(path: Path) -> configparser.ConfigParser | None:
+    """A desktop entry or list, or None when it is absent or cannot be read."""
     parser = configparser.ConfigParser(interpolation=None, strict=False, delimiters=("=",))
     parser.optionxform = str  # type: ignore[assignment,method-assign]  # keys keep their case
     try:
-        if path.stat().st_size > 1 << 20:  # a desktop's list, not a megabyte
+        if not path.is_file() or path.stat().st_size > 1 << 20:  # a list, not a megabyte
             return None
         parser.read_string(path.read_text(encoding="utf-8", errors="replace"))
     except (OSError, configparser.Error):
@@ -154,28 +159,47 @@ def desktop_entry(desktop_id: str, env: Mapping[str, str]) -> Path | None:
     return None
 
 
+def _usable(entry: Path | None) -> bool:
+    """A desktop entry that is not hidden (a user's way to remove a system one)."""
+    parser = _read_ini(entry) if entry is not None else None
+    return parser is not None and not parser.getboolean("Desktop Entry", "Hidden", fallback=False)
+
+
 def default_entry(mime: str = PDF_MIME, env: Mapping[str, str] | None = None) -> Path | None:
-    """The desktop entry of the default application for ``mime``: the first installed one
-    a ``[Default Applications]`` line names, else the first ``mimeinfo.cache`` names."""
+    """The desktop entry of the default application for ``mime``, as the freedesktop.org
+    specification ranks them: the first installed one a ``[Default Applications]`` line
+    names, else the first ``[Added Associations]`` names, else the first ``mimeinfo.cache``
+    names; an association a ``[Removed Associations]`` line names is skipped after that."""
     env = os.environ if env is None else env
-    for path in mimeapps_files(env):
-        parser = _read_ini(path) if path.is_file() else None
-        if parser is None:
-            continue
-        for desktop_id in _ids(parser, "Default Applications", mime):
-            entry = desktop_entry(desktop_id, env)
-            if entry is not None:
-                return entry
+    lists = [parser for path in mimeapps_files(env) if (parser := _read_ini(path)) is not None]
+    removed: set[str] = set()
+    candidates: list[str] = []
+    for parser in lists:
+        candidates += _ids(parser, "Default Applications", mime)
+    for parser in lists:
+        # an association a more wanted list removed is not added back by a later one
+        candidates += [i for i in _ids(parser, "Added Associations", mime) if i not in removed]
+        removed.update(_ids(parser, "Removed Associations", mime))
     for d in application_dirs(env):
-        cache = d / "mimeinfo.cache"
-        parser = _read_ini(cache) if cache.is_file() else None
-        if parser is None:
-            continue
-        for desktop_id in _ids(parser, "MIME Cache", mime):
-            entry = desktop_entry(desktop_id, env)
-            if entry is not None:
-                return entry
+        cache = _read_ini(d / "mimeinfo.cache")
+        if cache is not None:
+            candidates += [i for i in _ids(cache, "MIME Cache", mime) if i not in removed]
+    for desktop_id in dict.fromkeys(candidates):
+        entry = desktop_entry(desktop_id, env)
+        if entry is not None and _usable(entry):
+            return entry
     return None
+
+
+def unescaped(exec_line: str) -> list[str] | None:
+    """An Exec line's words: its string escapes (``\\s``, ``\\n``, ``\\t``, ``\\r``,
+    ``\\\\``) undone, then its quoting; None when a quote is never closed."""
+    escapes = {"s": " ", "n": "\n", "t": "\t", "r": "\r", "\\": "\\"}
+    text = re.sub(r"\\([sntr\\])", lambda m: escapes[m.group(1)], exec_line)
+    try:
+        return shlex.split(text)
+    except ValueError:
+        return None
 
 
 def launch_at_page(path: str, page: int, env: Mapping[str, str] | None = None) -> Launch | None:
@@ -184,45 +208,80 @@ def launch_at_page(path: str, page: int, env: Mapping[str, str] | None = None) -
     env = os.environ if env is None else env
     if page < 1 or not supported_platform():
         return None
+    path = os.path.abspath(path)  # never taken for an option
     entry = default_entry(PDF_MIME, env)
     parser = _read_ini(entry) if entry is not None else None
     if parser is None or not parser.has_section("Desktop Entry"):
         return None
-    exec_line = parser.get("Desktop Entry", "Exec", fallback="")
-    try:
-        words = shlex.split(exec_line)
-    except ValueError:
+    words = unescaped(parser.get("Desktop Entry", "Exec", fallback=""))
+    if not words:
         return None
-    while words and (Path(words[0]).name == "env" or "=" in words[0]):
-        words = words[1:]  # "env GDK_BACKEND=x11 evince %U"
+    settings: dict[str, str] = {}
+    if Path(words[0]).name == "env":  # "env GDK_BACKEND=x11 evince %U"
+        words = words[1:]
+        while words and "=" in words[0] and not words[0].startswith("-"):
+            key, _, value = words.pop(0).partition("=")
+            settings[key] = value
     if not words:
         return None
     args_for = PAGE_ARGUMENTS.get(Path(words[0]).name)
     program = shutil.which(words[0], path=env.get("PATH"))
     if args_for is None or program is None:
         return None
+    options, operands = args_for(path, page)
     arguments: list[str] = []
     placed = False
     for word in words[1:]:
         if word in _FILE_CODES and not placed:
-            arguments += args_for(path, page)
+            if "--" in arguments:  # options go before the end of options
+                at = arguments.index("--")
+                arguments[at:at] = options
+                arguments += operands
+            else:
+                arguments += options + operands
             placed = True
+        elif word == "%%":
+            arguments.append("%")
         elif not (len(word) == 2 and word.startswith("%")):  # %i %c %k and the rest
             arguments.append(word.replace("%%", "%"))
     if not placed:
-        arguments += args_for(path, page)
-    name = parser.get("Desktop Entry", "Name", fallback="") or Path(words[0]).name
-    return Launch(program, arguments, name)
+        arguments = options + arguments + operands
+    return Launch(program, arguments, settings)
 
 
-def child_environment(env: Mapping[str, str], frozen: bool) -> dict[str, str]:
-    """The environment a viewer is started with: a PyInstaller build's own library path
-    is taken back (its bootloader keeps the user's in ``LD_LIBRARY_PATH_ORIG``), so the
-    system's viewer loads the system's libraries."""
+#: Variables a bundle's Qt or loader may point into the bundle (PyInstaller's runtime
+#: hooks set some of them), which a system viewer must not inherit.
+BUNDLE_PATHS = (
+    "LD_LIBRARY_PATH",
+    "QT_PLUGIN_PATH",
+    "QML2_IMPORT_PATH",
+    "QML_IMPORT_PATH",
+    "QT_QPA_PLATFORM_PLUGIN_PATH",
+)
+
+
+def child_environment(env: Mapping[str, str], bundle: str = "") -> dict[str, str]:
+    """The environment a viewer is started with. From a bundle (PyInstaller's, ``bundle``
+    its folder) the library path is taken back (the bootloader keeps the user's in
+    ``LD_LIBRARY_PATH_ORIG``), and every path into the bundle is left out of the Qt
+    variables, so the system's viewer loads the system's libraries and plug-ins."""
     out = dict(env)
     original = out.pop("LD_LIBRARY_PATH_ORIG", None)
     if original is not None:
         out["LD_LIBRARY_PATH"] = original
-    elif frozen:
-        out.pop("LD_LIBRARY_PATH", None)
+    if not bundle:
+        return out
+    inside = os.path.join(os.path.abspath(bundle), "")
+    for key in BUNDLE_PATHS:
+        if key not in out:
+            continue
+        kept = [
+            d
+            for d in out[key].split(os.pathsep)
+            if d and not os.path.join(os.path.abspath(d), "").startswith(inside)
+        ]
+        if kept:
+            out[key] = os.pathsep.join(kept)
+        else:
+            del out[key]
     return out
