@@ -14,14 +14,21 @@ from docent.gui.citation_pane import PLACEHOLDER, TEXT, CitationPane, page_label
 from docent.gui.messages import Message, bridge
 
 
-def test_it_lists_the_sources_and_shows_a_text_passage(
-    qtbot: Any, fake: FakeEngine, tmp_path: Path, drain: None
-) -> None:
+def notes_pane(qtbot: Any, fake: FakeEngine, tmp_path: Path) -> tuple[Path, CitationPane]:
+    """A two-line Markdown file in the library ("# Notes", then a sentence) and a pane
+    shown to open it."""
     notes = tmp_path / "notes.md"
     fake.add_document(str(notes), ["# Notes", "The boiler is serviced every spring."])
     pane = CitationPane(fake)
     qtbot.addWidget(pane)
     pane.show()
+    return notes, pane
+
+
+def test_it_lists_the_sources_and_shows_a_text_passage(
+    qtbot: Any, fake: FakeEngine, tmp_path: Path, drain: None
+) -> None:
+    notes, pane = notes_pane(qtbot, fake, tmp_path)
     cites = [
         citation(1, str(notes), 1, "# Notes"),
         citation(3, str(notes), 2, "The boiler is serviced every spring.", source="matched"),
@@ -351,11 +358,7 @@ def test_open_in_viewer_starts_the_default_viewer_at_the_page_shown(
 def test_open_in_viewer_opens_a_text_file_as_any_file(
     qtbot: Any, fake: FakeEngine, tmp_path: Path, drain: None, monkeypatch: Any
 ) -> None:
-    notes = tmp_path / "notes.md"
-    fake.add_document(str(notes), ["# Notes", "The boiler is serviced every spring."])
-    pane = CitationPane(fake)
-    qtbot.addWidget(pane)
-    pane.show()
+    notes, pane = notes_pane(qtbot, fake, tmp_path)
     opened: list[QUrl] = []
     monkeypatch.setattr(QDesktopServices, "openUrl", lambda url: opened.append(url) or True)
     pane.set_citations([citation(1, str(notes), 2, "The boiler is serviced every spring.")])
