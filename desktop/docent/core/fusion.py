@@ -68,8 +68,8 @@ def rrf(
     """Weighted reciprocal rank fusion; one entry per chunk id (a dict: O(1) dedup).
 
     A chunk that comes back in several lists collects each list's share; within one list
-    only its first (best) rank counts. Points of equal score share a rank
-    (:func:`tied_ranks`).
+    only its first (best) rank counts. In a list its scores order (``RankedList.scored``),
+    points of equal score share a rank (:func:`tied_ranks`).
     """
     out: dict[str, Candidate] = {} if pool is None else pool
     for ranked in lists:

@@ -140,7 +140,7 @@ def table_lines(rows: Sequence[Sequence[str]], marked: int = 0) -> list[str]:
     if len(rows) >= 3 and _is_title(rows[0]) and not has_header(rows, marked > 0):
         # "Quarterly results" merged over every column: said once, and the row under it
         # weighed as the header (a marked one if the file marks it too)
-        return [next(c for c in rows[0] if _filled(c)), *table_lines(rows[1:], marked - 1)]
+        return [next(c for c in rows[0] if _filled(c)), *table_lines(rows[1:], max(marked - 1, 0))]
     if has_header(rows, marked > 0):
         header = rows[0]
         names = (c for c in _named(header) if _filled(c))

@@ -129,6 +129,9 @@ def _sheet_units(
     until = 0  # the last row the header names, when a table's header: 0 for the sheet's
     block: list[tuple[int, list[str]]] = []
     used = 0
+    starting: dict[int, list[TableRange]] = {}  # by first row: one look-up a row
+    for t in tables:
+        starting.setdefault(t.first_row, []).append(t)
     for number, cells in _rows(sheet, written):
         if until and number > until:  # below the table: its header names nothing here
             if block:
@@ -136,7 +139,7 @@ def _sheet_units(
                 block = []
             header, until = None, 0
         first = header is None and not block and used == 0
-        heads = _headed_here(tables, number, cells)
+        heads = _headed_here(starting.get(number, []), cells)
         if (first or heads) and _header_row(sheet, cells, bool(heads)):
             if block:  # the rows above stay under the header they had
                 yield (*_unit(name, header, block), len(block))
@@ -154,19 +157,16 @@ def _sheet_units(
         yield (*_unit(name, header, block), len(block))
 
 
-def _headed_here(
-    tables: Sequence[TableRange], number: int, cells: Sequence[str]
-) -> list[TableRange]:
-    """The headed tables whose header is row ``number``, when each filled cell of it is in
-    their columns (a cell of the row outside them is another table's data, or a note: the
-    row is then guessed, as is a row where a headerless table starts)."""
-    heads = [t for t in tables if t.headed and t.first_row == number]
-    if not heads or any(not t.headed and t.first_row == number for t in tables):
+def _headed_here(starting: Sequence[TableRange], cells: Sequence[str]) -> list[TableRange]:
+    """Of the tables ``starting`` on this row, the headed ones, when each filled cell of
+    the row is in their columns (a cell of the row outside them is another table's data,
+    or a note: the row is then guessed, as is a row where a headerless table starts)."""
+    if not starting or not all(t.headed for t in starting):
         return []
     for col, cell in enumerate(cells, start=1):
-        if cell and not any(t.first_col <= col <= t.last_col for t in heads):
+        if cell and not any(t.first_col <= col <= t.last_col for t in starting):
             return []
-    return heads
+    return list(starting)
 
 
 def _header_row(sheet: Any, cells: list[str], marked: bool = False) -> bool:
