@@ -157,6 +157,8 @@ def test_added_removed_and_hidden_associations_are_honoured(desk: Desktop) -> No
     )
     removed = launch_at_page(PDF, 2, desk.env)
     assert removed is not None and removed.arguments == ["--page", "2", PDF]
+    desk.entry("okular.desktop", "okular %U\nHidden=maybe", system=False)  # not the spec's
+    assert launch_at_page(PDF, 2, desk.env) == removed
     desk.entry("okular.desktop", "okular %U\nHidden=true", system=False)  # the user's copy
     hidden = launch_at_page(PDF, 2, desk.env)
     assert hidden is not None and hidden.arguments == ["--page=2", PDF]

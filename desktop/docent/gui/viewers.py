@@ -162,7 +162,12 @@ def desktop_entry(desktop_id: str, env: Mapping[str, str]) -> Path | None:
 def _usable(entry: Path | None) -> bool:
     """A desktop entry that is not hidden (a user's way to remove a system one)."""
     parser = _read_ini(entry) if entry is not None else None
-    return parser is not None and not parser.getboolean("Desktop Entry", "Hidden", fallback=False)
+    if parser is None:
+        return False
+    try:
+        return not parser.getboolean("Desktop Entry", "Hidden", fallback=False)
+    except ValueError:  # "Hidden=maybe": not the spec's true
+        return True
 
 
 def default_entry(mime: str = PDF_MIME, env: Mapping[str, str] | None = None) -> Path | None:
