@@ -951,7 +951,9 @@ def test_a_workbook_table_under_a_title_or_another_table_is_named_by_its_own_hea
     side.add_table(Table(displayName="People", ref="A1:B4"))
     side.add_table(Table(displayName="Counts", ref="D3:E4"))
     book.save(tmp_path / "report.xlsx")
-    lines = text_of(extract(tmp_path / "report.xlsx")).splitlines()
+    doc = extract(tmp_path / "report.xlsx")
+    assert [p.label for p in doc.pages][:3] == ["Report row 1", "Report rows 4–5", "Report row 8"]
+    lines = text_of(doc).splitlines()
     assert "Quarterly sales" in lines, lines
     assert "Region: North | 2021: 7 | 2022: 9" in lines, lines
     assert "Region: South | 2021: 12 | 2022: 4" in lines, lines

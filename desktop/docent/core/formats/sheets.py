@@ -281,7 +281,8 @@ def _unit(
     first, last = block[0][0], block[-1][0]
     lines = [" | ".join(c for c in header if c)] if header else []
     lines += [row_line(cells, header) for _, cells in block]
-    return f"{name} rows {first}–{last}", "\n".join(lines)
+    rows = f"row {first}" if first == last else f"rows {first}–{last}"  # not "rows 8–8"
+    return f"{name} {rows}", "\n".join(lines)
 
 
 def _rows(sheet: Any, written: Any = None) -> Iterator[tuple[int, list[str]]]:
