@@ -879,12 +879,21 @@ def test_a_marked_title_row_over_a_marked_header_of_years_names_the_columns(
         "<tr><td>West</td><td>5</td><td>6</td></tr></table>"
         # the title alone marked: the rows under it are guessed (numbers: data)
         "<table><tr><th colspan='2'>Prices</th></tr><tr><td>Apple</td><td>3</td></tr>"
-        "<tr><td>Pear</td><td>4</td></tr></table></body></html>"
+        "<tr><td>Pear</td><td>4</td></tr></table>"
+        # a title written in a <td> across the table, over a marked header
+        "<table><tr><td colspan='3'>Stock</td></tr><tr><th>Shop</th><th>2021</th>"
+        "<th>2022</th></tr><tr><td>Leeds</td><td>8</td><td>9</td></tr>"
+        "<tr><td>York</td><td>1</td><td>2</td></tr></table>"
+        # a <td> title over unmarked rows: guessed
+        "<table><tr><td colspan='2'>Weights</td></tr><tr><td>Box</td><td>3</td></tr>"
+        "<tr><td>Crate</td><td>4</td></tr></table></body></html>"
     )
     lines = text_of(extract(page)).splitlines()
     assert lines[lines.index("Sales") + 2] == want, lines
     assert "Region: East | 2021: 3 | 2022: 4" in lines, lines
     assert "Apple | 3" in lines and "Pear | 4" in lines, lines
+    assert lines[lines.index("Stock") + 2] == "Shop: Leeds | 2021: 8 | 2022: 9", lines
+    assert "Box | 3" in lines and "Crate | 4" in lines, lines
 
     d = docx.Document()
     t = d.add_table(rows=4, cols=3)

@@ -16,6 +16,7 @@ import codecs
 import posixpath
 import re
 from collections.abc import Iterator
+from itertools import takewhile
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote
@@ -247,17 +248,27 @@ def _html_rows(tbl: Any) -> Iterator[list[str]]:
 
 def _marked_rows(tbl: Any) -> int:
     """How many of the table's first rows are marked as its header: in ``<thead>``, or all
-    ``<th>`` (an empty corner ``<td>`` over a column of row names aside)."""
-    count = 0
-    for tr in own_rows(tbl, "tr", "table"):
-        cells = [c for c in tr if c.tag in ("td", "th")]
-        parent = tr.getparent()
-        named = [c for c in cells if c.tag == "th" or c.text_content().strip()]
-        in_head = parent is not None and parent.tag == "thead" and bool(cells)
-        if not (in_head or named and all(c.tag == "th" for c in named)):
-            break
-        count += 1
+    ``<th>`` (an empty corner ``<td>`` over a column of row names aside). A title written
+    in one ``<td>`` across the table counts with the marked header under it."""
+    rows = list(own_rows(tbl, "tr", "table"))
+    count = sum(1 for _ in takewhile(_is_marked, rows))
+    if count == 0 and len(rows) > 1 and _is_title_row(rows[0]) and _is_marked(rows[1]):
+        count = 1 + sum(1 for _ in takewhile(_is_marked, rows[1:]))
     return count
+
+
+def _is_marked(tr: Any) -> bool:
+    cells = [c for c in tr if c.tag in ("td", "th")]
+    parent = tr.getparent()
+    named = [c for c in cells if c.tag == "th" or c.text_content().strip()]
+    in_head = parent is not None and parent.tag == "thead" and bool(cells)
+    return in_head or bool(named) and all(c.tag == "th" for c in named)
+
+
+def _is_title_row(tr: Any) -> bool:
+    """A row of one cell spanning columns: a title over the table."""
+    cells = [c for c in tr if c.tag in ("td", "th")]
+    return len(cells) == 1 and _span(cells[0].get("colspan"), MAX_COLUMNS) > 1
 
 
 def _span(value: str | None, most: int) -> int:
