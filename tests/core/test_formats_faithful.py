@@ -857,6 +857,43 @@ def test_a_workbook_tables_header_row_names_its_columns(tmp_path: Path) -> None:
     assert "North | 7 | 9" in lines and "Leeds | 5" in lines, lines
 
 
+def test_a_workbook_tables_rows_appended_below_it_and_an_empty_table_keep_their_names(
+    tmp_path: Path,
+) -> None:
+    """Rows a script appended right under a table (its range not grown) are the table's;
+    a note after an empty row is not. A new table's header with no row yet under it is
+    kept, a unit of its own (review)."""
+    import openpyxl
+    from openpyxl.worksheet.table import Table
+
+    book = openpyxl.Workbook()
+    data = book.active
+    data.title = "Data"
+    for r in (["Region", "Sales"], ["R2", 2], ["R3", 3], ["R4", 4], ["R5", 5], ["R6", 6]):
+        data.append(r)
+    data.append([])
+    data.append(["Checked by Ann"])
+    data.add_table(Table(displayName="Sales", ref="A1:B4"))  # rows 5-6 appended later
+    log = book.create_sheet("Log")
+    log.append(["Expense log"])
+    log.append([])
+    log.append(["Date", "Vendor", "Amount"])  # row 3, the body (row 4) still empty
+    log.append([])
+    log.append([])
+    log.append(["Approved by finance"])
+    log.add_table(Table(displayName="Expenses", ref="A3:C4"))
+    book.save(tmp_path / "book.xlsx")
+    doc = extract(tmp_path / "book.xlsx")
+    lines = text_of(doc).splitlines()
+    assert "Region: R6 | Sales: 6" in lines and "Checked by Ann" in lines, lines
+    assert "Date | Vendor | Amount" in lines and "Approved by finance" in lines, lines
+    assert [p.label for p in doc.pages if p.label.startswith("Log")] == [
+        "Log row 1",
+        "Log row 3",
+        "Log row 6",
+    ]
+
+
 def test_a_marked_title_row_over_a_marked_header_of_years_names_the_columns(
     tmp_path: Path,
 ) -> None:

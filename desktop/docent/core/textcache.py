@@ -36,13 +36,16 @@ _READ_BLOCK = 1 << 20
 #: column, the next row is weighed as the header (session 23). Excel 5: a table's marked
 #: header row below the sheet's first (under a title, a second table) names its rows;
 #: Word 6, HTML, EPUB and OpenDocument 5: a title row and a header row both marked as the
-#: header, the title said once and the header naming the columns (session 24).
+#: header, the title said once and the header naming the columns (session 24). Excel 6:
+#: a table's header names its own rows and those right under them only, a header with no
+#: row under it is kept, a unit of one row is "row 8"; HTML and EPUB 6: a title in one
+#: ``<td>`` over a ``<th>`` header (session 24, after files were read by 5).
 READERS: dict[str, int] = {
     "text": 2,
     "docx": 6,
-    "xlsx": 5,
-    "html": 5,
-    "epub": 5,
+    "xlsx": 6,
+    "html": 6,
+    "epub": 6,
     "odt": 5,
     "pptx": 2,
 }

@@ -123,38 +123,54 @@ def _sheet_units(
     ``written``: the same sheet with its formulas, for the values it was saved without;
     ``tables``: the sheet's tables (``_table_headers``). The sheet's first row is weighed
     as a header; a table's header row further down (a table under a title, or a second
-    table) names the rows under it, to the table's last row."""
+    table) names the rows under it: its table's, and those right under them with no empty
+    row between (appended by a script, the table's range not grown). A header no row came
+    under (a new table's empty body) is a unit of its own."""
     name = sheet.title
     header: list[str] | None = None
+    header_at = 0
+    shown = False  # a unit under the header was given, its names with it
     until = 0  # the last row the header names, when a table's header: 0 for the sheet's
     block: list[tuple[int, list[str]]] = []
     used = 0
+    previous = 0
     starting: dict[int, list[TableRange]] = {}  # by first row: one look-up a row
     for t in tables:
         starting.setdefault(t.first_row, []).append(t)
+
+    def units() -> list[tuple[str, str, int]]:
+        nonlocal block, shown
+        if block:
+            out = [(*_unit(name, header, block), len(block))]
+        elif header is not None and not shown:
+            out = [(f"{name} row {header_at}", " | ".join(c for c in header if c), 0)]
+        else:
+            return []
+        block, shown = [], True
+        return out
+
     for number, cells in _rows(sheet, written):
-        if until and number > until:  # below the table: its header names nothing here
-            if block:
-                yield (*_unit(name, header, block), len(block))
-                block = []
-            header, until = None, 0
-        first = header is None and not block and used == 0
         heads = _headed_here(starting.get(number, []), cells)
+        if until and number > until:
+            if number == previous + 1 and not heads:
+                until = number  # right under the table: one of its rows
+            else:  # below the table, after an empty row: its header names nothing here
+                yield from units()
+                header, until = None, 0
+        previous = number
+        first = header is None and not block and used == 0
         if (first or heads) and _header_row(sheet, cells, bool(heads)):
-            if block:  # the rows above stay under the header they had
-                yield (*_unit(name, header, block), len(block))
-                block = []
-            header, until = cells, max((t.last_row for t in heads), default=0)
+            yield from units()  # the rows above stay under the header they had
+            header, header_at, shown = cells, number, False
+            until = max((t.last_row for t in heads), default=0)
             continue
         block.append((number, cells))
         used += 1
         if len(block) == ROWS_PER_UNIT or used >= budget:
-            yield (*_unit(name, header, block), len(block))
-            block = []
+            yield from units()
             if used >= budget:
                 return
-    if block:
-        yield (*_unit(name, header, block), len(block))
+    yield from units()
 
 
 def _headed_here(starting: Sequence[TableRange], cells: Sequence[str]) -> list[TableRange]:
