@@ -12,9 +12,10 @@
 from __future__ import annotations
 
 import zipfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
+from itertools import takewhile
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, TypeVar
 
 from docent.core.errors import (
     DamagedDocument,
@@ -25,6 +26,8 @@ from docent.core.errors import (
     UnsupportedType,
 )
 from docent.core.userfiles import NotRegularFile, open_regular, shown
+
+T = TypeVar("T")
 
 #: Uncompressed size of a container's text parts (XML, HTML) Docent inflates at most.
 MAX_UNZIPPED_MB = 256
@@ -205,6 +208,11 @@ def read_member(path: Path, zf: zipfile.ZipFile, name: str) -> bytes:
         raise damaged(path, f"it has no {name}") from exc
     except (zipfile.BadZipFile, OSError, EOFError, ValueError) as exc:
         raise damaged(path, f"{name} is corrupt ({exc})") from exc
+
+
+def leading(items: Iterable[T], test: Callable[[T], bool]) -> int:
+    """How many of ``items``, from the first, pass ``test`` (a table's marked header rows)."""
+    return sum(1 for _ in takewhile(test, items))
 
 
 def own_rows(tbl: Any, row: str, table: str) -> Iterator[Any]:

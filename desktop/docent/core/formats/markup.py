@@ -16,7 +16,6 @@ import codecs
 import posixpath
 import re
 from collections.abc import Iterator
-from itertools import takewhile
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote
@@ -35,6 +34,7 @@ from docent.core.formats.blocks import (
 )
 from docent.core.formats.containers import (
     damaged,
+    leading,
     open_file,
     open_zip,
     own_rows,
@@ -251,9 +251,9 @@ def _marked_rows(tbl: Any) -> int:
     ``<th>`` (an empty corner ``<td>`` over a column of row names aside). A title written
     in one ``<td>`` across the table counts with the marked header under it."""
     rows = list(own_rows(tbl, "tr", "table"))
-    count = sum(1 for _ in takewhile(_is_marked, rows))
+    count = leading(rows, _is_marked)
     if count == 0 and len(rows) > 1 and _is_title_row(rows[0]) and _is_marked(rows[1]):
-        count = 1 + sum(1 for _ in takewhile(_is_marked, rows[1:]))
+        count = 1 + leading(rows[1:], _is_marked)
     return count
 
 

@@ -21,7 +21,7 @@ from docent.core.formats.blocks import (
     table,
     to_pages,
 )
-from docent.core.formats.containers import open_zip, own_rows, parse_xml, read_member
+from docent.core.formats.containers import leading, open_zip, own_rows, parse_xml, read_member
 from docent.core.models import ExtractedDocument
 
 TEXT = "urn:oasis:names:tc:opendocument:xmlns:text:1.0"
@@ -112,13 +112,12 @@ def _rows(tbl: Any) -> Iterator[list[str]]:
 def _marked_rows(tbl: Any) -> int:
     """How many of the table's first rows are its header rows
     (``table:table-header-rows``)."""
-    count = 0
-    for row in own_rows(tbl, _ROW, _TABLE):
+
+    def in_header(row: Any) -> bool:
         parent = row.getparent()
-        if parent is None or parent.tag != f"{{{TABLE}}}table-header-rows":
-            break
-        count += 1
-    return count
+        return parent is not None and parent.tag == f"{{{TABLE}}}table-header-rows"
+
+    return leading(own_rows(tbl, _ROW, _TABLE), in_header)
 
 
 def _number(value: str | None) -> int:

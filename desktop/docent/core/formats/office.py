@@ -26,7 +26,7 @@ from docent.core.formats.blocks import (
     table,
     to_pages,
 )
-from docent.core.formats.containers import damaged, open_zip
+from docent.core.formats.containers import damaged, leading, open_zip
 from docent.core.models import ExtractedDocument, Page
 
 _HEADING_STYLE = re.compile(r"^(?:heading|überschrift|titre|título|titolo)\s*(\d)", re.I)
@@ -190,16 +190,15 @@ def _docx_rows(tbl: Any) -> Iterator[list[str]]:
 def _docx_marked_rows(tbl: Any) -> int:
     """How many of the table's first rows repeat as its header on each page
     (``w:tblHeader``; ``w:val="false"`` unmarks a row)."""
-    count = 0
-    for tr in _children(tbl, ("tr",)):
+
+    def repeats(tr: Any) -> bool:
         marks = [m for props in _children(tr, ("trPr",)) for m in _children(props, ("tblHeader",))]
         if not marks:
-            break
+            return False
         value = next((v for k, v in marks[0].attrib.items() if k.endswith("}val")), "true")
-        if str(value).lower() in ("0", "false", "off"):
-            break
-        count += 1
-    return count
+        return str(value).lower() not in ("0", "false", "off")
+
+    return leading(_children(tbl, ("tr",)), repeats)
 
 
 def _cell_text(tc: Any) -> str:
