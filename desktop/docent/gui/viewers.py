@@ -159,19 +159,18 @@ def desktop_entry(desktop_id: str, env: Mapping[str, str]) -> Path | None:
     return None
 
 
-def _usable(entry: Path | None) -> bool:
-    """A desktop entry that is not hidden (a user's way to remove a system one)."""
-    parser = _read_ini(entry) if entry is not None else None
-    if parser is None:
-        return False
+def _hidden(entry: configparser.ConfigParser) -> bool:
+    """A desktop entry hidden (a user's way to remove a system one)."""
     try:
-        return not parser.getboolean("Desktop Entry", "Hidden", fallback=False)
+        return entry.getboolean("Desktop Entry", "Hidden", fallback=False)
     except ValueError:  # "Hidden=maybe": not the spec's true
-        return True
+        return False
 
 
-def default_entry(mime: str = PDF_MIME, env: Mapping[str, str] | None = None) -> Path | None:
-    """The desktop entry of the default application for ``mime``, as the freedesktop.org
+def default_entry(
+    mime: str = PDF_MIME, env: Mapping[str, str] | None = None
+) -> configparser.ConfigParser | None:
+    """The desktop entry, read, of the default application for ``mime``, as the freedesktop.org
     specification ranks them: the first installed one a ``[Default Applications]`` line
     names, else the first ``[Added Associations]`` names, else the first ``mimeinfo.cache``
     names; an association a ``[Removed Associations]`` line names is skipped after that."""
@@ -190,8 +189,9 @@ def default_entry(mime: str = PDF_MIME, env: Mapping[str, str] | None = None) ->
         if cache is not None:
             candidates += [i for i in _ids(cache, "MIME Cache", mime) if i not in removed]
     for desktop_id in dict.fromkeys(candidates):
-        entry = desktop_entry(desktop_id, env)
-        if entry is not None and _usable(entry):
+        path = desktop_entry(desktop_id, env)
+        entry = _read_ini(path) if path is not None else None
+        if entry is not None and not _hidden(entry):
             return entry
     return None
 
@@ -214,8 +214,7 @@ def launch_at_page(path: str, page: int, env: Mapping[str, str] | None = None) -
     if page < 1 or not supported_platform():
         return None
     path = os.path.abspath(path)  # never taken for an option
-    entry = default_entry(PDF_MIME, env)
-    parser = _read_ini(entry) if entry is not None else None
+    parser = default_entry(PDF_MIME, env)
     if parser is None or not parser.has_section("Desktop Entry"):
         return None
     words = unescaped(parser.get("Desktop Entry", "Exec", fallback=""))
