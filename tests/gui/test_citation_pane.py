@@ -348,7 +348,14 @@ def test_open_in_viewer_starts_the_default_viewer_at_the_page_shown(
     assert written.read_text().splitlines() == ["--page-index=2", str(pdf)]
     assert opened == []  # started at the page, not opened as any file
 
+    # a viewer that fails as it starts opened nothing: the file opens as any file does
+    viewer.write_text("#!/bin/sh\necho 'cannot open display' >&2\nexit 1\n")
+    pane.open_button.click()
+    qtbot.waitUntil(lambda: bool(opened), timeout=10_000)
+    assert opened == [QUrl.fromLocalFile(str(pdf))]
+
     # no viewer known to take a page: the file opens as any file does
+    opened.clear()
     (desk / "mimeapps.list").unlink()
     pane.open_button.click()
     qtbot.waitUntil(lambda: bool(opened), timeout=10_000)

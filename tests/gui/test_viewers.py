@@ -6,12 +6,20 @@ Each test makes its own desktop: a config home, a data home with desktop entries
 
 from __future__ import annotations
 
+import os
+import time
 from pathlib import Path
 from urllib.parse import unquote
 
 import pytest
 
-from docent.gui.viewers import Launch, child_environment, launch_at_page, supported_platform
+from docent.gui.viewers import (
+    Launch,
+    child_environment,
+    launch_at_page,
+    start,
+    supported_platform,
+)
 
 pytestmark = pytest.mark.skipif(
     not supported_platform(),
@@ -225,3 +233,49 @@ def test_a_bundles_paths_are_not_handed_to_the_viewer() -> None:
     assert child_environment(frozen) == frozen  # run from source: the user's environment
     near = {"QT_PLUGIN_PATH": "/opt/docent/_internal2/plugins"}  # not inside the bundle
     assert child_environment(near, bundle) == near
+
+
+def _script(path: Path, body: str) -> str:
+    path.write_text(f"#!/bin/sh\n{body}\n")
+    path.chmod(0o755)
+    return str(path)
+
+
+def test_a_viewer_that_fails_as_it_starts_is_not_taken_for_open(tmp_path: Path) -> None:
+    """Exiting with an error at once (a library missing, a file refused) opened nothing;
+    exiting cleanly is a viewer that handed the file to one already open; a program that
+    cannot be started at all is no viewer either."""
+    env = {"PATH": "/usr/bin:/bin"}
+    fails = _script(tmp_path / "fails", "exit 3")
+    hands_over = _script(tmp_path / "hands-over", "exit 0")
+    assert start(Launch(fails, ["--page-index=2", "a.pdf"]), env) is False
+    assert start(Launch(hands_over, ["a.pdf"]), env) is True
+    assert start(Launch(str(tmp_path / "missing"), ["a.pdf"]), env) is False
+    (tmp_path / "not-executable").write_text("#!/bin/sh\nexit 0\n")
+    assert start(Launch(str(tmp_path / "not-executable"), ["a.pdf"]), env) is False
+
+
+def test_a_viewer_still_running_is_open_and_outlives_the_wait(tmp_path: Path) -> None:
+    """A viewer that keeps running has the file open: ``start`` returns once the early
+    window is past, with the viewer still running, its arguments and its Exec line's
+    variables given to it."""
+    pid_file = tmp_path / "pid"
+    quit_file = tmp_path / "quit"
+    viewer = _script(
+        tmp_path / "viewer",
+        f'printf "%s %s" "$$" "$DOCENT_TEST_VAR $1" > "{pid_file}.part"\n'
+        f'mv "{pid_file}.part" "{pid_file}"\n'
+        f'while [ ! -e "{quit_file}" ]; do sleep 0.05; done',
+    )
+    try:
+        launch = Launch(viewer, ["b.pdf"], {"DOCENT_TEST_VAR": "set"})
+        assert start(launch, {"PATH": "/usr/bin:/bin"}, early=0.5)
+        deadline = time.monotonic() + 10
+        while not pid_file.exists():  # polling what the viewer writes, at its own pace
+            assert time.monotonic() < deadline, "the viewer never wrote its pid"
+            time.sleep(0.01)
+        pid, seen = pid_file.read_text().split(" ", 1)
+        assert seen == "set b.pdf"
+        os.kill(int(pid), 0)  # still running after start returned
+    finally:
+        quit_file.touch()

@@ -12,7 +12,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 from pathlib import Path
 
-from PySide6.QtCore import QProcess, QProcessEnvironment, QSize, Qt, QTimer, QUrl, Signal
+from PySide6.QtCore import QSize, Qt, QTimer, QUrl, Signal
 from PySide6.QtGui import QDesktopServices, QPixmap, QResizeEvent
 from PySide6.QtWidgets import (
     QHBoxLayout,
@@ -35,7 +35,7 @@ from docent.gui.messages import bridge
 from docent.gui.pdf_render import PageRender, render_page
 from docent.gui.plain import ElidedLabel, NameHeading, plain_label, plain_tip
 from docent.gui.text_passage import TextPassage, TextPassageView, load_passage
-from docent.gui.viewers import Launch, child_environment, launch_at_page
+from docent.gui.viewers import child_environment, launch_at_page, start
 from docent.gui.workers import call_in_worker
 
 
@@ -44,21 +44,14 @@ def _open_file(path: str) -> None:
         bridge().warning(f"No application opened {Path(path).name}.")
 
 
-def _start_viewer(path: str, launch: Launch | None) -> None:
-    """``launch`` started apart from Docent (it outlives it), or the file opened as any
-    file is when there is none or it fails to start."""
-    if launch is not None:
-        process = QProcess()
-        process.setProgram(launch.program)
-        process.setArguments(launch.arguments)
-        env = QProcessEnvironment()
-        bundle = str(getattr(sys, "_MEIPASS", "")) if getattr(sys, "frozen", False) else ""
-        for key, value in {**child_environment(os.environ, bundle), **launch.environment}.items():
-            env.insert(key, value)
-        process.setProcessEnvironment(env)
-        if process.startDetached():
-            return
-    _open_file(path)
+def _at_page(path: str, page: int) -> bool:
+    """The PDF ``path`` started in the default viewer at ``page``; False when that viewer
+    takes no page, or could not start, or failed as it started (``viewers.start``)."""
+    launch = launch_at_page(path, page)
+    if launch is None:
+        return False
+    bundle = str(getattr(sys, "_MEIPASS", "")) if getattr(sys, "frozen", False) else ""
+    return start(launch, child_environment(os.environ, bundle))
 
 
 ZOOM_STEPS = (0.5, 0.67, 0.8, 1.0, 1.25, 1.5, 2.0, 2.5, 3.0)
@@ -521,10 +514,15 @@ class CitationPane(QWidget):
             _open_file(path)
             return
         page = self.page
+
+        def opened(started: bool) -> None:
+            if not started:
+                _open_file(path)
+
         call_in_worker(
-            lambda: launch_at_page(path, page),
-            name="find-viewer",
-            on_result=lambda launch: _start_viewer(path, launch),
+            lambda: _at_page(path, page),
+            name="open-viewer",
+            on_result=opened,
             on_error=lambda _e: _open_file(path),
             owner=self,
         )

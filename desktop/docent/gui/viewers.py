@@ -5,7 +5,10 @@ first page. On Linux and the BSDs the freedesktop.org files say which applicatio
 (``mimeapps.list``, then ``mimeinfo.cache``); when it is a viewer whose command line takes
 a page (Evince, Okular, Zathura, ...), Docent starts it with the page. Anything else
 (another viewer, a Flatpak, Windows, macOS) gets ``None`` here and the file opens as
-before. Qt-free and without subprocesses: it only reads small text files, in a worker.
+before. Qt-free, run in a worker: it reads small text files, then starts the viewer apart
+from Docent and watches its first seconds, since a viewer that exits with an error then
+(a library missing, a file it refuses) opened nothing, and the file is opened as any file
+is instead.
 """
 
 from __future__ import annotations
@@ -15,7 +18,9 @@ import os
 import re
 import shlex
 import shutil
+import subprocess
 import sys
+import threading
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -289,3 +294,31 @@ def child_environment(env: Mapping[str, str], bundle: str = "") -> dict[str, str
         else:
             del out[key]
     return out
+
+
+#: A viewer that exits with an error within this many seconds of its start opened
+#: nothing. One still running then has the file open; one that exits cleanly handed the
+#: file to a viewer already open (Evince, Okular and browsers do).
+EARLY_EXIT_SECONDS = 3.0
+
+
+def start(launch: Launch, env: Mapping[str, str], early: float = EARLY_EXIT_SECONDS) -> bool:
+    """Starts ``launch`` in a session of its own (it outlives Docent) with ``env`` and
+    its Exec line's variables; False when it could not start or exited with an error
+    within ``early`` seconds. Blocks for up to ``early`` seconds: call it in a worker."""
+    try:
+        process = subprocess.Popen(
+            [launch.program, *launch.arguments],
+            env={**env, **launch.environment},
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+    except OSError:
+        return False
+    try:
+        return process.wait(timeout=early) == 0
+    except subprocess.TimeoutExpired:  # running: reaped when it ends, if Docent still runs
+        threading.Thread(target=process.wait, name="viewer-reaper", daemon=True).start()
+        return True
