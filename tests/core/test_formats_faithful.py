@@ -963,6 +963,63 @@ def test_a_marked_title_row_over_a_marked_header_of_years_names_the_columns(
     assert want in lines, lines
 
 
+def test_a_group_row_over_a_sub_header_names_each_column_by_both(tmp_path: Path) -> None:
+    """Two header rows the file marks, a group over its columns ("2021" over "Q1 | Q2")
+    and the sub-header under it: each column is named by both, "2021 Q1", in HTML
+    (``<thead>``, a corner cell spanning both rows), Word and OpenDocument. The sub-header
+    was taken for a row of data, named by the years alone."""
+    import docx
+    from docx.oxml import OxmlElement
+
+    want = "Region: West | 2021 Q1: 5 | 2021 Q2: 6 | 2022 Q1: 7 | 2022 Q2: 8"
+    page = tmp_path / "sales.html"
+    page.write_text(
+        "<html><body><table><thead><tr><th rowspan='2'>Region</th>"
+        "<th colspan='2'>2021</th><th colspan='2'>2022</th></tr>"
+        "<tr><th>Q1</th><th>Q2</th><th>Q1</th><th>Q2</th></tr></thead>"
+        "<tr><td>West</td><td>5</td><td>6</td><td>7</td><td>8</td></tr>"
+        "<tr><td>East</td><td>1</td><td>2</td><td>3</td><td>4</td></tr></table></body></html>"
+    )
+    lines = text_of(extract(page)).splitlines()
+    assert "Region | 2021 Q1 | 2021 Q2 | 2022 Q1 | 2022 Q2" in lines, lines
+    assert (
+        want in lines
+        and "Region: East | 2021 Q1: 1 | 2021 Q2: 2 | 2022 Q1: 3 | 2022 Q2: 4" in lines
+    )
+
+    d = docx.Document()
+    t = d.add_table(rows=3, cols=5)
+    t.cell(0, 1).merge(t.cell(0, 2)).text = "2021"
+    t.cell(0, 3).merge(t.cell(0, 4)).text = "2022"
+    for r, cells in enumerate(
+        (("Region", "Q1", "Q2", "Q1", "Q2"), ("West", "5", "6", "7", "8")), 1
+    ):
+        for c, text in enumerate(cells):
+            t.cell(r, c).text = text
+    for r in (0, 1):
+        t.rows[r]._tr.get_or_add_trPr().append(OxmlElement("w:tblHeader"))
+    d.save(tmp_path / "sales.docx")
+    lines = text_of(extract(tmp_path / "sales.docx")).splitlines()
+    assert want in lines, lines
+
+    def group(year: str) -> str:
+        return (
+            f"<table:table-cell table:number-columns-spanned='2'><text:p>{year}</text:p>"
+            "</table:table-cell><table:covered-table-cell/>"
+        )
+
+    body = (
+        "<table:table><table:table-header-rows>"
+        + row(cell(""), group("2021"), group("2022"))
+        + row(*(cell(c) for c in ("Region", "Q1", "Q2", "Q1", "Q2")))
+        + "</table:table-header-rows>"
+        + row(*(cell(c) for c in ("West", "5", "6", "7", "8")))
+        + "</table:table>"
+    )
+    lines = text_of(extract(_odt(tmp_path / "sales.odt", body))).splitlines()
+    assert want in lines, lines
+
+
 def test_a_workbook_table_under_a_title_or_another_table_is_named_by_its_own_header(
     tmp_path: Path,
 ) -> None:

@@ -39,14 +39,16 @@ _READ_BLOCK = 1 << 20
 #: header, the title said once and the header naming the columns (session 24). Excel 6:
 #: a table's header names its own rows and those right under them only, a header with no
 #: row under it is kept, a unit of one row is "row 8"; HTML and EPUB 6: a title in one
-#: ``<td>`` over a ``<th>`` header (session 24, after files were read by 5).
+#: ``<td>`` over a ``<th>`` header (session 24, after files were read by 5). Word 7, HTML
+#: and EPUB 7, OpenDocument 6: two marked header rows, a group over a sub-header, name
+#: each column by both, "2021 Q1" (session 25).
 READERS: dict[str, int] = {
     "text": 2,
-    "docx": 6,
+    "docx": 7,
     "xlsx": 6,
-    "html": 6,
-    "epub": 6,
-    "odt": 5,
+    "html": 7,
+    "epub": 7,
+    "odt": 6,
     "pptx": 2,
 }
 

@@ -141,11 +141,35 @@ def table_lines(rows: Sequence[Sequence[str]], marked: int = 0) -> list[str]:
         # "Quarterly results" merged over every column: said once, and the row under it
         # weighed as the header (a marked one if the file marks it too)
         return [next(c for c in rows[0] if _filled(c)), *table_lines(rows[1:], max(marked - 1, 0))]
+    if marked >= 2 and len(rows) > marked:
+        # a group row over a sub-header ("2021" over "Q1 | Q2"): one header, "2021 Q1"
+        rows, marked = [merged_header(rows[:marked]), *rows[marked:]], 1
     if has_header(rows, marked > 0):
         header = rows[0]
         names = (c for c in _named(header) if _filled(c))
         return [" | ".join(names)] + [row_line(r, header) for r in rows[1:]]
     return [row_line(r, None) for r in rows]
+
+
+def merged_header(rows: Sequence[Sequence[str]]) -> tuple[str, ...]:
+    """Header rows as one: each column named by what every row says over it, top down
+    ("2021 Q1"), a merged cell naming each column it spans and a name said again (a cell
+    spanning the rows) said once."""
+    width = max(len(r) for r in rows)
+    out = []
+    for i in range(width):
+        names: list[str] = []
+        for row in rows:
+            if i >= len(row):
+                continue
+            j = i
+            while j > 0 and row[j] == SPANNED:  # under a merged cell: its name
+                j -= 1
+            name = row[j]
+            if _filled(name) and name not in names:
+                names.append(name)
+        out.append(" ".join(names))
+    return tuple(out)
 
 
 def render(block: Block) -> str:
