@@ -10,6 +10,7 @@ import threading
 import zipfile
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -22,7 +23,15 @@ from docent.core.index_events import IndexEvent, JobFinished
 from docent.core.indexer import IndexReport
 from docent.core.models import DocState
 from fake_embedder import FakeEmbedder
-from format_files import PHRASES, make_docx, make_epub, make_samples, make_xlsx
+from format_files import (
+    PHRASES,
+    make_docx,
+    make_epub,
+    make_odt,
+    make_pptx,
+    make_samples,
+    make_xlsx,
+)
 from ollama_stub import unused_port
 
 
@@ -318,6 +327,49 @@ def test_a_fifo_named_as_a_format_is_refused_not_waited_on(tmp_path: Path, name:
         os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
         reader.join(timeout=10)
     assert raised and f"{name} is a FIFO (named pipe)" in str(raised[0]), raised
+
+
+@pytest.mark.parametrize("kind", ["docx", "pptx", "xlsx", "odt", "epub"])
+def test_a_container_is_read_through_the_handle_it_was_checked_on(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, kind: str
+) -> None:
+    """A FIFO put in the file's place once it was opened and checked is never opened: the
+    checked handle is what the reader parses (python-docx, python-pptx and openpyxl had
+    opened the file again by its name, and would have waited on the FIFO for good)."""
+    import docent.core.formats.containers as containers
+
+    name, make = {
+        "docx": ("report.docx", make_docx),
+        "pptx": ("deck.pptx", make_pptx),
+        "xlsx": ("ledger.xlsx", make_xlsx),
+        "odt": ("notes.odt", make_odt),
+        "epub": ("book.epub", make_epub),
+    }[kind]
+    path = make(tmp_path / name)
+    want = PHRASES[name][0]
+    real_open = containers.open_regular
+
+    def opened_then_swapped(p: str | Path) -> Any:
+        fh = real_open(p)
+        fifo = tmp_path / "fifo"
+        os.mkfifo(fifo)
+        os.replace(fifo, p)  # the name is now a FIFO; the handle is the file checked
+        return fh
+
+    monkeypatch.setattr(containers, "open_regular", opened_then_swapped)
+    read: list[str] = []
+
+    def run() -> None:
+        read.append(" ".join(p.text for p in extract(path).pages))
+
+    reader = threading.Thread(target=run, daemon=True)
+    reader.start()
+    reader.join(timeout=30)
+    if reader.is_alive():  # blocked opening the FIFO by name: a writer's open lets it go
+        os.close(os.open(path, os.O_WRONLY | os.O_NONBLOCK))
+        reader.join(timeout=10)
+        pytest.fail(f"the {kind} reader opened the file again by its name")
+    assert read and want in read[0], read
 
 
 def test_a_format_readers_message_shows_a_control_character_in_a_name_escaped(

@@ -103,25 +103,55 @@ def kind_name(path: Path) -> str:
     return KIND_NAMES.get(path.suffix.lower(), f"{path.suffix} file")
 
 
-def open_zip(path: Path) -> zipfile.ZipFile:
-    """The container, checked: raises a DocumentError that says what is wrong with it."""
-    with open_file(path) as fh:
+def open_container(path: Path) -> IO[bytes]:
+    """The container opened once and checked (a DocumentError says what is wrong with it),
+    at its start. Read through this handle, what was checked is what is parsed: a file
+    put in its place meanwhile (a FIFO, which would block, or another file) is never
+    opened by name again."""
+    fh = open_file(path)
+    try:
         try:
             head = fh.read(len(OLE_MAGIC))
         except OSError as exc:
             raise unreadable(path, exc) from exc
-    if head == OLE_MAGIC:
-        raise _ole(path)
-    try:
-        zf = zipfile.ZipFile(path)
-    except (zipfile.BadZipFile, ValueError, EOFError, OSError) as exc:
-        raise damaged(path, f"its zip container is corrupt ({exc})") from exc
-    try:
-        check_sizes(path, zf)
+        if head == OLE_MAGIC:
+            raise _ole(path)
+        fh.seek(0)
+        try:
+            zf = zipfile.ZipFile(fh)  # a handle passed in: closing zf leaves it open
+        except (zipfile.BadZipFile, ValueError, EOFError, OSError) as exc:
+            raise damaged(path, f"its zip container is corrupt ({exc})") from exc
+        with zf:
+            check_sizes(path, zf)
+        fh.seek(0)
     except BaseException:
-        zf.close()
+        fh.close()
         raise
-    return zf
+    return fh
+
+
+class _OwnZip(zipfile.ZipFile):
+    """A zip read through a handle it closes when it is closed."""
+
+    def __init__(self, fh: IO[bytes]) -> None:
+        super().__init__(fh)
+        self._handle = fh
+
+    def close(self) -> None:
+        try:
+            super().close()
+        finally:
+            self._handle.close()
+
+
+def open_zip(path: Path) -> zipfile.ZipFile:
+    """The container, checked (:func:`open_container`), as a zip."""
+    fh = open_container(path)
+    try:
+        return _OwnZip(fh)
+    except BaseException:
+        fh.close()
+        raise
 
 
 def open_file(path: Path) -> IO[bytes]:

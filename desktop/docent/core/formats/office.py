@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from docent.core.errors import DamagedDocument
 from docent.core.formats.blocks import (
@@ -26,20 +26,24 @@ from docent.core.formats.blocks import (
     table,
     to_pages,
 )
-from docent.core.formats.containers import damaged, leading, open_zip
+from docent.core.formats.containers import damaged, leading, open_container
 from docent.core.models import ExtractedDocument, Page
 
 _HEADING_STYLE = re.compile(r"^(?:heading|überschrift|titre|título|titolo)\s*(\d)", re.I)
 
 
 def extract_docx(path: Path) -> ExtractedDocument:
-    open_zip(path).close()  # encrypted / corrupt / too big: said before python-docx guesses
+    with open_container(path) as fh:  # encrypted / corrupt / too big: said first
+        return _extract_docx(path, fh)
+
+
+def _extract_docx(path: Path, fh: IO[bytes]) -> ExtractedDocument:
     import docx
     from docx.opc.exceptions import PackageNotFoundError
     from lxml import etree
 
     try:
-        document = docx.Document(str(path))
+        document = docx.Document(fh)
     except (PackageNotFoundError, KeyError, ValueError) as exc:
         raise damaged(path, f"it has no Word document inside ({exc})") from exc
     except etree.LxmlError as exc:
@@ -216,13 +220,17 @@ def _cell_text(tc: Any) -> str:
 
 
 def extract_pptx(path: Path) -> ExtractedDocument:
-    open_zip(path).close()
+    with open_container(path) as fh:  # encrypted / corrupt / too big: said first
+        return _extract_pptx(path, fh)
+
+
+def _extract_pptx(path: Path, fh: IO[bytes]) -> ExtractedDocument:
     import pptx
     from lxml import etree
     from pptx.exc import PackageNotFoundError
 
     try:
-        deck = pptx.Presentation(str(path))
+        deck = pptx.Presentation(fh)
     except (PackageNotFoundError, KeyError, ValueError) as exc:
         raise damaged(path, f"it has no presentation inside ({exc})") from exc
     except etree.LxmlError as exc:

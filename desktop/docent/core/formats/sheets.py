@@ -25,11 +25,11 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from itertools import zip_longest
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from docent.core.errors import EmptyDocument
 from docent.core.formats.blocks import MAX_CELL_CHARS, MAX_COLUMNS, has_header, row_line
-from docent.core.formats.containers import damaged, open_zip
+from docent.core.formats.containers import damaged, open_container
 from docent.core.models import ExtractedDocument, Page
 from docent.core.userfiles import shown
 
@@ -43,15 +43,16 @@ MAX_ROWS = 200_000
 
 
 def extract_xlsx(path: Path) -> ExtractedDocument:
-    with open_zip(path) as zf:  # encrypted / corrupt / too big: said before openpyxl guesses
-        return _extract_book(path, zf)
+    # encrypted / corrupt / too big: said before openpyxl guesses; the one handle read
+    with open_container(path) as fh, zipfile.ZipFile(fh) as zf:
+        return _extract_book(path, fh, zf)
 
 
-def _extract_book(path: Path, zf: zipfile.ZipFile) -> ExtractedDocument:
+def _extract_book(path: Path, fh: IO[bytes], zf: zipfile.ZipFile) -> ExtractedDocument:
     import openpyxl
 
     try:
-        book = openpyxl.load_workbook(str(path), read_only=True, data_only=True)
+        book = openpyxl.load_workbook(fh, read_only=True, data_only=True)
     except (zipfile.BadZipFile, KeyError, ValueError, TypeError, OSError) as exc:
         raise damaged(path, f"its workbook parts are missing or corrupt ({exc})") from exc
     except Exception as exc:  # openpyxl raises lxml/XML errors of many kinds on bad parts
@@ -63,7 +64,7 @@ def _extract_book(path: Path, zf: zipfile.ZipFile) -> ExtractedDocument:
     pages: list[Page] = []
     budget = MAX_ROWS
     try:
-        formulas = _formulas_book(path) if _uncached_formulas(zf) else None
+        formulas = _formulas_book(fh) if _uncached_formulas(zf) else None
         headers = _table_headers(zf)
         for i, sheet in enumerate(book.worksheets):
             if budget <= 0:
@@ -107,11 +108,11 @@ def _uncached_formulas(zf: zipfile.ZipFile) -> bool:
     return False
 
 
-def _formulas_book(path: Path) -> Any:
+def _formulas_book(fh: IO[bytes]) -> Any:
     import openpyxl
 
     try:
-        return openpyxl.load_workbook(str(path), read_only=True, data_only=False)
+        return openpyxl.load_workbook(fh, read_only=True, data_only=False)
     except Exception:  # noqa: BLE001 - read as before, values only (the values book opened)
         return None
 
