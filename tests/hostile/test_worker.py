@@ -154,6 +154,43 @@ def test_a_worker_that_dies_mid_file_is_reported_not_waited_on_for_good(
     assert got[1] == ("", ""), "the file after the crash was lost"
 
 
+def test_a_worker_that_dies_as_it_starts_never_holds_the_parent(
+    tokenizer: tuple[str, str | None], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A worker that dies while Python starts it (here: its copy of the main module exits
+    on import) never reads what it was started with. The tokenizer (466 kB) was part of
+    that, written by the parent into a 64 kB pipe it also holds: the parent waited there
+    for good, holding the preparer's lock (and a window closing would have waited too)."""
+    import multiprocessing.spawn
+
+    main = tmp_path / "dies_on_import.py"
+    main.write_text("raise SystemExit(7)\n")
+    own = multiprocessing.spawn.get_preparation_data
+
+    def dying_main(name: str) -> dict[str, object]:
+        data = own(name)
+        data.pop("init_main_from_name", None)
+        data["init_main_from_path"] = str(main)
+        return data
+
+    monkeypatch.setattr(multiprocessing.spawn, "get_preparation_data", dying_main)
+    (tmp_path / "a.pdf").write_bytes(text_pdf("Llamas hum when they are content."))
+    prep = _preparer(tokenizer, tmp_path, Limits(page_seconds=5))
+    got: list[tuple[str, str]] = []
+
+    def run() -> None:
+        got.extend(_collect(prep, [prep.submit(str(tmp_path / "a.pdf"), "")]))
+
+    waiter = threading.Thread(target=run, daemon=True)
+    waiter.start()
+    waiter.join(OUTER)
+    if waiter.is_alive():  # holding the lock close() takes: left to die with the run
+        pytest.fail("the parent waited for good on a worker that died as it started")
+    prep.close()
+    assert got and got[0][0] == "crashed" and "a.pdf made the document reader crash" in got[0][1]
+    assert "exit 7" in got[0][1], got
+
+
 def _state(pid: int) -> str:
     try:
         return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]

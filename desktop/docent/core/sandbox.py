@@ -96,7 +96,12 @@ class ProcessPreparer:
         limits: Limits,
         ocr: bool = True,
     ):
-        self._args = (tokenizer_json, cache_dir, cache_root, limits, ocr)
+        #: Sent over the pipe once the worker runs, not in its start's arguments: those
+        #: are written to the new process before it starts (a pipe of 64 kB the parent
+        #: also holds open), and the tokenizer's 466 kB would wait there for good if the
+        #: worker died before reading them.
+        self._tokenizer_json = tokenizer_json
+        self._args = (cache_dir, cache_root, limits, ocr)
         self.limits = limits
         self._lock = threading.Lock()
         self._proc: Any = None
@@ -274,6 +279,8 @@ class ProcessPreparer:
         self.starts += 1
         self._step = ("starting", STARTUP_SECONDS)
         self._deadline = time.monotonic() + STARTUP_SECONDS
+        with contextlib.suppress(OSError):  # it died: the sentinel says so when awaited
+            here.send(self._tokenizer_json)
         for task in self._pending:
             self._send(task)
 
@@ -361,7 +368,6 @@ class StreamTooLarge(BaseException):
 def worker_main(
     conn: Connection,
     lifeline: Connection,
-    tokenizer_json: str,
     cache_dir: str | None,
     cache_root: str,
     limits: Limits,
@@ -369,6 +375,10 @@ def worker_main(
 ) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
     _exit_with_parent(lifeline)
+    try:
+        tokenizer_json = conn.recv()  # the parent's first message
+    except (EOFError, OSError):
+        return
     preparer = worker_preparer(tokenizer_json, cache_dir, limits, ocr)
     _cap_zlib(limits.stream_mb << 20)
     _cap_memory(limits.memory_mb << 20)
