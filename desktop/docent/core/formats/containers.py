@@ -134,8 +134,8 @@ class _OwnZip(zipfile.ZipFile):
     """A zip read through a handle it closes when it is closed."""
 
     def __init__(self, fh: IO[bytes]) -> None:
+        self._handle = fh  # first: a zip that fails to open is still closed (__del__)
         super().__init__(fh)
-        self._handle = fh
 
     def close(self) -> None:
         try:
