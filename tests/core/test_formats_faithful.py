@@ -1020,6 +1020,39 @@ def test_a_group_row_over_a_sub_header_names_each_column_by_both(tmp_path: Path)
     assert want in lines, lines
 
 
+def test_marked_rows_that_are_no_group_over_a_sub_header_are_not_merged(
+    tmp_path: Path,
+) -> None:
+    """Rows the HTML reader counts as marked (all ``<th>``) that are no group over a
+    sub-header: a section row under the header ("Europe" across the table, or in its
+    first cell), and rows of data written in ``<th>`` cells. They stay rows, named by the
+    header as before (review: they were merged into it, "Country Europe: France"). A
+    cell over both header rows and two columns names them once."""
+    page = tmp_path / "countries.html"
+    page.write_text(
+        "<html><body><table><tr><th>Country</th><th>Population</th><th>Capital</th></tr>"
+        "<tr><th colspan='3'>Europe</th></tr>"
+        "<tr><td>France</td><td>67</td><td>Paris</td></tr>"
+        "<tr><th colspan='3'>Asia</th></tr><tr><td>Japan</td><td>125</td><td>Tokyo</td></tr>"
+        "</table>"
+        "<table><tr><th>City</th><th>Rain</th></tr><tr><th>North</th><td></td></tr>"
+        "<tr><td>Leeds</td><td>800</td></tr></table>"
+        "<table><tr><th>Name</th><th>Age</th></tr><tr><th>Ada</th><th>36</th></tr>"
+        "<tr><th>Alan</th><th>41</th></tr><tr><td>Total</td><td>77</td></tr></table>"
+        "<table><thead><tr><th rowspan='2' colspan='2'>Where</th><th colspan='2'>2021</th>"
+        "</tr><tr><th>Q1</th><th>Q2</th></tr></thead>"
+        "<tr><td>West</td><td>coast</td><td>5</td><td>6</td></tr></table></body></html>"
+    )
+    lines = text_of(extract(page)).splitlines()
+    assert "Country | Population | Capital" in lines, lines
+    assert "Country: France | Population: 67 | Capital: Paris" in lines, lines
+    assert "Country: Europe" in lines and "Country: Asia" in lines, lines
+    assert "City: Leeds | Rain: 800" in lines, lines
+    assert "Name: Ada | Age: 36" in lines and "Name: Total | Age: 77" in lines, lines
+    assert "Where | 2021 Q1 | 2021 Q2" in lines, lines
+    assert "Where: West | Where: coast | 2021 Q1: 5 | 2021 Q2: 6" in lines, lines
+
+
 def test_a_workbook_table_under_a_title_or_another_table_is_named_by_its_own_header(
     tmp_path: Path,
 ) -> None:

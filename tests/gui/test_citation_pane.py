@@ -310,6 +310,7 @@ def test_open_in_viewer_starts_the_default_viewer_at_the_page_shown(
 ) -> None:
     """A desktop whose default PDF viewer is "evince" (a script that writes down how it
     was started): Open in viewer starts it at the page the pane shows, not the first."""
+    from docent.gui import viewers
     from docent.gui.viewers import supported_platform
 
     if not supported_platform():
@@ -349,6 +350,8 @@ def test_open_in_viewer_starts_the_default_viewer_at_the_page_shown(
     assert opened == []  # started at the page, not opened as any file
 
     # a viewer that fails as it starts opened nothing: the file opens as any file does
+    # (watched for long enough that a busy machine's slow start cannot pass the window)
+    monkeypatch.setattr(viewers, "EARLY_EXIT_SECONDS", 60.0)
     viewer.write_text("#!/bin/sh\necho 'cannot open display' >&2\nexit 1\n")
     pane.open_button.click()
     qtbot.waitUntil(lambda: bool(opened), timeout=10_000)

@@ -191,6 +191,73 @@ def test_a_worker_that_dies_as_it_starts_never_holds_the_parent(
     assert "exit 7" in got[0][1], got
 
 
+def test_a_worker_stalled_as_it_starts_holds_neither_submit_nor_close(
+    tokenizer: tuple[str, str | None], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A worker stalled while Python starts it (a slow import, a network home) has read
+    nothing yet: submit() still returns, and close() ends it. The tokenizer sent to it
+    under the lock kept submit() (and close()) waiting until the worker read it (review)."""
+    import multiprocessing.spawn
+
+    release = tmp_path / "release"
+    main = tmp_path / "stalls_on_import.py"
+    main.write_text(
+        f"import os, time\nwhile not os.path.exists({str(release)!r}):\n    time.sleep(0.05)\n"
+    )
+    own = multiprocessing.spawn.get_preparation_data
+
+    def stalling_main(name: str) -> dict[str, object]:
+        data = own(name)
+        data.pop("init_main_from_name", None)
+        data["init_main_from_path"] = str(main)
+        return data
+
+    monkeypatch.setattr(multiprocessing.spawn, "get_preparation_data", stalling_main)
+    (tmp_path / "a.pdf").write_bytes(text_pdf("Llamas hum when they are content."))
+    prep = _preparer(tokenizer, tmp_path, Limits(page_seconds=5))
+    submitted: list[int] = []
+    submitter = threading.Thread(
+        target=lambda: submitted.append(prep.submit(str(tmp_path / "a.pdf"), "")), daemon=True
+    )
+    submitter.start()
+    submitter.join(OUTER)
+    stuck = submitter.is_alive()
+    if stuck:
+        release.touch()  # let the worker read what it was sent, so the run can end
+    assert not stuck, "submit() waited on a worker that had not started"
+    closer = threading.Thread(target=prep.close, daemon=True)
+    closer.start()
+    closer.join(OUTER)
+    assert not closer.is_alive(), "close() waited on a worker that had not started"
+    release.touch()
+
+
+def test_the_worker_gets_the_tokenizer_itself_when_no_file_can_hold_it(
+    tokenizer: tuple[str, str | None], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The tokenizer goes to the worker in a file of the cache's folder; when that cannot
+    be written it is passed as it is, and files are still read."""
+    import docent.core.sandbox as sandbox
+
+    (tmp_path / "a.pdf").write_bytes(text_pdf("Llamas hum when they are content."))
+    prep = _preparer(tokenizer, tmp_path, Limits(page_seconds=30))
+    try:
+        got = _collect(prep, [prep.submit(str(tmp_path / "a.pdf"), "")])
+    finally:
+        prep.close()
+    assert got == [("", "")], got
+    assert list((tmp_path / "cache").glob("worker-tokenizer-*.json")), "no tokenizer file"
+
+    monkeypatch.setattr(sandbox, "_tokenizer_file", lambda root, text: "")
+    (tmp_path / "b.pdf").write_bytes(text_pdf("Kelp forests shelter otters."))
+    prep = _preparer(tokenizer, tmp_path, Limits(page_seconds=30))
+    try:
+        got = _collect(prep, [prep.submit(str(tmp_path / "b.pdf"), "")])
+    finally:
+        prep.close()
+    assert got == [("", "")], got
+
+
 def _state(pid: int) -> str:
     try:
         return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]

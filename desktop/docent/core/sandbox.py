@@ -24,6 +24,7 @@ work on a thread, without limits (tests that make hundreds of small files).
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import logging
 import multiprocessing
 import os
@@ -96,11 +97,11 @@ class ProcessPreparer:
         limits: Limits,
         ocr: bool = True,
     ):
-        #: Sent over the pipe once the worker runs, not in its start's arguments: those
-        #: are written to the new process before it starts (a pipe of 64 kB the parent
-        #: also holds open), and the tokenizer's 466 kB would wait there for good if the
-        #: worker died before reading them.
-        self._tokenizer_json = tokenizer_json
+        # The worker reads the tokenizer from a file. A start's arguments are written to
+        # the new process before it runs, into a 64 kB pipe the parent holds open too:
+        # the tokenizer's 466 kB there kept the parent (and the lock close() takes)
+        # waiting for good on a worker that died or stalled as Python started it.
+        self._tokenizer_json, self._cache_root = tokenizer_json, cache_root
         self._args = (cache_dir, cache_root, limits, ocr)
         self.limits = limits
         self._lock = threading.Lock()
@@ -268,7 +269,7 @@ class ProcessPreparer:
         lifeline_in, lifeline_out = ctx.Pipe(duplex=False)
         proc = ctx.Process(
             target=worker_main,
-            args=(there, lifeline_in, *self._args),
+            args=(there, lifeline_in, *self._tokenizer(), *self._args),
             name="docent-extract",
             daemon=True,
         )
@@ -279,10 +280,14 @@ class ProcessPreparer:
         self.starts += 1
         self._step = ("starting", STARTUP_SECONDS)
         self._deadline = time.monotonic() + STARTUP_SECONDS
-        with contextlib.suppress(OSError):  # it died: the sentinel says so when awaited
-            here.send(self._tokenizer_json)
         for task in self._pending:
             self._send(task)
+
+    def _tokenizer(self) -> tuple[str, str]:
+        """(its file, "") for the worker to read, or ("", the tokenizer) when that file
+        cannot be written; checked at each start (the cache's folder may have gone)."""
+        path = _tokenizer_file(self._cache_root, self._tokenizer_json)
+        return (path, "") if path else ("", self._tokenizer_json)
 
     def _send(self, task: _Task) -> None:
         assert self._conn is not None
@@ -365,20 +370,38 @@ class StreamTooLarge(BaseException):
     """A compressed stream inflates past ``Limits.stream_mb``."""
 
 
+def _tokenizer_file(cache_root: str, tokenizer_json: str) -> str:
+    """The tokenizer written once into the cache's folder, named by its content, for the
+    worker to read; "" when it cannot be written (it is then passed as it is)."""
+    digest = hashlib.sha256(tokenizer_json.encode("utf-8")).hexdigest()[:16]
+    path = Path(cache_root) / f"worker-tokenizer-{digest}.json"
+    try:
+        if not path.is_file():
+            path.parent.mkdir(parents=True, exist_ok=True)
+            part = path.with_name(f"{path.name}.{os.getpid()}.part")
+            part.write_text(tokenizer_json, encoding="utf-8")
+            os.replace(part, path)
+    except OSError as exc:
+        log.warning("the tokenizer could not be written for the extraction worker: %s", exc)
+        return ""
+    return str(path)
+
+
 def worker_main(
     conn: Connection,
     lifeline: Connection,
+    tokenizer_path: str,
+    tokenizer_json: str,
     cache_dir: str | None,
     cache_root: str,
     limits: Limits,
     ocr: bool,
 ) -> None:
+    """The worker: the tokenizer read from ``tokenizer_path`` (else ``tokenizer_json``)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
     _exit_with_parent(lifeline)
-    try:
-        tokenizer_json = conn.recv()  # the parent's first message
-    except (EOFError, OSError):
-        return
+    if tokenizer_path:
+        tokenizer_json = Path(tokenizer_path).read_text(encoding="utf-8")
     preparer = worker_preparer(tokenizer_json, cache_dir, limits, ocr)
     _cap_zlib(limits.stream_mb << 20)
     _cap_memory(limits.memory_mb << 20)

@@ -302,10 +302,12 @@ def child_environment(env: Mapping[str, str], bundle: str = "") -> dict[str, str
 EARLY_EXIT_SECONDS = 3.0
 
 
-def start(launch: Launch, env: Mapping[str, str], early: float = EARLY_EXIT_SECONDS) -> bool:
+def start(launch: Launch, env: Mapping[str, str], early: float | None = None) -> bool:
     """Starts ``launch`` in a session of its own (it outlives Docent) with ``env`` and
     its Exec line's variables; False when it could not start or exited with an error
-    within ``early`` seconds. Blocks for up to ``early`` seconds: call it in a worker."""
+    within ``early`` seconds (``EARLY_EXIT_SECONDS``). Blocks for up to that long: call
+    it in a worker."""
+    early = EARLY_EXIT_SECONDS if early is None else early
     try:
         process = subprocess.Popen(
             [launch.program, *launch.arguments],

@@ -141,7 +141,7 @@ def table_lines(rows: Sequence[Sequence[str]], marked: int = 0) -> list[str]:
         # "Quarterly results" merged over every column: said once, and the row under it
         # weighed as the header (a marked one if the file marks it too)
         return [next(c for c in rows[0] if _filled(c)), *table_lines(rows[1:], max(marked - 1, 0))]
-    if marked >= 2 and len(rows) > marked:
+    if marked >= 2 and len(rows) > marked and _groups_over(rows[:marked]):
         # a group row over a sub-header ("2021" over "Q1 | Q2"): one header, "2021 Q1"
         rows, marked = [merged_header(rows[:marked]), *rows[marked:]], 1
     if has_header(rows, marked > 0):
@@ -151,13 +151,26 @@ def table_lines(rows: Sequence[Sequence[str]], marked: int = 0) -> list[str]:
     return [row_line(r, None) for r in rows]
 
 
+def _groups_over(rows: Sequence[Sequence[str]]) -> bool:
+    """Marked header rows that are groups over a sub-header: each row but the last has a
+    cell merged over columns, and the last names two columns or more. A section row the
+    file marks under the header ("Europe" across the table, all ``<th>``) is not one, nor
+    are rows of data written in ``<th>`` cells (review)."""
+    *groups, sub = rows
+    return all(SPANNED in r for r in groups) and sum(1 for c in sub if _filled(c)) >= 2
+
+
 def merged_header(rows: Sequence[Sequence[str]]) -> tuple[str, ...]:
     """Header rows as one: each column named by what every row says over it, top down
     ("2021 Q1"), a merged cell naming each column it spans and a name said again (a cell
-    spanning the rows) said once."""
+    spanning the rows) said once; a column every row merges into the one before stays
+    merged (a cell over both rows and two columns names them once)."""
     width = max(len(r) for r in rows)
-    out = []
+    out: list[str] = []
     for i in range(width):
+        if all(i < len(r) and r[i] == SPANNED for r in rows):
+            out.append(SPANNED)
+            continue
         names: list[str] = []
         for row in rows:
             if i >= len(row):

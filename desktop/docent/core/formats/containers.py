@@ -115,7 +115,7 @@ def open_container(path: Path) -> IO[bytes]:
         except OSError as exc:
             raise unreadable(path, exc) from exc
         if head == OLE_MAGIC:
-            raise _ole(path)
+            raise _ole(path, fh)
         fh.seek(0)
         try:
             zf = zipfile.ZipFile(fh)  # a handle passed in: closing zf leaves it open
@@ -202,11 +202,12 @@ def _counted(info: zipfile.ZipInfo) -> bool:
     return info.file_size > MEDIA_RATIO * max(info.compress_size, 1 << 10)
 
 
-def _ole(path: Path) -> DocumentError:
-    """An OLE compound file where a zip was expected: encrypted, or an old binary file."""
+def _ole(path: Path, fh: IO[bytes]) -> DocumentError:
+    """An OLE compound file where a zip was expected (``fh``, the file as opened and
+    checked): encrypted, or an old binary file."""
     try:
-        with path.open("rb") as fh:
-            data = fh.read(1 << 20)
+        fh.seek(0)
+        data = fh.read(1 << 20)
     except OSError:
         data = b""
     if "EncryptedPackage".encode("utf-16-le") in data or b"E\x00n\x00c\x00r\x00y" in data:
