@@ -1053,6 +1053,25 @@ def test_marked_rows_that_are_no_group_over_a_sub_header_are_not_merged(
     assert "Where: West | Where: coast | 2021 Q1: 5 | 2021 Q2: 6" in lines, lines
 
 
+def test_one_group_after_an_empty_corner_names_the_columns_as_two_do(tmp_path: Path) -> None:
+    """One group over the columns after an empty corner, over a sub-header, both marked:
+    "2021 Q1" as with two groups, not "2021" said once as a title over the table; a
+    title over every column is still said once (review)."""
+    page = tmp_path / "sales.html"
+    page.write_text(
+        "<html><body><table><thead><tr><th></th><th colspan='2'>2021</th></tr>"
+        "<tr><th>Region</th><th>Q1</th><th>Q2</th></tr></thead>"
+        "<tr><td>West</td><td>5</td><td>6</td></tr></table>"
+        "<table><thead><tr><th colspan='3'>Quarterly</th></tr>"
+        "<tr><th></th><th colspan='2'>2022</th></tr>"
+        "<tr><th>Region</th><th>Q1</th><th>Q2</th></tr></thead>"
+        "<tr><td>East</td><td>7</td><td>8</td></tr></table></body></html>"
+    )
+    lines = text_of(extract(page)).splitlines()
+    assert "Region: West | 2021 Q1: 5 | 2021 Q2: 6" in lines, lines
+    assert lines[lines.index("Quarterly") + 2] == "Region: East | 2022 Q1: 7 | 2022 Q2: 8", lines
+
+
 def test_a_workbook_table_under_a_title_or_another_table_is_named_by_its_own_header(
     tmp_path: Path,
 ) -> None:

@@ -137,11 +137,15 @@ def table_lines(rows: Sequence[Sequence[str]], marked: int = 0) -> list[str]:
     (``marked``: how many first rows the file marks as the header; see :func:`has_header`)."""
     if not rows:
         return []
-    if len(rows) >= 3 and _is_title(rows[0]) and not has_header(rows, marked > 0):
+    grouped = marked >= 2 and len(rows) > marked and _groups_over(rows[:marked])
+    # one group over the columns after an empty corner ("" | "2021" over "Region | Q1"):
+    # a group, not a title (review)
+    corner = grouped and not _filled(rows[0][0])
+    if not corner and len(rows) >= 3 and _is_title(rows[0]) and not has_header(rows, marked > 0):
         # "Quarterly results" merged over every column: said once, and the row under it
         # weighed as the header (a marked one if the file marks it too)
         return [next(c for c in rows[0] if _filled(c)), *table_lines(rows[1:], max(marked - 1, 0))]
-    if marked >= 2 and len(rows) > marked and _groups_over(rows[:marked]):
+    if grouped:
         # a group row over a sub-header ("2021" over "Q1 | Q2"): one header, "2021 Q1"
         rows, marked = [merged_header(rows[:marked]), *rows[marked:]], 1
     if has_header(rows, marked > 0):
