@@ -1041,7 +1041,15 @@ def test_marked_rows_that_are_no_group_over_a_sub_header_are_not_merged(
         "<tr><th>Alan</th><th>41</th></tr><tr><td>Total</td><td>77</td></tr></table>"
         "<table><thead><tr><th rowspan='2' colspan='2'>Where</th><th colspan='2'>2021</th>"
         "</tr><tr><th>Q1</th><th>Q2</th></tr></thead>"
-        "<tr><td>West</td><td>coast</td><td>5</td><td>6</td></tr></table></body></html>"
+        "<tr><td>West</td><td>coast</td><td>5</td><td>6</td></tr></table>"
+        # a group and its sub-header, then rows of data in <th> cells too
+        "<table><tr><th rowspan='2'>Area</th><th colspan='2'>2020</th></tr>"
+        "<tr><th>H1</th><th>H2</th></tr><tr><th>Hull</th><th>5</th><th>6</th></tr>"
+        "<tr><th>Bath</th><th>7</th><th>8</th></tr></table>"
+        # a header over two columns, a row of data in <th> cells: no sub-header
+        "<table><tr><th>Pupil</th><th colspan='2'>Score</th></tr>"
+        "<tr><th>Ada</th><th>5</th><th>6</th></tr><tr><td>Alan</td><td>7</td><td>8</td></tr>"
+        "</table></body></html>"
     )
     lines = text_of(extract(page)).splitlines()
     assert "Country | Population | Capital" in lines, lines
@@ -1051,6 +1059,9 @@ def test_marked_rows_that_are_no_group_over_a_sub_header_are_not_merged(
     assert "Name: Ada | Age: 36" in lines and "Name: Total | Age: 77" in lines, lines
     assert "Where | 2021 Q1 | 2021 Q2" in lines, lines
     assert "Where: West | Where: coast | 2021 Q1: 5 | 2021 Q2: 6" in lines, lines
+    assert "Area | 2020 H1 | 2020 H2" in lines, lines
+    assert "Area: Bath | 2020 H1: 7 | 2020 H2: 8" in lines, lines
+    assert "Pupil: Ada | Score: 5 | Score: 6" in lines, lines
 
 
 def test_one_group_after_an_empty_corner_names_the_columns_as_two_do(tmp_path: Path) -> None:

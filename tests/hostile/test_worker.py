@@ -232,11 +232,12 @@ def test_a_worker_stalled_as_it_starts_holds_neither_submit_nor_close(
     release.touch()
 
 
-def test_the_worker_gets_the_tokenizer_itself_when_no_file_can_hold_it(
+def test_the_worker_gets_the_tokenizer_from_a_whole_file_or_else_as_it_is(
     tokenizer: tuple[str, str | None], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The tokenizer goes to the worker in a file of the cache's folder; when that cannot
-    be written it is passed as it is, and files are still read."""
+    """The tokenizer goes to the worker in a file of the cache's folder, written again
+    when it was cut short; when no file can be written it is passed as it is. Files are
+    read each time."""
     import docent.core.sandbox as sandbox
 
     (tmp_path / "a.pdf").write_bytes(text_pdf("Llamas hum when they are content."))
@@ -246,7 +247,18 @@ def test_the_worker_gets_the_tokenizer_itself_when_no_file_can_hold_it(
     finally:
         prep.close()
     assert got == [("", "")], got
-    assert list((tmp_path / "cache").glob("worker-tokenizer-*.json")), "no tokenizer file"
+    (kept,) = (tmp_path / "cache").glob("worker-tokenizer-*.json")
+    # cut short (a power cut after its write): written again at the next start
+    whole = kept.read_bytes()
+    kept.write_bytes(whole[: len(whole) // 2])
+    prep = _preparer(tokenizer, tmp_path, Limits(page_seconds=30))
+    try:
+        got = _collect(prep, [prep.submit(str(tmp_path / "a.pdf"), "", fresh=True)])
+    finally:
+        prep.close()
+    assert got == [("", "")], got
+    assert kept.read_bytes() == whole
+    assert not list((tmp_path / "cache").glob("*.part")), "a part file was left"
 
     monkeypatch.setattr(sandbox, "_tokenizer_file", lambda root, text: "")
     (tmp_path / "b.pdf").write_bytes(text_pdf("Kelp forests shelter otters."))

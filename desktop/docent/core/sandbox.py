@@ -29,6 +29,7 @@ import logging
 import multiprocessing
 import os
 import signal
+import tempfile
 import threading
 import time
 from collections import deque
@@ -371,16 +372,30 @@ class StreamTooLarge(BaseException):
 
 
 def _tokenizer_file(cache_root: str, tokenizer_json: str) -> str:
-    """The tokenizer written once into the cache's folder, named by its content, for the
-    worker to read; "" when it cannot be written (it is then passed as it is)."""
+    """The tokenizer in a file of the cache's folder, named by its content, for the
+    worker to read; "" when it cannot be written (it is then passed as it is). Read back
+    at each start and written again when it is not what its name says: a file cut short
+    (a power cut after its write) would make every worker start crash, each file blamed
+    for it (review)."""
     digest = hashlib.sha256(tokenizer_json.encode("utf-8")).hexdigest()[:16]
     path = Path(cache_root) / f"worker-tokenizer-{digest}.json"
     try:
-        if not path.is_file():
-            path.parent.mkdir(parents=True, exist_ok=True)
-            part = path.with_name(f"{path.name}.{os.getpid()}.part")
-            part.write_text(tokenizer_json, encoding="utf-8")
+        if path.read_text(encoding="utf-8") == tokenizer_json:
+            return str(path)
+    except (OSError, UnicodeDecodeError):
+        pass  # missing or unreadable: written below
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, part = tempfile.mkstemp(dir=path.parent, prefix=f"{path.name}.", suffix=".part")
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                fh.write(tokenizer_json)
+                fh.flush()
+                os.fsync(fh.fileno())
             os.replace(part, path)
+        except BaseException:
+            Path(part).unlink(missing_ok=True)
+            raise
     except OSError as exc:
         log.warning("the tokenizer could not be written for the extraction worker: %s", exc)
         return ""

@@ -9,6 +9,7 @@ row itself opens the table once, for exact search.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
@@ -137,17 +138,17 @@ def table_lines(rows: Sequence[Sequence[str]], marked: int = 0) -> list[str]:
     (``marked``: how many first rows the file marks as the header; see :func:`has_header`)."""
     if not rows:
         return []
-    grouped = marked >= 2 and len(rows) > marked and _groups_over(rows[:marked])
+    grouped = _group_rows(rows, marked)
     # one group over the columns after an empty corner ("" | "2021" over "Region | Q1"):
     # a group, not a title (review)
-    corner = grouped and not _filled(rows[0][0])
+    corner = grouped > 0 and not _filled(rows[0][0])
     if not corner and len(rows) >= 3 and _is_title(rows[0]) and not has_header(rows, marked > 0):
         # "Quarterly results" merged over every column: said once, and the row under it
         # weighed as the header (a marked one if the file marks it too)
         return [next(c for c in rows[0] if _filled(c)), *table_lines(rows[1:], max(marked - 1, 0))]
     if grouped:
         # a group row over a sub-header ("2021" over "Q1 | Q2"): one header, "2021 Q1"
-        rows, marked = [merged_header(rows[:marked]), *rows[marked:]], 1
+        rows, marked = [merged_header(rows[:grouped]), *rows[grouped:]], 1
     if has_header(rows, marked > 0):
         header = rows[0]
         names = (c for c in _named(header) if _filled(c))
@@ -155,13 +156,32 @@ def table_lines(rows: Sequence[Sequence[str]], marked: int = 0) -> list[str]:
     return [row_line(r, None) for r in rows]
 
 
+def _group_rows(rows: Sequence[Sequence[str]], marked: int) -> int:
+    """How many of the first rows, among the ``marked`` ones, are groups over a
+    sub-header (:func:`_groups_over`): the most that are, with a row after them; 0 when
+    fewer than two. Marked rows past them are data written in ``<th>`` cells (review)."""
+    k = min(marked, len(rows) - 1)
+    while k >= 2 and not _groups_over(rows[:k]):
+        k -= 1
+    return k if k >= 2 else 0
+
+
 def _groups_over(rows: Sequence[Sequence[str]]) -> bool:
     """Marked header rows that are groups over a sub-header: each row but the last has a
-    cell merged over columns, and the last names two columns or more. A section row the
-    file marks under the header ("Europe" across the table, all ``<th>``) is not one, nor
-    are rows of data written in ``<th>`` cells (review)."""
+    cell merged over columns, and the last names two columns or more, none a number but
+    a year. A section row the file marks under the header ("Europe" across the table,
+    all ``<th>``) is not one, nor is a row of data written in ``<th>`` cells (review)."""
     *groups, sub = rows
-    return all(SPANNED in r for r in groups) and sum(1 for c in sub if _filled(c)) >= 2
+    names = [c for c in sub if _filled(c)]
+    return (
+        all(SPANNED in r for r in groups)
+        and len(names) >= 2
+        and not any(_is_number(c) and not _YEAR.fullmatch(c) for c in names)
+    )
+
+
+#: A year, a number a header may hold ("2021" over "Q1 | Q2", or under a group).
+_YEAR = re.compile(r"(?:1[89]|2[0-9])\d\d")
 
 
 def merged_header(rows: Sequence[Sequence[str]]) -> tuple[str, ...]:
