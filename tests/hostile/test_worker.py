@@ -154,6 +154,23 @@ def test_a_worker_that_dies_mid_file_is_reported_not_waited_on_for_good(
     assert got[1] == ("", ""), "the file after the crash was lost"
 
 
+def _worker_main_module(monkeypatch: pytest.MonkeyPatch, main: Path, source: str) -> None:
+    """Workers started from now on run ``source`` as their copy of the main module, while
+    Python starts them, before they read anything they were started with."""
+    import multiprocessing.spawn
+
+    main.write_text(source)
+    own = multiprocessing.spawn.get_preparation_data
+
+    def with_main(name: str) -> dict[str, object]:
+        data = own(name)
+        data.pop("init_main_from_name", None)
+        data["init_main_from_path"] = str(main)
+        return data
+
+    monkeypatch.setattr(multiprocessing.spawn, "get_preparation_data", with_main)
+
+
 def test_a_worker_that_dies_as_it_starts_never_holds_the_parent(
     tokenizer: tuple[str, str | None], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -161,19 +178,7 @@ def test_a_worker_that_dies_as_it_starts_never_holds_the_parent(
     on import) never reads what it was started with. The tokenizer (466 kB) was part of
     that, written by the parent into a 64 kB pipe it also holds: the parent waited there
     for good, holding the preparer's lock (and a window closing would have waited too)."""
-    import multiprocessing.spawn
-
-    main = tmp_path / "dies_on_import.py"
-    main.write_text("raise SystemExit(7)\n")
-    own = multiprocessing.spawn.get_preparation_data
-
-    def dying_main(name: str) -> dict[str, object]:
-        data = own(name)
-        data.pop("init_main_from_name", None)
-        data["init_main_from_path"] = str(main)
-        return data
-
-    monkeypatch.setattr(multiprocessing.spawn, "get_preparation_data", dying_main)
+    _worker_main_module(monkeypatch, tmp_path / "dies_on_import.py", "raise SystemExit(7)\n")
     (tmp_path / "a.pdf").write_bytes(text_pdf("Llamas hum when they are content."))
     prep = _preparer(tokenizer, tmp_path, Limits(page_seconds=5))
     got: list[tuple[str, str]] = []
@@ -197,22 +202,9 @@ def test_a_worker_stalled_as_it_starts_holds_neither_submit_nor_close(
     """A worker stalled while Python starts it (a slow import, a network home) has read
     nothing yet: submit() still returns, and close() ends it. The tokenizer sent to it
     under the lock kept submit() (and close()) waiting until the worker read it (review)."""
-    import multiprocessing.spawn
-
     release = tmp_path / "release"
-    main = tmp_path / "stalls_on_import.py"
-    main.write_text(
-        f"import os, time\nwhile not os.path.exists({str(release)!r}):\n    time.sleep(0.05)\n"
-    )
-    own = multiprocessing.spawn.get_preparation_data
-
-    def stalling_main(name: str) -> dict[str, object]:
-        data = own(name)
-        data.pop("init_main_from_name", None)
-        data["init_main_from_path"] = str(main)
-        return data
-
-    monkeypatch.setattr(multiprocessing.spawn, "get_preparation_data", stalling_main)
+    wait = f"import os, time\nwhile not os.path.exists({str(release)!r}):\n    time.sleep(0.05)\n"
+    _worker_main_module(monkeypatch, tmp_path / "stalls_on_import.py", wait)
     (tmp_path / "a.pdf").write_bytes(text_pdf("Llamas hum when they are content."))
     prep = _preparer(tokenizer, tmp_path, Limits(page_seconds=5))
     submitted: list[int] = []
