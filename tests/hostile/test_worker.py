@@ -232,33 +232,29 @@ def test_the_worker_gets_the_tokenizer_from_a_whole_file_or_else_as_it_is(
     read each time."""
     import docent.core.sandbox as sandbox
 
+    def read(name: str, fresh: bool = False) -> list[tuple[str, str]]:
+        """``name`` read by a worker of a new preparer (so a new start)."""
+        prep = _preparer(tokenizer, tmp_path, Limits(page_seconds=30))
+        try:
+            return _collect(prep, [prep.submit(str(tmp_path / name), "", fresh=fresh)])
+        finally:
+            prep.close()
+
     (tmp_path / "a.pdf").write_bytes(text_pdf("Llamas hum when they are content."))
-    prep = _preparer(tokenizer, tmp_path, Limits(page_seconds=30))
-    try:
-        got = _collect(prep, [prep.submit(str(tmp_path / "a.pdf"), "")])
-    finally:
-        prep.close()
+    got = read("a.pdf")
     assert got == [("", "")], got
     (kept,) = (tmp_path / "cache").glob("worker-tokenizer-*.json")
     # cut short (a power cut after its write): written again at the next start
     whole = kept.read_bytes()
     kept.write_bytes(whole[: len(whole) // 2])
-    prep = _preparer(tokenizer, tmp_path, Limits(page_seconds=30))
-    try:
-        got = _collect(prep, [prep.submit(str(tmp_path / "a.pdf"), "", fresh=True)])
-    finally:
-        prep.close()
+    got = read("a.pdf", fresh=True)
     assert got == [("", "")], got
     assert kept.read_bytes() == whole
     assert not list((tmp_path / "cache").glob("*.part")), "a part file was left"
 
     monkeypatch.setattr(sandbox, "_tokenizer_file", lambda root, text: "")
     (tmp_path / "b.pdf").write_bytes(text_pdf("Kelp forests shelter otters."))
-    prep = _preparer(tokenizer, tmp_path, Limits(page_seconds=30))
-    try:
-        got = _collect(prep, [prep.submit(str(tmp_path / "b.pdf"), "")])
-    finally:
-        prep.close()
+    got = read("b.pdf")
     assert got == [("", "")], got
 
 

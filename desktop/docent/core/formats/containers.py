@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import zipfile
 from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from itertools import takewhile
 from pathlib import Path
 from typing import IO, Any, TypeVar
@@ -130,28 +131,11 @@ def open_container(path: Path) -> IO[bytes]:
     return fh
 
 
-class _OwnZip(zipfile.ZipFile):
-    """A zip read through a handle it closes when it is closed."""
-
-    def __init__(self, fh: IO[bytes]) -> None:
-        self._handle = fh  # first: a zip that fails to open is still closed (__del__)
-        super().__init__(fh)
-
-    def close(self) -> None:
-        try:
-            super().close()
-        finally:
-            self._handle.close()
-
-
-def open_zip(path: Path) -> zipfile.ZipFile:
-    """The container, checked (:func:`open_container`), as a zip."""
-    fh = open_container(path)
-    try:
-        return _OwnZip(fh)
-    except BaseException:
-        fh.close()
-        raise
+@contextmanager
+def open_zip(path: Path) -> Iterator[zipfile.ZipFile]:
+    """The container, checked (:func:`open_container`), as a zip read through its handle."""
+    with open_container(path) as fh, zipfile.ZipFile(fh) as zf:
+        yield zf
 
 
 def open_file(path: Path) -> IO[bytes]:
