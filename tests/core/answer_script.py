@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from docent.core import llm_rerank
 from docent.core.answering import Answer
 from docent.core.config import Settings
 from docent.core.engine import Engine
@@ -51,6 +52,8 @@ def first_sentence(text: str, min_words: int = 6) -> str:
 
 def kind(messages: list[dict[str, Any]]) -> str:
     system = messages[0]["content"] if messages and messages[0]["role"] == "system" else ""
+    if asked(messages).endswith(llm_rerank.ASK):
+        return "rerank"
     if system.startswith("Rewrite"):
         return "rewrite"
     if system.startswith("You check whether statements"):
@@ -69,6 +72,8 @@ class ScriptedModel:
     #: Reply to a follow-up rewrite request (None: the last question, unchanged).
     rewrite: str | Callable[[str], str] | None = None
     judge: str = "1: 0.9"
+    #: Reply to an LLM rerank request (``llm_rerank``): the schema's JSON.
+    rerank: str = '{"best": []}'
     #: Replace the whole answer text.
     answer: str | None = None
     seen: dict[str, list[list[dict[str, Any]]]] = field(default_factory=dict)
@@ -84,6 +89,8 @@ class ScriptedModel:
             return self.rewrite if self.rewrite is not None else question
         if what == "judge":
             return self.judge
+        if what == "rerank":
+            return self.rerank
         if self.answer is not None:
             return self.answer
         # by number: [1] is the best passage, wherever the layout lists it

@@ -277,3 +277,54 @@ def test_the_banner_for_ollama_down_says_what_answers_do_once() -> None:
     assert text.count("until then") + text.count("Until then") == 1
     assert text.startswith("Ollama is not running at") and "ollama serve" in text
     assert banner(Health(False), "tiny:1b", None)[0].startswith("Ollama is not running.")
+
+
+def test_the_status_says_when_the_model_orders_the_passages(qtbot: Any) -> None:
+    from docent.core.api import AskStage
+    from docent.gui.chat_controls import AskStatus
+
+    status = AskStatus()
+    qtbot.addWidget(status)
+    status.start("tiny:1b")
+    status.set_stage(AskStage.RERANKING)
+    assert status.describe().startswith("tiny:1b is choosing the passages that answer best")
+    status.set_stage(AskStage.WAITING)
+    assert status.describe().startswith("Waiting for tiny:1b to start answering")
+
+
+@pytest.mark.parametrize(
+    ("reranked", "said"),
+    [
+        (
+            [3, 1],
+            "tiny:1b put first the passages it judged to answer (LLM rerank): the search had "
+            "them at ranks 3 and 1.",
+        ),
+        (
+            [7],
+            "tiny:1b put first the passage it judged to answer (LLM rerank): the search had "
+            "it at rank 7.",
+        ),
+        (
+            [],
+            "tiny:1b was asked which passages answer (LLM rerank) and named none: they are in "
+            "the search's order.",
+        ),
+    ],
+)
+def test_an_answer_says_what_the_llm_rerank_did(
+    qtbot: Any, fake: FakeEngine, chat: ChatPane, reranked: list[int], said: str
+) -> None:
+    given = answer("The timer counts at 60Hz [1].", [citation(1, "/d/vax.pdf")])
+    given.model, given.reranked = "tiny:1b", reranked
+    fake.answers = [given]
+    ask_and_wait(qtbot, chat, "How fast is the timer?")
+    assert said in " ".join(chat.view.toPlainText().split())
+
+
+def test_an_answer_without_the_llm_rerank_says_nothing_of_it(
+    qtbot: Any, fake: FakeEngine, chat: ChatPane
+) -> None:
+    fake.answers = [answer("The timer counts at 60Hz [1].", [citation(1, "/d/vax.pdf")])]
+    ask_and_wait(qtbot, chat, "How fast is the timer?")
+    assert "LLM rerank" not in chat.view.toPlainText()

@@ -68,3 +68,19 @@ def test_settings_switch_turns_ocr_off_after_a_restart(
     applied = done.args[0]
     # The extraction process was started with the old value: it applies on the next start.
     assert applied.changed == ["ocr_enabled"] and applied.restart == ["ocr_enabled"]
+
+
+def test_settings_switch_turns_the_llm_rerank_on_at_once(
+    qtbot: Any, fake: FakeEngine, drain: None
+) -> None:
+    dialog = SettingsDialog(fake)
+    qtbot.addWidget(dialog)
+    assert not dialog.llm_rerank_check.isChecked()
+    assert dialog.llm_rerank_check.accessibleName() == "LLM rerank"
+    dialog.llm_rerank_check.setChecked(True)
+    with qtbot.waitSignal(dialog.settings_applied, timeout=10_000) as done:
+        dialog.buttons.button(QDialogButtonBox.StandardButton.Save).click()
+    applied = done.args[0]
+    # read by each answer as it starts: no restart
+    assert applied.changed == ["llm_rerank"] and applied.restart == []
+    assert fake.settings.llm_rerank is True

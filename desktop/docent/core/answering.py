@@ -45,10 +45,11 @@ import re
 import threading
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from docent.core import llm_rerank
 from docent.core.attribution import (
     Attribution,
     EmbedFn,
@@ -239,9 +240,11 @@ class Answerer:
         try:
             answer = (None if overridden else self._abstain(run)) or self._generate(run)
             _mark_anyway(answer, overridden)
+            answer.reranked = run.reranked
         except AnswerCancelled as exc:
             if exc.answer is not None:
                 _mark_anyway(exc.answer, overridden)  # stopped: what came, asked anyway
+                exc.answer.reranked = run.reranked
                 exc.answer.seconds = time.monotonic() - started
                 exc.answer.requests = requests.used
                 conv.add(question, query, exc.answer, stopped=True)
@@ -320,8 +323,45 @@ class Answerer:
             rewrites=run.rewrites,
         )
 
+    def _rerank(self, run: _Run, plan: ContextPlan) -> None:
+        """The LLM rerank (``llm_rerank``, off by default): the model puts the passages
+        that answer first. Only with a request left for the answer; a reply it cannot use
+        leaves the search's order (``run.reranked`` []). A model out of reach is not asked
+        again: the answer then quotes the passages and says why."""
+        if not self.settings.llm_rerank or run.requests.left() < 2:
+            return
+        if len(llm_rerank.listed(run.result.hits, plan.context_tokens)) < 2:
+            return  # nothing to order
+        if run.on_stage is not None:
+            run.on_stage(AskStage.RERANKING)
+        run.requests.take()
+        try:
+            done = llm_rerank.rerank(
+                self.llm,
+                run.query,
+                run.result.hits,
+                context_tokens=plan.context_tokens,
+                model=run.model,
+                cancel=run.cancel,
+            )
+        except Cancelled as exc:
+            raise AnswerCancelled(str(exc)) from exc
+        except (LLMUnavailable, ModelNotFound, LLMTimeout) as exc:
+            run.requests.down = exc  # the answer request would fail the same way
+            return
+        except (LLMError, OutputCut):
+            run.reranked = []
+            return
+        finally:
+            if run.on_stage is not None:
+                run.on_stage(AskStage.WAITING)
+        run.reranked = done.picks
+        run.result = replace(run.result, hits=done.hits)
+
     def _generate(self, run: _Run) -> Answer:
         plan = context_plan(self.settings, self._count, run.question)
+        self._rerank(run, plan)
+        _check(run.cancel, None)
         prompt = build_prompt(
             run.question,
             run.query,
@@ -611,6 +651,8 @@ class _Run:
     on_stage: StageCallback | None = None
     #: Which time the user asks this question (a Retry: 2, 3, ...).
     attempt: int = 1
+    #: What the LLM rerank made of the passages (``Answer.reranked``).
+    reranked: list[int] | None = None
 
 
 def listed(shown: list[Hit], query: str) -> list[Citation]:

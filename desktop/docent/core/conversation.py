@@ -48,6 +48,8 @@ class AskStage(enum.StrEnum):
     #: the model makes a follow-up into a standalone question
     REWRITING = "rewriting"
     SEARCHING = "searching"
+    #: the model orders the passages found (``llm_rerank``, off by default)
+    RERANKING = "reranking"
     #: the passages are sent to the model; no word of the answer yet
     WAITING = "waiting"
     #: the answer is in; its citations and sentences are being checked
@@ -119,6 +121,10 @@ class Answer:
     #: person asked the model anyway (an abstention overridden: "Ask anyway"); ``reason``
     #: starts with it. "" otherwise.
     overrode: str = ""
+    #: The LLM rerank (``llm_rerank``): the search's ranks (1-based) of the passages the
+    #: model put first, in its order; [] when it named none or its reply could not be
+    #: used (the search's order stands); None when it was not asked.
+    reranked: list[int] | None = None
     #: Extractive because the question left the model's context no room for a passage:
     #: no model was asked (a Retry would do the same; a shorter question would not).
     too_long: bool = False
@@ -173,6 +179,7 @@ class Answer:
             "tokens": self.tokens,
             "budget": self.budget,
             "requests": self.requests,
+            "reranked": self.reranked,
             "attempts": self.attempts,
             "attempt": self.attempt,
             "asked_anyway": self.asked_anyway,

@@ -224,6 +224,7 @@ class OllamaClient:
         cancel: threading.Event | None = None,
         options: dict[str, Any] | None = None,
         guard: OutputGuard | None = None,
+        schema: dict[str, Any] | None = None,
     ) -> Generator[str, None, None]:
         """Yield the answer's content tokens as they arrive.
 
@@ -232,13 +233,14 @@ class OllamaClient:
         output degenerate, LLMTimeout, LLMUnavailable, ModelNotFound, LLMStreamError or
         LLMError. Closing the iterator early, a cancel and a cut all hang up on Ollama, so
         it stops generating. ``guard.done_reason`` tells why a finished stream ended.
+        ``schema``: a JSON schema the reply is held to (Ollama's ``format``).
         """
         name = model or self.model
         watch = guard if guard is not None else guard_for(options)
         call = _Call()
         worker = threading.Thread(
             target=self._produce,
-            args=(call, name, messages, options),
+            args=(call, name, messages, options, schema),
             name="ollama-stream",
             daemon=True,
         )
@@ -273,21 +275,29 @@ class OllamaClient:
         cancel: threading.Event | None = None,
         options: dict[str, Any] | None = None,
         guard: OutputGuard | None = None,
+        schema: dict[str, Any] | None = None,
     ) -> str:
         """The whole answer as one string (query rewrites, summaries), watched by the
         same guard as a stream (OutputCut carries the text before a loop)."""
         return "".join(
-            self.stream_chat(messages, model=model, cancel=cancel, options=options, guard=guard)
+            self.stream_chat(
+                messages, model=model, cancel=cancel, options=options, guard=guard, schema=schema
+            )
         )
 
     def _produce(
-        self, call: _Call, name: str, messages: list[dict[str, str]], options: dict[str, Any] | None
+        self,
+        call: _Call,
+        name: str,
+        messages: list[dict[str, str]],
+        options: dict[str, Any] | None,
+        schema: dict[str, Any] | None = None,
     ) -> None:
         _local.call = call
         echo = _Echo(messages)
         try:
             parts = self._stream_client.chat(
-                model=name, messages=messages, stream=True, options=options
+                model=name, messages=messages, stream=True, options=options, format=schema
             )
             try:
                 for part in parts:

@@ -76,6 +76,8 @@ class AskStatus(QLabel):
             what = f"No passage supports {model}'s answer: asking it again"
         elif self.stage is AskStage.REWRITING:
             what = f"{model} is reading the follow-up question"
+        elif self.stage is AskStage.RERANKING:
+            what = f"{model} is choosing the passages that answer best"
         elif self.stage is AskStage.WAITING:
             what = f"Waiting for {model} to start answering"
         else:

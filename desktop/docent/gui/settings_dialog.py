@@ -48,6 +48,7 @@ FIELD_LABELS = {
     "summary_seconds_per_page": "Summary time limit",
     "ocr_enabled": "Scanned pages",
     "rerank_model_dir": "Reranker",
+    "llm_rerank": "LLM rerank",
 }
 
 
@@ -165,6 +166,15 @@ class SettingsDialog(QDialog):
         rerank_row = self._folder_row(
             self.rerank_edit, "the cross-encoder's folder", "Cross-encoder folder"
         )
+        self.llm_rerank_check = QCheckBox(
+            "Before each answer, ask the model which passages answer best (one more request)"
+        )
+        self.llm_rerank_check.setObjectName("llm_rerank")
+        self.llm_rerank_check.setToolTip(
+            "Off by default: measured with a small model, it changed nothing and made each "
+            "answer wait for one more request. A larger model may do better."
+        )
+        self.fields["llm_rerank"] = self.llm_rerank_check
         self.ocr_check = QCheckBox("Read pages without text by OCR (slow: seconds per page)")
         self.ocr_check.setObjectName("ocr_enabled")
         self.fields["ocr_enabled"] = self.ocr_check
@@ -181,6 +191,7 @@ class SettingsDialog(QDialog):
         self._row(form, "summary_seconds_per_page", limit_row)
         self._row(form, "ocr_enabled", self.ocr_check)
         self._row(form, "rerank_model_dir", rerank_row)
+        self._row(form, "llm_rerank", self.llm_rerank_check)
 
         self.error_label = QLabel("")
         self.error_label.setObjectName("settingsError")
@@ -224,6 +235,7 @@ class SettingsDialog(QDialog):
         self.limit_edit.setText(exact(s.summary_seconds_per_page))
         self.ocr_check.setChecked(s.ocr_enabled)
         self.rerank_edit.setText(s.rerank_model_dir)
+        self.llm_rerank_check.setChecked(s.llm_rerank)
 
     def _watch_edits(self) -> None:
         def edited(key: str) -> Callable[..., None]:
@@ -254,6 +266,7 @@ class SettingsDialog(QDialog):
             "summary_seconds_per_page": self.limit_edit.text().strip(),
             "ocr_enabled": self.ocr_check.isChecked(),
             "rerank_model_dir": self.rerank_edit.text().strip(),
+            "llm_rerank": self.llm_rerank_check.isChecked(),
         }
 
     # Validation and saving ----------------------------------------------------

@@ -1,0 +1,124 @@
+"""An optional LLM rerank (``llm_rerank``, off by default): the answering model puts the
+passages that answer the question first, before it is asked for the answer.
+
+The search's best ``RERANK_TOP`` passages are listed to the model, numbered, with the
+question. Its reply is held by a JSON schema (Ollama's ``format``) to up to
+``RERANK_PICKS`` of those numbers, the best first. The passages it names move to the
+front, in its order; the rest keep theirs. A reply that names none, is cut short or is
+not JSON leaves the search's order as it was: the rerank can only reorder passages the
+search found, never add or drop one.
+
+Off by default, because it was measured and moved nothing: with the only model here
+(smollm2:135m) the figures are the same with and without it, and it costs each answer
+one more request (README, issue 16). A person whose model follows instructions may turn
+it on (Settings → Answers, ``settings.toml``, ``DOCENT_LLM_RERANK``) and measure it on
+their library (``benchmarks/llm_rerank.py``).
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from docent.core.llm import OllamaClient
+    from docent.core.models import Hit
+
+#: Passages listed to the model.
+RERANK_TOP = 10
+#: Numbers the model may name.
+RERANK_PICKS = 3
+#: Characters of each passage listed (the model's context holds ten).
+EXCERPT = 500
+ASK = "Which passages answer the question? Reply with their numbers, the best first."
+#: Greedy and short: a list of three numbers needs few tokens.
+OPTIONS: dict[str, Any] = {"temperature": 0, "seed": 7, "num_predict": 40}
+#: Tokens a listed passage takes at most (``EXCERPT`` characters and its header), and
+#: those the ask and the reply take: what decides how many fit the model's context.
+PASSAGE_TOKENS = 160
+OVERHEAD_TOKENS = 256
+
+
+@dataclass(frozen=True, slots=True)
+class Reranked:
+    hits: list[Hit]
+    #: The search's ranks (1-based) of the passages the model put first, in its order;
+    #: empty when it named none (the search's order stands).
+    picks: list[int]
+
+
+def excerpt(text: str) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= EXCERPT else flat[:EXCERPT].rsplit(" ", 1)[0] + " …"
+
+
+def messages(question: str, hits: Sequence[Hit]) -> list[dict[str, str]]:
+    listing = "\n\n".join(
+        f"[{n}] {h.file_name} {h.pages_label}: {excerpt(h.text)}" for n, h in enumerate(hits, 1)
+    )
+    return [{"role": "user", "content": f"Passages:\n\n{listing}\n\nQuestion: {question}\n\n{ASK}"}]
+
+
+def schema(n: int) -> dict[str, Any]:
+    """Up to ``RERANK_PICKS`` of the numbers 1..n."""
+    numbers = {"type": "integer", "enum": list(range(1, n + 1))}
+    return {
+        "type": "object",
+        "properties": {"best": {"type": "array", "items": numbers, "maxItems": RERANK_PICKS}},
+        "required": ["best"],
+    }
+
+
+def picks(reply: str, n: int) -> list[int]:
+    """The numbers 1..n the reply names, once each, in its order (at most
+    ``RERANK_PICKS``); [] for a reply that is not the schema's JSON (cut short, or a
+    server that ignored the schema)."""
+    try:
+        best = json.loads(reply)["best"]
+        named = [int(x) for x in best]
+    except (ValueError, KeyError, TypeError):
+        return []
+    return [x for x in dict.fromkeys(named) if 1 <= x <= n][:RERANK_PICKS]
+
+
+def reordered(hits: Sequence[Hit], chosen: Sequence[int]) -> list[Hit]:
+    """``hits`` with the passages ranked ``chosen`` (1-based) first, in that order."""
+    front = [hits[x - 1] for x in chosen]
+    return front + [h for x, h in enumerate(hits, 1) if x not in set(chosen)]
+
+
+def listed(hits: Sequence[Hit], context_tokens: int) -> list[Hit]:
+    """The passages listed to the model: the best ``RERANK_TOP``, as many as
+    ``context_tokens`` (the answer's context) holds."""
+    fit = (context_tokens - OVERHEAD_TOKENS) // PASSAGE_TOKENS
+    return list(hits[: max(0, min(RERANK_TOP, fit))])
+
+
+def rerank(
+    llm: OllamaClient,
+    question: str,
+    hits: Sequence[Hit],
+    *,
+    context_tokens: int,
+    model: str | None = None,
+    cancel: threading.Event | None = None,
+) -> Reranked:
+    """Ask the model which of ``listed(hits)`` answer ``question``, with the answer's
+    ``num_ctx`` (``context_tokens``: Ollama would load the model again for another).
+    Fewer than two to order: no request. The client's errors (LLMError, Cancelled,
+    OutputCut) pass through to the caller."""
+    head = listed(hits, context_tokens)
+    if len(head) < 2:
+        return Reranked(list(hits), [])
+    reply = llm.chat(
+        messages(question, head),
+        model=model,
+        cancel=cancel,
+        options={**OPTIONS, "num_ctx": context_tokens},
+        schema=schema(len(head)),
+    )
+    chosen = picks(reply, len(head))
+    return Reranked(reordered(head, chosen) + list(hits[len(head) :]), chosen)
