@@ -258,6 +258,34 @@ def test_the_worker_gets_the_tokenizer_from_a_whole_file_or_else_as_it_is(
     assert got == [("", "")], got
 
 
+def test_an_earlier_models_tokenizer_file_is_removed_when_a_new_one_is_written(
+    tmp_path: Path,
+) -> None:
+    """One 466 kB file per model change was left for good (review). Those older than
+    ``OLD_TOKENIZER_SECONDS`` go when a new one is written; a fresh one (a worker of
+    another engine may be reading it) stays, and so does what is not a tokenizer file."""
+    import docent.core.sandbox as sandbox
+
+    root = tmp_path / "cache"
+    root.mkdir()
+    week = time.time() - 7 * 86400
+    older = root / "worker-tokenizer-0123456789abcdef.json"
+    part = root / "worker-tokenizer-0123456789abcdef.json.x1y2.part"
+    fresh = root / "worker-tokenizer-fedcba9876543210.json"
+    other = root / "notes.json"
+    for f in (older, part, fresh, other):
+        f.write_text("{}", encoding="utf-8")
+    for f in (older, part, other):
+        os.utime(f, (week, week))
+    made = Path(sandbox._tokenizer_file(str(root), '{"model": "new"}'))
+    assert made.read_text(encoding="utf-8") == '{"model": "new"}'
+    assert sorted(p.name for p in root.iterdir()) == sorted([made.name, fresh.name, other.name])
+    # found whole at the next start: nothing is written, nothing removed
+    os.utime(fresh, (week, week))
+    assert sandbox._tokenizer_file(str(root), '{"model": "new"}') == str(made)
+    assert fresh.exists()
+
+
 def _state(pid: int) -> str:
     try:
         return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]

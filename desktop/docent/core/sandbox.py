@@ -399,7 +399,26 @@ def _tokenizer_file(cache_root: str, tokenizer_json: str) -> str:
     except OSError as exc:
         log.warning("the tokenizer could not be written for the extraction worker: %s", exc)
         return ""
+    _drop_old_tokenizers(path)
     return str(path)
+
+
+#: A tokenizer file of another model (or a part file a crash left) older than this is
+#: removed when a new one is written: the library's lock keeps one engine on a cache,
+#: and a worker reads its file as it starts, so an older one is no one's.
+OLD_TOKENIZER_SECONDS = 3600.0
+
+
+def _drop_old_tokenizers(kept: Path) -> None:
+    """Remove the tokenizer files beside ``kept`` that an embedding model used before
+    (466 kB each, one per model change: review)."""
+    old = time.time() - OLD_TOKENIZER_SECONDS
+    for other in kept.parent.glob("worker-tokenizer-*.json*"):
+        try:
+            if other != kept and other.stat().st_mtime < old:
+                other.unlink()
+        except OSError:
+            pass  # gone already, or not ours to remove: left
 
 
 def worker_main(
