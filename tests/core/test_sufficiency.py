@@ -179,6 +179,25 @@ def test_acronyms_and_words_of_the_question_not_names_are_left_out() -> None:
     assert unfound_names(["Google"], ["spreadsheet"], []) == []  # Google was found
 
 
+@pytest.mark.parametrize(
+    ("question", "names"),
+    [
+        ("Please explain the sink function in plain English", []),
+        ("What does sink do in R, in plain English?", []),
+        ("Explain KLU ordering in simple German, please", ["KLU"]),
+        ("Explain the Keeper radio in English.", ["Keeper"]),
+        # a language that is the topic, or a name after "in", stays a name
+        ("Is the Keeper manual available in English for schools?", ["Keeper", "English"]),
+        ("What happened in Porto Alegre in 2004?", ["Porto", "Alegre", "Porto Alegre"]),
+    ],
+)
+def test_the_language_an_answer_is_asked_in_is_not_a_name(question: str, names: list[str]) -> None:
+    """ "in plain English" made a question low: no passage on sink says "English"."""
+    from docent.core.queryterms import proper_names
+
+    assert proper_names(question) == names
+
+
 def test_medium_when_only_part_of_the_question_is_covered() -> None:
     hits = [hit("Fog signals sound every thirty seconds.", similarity=0.45)]
     ev = evaluate_retrieval("How often do fog horns sound at night?", hits)

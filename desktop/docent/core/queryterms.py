@@ -207,12 +207,29 @@ def analyse(question: str) -> QueryTerms:
     )
 
 
+#: Languages an answer may be asked in ("in plain English", "in simple German"): how to
+#: answer, not what about, so not a name the passages must hold. "Please explain the sink
+#: function in plain English" was low because no passage on sink says "English".
+_LANGUAGES = (
+    "English|French|German|Spanish|Italian|Portuguese|Dutch|Norwegian|Swedish|Danish|"
+    "Finnish|Polish|Czech|Greek|Turkish|Russian|Ukrainian|Arabic|Hebrew|Hindi|Chinese|"
+    "Mandarin|Japanese|Korean|Indonesian|Vietnamese"
+)
+_ANSWER_LANGUAGE = re.compile(
+    rf"\bin\s+(?:(?:plain|simple|simpler|basic|everyday|easy|good)\s+)?({_LANGUAGES})\b"
+    r"(?=\s*(?:[.?!,;:)]|please\b|$))",
+    re.IGNORECASE,
+)
+
+
 def proper_names(question: str, exact: dict[str, str] | None = None) -> list[str]:
     """Capitalised words not opening a sentence (``Parquet`` in "load an Apache Parquet
-    file"), and runs of them as one name (``Apache Parquet``)."""
+    file"), and runs of them as one name (``Apache Parquet``). Not the language an answer
+    is asked in at the end of a clause ("..., in plain English?")."""
     out: list[str] = []
     run: list[str] = []
     taken = {t.lower() for term in (exact or {}).values() for t in tokens(term)}
+    asked_in = {m.start(1) for m in _ANSWER_LANGUAGE.finditer(question)}
     last_end = -1
     for m in _TOKEN.finditer(question):
         tok = m.group(0)
@@ -224,6 +241,7 @@ def proper_names(question: str, exact: dict[str, str] | None = None) -> list[str
             or not tok[0].isupper()
             or tok.lower() in stopwords()
             or tok.lower() in taken
+            or m.start() in asked_in
         )
         adjacent = question[last_end : m.start()].strip() == ""
         if not (is_name and adjacent) and len(run) > 1:
