@@ -65,7 +65,9 @@ def main() -> int:
         hits, confidence = pipeline(question)
         started = time.monotonic()
         try:
-            done = llm_rerank.rerank(client, question, hits, context_tokens=args.context)
+            done = llm_rerank.rerank(
+                client, question, hits, context_tokens=args.context, count=eng.embedder.count_tokens
+            )
         except (LLMError, OutputCut):
             failed += 1
             return hits, confidence

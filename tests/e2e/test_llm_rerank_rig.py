@@ -81,7 +81,9 @@ def test_an_answer_with_the_rerank_on_offers_the_searchs_passages(
     answer = rerank_engine.ask(QUESTION)
     assert answer.reranked is not None  # the model was asked (it may name none)
     assert answer.requests >= 2
-    head = found[: len(llm_rerank.listed(found, rerank_engine.settings.llm_context_tokens))]
+    count = rerank_engine.embedder.count_tokens
+    context = rerank_engine.settings.llm_context_tokens
+    head = found[: len(llm_rerank.listed(answer.query, found, context, count))]
     moved = [head[n - 1].chunk_id for n in answer.reranked]
     offered = [h.chunk_id for h in answer.offered]
     # the passages it named come first, the others keep the search's order after them

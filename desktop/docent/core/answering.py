@@ -240,11 +240,11 @@ class Answerer:
         try:
             answer = (None if overridden else self._abstain(run)) or self._generate(run)
             _mark_anyway(answer, overridden)
-            answer.reranked = run.reranked
+            answer.reranked, answer.rerank_failed = run.reranked, run.rerank_failed
         except AnswerCancelled as exc:
             if exc.answer is not None:
                 _mark_anyway(exc.answer, overridden)  # stopped: what came, asked anyway
-                exc.answer.reranked = run.reranked
+                exc.answer.reranked, exc.answer.rerank_failed = run.reranked, run.rerank_failed
                 exc.answer.seconds = time.monotonic() - started
                 exc.answer.requests = requests.used
                 conv.add(question, query, exc.answer, stopped=True)
@@ -323,46 +323,51 @@ class Answerer:
             rewrites=run.rewrites,
         )
 
-    def _rerank(self, run: _Run, plan: ContextPlan) -> None:
+    def _rerank(self, run: _Run, plan: ContextPlan) -> bool:
         """The LLM rerank (``llm_rerank``, off by default): the model puts the passages
-        that answer first. Only with a request left for the answer; a reply it cannot use
-        leaves the search's order (``run.reranked`` []). A model out of reach is not asked
-        again: the answer then quotes the passages and says why."""
+        that answer first; True when it was asked. Only with a request left for the
+        answer, and at a Retry with the Retry's sampling (the same request again would
+        get the same reply). A reply it cannot use, or a request that fails or times out,
+        leaves the search's order and the answer is asked for as usual
+        (``run.rerank_failed`` says why); a model out of reach or not installed is not
+        asked again: the answer then quotes the passages and says why."""
         if not self.settings.llm_rerank or run.requests.left() < 2:
-            return
-        if len(llm_rerank.listed(run.result.hits, plan.context_tokens)) < 2:
-            return  # nothing to order
+            return False
+        listed = llm_rerank.listed(run.query, run.result.hits, plan.context_tokens, self._count)
+        if len(listed) < 2:
+            return False  # nothing to order
         if run.on_stage is not None:
             run.on_stage(AskStage.RERANKING)
         run.requests.take()
+        run.reranked = []
         try:
             done = llm_rerank.rerank(
                 self.llm,
                 run.query,
                 run.result.hits,
                 context_tokens=plan.context_tokens,
+                count=self._count,
                 model=run.model,
                 cancel=run.cancel,
+                sampling=retry_options(llm_rerank.OPTIONS, run.attempt),
             )
         except Cancelled as exc:
             raise AnswerCancelled(str(exc)) from exc
-        except (LLMUnavailable, ModelNotFound, LLMTimeout) as exc:
+        except (LLMUnavailable, ModelNotFound) as exc:
             run.requests.down = exc  # the answer request would fail the same way
-            return
-        except (LLMError, OutputCut):
-            run.reranked = []
-            return
-        finally:
-            if run.on_stage is not None:
-                run.on_stage(AskStage.WAITING)
-        run.reranked = done.picks
-        run.result = replace(run.result, hits=done.hits)
+            run.reranked = None
+            return True
+        except (LLMError, OutputCut) as exc:
+            run.rerank_failed = str(exc) or exc.__class__.__name__
+        else:
+            run.reranked = done.picks
+            run.result = replace(run.result, hits=done.hits)
+        if run.on_stage is not None:
+            run.on_stage(AskStage.WAITING)
+        return True
 
-    def _generate(self, run: _Run) -> Answer:
-        plan = context_plan(self.settings, self._count, run.question)
-        self._rerank(run, plan)
-        _check(run.cancel, None)
-        prompt = build_prompt(
+    def _prompt(self, run: _Run, plan: ContextPlan) -> Prompt:
+        return build_prompt(
             run.question,
             run.query,
             run.result.hits,
@@ -371,6 +376,10 @@ class Answerer:
             self.settings.domain_preamble,
             self.layout,
         )
+
+    def _generate(self, run: _Run) -> Answer:
+        plan = context_plan(self.settings, self._count, run.question)
+        prompt = self._prompt(run, plan)
         if not prompt.offered and run.result.hits:
             # The question fills the context: the model would answer from its own
             # knowledge, and the answer would look like any other.
@@ -380,6 +389,9 @@ class Answerer:
                 "asked: the best passages are quoted instead."
             )
             return self._extractive(run, run.result.hits, reason, too_long=True)
+        if self._rerank(run, plan):
+            _check(run.cancel, None)
+            prompt = self._prompt(run, plan)
         options = retry_options(prompt.options, run.attempt)
         first = self._ask_model(run, prompt, plan, options)
         seed, tries = int(options.get("seed") or 0), 1
@@ -651,8 +663,9 @@ class _Run:
     on_stage: StageCallback | None = None
     #: Which time the user asks this question (a Retry: 2, 3, ...).
     attempt: int = 1
-    #: What the LLM rerank made of the passages (``Answer.reranked``).
+    #: What the LLM rerank made of the passages (``Answer.reranked``, ``rerank_failed``).
     reranked: list[int] | None = None
+    rerank_failed: str = ""
 
 
 def listed(shown: list[Hit], query: str) -> list[Citation]:

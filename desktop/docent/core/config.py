@@ -191,7 +191,8 @@ class Settings(BaseModel):
     llm_answer_retries: int = Field(2, ge=0, le=5)
     # Before the answer, ask the model which of the search's best passages answer the
     # question and put those first (llm_rerank.py): one more request per answer, within
-    # llm_max_requests_per_question. Off: measured with no effect (README, issue 16).
+    # llm_max_requests_per_question (so one retry fewer). Off: measured with no effect
+    # (README, issue 16).
     llm_rerank: bool = False
     domain_preamble: str = ""
 

@@ -123,8 +123,11 @@ class Answer:
     overrode: str = ""
     #: The LLM rerank (``llm_rerank``): the search's ranks (1-based) of the passages the
     #: model put first, in its order; [] when it named none or its reply could not be
-    #: used (the search's order stands); None when it was not asked.
+    #: used (the search's order stands); None when it was not asked (or Ollama was out
+    #: of reach, which ``reason`` says).
     reranked: list[int] | None = None
+    #: Why the rerank's reply could not be used (an error, a timeout, a cut); "" else.
+    rerank_failed: str = ""
     #: Extractive because the question left the model's context no room for a passage:
     #: no model was asked (a Retry would do the same; a shorter question would not).
     too_long: bool = False
@@ -180,6 +183,7 @@ class Answer:
             "budget": self.budget,
             "requests": self.requests,
             "reranked": self.reranked,
+            "rerank_failed": self.rerank_failed,
             "attempts": self.attempts,
             "attempt": self.attempt,
             "asked_anyway": self.asked_anyway,

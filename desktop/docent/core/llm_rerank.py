@@ -5,13 +5,14 @@ The search's best ``RERANK_TOP`` passages are listed to the model, numbered, wit
 question. Its reply is held by a JSON schema (Ollama's ``format``) to up to
 ``RERANK_PICKS`` of those numbers, the best first. The passages it names move to the
 front, in its order; the rest keep theirs. A reply that names none, is cut short or is
-not JSON leaves the search's order as it was: the rerank can only reorder passages the
-search found, never add or drop one.
+not JSON leaves the search's order as it was. The rerank only reorders the passages the
+search found; since the answer is offered the first few, a passage it picks from further
+down is offered in place of the search's last one.
 
 Off by default, because it was measured and moved nothing: with the only model here
 (smollm2:135m) the figures are the same with and without it, and it costs each answer
 one more request (README, issue 16). A person whose model follows instructions may turn
-it on (Settings → Answers, ``settings.toml``, ``DOCENT_LLM_RERANK``) and measure it on
+it on (Settings → LLM rerank, ``settings.toml``, ``DOCENT_LLM_RERANK``) and measure it on
 their library (``benchmarks/llm_rerank.py``).
 """
 
@@ -19,7 +20,7 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -27,7 +28,7 @@ if TYPE_CHECKING:
     from docent.core.llm import OllamaClient
     from docent.core.models import Hit
 
-#: Passages listed to the model.
+#: Passages listed to the model at most.
 RERANK_TOP = 10
 #: Numbers the model may name.
 RERANK_PICKS = 3
@@ -36,10 +37,11 @@ EXCERPT = 500
 ASK = "Which passages answer the question? Reply with their numbers, the best first."
 #: Greedy and short: a list of three numbers needs few tokens.
 OPTIONS: dict[str, Any] = {"temperature": 0, "seed": 7, "num_predict": 40}
-#: Tokens a listed passage takes at most (``EXCERPT`` characters and its header), and
-#: those the ask and the reply take: what decides how many fit the model's context.
-PASSAGE_TOKENS = 160
-OVERHEAD_TOKENS = 256
+#: Tokens kept free in the context beside the listing and the reply (the chat template's
+#: own tokens; a count that runs a little short).
+MARGIN_TOKENS = 64
+
+CountFn = Callable[[str], int]
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,10 +57,12 @@ def excerpt(text: str) -> str:
     return flat if len(flat) <= EXCERPT else flat[:EXCERPT].rsplit(" ", 1)[0] + " …"
 
 
+def _line(n: int, hit: Hit) -> str:
+    return f"[{n}] {hit.file_name} {hit.pages_label}: {excerpt(hit.text)}"
+
+
 def messages(question: str, hits: Sequence[Hit]) -> list[dict[str, str]]:
-    listing = "\n\n".join(
-        f"[{n}] {h.file_name} {h.pages_label}: {excerpt(h.text)}" for n, h in enumerate(hits, 1)
-    )
+    listing = "\n\n".join(_line(n, h) for n, h in enumerate(hits, 1))
     return [{"role": "user", "content": f"Passages:\n\n{listing}\n\nQuestion: {question}\n\n{ASK}"}]
 
 
@@ -75,12 +79,14 @@ def schema(n: int) -> dict[str, Any]:
 def picks(reply: str, n: int) -> list[int]:
     """The numbers 1..n the reply names, once each, in its order (at most
     ``RERANK_PICKS``); [] for a reply that is not the schema's JSON (cut short, or a
-    server that ignored the schema)."""
+    server that ignored the schema): a list of whole numbers under "best"."""
     try:
         best = json.loads(reply)["best"]
-        named = [int(x) for x in best]
     except (ValueError, KeyError, TypeError):
         return []
+    if not isinstance(best, list):
+        return []
+    named = [x for x in best if isinstance(x, int) and not isinstance(x, bool)]
     return [x for x in dict.fromkeys(named) if 1 <= x <= n][:RERANK_PICKS]
 
 
@@ -90,11 +96,19 @@ def reordered(hits: Sequence[Hit], chosen: Sequence[int]) -> list[Hit]:
     return front + [h for x, h in enumerate(hits, 1) if x not in set(chosen)]
 
 
-def listed(hits: Sequence[Hit], context_tokens: int) -> list[Hit]:
-    """The passages listed to the model: the best ``RERANK_TOP``, as many as
-    ``context_tokens`` (the answer's context) holds."""
-    fit = (context_tokens - OVERHEAD_TOKENS) // PASSAGE_TOKENS
-    return list(hits[: max(0, min(RERANK_TOP, fit))])
+def listed(question: str, hits: Sequence[Hit], context_tokens: int, count: CountFn) -> list[Hit]:
+    """The passages listed to the model: the best ``RERANK_TOP`` of ``hits``, as many
+    as the context holds beside the question and the reply (``count``: the tokens of a
+    text)."""
+    room = context_tokens - OPTIONS["num_predict"] - MARGIN_TOKENS
+    room -= count(messages(question, [])[0]["content"])
+    out: list[Hit] = []
+    for n, h in enumerate(hits[:RERANK_TOP], 1):
+        room -= count(_line(n, h)) + 2  # and the blank line between
+        if room < 0:
+            break
+        out.append(h)
+    return out
 
 
 def rerank(
@@ -103,21 +117,24 @@ def rerank(
     hits: Sequence[Hit],
     *,
     context_tokens: int,
+    count: CountFn,
     model: str | None = None,
     cancel: threading.Event | None = None,
+    sampling: dict[str, Any] | None = None,
 ) -> Reranked:
     """Ask the model which of ``listed(hits)`` answer ``question``, with the answer's
     ``num_ctx`` (``context_tokens``: Ollama would load the model again for another).
-    Fewer than two to order: no request. The client's errors (LLMError, Cancelled,
-    OutputCut) pass through to the caller."""
-    head = listed(hits, context_tokens)
+    ``sampling``: options instead of ``OPTIONS``' (a Retry's seed). Fewer than two to
+    order: no request. The client's errors (LLMError, Cancelled, OutputCut) pass through
+    to the caller."""
+    head = listed(question, hits, context_tokens, count)
     if len(head) < 2:
         return Reranked(list(hits), [])
     reply = llm.chat(
         messages(question, head),
         model=model,
         cancel=cancel,
-        options={**OPTIONS, "num_ctx": context_tokens},
+        options={**(sampling or OPTIONS), "num_ctx": context_tokens},
         schema=schema(len(head)),
     )
     chosen = picks(reply, len(head))

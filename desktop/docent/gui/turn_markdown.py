@@ -105,7 +105,9 @@ def _footer(turn: Turn) -> str:
                 "sentence your documents clearly say, so this first one stands."
             )
     if answer.reranked is not None:
-        notes.append(rerank_note(answer.reranked, answer.model or "the model"))
+        notes.append(
+            rerank_note(answer.reranked, answer.model or "The model", answer.rerank_failed)
+        )
     if answer.invalid_citations:
         nums = ", ".join(str(n) for n in answer.invalid_citations)
         notes.append(f"Dropped citation {nums}: the model cited passages it was not given.")
@@ -155,8 +157,13 @@ def _footer(turn: Turn) -> str:
     return " ".join(f"*{escape_markdown(note)}*" for note in notes)
 
 
-def rerank_note(reranked: list[int], model: str) -> str:
+def rerank_note(reranked: list[int], model: str, failed: str = "") -> str:
     """What the LLM rerank (``llm_rerank``) did to the passages the answer was given."""
+    if failed:
+        return (
+            f"{model} was asked which passages answer (LLM rerank), and its reply could not "
+            f"be used ({failed.rstrip('.')}): they are in the search's order."
+        )
     if not reranked:
         return (
             f"{model} was asked which passages answer (LLM rerank) and named none: they "
