@@ -8,13 +8,13 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from rig_helpers import RIG_MODEL
 
 from docent.core.config import Settings
 from docent.core.engine import Engine
 from docent.core.indexer import IndexReport
 from docent.core.llm import OllamaClient
 
-RIG_MODEL = "smollm2:135m"
 # Read at import: the autouse _isolated_home fixture removes OLLAMA_HOST for each test.
 RIG_HOST = os.environ.get("DOCENT_RIG_HOST") or os.environ.get("OLLAMA_HOST") or ""
 

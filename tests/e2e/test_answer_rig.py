@@ -14,22 +14,20 @@ the question the library cannot answer abstains. Runs when DOCENT_RIG_HOST (or O
 from __future__ import annotations
 
 import json
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from rig_helpers import rig_library
 
 from docent.core.answering import Answer
 from docent.core.citations import cited_numbers
-from docent.core.config import Settings
 from docent.core.conversation import UNSUPPORTED_LEAD, UNSUPPORTED_QUOTES, Conversation
 from docent.core.engine import Engine
 from docent.core.evaluation import MIN_TERMS, split_sentences, terms
 from docent.core.guards import normalise
 from docent.core.prompting import OPENING
 
-RIG_MODEL = "smollm2:135m"
 #: Dev questions on the SIMH and PDP-11 manuals, and one the library cannot answer.
 ANSWERABLE = ["q016", "q019", "q021", "q022"]
 UNANSWERABLE = "q025"
@@ -43,23 +41,8 @@ def rig_engine(
     rig_host: str, corpus_dir: Path, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[Engine]:
     root = tmp_path_factory.mktemp("answer-rig")
-    docs = root / "docs"
-    docs.mkdir()
-    for name in DOCS:
-        shutil.copy(corpus_dir / name, docs / name)
-    settings = Settings(
-        data_dir=str(root / "data"),
-        extract_in_subprocess=False,
-        ollama_host=rig_host,
-        ollama_model=RIG_MODEL,
-        # A shared 2-core machine runs this tiny model at a few tokens per second.
-        llm_first_token_timeout=600,
-        llm_total_timeout=900,
-        llm_context_tokens=2048,
-    )
-    eng = Engine(settings).open()
-    report = eng.index([docs])
-    assert not report.failed
+    files = [corpus_dir / name for name in DOCS]
+    eng = rig_library(root, files, rig_host, llm_context_tokens=2048)
     yield eng
     eng.close()
 

@@ -10,18 +10,16 @@ Runs when DOCENT_RIG_HOST (or OLLAMA_HOST) is set (``rig_host`` in conftest):
 from __future__ import annotations
 
 import json
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from rig_helpers import RIG_MODEL, rig_library
 
 from docent.core import llm_rerank
-from docent.core.config import Settings
 from docent.core.engine import Engine
 from docent.core.llm import OllamaClient
 
-RIG_MODEL = "smollm2:135m"
 QUESTION = "How is memory relocation and protection done in CTSS?"
 
 pytestmark = pytest.mark.rig
@@ -32,21 +30,8 @@ def rerank_engine(
     rig_host: str, samples_dir: Path, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[Engine]:
     root = tmp_path_factory.mktemp("rerank-rig")
-    docs = root / "docs"
-    docs.mkdir()
-    shutil.copy(samples_dir / "simh__ctss_hardware.pdf", docs)
-    settings = Settings(
-        data_dir=str(root / "data"),
-        extract_in_subprocess=False,
-        ollama_host=rig_host,
-        ollama_model=RIG_MODEL,
-        llm_first_token_timeout=600,
-        llm_total_timeout=900,
-        llm_context_tokens=4096,
-        llm_rerank=True,
-    )
-    eng = Engine(settings).open()
-    assert not eng.index([docs]).failed
+    files = [samples_dir / "simh__ctss_hardware.pdf"]
+    eng = rig_library(root, files, rig_host, llm_context_tokens=4096, llm_rerank=True)
     yield eng
     eng.close()
 

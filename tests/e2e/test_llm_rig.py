@@ -8,10 +8,9 @@ Runs when DOCENT_RIG_HOST (or OLLAMA_HOST) is set (``rig_host`` in conftest):
 from __future__ import annotations
 
 import pytest
+from rig_helpers import RIG_MODEL
 
 from docent.core.llm import OllamaClient
-
-RIG_MODEL = "smollm2:135m"
 
 pytestmark = pytest.mark.rig
 

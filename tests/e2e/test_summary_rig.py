@@ -20,6 +20,7 @@ import re
 from pathlib import Path
 
 import pytest
+from rig_helpers import RIG_MODEL
 
 from docent.core.config import Settings
 from docent.core.engine import Engine
@@ -28,7 +29,6 @@ from docent.core.summarizing import SummaryProgress, retrieval_text
 from docent.core.summary_budget import section_words
 from docent.core.summary_quality import rejection, repeated_line
 
-RIG_MODEL = "smollm2:135m"
 DOCUMENT = "harbour-history.md"
 HISTORY = """# The Kestrel Harbour Lighthouse Society
 
