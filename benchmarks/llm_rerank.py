@@ -49,7 +49,6 @@ def main() -> int:
 
     from docent.core import llm_rerank
     from docent.core.errors import LLMError
-    from docent.core.guards import OutputCut
     from docent.core.llm import OllamaClient
     from docent.core.retrieval import RetrievalConfig
 
@@ -64,17 +63,18 @@ def main() -> int:
         nonlocal kept_first, named_none, failed
         hits, confidence = pipeline(question)
         started = time.monotonic()
+        head = llm_rerank.listed(question, hits, args.context, eng.embedder.count_tokens)
         try:
             done = llm_rerank.rerank(
-                client, question, hits, context_tokens=args.context, count=eng.embedder.count_tokens
+                client, question, head, hits[len(head) :], context_tokens=args.context
             )
-        except (LLMError, OutputCut):
+        except LLMError:
             failed += 1
             return hits, confidence
         finally:
             seconds.append(time.monotonic() - started)
         kept_first += done.picks[:1] == [1]
-        named_none += not done.picks  # an empty list, or a reply cut before it closed
+        named_none += not done.picks  # an empty list, or a reply not the schema's JSON
         return done.hits, confidence
 
     modes: list[tuple[str, Search]] = [

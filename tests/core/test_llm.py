@@ -198,6 +198,18 @@ def test_stall_mid_stream_hits_total_timeout(ollama_stub: OllamaStub) -> None:
     assert ollama_stub.client_disconnected.wait(5)
 
 
+def test_a_call_may_have_a_shorter_total_deadline_than_the_client(
+    ollama_stub: OllamaStub,
+) -> None:
+    """The LLM rerank's reply (a few numbers) must not take the answer's whole time."""
+    ollama_stub.responder = lambda messages, model: ["a", "b", "c"]
+    ollama_stub.stall_after_tokens = 2
+    client = make_client(ollama_stub.url, first=30, total=600)
+    with pytest.raises(LLMTimeout, match=r"0\.8 s \(total timeout"):
+        client.chat(QUESTION, total_timeout=0.8)
+    assert ollama_stub.client_disconnected.wait(5)
+
+
 def test_cancel_mid_stream(ollama_stub: OllamaStub) -> None:
     ollama_stub.responder = lambda messages, model: ["a", "b", "c"]
     ollama_stub.stall_after_tokens = 2

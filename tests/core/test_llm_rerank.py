@@ -14,6 +14,7 @@ from docent.core import llm_rerank
 from docent.core.answering import AnswerCancelled
 from docent.core.conversation import AskStage, Conversation
 from docent.core.engine import Engine
+from docent.core.llm import OllamaClient
 from docent.core.models import Hit
 from ollama_stub import OllamaStub, unused_port
 
@@ -44,19 +45,20 @@ def _chats(stub: OllamaStub) -> tuple[list[dict[str, Any]], list[dict[str, Any]]
         ('{"best": [1, 2, 3, 4, 5]}', 5, [1, 2, 3]),  # at most RERANK_PICKS
         ('{"best": ["4"]}', 5, []),  # whole numbers only, as the schema says
         ('{"best": [1e999, 2]}', 5, [2]),  # infinity crashed the question (review)
-        ('{"best": "12"}', 5, []),
+        ('{"best": "12"}', 5, None),
         ('{"best": [true, 2.9, 3]}', 5, [3]),
-        ('{"best": {"2": 0}}', 5, []),
-        ('{"best": 3}', 5, []),
-        ('{"best": [1, ', 5, []),  # cut short
-        ("Passage 2 answers it.", 5, []),  # a server that ignored the schema
-        ('{"best": "two"}', 5, []),
-        ("[2]", 5, []),
-        ('{"other": [1]}', 5, []),
+        ('{"best": {"2": 0}}', 5, None),
+        ('{"best": 3}', 5, None),
+        ('{"best": []}', 5, []),  # it named none
+        ('{"best": [1, ', 5, None),  # cut short: not a reply it could use
+        ("Passage 2 answers it.", 5, None),  # a server that ignored the schema
+        ('{"best": "two"}', 5, None),
+        ("[2]", 5, None),
+        ('{"other": [1]}', 5, None),
     ],
 )
 def test_picks_are_the_listed_numbers_the_reply_names(
-    reply: str, n: int, expected: list[int]
+    reply: str, n: int, expected: list[int] | None
 ) -> None:
     assert llm_rerank.picks(reply, n) == expected
 
@@ -139,6 +141,7 @@ def test_a_reply_it_cannot_use_keeps_the_search_order(
     model.rerank = "The second passage, I think."
     answer, _ = ask(eng)
     assert answer.reranked == []
+    assert answer.rerank_failed == "its reply was not a list of passage numbers"
     assert [h.chunk_id for h in answer.offered] == [h.chunk_id for h in plain.offered]
     assert answer.mode == "generated"
 
@@ -206,7 +209,29 @@ def test_a_rerank_that_times_out_still_asks_for_the_answer(
     rerank, answers = _chats(ollama_stub)
     assert len(rerank) == 1 and len(answers) == 1
     assert answer.mode == "generated" and answer.requests == 2
-    assert answer.reranked == [] and "first-token timeout" in answer.rerank_failed
+    assert answer.reranked == [] and answer.rerank_failed == "it did not reply in time"
+
+
+def test_the_rerank_reply_has_a_short_deadline_of_its_own(
+    answer_library: Engine,
+    ollama_stub: OllamaStub,
+    model: ScriptedModel,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A rerank that starts and then stalls waited for the answer's whole time (600 s by
+    default) before the answer was asked for (review). The client's per-call deadline
+    itself is tested in test_llm.py."""
+    deadlines: list[float | None] = []
+    chat = OllamaClient.chat
+
+    def spy(self: OllamaClient, *args: Any, **kw: Any) -> str:
+        deadlines.append(kw.get("total_timeout"))
+        return chat(self, *args, **kw)
+
+    monkeypatch.setattr(OllamaClient, "chat", spy)
+    eng = point_at(answer_library, ollama_stub.url, llm_rerank=True, llm_first_token_timeout=7.0)
+    ask(eng)
+    assert deadlines == [7.0 + llm_rerank.REPLY_SECONDS]
 
 
 def test_a_stream_error_in_the_rerank_keeps_the_order_and_still_answers(

@@ -186,8 +186,14 @@ def test_acronyms_and_words_of_the_question_not_names_are_left_out() -> None:
         ("What does sink do in R, in plain English?", []),
         ("Explain KLU ordering in simple German, please", ["KLU"]),
         ("Explain the Keeper radio in English.", ["Keeper"]),
-        # a language that is the topic, or a name after "in", stays a name
+        ("Explain KLU In Plain English", ["KLU"]),
+        ("Explain KLU in plain English terms.", ["KLU"]),
+        ("Explain KLU in English for a beginner.", ["KLU"]),
+        # a language that is the topic, or a name after "in", stays a name (review: a
+        # library that never mentions German was high for "available in German?")
         ("Is the Keeper manual available in English for schools?", ["Keeper", "English"]),
+        ("Is the Keeper manual available in German?", ["Keeper", "German"]),
+        ("Is the interface in Korean, or only in English?", ["Korean", "English"]),
         ("What happened in Porto Alegre in 2004?", ["Porto", "Alegre", "Porto Alegre"]),
     ],
 )

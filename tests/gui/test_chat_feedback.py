@@ -326,13 +326,13 @@ def test_a_rerank_that_failed_says_so_not_that_it_named_none(
     qtbot: Any, fake: FakeEngine, chat: ChatPane
 ) -> None:
     given = answer("The timer counts at 60Hz [1].", [citation(1, "/d/vax.pdf")])
-    given.model, given.reranked, given.rerank_failed = "", [], "Ollama sent nothing for 2 s."
+    given.model, given.reranked, given.rerank_failed = "", [], "it did not reply in time"
     fake.answers = [given]
     ask_and_wait(qtbot, chat, "How fast is the timer?")
     shown = " ".join(chat.view.toPlainText().split())
     assert (
-        "The model was asked which passages answer (LLM rerank), and its reply could not be "
-        "used (Ollama sent nothing for 2 s): they are in the search's order." in shown
+        "The model was asked which passages answer (LLM rerank), but it did not reply in "
+        "time: they are in the search's order." in shown
     )
     assert "named none" not in shown
 

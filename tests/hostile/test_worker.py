@@ -262,8 +262,9 @@ def test_an_earlier_models_tokenizer_file_is_removed_when_a_new_one_is_written(
     tmp_path: Path,
 ) -> None:
     """One 466 kB file per model change was left for good (review). Those older than
-    ``OLD_TOKENIZER_SECONDS`` go when a new one is written; a fresh one (a worker of
-    another engine may be reading it) stays, and so does what is not a tokenizer file."""
+    ``OLD_TOKENIZER_SECONDS`` go as a worker starts, whether its own file is written or
+    found; a fresh one stays (the lock keeps one engine on a cache, and this is only a
+    second guard), and so does any file Docent did not name."""
     import docent.core.sandbox as sandbox
 
     root = tmp_path / "cache"
@@ -272,18 +273,20 @@ def test_an_earlier_models_tokenizer_file_is_removed_when_a_new_one_is_written(
     older = root / "worker-tokenizer-0123456789abcdef.json"
     part = root / "worker-tokenizer-0123456789abcdef.json.x1y2.part"
     fresh = root / "worker-tokenizer-fedcba9876543210.json"
-    other = root / "notes.json"
-    for f in (older, part, fresh, other):
+    others = [root / "notes.json", root / "worker-tokenizer-notes.json.bak"]
+    for f in (older, part, fresh, *others):
         f.write_text("{}", encoding="utf-8")
-    for f in (older, part, other):
+    for f in (older, part, *others):
         os.utime(f, (week, week))
     made = Path(sandbox._tokenizer_file(str(root), '{"model": "new"}'))
     assert made.read_text(encoding="utf-8") == '{"model": "new"}'
-    assert sorted(p.name for p in root.iterdir()) == sorted([made.name, fresh.name, other.name])
-    # found whole at the next start: nothing is written, nothing removed
+    kept = sorted([made.name, fresh.name, *(f.name for f in others)])
+    assert sorted(p.name for p in root.iterdir()) == kept
+    # found whole at the next start: not written again, and what has aged since goes
+    before = made.stat().st_mtime_ns
     os.utime(fresh, (week, week))
     assert sandbox._tokenizer_file(str(root), '{"model": "new"}') == str(made)
-    assert fresh.exists()
+    assert made.stat().st_mtime_ns == before and not fresh.exists()
 
 
 def _state(pid: int) -> str:

@@ -325,16 +325,17 @@ class Answerer:
 
     def _rerank(self, run: _Run, plan: ContextPlan) -> bool:
         """The LLM rerank (``llm_rerank``, off by default): the model puts the passages
-        that answer first; True when it was asked. Only with a request left for the
-        answer, and at a Retry with the Retry's sampling (the same request again would
-        get the same reply). A reply it cannot use, or a request that fails or times out,
+        that answer first; True when the order changed. Only with a request left for the
+        answer, and at a Retry with the Retry's sampling (the same request again would get
+        the same reply). A reply it cannot use, or a request that fails or times out,
         leaves the search's order and the answer is asked for as usual
         (``run.rerank_failed`` says why); a model out of reach or not installed is not
         asked again: the answer then quotes the passages and says why."""
         if not self.settings.llm_rerank or run.requests.left() < 2:
             return False
-        listed = llm_rerank.listed(run.query, run.result.hits, plan.context_tokens, self._count)
-        if len(listed) < 2:
+        hits = run.result.hits
+        head = llm_rerank.listed(run.query, hits, plan.context_tokens, self._count)
+        if len(head) < 2:
             return False  # nothing to order
         if run.on_stage is not None:
             run.on_stage(AskStage.RERANKING)
@@ -344,9 +345,9 @@ class Answerer:
             done = llm_rerank.rerank(
                 self.llm,
                 run.query,
-                run.result.hits,
+                head,
+                hits[len(head) :],
                 context_tokens=plan.context_tokens,
-                count=self._count,
                 model=run.model,
                 cancel=run.cancel,
                 sampling=retry_options(llm_rerank.OPTIONS, run.attempt),
@@ -356,15 +357,18 @@ class Answerer:
         except (LLMUnavailable, ModelNotFound) as exc:
             run.requests.down = exc  # the answer request would fail the same way
             run.reranked = None
-            return True
-        except (LLMError, OutputCut) as exc:
+            return False
+        except LLMTimeout:
+            run.rerank_failed = "it did not reply in time"
+        except LLMError as exc:  # a server error, a stream that broke, a cut (OutputCut)
             run.rerank_failed = str(exc) or exc.__class__.__name__
         else:
-            run.reranked = done.picks
+            run.reranked, run.rerank_failed = done.picks, done.unusable
             run.result = replace(run.result, hits=done.hits)
+        _check(run.cancel, None)  # stopped as the reply came: no "waiting" after Stop
         if run.on_stage is not None:
             run.on_stage(AskStage.WAITING)
-        return True
+        return bool(run.reranked)
 
     def _prompt(self, run: _Run, plan: ContextPlan) -> Prompt:
         return build_prompt(
@@ -390,7 +394,6 @@ class Answerer:
             )
             return self._extractive(run, run.result.hits, reason, too_long=True)
         if self._rerank(run, plan):
-            _check(run.cancel, None)
             prompt = self._prompt(run, plan)
         options = retry_options(prompt.options, run.attempt)
         first = self._ask_model(run, prompt, plan, options)

@@ -225,6 +225,7 @@ class OllamaClient:
         options: dict[str, Any] | None = None,
         guard: OutputGuard | None = None,
         schema: dict[str, Any] | None = None,
+        total_timeout: float | None = None,
     ) -> Generator[str, None, None]:
         """Yield the answer's content tokens as they arrive.
 
@@ -234,6 +235,8 @@ class OllamaClient:
         LLMError. Closing the iterator early, a cancel and a cut all hang up on Ollama, so
         it stops generating. ``guard.done_reason`` tells why a finished stream ended.
         ``schema``: a JSON schema the reply is held to (Ollama's ``format``).
+        ``total_timeout``: this call's whole-reply deadline instead of the client's (a short
+        reply that must not hold up the answer after it).
         """
         name = model or self.model
         watch = guard if guard is not None else guard_for(options)
@@ -249,7 +252,7 @@ class OllamaClient:
         got_first = False
         try:
             while True:
-                item = self._next_item(call, cancel, start, got_first)
+                item = self._next_item(call, cancel, start, got_first, total_timeout)
                 if item is _END:
                     watch.done_reason = call.done_reason
                     cut = watch.finish()
@@ -276,12 +279,19 @@ class OllamaClient:
         options: dict[str, Any] | None = None,
         guard: OutputGuard | None = None,
         schema: dict[str, Any] | None = None,
+        total_timeout: float | None = None,
     ) -> str:
         """The whole answer as one string (query rewrites, summaries), watched by the
         same guard as a stream (OutputCut carries the text before a loop)."""
         return "".join(
             self.stream_chat(
-                messages, model=model, cancel=cancel, options=options, guard=guard, schema=schema
+                messages,
+                model=model,
+                cancel=cancel,
+                options=options,
+                guard=guard,
+                schema=schema,
+                total_timeout=total_timeout,
             )
         )
 
@@ -318,9 +328,15 @@ class OllamaClient:
             _local.call = None
 
     def _next_item(
-        self, call: _Call, cancel: threading.Event | None, start: float, got_first: bool
+        self,
+        call: _Call,
+        cancel: threading.Event | None,
+        start: float,
+        got_first: bool,
+        total_timeout: float | None = None,
     ) -> object:
-        total_deadline = start + self.total_timeout
+        total = self.total_timeout if total_timeout is None else total_timeout
+        total_deadline = start + total
         first_deadline = start + self.first_token_timeout
         while True:
             if cancel is not None and cancel.is_set():
@@ -329,7 +345,7 @@ class OllamaClient:
             if not got_first and first_deadline <= total_deadline:
                 deadline, error = first_deadline, self._first_token_error
             else:
-                deadline, error = total_deadline, self._total_error
+                deadline, error = total_deadline, lambda: self._total_error(total)
             remaining = deadline - now
             if remaining <= 0:
                 raise error()
@@ -348,9 +364,9 @@ class OllamaClient:
             "the timeout in the settings."
         )
 
-    def _total_error(self) -> LLMTimeout:
+    def _total_error(self, total: float) -> LLMTimeout:
         return LLMTimeout(
-            f"The answer took longer than {self.total_timeout:g} s (total timeout, "
+            f"The answer took longer than {total:g} s (total timeout, "
             "llm_total_timeout) and was stopped."
         )
 

@@ -24,6 +24,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from docent.core.guards import guard_for
+
 if TYPE_CHECKING:
     from docent.core.llm import OllamaClient
     from docent.core.models import Hit
@@ -44,12 +46,19 @@ MARGIN_TOKENS = 64
 CountFn = Callable[[str], int]
 
 
+#: Seconds the reply may take after the first-token timeout's: it is a few numbers, and
+#: the answer waits behind it.
+REPLY_SECONDS = 30.0
+
+
 @dataclass(frozen=True, slots=True)
 class Reranked:
     hits: list[Hit]
     #: The search's ranks (1-based) of the passages the model put first, in its order;
-    #: empty when it named none (the search's order stands).
+    #: empty when it named none or its reply could not be used (the search's order stands).
     picks: list[int]
+    #: Why the reply could not be used ("" when it could, picks or none).
+    unusable: str = ""
 
 
 def excerpt(text: str) -> str:
@@ -76,16 +85,16 @@ def schema(n: int) -> dict[str, Any]:
     }
 
 
-def picks(reply: str, n: int) -> list[int]:
+def picks(reply: str, n: int) -> list[int] | None:
     """The numbers 1..n the reply names, once each, in its order (at most
-    ``RERANK_PICKS``); [] for a reply that is not the schema's JSON (cut short, or a
+    ``RERANK_PICKS``); None for a reply that is not the schema's JSON (cut short, or a
     server that ignored the schema): a list of whole numbers under "best"."""
     try:
         best = json.loads(reply)["best"]
     except (ValueError, KeyError, TypeError):
-        return []
+        return None
     if not isinstance(best, list):
-        return []
+        return None
     named = [x for x in best if isinstance(x, int) and not isinstance(x, bool)]
     return [x for x in dict.fromkeys(named) if 1 <= x <= n][:RERANK_PICKS]
 
@@ -114,28 +123,30 @@ def listed(question: str, hits: Sequence[Hit], context_tokens: int, count: Count
 def rerank(
     llm: OllamaClient,
     question: str,
-    hits: Sequence[Hit],
+    head: Sequence[Hit],
+    rest: Sequence[Hit] = (),
     *,
     context_tokens: int,
-    count: CountFn,
     model: str | None = None,
     cancel: threading.Event | None = None,
     sampling: dict[str, Any] | None = None,
 ) -> Reranked:
-    """Ask the model which of ``listed(hits)`` answer ``question``, with the answer's
-    ``num_ctx`` (``context_tokens``: Ollama would load the model again for another).
-    ``sampling``: options instead of ``OPTIONS``' (a Retry's seed). Fewer than two to
-    order: no request. The client's errors (LLMError, Cancelled, OutputCut) pass through
-    to the caller."""
-    head = listed(question, hits, context_tokens, count)
-    if len(head) < 2:
-        return Reranked(list(hits), [])
+    """Ask the model which of ``head`` (``listed``) answer ``question``; the passages it
+    names first, then the rest of ``head``, then ``rest``. With the answer's ``num_ctx``
+    (``context_tokens``: Ollama would load the model again for another); ``sampling``:
+    options instead of ``OPTIONS``' (a Retry's seed). The reply may take
+    ``REPLY_SECONDS`` past the client's first-token timeout, not the answer's whole
+    time. The client's errors (LLMError, Cancelled) pass through to the caller."""
+    options = {**(sampling or OPTIONS), "num_ctx": context_tokens}
     reply = llm.chat(
         messages(question, head),
         model=model,
         cancel=cancel,
-        options={**(sampling or OPTIONS), "num_ctx": context_tokens},
+        options=options,
+        guard=guard_for(options, what="reply"),
         schema=schema(len(head)),
+        total_timeout=llm.first_token_timeout + REPLY_SECONDS,
     )
     chosen = picks(reply, len(head))
-    return Reranked(reordered(head, chosen) + list(hits[len(head) :]), chosen)
+    unusable = "" if chosen is not None else "its reply was not a list of passage numbers"
+    return Reranked(reordered(head, chosen or []) + list(rest), chosen or [], unusable)

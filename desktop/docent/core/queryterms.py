@@ -207,19 +207,35 @@ def analyse(question: str) -> QueryTerms:
     )
 
 
-#: Languages an answer may be asked in ("in plain English", "in simple German"): how to
-#: answer, not what about, so not a name the passages must hold. "Please explain the sink
-#: function in plain English" was low because no passage on sink says "English".
+#: Languages an answer may be asked in ("in plain English", "explain it in German"): how
+#: to answer, not what about, so not a name the passages must hold. "Please explain the
+#: sink function in plain English" was low because no passage on sink says "English".
 _LANGUAGES = (
     "English|French|German|Spanish|Italian|Portuguese|Dutch|Norwegian|Swedish|Danish|"
     "Finnish|Polish|Czech|Greek|Turkish|Russian|Ukrainian|Arabic|Hebrew|Hindi|Chinese|"
     "Mandarin|Japanese|Korean|Indonesian|Vietnamese"
 )
-_ANSWER_LANGUAGE = re.compile(
-    rf"\bin\s+(?:(?:plain|simple|simpler|basic|everyday|easy|good)\s+)?({_LANGUAGES})\b"
-    r"(?=\s*(?:[.?!,;:)]|please\b|$))",
+_PLAIN = r"(?:plain|simple|simpler|basic|everyday|easy|good)"
+#: "in [plain] English" ending a clause ("terms" or "words" may follow).
+_IN_LANGUAGE = (
+    rf"\bin\s+(?P<plain>{_PLAIN}\s+)?(?:{_LANGUAGES})(?:\s+(?:terms|words))?"
+    r"(?=\s*(?:[.?!,;:)—–-]|please\b|for\b|too\b|$))"
+)
+_ANSWER_LANGUAGE = re.compile(_IN_LANGUAGE, re.IGNORECASE)
+#: A question that asks for an answer (not about one in a language): "explain", "tell".
+_ASKS_AN_ANSWER = re.compile(
+    r"\b(?:explain|describe|summari[sz]e|tell|answer|reply|write|say|put|rephrase)\b",
     re.IGNORECASE,
 )
+
+
+def _answer_language(question: str) -> list[tuple[int, int]]:
+    """Where the question says the language its answer is to be in: "in plain English"
+    anywhere, "in English" when the question asks for an answer ("Explain X in German").
+    "Is the manual available in Korean?" asks about the library: its language stays a
+    name, and a library that never mentions Korean makes it low (review)."""
+    asks = bool(_ASKS_AN_ANSWER.search(question))
+    return [m.span() for m in _ANSWER_LANGUAGE.finditer(question) if m.group("plain") or asks]
 
 
 def proper_names(question: str, exact: dict[str, str] | None = None) -> list[str]:
@@ -229,7 +245,7 @@ def proper_names(question: str, exact: dict[str, str] | None = None) -> list[str
     out: list[str] = []
     run: list[str] = []
     taken = {t.lower() for term in (exact or {}).values() for t in tokens(term)}
-    asked_in = {m.start(1) for m in _ANSWER_LANGUAGE.finditer(question)}
+    asked_in = _answer_language(question)
     last_end = -1
     for m in _TOKEN.finditer(question):
         tok = m.group(0)
@@ -241,7 +257,7 @@ def proper_names(question: str, exact: dict[str, str] | None = None) -> list[str
             or not tok[0].isupper()
             or tok.lower() in stopwords()
             or tok.lower() in taken
-            or m.start() in asked_in
+            or any(a <= m.start() < b for a, b in asked_in)
         )
         adjacent = question[last_end : m.start()].strip() == ""
         if not (is_name and adjacent) and len(run) > 1:

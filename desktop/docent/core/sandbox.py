@@ -28,6 +28,7 @@ import hashlib
 import logging
 import multiprocessing
 import os
+import re
 import signal
 import tempfile
 import threading
@@ -381,6 +382,7 @@ def _tokenizer_file(cache_root: str, tokenizer_json: str) -> str:
     path = Path(cache_root) / f"worker-tokenizer-{digest}.json"
     try:
         if path.read_text(encoding="utf-8") == tokenizer_json:
+            _drop_old_tokenizers(path)
             return str(path)
     except (OSError, UnicodeDecodeError):
         pass  # missing or unreadable: written below
@@ -404,18 +406,24 @@ def _tokenizer_file(cache_root: str, tokenizer_json: str) -> str:
 
 
 #: A tokenizer file of another model (or a part file a crash left) older than this is
-#: removed when a new one is written: the library's lock keeps one engine on a cache,
-#: and a worker reads its file as it starts, so an older one is no one's.
+#: removed as a worker starts: the library's lock keeps one engine on a cache, and a
+#: worker reads its file as it starts, so an older one is no one's.
 OLD_TOKENIZER_SECONDS = 3600.0
+#: The names ``_tokenizer_file`` writes: the file, and its part files while written.
+_TOKENIZER_NAME = re.compile(r"worker-tokenizer-[0-9a-f]{16}\.json(?:\.[^/]+\.part)?")
 
 
 def _drop_old_tokenizers(kept: Path) -> None:
     """Remove the tokenizer files beside ``kept`` that an embedding model used before
-    (466 kB each, one per model change: review)."""
+    (466 kB each, one per model change: review), and part files a crash left."""
     old = time.time() - OLD_TOKENIZER_SECONDS
-    for other in kept.parent.glob("worker-tokenizer-*.json*"):
+    for other in kept.parent.glob("worker-tokenizer-*"):
         try:
-            if other != kept and other.stat().st_mtime < old:
+            if (
+                other != kept
+                and _TOKENIZER_NAME.fullmatch(other.name)
+                and other.stat().st_mtime < old
+            ):
                 other.unlink()
         except OSError:
             pass  # gone already, or not ours to remove: left

@@ -160,9 +160,10 @@ def _footer(turn: Turn) -> str:
 def rerank_note(reranked: list[int], model: str, failed: str = "") -> str:
     """What the LLM rerank (``llm_rerank``) did to the passages the answer was given."""
     if failed:
+        why = failed.rstrip(".")
         return (
-            f"{model} was asked which passages answer (LLM rerank), and its reply could not "
-            f"be used ({failed.rstrip('.')}): they are in the search's order."
+            f"{model} was asked which passages answer (LLM rerank), but {why[:1].lower()}"
+            f"{why[1:]}: they are in the search's order."
         )
     if not reranked:
         return (
