@@ -142,7 +142,7 @@ def cmd_list(args: argparse.Namespace) -> int:
     for d in docs:
         state = d.state.value + (f": {d.error}" if d.error else "")
         ocr = f" (OCR: {d.ocr_pages} p)" if d.ocr_pages else ""
-        unit = f"{d.pages:>5} {unit_short(d.page_unit):<6}"
+        unit = f"{d.pages:>5} {unit_short(d.page_unit, d.pages):<6}"
         print(f"{shown(d.file_name):48.48} {unit} {d.chunks:>6} chunks  {state}{ocr}")
     return 0
 
@@ -335,6 +335,8 @@ def cmd_ask(args: argparse.Namespace) -> int:
         print(f"\n\n({answer.cut})")
     else:
         print()
+    if answer.rerank_note:
+        print(f"\n({answer.rerank_note})")
     if answer.citations:
         print("\nCitations:")
     for c in answer.citations:

@@ -588,6 +588,8 @@ def test_extractive_when_no_first_token_in_time(
     answer, _ = ask(eng)  # the stub never sends a token: only the timeout ends this
     assert_extractive(answer)
     assert "first-token timeout" in answer.reason
+    # Ollama is running: no advice to start it (QA, session 26)
+    assert "ollama serve" not in answer.text
 
 
 def test_extractive_on_server_error(
@@ -597,6 +599,7 @@ def test_extractive_on_server_error(
     answer, _ = ask(engine)
     assert_extractive(answer)
     assert "HTTP 500" in answer.reason
+    assert "ollama serve" not in answer.text
 
 
 # Streams that break ---------------------------------------------------------------

@@ -228,3 +228,25 @@ def test_an_abstention_suggests_anyway_which_asks_the_model(
     assert data["overrode"].startswith("Retrieval confidence is low")
     assert data["reason"].startswith("Asked anyway: Retrieval confidence is low")
     assert ollama_stub.bodies("/api/chat")
+
+
+def test_ask_says_what_the_llm_rerank_did(
+    samples_dir: Path,
+    ollama_stub: OllamaStub,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Only --json said it (QA, session 26)."""
+    monkeypatch.setenv("DOCENT_EXTRACT_IN_SUBPROCESS", "0")
+    assert main(["index", "-q", str(samples_dir / "simh__ctss_hardware.pdf")]) == 0
+    use_host(monkeypatch, ollama_stub.url)
+    monkeypatch.setenv("DOCENT_LLM_RERANK", "true")
+    ollama_stub.responder = ScriptedModel(rerank='{"best": [2]}')
+    capsys.readouterr()
+    assert main(["ask", "How is memory relocation and protection done in CTSS?"]) == 0
+    out, _ = capsys.readouterr()
+    said = (
+        "(stub-model:latest put first the passage it judged to answer (LLM rerank): the "
+        "search had it at rank 2.)"
+    )
+    assert said in out.partition("\nCitations:\n")[0]

@@ -310,6 +310,12 @@ def test_the_status_says_when_the_model_orders_the_passages(qtbot: Any) -> None:
             "tiny:1b was asked which passages answer (LLM rerank) and named none: they are in "
             "the search's order.",
         ),
+        (
+            # nothing moved: not "put first ... at ranks 1 and 2" (QA, session 26)
+            [1, 2],
+            "tiny:1b was asked which passages answer (LLM rerank) and chose the search's "
+            "first 2 passages: the order is the search's.",
+        ),
     ],
 )
 def test_an_answer_says_what_the_llm_rerank_did(

@@ -312,3 +312,6 @@ def test_the_pages_column_counts_a_document_in_its_own_units() -> None:
     assert shown_pages("slide", 12) == "12 slides"
     assert shown_pages("section", 3) == "3 sect."
     assert shown_pages("page", 0) == ""
+    # one of them: "1 parts" was shown for a short text file (QA, session 26)
+    assert shown_pages("lines:60", 1) == "1 part"
+    assert shown_pages("slide", 1) == "1 slide"

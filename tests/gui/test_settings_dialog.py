@@ -355,3 +355,21 @@ def test_browse_fills_the_folder_it_belongs_to(
     buttons["Choose the data folder"].click()
     assert titles == ["Cross-encoder folder", "Data folder"]
     assert dialog.rerank_edit.text() == "/picked/1" and dialog.data_edit.text() == "/picked/2"
+
+
+def test_every_field_marked_red_is_drawn_again(
+    qtbot: Any, fake: FakeEngine, drain: None, monkeypatch: Any
+) -> None:
+    """A restyle alone is not drawn: of four bad fields the screen showed the red border
+    of only the one last edited, though each was marked (QA, session 26)."""
+    dialog = SettingsDialog(fake)
+    qtbot.addWidget(dialog)
+    drawn: list[str] = []
+    for key in ("ollama_host", "data_dir", "summary_seconds_per_page"):
+        field = dialog.fields[key]
+        monkeypatch.setattr(field, "update", lambda key=key: drawn.append(key))
+    dialog.host_edit.setText("localhost:11434")
+    dialog.data_edit.setText("Library")
+    dialog.limit_edit.setText("abc")
+    save(qtbot, dialog)
+    assert sorted(drawn) == ["data_dir", "ollama_host", "summary_seconds_per_page"]

@@ -137,6 +137,38 @@ class Answer:
         return bool(self.overrode)
 
     @property
+    def rerank_note(self) -> str:
+        """What the LLM rerank did to the passages the answer was given, in a sentence
+        (the chat's footer, ``docent ask``); "" when it was not asked."""
+        if self.reranked is None:
+            return ""
+        model = self.model or "The model"
+        if self.rerank_failed:
+            why = self.rerank_failed.rstrip(".")
+            return (
+                f"{model} was asked which passages answer (LLM rerank), but "
+                f"{why[:1].lower()}{why[1:]}: they are in the search's order."
+            )
+        if not self.reranked:
+            return (
+                f"{model} was asked which passages answer (LLM rerank) and named none: "
+                "they are in the search's order."
+            )
+        if self.reranked == list(range(1, len(self.reranked) + 1)):
+            first = "passage" if len(self.reranked) == 1 else f"{len(self.reranked)} passages"
+            return (
+                f"{model} was asked which passages answer (LLM rerank) and chose the "
+                f"search's first {first}: the order is the search's."
+            )
+        ranks = [str(n) for n in self.reranked]
+        said = ranks[0] if len(ranks) == 1 else ", ".join(ranks[:-1]) + " and " + ranks[-1]
+        one = len(ranks) == 1
+        return (
+            f"{model} put first the {'passage' if one else 'passages'} it judged to answer "
+            f"(LLM rerank): the search had {'it at rank' if one else 'them at ranks'} {said}."
+        )
+
+    @property
     def retrieval_abstained(self) -> bool:
         """Abstained on retrieval's verdict, before any model was asked, with passages to
         offer: the person may ask the model anyway (not when the model itself found no

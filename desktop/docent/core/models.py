@@ -237,6 +237,11 @@ class Hit:
 _UNIT_SHORT = {"page": "p", "slide": "slides", "chapter": "chap.", "section": "sect."}
 
 
-def unit_short(page_unit: str) -> str:
-    """The short name of what a document's pages are: "p", "slides", ...; "parts" else."""
-    return _UNIT_SHORT.get(page_unit, "parts")
+_ONE = {"slides": "slide", "parts": "part"}
+
+
+def unit_short(page_unit: str, count: int = 0) -> str:
+    """The short name of what a document's pages are: "p", "slides", ...; "parts" else;
+    one of them when ``count`` is 1 ("1 part", not "1 parts": QA, session 26)."""
+    unit = _UNIT_SHORT.get(page_unit, "parts")
+    return _ONE.get(unit, unit) if count == 1 else unit

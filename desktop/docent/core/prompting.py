@@ -397,12 +397,16 @@ def extractive_text(
 
 def _model_advice(reason: str, model: str) -> str:
     """How to get written answers, less what ``reason`` says already (the errors of
-    llm.py name their fix: "start it with `ollama serve`", "run `ollama pull x`")."""
+    llm.py name their fix: "start it with `ollama serve`", "run `ollama pull x`", "raise
+    the timeout"). After a timeout or a server error Ollama is running: "start Ollama"
+    was wrong advice (QA, session 26)."""
     pull = f"`ollama pull {model}`"
     if pull in reason:
         return ""
     if "`ollama serve`" in reason:
         return f"Once it runs, make sure the model is installed ({pull})."
+    if re.search(r"\btimeout\b|\bHTTP \d", reason):  # it answered, or took the request
+        return f"Ollama is running: try again, or check that the model is installed ({pull})."
     return f"To get written answers, start Ollama (`ollama serve`) and make sure the model is installed ({pull})."
 
 

@@ -128,7 +128,7 @@ def _display(row: Row, col: int) -> str:
     if col == NAME:
         return shown(row.file_name)  # a name that is not UTF-8, or holds controls
     if col == PAGES:  # in the document's own units: a log's blocks of lines are no pages
-        unit = unit_short(row.page_unit)
+        unit = unit_short(row.page_unit, row.pages)
         return "" if not row.pages else str(row.pages) if unit == "p" else f"{row.pages} {unit}"
     if col == CHUNKS:
         return str(row.chunks) if row.chunks else ""

@@ -277,6 +277,9 @@ class SettingsDialog(QDialog):
             w.setProperty("invalid", invalid)
             w.style().unpolish(w)
             w.style().polish(w)
+            # a restyle alone is not drawn: all four bad fields were marked, and only the
+            # one being edited showed it until something else repainted (QA, session 26)
+            w.update()
 
     def _clear_marks(self) -> None:
         for key in self.fields:

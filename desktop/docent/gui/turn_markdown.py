@@ -104,10 +104,8 @@ def _footer(turn: Turn) -> str:
                 f"Docent asked {model} again (asked {tries}); no later answer had a "
                 "sentence your documents clearly say, so this first one stands."
             )
-    if answer.reranked is not None:
-        notes.append(
-            rerank_note(answer.reranked, answer.model or "The model", answer.rerank_failed)
-        )
+    if answer.rerank_note:
+        notes.append(answer.rerank_note)
     if answer.invalid_citations:
         nums = ", ".join(str(n) for n in answer.invalid_citations)
         notes.append(f"Dropped citation {nums}: the model cited passages it was not given.")
@@ -155,28 +153,6 @@ def _footer(turn: Turn) -> str:
             f"{'go' if several else 'goes'} on past what the passage says (underlined)."
         )
     return " ".join(f"*{escape_markdown(note)}*" for note in notes)
-
-
-def rerank_note(reranked: list[int], model: str, failed: str = "") -> str:
-    """What the LLM rerank (``llm_rerank``) did to the passages the answer was given."""
-    if failed:
-        why = failed.rstrip(".")
-        return (
-            f"{model} was asked which passages answer (LLM rerank), but {why[:1].lower()}"
-            f"{why[1:]}: they are in the search's order."
-        )
-    if not reranked:
-        return (
-            f"{model} was asked which passages answer (LLM rerank) and named none: they "
-            "are in the search's order."
-        )
-    ranks = [str(n) for n in reranked]
-    said = ranks[0] if len(ranks) == 1 else ", ".join(ranks[:-1]) + " and " + ranks[-1]
-    one = len(ranks) == 1
-    return (
-        f"{model} put first the {'passage' if one else 'passages'} it judged to answer "
-        f"(LLM rerank): the search had {'it at rank' if one else 'them at ranks'} {said}."
-    )
 
 
 def _seconds(seconds: float) -> str:
