@@ -44,3 +44,23 @@ def test_index_then_grep_list_and_dump(tmp_path: Path, capsys: pytest.CaptureFix
     assert "## slide 2\n" in capsys.readouterr().out
     assert main(["dump", "scan.pdf"]) == 0
     assert "## Page 1 (OCR)" in capsys.readouterr().out
+
+
+def test_dump_of_a_file_that_failed_says_why(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """It said "re-index it", which cannot help a PDF locked by a password (QA, s26)."""
+    from pdf_files import encrypted_text_pdf
+
+    monkeypatch.setenv("DOCENT_EXTRACT_IN_SUBPROCESS", "0")
+    locked = tmp_path / "locked.pdf"
+    locked.write_bytes(encrypted_text_pdf([["Secret minutes of the board."]], "hunter2"))
+    main(["index", str(locked)])
+    capsys.readouterr()
+    assert main(["list", "--json"]) == 0
+    (listed,) = json.loads(capsys.readouterr().out)
+    assert listed["state"] == "failed" and listed["error"]
+    assert main(["dump", "locked.pdf"]) != 0
+    err = capsys.readouterr().err
+    assert "locked.pdf has no text: " in err and listed["error"] in err
+    assert "re-index" not in err

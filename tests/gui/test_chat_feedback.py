@@ -349,3 +349,13 @@ def test_an_answer_without_the_llm_rerank_says_nothing_of_it(
     fake.answers = [answer("The timer counts at 60Hz [1].", [citation(1, "/d/vax.pdf")])]
     ask_and_wait(qtbot, chat, "How fast is the timer?")
     assert "LLM rerank" not in chat.view.toPlainText()
+
+
+def test_the_banner_sets_commands_in_code_type_and_escapes_the_rest() -> None:
+    """ "`ollama serve`" was shown with its backticks (QA, session 26)."""
+    from docent.gui.chat_pane import banner_html
+
+    assert banner_html("Start it with `ollama serve`, then `ollama pull x`.") == (
+        "Start it with <code>ollama serve</code>, then <code>ollama pull x</code>."
+    )
+    assert banner_html("Model <x> & y's `odd") == "Model &lt;x&gt; &amp; y's `odd"

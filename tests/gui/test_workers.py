@@ -9,7 +9,7 @@ from typing import Any
 import shiboken6
 from PySide6.QtWidgets import QLabel
 
-from docent.core.errors import Cancelled
+from docent.core.errors import Cancelled, SettingsError
 from docent.gui.messages import Message, bridge
 from docent.gui.workers import Task, call_in_worker, run_in_worker
 
@@ -63,6 +63,31 @@ def test_a_cancelled_job_is_not_reported_as_an_error(qtbot: Any, drain: None, ca
     mine = [r for r in caplog.records if "worker wait" in r.getMessage()]
     assert [r.getMessage() for r in mine] == ["worker wait stopped: stopped"]
     assert mine[0].exc_info is None
+
+
+def test_docents_own_errors_are_logged_without_a_traceback(
+    qtbot: Any, drain: None, caplog: Any
+) -> None:
+    """A bad setting wrote two whole tracebacks into docent.log (QA, session 26); a bug
+    still writes its own."""
+    caplog.set_level(logging.INFO, logger="docent")
+
+    def bad_setting(task: Task[None]) -> int:
+        raise SettingsError("Bad settings: setting 'ollama_model': must not be empty")
+
+    def bug(task: Task[None]) -> int:
+        raise ZeroDivisionError("division by zero")
+
+    for job, name in ((bad_setting, "save"), (bug, "divide")):
+        worker = run_in_worker(job, name=name, on_error=lambda exc: None)
+        qtbot.waitUntil(lambda worker=worker: worker.done, timeout=10_000)
+    logged = {
+        r.getMessage().split(":")[0]: r.exc_info
+        for r in caplog.records
+        if r.getMessage().startswith("worker ")
+    }
+    assert not logged["worker save failed"]
+    assert logged["worker divide failed"]
 
 
 def test_on_error_shows_the_error_in_place_instead(qtbot: Any, drain: None) -> None:

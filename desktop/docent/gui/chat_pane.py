@@ -7,6 +7,7 @@ and its sources stay until the new one is complete, and ◀ ▶ switch between t
 
 from __future__ import annotations
 
+import html
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -44,6 +45,16 @@ class AskProgress:
 
     token: str = ""
     stage: AskStage | None = None
+
+
+def banner_html(text: str) -> str:
+    """The banner's words as rich text: the message escaped (a host or model name may hold
+    "<"), and the commands it names in backticks set in code type: "`ollama serve`" was
+    shown with its backticks (QA, session 26)."""
+    parts = html.escape(text, quote=False).split("`")
+    if len(parts) % 2 == 0:  # an unpaired backtick: the text as it is
+        return html.escape(text, quote=False)
+    return "".join(f"<code>{p}</code>" if i % 2 else p for i, p in enumerate(parts))
 
 
 class ChatPane(QWidget):
@@ -121,7 +132,8 @@ class ChatPane(QWidget):
         self.banner.setObjectName("extractiveBanner")
         self.banner_label = QLabel()
         self.banner_label.setWordWrap(True)
-        self.banner_label.setTextFormat(Qt.TextFormat.PlainText)
+        # rich text of Docent's own making only (``banner_html``): commands in code type
+        self.banner_label.setTextFormat(Qt.TextFormat.RichText)
         self.banner_label.setAccessibleName("Language model status")
         self.retry_button = QPushButton("Retry")
         self.retry_button.setToolTip("Check for Ollama again and re-ask the last question")
@@ -215,7 +227,7 @@ class ChatPane(QWidget):
 
     def set_banner(self, text: str, *, retry: bool) -> None:
         """The language model's state above the chat ("" hides it)."""
-        self.banner_label.setText(text)
+        self.banner_label.setText(banner_html(text))
         self.retry_button.setVisible(retry)
         self.banner.setVisible(bool(text))
 
