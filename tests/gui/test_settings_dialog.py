@@ -373,3 +373,23 @@ def test_every_field_marked_red_is_drawn_again(
     dialog.limit_edit.setText("abc")
     save(qtbot, dialog)
     assert sorted(drawn) == ["data_dir", "ollama_host", "summary_seconds_per_page"]
+
+
+def test_fields_an_environment_variable_sets_are_named(
+    qtbot: Any, fake: FakeEngine, drain: None, monkeypatch: Any
+) -> None:
+    """Unchecking LLM rerank seemed saved, and DOCENT_LLM_RERANK turned it on again at the
+    next start (QA, session 26)."""
+    dialog = SettingsDialog(fake)
+    qtbot.addWidget(dialog)
+    assert not dialog.env_label.isVisibleTo(dialog) and dialog.env_label.text() == ""
+    monkeypatch.setenv("DOCENT_LLM_RERANK", "true")
+    monkeypatch.setenv("DOCENT_OLLAMA_HOST", "http://127.0.0.1:9")
+    monkeypatch.setenv("DOCENT_EXTRACT_IN_SUBPROCESS", "0")  # no field of the dialog's
+    dialog = SettingsDialog(fake)
+    qtbot.addWidget(dialog)
+    assert dialog.env_label.isVisibleTo(dialog)
+    text = dialog.env_label.text()
+    assert text.startswith("Set by environment variables, so a change here lasts until")
+    assert "Ollama host (DOCENT_OLLAMA_HOST)" in text and "LLM rerank (DOCENT_LLM_RERANK)" in text
+    assert "EXTRACT" not in text

@@ -442,18 +442,27 @@ def settings_error(
 
 def _env_overrides() -> tuple[dict[str, Any], dict[str, str]]:
     """Settings from DOCENT_* variables, and which variable gave each key."""
-    out: dict[str, Any] = {}
-    names: dict[str, str] = {}
-    fields = Settings.model_fields
-    for name, value in os.environ.items():
-        if not name.startswith(ENV_PREFIX) or name in ("DOCENT_HOME", "DOCENT_RESOURCES"):
-            continue
-        key = name[len(ENV_PREFIX) :].lower()
-        if key not in fields:
-            continue  # other DOCENT_* variables (test switches etc.) are not settings
-        names[key] = name
-        out[key] = _watched_from_env(name, value) if key == "watched_folders" else value
+    names = env_overridden()  # other DOCENT_* variables (test switches etc.) are not settings
+    out: dict[str, Any] = {
+        key: _watched_from_env(name, os.environ[name])
+        if key == "watched_folders"
+        else os.environ[name]
+        for key, name in names.items()
+    }
     return out, names
+
+
+def env_overridden() -> dict[str, str]:
+    """The settings a DOCENT_* variable sets, and its name: a change made elsewhere
+    lasts until the next start, when the variable wins again."""
+    fields = Settings.model_fields
+    return {
+        name[len(ENV_PREFIX) :].lower(): name
+        for name in os.environ
+        if name.startswith(ENV_PREFIX)
+        and name not in ("DOCENT_HOME", "DOCENT_RESOURCES")
+        and name[len(ENV_PREFIX) :].lower() in fields
+    }
 
 
 def _watched_from_env(name: str, value: str) -> list[str]:

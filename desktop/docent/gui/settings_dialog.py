@@ -31,7 +31,13 @@ from PySide6.QtWidgets import (
 )
 
 from docent.core.api import EngineAPI, Health, SettingsApplied
-from docent.core.config import OLLAMA_PORT, QDRANT_PORT, Settings, validate_change
+from docent.core.config import (
+    OLLAMA_PORT,
+    QDRANT_PORT,
+    Settings,
+    env_overridden,
+    validate_change,
+)
 from docent.core.errors import SettingsError
 from docent.gui.health import HEALTH_TIMEOUT
 from docent.gui.workers import call_in_worker
@@ -193,6 +199,23 @@ class SettingsDialog(QDialog):
         self._row(form, "rerank_model_dir", rerank_row)
         self._row(form, "llm_rerank", self.llm_rerank_check)
 
+        # Fields a DOCENT_* variable sets: a change lasts until the next start, when the
+        # variable wins again; said, or the change seemed saved and came back (QA, s26)
+        by_env = env_overridden()
+        overridden = [
+            f"{label} ({by_env[key]})" for key, label in FIELD_LABELS.items() if key in by_env
+        ]
+        self.env_label = QLabel(
+            "Set by environment variables, so a change here lasts until Docent restarts: "
+            + ", ".join(overridden)
+            + "."
+            if overridden
+            else ""
+        )
+        self.env_label.setObjectName("settingsEnv")
+        self.env_label.setWordWrap(True)
+        self.env_label.setTextFormat(Qt.TextFormat.PlainText)
+        self.env_label.setVisible(bool(overridden))
         self.error_label = QLabel("")
         self.error_label.setObjectName("settingsError")
         self.error_label.setWordWrap(True)
@@ -209,6 +232,7 @@ class SettingsDialog(QDialog):
         self.test_button.clicked.connect(self.test_connection)
         layout = QVBoxLayout(self)
         layout.addLayout(form)
+        layout.addWidget(self.env_label)
         layout.addStretch(1)
         layout.addWidget(self.error_label)
         layout.addWidget(self.buttons)
