@@ -148,3 +148,20 @@ def test_underscores_mean_italic_not_an_underline(qtbot: Any) -> None:
     assert note.fontItalic()
     assert note.underlineStyle() == QTextCharFormat.UnderlineStyle.NoUnderline
     assert not note.fontUnderline()
+
+
+def test_a_sentence_with_underscores_in_a_word_is_underlined(qtbot: Any) -> None:
+    """A small model echoed "debian-history__project-history.en.pdf p.34:" into its
+    sentence; the footer said it was underlined, and it was not (QA, session 26)."""
+    from docent.gui.turn_markdown import escape_markdown
+
+    sentence = (
+        "debian-history__project-history.en.pdf p.34: When Ian Murdock left Debian, he "
+        "appointed Bruce Perens"
+    )
+    view = SafeBrowser()
+    qtbot.addWidget(view)
+    view.replace_tail(0, escape_markdown(sentence) + ".")
+    assert view.mark_sentences([sentence]) == 1
+    mark = format_at(view, "project-history.en.pdf p.34: When")
+    assert mark.underlineStyle() == QTextCharFormat.UnderlineStyle.WaveUnderline

@@ -290,15 +290,17 @@ def _find(doc: QTextDocument, text: str, start: int) -> QTextCursor:
 
 def _find_loosely(doc: QTextDocument, sentence: str, start: int = 0) -> QTextCursor | None:
     """The sentence as shown, tolerating Markdown marks and citation chips in it."""
-    plain = re.sub(r"[*_`]+", "", sentence).strip()
-    # "1) The ..." is drawn as a list item: its number is not text the view can find
-    plain = _LIST_MARKS.sub("", plain)
-    for candidate in (plain, re.sub(r"\s*\[\d+(?:\s*,\s*\d+)*\]", "", plain).strip()):
-        if len(candidate) < 8:
-            continue
-        cur = _find(doc, candidate, start)
-        if not cur.isNull():
-            return cur
+    # underscores inside words are text ("project-history__en.pdf": escaped, shown as
+    # written; the sentence was never found when they were dropped: QA, session 26)
+    for plain in (re.sub(r"[*`]+", "", sentence).strip(), re.sub(r"[*_`]+", "", sentence).strip()):
+        # "1) The ..." is drawn as a list item: its number is not text the view can find
+        plain = _LIST_MARKS.sub("", plain)
+        for candidate in (plain, re.sub(r"\s*\[\d+(?:\s*,\s*\d+)*\]", "", plain).strip()):
+            if len(candidate) < 8:
+                continue
+            cur = _find(doc, candidate, start)
+            if not cur.isNull():
+                return cur
     words = plain.split()
     if len(words) >= 6:  # the start and the end of it, when the middle was reformatted
         head = _find(doc, " ".join(words[:5]), start)
