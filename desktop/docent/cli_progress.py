@@ -23,6 +23,9 @@ class ProgressBar:
         self.quiet = quiet
         self._last = 0.0
         self._key: tuple[int, str] = (0, "")
+        #: Files done, the most seen: the next file is read while one is embedded, so its
+        #: steps come in between and the bar went back (QA, session 26).
+        self._done = 0
 
     def __call__(self, p: Progress) -> None:
         if self.quiet:
@@ -37,6 +40,7 @@ class ProgressBar:
         else:
             detail = p.phase
         done = p.file_index - (0 if p.phase in ("ready", "unchanged", "failed", "renamed") else 1)
+        done = self._done = max(self._done, done)
         width = 24
         filled = int(width * done / max(p.file_count, 1))
         line = f"[{'#' * filled}{'.' * (width - filled)}] {p.file_index}/{p.file_count} {name}: {detail}"
