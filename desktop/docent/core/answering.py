@@ -325,12 +325,12 @@ class Answerer:
 
     def _rerank(self, run: _Run, plan: ContextPlan) -> bool:
         """The LLM rerank (``llm_rerank``, off by default): the model puts the passages
-        that answer first; True when the order changed. Only with a request left for the
-        answer, and at a Retry with the Retry's sampling (the same request again would get
-        the same reply). A reply it cannot use, or a request that fails or times out,
-        leaves the search's order and the answer is asked for as usual
-        (``run.rerank_failed`` says why); a model out of reach or not installed is not
-        asked again: the answer then quotes the passages and says why."""
+        that answer first; True when it named some (the prompt is built again). Only
+        with a request left for the answer, and at a Retry with the Retry's sampling (the
+        same request again would get the same reply). A reply it cannot use, or a request
+        that fails or times out, leaves the search's order and the answer is asked for as
+        usual (``run.rerank_failed`` says why); a model out of reach or not installed is
+        not asked again: the answer then quotes the passages and says why."""
         if not self.settings.llm_rerank or run.requests.left() < 2:
             return False
         hits = run.result.hits

@@ -383,10 +383,11 @@ class Engine(EngineWatching):
         # stale: until the next run reads it again, the text the passages were cut from
         doc = self.cache.get(rec.sha256, stale=True) if rec.sha256 else None
         if doc is None:
-            if rec.state is DocState.FAILED and rec.error:
+            if rec.state is DocState.FAILED:
                 # re-indexing will not help a file that cannot be read: say why it failed
                 # ("re-index it" was said of an encrypted PDF; QA, session 26)
-                raise UnknownFile(f"{rec.file_name} has no text: {rec.error}")
+                why = rec.error or "its indexing failed"
+                raise UnknownFile(f"{rec.file_name} has no text: {why}")
             if rec.state is not DocState.READY:
                 raise UnknownFile(f"{rec.file_name} is not indexed yet ({rec.state}).")
             raise UnknownFile(f"The text of {rec.file_name} is not available; re-index it.")

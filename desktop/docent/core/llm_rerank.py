@@ -42,13 +42,11 @@ OPTIONS: dict[str, Any] = {"temperature": 0, "seed": 7, "num_predict": 40}
 #: Tokens kept free in the context beside the listing and the reply (the chat template's
 #: own tokens; a count that runs a little short).
 MARGIN_TOKENS = 64
-
-CountFn = Callable[[str], int]
-
-
 #: Seconds the reply may take after the first-token timeout's: it is a few numbers, and
 #: the answer waits behind it.
 REPLY_SECONDS = 30.0
+
+CountFn = Callable[[str], int]
 
 
 @dataclass(frozen=True, slots=True)
