@@ -355,6 +355,11 @@ def cmd_ask(args: argparse.Namespace) -> int:
             "\nDropped citations (never offered to the model): "
             + ", ".join(f"[{n}]" for n in answer.invalid_citations)
         )
+    if answer.unoffered_pages:
+        print(
+            "\nDropped pages (named by the model, never offered to it): "
+            + ", ".join(answer.unoffered_pages)
+        )
     for heading, sentences in unsupported_groups(answer):
         print(f"\n{heading}:")
         for sentence in sentences:

@@ -106,6 +106,22 @@ def test_generated_answer_cites_an_offered_passage(
     assert answer.requests == 1 and answer.seconds > 0
 
 
+def test_a_page_the_model_names_but_was_not_given_is_dropped_and_reported(
+    engine: Engine, model: ScriptedModel, ollama_stub: OllamaStub
+) -> None:
+    """A small model wrote a passage's header with a page of its own ("p.34" of a
+    27-page file), shown as if a citation (QA, session 26)."""
+    first, _ = ask(engine)
+    best = first.offered[0]
+    model.answer = f"{best.file_name} p.999: {first_sentence(best.text)}."
+    answer, _ = ask(engine)
+    place = f"{best.file_name} p.999"
+    assert answer.unoffered_pages == [place] and "p.999" not in answer.text
+    assert f"Dropped {place}: the model named a page it was not given." in answer.reason
+    assert answer.confidence != "high"
+    assert answer.as_dict()["unoffered_pages"] == [place]
+
+
 def test_numbers_never_offered_are_dropped_and_reported(
     engine: Engine, model: ScriptedModel
 ) -> None:

@@ -12,6 +12,7 @@ from docent.core.citations import (
     cite_echoed_headers,
     cited_numbers,
     drop_invalid,
+    drop_unoffered_headers,
     strip_markers,
 )
 from docent.core.config import Settings
@@ -126,6 +127,29 @@ def test_an_echoed_header_opening_a_quotation_is_known_capitalised() -> None:
     assert cite_echoed_headers("DEBIAN-EDU-MANUAL.pdf p.9: Below.", hits) == (
         "DEBIAN-EDU-MANUAL.pdf p.9: Below."  # only the first letter's case is forgiven
     )
+
+
+def test_a_header_for_a_page_never_offered_is_dropped_and_named() -> None:
+    """ "debian-history__project-history.en.pdf p.34:" of a 27-page file stood in the
+    answer as if a citation, with p.13 offered (QA, session 26)."""
+    offered = [
+        Hit("c1", "d", "history.en.pdf", "/d/history.en.pdf", 13, 13, 0, 0.5, "x"),
+        Hit("c2", "e", "simh_doc.pdf", "/d/simh_doc.pdf", 9, 10, 4, 0.5, "x"),
+    ]
+    answer = cite_echoed_headers(
+        "Bruce led it [1]. History.en.pdf p.34: When Ian left, he chose Bruce.\n"
+        "[2] simh_doc.pdf pp. 3-4: The CPU idles. other.pdf p.2: Not offered, not ours.",
+        offered,
+    )
+    text, dropped = drop_unoffered_headers(answer, offered)
+    assert text == (
+        "Bruce led it [1]. When Ian left, he chose Bruce.\n"
+        "The CPU idles. other.pdf p.2: Not offered, not ours."
+    )
+    assert dropped == ["History.en.pdf p.34", "simh_doc.pdf pp. 3-4"]
+    # the offered pages' headers were made citations first, and stay
+    cited = cite_echoed_headers("history.en.pdf p.13: Ian left.", offered)
+    assert drop_unoffered_headers(cited, offered) == ("Ian left [1].", [])
 
 
 def test_an_echoed_passage_header_becomes_a_citation() -> None:

@@ -359,3 +359,14 @@ def test_the_banner_sets_commands_in_code_type_and_escapes_the_rest() -> None:
         "Start it with <code>ollama serve</code>, then <code>ollama pull x</code>."
     )
     assert banner_html("Model <x> & y's `odd") == "Model &lt;x&gt; &amp; y's `odd"
+
+
+def test_a_page_the_model_named_but_was_not_given_is_said_in_the_footer(
+    qtbot: Any, fake: FakeEngine, chat: ChatPane
+) -> None:
+    given = answer("When Ian left, he chose Bruce [1].", [citation(1, "/d/history.pdf")])
+    given.unoffered_pages = ["history__en.pdf p.34"]
+    fake.answers = [given]
+    ask_and_wait(qtbot, chat, "Who led Debian after Ian?")
+    shown = " ".join(chat.view.toPlainText().split())
+    assert "Dropped history__en.pdf p.34: the model named a page it was not given." in shown

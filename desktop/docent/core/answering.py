@@ -63,6 +63,7 @@ from docent.core.citations import (
     cite_echoed_headers,
     cited_numbers,
     drop_invalid,
+    drop_unoffered_headers,
     strip_markers,
 )
 from docent.core.config import Settings
@@ -534,6 +535,7 @@ class Answerer:
         if partial:  # a marker the stream broke off in ("full [", "full [1,")
             text = _UNFINISHED_MARKER.sub("", text)
         text = cite_echoed_headers(text, prompt.offered)
+        text, unoffered = drop_unoffered_headers(text, prompt.offered)
         text, invalid = drop_invalid(text, len(prompt.offered))
         if not partial and not cut and not cited_numbers(text) and says_not_found(text):
             reason = "The model found no answer in the passages it was given."
@@ -542,11 +544,14 @@ class Answerer:
         model, matched = checked.model_cited, checked.matched
         reasons = [r for r in (partial, cut) if r]
         reasons += citation_notes(checked, invalid)
+        if unoffered:
+            places = ", ".join(unoffered)
+            reasons.append(f"Dropped {places}: the model named a page it was not given.")
         confidence = answer_confidence(
             run.result.confidence,
             checked.faith,
             cited=bool(model or matched),
-            invalid=bool(invalid),
+            invalid=bool(invalid or unoffered),
             partial=bool(partial or cut),
             matched_only=bool(matched and not model),
         )
@@ -573,6 +578,7 @@ class Answerer:
             citations=citations,
             offered=prompt.offered,
             invalid_citations=invalid,
+            unoffered_pages=unoffered,
             unsupported_sentences=checked.faith.unsupported,
             uncited_sentences=checked.faith.uncited,
             unsaid_parts=checked.faith.unsaid,

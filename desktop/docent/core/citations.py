@@ -241,6 +241,30 @@ def cite_echoed_headers(text: str, offered: Sequence[Hit]) -> str:
         start = m.start()
 
 
+def drop_unoffered_headers(text: str, offered: Sequence[Hit]) -> tuple[str, list[str]]:
+    """Headers the model wrote for a page of an offered file that it was not given
+    ("history.pdf p.34:" of a 27-page file, when p.13 was offered): the place is taken
+    out, as a marker never offered is (``drop_invalid``), and returned as written. Run
+    after ``cite_echoed_headers``, which makes the offered pages' headers citations; a
+    page the reader would otherwise take for a citation was shown unflagged (QA,
+    session 26)."""
+    names = sorted({h.file_name for h in offered if h.file_name}, key=len, reverse=True)
+    if not names:
+        return text, []
+    alternatives = "|".join(f"(?i:{re.escape(n[:1])}){re.escape(n[1:])}" for n in names)
+    pattern = re.compile(
+        rf"(?:\[\s*\d{{1,3}}\s*\]\s*)?(?P<place>(?:{alternatives}),?\s+pp?\.\s*\d+"
+        rf"(?:\s*[-–]\s*\d+)?)\s*:\s*"
+    )
+    dropped: dict[str, None] = {}
+
+    def drop(m: re.Match[str]) -> str:
+        dropped.setdefault(" ".join(m.group("place").split()), None)
+        return ""
+
+    return pattern.sub(drop, text), list(dropped)
+
+
 def _header(hit: Hit) -> re.Pattern[str]:
     """An echo of ``hit``'s header, its page loosely (``p.5`` or ``pp.5-6``), the file
     name's first letter in either case (copied as a sentence's first word)."""

@@ -73,6 +73,9 @@ class Answer:
     offered: list[Hit] = field(default_factory=list)
     #: Numbers the model cited that were never offered (removed from ``text``).
     invalid_citations: list[int] = field(default_factory=list)
+    #: Places the model wrote as a passage's header for a page it was not given
+    #: ("history.pdf p.34"; removed from ``text``).
+    unoffered_pages: list[str] = field(default_factory=list)
     unsupported_sentences: list[str] = field(default_factory=list)
     #: Those of ``unsupported_sentences`` that cite nothing: no offered passage supports
     #: them. The others cite a passage that does not clearly support them.
@@ -195,6 +198,7 @@ class Answer:
             "mode": self.mode,
             "citations": [c.as_dict() for c in self.citations],
             "invalid_citations": self.invalid_citations,
+            "unoffered_pages": self.unoffered_pages,
             "misattributed_citations": [
                 {"sentence": s, "cited": list(cited), "better": better}
                 for s, cited, better in self.misattributed

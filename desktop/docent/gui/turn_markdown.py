@@ -109,6 +109,9 @@ def _footer(turn: Turn) -> str:
     if answer.invalid_citations:
         nums = ", ".join(str(n) for n in answer.invalid_citations)
         notes.append(f"Dropped citation {nums}: the model cited passages it was not given.")
+    if answer.unoffered_pages:
+        places = ", ".join(answer.unoffered_pages)  # escaped with the note
+        notes.append(f"Dropped {places}: the model named a page it was not given.")
     whole = answer.answer_match
     matched = [c.n for c in answer.citations if c.source == "matched" and c.n != whole]
     if answer.mode == "generated" and whole is not None:
