@@ -253,12 +253,21 @@ def drop_unoffered_headers(text: str, offered: Sequence[Hit]) -> tuple[str, list
         return text, []
     alternatives = "|".join(f"(?i:{re.escape(n[:1])}){re.escape(n[1:])}" for n in names)
     pattern = re.compile(
-        rf"(?:\[\s*\d{{1,3}}\s*\]\s*)?(?P<place>(?:{alternatives}),?\s+pp?\.\s*\d+"
-        rf"(?:\s*[-–]\s*\d+)?)\s*:\s*"
+        rf"(?:\[\s*\d{{1,3}}\s*\]\s*)?(?P<place>(?P<name>{alternatives}),?\s+pp?\.\s*"
+        rf"(?P<first>\d+)(?:\s*[-–]\s*(?P<last>\d+))?)\s*:\s*"
     )
     dropped: dict[str, None] = {}
 
     def drop(m: re.Match[str]) -> str:
+        first = int(m.group("first"))
+        last = int(m.group("last") or first)
+        name = m.group("name").lower()
+        given = any(
+            h.file_name.lower() == name and h.page_start <= first and last <= h.page_end
+            for h in offered
+        )
+        if given:  # a page inside an offered passage ("p.10" of pp.9-10): left as written
+            return m.group(0)
         dropped.setdefault(" ".join(m.group("place").split()), None)
         return ""
 
