@@ -26,6 +26,7 @@ class ProgressBar:
         #: Files done, the most seen: the next file is read while one is embedded, so its
         #: steps come in between and the bar went back (QA, session 26).
         self._done = 0
+        self._count = 0
 
     def __call__(self, p: Progress) -> None:
         if self.quiet:
@@ -40,9 +41,11 @@ class ProgressBar:
         else:
             detail = p.phase
         done = p.file_index - (0 if p.phase in ("ready", "unchanged", "failed", "renamed") else 1)
+        if p.file_count != self._count:  # another run (resume, then index): anew
+            self._count, self._done = p.file_count, 0
         done = self._done = max(self._done, done)
         width = 24
-        filled = int(width * done / max(p.file_count, 1))
+        filled = min(width, int(width * done / max(p.file_count, 1)))
         line = f"[{'#' * filled}{'.' * (width - filled)}] {p.file_index}/{p.file_count} {name}: {detail}"
         if self.tty:
             self.stream.write("\r\x1b[K" + line[:150])

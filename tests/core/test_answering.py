@@ -925,3 +925,26 @@ def test_engine_llm_health_and_models(
     assert not health.ok and "ollama serve" in health.message
     eng = point_at(library, ollama_stub.url, ollama_model="mistral:7b")
     assert "ollama pull mistral:7b" in eng.llm_health().message
+
+
+@pytest.mark.parametrize(
+    ("reason", "advice"),
+    [
+        ("Ollama at http://127.0.0.1:11434 did not answer within 120 s.", "is running"),
+        ("Ollama stopped the answer with an error: out of memory", "is running"),
+        (
+            "http://gpu-box (port 80, the default for http:// without a port) is not Ollama "
+            "(HTTP 404). Ollama listens on port 11434: set the Ollama host to "
+            "http://gpu-box:11434.",
+            "",
+        ),
+    ],
+)
+def test_the_advice_under_an_extractive_answer_fits_its_reason(reason: str, advice: str) -> None:
+    """A read timeout was told to start Ollama, and a server that is not Ollama that
+    Ollama was running (helper-55)."""
+    from docent.core.prompting import extractive_text
+
+    text = extractive_text("q", [], reason, MODEL)
+    assert "ollama serve" not in text
+    assert ("Ollama is running" in text) == (advice == "is running")

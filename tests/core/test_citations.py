@@ -155,6 +155,38 @@ def test_a_header_for_a_page_never_offered_is_dropped_and_named() -> None:
     assert drop_unoffered_headers(inside, offered) == (inside, [])
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "See old_notes.pdf p.3: the pump runs.",  # another file, whose name ends so
+        "see https://x.org/notes.pdf p.34: The war.",
+        "Run `grep 'notes.pdf p.34:' log` to check [1].",  # code the model wrote
+        "Per notes.pdf p.3:15 the war began.",  # a verse-like reference, not a header
+    ],
+)
+def test_what_only_looks_like_a_header_for_a_page_never_offered_stays(text: str) -> None:
+    """helper-55: "See old_notes.pdf p.3: the pump runs." became "See old_the pump
+    runs."; a URL and code lost their words."""
+    offered = [Hit("c1", "d", "notes.pdf", "/d/notes.pdf", 5, 5, 0, 0.5, "x")]
+    assert drop_unoffered_headers(text, offered) == (text, [])
+    assert cite_echoed_headers(text.replace("p.3", "p.5"), offered).startswith(text[:6])
+
+
+def test_a_header_takes_no_marker_or_line_break_from_the_line_before() -> None:
+    """The citation ending the line before was deleted with the header, and two
+    paragraphs were joined (helper-55)."""
+    offered = [Hit("c1", "d", "notes.pdf", "/d/notes.pdf", 5, 5, 0, 0.5, "x")]
+    text = "The war ended in 1648 [1]\n\nnotes.pdf p.34: The treaty followed."
+    assert drop_unoffered_headers(text, offered) == (
+        "The war ended in 1648 [1]\n\nThe treaty followed.",
+        ["notes.pdf p.34"],
+    )
+    assert cite_echoed_headers("Fact one [1]\nnotes.pdf p.5: the pump runs.", offered) == (
+        "Fact one [1]\nthe pump runs [1]."
+    )
+    assert drop_unoffered_headers("NOTES.PDF p.9: Loud.", offered) == ("Loud.", ["NOTES.PDF p.9"])
+
+
 def test_an_echoed_passage_header_becomes_a_citation() -> None:
     offered = [hit(1), Hit("c2", "d", "simh_doc.pdf", "/d/simh_doc.pdf", 9, 10, 4, 0.5, "x")]
     answer = (

@@ -390,6 +390,7 @@ def test_fields_an_environment_variable_sets_are_named(
     qtbot.addWidget(dialog)
     assert dialog.env_label.isVisibleTo(dialog)
     text = dialog.env_label.text()
-    assert text.startswith("Set by environment variables, so a change here lasts until")
+    # a change lasts until the next start, or (those that wait for a restart) never applies
+    assert text.startswith("Set by environment variables, which win again when Docent starts")
     assert "Ollama host (DOCENT_OLLAMA_HOST)" in text and "LLM rerank (DOCENT_LLM_RERANK)" in text
     assert "EXTRACT" not in text

@@ -251,14 +251,20 @@ def drop_unoffered_headers(text: str, offered: Sequence[Hit]) -> tuple[str, list
     names = sorted({h.file_name for h in offered if h.file_name}, key=len, reverse=True)
     if not names:
         return text, []
-    alternatives = "|".join(f"(?i:{re.escape(n[:1])}){re.escape(n[1:])}" for n in names)
+    alternatives = "|".join(re.escape(n) for n in names)
+    # the name whole (not the end of "old_notes.pdf" or of a URL), the header on its line
+    # (a marker ending the line before is that line's), followed by words, not a digit
     pattern = re.compile(
-        rf"(?:\[\s*\d{{1,3}}\s*\]\s*)?(?P<place>(?P<name>{alternatives}),?\s+pp?\.\s*"
-        rf"(?P<first>\d+)(?:\s*[-–]\s*(?P<last>\d+))?)\s*:\s*"
+        rf"(?:\[[ \t]*\d{{1,3}}[ \t]*\][ \t]*)?(?<![\w/.\\-])"
+        rf"(?P<place>(?P<name>(?i:{alternatives})),?[ \t]+pp?\.[ \t]*"
+        rf"(?P<first>\d+)(?:[ \t]*[-–][ \t]*(?P<last>\d+))?)[ \t]*:(?!\d)[ \t]*"
     )
     dropped: dict[str, None] = {}
+    code = code_spans(text)
 
     def drop(m: re.Match[str]) -> str:
+        if in_spans(m.start(), code):
+            return m.group(0)  # code the model wrote ("grep 'a.pdf p.3:' log")
         first = int(m.group("first"))
         last = int(m.group("last") or first)
         name = m.group("name").lower()
@@ -284,8 +290,11 @@ def _header(hit: Hit) -> re.Pattern[str]:
         if hit.location
         else rf"pp?\.\s*{hit.page_start}(?:\s*[-–]\s*{hit.page_end})?"
     )
+    # the name whole (not the end of "old_notes.pdf"), and a marker before it on its line
+    # (one ending the line before is that line's citation: review, session 26)
     return re.compile(
-        rf"(?:\[\s*(?P<n>\d{{1,3}})\s*\]\s*)?{name}{re.escape(rest)},?\s+(?P<pages>{pages})\s*:\s*"
+        rf"(?:\[[ \t]*(?P<n>\d{{1,3}})[ \t]*\][ \t]*)?(?<![\w/.\\-]){name}{re.escape(rest)},?"
+        rf"[ \t]+(?P<pages>{pages})[ \t]*:(?!\d)[ \t]*"
     )
 
 

@@ -405,7 +405,10 @@ def _model_advice(reason: str, model: str) -> str:
         return ""
     if "`ollama serve`" in reason:
         return f"Once it runs, make sure the model is installed ({pull})."
-    if re.search(r"\btimeout\b|\bHTTP \d", reason):  # it answered, or took the request
+    if "is not Ollama" in reason:  # another server on that port: the reason says what to set
+        return ""
+    # it answered, or took the request: a timeout, an error it sent
+    if re.search(r"\btimeout\b|did not answer within|\bHTTP \d|with an error", reason):
         return f"Ollama is running: try again, or check that the model is installed ({pull})."
     return f"To get written answers, start Ollama (`ollama serve`) and make sure the model is installed ({pull})."
 

@@ -206,7 +206,7 @@ class SettingsDialog(QDialog):
             f"{label} ({by_env[key]})" for key, label in FIELD_LABELS.items() if key in by_env
         ]
         self.env_label = QLabel(
-            "Set by environment variables, so a change here lasts until Docent restarts: "
+            "Set by environment variables, which win again when Docent starts: "
             + ", ".join(overridden)
             + "."
             if overridden

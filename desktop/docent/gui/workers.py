@@ -22,7 +22,7 @@ from typing import Any, Generic, TypeVar
 import shiboken6
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
 
-from docent.core.errors import Cancelled, DocentError
+from docent.core.errors import Cancelled, SettingsError
 from docent.gui.messages import bridge
 
 log = logging.getLogger(__name__)
@@ -94,9 +94,9 @@ class Worker(QRunnable, Generic[P, R]):
             log.info("worker %s stopped: %s", self.name, exc)
             _emit(self.signals, "errored", exc)
         except Exception as exc:  # every failure reaches the GUI as a signal
-            # Docent's own errors say what went wrong to the person (a bad setting, a file
-            # it cannot read): no traceback in the log for those (QA, session 26)
-            expected = isinstance(exc, DocentError)
+            # a bad setting says what is wrong to the person: no traceback in the log (QA,
+            # session 26); other errors may wrap a bug's exception, whose traceback is kept
+            expected = isinstance(exc, SettingsError)
             log.info("worker %s failed: %s", self.name, exc, exc_info=not expected)
             _emit(self.signals, "errored", exc)
         else:
