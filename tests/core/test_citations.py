@@ -150,9 +150,10 @@ def test_a_header_for_a_page_never_offered_is_dropped_and_named() -> None:
     # the offered pages' headers were made citations first, and stay
     cited = cite_echoed_headers("history.en.pdf p.13: Ian left.", offered)
     assert drop_unoffered_headers(cited, offered) == ("Ian left [1].", [])
-    # a page inside an offered passage was given: left as written
+    # a page inside an offered passage was given: a citation of it, not dropped
     inside = "simh_doc.pdf p.10: The CPU idles."
     assert drop_unoffered_headers(inside, offered) == (inside, [])
+    assert cite_echoed_headers(inside, offered) == "The CPU idles [2]."
 
 
 @pytest.mark.parametrize(
