@@ -287,11 +287,12 @@ def _header(hit: Hit) -> re.Pattern[str]:
     name = f"(?i:{re.escape(first)})"
     # the passage's first page, its range, or any page inside it ("p.10" of pp.9-10 was
     # left as raw header text: helper-55)
-    inside = "|".join(str(n) for n in range(hit.page_end, hit.page_start - 1, -1)[:20])
+    within = range(hit.page_end, hit.page_start, -1)[:20]  # the last first ("10" before "1")
+    inside = "|".join(str(n) for n in [*within, hit.page_start])
     pages = (
         re.escape(hit.location)
         if hit.location
-        else rf"pp?\.\s*(?:{inside or hit.page_start})(?:\s*[-–]\s*{hit.page_end})?"
+        else rf"pp?\.\s*(?:{inside})(?:\s*[-–]\s*{hit.page_end})?"
     )
     # the name whole (not the end of "old_notes.pdf"), and a marker before it on its line
     # (one ending the line before is that line's citation: review, session 26)
