@@ -241,6 +241,15 @@ def cite_echoed_headers(text: str, offered: Sequence[Hit]) -> str:
         start = m.start()
 
 
+#: A passage header the model wrote, as both ``cite_echoed_headers`` and
+#: ``drop_unoffered_headers`` read it: a marker before it on its line (one ending the line
+#: before is that line's citation), the file name whole (not the end of "old_notes.pdf" or
+#: of a URL), and a colon followed by words, not a digit ("p.3:15"). Reviews, session 26.
+_HEADER_MARKER = r"(?:\[[ \t]*(?P<n>\d{1,3})[ \t]*\][ \t]*)?"
+_NAME_STARTS = r"(?<![\w/.\\-])"
+_HEADER_ENDS = r"[ \t]*:(?!\d)[ \t]*"
+
+
 def drop_unoffered_headers(text: str, offered: Sequence[Hit]) -> tuple[str, list[str]]:
     """Headers the model wrote for a page of an offered file that it was not given
     ("history.pdf p.34:" of a 27-page file, when p.13 was offered): the place is taken
@@ -252,12 +261,9 @@ def drop_unoffered_headers(text: str, offered: Sequence[Hit]) -> tuple[str, list
     if not names:
         return text, []
     alternatives = "|".join(re.escape(n) for n in names)
-    # the name whole (not the end of "old_notes.pdf" or of a URL), the header on its line
-    # (a marker ending the line before is that line's), followed by words, not a digit
     pattern = re.compile(
-        rf"(?:\[[ \t]*\d{{1,3}}[ \t]*\][ \t]*)?(?<![\w/.\\-])"
-        rf"(?P<place>(?P<name>(?i:{alternatives})),?[ \t]+pp?\.[ \t]*"
-        rf"(?P<first>\d+)(?:[ \t]*[-–][ \t]*(?P<last>\d+))?)[ \t]*:(?!\d)[ \t]*"
+        rf"{_HEADER_MARKER}{_NAME_STARTS}(?P<place>(?P<name>(?i:{alternatives})),?[ \t]+"
+        rf"pp?\.[ \t]*(?P<first>\d+)(?:[ \t]*[-–][ \t]*(?P<last>\d+))?){_HEADER_ENDS}"
     )
     dropped: dict[str, None] = {}
     code = code_spans(text)
@@ -294,11 +300,9 @@ def _header(hit: Hit) -> re.Pattern[str]:
         if hit.location
         else rf"pp?\.\s*(?:{inside})(?:\s*[-–]\s*{hit.page_end})?"
     )
-    # the name whole (not the end of "old_notes.pdf"), and a marker before it on its line
-    # (one ending the line before is that line's citation: review, session 26)
     return re.compile(
-        rf"(?:\[[ \t]*(?P<n>\d{{1,3}})[ \t]*\][ \t]*)?(?<![\w/.\\-]){name}{re.escape(rest)},?"
-        rf"[ \t]+(?P<pages>{pages})[ \t]*:(?!\d)[ \t]*"
+        rf"{_HEADER_MARKER}{_NAME_STARTS}{name}{re.escape(rest)},?[ \t]+(?P<pages>{pages})"
+        rf"{_HEADER_ENDS}"
     )
 
 
