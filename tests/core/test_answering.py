@@ -45,6 +45,14 @@ from docent.core.conversation import (
     is_follow_up,
 )
 from docent.core.engine import Engine
+from docent.core.errors import (
+    LLMError,
+    LLMStreamError,
+    LLMTimeout,
+    LLMUnavailable,
+    ModelNotFound,
+    NotOllama,
+)
 from docent.core.evaluation import SUPPORT_THRESHOLD
 from docent.core.prompting import ANSWER_SAMPLING, DEFAULT_LAYOUT, OPENING
 from docent.core.retrieval import SearchResult
@@ -928,23 +936,30 @@ def test_engine_llm_health_and_models(
 
 
 @pytest.mark.parametrize(
-    ("reason", "advice"),
+    ("failure", "advice"),
     [
-        ("Ollama at http://127.0.0.1:11434 did not answer within 120 s.", "is running"),
-        ("Ollama stopped the answer with an error: out of memory", "is running"),
-        (
-            "http://gpu-box (port 80, the default for http:// without a port) is not Ollama "
-            "(HTTP 404). Ollama listens on port 11434: set the Ollama host to "
-            "http://gpu-box:11434.",
-            "",
-        ),
+        (LLMTimeout("Ollama at http://127.0.0.1:11434 did not answer within 120 s."), "running"),
+        (LLMStreamError("Ollama stopped the answer with an error: out of memory"), "running"),
+        (LLMError("Ollama failed (HTTP 500): boom"), "running"),
+        (LLMTimeout("Ollama took too long."), "running"),  # no word of the old pattern
+        (LLMUnavailable("Ollama is not running at x — start it with `ollama serve`."), "once"),
+        (NotOllama("What answers at http://gpu-box (port 80) is not Ollama (HTTP 404)."), ""),
+        (ModelNotFound("The model is not installed: run `ollama pull smollm2:135m`."), ""),
+        (None, "start"),
     ],
 )
-def test_the_advice_under_an_extractive_answer_fits_its_reason(reason: str, advice: str) -> None:
+def test_the_advice_under_an_extractive_answer_fits_the_failure(
+    failure: LLMError | None, advice: str
+) -> None:
     """A read timeout was told to start Ollama, and a server that is not Ollama that
-    Ollama was running (helper-55)."""
+    Ollama was running (helper-55). The advice is chosen by the error's kind, not by the
+    words of its message: a message reworded in llm.py keeps its advice."""
     from docent.core.prompting import extractive_text
 
-    text = extractive_text("q", [], reason, MODEL)
-    assert "ollama serve" not in text
-    assert ("Ollama is running" in text) == (advice == "is running")
+    reason = str(failure) if failure else "No language model was asked."
+    text = extractive_text("q", [], reason, MODEL, failure=failure)
+    advice_text = text.split("\n\n")[1] if text.count("\n\n") >= 2 else ""
+    assert ("Ollama is running" in advice_text) == (advice == "running")
+    assert advice_text.startswith("Once it runs") == (advice == "once")
+    assert ("start Ollama (`ollama serve`)" in advice_text) == (advice == "start")
+    assert (f"ollama pull {MODEL}" in advice_text) == bool(advice)

@@ -392,7 +392,7 @@ def test_a_web_server_on_port_80_is_not_taken_for_ollama_missing_a_model() -> No
     (review s21). Ollama's own 404 names the model, and still says that."""
     import ollama
 
-    from docent.core.errors import ModelNotFound
+    from docent.core.errors import ModelNotFound, NotOllama
     from docent.core.llm import OllamaClient
 
     client = OllamaClient.from_settings(validate_change(Settings(), ollama_host="http://gpu-box"))
@@ -406,7 +406,8 @@ def test_a_web_server_on_port_80_is_not_taken_for_ollama_missing_a_model() -> No
         )
     finally:
         client.close()
-    assert not isinstance(web, ModelNotFound)
+    assert isinstance(web, NotOllama)  # its kind picks the advice: none, the message says it
+    assert not isinstance(proxied, NotOllama)
     assert "port 80" not in str(proxied), str(proxied)  # Ollama behind a proxy, failing
     assert "port 80" in str(web) and "http://gpu-box:11434" in str(web), str(web)
     assert isinstance(own, ModelNotFound)

@@ -459,7 +459,7 @@ class Answerer:
         if not run.requests.take():
             down = run.requests.down
             reason = str(down) if down else "The request cap for this question was reached."
-            return self._extractive(run, prompt.offered or run.result.hits, reason)
+            return self._extractive(run, prompt.offered or run.result.hits, reason, failure=down)
         guard = guard_for(options)
         tokens: list[str] = []
         try:
@@ -512,10 +512,10 @@ class Answerer:
         if isinstance(exc, LLMUnavailable | ModelNotFound):
             run.requests.down = exc  # a try after this one would fail the same way
         if isinstance(exc, LLMUnavailable | ModelNotFound) or not tokens:
-            return self._extractive(run, prompt.offered, str(exc))
+            return self._extractive(run, prompt.offered, str(exc), failure=exc)
         if len(terms("".join(tokens))) < MIN_PARTIAL_TERMS:
             reason = f"{exc} (the answer broke off before saying anything useful)"
-            return self._extractive(run, prompt.offered, reason)
+            return self._extractive(run, prompt.offered, reason, failure=exc)
         tail = f"(Answer incomplete: {exc})"
         return self._finish(run, prompt, guard, tokens, partial=str(exc), tail=tail)
 
@@ -626,15 +626,23 @@ class Answerer:
         *,
         unused: str = "",
         too_long: bool = False,
+        failure: LLMError | None = None,
     ) -> Answer:
         """The best passages quoted; ``unused``: the model answered, and why its output
         could not be used (it was empty, or cut before anything useful). The one field
         both the text and the window's banner read (``Answer.cut``). ``too_long``: no
-        model was asked, the question leaving no room for a passage."""
+        model was asked, the question leaving no room for a passage. ``failure``: the
+        error that stopped the model (its kind picks the advice)."""
         shown = hits[:EXTRACTIVE_PASSAGES]
         quotes = listed(shown, run.query)
         text = extractive_text(
-            run.query, quotes, reason, run.model, answered=bool(unused), too_long=too_long
+            run.query,
+            quotes,
+            reason,
+            run.model,
+            answered=bool(unused),
+            too_long=too_long,
+            failure=failure,
         )
         return Answer(
             question=run.question,

@@ -190,6 +190,11 @@ class LLMUnavailable(LLMError):
     """Ollama is not running or not reachable. Fix: start it (`ollama serve`)."""
 
 
+class NotOllama(LLMUnavailable):
+    """What answers at the Ollama address is another server (a web server on port 80).
+    Fix: set the Ollama host; the message says to what."""
+
+
 class ModelNotFound(LLMError):
     """The model is not pulled. Fix: `ollama pull MODEL`."""
 

@@ -40,6 +40,7 @@ from docent.core.errors import (
     LLMTimeout,
     LLMUnavailable,
     ModelNotFound,
+    NotOllama,
 )
 from docent.core.guards import OutputCut, OutputGuard, guard_for
 
@@ -410,7 +411,7 @@ class OllamaClient:
                 # a web page, or a 404 naming no model: a web server on port 80, whose 404
                 # was taken for "model not installed" (review s21); a 500 or a 401 through
                 # a proxy is Ollama's or the proxy's, said as it is below
-                return LLMUnavailable(
+                return NotOllama(
                     f"What answers at {redact_url(self.host)} (port 80: the address gives no "
                     f"port) is not Ollama (HTTP {exc.status_code}). Ollama listens on "
                     f"{OLLAMA_PORT}: set the Ollama host to {redact_url(meant)} (answers are "

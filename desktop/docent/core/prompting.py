@@ -28,6 +28,7 @@ from docent.core.conversation import (
     UNSUPPORTED_QUOTES,
     Conversation,
 )
+from docent.core.errors import LLMError, LLMUnavailable, ModelNotFound, NotOllama
 from docent.core.evaluation import split_sentences, terms
 from docent.core.models import Hit
 
@@ -370,11 +371,13 @@ def extractive_text(
     model: str,
     answered: bool = False,
     too_long: bool = False,
+    failure: LLMError | None = None,
 ) -> str:
     """Quoted passages, plainly labelled as not generated, with how to get a model; or,
     ``answered``: the model did answer, but with nothing usable (numbers, a loop); or,
     ``too_long``: the question left the model's context no room for a passage, so no
-    model was asked (its answer would be its own knowledge, not the documents')."""
+    model was asked (its answer would be its own knowledge, not the documents').
+    ``failure``: the error that stopped the model, whose kind picks the advice."""
     if too_long:
         lead = f"**Not generated — the question leaves no room for a passage.** {reason}"
         advice = (
@@ -386,7 +389,7 @@ def extractive_text(
         advice = "A larger model answers more reliably than a small one."
     else:
         lead = f"**Not generated — no language model answered.** {reason}"
-        advice = _model_advice(reason, model)
+        advice = _model_advice(failure, model)
     parts = [
         lead.strip(),
         *([advice] if advice else []),
@@ -395,20 +398,17 @@ def extractive_text(
     return "\n\n".join(parts + quoted_passages(query, quotes))
 
 
-def _model_advice(reason: str, model: str) -> str:
-    """How to get written answers, less what ``reason`` says already (the errors of
-    llm.py name their fix: "start it with `ollama serve`", "run `ollama pull x`", "raise
-    the timeout"). After a timeout or a server error Ollama is running: "start Ollama"
-    was wrong advice (QA, session 26)."""
+def _model_advice(failure: LLMError | None, model: str) -> str:
+    """How to get written answers, less what the failure's message says already: each
+    error of llm.py names its own fix ("start it with `ollama serve`", "run `ollama pull
+    x`", "set the Ollama host to …"). After a timeout or a server error Ollama is running,
+    so "start Ollama" would be wrong advice (QA, session 26)."""
     pull = f"`ollama pull {model}`"
-    if pull in reason:
+    if isinstance(failure, ModelNotFound | NotOllama):
         return ""
-    if "`ollama serve`" in reason:
+    if isinstance(failure, LLMUnavailable):  # its message says how to start it
         return f"Once it runs, make sure the model is installed ({pull})."
-    if "is not Ollama" in reason:  # another server on that port: the reason says what to set
-        return ""
-    # it answered, or took the request: a timeout, an error it sent
-    if re.search(r"\btimeout\b|did not answer within|\bHTTP \d|with an error", reason):
+    if failure is not None:  # it answered, or took the request: a timeout, an error it sent
         return f"Ollama is running: try again, or check that the model is installed ({pull})."
     return f"To get written answers, start Ollama (`ollama serve`) and make sure the model is installed ({pull})."
 
