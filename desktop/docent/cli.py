@@ -6,6 +6,7 @@ import argparse
 import logging
 import os
 import sys
+from collections.abc import Sequence
 from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -209,10 +210,20 @@ def cmd_search(args: argparse.Namespace) -> int:
         return 0
     if not hits:
         print("No matches.")
+    before = fusion_ranks([h.score for h in result.hits])
     for n, h in enumerate(result.hits, 1):
         text = " ".join(h.text.split())
+        moved = f", #{before[n - 1]} by fused score" if before[n - 1] != n else ""
         print(
-            f"[{n}] {shown(h.file_name)} {h.pages_label}  (score {h.score:.4f})\n    {text[:300]}"
+            f"[{n}] {shown(h.file_name)} {h.pages_label}  (fused score {h.score:.4f}{moved})"
+            f"\n    {text[:300]}"
+        )
+    if any(b != n for n, b in enumerate(before, 1)):
+        print(
+            "\n(The order is the rerank's: it favours a passage holding the question's words "
+            "close together, its options as written, a sentence near the question, a title "
+            "naming what it names; tables of contents go down. The score is the fusion's, "
+            "before the rerank.)"
         )
     if ev is not None:
         print(
@@ -227,6 +238,16 @@ def cmd_search(args: argparse.Namespace) -> int:
     if debug:
         _print_search_debug(result.debug)
     return 0
+
+
+def fusion_ranks(scores: Sequence[float]) -> list[int]:
+    """Each hit's place (1-based) in the fusion's order, highest fused score first (ties
+    in the order given): the order before the rerank moved passages."""
+    order = sorted(range(len(scores)), key=lambda i: -scores[i])
+    ranks = [0] * len(scores)
+    for place, i in enumerate(order, 1):
+        ranks[i] = place
+    return ranks
 
 
 def _print_search_debug(debug: dict[str, Any]) -> None:

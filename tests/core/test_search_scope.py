@@ -116,6 +116,41 @@ def test_cli_search_json_and_debug(cli: Engine, capsys: pytest.CaptureFixture[st
         assert part in text
 
 
+def test_fusion_ranks_give_each_hit_its_place_by_fused_score() -> None:
+    from docent.cli import fusion_ranks
+
+    assert fusion_ranks([0.04, 0.05, 0.03]) == [2, 1, 3]
+    assert fusion_ranks([0.05, 0.05, 0.01]) == [1, 2, 3]  # a tie keeps the order given
+    assert fusion_ranks([]) == []
+
+
+def test_cli_search_says_when_the_rerank_put_a_lower_fused_score_first(
+    cli: Engine, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The scores printed are fusion's and the order the rerank's, so [1] could show a
+    lower score than [2] with no word why (QA, session 26): each moved hit now names its
+    place by fused score, and a note says whose the order is."""
+    from dataclasses import replace
+
+    assert main(["search", "lamp oil lens"]) == 0
+    plain = capsys.readouterr().out
+    assert "by fused score" not in plain and "The order is the rerank's" not in plain
+    search = Engine.search
+
+    def reranked(self: Engine, query: str, **kwargs: object) -> object:
+        result = search(self, query, **kwargs)
+        hits = sorted(result.hits, key=lambda h: h.score)  # the lowest fused score first
+        return replace(result, hits=hits)
+
+    monkeypatch.setattr(Engine, "search", reranked)
+    assert main(["search", "lamp oil lens"]) == 0
+    out = capsys.readouterr().out
+    n = out.count("\n[") + out.startswith("[")
+    assert n >= 2, out
+    assert "[1] " in out and f"#{n} by fused score" in out, out
+    assert "The order is the rerank's" in out
+
+
 # grep ---------------------------------------------------------------------------------
 
 
