@@ -188,6 +188,19 @@ def test_a_header_takes_no_marker_or_line_break_from_the_line_before() -> None:
     assert drop_unoffered_headers("NOTES.PDF p.9: Loud.", offered) == ("Loud.", ["NOTES.PDF p.9"])
 
 
+def test_an_offered_header_inside_code_the_model_wrote_stays_code() -> None:
+    """``cite_echoed_headers`` read headers inside code, where ``drop_unoffered_headers``
+    did not: "`grep 'notes.pdf p.5:' log`" lost its header and became a cited sentence
+    (session 26's final read). A header after the code is still made a citation."""
+    offered = [Hit("c1", "d", "notes.pdf", "/d/notes.pdf", 5, 5, 0, 0.5, "x")]
+    inline = "Run `grep 'notes.pdf p.5: pump' log` to check."
+    assert cite_echoed_headers(inline, offered) == inline
+    fenced = "Search it:\n```\ngrep 'notes.pdf p.5: pump' log\n```\n"
+    assert cite_echoed_headers(fenced, offered) == fenced
+    both = inline + "\nnotes.pdf p.5: The pump runs."
+    assert cite_echoed_headers(both, offered) == inline + "\nThe pump runs [1]."
+
+
 def test_an_echoed_passage_header_becomes_a_citation() -> None:
     offered = [hit(1), Hit("c2", "d", "simh_doc.pdf", "/d/simh_doc.pdf", 9, 10, 4, 0.5, "x")]
     answer = (

@@ -219,13 +219,17 @@ def cite_echoed_headers(text: str, offered: Sequence[Hit]) -> str:
     before the header is dropped with it. Where several passages share the file and page
     (two passages of p.7), the header's own number decides, then the page as written
     (``p.5`` is not ``pp.5-6``'s). What the sentence says is checked like any citation of
-    the model's (attribution.py)."""
+    the model's (attribution.py). A header inside code the model wrote ("grep 'manual.pdf
+    p.7:' log") is code, left as written, as ``drop_unoffered_headers`` leaves it."""
     headers = [(n, hit, _header(hit)) for n, hit in enumerate(offered, 1)]
     start = 0
     while True:
         best: tuple[tuple[int, bool, bool, int], int, re.Match[str]] | None = None
+        code = code_spans(text)
         for n, hit, pattern in headers:
             m = pattern.search(text, start)
+            while m is not None and in_spans(m.start(), code):
+                m = pattern.search(text, m.start() + 1)
             if m is None:
                 continue
             key = (m.start(), m.group("n") != str(n), not _same_pages(hit, m.group("pages")), n)
