@@ -188,6 +188,31 @@ def test_a_header_takes_no_marker_or_line_break_from_the_line_before() -> None:
     assert drop_unoffered_headers("NOTES.PDF p.9: Loud.", offered) == ("Loud.", ["NOTES.PDF p.9"])
 
 
+def test_a_page_range_spread_over_two_offered_passages_is_not_dropped() -> None:
+    """"notes.pdf pp.9-11:" of passages pp.9-10 and p.11 named pages the model was
+    given, and was dropped as a page never offered (helper-55's gap)."""
+    offered = [
+        Hit("c1", "d", "notes.pdf", "/d/notes.pdf", 9, 10, 0, 0.5, "x"),
+        Hit("c2", "d", "notes.pdf", "/d/notes.pdf", 11, 11, 1, 0.5, "y"),
+    ]
+    spread = "notes.pdf pp.9-11: The pump runs."
+    assert drop_unoffered_headers(spread, offered) == (spread, [])
+    past = "notes.pdf pp.9-12: The pump runs."
+    assert drop_unoffered_headers(past, offered) == ("The pump runs.", ["notes.pdf pp.9-12"])
+
+
+def test_a_marker_never_offered_before_a_dropped_header_is_named_too() -> None:
+    """"[7] notes.pdf p.34:" with one passage offered: the header was dropped and named,
+    and the marker went with it unnamed (helper-55's gap). drop_invalid now names it."""
+    offered = [Hit("c1", "d", "notes.pdf", "/d/notes.pdf", 5, 5, 0, 0.5, "x")]
+    text, pages = drop_unoffered_headers("Fact [1].\n[7] notes.pdf p.34: The war.", offered)
+    assert pages == ["notes.pdf p.34"]
+    assert drop_invalid(text, len(offered)) == ("Fact [1].\nThe war.", [7])
+    # a marker that was offered goes with the header, as before: it was the header's
+    valid = drop_unoffered_headers("[1] notes.pdf p.34: The war.", offered)
+    assert valid == ("The war.", ["notes.pdf p.34"])
+
+
 def test_an_offered_header_inside_code_the_model_wrote_stays_code() -> None:
     """``cite_echoed_headers`` read headers inside code, where ``drop_unoffered_headers``
     did not: "`grep 'notes.pdf p.5:' log`" lost its header and became a cited sentence

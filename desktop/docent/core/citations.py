@@ -257,8 +257,9 @@ _HEADER_ENDS = r"[ \t]*:(?!\d)[ \t]*"
 def drop_unoffered_headers(text: str, offered: Sequence[Hit]) -> tuple[str, list[str]]:
     """Headers the model wrote for a page of an offered file that it was not given
     ("history.pdf p.34:" of a 27-page file, when p.13 was offered): the place is taken
-    out, as a marker never offered is (``drop_invalid``), and returned as written. Run
-    after ``cite_echoed_headers``, which makes the offered pages' headers citations; a
+    out, as a marker never offered is (``drop_invalid``), and returned as written; a marker
+    before it that was never offered either ("[7] history.pdf p.34:") is left for
+    ``drop_invalid`` to take out and name. Run after ``cite_echoed_headers``, which makes the offered pages' headers citations; a
     page the reader would otherwise take for a citation was shown unflagged (QA,
     session 26)."""
     names = sorted({h.file_name for h in offered if h.file_name}, key=len, reverse=True)
@@ -278,13 +279,20 @@ def drop_unoffered_headers(text: str, offered: Sequence[Hit]) -> tuple[str, list
         first = int(m.group("first"))
         last = int(m.group("last") or first)
         name = m.group("name").lower()
-        given = any(
-            h.file_name.lower() == name and h.page_start <= first and last <= h.page_end
+        pages = {
+            p
             for h in offered
-        )
-        if given:  # a page inside an offered passage ("p.10" of pp.9-10): left as written
+            if h.file_name.lower() == name
+            for p in range(h.page_start, h.page_end + 1)
+        }
+        if all(p in pages for p in range(first, last + 1)):
+            # every page was given: inside an offered passage ("p.10" of pp.9-10), or
+            # spread over two ("pp.9-11" of pp.9-10 and p.11): left as written
             return m.group(0)
         dropped.setdefault(" ".join(m.group("place").split()), None)
+        n = m.group("n")
+        if n and not 1 <= int(n) <= len(offered):
+            return f"[{n}]"  # a marker never offered: drop_invalid takes it out and names it
         return ""
 
     return pattern.sub(drop, text), list(dropped)
