@@ -213,6 +213,20 @@ def test_a_marker_never_offered_before_a_dropped_header_is_named_too() -> None:
     assert valid == ("The war.", ["notes.pdf p.34"])
 
 
+def test_a_header_for_a_slide_never_offered_is_dropped_and_named() -> None:
+    """Slide headers were not checked: "talk.pptx, slide 9:" was shown as if a citation
+    when only slide 3 was offered (helper-55's gap)."""
+    deck = Hit("c3", "e", "talk.pptx", "/d/talk.pptx", 3, 3, 0, 0.4, "x", location="slide 3")
+    text = "talk.pptx, slide 9: It ships in June."
+    assert drop_unoffered_headers(text, [deck]) == ("It ships in June.", ["talk.pptx, slide 9"])
+    offered = "talk.pptx, slide 3: It ships in May."
+    assert drop_unoffered_headers(offered, [deck]) == (offered, [])
+    assert drop_unoffered_headers(cite_echoed_headers(offered, [deck]), [deck]) == (
+        "It ships in May [1].",
+        [],
+    )
+
+
 def test_an_offered_header_inside_code_the_model_wrote_stays_code() -> None:
     """``cite_echoed_headers`` read headers inside code, where ``drop_unoffered_headers``
     did not: "`grep 'notes.pdf p.5:' log`" lost its header and became a cited sentence

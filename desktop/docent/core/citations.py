@@ -256,7 +256,8 @@ _HEADER_ENDS = r"[ \t]*:(?!\d)[ \t]*"
 
 def drop_unoffered_headers(text: str, offered: Sequence[Hit]) -> tuple[str, list[str]]:
     """Headers the model wrote for a page of an offered file that it was not given
-    ("history.pdf p.34:" of a 27-page file, when p.13 was offered): the place is taken
+    ("history.pdf p.34:" of a 27-page file, when p.13 was offered; "talk.pptx, slide 9:"
+    when slide 3 was: a slide's number is its page's): the place is taken
     out, as a marker never offered is (``drop_invalid``), and returned as written; a marker
     before it that was never offered either ("[7] history.pdf p.34:") is left for
     ``drop_invalid`` to take out and name. Run after ``cite_echoed_headers``, which makes the offered pages' headers citations; a
@@ -268,7 +269,8 @@ def drop_unoffered_headers(text: str, offered: Sequence[Hit]) -> tuple[str, list
     alternatives = "|".join(re.escape(n) for n in names)
     pattern = re.compile(
         rf"{_HEADER_MARKER}{_NAME_STARTS}(?P<place>(?P<name>(?i:{alternatives})),?[ \t]+"
-        rf"pp?\.[ \t]*(?P<first>\d+)(?:[ \t]*[-–][ \t]*(?P<last>\d+))?){_HEADER_ENDS}"
+        rf"(?:pp?\.|slides?[ \t])[ \t]*(?P<first>\d+)(?:[ \t]*[-–][ \t]*(?P<last>\d+))?)"
+        rf"{_HEADER_ENDS}"
     )
     dropped: dict[str, None] = {}
     code = code_spans(text)
