@@ -189,7 +189,7 @@ def test_a_header_takes_no_marker_or_line_break_from_the_line_before() -> None:
 
 
 def test_a_page_range_spread_over_two_offered_passages_is_not_dropped() -> None:
-    """"notes.pdf pp.9-11:" of passages pp.9-10 and p.11 named pages the model was
+    """A header "notes.pdf pp.9-11:" of passages pp.9-10 and p.11 named pages the model was
     given, and was dropped as a page never offered (helper-55's gap)."""
     offered = [
         Hit("c1", "d", "notes.pdf", "/d/notes.pdf", 9, 10, 0, 0.5, "x"),
@@ -202,7 +202,7 @@ def test_a_page_range_spread_over_two_offered_passages_is_not_dropped() -> None:
 
 
 def test_a_marker_never_offered_before_a_dropped_header_is_named_too() -> None:
-    """"[7] notes.pdf p.34:" with one passage offered: the header was dropped and named,
+    """A header "[7] notes.pdf p.34:" with one passage offered: the header was dropped and named,
     and the marker went with it unnamed (helper-55's gap). drop_invalid now names it."""
     offered = [Hit("c1", "d", "notes.pdf", "/d/notes.pdf", 5, 5, 0, 0.5, "x")]
     text, pages = drop_unoffered_headers("Fact [1].\n[7] notes.pdf p.34: The war.", offered)
