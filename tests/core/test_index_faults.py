@@ -268,6 +268,114 @@ def test_a_re_index_cancelled_inside_a_document_leaves_it_ready(files: list[Path
         assert eng.grep("Ledger b599:")
 
 
+def _cancel_inside_b(eng: Engine, search_while_staged: list[tuple[int, int]]) -> None:
+    """Index b.txt again, cancelled between two batches of its chunks; meanwhile, how
+    many passages a search finds for the old text and for the new."""
+    b = eng.resolve("b.txt")
+    job = Job(JobKind.INDEX, [b.path], "user", recursive=True)
+    finished = threading.Event()
+
+    def on_event(event: IndexEvent) -> None:
+        if isinstance(event, DocumentProgressed) and event.job is job:
+            p = event.progress
+            if p.phase == "embedding" and 0 < p.chunks_done < p.chunks_total:
+                old = len(eng.grep("Ledger b5"))
+                new = len(eng.grep("Tally b5"))
+                search_while_staged.append((old, new))
+                eng.cancel_indexing()
+        elif isinstance(event, JobFinished) and event.job is job:
+            finished.set()
+
+    eng.subscribe(on_event)
+    eng.queue.submit(job)
+    assert finished.wait(TIMEOUT) and eng.queue.wait_idle(TIMEOUT)
+
+
+def test_a_changed_document_cancelled_midway_keeps_its_old_version_searchable(
+    files: list[Path],
+) -> None:
+    """QA, session 27: cancelling the update of an edited file dropped every passage of
+    it ("0 chunks, queued: Indexing was cancelled"), old and new: searchable neither way
+    until indexed again. Its new version is now staged beside the old one, which stays
+    ready and searchable; the staged passages are never searched, and a cancel drops
+    them. The next run, seeing the file changed, indexes the new version whole."""
+    with Engine(load_settings(extract_in_subprocess=False), embedder=FakeEmbedder()) as eng:
+        eng.index(files)
+        b = eng.resolve("b.txt")
+        assert eng.store is not None and b.chunks > 2 * 32  # several batches
+        path = Path(b.path)
+        path.write_text(path.read_text().replace("Ledger b", "Tally b"))  # as many words
+        seen: list[tuple[int, int]] = []
+        _cancel_inside_b(eng, seen)
+        (old_hits, new_hits), *_ = seen
+        assert old_hits > 0 and new_hits == 0, seen  # staged: the old text, not the new
+        after = eng.resolve("b.txt")
+        assert after.state is DocState.READY and after.chunks == b.chunks
+        assert after.sha256 == b.sha256  # the record as it was: the change is still due
+        assert eng.store.count_chunks(b.doc_id) == b.chunks
+        assert eng.store.count_chunks(b.doc_id + ".staged") == 0
+        assert eng.grep("Ledger b599:") and not eng.grep("Tally b599:")
+        assert eng.search("harbour master crates", files=["b.txt"]).hits
+        # the next run finds the file changed and indexes its new version, whole
+        report = eng.index([path])
+        assert report.indexed == [str(path)]
+        done = eng.resolve("b.txt")
+        assert done.state is DocState.READY and done.sha256 != b.sha256
+        assert eng.grep("Tally b599:") and not eng.grep("Ledger b599:")
+        assert eng.store.count_chunks(b.doc_id) == done.chunks
+        assert eng.store.count_chunks(b.doc_id + ".staged") == 0
+
+
+_DIES_WHILE_STAGED = """
+import os, sys
+from pathlib import Path
+sys.path.insert(0, sys.argv[1])
+from docent.core.config import load_settings
+from docent.core.engine import Engine
+from docent.core.indexer import Indexer
+from fake_embedder import FakeEmbedder
+
+def die(self, rec, *args, **kwargs):  # the new version staged whole: killed before the copy
+    print(self.store.count_chunks(rec.doc_id + ".staged"), flush=True)
+    os._exit(9)
+
+Indexer._index_in_place = die
+eng = Engine(load_settings(extract_in_subprocess=False), embedder=FakeEmbedder()).open()
+eng.index([Path(sys.argv[2])])
+"""
+
+
+def test_a_staged_version_left_by_a_crash_is_dropped_at_the_next_open(files: list[Path]) -> None:
+    """A process killed while a changed document's new version is staged leaves passages
+    of no document in the store; the next open deletes them, and the old version is
+    whole and ready (the next run indexes the change)."""
+    import subprocess
+    import sys
+
+    settings = load_settings(extract_in_subprocess=False)
+    with Engine(settings, embedder=FakeEmbedder()) as eng:
+        eng.index(files)
+        b = eng.resolve("b.txt")
+    path = Path(b.path)
+    path.write_text(path.read_text().replace("Ledger b", "Tally b"))
+    tests = str(Path(__file__).resolve().parents[1])
+    died = subprocess.run(
+        [sys.executable, "-c", _DIES_WHILE_STAGED, tests, str(path)],
+        timeout=120,
+        check=False,
+        capture_output=True,
+        text=True,
+    )
+    assert died.returncode == 9, died.stderr
+    assert int(died.stdout.split()[-1]) > 2 * 32  # staged, every passage of the new version
+    with Engine(settings, embedder=FakeEmbedder()) as eng:
+        assert eng.store is not None
+        assert eng.store.count_chunks(b.doc_id + ".staged") == 0
+        again = eng.resolve("b.txt")
+        assert again.state is DocState.READY and again.chunks == b.chunks
+        assert eng.grep("Ledger b599:") and not eng.grep("Tally b599:")
+
+
 def test_re_index_reads_the_file_again_and_reuses_unchanged_vectors(
     files: list[Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -459,8 +459,11 @@ class Engine(EngineWatching):
         return counts.get("ready", 0), counts["chunks"]
 
     def _busy_doc_ids(self) -> list[str]:
-        """Documents whose chunks may be half-written: never searched."""
-        return [r.doc_id for r in self._cat.in_states(DocState.INDEXING, DocState.REMOVING)]
+        """Documents whose chunks may be half-written, and the new versions of changed
+        documents being staged (``Indexer.staging``): never searched."""
+        busy = [r.doc_id for r in self._cat.in_states(DocState.INDEXING, DocState.REMOVING)]
+        staged = self._indexer.staging if self._indexer is not None else frozenset()
+        return busy + sorted(staged)
 
     def scope_ids(
         self, names: Sequence[str] | None, collection: str | None = None

@@ -21,7 +21,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from pathlib import Path
 
 from docent.core import membership
@@ -138,6 +138,10 @@ class Indexer:
         #: Files that crashed or faulted in this process, by path: their size and mtime
         #: then (COSTLY_RETRIES); left alone by runs that do not ``retry_costly``.
         self._failed_here: dict[str, tuple[int, float]] = {}
+        #: The ids the new version of a changed document is written under while its old
+        #: version stays searchable (``index_document``): never searched. Replaced, not
+        #: changed in place, so a search on another thread reads it whole.
+        self.staging: frozenset[str] = frozenset()
 
     def close(self) -> None:
         """Stop the extraction worker (at once, even mid-file). Safe from any thread."""
@@ -428,6 +432,9 @@ class Indexer:
             report, progress, i, n, key, prepared.sha256, st, rec if listed else None
         ):
             return
+        # a ready document whose file changed: searchable as it was until the new version
+        # is whole (a cancel midway left it with no passages at all: QA, session 27)
+        kept = replace(rec) if rec is not None and rec.state is DocState.READY else None
         rec = rec or DocumentRecord(doc_id=new_doc_id(), path=key, file_name=path.name)
         before = rec.sha256
         if rec.sha256 != prepared.sha256 or prepared.text_changed:
@@ -444,9 +451,12 @@ class Indexer:
                     Progress("embedding", i, n, key, rec.doc_id, done, total, pages=prepared.pages)
                 ),
                 cancel,
+                kept=kept,
             )
         except Cancelled:
             report.cancelled = True
+            if kept is not None and kept.state is DocState.READY:  # as it was, searchable
+                progress(Progress("ready", i, n, key, rec.doc_id, kept.chunks, kept.chunks))
             return
         except DocumentError as exc:
             self._fail(report, progress, i, n, key, rec, exc, st)
@@ -574,20 +584,58 @@ class Indexer:
         report: IndexReport,
         on_chunks: Callable[[int, int], None],
         cancel: threading.Event,
+        kept: DocumentRecord | None = None,
     ) -> None:
-        """Write order: catalog ``indexing`` -> chunks -> documents point -> ``ready``."""
+        """Write order: catalog ``indexing`` -> chunks -> documents point -> ``ready``.
+
+        ``kept``: the record as it was, ready, when its file changed. The new version is
+        embedded first under a staging id (``staging_id``), never searched, while the
+        old one stays ready and searchable; a cancel then drops the staged passages and
+        puts ``kept`` back, so the old version stays (the next run sees the file changed
+        and tries again). Once every passage is staged, they are written under the
+        document's own id from their stored vectors (nothing is embedded twice) and the
+        staged ones dropped. A crash while staging leaves passages of no document, which
+        the next open deletes (``consistency.reconcile``)."""
         # A store write on a full disk is a SIGBUS (datafolder.py): stop before it.
         check_free_space(existing_parent(self.cache.root))
         # A Re-index of a ready document whose content and chunking are as indexed: its
         # chunks are rewritten in place with the same texts, so a cancel midway leaves it
-        # whole and ready (it was dropped, 0 passages, until indexed again; review).
+        # whole and ready (it was dropped, 0 passages, until indexed again; review). Read
+        # off the record as it was: ``rec`` already holds the new file's sha256, so a
+        # changed file of as many chunks was taken for the same, and a cancel left it
+        # "ready" with passages of both versions (session 27).
         same = (
-            rec.state is DocState.READY
-            and rec.index_format == self.embedder.index_format
+            kept is not None
+            and kept.index_format == self.embedder.index_format
             and bool(prepared.sha256)
-            and rec.sha256 == prepared.sha256
-            and rec.chunks == len(prepared.chunks)
+            and kept.sha256 == prepared.sha256
+            and not prepared.text_changed
+            and kept.chunks == len(prepared.chunks)
         )
+        if kept is not None and not same and kept.chunks:
+            self._stage(rec, kept, prepared, report, on_chunks, cancel)
+            # every vector is stored now: the write below embeds nothing and is not
+            # cancelled (a cancel would lose both versions), nor counted again
+            try:
+                self._index_in_place(rec, prepared, IndexReport(), _no_progress, same=False)
+            finally:
+                self._unstage(rec.doc_id)
+            return
+        self._index_in_place(rec, prepared, report, on_chunks, cancel, same=same)
+
+    def _index_in_place(
+        self,
+        rec: DocumentRecord,
+        prepared: Prepared,
+        report: IndexReport,
+        on_chunks: Callable[[int, int], None],
+        cancel: threading.Event | None = None,
+        *,
+        same: bool,
+    ) -> None:
+        """The chunks written under the document's own id, then its documents point,
+        then ``ready``. ``cancel`` None: not cancellable."""
+        cancel = cancel or threading.Event()
         rec.state, rec.reason, rec.error = DocState.INDEXING, "", ""
         rec.pages, rec.page_unit = prepared.pages, prepared.page_unit
         rec.ocr_pages = prepared.ocr_pages
@@ -619,6 +667,39 @@ class Indexer:
         self.catalog.put(rec)
         self.catalog.payload_synced([rec.doc_id])
 
+    def _stage(
+        self,
+        rec: DocumentRecord,
+        kept: DocumentRecord,
+        prepared: Prepared,
+        report: IndexReport,
+        on_chunks: Callable[[int, int], None],
+        cancel: threading.Event,
+    ) -> None:
+        """The new version's passages embedded and written under the staging id, in no
+        collection; ``kept`` is the catalog's record meanwhile. See ``index_document``."""
+        staged = staging_id(rec.doc_id)
+        self.staging = self.staging | {staged}
+        try:
+            self._write_chunks(
+                rec, prepared.chunks, prepared.sparse, report, on_chunks, cancel, doc_id=staged
+            )
+        except BaseException:
+            self._unstage(rec.doc_id)
+            self.catalog.put(kept)  # the old version, ready and searchable, as it was
+            raise
+
+    def _unstage(self, doc_id: str) -> None:
+        """The staged passages of ``doc_id`` dropped. A store that fails here leaves them
+        to the next open, which deletes passages of no document (``reconcile``)."""
+        staged = staging_id(doc_id)
+        if staged in self.staging:
+            self.staging = self.staging - {staged}
+            try:
+                self.store.delete_chunks(staged)
+            except LIBRARY_FAULTS:
+                log.warning("the staged passages of %s stay until the next open", doc_id)
+
     def _maybe_flush(self) -> None:
         """Flush the store every FLUSH_POINTS points (the store also flushes at close)."""
         if self.points_written - self._flushed_at_points >= FLUSH_POINTS:
@@ -633,7 +714,12 @@ class Indexer:
         report: IndexReport,
         on_chunks: Callable[[int, int], None],
         cancel: threading.Event,
+        doc_id: str = "",
     ) -> list[list[float]]:
+        """``doc_id``: write under this id instead of the document's, in no collection
+        (a staged version: ``_stage``)."""
+        owner = doc_id or rec.doc_id
+        collections = [] if doc_id else list(rec.collections)
         total = len(chunks)
         first: list[list[float]] = []
         on_chunks(0, total)
@@ -663,11 +749,11 @@ class Indexer:
             report.chunks_reused += len(batch) - len(fresh)
             points = [
                 ChunkPoint(
-                    id=chunk_point_id(rec.doc_id, c.ordinal),
+                    id=chunk_point_id(owner, c.ordinal),
                     dense=known[h].dense,
                     sparse=sparse[c.ordinal],
                     payload={
-                        "doc_id": rec.doc_id,
+                        "doc_id": owner,
                         "path": rec.path,
                         "file_name": rec.file_name,
                         "page_start": c.page_start,
@@ -680,7 +766,7 @@ class Indexer:
                         "title": c.title,
                         "location": c.location,
                         "page_breaks": [list(b) for b in c.page_breaks],
-                        COLLECTIONS: list(rec.collections),
+                        COLLECTIONS: collections,
                         SENTENCES: known[h].sentences,
                     },
                 )
@@ -738,3 +824,13 @@ def mean_vector(vectors: Iterable[list[float]]) -> list[float]:
     total = [sum(v[j] for v in vecs) for j in range(dim)]
     norm = sum(x * x for x in total) ** 0.5 or 1.0
     return [x / norm for x in total]
+
+
+def staging_id(doc_id: str) -> str:
+    """The id a changed document's new version is written under until it is whole."""
+    return f"{doc_id}.staged"
+
+
+def _no_progress(done: int, total: int) -> None:
+    """The copy of staged passages under the document's own id reports nothing: the
+    embedding's progress already reached its end."""
