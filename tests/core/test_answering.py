@@ -811,6 +811,7 @@ def test_a_new_question_in_a_chat_is_searched_as_asked(
     ask(engine, MEMORY_Q, conversation=conv)
     answer, _ = ask(engine, PAGES_Q, conversation=conv)
     assert answer.query == PAGES_Q and answer.rewrites == []
+    assert answer.search_note == ""
     assert "rewrite" not in model.seen
     assert answer.citations[0].file_name == "forensics-samples-files__a-text.pdf"
 
@@ -826,6 +827,13 @@ def test_a_new_question_in_a_chat_is_searched_as_asked(
         ("How is memory relocation done in CTSS?", False),
         ("Is there a cap on how long a line typed at the R console can be?", False),
         ("What is the command that stops the simulator?", False),
+        ("How much memory?", True),  # short, naming nothing of its own
+        # short, but naming an identifier of its own: searched as asked (QA, session
+        # 27: "WRU SIMH interrupt character" was added to a t-test question)
+        ("What is a t-test used for?", False),
+        ("What does WRU do?", False),
+        ("And the VAX?", True),  # opens as a follow-up
+        ("What is it in KLU?", True),  # points back
     ],
 )
 def test_what_counts_as_a_follow_up(question: str, follows: bool) -> None:
@@ -865,6 +873,10 @@ def test_follow_up_without_a_model_uses_previous_keywords(
     assert answer.mode == "extractive"
     assert answer.query.startswith("And how many registers? ")
     assert {"memory", "relocation", "ctss"} <= set(answer.query.lower().split())
+    assert answer.search_note == (
+        f"Searched as a follow-up: “{answer.query}” (your question with words of the one "
+        "before it)."
+    )
 
 
 def test_request_cap_skips_the_rewrite(

@@ -351,6 +351,40 @@ def test_an_answer_without_the_llm_rerank_says_nothing_of_it(
     assert "LLM rerank" not in chat.view.toPlainText()
 
 
+def test_a_follow_up_searched_with_other_words_says_which(
+    qtbot: Any, fake: FakeEngine, chat: ChatPane
+) -> None:
+    """Without a model, a follow-up was searched with the previous question's words
+    added, and nothing said so: its quoted passages seemed to be the best for what was
+    asked (QA, session 27)."""
+    given = answer("> The timer counts at 60Hz.", [citation(1, "/d/vax.pdf")], mode="extractive")
+    given.question, given.query = "And how fast?", "And how fast? timer vax clock"
+    fake.answers = [given]
+    ask_and_wait(qtbot, chat, "And how fast?")
+    shown = " ".join(chat.view.toPlainText().split())
+    assert (
+        "Searched as a follow-up: “And how fast? timer vax clock” (your question with words "
+        "of the one before it)." in shown
+    )
+    rewritten = answer("The timer counts at 60Hz [1].", [citation(1, "/d/vax.pdf")])
+    rewritten.model, rewritten.question = "tiny:1b", "And how fast?"
+    rewritten.query, rewritten.rewrites = "How fast is the VAX timer?", ["And how fast? timer"]
+    fake.answers = [rewritten]
+    ask_and_wait(qtbot, chat, "And how fast?")
+    shown = " ".join(chat.view.toPlainText().split())
+    assert "Searched as a follow-up, as tiny:1b rewrote it: “How fast is the VAX timer?”." in shown
+
+
+def test_a_question_searched_as_asked_says_nothing_of_it(
+    qtbot: Any, fake: FakeEngine, chat: ChatPane
+) -> None:
+    given = answer("The timer counts at 60Hz [1].", [citation(1, "/d/vax.pdf")])
+    given.question = given.query = "How fast is the timer?"
+    fake.answers = [given]
+    ask_and_wait(qtbot, chat, "How fast is the timer?")
+    assert "Searched as" not in chat.view.toPlainText()
+
+
 def test_the_banner_sets_commands_in_code_type_and_escapes_the_rest() -> None:
     """ "`ollama serve`" was shown with its backticks (QA, session 26)."""
     from docent.gui.chat_pane import banner_html

@@ -140,6 +140,22 @@ class Answer:
         return bool(self.overrode)
 
     @property
+    def search_note(self) -> str:
+        """How a follow-up was searched when not as asked, in a sentence (the chat's
+        footer, ``docent ask``); "" when it was searched as asked, and for an abstained
+        answer, whose text says what was searched. Words of the previous question were
+        added with no word of it (QA, session 27)."""
+        if not self.query or self.query == self.question or self.mode == "abstained":
+            return ""
+        if self.rewrites:  # the model's rewrite, the keyword form beside it
+            model = self.model or "the model"
+            return f"Searched as a follow-up, as {model} rewrote it: “{self.query}”."
+        return (
+            f"Searched as a follow-up: “{self.query}” (your question with words of the "
+            "one before it)."
+        )
+
+    @property
     def rerank_note(self) -> str:
         """What the LLM rerank did to the passages the answer was given, in a sentence
         (the chat's footer, ``docent ask``); "" when it was not asked."""
@@ -478,10 +494,14 @@ def is_follow_up(question: str) -> bool:
     ("How many kilograms of hay does the zebra Quimby eat?") does not: searched with
     the previous question's words added, it found the previous subject's passages and
     abstained on its own. Conservative: when in doubt, it is a follow-up (rewritten as
-    before)."""
+    before), unless it names an identifier of its own."""
     if _FOLLOW_UP_OPENING.match(question):
         return True
-    if len(content_words(question)) < STANDALONE_WORDS:
+    if len(content_words(question)) < STANDALONE_WORDS and not analyse(question).exact:
+        # short, and naming nothing of its own ("How much memory?"); one that names its
+        # subject as an identifier ("What is a t-test used for?", "What does WRU do?")
+        # was searched with the previous question's words and quoted its passages (QA,
+        # session 27)
         return True
     if _GERMAN_ES.search(question):
         return True

@@ -104,6 +104,8 @@ def _footer(turn: Turn) -> str:
                 f"Docent asked {model} again (asked {tries}); no later answer had a "
                 "sentence your documents clearly say, so this first one stands."
             )
+    if answer.search_note:
+        notes.append(answer.search_note)
     if answer.rerank_note:
         notes.append(answer.rerank_note)
     if answer.invalid_citations:
