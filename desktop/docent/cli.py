@@ -15,6 +15,7 @@ from docent import cli_collections, cli_store, cli_watch
 from docent.cli_json import print_json
 from docent.cli_progress import ProgressBar
 from docent.cli_signals import handlers_restored, stop_on_signals
+from docent.cli_text import pad
 from docent.core.files import describe_unsupported
 from docent.core.models import unit_short
 from docent.core.userfiles import shown
@@ -144,7 +145,7 @@ def cmd_list(args: argparse.Namespace) -> int:
         state = d.state.value + (f": {d.error}" if d.error else "")
         ocr = f" (OCR: {d.ocr_pages} p)" if d.ocr_pages else ""
         unit = f"{d.pages:>5} {unit_short(d.page_unit, d.pages):<6}"
-        print(f"{shown(d.file_name):48.48} {unit} {d.chunks:>6} chunks  {state}{ocr}")
+        print(f"{pad(shown(d.file_name), 48)} {unit} {d.chunks:>6} chunks  {state}{ocr}")
     return 0
 
 

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import re
+import shutil
 import sys
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from docent.cli_text import fit
 from docent.core.userfiles import shown
 
 if TYPE_CHECKING:
@@ -48,7 +50,10 @@ class ProgressBar:
         filled = min(width, int(width * done / max(p.file_count, 1)))
         line = f"[{'#' * filled}{'.' * (width - filled)}] {p.file_index}/{p.file_count} {name}: {detail}"
         if self.tty:
-            self.stream.write("\r\x1b[K" + line[:150])
+            # one row of the terminal: a longer line wraps, and "\r" then clears only its
+            # last row, so the screen filled with stale rows (QA, session 27)
+            columns = shutil.get_terminal_size((80, 24)).columns
+            self.stream.write("\r\x1b[K" + fit(line, max(columns - 1, 20)))
             if p.phase in ("failed",):
                 self.stream.write("\n")
         else:

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import io
 
+import pytest
+
 from docent.cli_progress import ProgressBar
+from docent.cli_text import cells, fit, pad
 from docent.core.api import Progress
 
 
@@ -36,3 +39,28 @@ def test_the_bar_starts_again_for_the_next_run() -> None:
     bar(Progress("embedding", 1, 2, "/d/a.pdf", chunks_done=1, chunks_total=9))
     last = out.getvalue().split("\r\x1b[K")[-1]
     assert last.startswith("[" + "." * 24 + "] 1/2 a.pdf"), last
+
+
+def test_the_line_fits_one_row_of_the_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A line longer than the terminal wraps, and "\\r" clears only its last row: an
+    80-column terminal filled with stale rows (QA, session 27)."""
+    import os
+
+    monkeypatch.setattr("shutil.get_terminal_size", lambda fallback: os.terminal_size((80, 24)))
+    out = _Tty()
+    bar = ProgressBar(out)
+    name = "very_long_name_" + "x" * 120 + ".pdf"
+    bar(Progress("embedding", 12, 13, f"/d/{name}", chunks_done=1, chunks_total=9))
+    (line,) = [part for part in out.getvalue().split("\r\x1b[K") if part]
+    assert cells(line) == 79 and line.endswith("…"), line
+
+
+def test_names_are_cut_with_an_ellipsis_and_wide_characters_keep_the_column() -> None:
+    """`docent list` cut names at 48 characters with no mark of it, and a name with
+    Chinese or Japanese characters pushed the rest of its row out of line (QA, 27)."""
+    assert fit("short.pdf", 12) == "short.pdf"
+    assert fit("a" * 60, 48) == "a" * 47 + "…"
+    wide = pad("Ünïcödé 日本語 skew scan.pdf", 48)
+    assert cells(wide) == 48 and wide.startswith("Ünïcödé 日本語 skew scan.pdf")
+    assert cells(pad("日本語" * 20, 48)) == 48  # cut inside the wide run, still 48 cells
+    assert cells("e\u0301") == 1  # a combining accent takes no cell
