@@ -142,7 +142,7 @@ def cmd_list(args: argparse.Namespace) -> int:
         where = f" in the collection '{args.collection}'" if args.collection else ""
         print(f"No documents{where} yet. Add some with `docent index PATH`.")
     for d in docs:
-        state = d.state.value + (f": {d.error}" if d.error else "")
+        state = d.state_label + (f": {d.error}" if d.error else "")
         ocr = f" (OCR: {d.ocr_pages} p)" if d.ocr_pages else ""
         unit = f"{d.pages:>5} {unit_short(d.page_unit, d.pages):<6}"
         print(f"{pad(shown(d.file_name), 48)} {unit} {d.chunks:>6} chunks  {state}{ocr}")

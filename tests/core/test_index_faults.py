@@ -529,3 +529,27 @@ def test_a_version_that_failed_unread_then_the_good_one_restored_is_indexed(
         a.write_text(good)  # restored, a new mtime
         assert [Path(p).name for p in eng.index([a]).indexed] == ["a.txt"]
         assert eng.resolve(str(a)).state is DocState.READY and eng.grep("harbour master")
+
+
+def test_a_cancelled_file_is_called_cancelled_in_every_list(
+    files: list[Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`docent list` said "queued: Indexing was cancelled." where `docent status` and the
+    window say "cancelled" (QA, session 27): one label, from the record."""
+    from docent.cli import main
+
+    with Engine(load_settings(extract_in_subprocess=False), embedder=FakeEmbedder()) as eng:
+        eng.index(files[:1])
+        from docent.core.models import CANCELLED, DocumentRecord
+
+        cancelled = DocumentRecord(doc_id="b1", path=str(files[1]), file_name="b.txt")
+        cancelled.reason = CANCELLED
+        cancelled.error = "Indexing was cancelled before it reached this file."
+        eng.catalog.put(cancelled)  # as Indexer.note_cancelled lists it
+        (rec,) = [d for d in eng.documents() if d.file_name == "b.txt"]
+        assert rec.state is DocState.QUEUED and rec.state_label == "cancelled"
+        assert eng.resolve("a.txt").state_label == "ready"
+    assert main(["list"]) == 0
+    out = capsys.readouterr().out
+    assert "cancelled: Indexing was cancelled before it reached this file." in out, out
+    assert "queued" not in out

@@ -655,7 +655,7 @@ class Indexer:
                 raise
             self._drop_vectors(rec.doc_id)
             rec.state, rec.chunks = DocState.QUEUED, 0
-            rec.reason, rec.error = CANCELLED, "Indexing was cancelled."
+            rec.reason, rec.error = CANCELLED, "Indexing was cancelled before it finished."
             self.catalog.put(rec)
             raise
         self.store.delete_chunks(rec.doc_id, from_ordinal=len(chunks))

@@ -170,6 +170,17 @@ class DocumentRecord:
     #: catalog's memberships; ``Catalog.put`` does not write them (``set_collections`` does).
     collections: list[str] = field(default_factory=list)
 
+    @property
+    def state_label(self) -> str:
+        """Its state as the user is shown it: "cancelled" for a file whose indexing was
+        cancelled (queued, waiting for Resume), else the state's own name. `docent list`
+        said "queued" where the window and `docent status` say "cancelled" (QA, 27)."""
+        return (
+            "cancelled"
+            if self.state is DocState.QUEUED and self.reason == CANCELLED
+            else self.state.value
+        )
+
 
 #: The id of the collection that documents added without one go to.
 DEFAULT_COLLECTION = "default"

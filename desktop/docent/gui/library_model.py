@@ -243,7 +243,7 @@ class DocumentTableModel(QStandardItemModel):
                 self._touch(row.path)
                 row.state, row.error, row.fraction, row.phase = (
                     "cancelled",
-                    "Indexing was cancelled.",
+                    "Indexing was cancelled before it finished.",
                     0.0,
                     "",
                 )

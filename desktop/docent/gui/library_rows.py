@@ -15,7 +15,7 @@ from pathlib import Path
 from PySide6.QtCore import Qt
 
 from docent.core.api import Progress, shown
-from docent.core.models import CANCELLED, DocState, DocumentRecord, unit_short
+from docent.core.models import DocState, DocumentRecord, unit_short
 from docent.gui.plain import plain_tip
 
 COLUMNS = ("Name", "Pages", "Chunks", "State", "Indexed")
@@ -56,11 +56,7 @@ class Row:
         return cls(
             path=rec.path,
             file_name=rec.file_name,
-            state=(
-                "cancelled"
-                if rec.state is DocState.QUEUED and rec.reason == CANCELLED
-                else rec.state.value
-            ),
+            state=rec.state_label,
             fraction=1.0 if rec.state is DocState.READY else 0.0,
             pages=rec.pages,
             chunks=rec.chunks,
