@@ -262,6 +262,18 @@ def test_an_answer_the_model_found_nothing_for_offers_retry_not_ask_anyway(
     assert bar.retry_button.isVisibleTo(chat) and not bar.anyway_button.isVisibleTo(chat)
 
 
+def test_an_abstention_with_no_source_listed_calls_none_the_closest(
+    qtbot: Any, fake: FakeEngine, chat: ChatPane
+) -> None:
+    """Asked in an empty collection, the footer said "the sources listed are only the
+    closest" under an answer that listed none (QA, session 27)."""
+    fake.answers = [answer("I could not find an answer to this.", mode="abstained", model="")]
+    ask_and_wait(qtbot, chat, "What is in it?")
+    shown = " ".join(chat.view.toPlainText().split())
+    assert "Not found in your documents: no passage matched." in shown
+    assert "only the closest" not in shown
+
+
 def test_export_during_a_retry_keeps_the_turn_asked_again(
     qtbot: Any, fake: FakeEngine, chat: ChatPane
 ) -> None:

@@ -322,3 +322,16 @@ def test_the_status_bar_writes_big_counts_with_separators() -> None:
     assert status_text(st, None) == (
         "10,500 documents · 10,500 chunks (1,200 failed, 3,001 waiting, 2,500 cancelled)"
     )
+
+
+def test_the_status_bar_says_whose_failures_a_collection_shows() -> None:
+    """With an empty collection shown, "Papers: 0 of 4 documents · 0 chunks (2 failed)"
+    read as two of its own failures; they were the library's (QA, session 27)."""
+    from docent.core.api import Status
+    from docent.core.models import Collection
+    from docent.gui.collection_bar import status_text
+
+    st = Status(6, 4, 2, 0, 0, 900, "/d", "edge", "edge", "m")
+    papers = Collection("p1", "Papers")
+    assert status_text(st, papers) == "Papers: 0 of 4 documents · 0 chunks (library: 2 failed)"
+    assert status_text(st, None) == "4 documents · 900 chunks (2 failed)"

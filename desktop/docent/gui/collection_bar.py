@@ -29,7 +29,8 @@ def _plural(n: int, word: str) -> str:
 
 def status_text(st: Status, shown: Collection | None) -> str:
     """The status bar's count: the whole library, or the collection shown out of it (the
-    states in brackets are the whole library's: the queue is one)."""
+    states in brackets are the whole library's, the queue being one, and say so: "(2
+    failed)" beside an empty collection read as its own: QA, session 27)."""
     extra = []
     if st.failed:
         extra.append(f"{st.failed:,} failed")
@@ -40,6 +41,7 @@ def status_text(st: Status, shown: Collection | None) -> str:
     tail = f" ({', '.join(extra)})" if extra else ""
     if shown is None:
         return f"{_plural(st.ready, 'document')} · {_plural(st.chunks, 'chunk')}{tail}"
+    tail = f" (library: {', '.join(extra)})" if extra else ""
     return (
         f"{shown.name}: {shown.ready:,} of {_plural(st.ready, 'document')}"
         f" · {_plural(shown.chunks, 'chunk')}{tail}"

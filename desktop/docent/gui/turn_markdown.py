@@ -87,8 +87,10 @@ def _footer(turn: Turn) -> str:
         notes.append(
             "Quoted from your documents." if said else f"Quoted from your documents: {why}"
         )
-    elif answer.mode == "abstained":
+    elif answer.mode == "abstained" and answer.offered:
         notes.append("Not found in your documents: the sources listed are only the closest.")
+    elif answer.mode == "abstained":  # no source listed: none to call the closest (QA, 27)
+        notes.append("Not found in your documents: no passage matched.")
     if answer.asked_anyway:
         notes.append(f"Asked anyway: {answer.overrode}")
     if answer.attempts > 1:
