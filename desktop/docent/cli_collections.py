@@ -138,6 +138,8 @@ def cmd_remove(args: argparse.Namespace, open_engine: OpenEngine) -> int:
         f"{what} '{target.name}': {plural(len(report.removed), 'document')} left the index, "
         f"{_stay(kept)} in other collections; no file was deleted"
     )
+    for folder in target.folders:  # they stopped with it, as the confirmation said (QA, 27)
+        print(f"stopped watching {shown(folder)}")
     return 0
 
 
@@ -152,6 +154,13 @@ def _confirmed(target: Collection) -> bool:
         f"{head} {plural(target.exclusive, 'document')} in "
         f"no other collection {leave} the index, {_stay(target.documents - target.exclusive)} "
         "in other collections; no file is deleted."
+        + (
+            " Its watched folders stop being watched: "
+            + ", ".join(shown(f) for f in target.folders)
+            + "."
+            if target.folders
+            else ""
+        )
     )
     if not sys.stdin.isatty():
         print(

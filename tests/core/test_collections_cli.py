@@ -205,6 +205,14 @@ def test_watch_binds_its_folders_to_the_collection(
         ]
     code, out, _ = run(capsys, "collections")
     assert f"watches {folders['home']}" in out
+    # removing it stops the watch, and says so before and after (QA, session 27: it
+    # stopped the watch of the renamed default collection without a word)
+    code, _, err = run(capsys, "collection", "remove", "Garden")
+    assert code == 2 and f"stop being watched: {folders['home']}." in err
+    code, out, _ = run(capsys, "collection", "remove", "Garden", "--yes")
+    assert code == 0 and f"stopped watching {folders['home']}" in out
+    with Engine(load_settings(extract_in_subprocess=False), embedder=FakeEmbedder()) as eng:
+        assert eng.watched() == []
 
 
 @pytest.mark.parametrize("encoding", ["utf-8", "cp1252"])

@@ -411,3 +411,23 @@ def test_a_web_server_on_port_80_is_not_taken_for_ollama_missing_a_model() -> No
     assert "port 80" not in str(proxied), str(proxied)  # Ollama behind a proxy, failing
     assert "port 80" in str(web) and "http://gpu-box:11434" in str(web), str(web)
     assert isinstance(own, ModelNotFound)
+
+
+@pytest.mark.parametrize("variable", ["DOCENT_DATA_DIR", "DOCENT_HOME"])
+def test_a_bad_data_folder_names_the_variable_that_set_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, variable: str
+) -> None:
+    """`DOCENT_DATA_DIR=/proc/foo docent list` said "cannot create its data folder
+    /proc/foo" and not where that came from; DOCENT_HOME's said it (QA, session 27)."""
+    from docent.core.datafolder import check_data_folder
+    from docent.core.errors import DataFolderError
+
+    not_a_folder = tmp_path / "file"
+    not_a_folder.write_text("x")
+    monkeypatch.setenv(variable, str(not_a_folder))
+    with pytest.raises(DataFolderError, match=rf"{not_a_folder} \({variable}\) is a file"):
+        check_data_folder(not_a_folder)
+    monkeypatch.delenv(variable)
+    with pytest.raises(DataFolderError) as plain:
+        check_data_folder(not_a_folder)  # from settings.toml: no variable named
+    assert "(DOCENT_" not in str(plain.value)

@@ -28,8 +28,12 @@ MB = 1 << 20
 
 
 def _named(folder: Path) -> str:
-    via = " (DOCENT_HOME)" if os.environ.get("DOCENT_HOME") else ""
-    return f"{folder}{via}"
+    """``folder`` and the variable that set it: DOCENT_DATA_DIR went unnamed (QA, 27)."""
+    for name in ("DOCENT_DATA_DIR", "DOCENT_HOME"):
+        value = os.environ.get(name)
+        if value and Path(value).expanduser() == folder:
+            return f"{folder} ({name})"
+    return str(folder)
 
 
 def check_data_folder(folder: Path) -> None:
