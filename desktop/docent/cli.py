@@ -86,13 +86,23 @@ def cmd_index(args: argparse.Namespace) -> int:
             names = {c.id: c.name for c in eng.collections()}
     except KeyboardInterrupt:  # stopped outside a run, or a run that did not end in time
         cancel.set()
-        print("\nCancelled; what finished is kept.", file=sys.stderr)
+        print(
+            "\nCancelled; what finished is kept. A file cut short keeps the version it had "
+            "(a new file, none), and its embedding starts over at the next run: the chunks "
+            "embedded below count its work too.",
+            file=sys.stderr,
+        )
         return 130
     main = reports[-1]
     for earlier in reports[:-1]:
         main.merge(earlier)
     if cancel.is_set():
-        print("\nCancelled; what finished is kept.", file=sys.stderr)
+        print(
+            "\nCancelled; what finished is kept. A file cut short keeps the version it had "
+            "(a new file, none), and its embedding starts over at the next run: the chunks "
+            "embedded below count its work too.",
+            file=sys.stderr,
+        )
     if args.json:
         print_json(_report_dict(main) | cli_collections.regrouped_dict(main, names))
     else:
