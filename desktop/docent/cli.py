@@ -182,6 +182,7 @@ def cmd_status(args: argparse.Namespace) -> int:
 def cmd_search(args: argparse.Namespace) -> int:
     debug = bool(getattr(args, "debug", False))
     with _open_engine() as eng:
+        crossed = bool(eng.settings.rerank_model_dir)
         result = eng.search(
             args.query,
             files=args.file or None,
@@ -233,8 +234,9 @@ def cmd_search(args: argparse.Namespace) -> int:
         print(
             "\n(The order is the rerank's: it favours a passage holding the question's words "
             "close together, its options as written, a sentence near the question, a title "
-            "naming what it names; tables of contents go down. The score is the fusion's, "
-            "before the rerank.)"
+            "naming what it names; tables of contents go down"
+            + ("; then the cross-encoder of rerank_model_dir re-sorts the best" if crossed else "")
+            + ". The score is the fusion's, before the rerank.)"
         )
     if ev is not None:
         print(

@@ -834,6 +834,14 @@ def test_a_new_question_in_a_chat_is_searched_as_asked(
         ("What does WRU do?", False),
         ("And the VAX?", True),  # opens as a follow-up
         ("What is it in KLU?", True),  # points back
+        # elliptical, though naming an identifier: they lean on the question before
+        # (review, session 27)
+        ("How much RAM?", True),
+        ("Which CPU?", True),
+        ("In 2020?", True),
+        ("Page 12?", True),
+        ("Price in USD?", True),
+        ("What is KLU?", False),
     ],
 )
 def test_what_counts_as_a_follow_up(question: str, follows: bool) -> None:

@@ -199,6 +199,8 @@ def test_a_page_range_spread_over_two_offered_passages_is_not_dropped() -> None:
     assert drop_unoffered_headers(spread, offered) == (spread, [])
     past = "notes.pdf pp.9-12: The pump runs."
     assert drop_unoffered_headers(past, offered) == ("The pump runs.", ["notes.pdf pp.9-12"])
+    backwards = "notes.pdf pp.34-9: The pump runs."  # an empty range: it was kept (review)
+    assert drop_unoffered_headers(backwards, offered) == ("The pump runs.", ["notes.pdf pp.34-9"])
 
 
 def test_a_marker_never_offered_before_a_dropped_header_is_named_too() -> None:

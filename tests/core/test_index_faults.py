@@ -326,6 +326,80 @@ def test_a_changed_document_cancelled_midway_keeps_its_old_version_searchable(
         assert eng.store.count_chunks(b.doc_id + ".staged") == 0
 
 
+class CountsEmbedding(FakeEmbedder):
+    """Counts the chunks it embeds."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.embedded = 0
+
+    def embed_chunks(self, texts: Sequence[str], bodies: Sequence[str]) -> list[ChunkVectors]:
+        self.embedded += len(texts)
+        return super().embed_chunks(texts, bodies)
+
+
+def test_a_changed_document_is_embedded_once_and_searched_whole(files: list[Path]) -> None:
+    """The copy of the staged version under the document's own id embeds nothing: only
+    the changed chunks are embedded, once; and no search, unscoped or in a collection,
+    ever finds a staged passage, nor does one stay behind (review, session 27)."""
+    embedder = CountsEmbedding()
+    with Engine(load_settings(extract_in_subprocess=False), embedder=embedder) as eng:
+        eng.index(files)
+        b = eng.resolve("b.txt")
+        path = Path(b.path)
+        text = path.read_text()
+        path.write_text(text.replace("Ledger b7:", "Tally b7:"))  # one chunk's words
+        embedder.embedded = 0
+        seen: list[list[str]] = []
+        job = Job(JobKind.INDEX, [b.path], "user", recursive=True)
+        finished = threading.Event()
+
+        def on_event(event: IndexEvent) -> None:
+            if isinstance(event, DocumentProgressed) and event.job is job:
+                if event.progress.phase == "embedding" and event.progress.chunks_done:
+                    hits = eng.search("harbour master crates lamp oil storehouse b").hits
+                    scoped = eng.search("Ledger b5", collection=b.collections[0]).hits
+                    seen.append([h.doc_id for h in hits + scoped])
+            elif isinstance(event, JobFinished) and event.job is job:
+                finished.set()
+
+        eng.subscribe(on_event)
+        eng.queue.submit(job)
+        assert finished.wait(TIMEOUT) and eng.queue.wait_idle(TIMEOUT)
+        assert seen and not any(d.endswith(".staged") for ids in seen for d in ids), seen
+        assert 0 < embedder.embedded < 5  # the changed chunk (and its neighbour), once
+        done = eng.resolve("b.txt")
+        assert done.chunks == b.chunks and eng.grep("Tally b7:")
+        assert eng.store is not None and eng.store.count_chunks(b.doc_id + ".staged") == 0
+
+
+def test_staged_passages_a_store_failed_to_delete_are_never_searched(
+    files: list[Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The staged id left the excluded set before its passages were deleted: when the
+    delete failed, they were searched for the rest of the session (review, session 27)."""
+    with Engine(load_settings(extract_in_subprocess=False), embedder=FakeEmbedder()) as eng:
+        eng.index(files)
+        b = eng.resolve("b.txt")
+        path = Path(b.path)
+        path.write_text(path.read_text().replace("Ledger b", "Tally b"))
+        assert eng.store is not None
+        store = eng.store
+        real_delete = type(store).delete_chunks
+
+        def delete(self: object, doc_id: str, *args: object, **kwargs: object) -> None:
+            if doc_id.endswith(".staged"):
+                raise StoreUnavailable("the store went away")
+            real_delete(self, doc_id, *args, **kwargs)  # type: ignore[arg-type]
+
+        monkeypatch.setattr(type(store), "delete_chunks", delete)
+        eng.index([path])
+        assert store.count_chunks(b.doc_id + ".staged") > 0  # left behind
+        hits = eng.search("harbour master crates lamp oil storehouse b").hits
+        assert hits and not any(h.doc_id.endswith(".staged") for h in hits)
+        assert len(eng.grep("Tally b599:")) == 1  # the document's own, not a staged one too
+
+
 _DIES_WHILE_STAGED = """
 import os, sys
 from pathlib import Path
@@ -374,6 +448,13 @@ def test_a_staged_version_left_by_a_crash_is_dropped_at_the_next_open(files: lis
         again = eng.resolve("b.txt")
         assert again.state is DocState.READY and again.chunks == b.chunks
         assert eng.grep("Ledger b599:") and not eng.grep("Tally b599:")
+        # said as what it was, not as passages of a document whose file is gone (review)
+        assert any("unfinished new version was dropped" in n for n in eng.notes), eng.notes
+        # marked: resume indexes the change, as it did when a crash left it "indexing"
+        assert [r.file_name for r in eng.outdated] == ["b.txt"]
+        eng.resume()
+        assert eng.grep("Tally b599:") and not eng.grep("Ledger b599:")
+        assert eng.resolve("b.txt").reason == "" and eng.outdated == []
 
 
 def test_re_index_reads_the_file_again_and_reuses_unchanged_vectors(

@@ -27,7 +27,7 @@ from pathlib import Path
 
 from docent.core.catalog_collections import MEMBERSHIP_COLUMN, CollectionCatalog, split_ids
 from docent.core.errors import CatalogError
-from docent.core.models import CANCELLED, DocState, DocumentRecord
+from docent.core.models import CANCELLED, UPDATING, DocState, DocumentRecord
 from docent.core.userfiles import inside, is_text_safe
 
 #: The documents table's columns: every field but ``collections`` (the memberships table).
@@ -199,10 +199,12 @@ class Catalog(CollectionCatalog):
         return self._select(f"WHERE {_IN_COLLECTION} {order}", (collection,))
 
     def outdated(self, index_format: str) -> list[DocumentRecord]:
-        """Ready documents indexed in another format than ``index_format``."""
+        """Ready documents indexed in another format than ``index_format``, and those
+        whose update a crash cut short (``UPDATING``): indexed again, searchable
+        meanwhile."""
         return self._select(
-            "WHERE state = ? AND index_format != ? ORDER BY path",
-            (DocState.READY.value, index_format),
+            "WHERE state = ? AND (index_format != ? OR reason = ?) ORDER BY path",
+            (DocState.READY.value, index_format, UPDATING),
         )
 
     def in_states(self, *states: DocState) -> list[DocumentRecord]:

@@ -287,7 +287,8 @@ def drop_unoffered_headers(text: str, offered: Sequence[Hit]) -> tuple[str, list
             if h.file_name.lower() == name
             for p in range(h.page_start, h.page_end + 1)
         }
-        if all(p in pages for p in range(first, last + 1)):
+        low, high = min(first, last), max(first, last)  # "pp.34-3" named p.34 too (review)
+        if all(p in pages for p in range(low, high + 1)):
             # every page was given: inside an offered passage ("p.10" of pp.9-10), or
             # spread over two ("pp.9-11" of pp.9-10 and p.11): left as written
             return m.group(0)

@@ -40,7 +40,7 @@ from docent.core.errors import (
     StoreOfAnotherModel,
 )
 from docent.core.indexer import mean_vector, record_payload
-from docent.core.models import DEFAULT_COLLECTION, DocState, DocumentRecord
+from docent.core.models import DEFAULT_COLLECTION, STAGED_SUFFIX, DocState, DocumentRecord
 from docent.core.store import Store, open_store
 from docent.core.store_base import VERSION_KEYS, is_version_of
 
@@ -69,6 +69,9 @@ class Reconciled:
     adopted: list[DocumentRecord] = field(default_factory=list)
     #: passages of documents that no longer exist, deleted
     orphans_deleted: int = 0
+    #: new versions of changed documents a crash cut short while staged, deleted (the
+    #: version indexed before stays; resume indexes the change: ``UPDATING``)
+    staged_deleted: int = 0
     #: passages of documents the catalog lists as not ready (failed, queued): an old
     #: copy's, deleted, never searched
     stale_deleted: int = 0
@@ -81,6 +84,7 @@ class Reconciled:
             self.requeued
             or self.adopted
             or self.orphans_deleted
+            or self.staged_deleted
             or self.stale_deleted
             or self.documents_fixed
         )
@@ -106,6 +110,13 @@ class Reconciled:
             out.append(
                 f"Deleted the passages of {n} document{_s(n)} the catalog does not know and "
                 "whose files are gone (or held by another document)."
+            )
+        if self.staged_deleted:
+            n = self.staged_deleted
+            out.append(
+                f"Docent stopped while indexing the changes of {n} document{_s(n)}: "
+                f"{'their' if n > 1 else 'its'} unfinished new version was dropped, the "
+                "version indexed before is kept, and the changes are indexed again."
             )
         if self.stale_deleted:
             n = self.stale_deleted
@@ -134,6 +145,10 @@ def reconcile(catalog: Catalog, store: Store) -> Reconciled:
     points = store.document_payloads()
     known = {r.doc_id: r for r in catalog.all()}
     for doc_id in counts.keys() - known.keys():
+        if doc_id.endswith(STAGED_SUFFIX):  # a new version staged when Docent stopped
+            store.delete_chunks(doc_id)
+            done.staged_deleted += 1
+            continue
         rec = _adoptable(points.get(doc_id), counts[doc_id], catalog)
         if rec is not None:
             catalog.put(rec)

@@ -497,11 +497,11 @@ def is_follow_up(question: str) -> bool:
     before), unless it names an identifier of its own."""
     if _FOLLOW_UP_OPENING.match(question):
         return True
-    if len(content_words(question)) < STANDALONE_WORDS and not analyse(question).exact:
-        # short, and naming nothing of its own ("How much memory?"); one that names its
-        # subject as an identifier ("What is a t-test used for?", "What does WRU do?")
-        # was searched with the previous question's words and quoted its passages (QA,
-        # session 27)
+    if len(content_words(question)) < STANDALONE_WORDS and not _asks_what_it_names(question):
+        # short, and naming nothing of its own ("How much memory?", "Which CPU?"); one
+        # that asks what an identifier of its own is ("What is a t-test used for?", "What
+        # does WRU do?") was searched with the previous question's words and quoted
+        # their passages (QA, session 27)
         return True
     if _GERMAN_ES.search(question):
         return True
@@ -509,6 +509,24 @@ def is_follow_up(question: str) -> bool:
     if found and found[0].istitle() and not (len(found) > 1 and found[1][:1].isupper()):
         found.append(found[0].lower())  # "Elle coûte ...?", but not "Ella Fitzgerald"
     return bool({w.lower() for w in found} & _POINTING or set(found) & _POINTING_ELSEWHERE)
+
+
+#: A question that asks what something is or does ("What is ...", "What does ... do?",
+#: "Who was ..."), or to explain or define it.
+_DEFINING = re.compile(
+    r"^\s*(?:(?:what|who)(?:'s|\s+(?:is|are|was|were|does|do|did|means?))\b"
+    r"|explain\b|define\b|tell me about\b)",
+    re.I,
+)
+
+
+def _asks_what_it_names(question: str) -> bool:
+    """A short question asking what an identifier it names is ("What is KLU?"): its
+    subject is its own. Elliptical ones ("Which CPU?", "In 2020?", "Page 12?") are not,
+    though they name one too (review, session 27)."""
+    if not _DEFINING.match(question):
+        return False
+    return any(not term.isdigit() for term in analyse(question).exact)
 
 
 def fallback_query(conversation: Conversation, question: str) -> str:

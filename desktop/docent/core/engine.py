@@ -237,7 +237,8 @@ class Engine(EngineWatching):
 
     @property
     def outdated(self) -> list[DocumentRecord]:
-        """Ready documents indexed in an older format when the engine opened."""
+        """Ready documents indexed in an older format when the engine opened, or whose
+        update a crash cut short."""
         return list(self._outdated)
 
     @property

@@ -139,6 +139,12 @@ class DocState(enum.StrEnum):
 #: The ``reason`` of a queued document whose indexing the user cancelled: it waits for
 #: the user's Resume (or Re-index), and nothing resumes it by itself, not even a restart.
 CANCELLED = "cancelled"
+#: The ``reason`` of a ready document whose changed file's new version is being staged
+#: beside it (``Indexer._stage``): a crash leaves it so, and resume indexes the change
+#: while the old version stays searchable (``Catalog.outdated``).
+UPDATING = "updating"
+#: What ends the id a changed document's new version is staged under (``staging_id``).
+STAGED_SUFFIX = ".staged"
 
 
 @dataclass(slots=True)
