@@ -98,3 +98,15 @@ def model_folder(parent: Path) -> Path:
     (folder / "onnx" / "model.onnx").write_bytes(b"not loaded by these tests")
     (folder / "tokenizer.json").write_text("{}")
     return folder
+
+
+class CountingEmbedder(FakeEmbedder):
+    """A FakeEmbedder that counts the chunks it embeds (``embedded``)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.embedded = 0
+
+    def embed_chunks(self, texts: Sequence[str], bodies: Sequence[str]) -> list[ChunkVectors]:
+        self.embedded += len(texts)
+        return super().embed_chunks(texts, bodies)

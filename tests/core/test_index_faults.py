@@ -29,7 +29,7 @@ from docent.core.index_events import (
 from docent.core.model_files import EmbeddingError
 from docent.core.models import DocState
 from docent.core.store import ChunkPoint
-from fake_embedder import FakeEmbedder
+from fake_embedder import CountingEmbedder, FakeEmbedder
 
 #: Long enough for several embedding batches (EMBED_BATCH chunks each).
 LONG = 600
@@ -248,40 +248,30 @@ def test_a_re_index_cancelled_inside_a_document_leaves_it_ready(files: list[Path
         eng.index(files)
         b = eng.resolve("b.txt")
         assert b.chunks > 2 * 32  # several batches
-        job = Job(JobKind.INDEX, [b.path], "user", recursive=True, force=True)
-        finished = threading.Event()
-
-        def on_event(event: IndexEvent) -> None:
-            if isinstance(event, DocumentProgressed) and event.job is job:
-                p = event.progress
-                if p.phase == "embedding" and 0 < p.chunks_done < p.chunks_total:
-                    eng.cancel_indexing()
-            elif isinstance(event, JobFinished) and event.job is job:
-                finished.set()
-
-        eng.subscribe(on_event)
-        eng.queue.submit(job)
-        assert finished.wait(TIMEOUT) and eng.queue.wait_idle(TIMEOUT)
+        _cancel_inside_b(eng, force=True)
         after = eng.resolve("b.txt")
         assert after.state is DocState.READY and after.chunks == b.chunks
         assert eng.store is not None and eng.store.count_chunks(b.doc_id) == b.chunks
         assert eng.grep("Ledger b599:")
 
 
-def _cancel_inside_b(eng: Engine, search_while_staged: list[tuple[int, int]]) -> None:
-    """Index b.txt again, cancelled between two batches of its chunks; meanwhile, how
-    many passages a search finds for the old text and for the new."""
+def _cancel_inside_b(
+    eng: Engine, force: bool = False, search_while_staged: list[tuple[int, int]] | None = None
+) -> None:
+    """Index b.txt again (``force``: a Re-index), cancelled between two batches of its
+    chunks; ``search_while_staged``: meanwhile, how many passages grep finds for the old
+    text and for the new."""
     b = eng.resolve("b.txt")
-    job = Job(JobKind.INDEX, [b.path], "user", recursive=True)
+    job = Job(JobKind.INDEX, [b.path], "user", recursive=True, force=force)
     finished = threading.Event()
 
     def on_event(event: IndexEvent) -> None:
         if isinstance(event, DocumentProgressed) and event.job is job:
             p = event.progress
             if p.phase == "embedding" and 0 < p.chunks_done < p.chunks_total:
-                old = len(eng.grep("Ledger b5"))
-                new = len(eng.grep("Tally b5"))
-                search_while_staged.append((old, new))
+                if search_while_staged is not None:
+                    found = (len(eng.grep("Ledger b5")), len(eng.grep("Tally b5")))
+                    search_while_staged.append(found)
                 eng.cancel_indexing()
         elif isinstance(event, JobFinished) and event.job is job:
             finished.set()
@@ -306,7 +296,7 @@ def test_a_changed_document_cancelled_midway_keeps_its_old_version_searchable(
         path = Path(b.path)
         path.write_text(path.read_text().replace("Ledger b", "Tally b"))  # as many words
         seen: list[tuple[int, int]] = []
-        _cancel_inside_b(eng, seen)
+        _cancel_inside_b(eng, search_while_staged=seen)
         (old_hits, new_hits), *_ = seen
         assert old_hits > 0 and new_hits == 0, seen  # staged: the old text, not the new
         after = eng.resolve("b.txt")
@@ -326,23 +316,11 @@ def test_a_changed_document_cancelled_midway_keeps_its_old_version_searchable(
         assert eng.store.count_chunks(b.doc_id + ".staged") == 0
 
 
-class CountsEmbedding(FakeEmbedder):
-    """Counts the chunks it embeds."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.embedded = 0
-
-    def embed_chunks(self, texts: Sequence[str], bodies: Sequence[str]) -> list[ChunkVectors]:
-        self.embedded += len(texts)
-        return super().embed_chunks(texts, bodies)
-
-
 def test_a_changed_document_is_embedded_once_and_searched_whole(files: list[Path]) -> None:
     """The copy of the staged version under the document's own id embeds nothing: only
     the changed chunks are embedded, once; and no search, unscoped or in a collection,
     ever finds a staged passage, nor does one stay behind (review, session 27)."""
-    embedder = CountsEmbedding()
+    embedder = CountingEmbedder()
     with Engine(load_settings(extract_in_subprocess=False), embedder=embedder) as eng:
         eng.index(files)
         b = eng.resolve("b.txt")

@@ -4,7 +4,7 @@ local mode; nothing re-embedded, and a copy cut short goes on where it stopped."
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -15,24 +15,13 @@ from docent.core.config import load_settings, settings_file
 from docent.core.engine import Engine
 from docent.core.errors import SettingsError, StoreError, StoreUnavailable
 from docent.core.store import Store, open_store
-from docent.core.store_base import ChunkVectors
 from docent.core.store_copy import copy_library
 from docent.core.store_server import ServerOptions
-from fake_embedder import FakeEmbedder
+from fake_embedder import CountingEmbedder, FakeEmbedder
 from qdrant_standin import QdrantStandin, qdrant_standin
 
 #: Each names a word only one line has (mark3x40: log3, line 40): one best hit.
 QUERIES = ["mark0x5 lantern", "mark3x40 by the reef", "mark4x200", "fog signal harbour"]
-
-
-class CountingEmbedder(FakeEmbedder):
-    def __init__(self) -> None:
-        super().__init__()
-        self.embedded = 0
-
-    def embed_chunks(self, texts: Sequence[str], bodies: Sequence[str]) -> list[ChunkVectors]:
-        self.embedded += len(texts)
-        return super().embed_chunks(texts, bodies)
 
 
 @pytest.fixture
