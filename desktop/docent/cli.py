@@ -369,8 +369,6 @@ def cmd_ask(args: argparse.Namespace) -> int:
         print(f"\n\n({answer.cut})")
     else:
         print()
-    if answer.search_note:
-        print(f"\n({answer.search_note})")
     if answer.rerank_note:
         print(f"\n({answer.rerank_note})")
     if answer.citations:

@@ -142,7 +142,8 @@ class Answer:
     @property
     def search_note(self) -> str:
         """How a follow-up was searched when not as asked, in a sentence (the chat's
-        footer, ``docent ask``); "" when it was searched as asked, and for an abstained
+        footer; ``docent ask`` asks one question, never a follow-up); "" when it was
+        searched as asked, and for an abstained
         answer, whose text says what was searched. Words of the previous question were
         added with no word of it (QA, session 27)."""
         if not self.query or self.query == self.question or self.mode == "abstained":
