@@ -89,7 +89,12 @@ def test_streamed_answer_with_chips_opens_the_cited_page(
 
     follow_up = ask(qtbot, chat, "And where is the PC saved?")
     assert follow_up.number == 2 and follow_up.answer.mode == "generated"
-    assert chat.view.toPlainText().count("Location 5 is incremented at 60Hz") == 2
+    shown = " ".join(chat.view.toPlainText().split())
+    # the footer says how the follow-up was searched: the stub's rewrite (its reply)
+    note = follow_up.answer.search_note
+    assert note.startswith("Searched as a follow-up, as stub-model:latest rewrote it: “")
+    assert note in shown
+    assert shown.replace(note, "").count("Location 5 is incremented at 60Hz") == 2
     assert 'href="cite:2.1"' in chat.view.toHtml(), "the second answer has no chips"
     assert len(chat.conversation.turns) == 2, "the engine did not see a multi-turn chat"
     assert follow_up.query != follow_up.question, "the follow-up was not made standalone"
