@@ -50,6 +50,14 @@ def _report_dict(r: IndexReport) -> dict[str, Any]:
     }
 
 
+#: What `docent index` says when it was stopped (Ctrl-C, SIGTERM).
+CANCELLED_RUN = (
+    "\nCancelled; what finished is kept. A file cut short keeps the version it had (a new "
+    "file, none), and its embedding starts over at the next run: the chunks embedded below "
+    "count its work too."
+)
+
+
 def cmd_index(args: argparse.Namespace) -> int:
     import threading
 
@@ -86,23 +94,13 @@ def cmd_index(args: argparse.Namespace) -> int:
             names = {c.id: c.name for c in eng.collections()}
     except KeyboardInterrupt:  # stopped outside a run, or a run that did not end in time
         cancel.set()
-        print(
-            "\nCancelled; what finished is kept. A file cut short keeps the version it had "
-            "(a new file, none), and its embedding starts over at the next run: the chunks "
-            "embedded below count its work too.",
-            file=sys.stderr,
-        )
+        print(CANCELLED_RUN, file=sys.stderr)
         return 130
     main = reports[-1]
     for earlier in reports[:-1]:
         main.merge(earlier)
     if cancel.is_set():
-        print(
-            "\nCancelled; what finished is kept. A file cut short keeps the version it had "
-            "(a new file, none), and its embedding starts over at the next run: the chunks "
-            "embedded below count its work too.",
-            file=sys.stderr,
-        )
+        print(CANCELLED_RUN, file=sys.stderr)
     if args.json:
         print_json(_report_dict(main) | cli_collections.regrouped_dict(main, names))
     else:

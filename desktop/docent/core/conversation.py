@@ -143,9 +143,9 @@ class Answer:
     def search_note(self) -> str:
         """How a follow-up was searched when not as asked, in a sentence (the chat's
         footer; ``docent ask`` asks one question, never a follow-up); "" when it was
-        searched as asked, and for an abstained
-        answer, whose text says what was searched. Words of the previous question were
-        added with no word of it (QA, session 27)."""
+        searched as asked, and for an abstained answer, whose text says what was
+        searched. Words of the previous question were added with no word of it (QA,
+        session 27)."""
         if not self.query or self.query == self.question or self.mode == "abstained":
             return ""
         if self.rewrites:  # the model's rewrite, the keyword form beside it

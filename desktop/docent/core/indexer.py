@@ -463,8 +463,8 @@ class Indexer:
             )
         except Cancelled:
             report.cancelled = True
-            if kept is not None and kept.state is DocState.READY:  # as it was, searchable
-                progress(Progress("ready", i, n, key, rec.doc_id, kept.chunks, kept.chunks))
+            if rec.state is DocState.READY:  # kept as it was (staged, or the same), searchable
+                progress(Progress("ready", i, n, key, rec.doc_id, rec.chunks, rec.chunks))
             return
         except DocumentError as exc:
             self._fail(report, progress, i, n, key, rec, exc, st)

@@ -38,10 +38,10 @@ def status_text(st: Status, shown: Collection | None) -> str:
         extra.append(f"{st.queued + st.indexing:,} waiting")
     if st.cancelled:
         extra.append(f"{st.cancelled:,} cancelled")
-    tail = f" ({', '.join(extra)})" if extra else ""
+    whose = "" if shown is None else "library: "
+    tail = f" ({whose}{', '.join(extra)})" if extra else ""
     if shown is None:
         return f"{_plural(st.ready, 'document')} · {_plural(st.chunks, 'chunk')}{tail}"
-    tail = f" (library: {', '.join(extra)})" if extra else ""
     return (
         f"{shown.name}: {shown.ready:,} of {_plural(st.ready, 'document')}"
         f" · {_plural(shown.chunks, 'chunk')}{tail}"
