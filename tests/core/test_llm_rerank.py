@@ -300,11 +300,18 @@ def test_stop_while_the_answer_streams_keeps_what_the_rerank_did(
     ollama_stub.responder = responder
     cancel = threading.Event()
     conv = Conversation()
-    threading.Thread(
-        target=lambda: ollama_stub.stalled.wait(10) and cancel.set(), daemon=True
-    ).start()
+    tokens: list[str] = []
+
+    def on_token(token: str) -> None:
+        # Stop once two tokens reached Docent (the stand-in stalls there). Stopping when the
+        # server had *sent* them raced the client: it could stop with nothing received.
+        tokens.append(token)
+        if len(tokens) == 2:
+            cancel.set()
+
     with pytest.raises(AnswerCancelled) as stopped:
-        eng.ask(MEMORY_Q, conversation=conv, cancel=cancel, on_token=lambda t: None)
+        eng.ask(MEMORY_Q, conversation=conv, cancel=cancel, on_token=on_token)
+    assert len(tokens) == 2
     assert stopped.value.answer is not None and stopped.value.answer.reranked == [2]
     assert conv.turns[-1].answer is not None and conv.turns[-1].answer.reranked == [2]
 
