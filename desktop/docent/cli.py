@@ -426,6 +426,7 @@ def cmd_summarize(args: argparse.Namespace) -> int:
     import threading
 
     from docent.core.summarizing import SummaryProgress
+    from docent.core.summary_support import not_found_note
 
     offered = False
 
@@ -472,6 +473,11 @@ def cmd_summarize(args: argparse.Namespace) -> int:
     )
     for f in result.failed_sections:
         print(f"  {f.said}", file=sys.stderr)
+    if result.unsupported:
+        note = not_found_note(len(result.unsupported), "below")
+        print(f"  {note[:1].upper()}{note[1:]}", file=sys.stderr)
+        for sentence in result.unsupported:
+            print(f"    not found: “{sentence}”", file=sys.stderr)
     return 0
 
 

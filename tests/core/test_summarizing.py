@@ -188,7 +188,7 @@ def test_one_map_call_per_section_then_synthesis_with_progress_in_order(
     assert "Markdown bullets" in prompts[-1]
     phases = [(e.phase, e.step) for e in events]
     each = [(phase, i) for i in range(1, n + 1) for phase in ("section", "section_done")]
-    assert phases == each + [("synthesis", 1), ("done", 1)]
+    assert phases == each + [("synthesis", 1), ("checking", 1), ("done", 1)]
     assert all(e.total == n for e in events if e.phase in ("section", "section_done"))
     # each section's summary is reported as it finishes, the same the result keeps
     finished = [e.finished for e in events if e.phase == "section_done"]

@@ -120,14 +120,19 @@ def test_a_real_model_summarises_a_document_without_degenerate_output(
             n,
             result.extracted_sections,
         ]
+        # the model's sentences are checked against the document; what it does not say
+        # is named (and shown), and left out of what the document is searched by
+        assert result.unsupported is not None
+        assert all(s in result.summary for s in result.unsupported), result.unsupported
         body = retrieval_text(result)
+        assert not any(s in body for s in result.unsupported), body
         assert repeated_line(body) == "", body
-        assert rejection(body, text, DOCUMENT) == "", body
+        assert not body or rejection(body, text, DOCUMENT) == "", body
         mapping = [e for e in events if e.phase == "section"]
         assert [e.step for e in mapping] == list(range(1, n + 1))
         assert [e.sections_done for e in mapping] == list(range(n))
         assert all(e.seconds_left is not None for e in mapping[1:])
         assert events[-1].phase == "done"
-        if not result.failed_sections:
+        if not result.failed_sections and body:
             payload = eng.store.get_document(rec.doc_id) if eng.store else None
             assert payload is not None and payload["summary"].strip()

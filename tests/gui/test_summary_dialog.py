@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from fakes import WAIT, FakeEngine, SummarizeCall
+from PySide6.QtGui import QTextCharFormat, QTextCursor
 
 from docent.gui.summary_dialog import SummaryDialog
 
@@ -154,3 +155,37 @@ def test_esc_cancels_the_run_as_close_does(qtbot: Any, fake: FakeEngine, make_wi
     assert worker.cancelled and not dialog.isVisible()
     qtbot.waitUntil(lambda: dialog not in window.dialogs, timeout=10_000)
     fake.release_summary.set()
+
+
+def test_sentences_the_document_does_not_say_are_underlined_and_counted(
+    qtbot: Any, fake: FakeEngine, make_window: Any
+) -> None:
+    invented = "The society also breeds racing pigeons and sells them across Europe."
+    said = "The society keeps the lighthouse on the northern breakwater."
+    fake.add_document("/docs/a.pdf")
+    rec = fake.resolve("/docs/a.pdf")
+    result = fake._summary(rec, "brief", "generated", "smollm2:135m")
+    result.summary = f"{said} {invented}"
+    result.unsupported = [invented]
+    fake.summaries.append(result)
+    window = make_window(fake)
+    window.summarize("/docs/a.pdf")
+    (dialog,) = [d for d in window.dialogs if isinstance(d, SummaryDialog)]
+    with qtbot.waitSignal(dialog.summary_finished, timeout=10_000):
+        pass
+    assert "1 sentence of this summary is not clearly found in the document (underlined)" in (
+        dialog.status.text()
+    )
+    text = dialog.view.toPlainText()
+    doc = dialog.view.document()
+    wave = QTextCharFormat.UnderlineStyle.WaveUnderline
+    inside = text.index("racing pigeons") + 2
+    cursor = QTextCursor(doc)
+    cursor.setPosition(inside)
+    cursor.setPosition(inside + 1, QTextCursor.MoveMode.KeepAnchor)
+    assert cursor.charFormat().underlineStyle() == wave
+    assert "does not clearly say" in cursor.charFormat().toolTip()
+    cursor.setPosition(text.index("lighthouse") + 2)
+    cursor.setPosition(text.index("lighthouse") + 3, QTextCursor.MoveMode.KeepAnchor)
+    assert cursor.charFormat().underlineStyle() != wave
+    dialog.close()

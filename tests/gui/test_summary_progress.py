@@ -84,3 +84,15 @@ def test_the_time_left_is_the_summarizers_estimate() -> None:
     assert tracker.over_limit and tracker.label(70).endswith("about 1 min 20 s left")
     tracker.update(SummaryProgress("done", 1, 1, (1, 3), "brief summary ready"))
     assert "left" not in tracker.label(120)
+
+
+def test_checking_the_summary_comes_after_every_call() -> None:
+    n = 3
+    events = [section(i, n) for i in range(1, n + 1)]
+    events.append(SummaryProgress("synthesis", 1, 1, (1, n), "writing the summary", 1))
+    events.append(SummaryProgress("checking", 1, 1, (1, n), "checking the summary"))
+    seen = run(SummaryTracker("brief"), events)
+    fraction, label = seen[-1]
+    assert label.startswith("Checking the summary against the document")
+    assert "4 of 4 model calls done" in label
+    assert fraction is not None and fraction < 1.0  # full only once it is done

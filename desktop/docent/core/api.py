@@ -56,6 +56,7 @@ from docent.core.lookup import GrepMatch
 from docent.core.models import Collection, DocumentRecord, ExtractedDocument
 from docent.core.passages import Edge, locate_spans, passage_boxes
 from docent.core.summarizing import SectionSummary, SummaryProgress, SummaryResult
+from docent.core.summary_support import not_found_note
 from docent.core.userfiles import inside, shown
 from docent.core.watching import FolderState, FolderStatus
 
@@ -102,6 +103,7 @@ __all__ = [
     "Turn",
     "describe_unsupported",
     "locate_spans",
+    "not_found_note",
     "ordinal",
     "passage_boxes",
     "inside",

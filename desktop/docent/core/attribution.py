@@ -167,19 +167,21 @@ class Scorer:
 
     def score(self, i: int, sentence: str, numbers: Sequence[int]) -> float:
         """Support of sentence ``i`` by the passages ``numbers`` together."""
+        have: set[str] = set().union(*(self._numbers.get(n, set()) for n in numbers))
+        if unstated_numbers(sentence, have):
+            return min(self.words_score(i, sentence, numbers), NUMBER_MISMATCH_CAP)
+        return self.words_score(i, sentence, numbers)
+
+    def words_score(self, i: int, sentence: str, numbers: Sequence[int]) -> float:
+        """:meth:`score` before its check of the sentence's numbers: the weighted term
+        overlap and cosine alone."""
         if not numbers:
             return 0.0
         overlap = self.overlap(sentence, numbers)
         if self.t.weight >= 1.0 or not self._cos[i]:
-            score = overlap
-        else:
-            cos = max(self._cos[i].get(n, 0.0) for n in numbers)
-            score = self.t.weight * overlap + (1 - self.t.weight) * cos
-        stated = numbers_in(_PAGE_REFERENCE.sub(" ", plain(sentence)))
-        have: set[str] = set().union(*(self._numbers.get(n, set()) for n in numbers))
-        if any(not (readings & have) for readings in stated):
-            return min(score, NUMBER_MISMATCH_CAP)
-        return score
+            return overlap
+        cos = max(self._cos[i].get(n, 0.0) for n in numbers)
+        return self.t.weight * overlap + (1 - self.t.weight) * cos
 
     def best(self, i: int, sentence: str, exclude: Sequence[int] = ()) -> tuple[int | None, float]:
         """The single passage that supports the sentence best (earlier ones win ties)."""
@@ -520,6 +522,13 @@ def copied(words: Sequence[str], k: int, passages: Sequence[str]) -> list[bool]:
         if any(run in hay for hay in passages):
             covered[j : j + k] = [True] * k
     return covered
+
+
+def unstated_numbers(sentence: str, have: set[str]) -> bool:
+    """Whether the sentence states a number none of whose readings is in ``have`` (page
+    references aside: "page 4" says where, not what)."""
+    stated = numbers_in(_PAGE_REFERENCE.sub(" ", plain(sentence)))
+    return any(not (readings & have) for readings in stated)
 
 
 def numbers_in(text: str) -> set[frozenset[str]]:

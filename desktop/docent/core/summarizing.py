@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -28,7 +29,7 @@ from docent.core import words
 from docent.core.catalog import Catalog
 from docent.core.config import Settings
 from docent.core.embedding import Embedder
-from docent.core.errors import EmptyDocument, LLMUnavailable, ModelNotFound
+from docent.core.errors import EmptyDocument, LLMUnavailable, ModelNotFound, UnknownFile
 from docent.core.indexer import record_payload
 from docent.core.models import DocState, DocumentRecord, ExtractedDocument
 from docent.core.sectioning import Places, Section, split_sections
@@ -94,6 +95,10 @@ class SummaryResult:
     cached: bool = False
     #: Model calls made (retries included); 0 for an extractive or cached summary.
     calls: int = 0
+    #: The sentences the document does not clearly say (summary_support.py), in order;
+    #: None when not checked: an extractive summary (its sentences are the document's),
+    #: or one cached before the check (checked when next shown).
+    unsupported: list[str] | None = None
 
     @property
     def model_sections(self) -> int:
@@ -174,14 +179,42 @@ class Summarizer:
             raise ValueError(f"summary type must be one of {', '.join(SUMMARY_TYPES)}")
         model = model or self.settings.ollama_model
         report = progress or (lambda p: None)
+        cached = None if extractive else self._cached(rec, kind, model)
         if extractive:
             hit = self._extractive_now(rec, kind, report, cancel)
+        elif cached is None:
+            hit = self._fresh(rec, kind, model, report, cancel)
         else:
-            hit = self._cached(rec, kind, model) or self._fresh(rec, kind, model, report, cancel)
+            hit = cached
+            # cached before the check: checked now, and cached again with what it found
+            unchecked = hit.unsupported is None and hit.mode == "generated"
+            if unchecked and self._checked(rec, hit, report).unsupported is not None:
+                self.catalog.put_summary(rec.sha256, kind, model, hit.to_json())
         self._remember(rec, hit)
         pages = (1, max(hit.pages, 1))
         report(SummaryProgress("done", 1, 1, pages, f"{kind} summary ready ({hit.mode})"))
         return hit
+
+    def _checked(
+        self, rec: DocumentRecord, result: SummaryResult, report: SummaryProgressCallback
+    ) -> SummaryResult:
+        """The model's summary with the sentences the document does not clearly say
+        (summary_support.py)."""
+        from docent.core.summary_support import unsupported_sentences
+
+        pages = (1, max(result.pages, 1))
+        n = result.sections_processed
+        what = "checking the summary against the document"
+        report(SummaryProgress("checking", 1, 1, pages, what, sections_done=n, sections_total=n))
+        try:
+            text = "\n\n".join(p.text for p in self._text(rec).pages)
+        except UnknownFile as exc:  # a cached summary of a file being indexed again
+            log.info("summary of %s not checked: %s", rec.file_name, exc)
+            return result
+        result.unsupported = unsupported_sentences(
+            result.summary, rec.doc_id, text, self.store, self.embedder
+        )
+        return result
 
     # Producing ------------------------------------------------------------------
 
@@ -248,7 +281,9 @@ class Summarizer:
                 return _renoted(cached, str(exc))
             result = self._extractive(rec, doc, sections, kind, str(exc), report, cancel)
         else:
-            result = self._result(rec, doc, kind, reduced, model, len(sections))
+            result = self._checked(
+                rec, self._result(rec, doc, kind, reduced, model, len(sections)), report
+            )
             transient = reduced.transient
         result.seconds = round(time.monotonic() - start, 3)
         retry_later = bool(result.failed_sections) or transient
@@ -409,9 +444,14 @@ OPENING_WORDS = 40
 
 
 def retrieval_text(result: SummaryResult) -> str:
-    """The summary without Docent's own notes (extractive label, pages not covered)."""
+    """The summary without Docent's own notes (extractive label, pages not covered) and
+    without the sentences the document does not clearly say: what the document is
+    searched by must not be a small model's invention."""
     paragraphs = [p for p in result.summary.split("\n\n") if not p.startswith("_")]
-    return "\n\n".join(paragraphs).strip()
+    text = "\n\n".join(paragraphs).strip()
+    for sentence in result.unsupported or ():
+        text = text.replace(sentence, "")
+    return re.sub(r"[ \t]{2,}", " ", text).strip()
 
 
 def _no_sentences(doc: ExtractedDocument) -> str:

@@ -58,7 +58,8 @@ class FailedSection:
 class SummaryProgress:
     """``phase``: "section" (``step`` of ``total`` sections starts), "section_done"
     (section ``step`` has its summary: ``finished``), "retry", "synthesis" (``step`` of
-    ``total`` calls in reduce ``round``), "extractive", "done".
+    ``total`` calls in reduce ``round``), "extractive", "checking" (the model's summary is
+    written and checked against the document: summary_support.py), "done".
 
     ``sections_done`` of ``sections_total`` have a summary; ``seconds_left`` is the
     estimate from the calls timed so far (None before the first); ``over_limit``: the

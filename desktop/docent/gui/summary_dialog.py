@@ -25,7 +25,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from docent.core.api import EngineAPI, SectionSummary, SummaryProgress, SummaryResult
+from docent.core.api import (
+    EngineAPI,
+    SectionSummary,
+    SummaryProgress,
+    SummaryResult,
+    not_found_note,
+)
 from docent.core.errors import Cancelled
 from docent.gui.markdown_view import SafeBrowser
 from docent.gui.messages import bridge
@@ -33,6 +39,10 @@ from docent.gui.summary_progress import SummaryTracker, elapsed_text
 from docent.gui.workers import Task, Worker, run_in_worker
 
 TYPES = ("brief", "detailed", "bullets")
+NOT_FOUND_TIP = (
+    "The document does not clearly say this: none of its passages closest to this sentence "
+    "supports it — check the document."
+)
 SECTIONS_NOTE = "_The summary comes once every section is done. The sections so far:_"
 EXTRACTIVE_SHOWN_NOTE = (
     "_Shown now: the extractive summary. The model's summary is still being written "
@@ -318,6 +328,10 @@ class SummaryDialog(QDialog):
                     "(Summarize… shows it again)."
                 )
         self.extractive_button.setVisible(False)
+        if result.unsupported:
+            marked = self.view.mark_sentences(result.unsupported, tip=NOT_FOUND_TIP)
+            note = not_found_note(len(result.unsupported), "underlined" if marked else "")
+            done += f" {note[:1].upper()}{note[1:]}"
         self.status.setText(done)
         self.copy_button.setEnabled(bool(text))
 

@@ -87,6 +87,9 @@ class SummaryTracker:
             self.stage = f"Stage 1 of 2: summarising the sections, {p.step} of {p.total} done"
         elif p.phase == "synthesis":
             self._synthesis(p)
+        elif p.phase == "checking":  # every model call is done
+            self.done = self.total
+            self.stage = "Checking the summary against the document"
         elif p.phase == "extractive":
             self.sections = p.total
             self.done, self.total = p.step - 1, p.total
