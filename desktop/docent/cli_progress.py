@@ -16,6 +16,10 @@ if TYPE_CHECKING:
     from docent.core.indexer import Progress
 
 
+#: The phases that end a file's indexing.
+FINAL = frozenset({"ready", "unchanged", "renamed", "removed", "failed"})
+
+
 class ProgressBar:
     """One status line on stderr: a bar with counts when a terminal, sparse lines otherwise."""
 
@@ -29,6 +33,9 @@ class ProgressBar:
         #: steps come in between and the bar went back (QA, session 26).
         self._done = 0
         self._count = 0
+        #: every file up to this one is done; and the files seen done (any order)
+        self._floor = 0
+        self._finished: set[int] = set()
 
     def __call__(self, p: Progress) -> None:
         if self.quiet:
@@ -42,13 +49,24 @@ class ProgressBar:
             detail = p.message  # the step under way: "reading page 12"
         else:
             detail = p.phase
-        done = p.file_index - (0 if p.phase in ("ready", "unchanged", "failed", "renamed") else 1)
         if p.file_count != self._count:  # another run (resume, then index): anew
-            self._count, self._done = p.file_count, 0
-        done = self._done = max(self._done, done)
+            self._count, self._done, self._floor, self._finished = p.file_count, 0, 0, set()
+        # Files are embedded in order, and the next one is read meanwhile: a file being
+        # embedded, or indexed, has every file before it done; a file read ahead (or
+        # failing as it is read) is done alone.
+        if p.phase in FINAL:
+            self._finished.add(p.file_index)
+        if p.phase in ("ready", "unchanged", "renamed", "removed"):
+            self._floor = max(self._floor, p.file_index)
+        elif p.phase == "embedding":
+            self._floor = max(self._floor, p.file_index - 1)
+        after = sum(1 for i in self._finished if i > self._floor)
+        done = self._done = max(self._done, self._floor + after)
         width = 24
         filled = min(width, int(width * done / max(p.file_count, 1)))
-        line = f"[{'#' * filled}{'.' * (width - filled)}] {p.file_index}/{p.file_count} {name}: {detail}"
+        # the files done, as the bar: the file of each event went 3/13 then 2/13 when the
+        # next file was read while one was embedded (QA, session 27)
+        line = f"[{'#' * filled}{'.' * (width - filled)}] {done}/{p.file_count} done · {name}: {detail}"
         if self.tty:
             # one row of the terminal: a longer line wraps, and "\r" then clears only its
             # last row, so the screen filled with stale rows (QA, session 27)

@@ -28,6 +28,33 @@ def test_the_bar_never_goes_back_when_the_next_file_is_read_early() -> None:
     lines = [line for line in out.getvalue().split("\r\x1b[K") if line]
     fills = [line[1 : line.index("]")].count("#") for line in lines]
     assert fills == sorted(fills) and fills[0] == 12, lines  # 3 of 6 done: 12 of 24
+    # the count is the files done too: it said "5/6" then "4/6", each event's own file
+    counts = [line.split("] ")[1].split(" done · ")[0] for line in lines]
+    assert counts == ["3/6", "3/6", "3/6", "4/6"], lines
+    assert lines[1].endswith("e.pdf: reading page 2") and "d.pdf: ready" in lines[-1]
+
+
+def test_a_file_that_fails_as_it_is_read_ahead_counts_alone() -> None:
+    """File 3 fails as it is read while file 2 is embedded: three files are done only once
+    file 2 is; and a run of files that all fail ends with all of them done."""
+    out = _Tty()
+    bar = ProgressBar(out)
+    bar(Progress("embedding", 2, 4, "/d/b.pdf", chunks_done=1, chunks_total=9))
+    bar(Progress("failed", 3, 4, "/d/c.pdf", message="not a PDF"))
+    bar(Progress("ready", 2, 4, "/d/b.pdf"))
+    lines = [line for line in out.getvalue().split("\r\x1b[K") if line]
+    counts = [line.split("] ")[1].split(" done · ")[0] for line in lines]
+    assert counts == ["1/4", "2/4", "3/4"], lines
+    out = _Tty()
+    bar = ProgressBar(out)
+    for i, name in enumerate("abc", 1):
+        bar(Progress("failed", i, 3, f"/d/{name}.pdf", message="not a PDF"))
+    assert (
+        out.getvalue()
+        .rstrip("\n")
+        .rsplit("\r\x1b[K", 1)[-1]
+        .startswith("[" + "#" * 24 + "] 3/3 done · c.pdf: failed")
+    )
 
 
 def test_the_bar_starts_again_for_the_next_run() -> None:
@@ -38,7 +65,7 @@ def test_the_bar_starts_again_for_the_next_run() -> None:
     bar(Progress("ready", 5, 5, "/d/e.pdf"))
     bar(Progress("embedding", 1, 2, "/d/a.pdf", chunks_done=1, chunks_total=9))
     last = out.getvalue().split("\r\x1b[K")[-1]
-    assert last.startswith("[" + "." * 24 + "] 1/2 a.pdf"), last
+    assert last.startswith("[" + "." * 24 + "] 0/2 done · a.pdf"), last
 
 
 def test_the_line_fits_one_row_of_the_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
