@@ -16,8 +16,8 @@ if TYPE_CHECKING:
     from docent.core.indexer import Progress
 
 
-#: The phases that end a file's indexing.
-FINAL = frozenset({"ready", "unchanged", "renamed", "removed", "failed"})
+#: The phases that end the indexing of one of the run's files.
+FINAL = frozenset({"ready", "unchanged", "renamed", "failed"})
 
 
 class ProgressBar:
@@ -29,13 +29,12 @@ class ProgressBar:
         self.quiet = quiet
         self._last = 0.0
         self._key: tuple[int, str] = (0, "")
-        #: Files done, the most seen: the next file is read while one is embedded, so its
-        #: steps come in between and the bar went back (QA, session 26).
-        self._done = 0
-        self._count = 0
-        #: every file up to this one is done; and the files seen done (any order)
-        self._floor = 0
+        #: The run's files that are done (by number), how many it has, and how many are
+        #: done: the bar never goes back (it did when the next file was read early; QA,
+        #: session 26).
         self._finished: set[int] = set()
+        self._count = 0
+        self._done = 0
 
     def __call__(self, p: Progress) -> None:
         if self.quiet:
@@ -49,24 +48,22 @@ class ProgressBar:
             detail = p.message  # the step under way: "reading page 12"
         else:
             detail = p.phase
-        if p.file_count != self._count:  # another run (resume, then index): anew
-            self._count, self._done, self._floor, self._finished = p.file_count, 0, 0, set()
-        # Files are embedded in order, and the next one is read meanwhile: a file being
-        # embedded, or indexed, has every file before it done; a file read ahead (or
-        # failing as it is read) is done alone.
-        if p.phase in FINAL:
-            self._finished.add(p.file_index)
-        if p.phase in ("ready", "unchanged", "renamed", "removed"):
-            self._floor = max(self._floor, p.file_index)
-        elif p.phase == "embedding":
-            self._floor = max(self._floor, p.file_index - 1)
-        after = sum(1 for i in self._finished if i > self._floor)
-        done = self._done = max(self._done, self._floor + after)
+        if p.phase == "removed":  # a file gone from its folder: not one of the run's files
+            done, count = self._done, max(self._count, 1)
+        else:
+            again = p.phase in FINAL and p.file_index in self._finished
+            if p.file_count != self._count or again:  # another run (resume, then index)
+                self._count, self._finished = p.file_count, set()
+            # Every file ends with one final event. The next file is read while one is
+            # embedded, and the unchanged ones are told first, so a file's own number says
+            # nothing of how many are done (it showed 3/13 then 2/13; QA, session 27).
+            if p.phase in FINAL:
+                self._finished.add(p.file_index)
+            done = self._done = len(self._finished)
+            count = p.file_count
         width = 24
-        filled = min(width, int(width * done / max(p.file_count, 1)))
-        # the files done, as the bar: the file of each event went 3/13 then 2/13 when the
-        # next file was read while one was embedded (QA, session 27)
-        line = f"[{'#' * filled}{'.' * (width - filled)}] {done}/{p.file_count} done · {name}: {detail}"
+        filled = min(width, int(width * done / max(count, 1)))
+        line = f"[{'#' * filled}{'.' * (width - filled)}] {done}/{count} done · {name}: {detail}"
         if self.tty:
             # one row of the terminal: a longer line wraps, and "\r" then clears only its
             # last row, so the screen filled with stale rows (QA, session 27)

@@ -21,6 +21,10 @@ def test_the_bar_never_goes_back_when_the_next_file_is_read_early() -> None:
     shrank (QA, session 26)."""
     out = _Tty()
     bar = ProgressBar(out)
+    for i, name in enumerate("abc", 1):
+        bar(Progress("ready", i, 6, f"/d/{name}.pdf"))
+    out.truncate(0)
+    out.seek(0)
     bar(Progress("embedding", 4, 6, "/d/d.pdf", chunks_done=1, chunks_total=9))
     bar(Progress("extracting", 5, 6, "/d/e.pdf", message="reading page 2"))
     bar(Progress("embedding", 4, 6, "/d/d.pdf", chunks_done=5, chunks_total=9))
@@ -34,17 +38,47 @@ def test_the_bar_never_goes_back_when_the_next_file_is_read_early() -> None:
     assert lines[1].endswith("e.pdf: reading page 2") and "d.pdf: ready" in lines[-1]
 
 
+def counts(out: io.StringIO) -> list[str]:
+    """The "done/total" of each line drawn."""
+    lines = [line for line in out.getvalue().split("\r\x1b[K") if line.strip()]
+    return [line.split("] ")[1].split(" done · ")[0] for line in lines]
+
+
+def test_unchanged_files_told_first_are_not_the_files_before_them() -> None:
+    """Files 2-4 are unchanged and told before file 1 is read: the count went to 4/4 (the
+    bar full) while file 1 was still read and embedded (helper-58)."""
+    out = _Tty()
+    bar = ProgressBar(out)
+    for i, name in enumerate("bcd", 2):
+        bar(Progress("unchanged", i, 4, f"/d/{name}.txt"))
+    bar(Progress("extracting", 1, 4, "/d/a.txt"))
+    bar(Progress("embedding", 1, 4, "/d/a.txt", chunks_done=1, chunks_total=3))
+    bar(Progress("ready", 1, 4, "/d/a.txt"))
+    bar(Progress("removed", 1, 1, "/d/e.txt"))  # a file gone from the folder
+    assert counts(out) == ["1/4", "2/4", "3/4", "3/4", "3/4", "4/4", "4/4"]
+
+
+def test_a_second_run_of_as_many_files_starts_again() -> None:
+    """`docent index` resumes two files, then indexes two: the second run's count went on
+    from the first's (helper-58)."""
+    out = _Tty()
+    bar = ProgressBar(out)
+    bar(Progress("ready", 1, 2, "/d/a.pdf"))
+    bar(Progress("ready", 2, 2, "/d/b.pdf"))
+    bar(Progress("ready", 1, 2, "/d/c.pdf"))
+    assert counts(out) == ["1/2", "2/2", "1/2"]
+
+
 def test_a_file_that_fails_as_it_is_read_ahead_counts_alone() -> None:
     """File 3 fails as it is read while file 2 is embedded: three files are done only once
     file 2 is; and a run of files that all fail ends with all of them done."""
     out = _Tty()
     bar = ProgressBar(out)
+    bar(Progress("ready", 1, 4, "/d/a.pdf"))
     bar(Progress("embedding", 2, 4, "/d/b.pdf", chunks_done=1, chunks_total=9))
     bar(Progress("failed", 3, 4, "/d/c.pdf", message="not a PDF"))
     bar(Progress("ready", 2, 4, "/d/b.pdf"))
-    lines = [line for line in out.getvalue().split("\r\x1b[K") if line]
-    counts = [line.split("] ")[1].split(" done · ")[0] for line in lines]
-    assert counts == ["1/4", "2/4", "3/4"], lines
+    assert counts(out) == ["1/4", "1/4", "2/4", "3/4"]
     out = _Tty()
     bar = ProgressBar(out)
     for i, name in enumerate("abc", 1):
