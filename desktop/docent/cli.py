@@ -477,7 +477,7 @@ def cmd_summarize(args: argparse.Namespace) -> int:
         note = not_found_note(len(result.unsupported), "below")
         print(f"  {note[:1].upper()}{note[1:]}", file=sys.stderr)
         for sentence in result.unsupported:
-            print(f"    not found: “{sentence}”", file=sys.stderr)
+            print(f"    not clearly supported: “{sentence}”", file=sys.stderr)
     return 0
 
 

@@ -16,6 +16,7 @@ from docent.core.attribution import (
     cosine,
     insert_markers,
     judged_sentences,
+    spelled_numbers,
 )
 from docent.core.citations import cited_numbers
 from docent.core.embedding import Embedder
@@ -68,6 +69,33 @@ def test_a_number_the_passage_does_not_state_is_not_supported(embed: EmbedFn) ->
     assert checked.faith.unsupported == [wrong]
     cited = attribute("Console lines are limited to 4096 bytes [1].", PASSAGES, embed)
     assert cited.faith.unsupported == ["Console lines are limited to 4096 bytes [1]."]
+
+
+def test_a_number_the_passage_spells_out_is_one_it_states(embed: EmbedFn) -> None:
+    """A passage's "nineteen metres" states 19: the answer's "19 metres" was capped as a
+    number the passage never states. Only the passage's words are read as numbers: the
+    answer's "one of" needs no 1 in the passage."""
+    passages = {1: "The tower of local granite stands nineteen metres tall and is one of four."}
+    said = "The tower stands 19 metres tall [1]."
+    checked = attribute(f"{said} It is one of 4 towers of local granite [1].", passages, embed)
+    assert checked.faith.unsupported == []
+    wrong = attribute("The tower stands 45 metres tall [1].", passages, embed)
+    assert wrong.faith.unsupported == ["The tower stands 45 metres tall [1]."]
+
+
+def test_numbers_in_words() -> None:
+    cases = {
+        "nineteen metres": {"19"},
+        "for thirty-one years": {"31"},
+        "about four hundred members": {"400"},
+        "a hundred and five ships": {"105"},
+        "two thousand five hundred": {"2500"},
+        "one hundred and twenty-three thousand": {"123000"},
+        "ninety-nine and three": {"99", "3"},  # "and" joins only after hundred, thousand
+        "a thousand": {"1000"},
+        "no numbers here, none at all": set(),
+    }
+    assert {text: spelled_numbers(text) for text in cases} == cases
 
 
 def test_a_sentence_no_passage_supports_stays_flagged_once() -> None:

@@ -142,7 +142,7 @@ class Scorer:
         self.passages = passages
         self.t = thresholds
         self._terms = {n: terms(text) for n, text in passages.items()}
-        self._numbers = {n: set().union(*numbers_in(text)) for n, text in passages.items()}
+        self._numbers = {n: stated_numbers(text) for n, text in passages.items()}
         self._words = {n: f" {' '.join(words_of(text))} " for n, text in passages.items()}
         self._cos: list[dict[int, float]] = [{} for _ in sentences]
         if embed is not None and sentences and passages and thresholds.weight < 1.0:
@@ -529,6 +529,55 @@ def unstated_numbers(sentence: str, have: set[str]) -> bool:
     references aside: "page 4" says where, not what)."""
     stated = numbers_in(_PAGE_REFERENCE.sub(" ", plain(sentence)))
     return any(not (readings & have) for readings in stated)
+
+
+def stated_numbers(text: str) -> set[str]:
+    """Every reading of every number a source text states, in figures or in words ("nineteen
+    metres", "four hundred members", "thirty-one years"): what a sentence's numbers are
+    looked for in. Only the source's words are read as numbers: a sentence's "one of the"
+    must not need a 1."""
+    have: set[str] = set().union(*numbers_in(text))
+    return have | spelled_numbers(text)
+
+
+_UNIT_WORDS = """zero one two three four five six seven eight nine ten eleven twelve thirteen
+    fourteen fifteen sixteen seventeen eighteen nineteen"""
+_UNITS = {w: i for i, w in enumerate(_UNIT_WORDS.split())}
+_TENS_WORDS = "twenty thirty forty fifty sixty seventy eighty ninety"
+_TENS = {w: 10 * i for i, w in enumerate(_TENS_WORDS.split(), 2)}
+_SCALES = {"hundred": 100, "thousand": 1000, "million": 1_000_000}
+_NUMBER_WORD = re.compile(r"[a-z]+")
+
+
+def spelled_numbers(text: str) -> set[str]:
+    """The numbers an English text writes in words, as figures: "thirty-one" is 31, "four
+    hundred" 400, "two thousand five hundred" 2500, "a hundred and five" 105."""
+    out: set[str] = set()
+    total = current = 0
+    started = False
+    words = _NUMBER_WORD.findall(text.lower())
+    for i, word in enumerate(words):
+        before = words[i - 1] if i else ""
+        if word in _UNITS or word in _TENS:
+            current += _UNITS.get(word, 0) + _TENS.get(word, 0)
+            started = True
+            continue
+        if word in _SCALES and (started or before == "a"):
+            if word == "hundred":
+                current = max(current, 1) * 100
+            else:
+                total, current = total + max(current, 1) * _SCALES[word], 0
+            started = True
+            continue
+        if word == "and" and started and before in _SCALES:  # "a hundred and five"
+            continue
+        if started:
+            out.add(str(total + current))
+        total = current = 0
+        started = False
+    if started:
+        out.add(str(total + current))
+    return out
 
 
 def numbers_in(text: str) -> set[frozenset[str]]:

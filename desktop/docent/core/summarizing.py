@@ -18,18 +18,17 @@ from __future__ import annotations
 
 import json
 import logging
-import re
 import threading
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Literal, get_args
 
 from docent.core import words
 from docent.core.catalog import Catalog
 from docent.core.config import Settings
 from docent.core.embedding import Embedder
-from docent.core.errors import EmptyDocument, LLMUnavailable, ModelNotFound, UnknownFile
+from docent.core.errors import Cancelled, EmptyDocument, LLMUnavailable, ModelNotFound
 from docent.core.indexer import record_payload
 from docent.core.models import DocState, DocumentRecord, ExtractedDocument
 from docent.core.sectioning import Places, Section, split_sections
@@ -188,33 +187,56 @@ class Summarizer:
             hit = cached
             # cached before the check: checked now, and cached again with what it found
             unchecked = hit.unsupported is None and hit.mode == "generated"
-            if unchecked and self._checked(rec, hit, report).unsupported is not None:
-                self.catalog.put_summary(rec.sha256, kind, model, hit.to_json())
+            if unchecked and self._checked(rec, hit, report, cancel).unsupported is not None:
+                self.catalog.put_summary(
+                    rec.sha256, kind, model, replace(hit, cached=False).to_json()
+                )
         self._remember(rec, hit)
         pages = (1, max(hit.pages, 1))
         report(SummaryProgress("done", 1, 1, pages, f"{kind} summary ready ({hit.mode})"))
         return hit
 
     def _checked(
-        self, rec: DocumentRecord, result: SummaryResult, report: SummaryProgressCallback
+        self,
+        rec: DocumentRecord,
+        result: SummaryResult,
+        report: SummaryProgressCallback,
+        cancel: threading.Event | None,
     ) -> SummaryResult:
         """The model's summary with the sentences the document does not clearly say
-        (summary_support.py)."""
+        (summary_support.py); left unchecked (None) when the document is not ready with
+        this text (being indexed again: its passages may be the new text's) or the check
+        fails: it never costs the summary."""
         from docent.core.summary_support import unsupported_sentences
 
-        pages = (1, max(result.pages, 1))
         n = result.sections_processed
-        what = "checking the summary against the document"
+        pages = (1, max(result.pages, 1))
+        what = "each sentence against the document"
         report(SummaryProgress("checking", 1, 1, pages, what, sections_done=n, sections_total=n))
+        if not self._same_text(rec):
+            return result
         try:
             text = "\n\n".join(p.text for p in self._text(rec).pages)
-        except UnknownFile as exc:  # a cached summary of a file being indexed again
-            log.info("summary of %s not checked: %s", rec.file_name, exc)
+            found = unsupported_sentences(
+                result.summary, rec.doc_id, text, self.store, self.embedder, cancel
+            )
+        except Cancelled:
+            raise
+        except Exception:  # noqa: BLE001 - a check that fails leaves the summary unchecked
+            log.warning("the summary of %s was not checked", rec.file_name, exc_info=True)
             return result
-        result.unsupported = unsupported_sentences(
-            result.summary, rec.doc_id, text, self.store, self.embedder
-        )
+        if self._same_text(rec):  # (not re-indexed meanwhile)
+            result.unsupported = found
         return result
+
+    def _same_text(self, rec: DocumentRecord) -> bool:
+        current = self.catalog.get(rec.doc_id)
+        return (
+            current is not None
+            and current.state is DocState.READY
+            and bool(rec.sha256)
+            and current.sha256 == rec.sha256
+        )
 
     # Producing ------------------------------------------------------------------
 
@@ -282,7 +304,7 @@ class Summarizer:
             result = self._extractive(rec, doc, sections, kind, str(exc), report, cancel)
         else:
             result = self._checked(
-                rec, self._result(rec, doc, kind, reduced, model, len(sections)), report
+                rec, self._result(rec, doc, kind, reduced, model, len(sections)), report, cancel
             )
             transient = reduced.transient
         result.seconds = round(time.monotonic() - start, 3)
@@ -439,19 +461,20 @@ def _note(why: str) -> str:
     return ASKED_NOTE if why == ASKED else EXTRACTIVE_NOTE.format(why=why.rstrip("."))
 
 
+def retrieval_text(result: SummaryResult) -> str:
+    """The summary without Docent's own notes (extractive label, pages not covered) and,
+    once checked, only its sentences the document bears out: what the document is
+    searched by must not be a small model's invention (summary_support.py)."""
+    from docent.core.summary_support import searchable
+
+    if result.unsupported:
+        return searchable(result.summary, result.unsupported)
+    paragraphs = [p for p in result.summary.split("\n\n") if not p.startswith("_")]
+    return "\n\n".join(paragraphs).strip()
+
+
 #: Words of a text quoted when it has no sentence (``_no_sentences``).
 OPENING_WORDS = 40
-
-
-def retrieval_text(result: SummaryResult) -> str:
-    """The summary without Docent's own notes (extractive label, pages not covered) and
-    without the sentences the document does not clearly say: what the document is
-    searched by must not be a small model's invention."""
-    paragraphs = [p for p in result.summary.split("\n\n") if not p.startswith("_")]
-    text = "\n\n".join(paragraphs).strip()
-    for sentence in result.unsupported or ():
-        text = text.replace(sentence, "")
-    return re.sub(r"[ \t]{2,}", " ", text).strip()
 
 
 def _no_sentences(doc: ExtractedDocument) -> str:

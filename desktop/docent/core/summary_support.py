@@ -26,9 +26,12 @@ is shown, never removed: the window underlines it and ``docent summarize`` lists
 from __future__ import annotations
 
 import re
+import threading
+from collections.abc import Collection
 
-from docent.core.attribution import THRESHOLDS, Scorer, numbers_in, plain, unstated_numbers
+from docent.core.attribution import THRESHOLDS, Scorer, plain, stated_numbers, unstated_numbers
 from docent.core.embedding import Embedder
+from docent.core.errors import Cancelled
 from docent.core.evaluation import MIN_TERMS, split_sentences, terms
 from docent.core.store import Store
 
@@ -36,6 +39,8 @@ from docent.core.store import Store
 NEAREST = 3
 #: A heading the model wrote ("## Results") or Docent's own ("**Pages 3–5.**", in a
 #: summary whose combining step failed): not a claim; the text after a bold one is.
+#: A list item's bullet or number, as ``split_sentences`` writes it.
+_LIST = re.compile(r"^(?:[-*+•]|\d{1,2}[.)])\s+")
 _HEADING = re.compile(r"^\s*(?:#{1,6}\s.*|\*\*[^*]+[.:]\*\*)\s*")
 
 
@@ -50,10 +55,18 @@ def claims(summary: str) -> list[str]:
             body = _HEADING.sub("", line, count=1)
             for sentence in split_sentences(body):
                 s = sentence.strip()
-                if s.endswith(":") or len(terms(s)) < MIN_TERMS:
-                    continue
+                if s.endswith(":") or len(terms(s)) < MIN_TERMS or s in out:
+                    continue  # (a sentence said twice is one claim, underlined where first)
                 out.append(s)
     return out
+
+
+def searchable(summary: str, unsupported: Collection[str]) -> str:
+    """The summary's sentences the document bears out, for the document to be searched by:
+    its claims less ``unsupported``. Cutting those out of the text left headings bare, and
+    missed a list item the split writes otherwise ("*   The ..." is "* The ...")."""
+    kept = [_LIST.sub("", s) for s in claims(summary) if s not in unsupported]
+    return " ".join(kept)
 
 
 def _is_note(paragraph: str) -> bool:
@@ -62,17 +75,24 @@ def _is_note(paragraph: str) -> bool:
 
 
 def unsupported_sentences(
-    summary: str, doc_id: str, text: str, store: Store, embedder: Embedder
+    summary: str,
+    doc_id: str,
+    text: str,
+    store: Store,
+    embedder: Embedder,
+    cancel: threading.Event | None = None,
 ) -> list[str] | None:
     """The sentences of ``summary`` the document (``doc_id``, whose whole extracted text
     is ``text``) does not clearly say, in order; None when the library holds no passage
-    of it to check against (it is being indexed again)."""
+    of it to check against (it is being indexed again). Raises Cancelled."""
     sentences = claims(summary)
     if not sentences:
         return []
     nearest: list[list[int]] = []
     passages: dict[int, str] = {}
     for vector in embedder.query_dense_many([plain(s) for s in sentences]):
+        if cancel is not None and cancel.is_set():
+            raise Cancelled("Stopped: the summary was cancelled.")
         hits = store.query(dense=vector, limit=NEAREST, doc_ids=[doc_id])
         ordinals = []
         for hit in hits:
@@ -83,7 +103,7 @@ def unsupported_sentences(
     if not passages:
         return None
     scorer = Scorer(sentences, passages, embedder.embed_dense, THRESHOLDS)
-    have: set[str] = set().union(*numbers_in(text))
+    have = stated_numbers(text)
     return [
         s
         for i, s in enumerate(sentences)
@@ -93,12 +113,12 @@ def unsupported_sentences(
 
 def not_found_note(n: int, how: str = "") -> str:
     """What the window and the CLI say of ``n`` sentences the document does not clearly
-    say ("" for none); ``how``: how they are shown ("underlined")."""
+    say ("" for none); ``how``: where they are ("underlined", "below")."""
     if n == 0:
         return ""
     which, verb, them = ("1 sentence", "is", "it") if n == 1 else (f"{n} sentences", "are", "them")
     shown = f" ({how})" if how else ""
     return (
-        f"{which} of this summary {verb} not clearly found in the document{shown}: "
-        f"a small model may invent, so check {them} against it."
+        f"{which} of this summary{shown} {verb} not clearly supported by the document; "
+        f"a small model can make things up, so check {them} against the document."
     )

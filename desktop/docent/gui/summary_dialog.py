@@ -40,8 +40,8 @@ from docent.gui.workers import Task, Worker, run_in_worker
 
 TYPES = ("brief", "detailed", "bullets")
 NOT_FOUND_TIP = (
-    "The document does not clearly say this: none of its passages closest to this sentence "
-    "supports it — check the document."
+    "Not clearly supported by the document: its passages closest to this sentence do not "
+    "say it, or a number in it is nowhere in the document — check the document."
 )
 SECTIONS_NOTE = "_The summary comes once every section is done. The sections so far:_"
 EXTRACTIVE_SHOWN_NOTE = (
@@ -330,7 +330,9 @@ class SummaryDialog(QDialog):
         self.extractive_button.setVisible(False)
         if result.unsupported:
             marked = self.view.mark_sentences(result.unsupported, tip=NOT_FOUND_TIP)
-            note = not_found_note(len(result.unsupported), "underlined" if marked else "")
+            n = len(result.unsupported)
+            how = "underlined" if marked == n else f"{marked} underlined" if marked else ""
+            note = not_found_note(n, how)
             done += f" {note[:1].upper()}{note[1:]}"
         self.status.setText(done)
         self.copy_button.setEnabled(bool(text))
