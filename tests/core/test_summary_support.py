@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from docent import cli
+from docent.core import summary_support
 from docent.core.config import Settings
 from docent.core.engine import Engine
 from docent.core.errors import Cancelled, StoreError
@@ -43,6 +44,11 @@ month in the museum, look after the tower and its lens, and guide school visits 
 
 The society's archive holds the keepers' logs, photographs of the fleet, and the letters of
 Anne Polwarth, which were transcribed by volunteers and published as a book in 1998.
+
+The archive's catalogue runs on an old computer donated by a member in 2009, with the
+software of its day: Debian 6.0 • GCC 4.4 • Perl 5.10 • Python 2.6 and 3.1 • PostgreSQL
+8.4 • Samba 3.5.6. Volunteers enter each photograph with its date, the boat, and the
+names of the crew when a family can give them.
 """
 
 FAITHFUL = (
@@ -176,6 +182,49 @@ def test_numbers_the_document_spells_out_are_numbers_it_states(engine: Engine) -
         summary_of(*said, WRONG_NUMBER), rec.doc_id, DOCUMENT, engine._store, engine.embedder
     )
     assert found == [WRONG_NUMBER]
+
+
+def test_a_sentence_the_model_wrapped_is_one_claim_and_a_page_marker_none() -> None:
+    """smollm2:135m's detailed summaries wrap lines mid-sentence and label parts with
+    "[pages 17–20]": each half was judged alone, and the label too (session 28)."""
+    summary = (
+        "[pages 17–20]\nThe society raised money from the town to rebuild\n"
+        "the cottage after the storm.\n- A list item stays\n  one item.\n[p. 3] The museum opened."
+        " Then more."
+    )
+    assert claims(summary) == [
+        "The society raised money from the town to rebuild the cottage after the storm.",
+        "- A list item stays one item.",
+        "[p. 3] The museum opened.",
+    ]
+
+
+def test_a_short_list_item_is_found_by_its_words(
+    engine: Engine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """ "Python 2.6 and 3.1" is said word for word in a list of versions, but on a long
+    document its vector was not near that chunk, which the rest of the list blurs
+    (session 28, debian-history): the chunk that holds most of its words (BM25) is scored
+    too. Here the vector search is made to miss it, as there."""
+    rec = engine.resolve(NAME)
+    store = engine._store
+    search = store.query
+
+    def vectors_miss(**kw: Any) -> list[Any]:
+        hits = search(**kw)
+        return [h for h in hits if "Python" not in h.payload["text"]] if kw.get("dense") else hits
+
+    monkeypatch.setattr(store, "query", vectors_miss)
+    item, wrong = "- Python 2.6 and 3.1", "- Python 2.7 and 3.4"
+
+    def check() -> list[str] | None:
+        return unsupported_sentences(
+            f"{item}\n{wrong}", rec.doc_id, DOCUMENT, store, engine.embedder
+        )
+
+    assert check() == [wrong]
+    monkeypatch.setattr(summary_support, "BY_WORDS", 0)
+    assert check() == [item, wrong]
 
 
 def test_a_sentence_said_twice_is_one_claim() -> None:

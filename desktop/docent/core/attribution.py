@@ -167,21 +167,18 @@ class Scorer:
 
     def score(self, i: int, sentence: str, numbers: Sequence[int]) -> float:
         """Support of sentence ``i`` by the passages ``numbers`` together."""
-        have: set[str] = set().union(*(self._numbers.get(n, set()) for n in numbers))
-        if unstated_numbers(sentence, have):
-            return min(self.words_score(i, sentence, numbers), NUMBER_MISMATCH_CAP)
-        return self.words_score(i, sentence, numbers)
-
-    def words_score(self, i: int, sentence: str, numbers: Sequence[int]) -> float:
-        """:meth:`score` before its check of the sentence's numbers: the weighted term
-        overlap and cosine alone."""
         if not numbers:
             return 0.0
         overlap = self.overlap(sentence, numbers)
         if self.t.weight >= 1.0 or not self._cos[i]:
-            return overlap
-        cos = max(self._cos[i].get(n, 0.0) for n in numbers)
-        return self.t.weight * overlap + (1 - self.t.weight) * cos
+            score = overlap
+        else:
+            cos = max(self._cos[i].get(n, 0.0) for n in numbers)
+            score = self.t.weight * overlap + (1 - self.t.weight) * cos
+        have: set[str] = set().union(*(self._numbers.get(n, set()) for n in numbers))
+        if unstated_numbers(sentence, have):
+            return min(score, NUMBER_MISMATCH_CAP)
+        return score
 
     def best(self, i: int, sentence: str, exclude: Sequence[int] = ()) -> tuple[int | None, float]:
         """The single passage that supports the sentence best (earlier ones win ties)."""
