@@ -227,6 +227,24 @@ def test_a_short_list_item_is_found_by_its_words(
     assert check() == [item, wrong]
 
 
+def test_what_a_summary_says_the_document_does_is_not_held_against_it(
+    engine: Engine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """ "This document explores ... and discusses ...": the passages never say "document",
+    "explores", "discusses", and those words counted against a sentence that was
+    otherwise the document's (smollm2:135m's summary of a chapter on inference, flagged
+    whole; session 28)."""
+    rec = engine.resolve(NAME)
+    framed = "This chapter describes the keepers and discusses various key topics of the harbour."
+
+    def check() -> list[str] | None:
+        return unsupported_sentences(framed, rec.doc_id, DOCUMENT, engine._store, engine.embedder)
+
+    assert check() == []
+    monkeypatch.setattr(summary_support, "_FRAMING", frozenset())
+    assert check() == [framed]
+
+
 def test_a_sentence_said_twice_is_one_claim() -> None:
     assert claims(summary_of(INVENTED, FAITHFUL, INVENTED)) == [INVENTED, FAITHFUL]
 

@@ -36,7 +36,7 @@ from collections.abc import Collection, Sequence
 from docent.core.attribution import THRESHOLDS, cosine, plain, stated_numbers, unstated_numbers
 from docent.core.embedding import Embedder
 from docent.core.errors import Cancelled
-from docent.core.evaluation import MIN_TERMS, split_sentences, terms
+from docent.core.evaluation import MIN_TERMS, split_sentences, stem, terms
 from docent.core.sentence_vectors import best_cosines
 from docent.core.store import ScoredPoint, Store
 
@@ -44,6 +44,18 @@ from docent.core.store import ScoredPoint, Store
 NEAREST = 3
 #: ... and those that hold most of its words (BM25), when not among them.
 BY_WORDS = 1
+#: Words with which a summary says what the document does, not what it says: "This
+#: document explores the concept of ...", "It also discusses ...". The passages rarely
+#: hold them, so they counted against a sentence that was otherwise the document's.
+_FRAMING_WORDS = """document documents text texts summary section sections chapter chapters
+    page pages part parts paper manual guide report book article discuss discusses
+    discussed discussing describe describes described explain explains explained explore
+    explores explored exploring delve delves delving cover covers covered include includes
+    included including mention mentions mentioned present presents presented provide
+    provides provided highlight highlights outline outlines focus focuses introduce
+    introduces concept concepts overview detail details detailed topic topics various
+    several key main also brief briefly comprehensive application applications"""
+_FRAMING = frozenset(stem(w) for w in _FRAMING_WORDS.split())
 #: A line the model wrapped: it goes on in lower case.
 _CONTINUES = re.compile(r"^\s*[a-z]")
 #: Where, not what: "page 4", "pp. 3-5", "[pages 17–20]".
@@ -130,7 +142,7 @@ def unsupported_sentences(
         if not near:
             continue
         searched = True
-        wanted = terms(sentence)
+        wanted = (terms(sentence) - _FRAMING) or terms(sentence)
         support = _support(store, vector, wanted, near)
         if support < t.support:
             # or the chunk richest in its words, alone: a short sentence ("Python 2.6 and
