@@ -130,6 +130,27 @@ def test_a_page_the_model_names_but_was_not_given_is_dropped_and_reported(
     assert answer.as_dict()["unoffered_pages"] == [place]
 
 
+def test_a_page_the_answer_names_in_a_sentence_but_was_not_given_is_said(
+    engine: Engine, model: ScriptedModel, ollama_stub: OllamaStub
+) -> None:
+    """ "This is explained on page 99": a reader takes the page for a citation, and no
+    passage the model was given is from it (session 28). Left in the text, and said; a
+    page that was given is not."""
+    first, _ = ask(engine)
+    best = first.offered[0]
+    sentence = first_sentence(best.text)
+    model.answer = (
+        f"{sentence} [1]. This is explained on page 99, as page {best.page_start} also says."
+    )
+    answer, _ = ask(engine)
+    assert answer.pages_not_given == ["page 99"] and "page 99" in answer.text
+    assert "The answer names page 99, but no passage given to the model is from that page" in (
+        answer.reason
+    )
+    assert answer.confidence != "high"
+    assert answer.as_dict()["pages_not_given"] == ["page 99"]
+
+
 def test_numbers_never_offered_are_dropped_and_reported(
     engine: Engine, model: ScriptedModel
 ) -> None:

@@ -13,6 +13,8 @@ from docent.core.citations import (
     cited_numbers,
     drop_invalid,
     drop_unoffered_headers,
+    named_pages_note,
+    pages_not_given,
     strip_markers,
 )
 from docent.core.config import Settings
@@ -494,3 +496,21 @@ def test_a_citation_says_at_which_edge_of_a_page_its_part_there_is() -> None:
     [c] = citations_for([1], [h])
     assert [c.edge_on(p) for p in (3, 4, 5, 6, 7)] == ["", "end", "", "start", ""]
     assert replace(c, page_breaks=()).edge_on(4) == ""  # the part is the whole passage
+
+
+def test_pages_an_answer_names_that_no_passage_given_is_from() -> None:
+    offered = [
+        Hit("c1", "d", "manual.pdf", "/d/manual.pdf", 3, 4, 10, 0.9, "The pump starts."),
+        Hit("c2", "d", "guide.pdf", "/d/guide.pdf", 10, 10, 11, 0.8, "See page 45 for the tank."),
+    ]
+    text = (
+        "The pump starts on page 3, pp. 3-4 say so, and p.10 too. The tank is on page 45. "
+        "The valve is on page 77 and pages 9-12 list the parts; page 77 again. "
+        "Run `grep 'page 88' log` to see it."
+    )
+    assert pages_not_given(text, offered) == ["page 77", "pages 9-12"]
+    assert pages_not_given("Nothing named here; 77 pages in all.", offered) == []
+    assert named_pages_note(["page 77"]).startswith(
+        "The answer names page 77, but no passage given to the model is from that page"
+    )
+    assert "from those pages: check them" in named_pages_note(["page 77", "pages 9-12"])

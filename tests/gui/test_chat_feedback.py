@@ -404,3 +404,14 @@ def test_a_page_the_model_named_but_was_not_given_is_said_in_the_footer(
     ask_and_wait(qtbot, chat, "Who led Debian after Ian?")
     shown = " ".join(chat.view.toPlainText().split())
     assert "Dropped history__en.pdf p.34: the model named a page it was not given." in shown
+
+
+def test_a_page_the_answer_names_but_was_not_given_is_said_in_the_footer(
+    qtbot: Any, fake: FakeEngine, chat: ChatPane
+) -> None:
+    given = answer("When Ian left, he chose Bruce [1], as page 34 says.", [citation(1, "/d/h.pdf")])
+    given.pages_not_given = ["page 34"]
+    fake.answers = [given]
+    ask_and_wait(qtbot, chat, "Who led Debian after Ian?")
+    shown = " ".join(chat.view.toPlainText().split())
+    assert "The answer names page 34, but no passage given to the model is from that page" in shown

@@ -64,6 +64,8 @@ from docent.core.citations import (
     cited_numbers,
     drop_invalid,
     drop_unoffered_headers,
+    named_pages_note,
+    pages_not_given,
     strip_markers,
 )
 from docent.core.config import Settings
@@ -537,6 +539,7 @@ class Answerer:
         text = cite_echoed_headers(text, prompt.offered)
         text, unoffered = drop_unoffered_headers(text, prompt.offered)
         text, invalid = drop_invalid(text, len(prompt.offered))
+        named = pages_not_given(text, prompt.offered)
         if not partial and not cut and not cited_numbers(text) and says_not_found(text):
             reason = "The model found no answer in the passages it was given."
             return self._abstained(run, prompt.offered[:ABSTAIN_PASSAGES], reason, "", run.model)
@@ -547,11 +550,13 @@ class Answerer:
         if unoffered:
             places = ", ".join(unoffered)
             reasons.append(f"Dropped {places}: the model named a page it was not given.")
+        if named:
+            reasons.append(named_pages_note(named))
         confidence = answer_confidence(
             run.result.confidence,
             checked.faith,
             cited=bool(model or matched),
-            invalid=bool(invalid or unoffered),
+            invalid=bool(invalid or unoffered or named),
             partial=bool(partial or cut),
             matched_only=bool(matched and not model),
         )
@@ -579,6 +584,7 @@ class Answerer:
             offered=prompt.offered,
             invalid_citations=invalid,
             unoffered_pages=unoffered,
+            pages_not_given=named,
             unsupported_sentences=checked.faith.unsupported,
             uncited_sentences=checked.faith.uncited,
             unsaid_parts=checked.faith.unsaid,

@@ -26,6 +26,7 @@ from docent.core.citations import (
     code_spans,
     in_spans,
     marker_numbers,
+    named_pages_note,
 )
 from docent.core.config import Settings
 from docent.core.conversation import (
@@ -103,6 +104,7 @@ __all__ = [
     "Turn",
     "describe_unsupported",
     "locate_spans",
+    "named_pages_note",
     "not_found_note",
     "ordinal",
     "passage_boxes",

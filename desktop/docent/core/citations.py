@@ -301,6 +301,56 @@ def drop_unoffered_headers(text: str, offered: Sequence[Hit]) -> tuple[str, list
     return pattern.sub(drop, text), list(dropped)
 
 
+#: A page an answer names in a sentence: "on page 45", "see p. 12", "pages 3-5", "pp.3–5".
+_PAGE_NAMED = re.compile(
+    r"(?<![\w.])(?:pages?|pp?\.)[ \t]*(?P<first>\d{1,5})(?:[ \t]*[-–][ \t]*(?P<last>\d{1,5}))?\b",
+    re.IGNORECASE,
+)
+
+
+def pages_not_given(text: str, offered: Sequence[Hit]) -> list[str]:
+    """The pages an answer names in its sentences ("as stated on page 45") that no passage
+    given to the model is from, as written, each once. A small model names pages from
+    nowhere, and a reader takes a page for a citation. Left in the text (unlike a header
+    for a page not given: ``drop_unoffered_headers``), and said.
+
+    Not counted: a page inside an offered passage (of any of its files: the sentence does
+    not say whose page); a page an offered passage's own text names ("see page 45",
+    copied); a page in code the model wrote. A slide's page is its number ("slide 3" is
+    page 3)."""
+    given = {p for h in offered for p in range(h.page_start, h.page_end + 1)}
+    quoted = {
+        int(n)
+        for h in offered
+        for m in _PAGE_NAMED.finditer(h.text)
+        for n in (m.group("first"), m.group("last"))
+        if n
+    }
+    code = code_spans(text)
+    named: dict[str, None] = {}
+    for m in _PAGE_NAMED.finditer(text):
+        if in_spans(m.start(), code):
+            continue
+        first = int(m.group("first"))
+        last = int(m.group("last") or first)
+        low, high = min(first, last), max(first, last)
+        pages = range(low, min(high, low + 50) + 1)  # (a range of a thousand pages: its ends)
+        if all(p in given or p in quoted for p in pages):
+            continue
+        named.setdefault(" ".join(m.group(0).split()), None)
+    return list(named)
+
+
+def named_pages_note(named: Sequence[str]) -> str:
+    """What the window, ``docent ask`` and the answer's reason say of ``pages_not_given``."""
+    places = ", ".join(named)
+    which = "it" if len(named) == 1 else "them"
+    return (
+        f"The answer names {places}, but no passage given to the model is from "
+        f"{'that page' if len(named) == 1 else 'those pages'}: check {which} in the document."
+    )
+
+
 def _header(hit: Hit) -> re.Pattern[str]:
     """An echo of ``hit``'s header, its page loosely (``p.5`` or ``pp.5-6``), the file
     name's first letter in either case (copied as a sentence's first word)."""

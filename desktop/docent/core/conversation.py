@@ -76,6 +76,9 @@ class Answer:
     #: Places the model wrote as a passage's header for a page it was not given
     #: ("history.pdf p.34"; removed from ``text``).
     unoffered_pages: list[str] = field(default_factory=list)
+    #: Pages the answer names in its sentences ("on page 45") that no passage given to
+    #: the model is from (left in ``text``; citations.pages_not_given).
+    pages_not_given: list[str] = field(default_factory=list)
     unsupported_sentences: list[str] = field(default_factory=list)
     #: Those of ``unsupported_sentences`` that cite nothing: no offered passage supports
     #: them. The others cite a passage that does not clearly support them.
@@ -216,6 +219,7 @@ class Answer:
             "citations": [c.as_dict() for c in self.citations],
             "invalid_citations": self.invalid_citations,
             "unoffered_pages": self.unoffered_pages,
+            "pages_not_given": self.pages_not_given,
             "misattributed_citations": [
                 {"sentence": s, "cited": list(cited), "better": better}
                 for s, cited, better in self.misattributed

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from docent.core.api import Turn, ordinal, shown
+from docent.core.api import Turn, named_pages_note, ordinal, shown
 from docent.gui.markdown_view import cite_url, linkify_citations
 
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+!|>~<&-])")
@@ -116,6 +116,8 @@ def _footer(turn: Turn) -> str:
     if answer.unoffered_pages:
         places = ", ".join(answer.unoffered_pages)  # escaped with the note
         notes.append(f"Dropped {places}: the model named a page it was not given.")
+    if answer.pages_not_given:
+        notes.append(named_pages_note(answer.pages_not_given))
     whole = answer.answer_match
     matched = [c.n for c in answer.citations if c.source == "matched" and c.n != whole]
     if answer.mode == "generated" and whole is not None:
