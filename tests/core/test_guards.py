@@ -106,6 +106,38 @@ def test_rambling_without_a_sentence_end() -> None:
     assert "50 tokens without ending a sentence" in cut.reason
 
 
+def test_a_decimal_point_is_no_sentence_end() -> None:
+    """smollm2:135m's detailed summary of a survival analysis chapter: "Figure 11.4 of the
+    Kaplan-Meier estimation ..., shown in Figure 11.5 of ..., shown in Figure 11.61 of ..."
+    for 4,932 characters. Each number's point counted as a sentence end and the rambling
+    count started again, and no two windows of words were alike (QA, session 28)."""
+    loop = " ".join(
+        f"Figure 11.{i} of the Kaplan-Meier estimation of the survival function, shown in"
+        for i in range(4, 200)
+    )
+    guard, cut = feed_all(loop, GuardLimits(max_tokens_without_end=120))
+    assert cut is not None and cut.kind == "rambling", guard.text[-200:]
+    # a point that does end a sentence still does, split from the next word or not
+    steady = " ".join(f"Part{i} takes {i}.5 s." for i in range(60))
+    guard, cut = feed_all(steady, GuardLimits(max_tokens_without_end=20))
+    assert cut is None and guard.text == steady
+
+
+def test_lines_with_no_words_are_cut() -> None:
+    """smollm2:135m copied a text, then wrote 386 lines of "##" and "###": no word to
+    repeat, and each line break reset the rambling count (QA, session 28)."""
+    said = "The glacier lost 40 metres of ice in 2019.\n\n"
+    guard, cut = feed_all(said + "##\n###\n" * 200)
+    assert cut is not None and cut.kind == "noise" and cut.kept == said.strip()
+    assert "wrote lines with no words" in cut.reason
+    # a table's rule, a line between parts, blank lines: an answer
+    table = "".join(
+        f"| site {i} | loss |\n|---|---|\n| {2010 + i} | {30 + i} |\n\n---\n\n" for i in range(5)
+    )
+    guard, cut = feed_all(table + "Done.")
+    assert cut is None and guard.text == table + "Done."
+
+
 def test_budget_backstop_follows_num_predict() -> None:
     guard = guard_for({"num_predict": 40})
     assert guard.limits.max_tokens == 48

@@ -14,6 +14,7 @@ so the request can be cancelled on the server instead of running to its budget:
   one character);
 - a run of numbers without a word between them ("1) 2) 3) 4) ..." or "1 2 3 4 ...":
   SmolLM2 counts instead of answering; no two repeat, so the checks above miss it);
+- lines with no word in them, one after another ("##", "###", ...: no word to repeat);
 - more tokens than the budget (``max_tokens``): a backstop for servers that ignore
   ``num_predict``.
 
@@ -37,7 +38,10 @@ CutKind = Literal["repeat", "loop", "rambling", "noise", "budget"]
 #: The end of a sentence (followed by space) or a line break: where a sentence is complete;
 #: Chinese and Japanese full stops need no space after them.
 _BOUNDARY = re.compile(r"(?<=[.!?])[\"'”’)\]*_`]*\s+|\n\s*|(?<=[。！？])[」』）”’]*\s*")
-_ENDS = re.compile(r"[.!?\n。！？]")
+#: A sentence end inside a token: not a decimal point ("Figure 11.5" ends nothing; a loop
+#: of "shown in Figure 11.5 of ... Figure 11.61 of ..." reset the rambling count at each
+#: number: QA, session 28).
+_ENDS = re.compile(r"[!?\n。！？]|\.(?!\d)")
 #: An item's mark: a bullet, "2.", a heading's hashes, or a label with its number ("Step 2:").
 _LIST_PREFIX = re.compile(r"^\s*(?:[-*+•]|\d{1,3}[.)]|#{1,6}|[^\W\d_]+ \d{1,3}[:.)])\s+")
 _LIST_NUMBER = re.compile(r"\s*(?:\d{1,3}|[a-zA-Z])[.)]$")
@@ -45,6 +49,7 @@ _LIST_NUMBER = re.compile(r"\s*(?:\d{1,3}|[a-zA-Z])[.)]$")
 _WORD = re.compile(rf"[{words.CJK}]|[^\s{words.CJK}]+")
 _CJK_CHAR = re.compile(rf"([{words.CJK}])")
 _NOT_ALNUM = re.compile(r"[^\w]+")
+_ALNUM = re.compile(r"[^\W_]")
 _LETTER = re.compile(r"[^\W\d_]")
 _DIGIT = re.compile(r"\d")
 
@@ -67,6 +72,10 @@ class GuardLimits:
     #: counting instead of answering. A table of numbers, a list of ports or of dates
     #: ("| 2010 | 100 |", "20, 21, 22, 25, 53", "2019-01-15") is an answer.
     max_number_words: int = 16
+    #: This many lines in a row with no letter or digit ("##", "---", "* *") is noise: a
+    #: model that wrote 386 lines of "##" after its summary (QA, session 28). A table's
+    #: rule ("|---|---|") or a line between parts is one.
+    max_wordless_lines: int = 8
     #: Tokens in all; None: no client-side cap (the server's num_predict still applies).
     max_tokens: int | None = None
 
@@ -108,6 +117,7 @@ class OutputGuard:
     cut: Cut | None = None
     done_reason: str = ""
     _since_end: int = 0  # tokens since the last sentence end or line break
+    _dot_pending: bool = False  # the last token ended with "." (an end unless a digit follows)
     _scanned: int = 0  # text before this offset is split into finished sentences
     _boundaries: list[int] = field(default_factory=lambda: [0])
     _sentences: set[str] = field(default_factory=set)
@@ -122,15 +132,27 @@ class OutputGuard:
     _numbers: list[bool] = field(default_factory=list)
     _last_number: int | None = None
     _noise_at: int = 0  # where that run began
+    _line_start: int = 0  # the first line not yet looked at for words
+    _wordless: int = 0  # lines with no letter or digit in a row
+    _wordless_at: int = 0  # where that run began
 
     def feed(self, token: str) -> Cut | None:
         if self.cut is not None:
             return self.cut
         self.text += token
         self.tokens += 1
-        ended = bool(_ENDS.search(token))
+        # a token that ends with "." ends a sentence unless the next one begins with a
+        # digit (a decimal point split across tokens: "11" "." "5")
+        pending, self._dot_pending = self._dot_pending, token.endswith(".")
+        body = token[:-1] if self._dot_pending else token
+        ended = bool(_ENDS.search(body)) or (pending and not token[:1].isdigit())
         self._since_end = 0 if ended else self._since_end + 1
-        self.cut = self._sentence_repeat() or self._ngram_repeat() or self._overrun(token)
+        self.cut = (
+            self._sentence_repeat()
+            or self._ngram_repeat()
+            or self._wordless_lines()
+            or self._overrun(token)
+        )
         return self.cut
 
     def finish(self) -> Cut | None:
@@ -246,6 +268,24 @@ class OutputGuard:
         run = self._numbers[-self.limits.max_number_words :]
         return len(run) == self.limits.max_number_words and 4 * sum(run) >= 3 * len(run)
 
+    def _wordless_lines(self) -> Cut | None:
+        """Lines with no letter or digit in a row (blank lines aside): ``max_wordless_lines``
+        of them is noise, cut before the first."""
+        end = self.text.rfind("\n")
+        while self._line_start <= end:
+            stop = self.text.index("\n", self._line_start)
+            line = self.text[self._line_start : stop].strip()
+            if line and not _ALNUM.search(line):
+                if not self._wordless:
+                    self._wordless_at = self._line_start
+                self._wordless += 1
+                if self._wordless >= self.limits.max_wordless_lines:
+                    return self._make("noise", self._wordless_at, "lines with no words")
+            elif line:
+                self._wordless = 0
+            self._line_start = stop + 1
+        return None
+
     def _overrun(self, token: str) -> Cut | None:
         cap = self.limits.max_tokens
         if cap is not None and self.tokens > cap:
@@ -254,9 +294,10 @@ class OutputGuard:
             return self._make("rambling", len(self.text))
         return None
 
-    def _make(self, kind: CutKind, at: int) -> Cut:
+    def _make(self, kind: CutKind, at: int, noise: str = "numbers instead of words") -> Cut:
         """Cut before ``at``, back to the last sentence boundary at or before it (for a
-        repeat or a loop, back before the short lines that began it too)."""
+        repeat or a loop, back before the short lines that began it too); ``noise``: what
+        the model wrote, for a "noise" cut."""
         keep = max(b for b in self._boundaries if b <= at)
         if kind in ("repeat", "loop"):
             keep = self._before_repeated_lines(keep)
@@ -268,7 +309,7 @@ class OutputGuard:
                 f"{cut} because the model wrote "
                 f"{self.limits.max_tokens_without_end} tokens without ending a sentence."
             ),
-            "noise": f"{cut} because the model wrote numbers instead of words.",
+            "noise": f"{cut} because the model wrote {noise}.",
             "budget": f"{cut} at its budget of {self.limits.max_tokens} tokens.",
         }
         return Cut(kind, reasons[kind], self.text[:keep].rstrip(), self.tokens)
