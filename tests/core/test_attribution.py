@@ -17,6 +17,8 @@ from docent.core.attribution import (
     insert_markers,
     judged_sentences,
     spelled_numbers,
+    stated_numbers,
+    unstated_numbers,
 )
 from docent.core.citations import cited_numbers
 from docent.core.embedding import Embedder
@@ -94,8 +96,43 @@ def test_numbers_in_words() -> None:
         "ninety-nine and three": {"99", "3"},  # "and" joins only after hundred, thousand
         "a thousand": {"1000"},
         "no numbers here, none at all": set(),
+        "opened in nineteen ninety-eight": {"1998"},  # a year, not 19 + 90 + 8
+        "in twenty twenty-one": {"2021"},
+        "the twenty-first and the nineteenth": {"21", "19"},
+        "a second later": set(),  # a unit of time, not a number
     }
     assert {text: spelled_numbers(text) for text in cases} == cases
+
+
+def test_centuries_decades_and_numbers_in_words_a_sentence_states() -> None:
+    """A summary of a text on a tower built in 1871 said "a 19th-century marvel" and
+    "electrified in the 1950s": flagged as numbers the text never states (QA, session 28);
+    its "seventeen people" of a text's seven, and "five hundred loaves" of three hundred,
+    went unchecked."""
+    have = stated_numbers(
+        "The tower was built in 1871 and electrified in 1953. The museum opened in nineteen "
+        "ninety-eight. The bakery bakes about three hundred loaves with seven people. Lines "
+        "hold 4,095 bytes."
+    )
+    stated = [
+        "A 19th-century marvel.",
+        "A nineteenth-century marvel.",
+        "Electrified in the 1950s.",
+        "The museum opened in 1998.",
+        "About three hundred loaves, by 7 people.",
+        "One of the towers, the first one.",
+        "Roughly four thousand bytes; about 290 loaves; over and over; about a dozen.",
+    ]
+    unstated = [
+        "An 18th-century marvel.",
+        "Electrified in the 1960s.",
+        "About five hundred loaves.",
+        "Seventeen people work there.",
+        "The 3rd floor.",
+        "About five thousand loaves.",
+    ]
+    assert [s for s in stated if unstated_numbers(s, have)] == []
+    assert [s for s in unstated if not unstated_numbers(s, have)] == []
 
 
 def test_a_sentence_no_passage_supports_stays_flagged_once() -> None:

@@ -522,10 +522,42 @@ def copied(words: Sequence[str], k: int, passages: Sequence[str]) -> list[bool]:
 
 
 def unstated_numbers(sentence: str, have: set[str]) -> bool:
-    """Whether the sentence states a number none of whose readings is in ``have`` (page
-    references aside: "page 4" says where, not what)."""
-    stated = numbers_in(_PAGE_REFERENCE.sub(" ", plain(sentence)))
-    return any(not (readings & have) for readings in stated)
+    """Whether the sentence states a number none of whose readings is in ``have``, a
+    source's ``stated_numbers``. Page references aside ("page 4" says where, not what).
+    A century ("the 19th century", "nineteenth-century") is stated by a year in it, and a
+    decade ("the 1950s") by a year in it: a summary says "a 19th-century tower" of one
+    built in 1871 (QA, session 28). A number said to be near ("about four thousand") is
+    stated by one within ``APPROXIMATE`` of it. A number in words counts from thirteen on
+    ("seventeen people"); below, "one" and "a second" are seldom numbers."""
+    text = _PAGE_REFERENCE.sub(" ", plain(sentence))
+    years = [int(x) for x in have if len(x) == 4 and x.isdigit()]
+    for m in _CENTURY.finditer(text):
+        n = int(m.group("n")) if m.group("n") else _ORDINALS[m.group("word").lower()]
+        if str(n) not in have and not any((n - 1) * 100 <= y <= n * 100 for y in years):
+            return True
+    text = _CENTURY.sub(" ", text)
+    for m in _DECADE.finditer(text):
+        first = int(m.group("decade"))
+        if str(first) not in have and not any(first <= y <= first + 9 for y in years):
+            return True
+    text = _DECADE.sub(" ", text)
+    values = [float(x) for x in have if _PLAIN_NUMBER.fullmatch(x)]
+    rounded: list[tuple[int, int]] = []
+    for m in _APPROXIMATE.finditer(text):
+        said = m.group("number")
+        readings = [float(r) for r in _readings(said)] if said[0].isdigit() else []
+        readings += [float(n) for n in spelled_numbers(said)]
+        readings = [v for v in readings if v >= 10 and v % 10 == 0]  # "about 4096" is exact
+        if not readings:
+            continue  # checked as it is, below
+        if not any(abs(h - v) <= APPROXIMATE * v for v in readings for h in values):
+            return True
+        rounded.append(m.span())
+    for a, b in reversed(rounded):
+        text = f"{text[:a]} {text[b:]}"
+    if any(not (readings & have) for readings in numbers_in(text)):
+        return True
+    return any(int(n) >= 13 and n not in have for n in spelled_numbers(text))
 
 
 def stated_numbers(text: str) -> set[str]:
@@ -543,12 +575,36 @@ _UNITS = {w: i for i, w in enumerate(_UNIT_WORDS.split())}
 _TENS_WORDS = "twenty thirty forty fifty sixty seventy eighty ninety"
 _TENS = {w: 10 * i for i, w in enumerate(_TENS_WORDS.split(), 2)}
 _SCALES = {"hundred": 100, "thousand": 1000, "million": 1_000_000}
+_ORDINAL_WORDS = """first second third fourth fifth sixth seventh eighth ninth tenth eleventh
+    twelfth thirteenth fourteenth fifteenth sixteenth seventeenth eighteenth nineteenth"""
+_ORDINALS = {w: i for i, w in enumerate(_ORDINAL_WORDS.split(), 1)}
+_ORDINALS |= {w[:-1] + "ieth": v for w, v in _TENS.items()}  # "twentieth"
+_ORDINALS |= {w + "th": v for w, v in _SCALES.items()}  # "hundredth"
 _NUMBER_WORD = re.compile(r"[a-z]+")
+#: "the 19th century", "nineteenth-century", "the 5th c."
+_CENTURY = re.compile(
+    r"\b(?:(?P<n>\d{1,2})(?:st|nd|rd|th)|(?P<word>(?i:" + "|".join(_ORDINALS) + r")))"
+    r"[\s-]+(?i:century|centuries|c\.)"
+)
+#: A round number said to be near ("about four thousand bytes", "roughly 4000") is
+#: stated by one within this share of it ("4095"): a paraphrase rounds. "About 4096" is
+#: no rounding: it must be in the source as it is.
+APPROXIMATE = 0.1
+_NUMBER_WORDS = "|".join([*_UNITS, *_TENS, *_SCALES, "and", "a"])
+_APPROXIMATE = re.compile(
+    r"\b(?i:about|around|roughly|nearly|almost|approximately|some|over|under|close to|"
+    r"more than|less than|fewer than|circa)\s+"
+    rf"(?P<number>\d+(?:[.,]\d+)*|(?i:(?:{_NUMBER_WORDS})(?:[\s-]+(?:{_NUMBER_WORDS}))*))\b"
+)
+_PLAIN_NUMBER = re.compile(r"\d+(?:\.\d+)?")
+#: "the 1950s", "1870s"
+_DECADE = re.compile(r"\b(?P<decade>\d{3}0)'?s\b")
 
 
 def spelled_numbers(text: str) -> set[str]:
     """The numbers an English text writes in words, as figures: "thirty-one" is 31, "four
-    hundred" 400, "two thousand five hundred" 2500, "a hundred and five" 105."""
+    hundred" 400, "two thousand five hundred" 2500, "a hundred and five" 105, "nineteen
+    ninety-eight" 1998, "twenty-first" 21."""
     out: set[str] = set()
     total = current = 0
     started = False
@@ -556,8 +612,19 @@ def spelled_numbers(text: str) -> set[str]:
     for i, word in enumerate(words):
         before = words[i - 1] if i else ""
         if word in _UNITS or word in _TENS:
-            current += _UNITS.get(word, 0) + _TENS.get(word, 0)
+            value = _UNITS.get(word, 0) + _TENS.get(word, 0)
+            if total == 0 and 10 <= current <= 99 and value >= 10:  # "nineteen ninety"
+                current = current * 100 + value
+            else:
+                current += value
             started = True
+            continue
+        if word in _ORDINALS and (started or word not in _SCALES.keys() | {"second"}):
+            value = _ORDINALS[word]  # "twenty-first" ends the number
+            current = current * value if value >= 100 else current + value
+            out.add(str(total + current))
+            total = current = 0
+            started = False
             continue
         if word in _SCALES and (started or before == "a"):
             if word == "hundred":
