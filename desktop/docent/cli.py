@@ -426,7 +426,7 @@ def cmd_summarize(args: argparse.Namespace) -> int:
     import threading
 
     from docent.core.summarizing import SummaryProgress
-    from docent.core.summary_support import not_found_note
+    from docent.core.summary_support import check_note
 
     offered = False
 
@@ -467,15 +467,14 @@ def cmd_summarize(args: argparse.Namespace) -> int:
     print(
         f"\n[{result.type} summary of {result.document}: {result.mode} by {result.model}, "
         f"{cli_collections.plural(result.sections_processed, 'section')} ({result.model_sections} by the model, "
-        f"{result.extracted_sections} extracted), {result.pages} pages, {result.calls} model "
-        f"calls; {how}]",
+        f"{result.extracted_sections} extracted), {cli_collections.plural(result.pages, 'page')}, "
+        f"{cli_collections.plural(result.calls, 'model call')}; {how}]",
         file=sys.stderr,
     )
     for f in result.failed_sections:
         print(f"  {f.said}", file=sys.stderr)
-    if result.unsupported:
-        note = not_found_note(len(result.unsupported), "below")
-        print(f"  {note[:1].upper()}{note[1:]}", file=sys.stderr)
+    if result.unsupported is not None:
+        print(f"  {check_note(result.unsupported, 'below')}", file=sys.stderr)
         for sentence in result.unsupported:
             print(f"    not clearly supported: “{sentence}”", file=sys.stderr)
     return 0

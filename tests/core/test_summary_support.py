@@ -20,7 +20,7 @@ from docent.core.engine import Engine
 from docent.core.errors import Cancelled, StoreError
 from docent.core.models import DocState
 from docent.core.summarizing import SummaryProgress, SummaryResult, retrieval_text
-from docent.core.summary_support import claims, not_found_note, unsupported_sentences
+from docent.core.summary_support import check_note, claims, unsupported_sentences
 from ollama_stub import OllamaStub
 
 NAME = "harbour-light.txt"
@@ -159,11 +159,12 @@ def test_notes_headings_and_a_list_opening_are_not_claims() -> None:
 
 
 def test_the_note_agrees_with_the_count() -> None:
-    assert not_found_note(0) == ""
-    one = not_found_note(1)
+    assert check_note(None) == ""  # not checked: an extractive summary
+    assert check_note([]).startswith("Each sentence of this summary was found in the document")
+    one = check_note(["x"])
     assert one.startswith("1 sentence of this summary is not clearly supported by the document")
     assert one.endswith("so check it against the document.")
-    two = not_found_note(2, "underlined")
+    two = check_note(["x", "y"], "underlined")
     assert two.startswith("2 sentences of this summary (underlined) are not clearly supported")
     assert two.endswith("so check them against the document.")
 
@@ -323,3 +324,11 @@ def test_docent_summarize_lists_what_the_document_does_not_say(
     assert INVENTED in out  # shown, never removed
     assert "1 sentence of this summary (below) is not clearly supported by the document" in err
     assert f"not clearly supported: “{INVENTED}”" in err and FAITHFUL not in err
+    with OllamaStub(responder=replying(FAITHFUL)) as server:
+        monkeypatch.setenv("DOCENT_OLLAMA_HOST", server.url)
+        assert cli.main(["summarize", "-q", "--type", "bullets", NAME]) == 0
+        _, err = capsys.readouterr()
+    assert "Each sentence of this summary was found in the document (a check" in err
+    assert "1 section (1 by the model" in err and "1 model call;" in err  # not "1 sections"
+    assert cli.main(["summarize", "-q", "--extractive", NAME]) == 0
+    assert "found in the document" not in capsys.readouterr().err  # not checked

@@ -57,7 +57,7 @@ from docent.core.lookup import GrepMatch
 from docent.core.models import Collection, DocumentRecord, ExtractedDocument
 from docent.core.passages import Edge, locate_spans, passage_boxes
 from docent.core.summarizing import SectionSummary, SummaryProgress, SummaryResult
-from docent.core.summary_support import not_found_note
+from docent.core.summary_support import check_note
 from docent.core.userfiles import inside, shown
 from docent.core.watching import FolderState, FolderStatus
 
@@ -104,8 +104,8 @@ __all__ = [
     "Turn",
     "describe_unsupported",
     "locate_spans",
+    "check_note",
     "named_pages_note",
-    "not_found_note",
     "ordinal",
     "passage_boxes",
     "inside",

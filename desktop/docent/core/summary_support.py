@@ -171,14 +171,18 @@ def _support(
     return t.weight * overlap + (1 - t.weight) * max([0.0, *whole, *sentences])
 
 
-def not_found_note(n: int, how: str = "") -> str:
-    """What the window and the CLI say of ``n`` sentences the document does not clearly
-    say ("" for none); ``how``: where they are ("underlined", "below")."""
-    if n == 0:
+def check_note(unsupported: Sequence[str] | None, how: str = "") -> str:
+    """What the window and the CLI say of a summary's check: how many sentences the
+    document does not clearly support (``how``: where they are, "underlined", "below"),
+    or that every one was found; "" when it was not checked (an extractive summary)."""
+    if unsupported is None:
         return ""
+    n = len(unsupported)
+    if n == 0:
+        return "Each sentence of this summary was found in the document (a check, not a guarantee)."
     which, verb, them = ("1 sentence", "is", "it") if n == 1 else (f"{n} sentences", "are", "them")
     shown = f" ({how})" if how else ""
     return (
-        f"{which} of this summary{shown} {verb} not clearly supported by the document; "
-        f"a small model can make things up, so check {them} against the document."
+        f"{which.capitalize()} of this summary{shown} {verb} not clearly supported by the "
+        f"document; a small model can make things up, so check {them} against the document."
     )

@@ -30,7 +30,7 @@ from docent.core.api import (
     SectionSummary,
     SummaryProgress,
     SummaryResult,
-    not_found_note,
+    check_note,
 )
 from docent.core.errors import Cancelled
 from docent.gui.markdown_view import SafeBrowser
@@ -311,8 +311,9 @@ class SummaryDialog(QDialog):
         elif result.cached:
             done = f"{kind} summary by {result.model} (saved earlier)."
         else:
-            parts = result.sections_processed
-            done = f"{kind} summary by {result.model}: {parts} sections in {took}."
+            n = result.sections_processed
+            parts = f"{n} section{'' if n == 1 else 's'}"
+            done = f"{kind} summary by {result.model}: {parts} in {took}."
         sections = [f for f in result.failed_sections if f.section]
         if sections:
             n = len(sections)
@@ -328,12 +329,11 @@ class SummaryDialog(QDialog):
                     "(Summarize… shows it again)."
                 )
         self.extractive_button.setVisible(False)
-        if result.unsupported:
+        if result.unsupported is not None:
             marked = self.view.mark_sentences(result.unsupported, tip=NOT_FOUND_TIP)
             n = len(result.unsupported)
             how = "underlined" if marked == n else f"{marked} underlined" if marked else ""
-            note = not_found_note(n, how)
-            done += f" {note[:1].upper()}{note[1:]}"
+            done += f" {check_note(result.unsupported, how)}"
         self.status.setText(done)
         self.copy_button.setEnabled(bool(text))
 
