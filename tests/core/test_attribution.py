@@ -100,6 +100,9 @@ def test_numbers_in_words() -> None:
         "in twenty twenty-one": {"2021"},
         "the twenty-first and the nineteenth": {"21", "19"},
         "a second later": set(),  # a unit of time, not a number
+        "a fifteen second delay": {"15"},
+        "members: fifty. Second, it grew": {"50"},  # a mark ends a number (helper-60)
+        "ten, twenty and thirty": {"10", "20", "30"},
     }
     assert {text: spelled_numbers(text) for text in cases} == cases
 
@@ -133,6 +136,17 @@ def test_centuries_decades_and_numbers_in_words_a_sentence_states() -> None:
     ]
     assert [s for s in stated if unstated_numbers(s, have)] == []
     assert [s for s in unstated if not unstated_numbers(s, have)] == []
+
+
+def test_a_bound_is_not_a_rounding_and_a_year_is_no_count() -> None:
+    """helper-60: "nearly 2,000 employees" passed on the year 2019, "over 100 people" on 91
+    (a bound); "the twenty-first century" was read as "first century"."""
+    have = stated_numbers("In 2019 the firm had 150 employees; 91 people came and 54 left.")
+    assert unstated_numbers("Nearly 2,000 employees.", have)
+    assert unstated_numbers("Over 200 people came.", have)
+    assert not unstated_numbers("Over 140 employees, about 90 people.", have)
+    assert unstated_numbers("Under 40 left.", have)
+    assert not unstated_numbers("In the twenty-first century, under 60 left.", have)
 
 
 def test_a_sentence_no_passage_supports_stays_flagged_once() -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import re
 from collections.abc import Iterator
 
 import pytest
@@ -117,19 +118,35 @@ def test_a_decimal_point_is_no_sentence_end() -> None:
     )
     guard, cut = feed_all(loop, GuardLimits(max_tokens_without_end=120))
     assert cut is not None and cut.kind == "rambling", guard.text[-200:]
+    # as a real server streams it: "11" "." "5" (the point is a token of its own)
+    guard = OutputGuard(GuardLimits(max_tokens_without_end=120))
+    tokens = [t for word in loop.split(" ") for t in re.split(r"(\.)", word + " ") if t]
+    cuts = [c for c in (guard.feed(t) for t in tokens) if c is not None]
+    assert cuts and cuts[0].kind == "rambling"
     # a point that does end a sentence still does, split from the next word or not
     steady = " ".join(f"Part{i} takes {i}.5 s." for i in range(60))
     guard, cut = feed_all(steady, GuardLimits(max_tokens_without_end=20))
     assert cut is None and guard.text == steady
+    guard = OutputGuard(GuardLimits(max_tokens_without_end=20))  # the points alone too
+    tokens = [t for word in steady.split(" ") for t in re.split(r"(\.)", word + " ") if t]
+    assert all(guard.feed(t) is None for t in tokens) and guard.text == steady + " "
 
 
 def test_lines_with_no_words_are_cut() -> None:
     """smollm2:135m copied a text, then wrote 386 lines of "##" and "###": no word to
     repeat, and each line break reset the rambling count (QA, session 28)."""
-    said = "The glacier lost 40 metres of ice in 2019.\n\n"
-    guard, cut = feed_all(said + "##\n###\n" * 200)
+    said = "The glacier lost 40 metres of ice in 2019.\nIt grew back in 2021.\n"
+    guard, cut = feed_all(said + "  ##\n  ###\n" * 200)  # (indented: kept to the line before)
     assert cut is not None and cut.kind == "noise" and cut.kept == said.strip()
     assert "wrote lines with no words" in cut.reason
+    # code's closing braces, a table of ticks, ASCII art: an answer (helper-60)
+    code = (
+        "Use a callback:\n\n```js\nitems.forEach((k) => {\n  if (k) {\n    out.push(k);\n"
+        "  }\n  }\n}\n});\n});\n});\n});\n```\n\n| a | b |\n|---|---|\n| ✓ | ✗ |\n"
+        "| ✗ | ✓ |\n\n```\n+---+\n| / |\n+---+\n```\nDone."
+    )
+    guard, cut = feed_all(code)
+    assert cut is None and guard.text == code
     # a table's rule, a line between parts, blank lines: an answer
     table = "".join(
         f"| site {i} | loss |\n|---|---|\n| {2010 + i} | {30 + i} |\n\n---\n\n" for i in range(5)

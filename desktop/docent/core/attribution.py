@@ -532,7 +532,8 @@ def unstated_numbers(sentence: str, have: set[str]) -> bool:
     text = _PAGE_REFERENCE.sub(" ", plain(sentence))
     years = [int(x) for x in have if len(x) == 4 and x.isdigit()]
     for m in _CENTURY.finditer(text):
-        n = int(m.group("n")) if m.group("n") else _ORDINALS[m.group("word").lower()]
+        tens = _TENS.get((m.group("tens") or "").lower(), 0)
+        n = int(m.group("n")) if m.group("n") else tens + _ORDINALS[m.group("word").lower()]
         if str(n) not in have and not any((n - 1) * 100 <= y <= n * 100 for y in years):
             return True
     text = _CENTURY.sub(" ", text)
@@ -541,7 +542,8 @@ def unstated_numbers(sentence: str, have: set[str]) -> bool:
         if str(first) not in have and not any(first <= y <= first + 9 for y in years):
             return True
     text = _DECADE.sub(" ", text)
-    values = [float(x) for x in have if _PLAIN_NUMBER.fullmatch(x)]
+    # (a year is no count: "nearly 2,000 employees" is not borne out by "2019")
+    values = [float(x) for x in have if _PLAIN_NUMBER.fullmatch(x) and not _YEAR.fullmatch(x)]
     rounded: list[tuple[int, int]] = []
     for m in _APPROXIMATE.finditer(text):
         said = m.group("number")
@@ -550,7 +552,8 @@ def unstated_numbers(sentence: str, have: set[str]) -> bool:
         readings = [v for v in readings if v >= 10 and v % 10 == 0]  # "about 4096" is exact
         if not readings:
             continue  # checked as it is, below
-        if not any(abs(h - v) <= APPROXIMATE * v for v in readings for h in values):
+        near = _NEAR[m.group("how").lower().split()[0]]
+        if not any(near(h, v) for v in readings for h in values):
             return True
         rounded.append(m.span())
     for a, b in reversed(rounded):
@@ -575,16 +578,22 @@ _UNITS = {w: i for i, w in enumerate(_UNIT_WORDS.split())}
 _TENS_WORDS = "twenty thirty forty fifty sixty seventy eighty ninety"
 _TENS = {w: 10 * i for i, w in enumerate(_TENS_WORDS.split(), 2)}
 _SCALES = {"hundred": 100, "thousand": 1000, "million": 1_000_000}
-_ORDINAL_WORDS = """first second third fourth fifth sixth seventh eighth ninth tenth eleventh
+#: ("second" is left out: "a fifteen second delay" is 15, and "Second, ..." no number)
+_ORDINAL_WORDS = """first - third fourth fifth sixth seventh eighth ninth tenth eleventh
     twelfth thirteenth fourteenth fifteenth sixteenth seventeenth eighteenth nineteenth"""
-_ORDINALS = {w: i for i, w in enumerate(_ORDINAL_WORDS.split(), 1)}
+_ORDINALS = {w: i for i, w in enumerate(_ORDINAL_WORDS.split(), 1) if w != "-"}
 _ORDINALS |= {w[:-1] + "ieth": v for w, v in _TENS.items()}  # "twentieth"
 _ORDINALS |= {w + "th": v for w, v in _SCALES.items()}  # "hundredth"
-_NUMBER_WORD = re.compile(r"[a-z]+")
-#: "the 19th century", "nineteenth-century", "the 5th c."
+#: A word, or a mark that ends a number ("fifty. Second, ..."; "ten, twenty and thirty");
+#: a hyphen joins ("thirty-one").
+_NUMBER_WORD = re.compile(r"[a-z]+|[^\sa-z-]")
+#: "the 19th century", "nineteenth-century", "the twenty-first century", "the 5th c."
 _CENTURY = re.compile(
-    r"\b(?:(?P<n>\d{1,2})(?:st|nd|rd|th)|(?P<word>(?i:" + "|".join(_ORDINALS) + r")))"
-    r"[\s-]+(?i:century|centuries|c\.)"
+    r"\b(?:(?P<n>\d{1,2})(?:st|nd|rd|th)|(?:(?P<tens>(?i:"
+    + "|".join(_TENS)
+    + r"))[\s-]+)?(?P<word>(?i:"
+    + "|".join(_ORDINALS)
+    + r")))[\s-]+(?i:century|centuries|c\.)"
 )
 #: A round number said to be near ("about four thousand bytes", "roughly 4000") is
 #: stated by one within this share of it ("4095"): a paraphrase rounds. "About 4096" is
@@ -592,11 +601,31 @@ _CENTURY = re.compile(
 APPROXIMATE = 0.1
 _NUMBER_WORDS = "|".join([*_UNITS, *_TENS, *_SCALES, "and", "a"])
 _APPROXIMATE = re.compile(
-    r"\b(?i:about|around|roughly|nearly|almost|approximately|some|over|under|close to|"
-    r"more than|less than|fewer than|circa)\s+"
+    r"\b(?P<how>(?i:about|around|roughly|nearly|almost|approximately|some|over|under|"
+    r"close to|more than|less than|fewer than|circa))\s+"
     rf"(?P<number>\d+(?:[.,]\d+)*|(?i:(?:{_NUMBER_WORDS})(?:[\s-]+(?:{_NUMBER_WORDS}))*))\b"
 )
+
+
+def _within(h: float, v: float) -> bool:
+    return abs(h - v) <= APPROXIMATE * v
+
+
+#: How a source's number ``h`` bears out a round ``v`` said to be near it: "about" within
+#: ``APPROXIMATE``; "over 100" by 100 to twice that, "under 50" by half of it to 50 (a
+#: bound, not a rounding: "over 100 people" of 91 is wrong).
+_NEAR = {
+    "over": lambda h, v: v <= h <= 2 * v,
+    "more": lambda h, v: v <= h <= 2 * v,
+    "under": lambda h, v: v / 2 <= h <= v,
+    "less": lambda h, v: v / 2 <= h <= v,
+    "fewer": lambda h, v: v / 2 <= h <= v,
+} | dict.fromkeys(
+    ["about", "around", "roughly", "nearly", "almost", "approximately", "some", "close", "circa"],
+    _within,
+)
 _PLAIN_NUMBER = re.compile(r"\d+(?:\.\d+)?")
+_YEAR = re.compile(r"1[5-9]\d\d|20\d\d")
 #: "the 1950s", "1870s"
 _DECADE = re.compile(r"\b(?P<decade>\d{3}0)'?s\b")
 
@@ -611,6 +640,12 @@ def spelled_numbers(text: str) -> set[str]:
     words = _NUMBER_WORD.findall(text.lower())
     for i, word in enumerate(words):
         before = words[i - 1] if i else ""
+        if not word.isalpha():  # a mark ends a number
+            if started:
+                out.add(str(total + current))
+            total = current = 0
+            started = False
+            continue
         if word in _UNITS or word in _TENS:
             value = _UNITS.get(word, 0) + _TENS.get(word, 0)
             if total == 0 and 10 <= current <= 99 and value >= 10:  # "nineteen ninety"

@@ -14,7 +14,7 @@ so the request can be cancelled on the server instead of running to its budget:
   one character);
 - a run of numbers without a word between them ("1) 2) 3) 4) ..." or "1 2 3 4 ...":
   SmolLM2 counts instead of answering; no two repeat, so the checks above miss it);
-- lines with no word in them, one after another ("##", "###", ...: no word to repeat);
+- lines of Markdown marks alone, one after another ("##", "###", ...: no word to repeat);
 - more tokens than the budget (``max_tokens``): a backstop for servers that ignore
   ``num_predict``.
 
@@ -49,7 +49,8 @@ _LIST_NUMBER = re.compile(r"\s*(?:\d{1,3}|[a-zA-Z])[.)]$")
 _WORD = re.compile(rf"[{words.CJK}]|[^\s{words.CJK}]+")
 _CJK_CHAR = re.compile(rf"([{words.CJK}])")
 _NOT_ALNUM = re.compile(r"[^\w]+")
-_ALNUM = re.compile(r"[^\W_]")
+#: A line of Markdown marks alone: headings' hashes, rules, bullets, a table's rule.
+_MARKS_ONLY = re.compile(r"[#*=_~|:\-\s]+")
 _LETTER = re.compile(r"[^\W\d_]")
 _DIGIT = re.compile(r"\d")
 
@@ -72,9 +73,10 @@ class GuardLimits:
     #: counting instead of answering. A table of numbers, a list of ports or of dates
     #: ("| 2010 | 100 |", "20, 21, 22, 25, 53", "2019-01-15") is an answer.
     max_number_words: int = 16
-    #: This many lines in a row with no letter or digit ("##", "---", "* *") is noise: a
-    #: model that wrote 386 lines of "##" after its summary (QA, session 28). A table's
-    #: rule ("|---|---|") or a line between parts is one.
+    #: This many lines in a row of Markdown marks alone ("##", "---", "* *", "|---|") is
+    #: noise: a model that wrote 386 lines of "##" after its summary (QA, session 28). A
+    #: table's rule or a line between parts is one; code's closing braces, ASCII art and a
+    #: table's ✓ cells are not marks.
     max_wordless_lines: int = 8
     #: Tokens in all; None: no client-side cap (the server's num_predict still applies).
     max_tokens: int | None = None
@@ -269,15 +271,16 @@ class OutputGuard:
         return len(run) == self.limits.max_number_words and 4 * sum(run) >= 3 * len(run)
 
     def _wordless_lines(self) -> Cut | None:
-        """Lines with no letter or digit in a row (blank lines aside): ``max_wordless_lines``
+        """Lines of Markdown marks alone in a row (blank lines aside): ``max_wordless_lines``
         of them is noise, cut before the first."""
-        end = self.text.rfind("\n")
-        while self._line_start <= end:
+        end = self.text.rfind("\n", self._line_start)
+        while 0 <= self._line_start <= end:
             stop = self.text.index("\n", self._line_start)
-            line = self.text[self._line_start : stop].strip()
-            if line and not _ALNUM.search(line):
-                if not self._wordless:
-                    self._wordless_at = self._line_start
+            raw = self.text[self._line_start : stop]
+            line = raw.strip()
+            if line and _MARKS_ONLY.fullmatch(line):
+                if not self._wordless:  # (a boundary is after the line's indent)
+                    self._wordless_at = self._line_start + len(raw) - len(raw.lstrip())
                 self._wordless += 1
                 if self._wordless >= self.limits.max_wordless_lines:
                     return self._make("noise", self._wordless_at, "lines with no words")
