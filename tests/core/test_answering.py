@@ -125,6 +125,7 @@ def test_a_page_the_model_names_but_was_not_given_is_dropped_and_reported(
     answer, _ = ask(engine)
     place = f"{best.file_name} p.999"
     assert answer.unoffered_pages == [place] and "p.999" not in answer.text
+    assert answer.pages_not_given == []  # dropped first: not said twice
     assert f"Dropped {place}: the model named a page it was not given." in answer.reason
     assert answer.confidence != "high"
     assert answer.as_dict()["unoffered_pages"] == [place]

@@ -510,6 +510,15 @@ def test_pages_an_answer_names_that_no_passage_given_is_from() -> None:
     )
     assert pages_not_given(text, offered) == ["page 77", "pages 9-12"]
     assert pages_not_given("Nothing named here; 77 pages in all.", offered) == []
+    # helper-60: a range a passage names, copied or in part; a file's name; other pages
+    ranged = [
+        Hit("c3", "d", "Notes page 12.pdf", "/d/n.pdf", 2, 2, 1, 0.9, "See pages 12-15."),
+    ]
+    said = (
+        "As Notes page 12.pdf explains, see pages 12-15, and page 13 above all; report "
+        "p.5.pdf too. Huge pages 2 MB wide, page 0 reserved, (p. 0.05)."
+    )
+    assert pages_not_given(said, ranged) == []
     assert named_pages_note(["page 77"]).startswith(
         "The answer names page 77, but no passage given to the model is from that page"
     )

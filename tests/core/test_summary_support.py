@@ -138,6 +138,15 @@ def test_an_extractive_summary_is_not_checked(engine: Engine, stub: OllamaStub) 
     assert result.mode == "extractive" and result.unsupported is None
 
 
+def test_a_summary_with_no_sentence_to_judge_is_not_checked(engine: Engine) -> None:
+    """Not "each sentence of this summary was found" (helper-60)."""
+    found = unsupported_sentences(
+        "## Harbour\n\n_Sections: 1 of 1._", engine.resolve(NAME).doc_id, DOCUMENT,
+        engine._store, engine.embedder,
+    )  # fmt: skip
+    assert found is None
+
+
 def test_a_document_with_no_passages_in_the_library_is_not_checked(engine: Engine) -> None:
     found = unsupported_sentences(
         summary_of(FAITHFUL, INVENTED), "no-such-doc", DOCUMENT, engine._store, engine.embedder

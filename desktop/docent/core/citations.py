@@ -303,8 +303,14 @@ def drop_unoffered_headers(text: str, offered: Sequence[Hit]) -> tuple[str, list
 
 #: A page an answer names in a sentence: "on page 45", "see p. 12", "pages 3-5", "pp.3–5".
 _PAGE_NAMED = re.compile(
-    r"(?<![\w.])(?:pages?|pp?\.)[ \t]*(?P<first>\d{1,5})(?:[ \t]*[-–][ \t]*(?P<last>\d{1,5}))?\b",
+    r"(?<![\w.])(?:pages?|pp?\.)[ \t]*(?P<first>\d{1,5})(?:[ \t]*[-–][ \t]*(?P<last>\d{1,5}))?\b"
+    # not a decimal ("p. 0.05") nor a size ("pages 2 MB")
+    r"(?![.,]\d|[ \t]*(?:[kmgt]i?b|bytes?|k|m)\b)",
     re.IGNORECASE,
+)
+#: A file's name, to leave out of the sentences looked at for pages.
+_FILE_NAME = re.compile(
+    r"\S+\.(?:pdf|docx?|pptx?|xlsx?|odt|odp|ods|epub|txt|md|html?|csv|rtf)\b", re.I
 )
 
 
@@ -319,26 +325,31 @@ def pages_not_given(text: str, offered: Sequence[Hit]) -> list[str]:
     copied); a page in code the model wrote. A slide's page is its number ("slide 3" is
     page 3)."""
     given = {p for h in offered for p in range(h.page_start, h.page_end + 1)}
-    quoted = {
-        int(n)
-        for h in offered
-        for m in _PAGE_NAMED.finditer(h.text)
-        for n in (m.group("first"), m.group("last"))
-        if n
-    }
+    quoted = {p for h in offered for m in _PAGE_NAMED.finditer(h.text) for p in _pages(m)}
+    # a file's name is no sentence: "Notes page 12.pdf", "report p.5.pdf"
+    names = sorted({h.file_name for h in offered if h.file_name}, key=len, reverse=True)
+    for name in names:
+        text = re.sub(re.escape(name), lambda m: " " * len(m.group()), text, flags=re.I)
+    text = _FILE_NAME.sub(lambda m: " " * len(m.group()), text)
     code = code_spans(text)
     named: dict[str, None] = {}
     for m in _PAGE_NAMED.finditer(text):
         if in_spans(m.start(), code):
             continue
-        first = int(m.group("first"))
-        last = int(m.group("last") or first)
-        low, high = min(first, last), max(first, last)
-        pages = range(low, min(high, low + 50) + 1)  # (a range of a thousand pages: its ends)
-        if all(p in given or p in quoted for p in pages):
-            continue
+        pages = _pages(m)
+        if 0 in pages or all(p in given or p in quoted for p in pages):
+            continue  # (page 0: "huge pages", a memory's page 0, not a document's)
         named.setdefault(" ".join(m.group(0).split()), None)
     return list(named)
+
+
+def _pages(m: re.Match[str]) -> range:
+    """The pages a ``_PAGE_NAMED`` match names: its range's first 51 (a range of a
+    thousand pages is checked by its start)."""
+    first = int(m.group("first"))
+    last = int(m.group("last") or first)
+    low, high = min(first, last), max(first, last)
+    return range(low, min(high, low + 50) + 1)
 
 
 def named_pages_note(named: Sequence[str]) -> str:

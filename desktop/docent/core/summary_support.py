@@ -124,11 +124,12 @@ def unsupported_sentences(
     cancel: threading.Event | None = None,
 ) -> list[str] | None:
     """The sentences of ``summary`` the document (``doc_id``, whose whole extracted text
-    is ``text``) does not clearly say, in order; None when the library holds no passage
-    of it to check against (it is being indexed again). Raises Cancelled."""
+    is ``text``) does not clearly say, in order; None when the summary has no sentence to
+    judge, or the library holds no passage of it to check against (it is being indexed
+    again). Raises Cancelled."""
     sentences = claims(summary)
     if not sentences:
-        return []
+        return None  # nothing to check: not "each sentence was found"
     have = stated_numbers(text)
     t = THRESHOLDS
     found: list[str] = []
