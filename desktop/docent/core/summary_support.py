@@ -16,10 +16,14 @@ against, so each sentence is scored against the document's own passages closest 
   sentence vectors are the stored ones (sentence_vectors.py): nothing of the document is
   embedded again, so a 50-sentence summary is checked in about a second where embedding
   the chunks' sentences took 24 s (session 28);
-- below ``THRESHOLDS.support``, the bar an answer's sentence must reach, the sentence is
-  **not clearly supported**;
-- so is a sentence stating a number the document states nowhere, in figures or in words
-  (not just in those chunks: a summary sentence may join what two pages say).
+- below ``THRESHOLDS.support``, the bar an answer's sentence must reach, the chunk that
+  holds most of its words (BM25) is scored too, alone: a short sentence ("Python 2.6 and
+  3.1") is not near the chunk that lists it by its vector;
+- the words with which a summary says what the document does ("This document explores
+  ...", "discusses") do not count: the passages rarely hold them;
+- still below the bar, the sentence is **not clearly supported**; so is one stating a
+  number the document states nowhere, in figures or in words (not just in those chunks:
+  a summary sentence may join what two pages say; ``attribution.unstated_numbers``).
 
 Only sentences with enough content words are judged (``evaluation.MIN_TERMS``), as in
 answers; Docent's own notes (italic paragraphs), section headings and a line that only
