@@ -16,13 +16,11 @@ from docent.core.attribution import (
     cosine,
     insert_markers,
     judged_sentences,
-    spelled_numbers,
-    stated_numbers,
-    unstated_numbers,
 )
 from docent.core.citations import cited_numbers
 from docent.core.embedding import Embedder
 from docent.core.evaluation import split_sentences
+from docent.core.numbers import spelled_numbers, stated_numbers, unstated_numbers
 
 CONSOLE = (
     "Command lines entered at the console are limited to about 4095 bytes (not characters). "

@@ -56,6 +56,7 @@ from docent.core.evaluation import (
     terms,
     words_of,
 )
+from docent.core.numbers import stated_numbers, unstated_numbers
 
 EmbedFn = Callable[[Sequence[str]], list[list[float]]]
 
@@ -103,9 +104,6 @@ OVERLAP_ONLY = Thresholds(weight=1.0, support=SUPPORT_THRESHOLD, clear=0.75, mar
 
 #: A passage without one of the sentence's numbers scores at most this (no support).
 NUMBER_MISMATCH_CAP = 0.25
-_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
-#: "page 4", "p. 12", "pp. 3-5": where, not what; the prompt labels each passage by page.
-_PAGE_REFERENCE = re.compile(r"\b(?:pages?|pp?\.)\s*\d+(?:\s*[-–]\s*\d+)?", re.IGNORECASE)
 _END_PUNCT = re.compile(r"([.!?:;]+[\"'”’)*_`]*)$")
 #: One or more list bullets or item numbers: small models stack them ("1) 3) The ...").
 _LIST_PREFIX = re.compile(r"^\s*(?:(?:[-*+•]|\d{1,2}[.):]|#{1,6})\s+)+")
@@ -176,7 +174,7 @@ class Scorer:
             cos = max(self._cos[i].get(n, 0.0) for n in numbers)
             score = self.t.weight * overlap + (1 - self.t.weight) * cos
         have: set[str] = set().union(*(self._numbers.get(n, set()) for n in numbers))
-        if unstated_numbers(sentence, have):
+        if unstated_numbers(plain(sentence), have):
             return min(score, NUMBER_MISMATCH_CAP)
         return score
 
@@ -519,193 +517,6 @@ def copied(words: Sequence[str], k: int, passages: Sequence[str]) -> list[bool]:
         if any(run in hay for hay in passages):
             covered[j : j + k] = [True] * k
     return covered
-
-
-def unstated_numbers(sentence: str, have: set[str]) -> bool:
-    """Whether the sentence states a number none of whose readings is in ``have``, a
-    source's ``stated_numbers``. Page references aside ("page 4" says where, not what).
-    A century ("the 19th century", "nineteenth-century") is stated by a year in it, and a
-    decade ("the 1950s") by a year in it: a summary says "a 19th-century tower" of one
-    built in 1871 (QA, session 28). A number said to be near ("about four thousand") is
-    stated by one within ``APPROXIMATE`` of it. A number in words counts from thirteen on
-    ("seventeen people"); below, "one" and "a second" are seldom numbers."""
-    text = _PAGE_REFERENCE.sub(" ", plain(sentence))
-    years = [int(x) for x in have if len(x) == 4 and x.isdigit()]
-    for m in _CENTURY.finditer(text):
-        tens = _TENS.get((m.group("tens") or "").lower(), 0)
-        n = int(m.group("n")) if m.group("n") else tens + _ORDINALS[m.group("word").lower()]
-        if str(n) not in have and not any((n - 1) * 100 <= y <= n * 100 for y in years):
-            return True
-    text = _CENTURY.sub(" ", text)
-    for m in _DECADE.finditer(text):
-        first = int(m.group("decade"))
-        if str(first) not in have and not any(first <= y <= first + 9 for y in years):
-            return True
-    text = _DECADE.sub(" ", text)
-    # (a year is no count: "nearly 2,000 employees" is not borne out by "2019")
-    values = [float(x) for x in have if _PLAIN_NUMBER.fullmatch(x) and not _YEAR.fullmatch(x)]
-    rounded: list[tuple[int, int]] = []
-    for m in _APPROXIMATE.finditer(text):
-        said = m.group("number")
-        readings = [float(r) for r in _readings(said)] if said[0].isdigit() else []
-        readings += [float(n) for n in spelled_numbers(said)]
-        readings = [v for v in readings if v >= 10 and v % 10 == 0]  # "about 4096" is exact
-        if not readings:
-            continue  # checked as it is, below
-        near = _NEAR[m.group("how").lower().split()[0]]
-        if not any(near(h, v) for v in readings for h in values):
-            return True
-        rounded.append(m.span())
-    for a, b in reversed(rounded):
-        text = f"{text[:a]} {text[b:]}"
-    if any(not (readings & have) for readings in numbers_in(text)):
-        return True
-    return any(int(n) >= 13 and n not in have for n in spelled_numbers(text))
-
-
-def stated_numbers(text: str) -> set[str]:
-    """Every reading of every number a source text states, in figures or in words ("nineteen
-    metres", "four hundred members", "thirty-one years"): what a sentence's numbers are
-    looked for in. Only the source's words are read as numbers: a sentence's "one of the"
-    must not need a 1."""
-    have: set[str] = set().union(*numbers_in(text))
-    return have | spelled_numbers(text)
-
-
-_UNIT_WORDS = """zero one two three four five six seven eight nine ten eleven twelve thirteen
-    fourteen fifteen sixteen seventeen eighteen nineteen"""
-_UNITS = {w: i for i, w in enumerate(_UNIT_WORDS.split())}
-_TENS_WORDS = "twenty thirty forty fifty sixty seventy eighty ninety"
-_TENS = {w: 10 * i for i, w in enumerate(_TENS_WORDS.split(), 2)}
-_SCALES = {"hundred": 100, "thousand": 1000, "million": 1_000_000}
-#: ("second" is left out: "a fifteen second delay" is 15, and "Second, ..." no number)
-_ORDINAL_WORDS = """first - third fourth fifth sixth seventh eighth ninth tenth eleventh
-    twelfth thirteenth fourteenth fifteenth sixteenth seventeenth eighteenth nineteenth"""
-_ORDINALS = {w: i for i, w in enumerate(_ORDINAL_WORDS.split(), 1) if w != "-"}
-_ORDINALS |= {w[:-1] + "ieth": v for w, v in _TENS.items()}  # "twentieth"
-_ORDINALS |= {w + "th": v for w, v in _SCALES.items()}  # "hundredth"
-#: A word, or a mark that ends a number ("fifty. Second, ..."; "ten, twenty and thirty");
-#: a hyphen joins ("thirty-one").
-_NUMBER_WORD = re.compile(r"[a-z]+|[^\sa-z-]")
-#: "the 19th century", "nineteenth-century", "the twenty-first century", "the 5th c."
-_CENTURY = re.compile(
-    r"\b(?:(?P<n>\d{1,2})(?:st|nd|rd|th)|(?:(?P<tens>(?i:"
-    + "|".join(_TENS)
-    + r"))[\s-]+)?(?P<word>(?i:"
-    + "|".join(_ORDINALS)
-    + r")))[\s-]+(?i:century|centuries|c\.)"
-)
-#: A round number said to be near ("about four thousand bytes", "roughly 4000") is
-#: stated by one within this share of it ("4095"): a paraphrase rounds. "About 4096" is
-#: no rounding: it must be in the source as it is.
-APPROXIMATE = 0.1
-_NUMBER_WORDS = "|".join([*_UNITS, *_TENS, *_SCALES, "and", "a"])
-_APPROXIMATE = re.compile(
-    r"\b(?P<how>(?i:about|around|roughly|nearly|almost|approximately|some|over|under|"
-    r"close to|more than|less than|fewer than|circa))\s+"
-    rf"(?P<number>\d+(?:[.,]\d+)*|(?i:(?:{_NUMBER_WORDS})(?:[\s-]+(?:{_NUMBER_WORDS}))*))\b"
-)
-
-
-def _within(h: float, v: float) -> bool:
-    return abs(h - v) <= APPROXIMATE * v
-
-
-#: How a source's number ``h`` bears out a round ``v`` said to be near it: "about" within
-#: ``APPROXIMATE``; "over 100" by 100 to twice that, "under 50" by half of it to 50 (a
-#: bound, not a rounding: "over 100 people" of 91 is wrong).
-_NEAR = {
-    "over": lambda h, v: v <= h <= 2 * v,
-    "more": lambda h, v: v <= h <= 2 * v,
-    "under": lambda h, v: v / 2 <= h <= v,
-    "less": lambda h, v: v / 2 <= h <= v,
-    "fewer": lambda h, v: v / 2 <= h <= v,
-} | dict.fromkeys(
-    ["about", "around", "roughly", "nearly", "almost", "approximately", "some", "close", "circa"],
-    _within,
-)
-_PLAIN_NUMBER = re.compile(r"\d+(?:\.\d+)?")
-_YEAR = re.compile(r"1[5-9]\d\d|20\d\d")
-#: "the 1950s", "1870s"
-_DECADE = re.compile(r"\b(?P<decade>\d{3}0)'?s\b")
-
-
-def spelled_numbers(text: str) -> set[str]:
-    """The numbers an English text writes in words, as figures: "thirty-one" is 31, "four
-    hundred" 400, "two thousand five hundred" 2500, "a hundred and five" 105, "nineteen
-    ninety-eight" 1998, "twenty-first" 21."""
-    out: set[str] = set()
-    total = current = 0
-    started = False
-    words = _NUMBER_WORD.findall(text.lower())
-    for i, word in enumerate(words):
-        before = words[i - 1] if i else ""
-        if not word.isalpha():  # a mark ends a number
-            if started:
-                out.add(str(total + current))
-            total = current = 0
-            started = False
-            continue
-        if word in _UNITS or word in _TENS:
-            value = _UNITS.get(word, 0) + _TENS.get(word, 0)
-            if total == 0 and 10 <= current <= 99 and value >= 10:  # "nineteen ninety"
-                current = current * 100 + value
-            else:
-                current += value
-            started = True
-            continue
-        if word in _ORDINALS and (started or word not in _SCALES.keys() | {"second"}):
-            value = _ORDINALS[word]  # "twenty-first" ends the number
-            current = current * value if value >= 100 else current + value
-            out.add(str(total + current))
-            total = current = 0
-            started = False
-            continue
-        if word in _SCALES and (started or before == "a"):
-            if word == "hundred":
-                current = max(current, 1) * 100
-            else:
-                total, current = total + max(current, 1) * _SCALES[word], 0
-            started = True
-            continue
-        if word == "and" and started and before in _SCALES:  # "a hundred and five"
-            continue
-        if started:
-            out.add(str(total + current))
-        total = current = 0
-        started = False
-    if started:
-        out.add(str(total + current))
-    return out
-
-
-def numbers_in(text: str) -> set[frozenset[str]]:
-    """The numbers a text states, each as the values it may be read as: "4,095" is 4095
-    (or, written in German, 4.095), "1,5" is 1.5, "1.200" 1200 or 1.2, "1.234,5" 1234.5;
-    a version "1.2.3" is itself."""
-    return {_readings(m.group()) for m in _NUMBER.finditer(text)}
-
-
-def _readings(number: str) -> frozenset[str]:
-    seps = re.findall(r"[.,]", number)
-    groups = re.split(r"[.,]", number)
-    if not seps:
-        return frozenset({number.lstrip("0") or "0"})
-    out: set[str] = set()
-    if len(set(seps)) == 2:  # "1,234.5" or "1.234,5": the last one is the decimal mark
-        out.add(_decimal("".join(groups[:-1]), groups[-1]))
-    else:
-        if all(len(g) == 3 for g in groups[1:]):  # "4,095", "1.234.567": thousands
-            out.add("".join(groups).lstrip("0") or "0")
-        if len(seps) == 1:  # "1,5", "2.5" (and "1,200" read as German)
-            out.add(_decimal(groups[0], groups[1]))
-    return frozenset(out or {number})
-
-
-def _decimal(whole: str, fraction: str) -> str:
-    fraction = fraction.rstrip("0")
-    whole = whole.lstrip("0") or "0"
-    return f"{whole}.{fraction}" if fraction else whole
 
 
 def cosine(a: Sequence[float], b: Sequence[float]) -> float:

@@ -23,7 +23,7 @@ against, so each sentence is scored against the document's own passages closest 
   ...", "discusses") do not count: the passages rarely hold them;
 - still below the bar, the sentence is **not clearly supported**; so is one stating a
   number the document states nowhere, in figures or in words (not just in those chunks:
-  a summary sentence may join what two pages say; ``attribution.unstated_numbers``).
+  a summary sentence may join what two pages say; ``numbers.unstated_numbers``).
 
 Only sentences with enough content words are judged (``evaluation.MIN_TERMS``), as in
 answers; Docent's own notes (italic paragraphs), section headings and a line that only
@@ -37,10 +37,11 @@ import re
 import threading
 from collections.abc import Collection, Sequence
 
-from docent.core.attribution import THRESHOLDS, cosine, plain, stated_numbers, unstated_numbers
+from docent.core.attribution import THRESHOLDS, cosine, plain
 from docent.core.embedding import Embedder
 from docent.core.errors import Cancelled
 from docent.core.evaluation import MIN_TERMS, split_sentences, stem, terms
+from docent.core.numbers import stated_numbers, unstated_numbers
 from docent.core.sentence_vectors import best_cosines
 from docent.core.store import ScoredPoint, Store
 
@@ -155,7 +156,7 @@ def unsupported_sentences(
             sparse = embedder.query_sparse(plain(sentence))
             for hit in store.query(sparse=sparse, limit=BY_WORDS, doc_ids=[doc_id]):
                 support = max(support, _support(store, vector, wanted, [hit]))
-        if support < t.support or unstated_numbers(sentence, have):
+        if support < t.support or unstated_numbers(plain(sentence), have):
             found.append(sentence)
     return found if searched else None
 
