@@ -435,6 +435,8 @@ def test_no_ollama_gives_an_extractive_summary(engine: Engine, ollama_down_host:
     assert {s.source for s in result.section_summaries} == {"extracted"}
     assert result.summary.startswith("_Extractive summary: no language model was available")
     assert "ollama serve" in result.summary
+    # what answers do meanwhile is no summary's business (QA, session 28: nested brackets)
+    assert "answers are extractive" not in result.summary
     sections = ctss_sections(engine)
     assert [e.step for e in events if e.phase == "extractive"] == list(range(1, len(sections) + 1))
     pages = {p.number: normal(p.text) for p in engine.extracted(engine.resolve(CTSS)).pages}

@@ -186,6 +186,11 @@ class LLMError(DocentError):
     """Base for Ollama failures."""
 
 
+#: What an Ollama failure's message ends with: what answers are meanwhile. The banner and
+#: a summary's note, which say it in their own words, leave it out.
+ANSWERS_EXTRACTIVE = " (answers are extractive until then)"
+
+
 class LLMUnavailable(LLMError):
     """Ollama is not running or not reachable. Fix: start it (`ollama serve`)."""
 

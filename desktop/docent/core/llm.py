@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any
 
 from docent.core.config import OLLAMA_PORT, redact_url, with_port
 from docent.core.errors import (
+    ANSWERS_EXTRACTIVE,
     Cancelled,
     LLMError,
     LLMStreamError,
@@ -383,11 +384,10 @@ class OllamaClient:
             return LLMUnavailable(
                 f"Nothing answers at {host} (port 80: the address gives no port). Ollama "
                 f"listens on {OLLAMA_PORT}: set the Ollama host to {redact_url(meant)}, or "
-                "start Ollama (answers are extractive until then)."
+                f"start Ollama{ANSWERS_EXTRACTIVE}."
             )
         return LLMUnavailable(
-            f"Ollama is not running at {host} — start it with `ollama serve` "
-            "(answers are extractive until then)."
+            f"Ollama is not running at {host} — start it with `ollama serve`{ANSWERS_EXTRACTIVE}."
         )
 
     def _map_error(self, exc: BaseException, model: str | None, read_timeout: float) -> LLMError:
@@ -414,8 +414,8 @@ class OllamaClient:
                 return NotOllama(
                     f"What answers at {redact_url(self.host)} (port 80: the address gives no "
                     f"port) is not Ollama (HTTP {exc.status_code}). Ollama listens on "
-                    f"{OLLAMA_PORT}: set the Ollama host to {redact_url(meant)} (answers are "
-                    "extractive until then)."
+                    f"{OLLAMA_PORT}: set the Ollama host to {redact_url(meant)}"
+                    f"{ANSWERS_EXTRACTIVE}."
                 )
             if exc.status_code == 404 and model is not None:
                 return ModelNotFound(_not_installed(model))

@@ -28,7 +28,13 @@ from docent.core import words
 from docent.core.catalog import Catalog
 from docent.core.config import Settings
 from docent.core.embedding import Embedder
-from docent.core.errors import Cancelled, EmptyDocument, LLMUnavailable, ModelNotFound
+from docent.core.errors import (
+    ANSWERS_EXTRACTIVE,
+    Cancelled,
+    EmptyDocument,
+    LLMUnavailable,
+    ModelNotFound,
+)
 from docent.core.indexer import record_payload
 from docent.core.models import DocState, DocumentRecord, ExtractedDocument
 from docent.core.sectioning import Places, Section, split_sections
@@ -458,7 +464,9 @@ def _renoted(result: SummaryResult, why: str) -> SummaryResult:
 
 
 def _note(why: str) -> str:
-    return ASKED_NOTE if why == ASKED else EXTRACTIVE_NOTE.format(why=why.rstrip("."))
+    # (not what answers do meanwhile: "(... `ollama serve` (answers are extractive ...))")
+    why = why.replace(ANSWERS_EXTRACTIVE, "").rstrip(".")
+    return ASKED_NOTE if why == ASKED else EXTRACTIVE_NOTE.format(why=why)
 
 
 def retrieval_text(result: SummaryResult) -> str:

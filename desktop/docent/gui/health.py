@@ -8,6 +8,7 @@ Health is checked in workers: it may wait on the network.
 from __future__ import annotations
 
 from docent.core.api import Answer, Health
+from docent.core.errors import ANSWERS_EXTRACTIVE
 
 #: Seconds a health check may wait for Ollama to connect, and again to reply.
 HEALTH_TIMEOUT = 2.0
@@ -34,7 +35,7 @@ def banner(health: Health | None, model: str, last: Answer | None) -> tuple[str,
         else:
             # Its message may already say what answers are meanwhile ("(answers are
             # extractive until then)"): said once, in the banner's words.
-            what = health.message.replace(" (answers are extractive until then)", "")
+            what = health.message.replace(ANSWERS_EXTRACTIVE, "")
             what = what or "Ollama is not running."
         return f"{what} Until then, answers quote the best passages.", extractive
     if extractive and last is not None and last.too_long:  # the answer says why; Retry won't do
