@@ -475,7 +475,8 @@ def test_cli_summarize_json_with_progress_on_stderr(
         assert cli.main(["summarize", "a-text", "--type", "bullets", "--json"]) == 0
         out, err = capsys.readouterr()
         data = json.loads(out)
-        assert data["type"] == "bullets" and data["summary"].startswith("This part is about ")
+        # (a paragraph asked as bullets is put one sentence to a bullet)
+        assert data["type"] == "bullets" and data["summary"].startswith("- This part is about ")
         assert data["mode"] == "generated" and data["sections_processed"] == 1
         assert "section: summarising section 1 of 1" in err
         assert cli.main(["summarize", "a-text", "--type", "bullets"]) == 0

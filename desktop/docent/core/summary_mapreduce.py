@@ -51,6 +51,7 @@ from docent.core.summary_parts import (
     Span,
     SummaryProgress,
     SummaryProgressCallback,
+    as_bullets,
     count_note,
     joined,
     uncovered,
@@ -147,6 +148,8 @@ class MapReduce:
             out.summary = out.sections[0].summary
             if out.sections[0].source == "extracted":
                 out.summary += "\n\n" + count_note(out.sections, n, places=self.places)
+            elif self.kind == "bullets":
+                out.summary = as_bullets(out.summary)
             return out
         gaps = uncovered(sections, {f.section for f in out.failed})
         whole = (1, page_count)
@@ -157,6 +160,8 @@ class MapReduce:
                 page_count,
                 " ".join(s.text for s in sections),
             )
+            if self.kind == "bullets":
+                out.summary = as_bullets(out.summary)
         except (LLMUnavailable, ModelNotFound, Cancelled):
             raise
         except LLMError as exc:
