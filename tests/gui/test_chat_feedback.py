@@ -13,6 +13,7 @@ from gui_helpers import ask_and_wait
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QAbstractSlider
 
+from docent.core.api import Answer
 from docent.gui.chat_pane import ChatPane
 
 LONG = " ".join(f"Sentence {i} of a long answer about the timer [1]." for i in range(120))
@@ -395,14 +396,19 @@ def test_the_banner_sets_commands_in_code_type_and_escapes_the_rest() -> None:
     assert banner_html("Model <x> & y's `odd") == "Model &lt;x&gt; &amp; y's `odd"
 
 
+def shown_after(qtbot: Any, fake: FakeEngine, chat: ChatPane, given: Answer) -> str:
+    """The conversation's text, spaces joined, once ``given`` answered a question."""
+    fake.answers = [given]
+    ask_and_wait(qtbot, chat, "Who led Debian after Ian?")
+    return " ".join(chat.view.toPlainText().split())
+
+
 def test_a_page_the_model_named_but_was_not_given_is_said_in_the_footer(
     qtbot: Any, fake: FakeEngine, chat: ChatPane
 ) -> None:
     given = answer("When Ian left, he chose Bruce [1].", [citation(1, "/d/history.pdf")])
     given.unoffered_pages = ["history__en.pdf p.34"]
-    fake.answers = [given]
-    ask_and_wait(qtbot, chat, "Who led Debian after Ian?")
-    shown = " ".join(chat.view.toPlainText().split())
+    shown = shown_after(qtbot, fake, chat, given)
     assert "Dropped history__en.pdf p.34: the model named a page it was not given." in shown
 
 
@@ -411,7 +417,5 @@ def test_a_page_the_answer_names_but_was_not_given_is_said_in_the_footer(
 ) -> None:
     given = answer("When Ian left, he chose Bruce [1], as page 34 says.", [citation(1, "/d/h.pdf")])
     given.pages_not_given = ["page 34"]
-    fake.answers = [given]
-    ask_and_wait(qtbot, chat, "Who led Debian after Ian?")
-    shown = " ".join(chat.view.toPlainText().split())
+    shown = shown_after(qtbot, fake, chat, given)
     assert "The answer names page 34, but no passage given to the model is from that page" in shown

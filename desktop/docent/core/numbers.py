@@ -16,7 +16,7 @@ import re
 
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 #: "page 4", "p. 12", "pp. 3-5": where, not what; the prompt labels each passage by page.
-_PAGE_REFERENCE = re.compile(r"\b(?:pages?|pp?\.)\s*\d+(?:\s*[-–]\s*\d+)?", re.IGNORECASE)
+PAGE_REFERENCE = re.compile(r"\b(?:pages?|pp?\.)\s*\d+(?:\s*[-–]\s*\d+)?", re.IGNORECASE)
 
 
 def unstated_numbers(sentence: str, have: set[str]) -> bool:
@@ -28,7 +28,7 @@ def unstated_numbers(sentence: str, have: set[str]) -> bool:
     built in 1871 (QA, session 28). A number said to be near ("about four thousand") is
     stated by one within ``APPROXIMATE`` of it. A number in words counts from thirteen on
     ("seventeen people"); below, "one" and "a second" are seldom numbers."""
-    text = _PAGE_REFERENCE.sub(" ", sentence)
+    text = PAGE_REFERENCE.sub(" ", sentence)
     years = [int(x) for x in have if len(x) == 4 and x.isdigit()]
     for m in _CENTURY.finditer(text):
         tens = _TENS.get((m.group("tens") or "").lower(), 0)

@@ -208,11 +208,12 @@ class Summarizer:
         result: SummaryResult,
         report: SummaryProgressCallback,
         cancel: threading.Event | None,
+        doc: ExtractedDocument | None = None,
     ) -> SummaryResult:
         """The model's summary with the sentences the document does not clearly say
         (summary_support.py); left unchecked (None) when the document is not ready with
         this text (being indexed again: its passages may be the new text's) or the check
-        fails: it never costs the summary."""
+        fails: it never costs the summary. ``doc``: its text, when already read."""
         from docent.core.summary_support import unsupported_sentences
 
         n = result.sections_processed
@@ -222,7 +223,7 @@ class Summarizer:
         if not self._same_text(rec):
             return result
         try:
-            text = "\n\n".join(p.text for p in self._text(rec).pages)
+            text = "\n\n".join(p.text for p in (doc or self._text(rec)).pages)
             found = unsupported_sentences(
                 result.summary, rec.doc_id, text, self.store, self.embedder, cancel
             )
@@ -309,9 +310,8 @@ class Summarizer:
                 return _renoted(cached, str(exc))
             result = self._extractive(rec, doc, sections, kind, str(exc), report, cancel)
         else:
-            result = self._checked(
-                rec, self._result(rec, doc, kind, reduced, model, len(sections)), report, cancel
-            )
+            made = self._result(rec, doc, kind, reduced, model, len(sections))
+            result = self._checked(rec, made, report, cancel, doc)
             transient = reduced.transient
         result.seconds = round(time.monotonic() - start, 3)
         retry_later = bool(result.failed_sections) or transient

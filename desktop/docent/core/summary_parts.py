@@ -146,15 +146,15 @@ def count_note(
     return f"{note} ({why}; their most central sentences: {which})._"
 
 
-#: A line that is a list item already.
-_ITEM = re.compile(r"^\s*(?:[-*+•]|\d{1,2}[.)])\s+", re.MULTILINE)
+#: A list item's bullet or number, at the start of a line.
+LIST_ITEM = re.compile(r"^\s*(?:[-*+•]|\d{1,2}[.)])\s+", re.MULTILINE)
 
 
 def as_bullets(text: str) -> str:
     """A bullets summary the model wrote as a paragraph, one sentence to a bullet: asked
     for bullets, smollm2:135m wrote none in 4 of 4 runs (QA, session 28). The words are
     the model's; a text with a list item already is left as it is."""
-    if _ITEM.search(text):
+    if LIST_ITEM.search(text):
         return text
     return "\n".join(f"- {s.strip()}" for s in split_sentences(text) if s.strip())
 

@@ -41,9 +41,10 @@ from docent.core.attribution import THRESHOLDS, cosine, plain
 from docent.core.embedding import Embedder
 from docent.core.errors import Cancelled
 from docent.core.evaluation import MIN_TERMS, split_sentences, stem, terms
-from docent.core.numbers import stated_numbers, unstated_numbers
+from docent.core.numbers import PAGE_REFERENCE, stated_numbers, unstated_numbers
 from docent.core.sentence_vectors import best_cosines
 from docent.core.store import ScoredPoint, Store
+from docent.core.summary_parts import LIST_ITEM
 
 #: The document's passages nearest a sentence that it is scored against, together ...
 NEAREST = 3
@@ -63,12 +64,8 @@ _FRAMING_WORDS = """document documents text texts summary section sections chapt
 _FRAMING = frozenset(stem(w) for w in _FRAMING_WORDS.split())
 #: A line the model wrapped: it goes on in lower case.
 _CONTINUES = re.compile(r"^\s*[a-z]")
-#: Where, not what: "page 4", "pp. 3-5", "[pages 17–20]".
-_PAGES = re.compile(r"\[?\b(?:pages?|pp?\.)\s*\d+(?:\s*[-–]\s*\d+)?\]?", re.IGNORECASE)
 #: A line that only says where: "[pages 17–20]".
 _LABEL = re.compile(r"^\s*\[[^\]]*\]\s*$")
-#: A list item's bullet or number, as ``split_sentences`` writes it.
-_LIST = re.compile(r"^(?:[-*+•]|\d{1,2}[.)])\s+")
 #: A heading the model wrote ("## Results") or Docent's own ("**Pages 3–5.**", in a
 #: summary whose combining step failed): not a claim; the text after a bold one is.
 _HEADING = re.compile(r"^\s*(?:#{1,6}\s.*|\*\*[^*]+[.:]\*\*)\s*")
@@ -87,7 +84,7 @@ def claims(summary: str) -> list[str]:
                 s = sentence.strip()
                 if s.endswith(":") or s in out:
                     continue  # (a sentence said twice is one claim, underlined where first)
-                if len(terms(_PAGES.sub(" ", s))) < MIN_TERMS:
+                if len(terms(PAGE_REFERENCE.sub(" ", s))) < MIN_TERMS:
                     continue  # too short to judge, or where only: "[pages 17–20]"
                 out.append(s)
     return out
@@ -111,7 +108,7 @@ def searchable(summary: str, unsupported: Collection[str]) -> str:
     """The summary's sentences the document bears out, for the document to be searched by:
     its claims less ``unsupported``. Cutting those out of the text left headings bare, and
     missed a list item the split writes otherwise ("*   The ..." is "* The ...")."""
-    kept = [_LIST.sub("", s) for s in claims(summary) if s not in unsupported]
+    kept = [LIST_ITEM.sub("", s) for s in claims(summary) if s not in unsupported]
     return " ".join(kept)
 
 
@@ -149,27 +146,32 @@ def unsupported_sentences(
             continue
         searched = True
         wanted = (terms(sentence) - _FRAMING) or terms(sentence)
-        support = _support(store, vector, wanted, near)
+        support = _support(store, vector, wanted, near, [h.score for h in near])
         if support < t.support:
             # or the chunk richest in its words, alone: a short sentence ("Python 2.6 and
             # 3.1") is not near the chunk that lists it, whose other lines its vector blurs
             sparse = embedder.query_sparse(plain(sentence))
             for hit in store.query(sparse=sparse, limit=BY_WORDS, doc_ids=[doc_id]):
-                support = max(support, _support(store, vector, wanted, [hit]))
+                whole = [cosine(vector, v) for v in store.dense_vectors([hit.id]).values()]
+                support = max(support, _support(store, vector, wanted, [hit], whole))
         if support < t.support or unstated_numbers(plain(sentence), have):
             found.append(sentence)
     return found if searched else None
 
 
 def _support(
-    store: Store, vector: list[float], wanted: set[str], hits: Sequence[ScoredPoint]
+    store: Store,
+    vector: list[float],
+    wanted: set[str],
+    hits: Sequence[ScoredPoint],
+    whole: Sequence[float],
 ) -> float:
     """An answer's support score (attribution.py) of a sentence (its vector, its content
     words ``wanted``) by the chunks ``hits`` together: the share of its words they hold,
-    weighed with its best cosine with one of them, or with one of their sentences (the
-    stored vectors: nothing is embedded again)."""
+    weighed with its best cosine with one of them (``whole``: a dense search's scores are
+    those) or with one of their sentences (the stored vectors: nothing is embedded
+    again)."""
     ids = [h.id for h in hits]
-    whole = [cosine(vector, v) for v in store.dense_vectors(ids).values()]
     sentences = best_cosines(list(store.sentence_vectors(ids).values()), [vector]) or []
     said: set[str] = set().union(*(terms(str(h.payload["text"])) for h in hits))
     t = THRESHOLDS
