@@ -425,7 +425,7 @@ def cmd_dump(args: argparse.Namespace) -> int:
 def cmd_summarize(args: argparse.Namespace) -> int:
     import threading
 
-    from docent.core.summarizing import SummaryProgress
+    from docent.core.summarizing import SummaryProgress, changed_note
     from docent.core.summary_support import check_note
 
     offered = False
@@ -477,6 +477,8 @@ def cmd_summarize(args: argparse.Namespace) -> int:
         print(f"  {check_note(result.unsupported, 'below')}", file=sys.stderr)
         for sentence in result.unsupported:
             print(f"    not clearly supported: “{sentence}”", file=sys.stderr)
+    if changed := changed_note(result, "`docent index` indexes it again."):
+        print(f"  {changed}", file=sys.stderr)
     return 0
 
 

@@ -346,3 +346,51 @@ def test_places_name_a_documents_pages_as_its_citations_do() -> None:
     prompt = Prompts("a.txt", "bullets", text).single(section)[-1]["content"]
     assert "[lines 1-60]" in prompt and "[page " not in prompt
     assert "line references like (lines 12-20)" in prompt
+
+
+# A file saved again after it was indexed ----------------------------------------------
+
+
+def test_a_summary_of_a_file_saved_again_since_it_was_indexed_says_so(
+    eng: Engine, stub: OllamaStub, tmp_path: Path
+) -> None:
+    """Its text is the cached one of the version indexed: the summary, fresh or cached,
+    says the file changed since, until it is indexed again (helper-59's QA, session 28:
+    the summary of the old text was served with no word)."""
+    doc = write_lines(tmp_path / "docs", "keepers.txt", keeper_lines(8))
+    assert not eng.index([doc]).failed
+    first = eng.summarize("keepers.txt", type="brief")
+    assert first.mode == "generated" and not first.file_changed
+    doc.write_text(doc.read_text() + "A line added after indexing.\n", encoding="utf-8")
+    cached = eng.summarize("keepers.txt", type="brief")
+    assert cached.cached and cached.file_changed
+    assert cached.summary == first.summary  # the indexed text's, as before
+    fresh = eng.summarize("keepers.txt", type="detailed")
+    assert not fresh.cached and fresh.file_changed
+    assert "A line added" not in fresh.summary
+    raw = eng._cat.get_summary(eng.resolve("keepers.txt").sha256, "detailed", MODEL)
+    assert raw is not None and '"file_changed": false' in raw  # never cached as changed
+    assert not eng.index([doc]).failed  # indexed again: the note goes
+    again = eng.summarize("keepers.txt", type="detailed")
+    assert not again.cached and not again.file_changed
+
+
+def test_docent_summarize_says_the_file_was_saved_again_since_it_was_indexed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    doc = write_lines(tmp_path / "lib", "keepers.txt", keeper_lines(8))
+    with OllamaStub(models=[MODEL], responder=echo) as server:
+        monkeypatch.setenv("DOCENT_OLLAMA_HOST", server.url)
+        monkeypatch.setenv("DOCENT_OLLAMA_MODEL", MODEL)
+        monkeypatch.setenv("DOCENT_EXTRACT_IN_SUBPROCESS", "false")
+        assert cli.main(["index", "-q", str(doc)]) == 0
+        assert cli.main(["summarize", "-q", "keepers.txt"]) == 0
+        assert "saved again" not in capsys.readouterr().err
+        doc.write_text(doc.read_text() + "A line added after indexing.\n", encoding="utf-8")
+        assert cli.main(["summarize", "-q", "keepers.txt"]) == 0
+        err = capsys.readouterr().err
+        assert cli.main(["summarize", "-q", "--json", "keepers.txt"]) == 0
+        out = capsys.readouterr().out
+    said = "keepers.txt was saved again after it was indexed: this summary is of the version"
+    assert said in err and "`docent index` indexes it again." in err
+    assert '"file_changed": true' in out

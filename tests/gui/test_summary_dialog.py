@@ -188,3 +188,21 @@ def test_sentences_the_document_does_not_say_are_underlined_and_counted(
     cursor.setPosition(text.index("lighthouse") + 3, QTextCursor.MoveMode.KeepAnchor)
     assert cursor.charFormat().underlineStyle() != wave
     dialog.close()
+
+
+def test_a_summary_of_a_file_saved_again_since_it_was_indexed_says_so(
+    qtbot: Any, fake: FakeEngine, make_window: Any
+) -> None:
+    fake.add_document("/docs/a.pdf")
+    result = fake._summary(fake.resolve("/docs/a.pdf"), "brief", "generated", "smollm2:135m")
+    result.cached, result.file_changed = True, True
+    fake.summaries.append(result)
+    window = make_window(fake)
+    window.summarize("/docs/a.pdf")
+    (dialog,) = [d for d in window.dialogs if isinstance(d, SummaryDialog)]
+    with qtbot.waitSignal(dialog.summary_finished, timeout=10_000):
+        pass
+    status = dialog.status.text()
+    assert "(saved earlier). a.pdf was saved again after it was indexed: this summary" in status
+    assert "Re-index it (the library's menu) to summarize the new one." in status
+    dialog.close()

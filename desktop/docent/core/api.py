@@ -39,7 +39,7 @@ from docent.core.conversation import (
     ordinal,
 )
 from docent.core.extract import READABLE_KINDS, SUPPORTED_SUFFIXES
-from docent.core.files import describe_unsupported
+from docent.core.files import changed_since_indexed, describe_unsupported
 from docent.core.index_events import (
     DocumentChanged,
     DocumentProgressed,
@@ -56,7 +56,7 @@ from docent.core.llm import Health
 from docent.core.lookup import GrepMatch
 from docent.core.models import Collection, DocumentRecord, ExtractedDocument
 from docent.core.passages import Edge, locate_spans, passage_boxes
-from docent.core.summarizing import SectionSummary, SummaryProgress, SummaryResult
+from docent.core.summarizing import SectionSummary, SummaryProgress, SummaryResult, changed_note
 from docent.core.summary_support import check_note
 from docent.core.userfiles import inside, shown
 from docent.core.watching import FolderState, FolderStatus
@@ -102,9 +102,11 @@ __all__ = [
     "SummaryResult",
     "TokenCallback",
     "Turn",
+    "changed_since_indexed",
     "describe_unsupported",
     "locate_spans",
     "check_note",
+    "changed_note",
     "named_pages_note",
     "ordinal",
     "passage_boxes",

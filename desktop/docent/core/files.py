@@ -17,12 +17,26 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from docent.core.extract import READABLE_KINDS, is_supported, unsupported_message
+from docent.core.models import DocumentRecord
 from docent.core.userfiles import inside, kind_of, shown
 
 log = logging.getLogger(__name__)
 
 #: Names of files still being written by other programs, or editor droppings.
 TEMP_PATTERNS = ("*.part", "*.crdownload", "*.tmp", "~$*", ".#*", "*.swp", "*.swx", "*~")
+
+
+def changed_since_indexed(rec: DocumentRecord | None, path: str | None = None) -> bool:
+    """Whether the file at ``path`` (default: the record's) is not the one ``rec`` was
+    indexed from: saved again since, and not yet indexed again. A file that is gone is
+    not "changed" (what shows it says so). Stats the file: not on the GUI thread."""
+    if rec is None:
+        return False
+    try:
+        st = os.stat(path or rec.path)
+    except OSError:
+        return False
+    return (st.st_size, st.st_mtime) != (rec.size, rec.mtime)
 
 
 def is_temp_name(name: str) -> bool:

@@ -35,6 +35,7 @@ from docent.core.errors import (
     LLMUnavailable,
     ModelNotFound,
 )
+from docent.core.files import changed_since_indexed
 from docent.core.indexer import record_payload
 from docent.core.models import DocState, DocumentRecord, ExtractedDocument
 from docent.core.sectioning import Places, Section, split_sections
@@ -50,6 +51,7 @@ from docent.core.summary_parts import (
     SummaryProgressCallback,
 )
 from docent.core.summary_prompts import FINAL_WORDS
+from docent.core.userfiles import shown
 
 __all__ = [
     "FailedSection",
@@ -104,6 +106,9 @@ class SummaryResult:
     #: None when not checked: an extractive summary (its sentences are the document's),
     #: or one cached before the check (checked when next shown).
     unsupported: list[str] | None = None
+    #: The file was saved again after it was indexed, and not indexed again yet: the
+    #: summary is of the text indexed (set each time it is served, never cached as such).
+    file_changed: bool = False
 
     @property
     def model_sections(self) -> int:
@@ -198,6 +203,7 @@ class Summarizer:
                     rec.sha256, kind, model, replace(hit, cached=False).to_json()
                 )
         self._remember(rec, hit)
+        hit.file_changed = changed_since_indexed(rec)  # its text is the one rec was read from
         pages = (1, max(hit.pages, 1))
         report(SummaryProgress("done", 1, 1, pages, f"{kind} summary ready ({hit.mode})"))
         return hit
@@ -454,6 +460,18 @@ class Summarizer:
             return
         self.store.upsert_document(now.doc_id, vector, record_payload(now))
         self.store.flush()
+
+
+def changed_note(result: SummaryResult, again: str) -> str:
+    """What the window and the CLI say of a summary whose file was saved again after it
+    was indexed (``again``: how to index it again, in that interface's words); "" when
+    it was not."""
+    if not result.file_changed:
+        return ""
+    return (
+        f"{shown(result.document)} was saved again after it was indexed: this summary is "
+        f"of the version indexed then. {again}"
+    )
 
 
 def _renoted(result: SummaryResult, why: str) -> SummaryResult:

@@ -29,7 +29,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from docent.core.api import Citation, EngineAPI, passage_boxes, shown
+from docent.core.api import Citation, EngineAPI, changed_since_indexed, passage_boxes, shown
 from docent.core.models import LineBox
 from docent.gui.messages import bridge
 from docent.gui.pdf_render import PageRender, render_page
@@ -81,17 +81,6 @@ def page_label(c: Citation) -> str:
     if not start:
         return ""
     return f"p. {start}" if not end or end == start else f"pp. {start}–{end}"
-
-
-def changed_since_indexed(engine: EngineAPI, doc_id: str, path: str) -> bool:
-    """In a worker: whether the file at ``path`` is not the one its document was indexed
-    from (saved again since, and not yet indexed again)."""
-    rec = engine.document(doc_id) if doc_id else None
-    try:
-        st = os.stat(path)
-    except OSError:
-        return False  # gone: rendering it says so
-    return rec is not None and (st.st_size, st.st_mtime) != (rec.size, rec.mtime)
 
 
 def ocr_lines(engine: EngineAPI, doc_id: str, page: int, passage: str) -> list[LineBox]:
@@ -348,7 +337,9 @@ class CitationPane(QWidget):
                 ocr_lines=ocr_lines(engine, doc_id, page, passage),
                 edge=edge,
             )
-            r.file_changed = not r.rects and changed_since_indexed(engine, doc_id, path)
+            r.file_changed = not r.rects and changed_since_indexed(
+                engine.document(doc_id) if doc_id else None, path
+            )
             return r
 
         call_in_worker(

@@ -30,6 +30,7 @@ from docent.core.api import (
     SectionSummary,
     SummaryProgress,
     SummaryResult,
+    changed_note,
     check_note,
 )
 from docent.core.errors import Cancelled
@@ -334,6 +335,10 @@ class SummaryDialog(QDialog):
             n = len(result.unsupported)
             how = "underlined" if marked == n else f"{marked} underlined" if marked else ""
             done += f" {check_note(result.unsupported, how)}"
+        if changed := changed_note(
+            result, "Re-index it (the library's menu) to summarize the new one."
+        ):
+            done += f" {changed}"
         self.status.setText(done)
         self.copy_button.setEnabled(bool(text))
 
