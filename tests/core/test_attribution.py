@@ -418,3 +418,13 @@ def test_a_fenced_code_line_cites_nothing_and_is_no_claim() -> None:
     assert citation_notes(checked, []) == []
     assert checked.text == answer  # no marker put into the code
     assert checked.model_cited == [1]
+
+
+def test_the_pages_a_sentence_names_are_no_numbers_it_states() -> None:
+    """ "pages 3 and 4" left its 4 to be read as a number the source must state."""
+    have = stated_numbers("The pump starts when the tank holds 40 litres.")
+    assert not unstated_numbers(
+        "The pump (pages 3 and 4, pp. 7, 9-11 or 12) holds 40 litres.", have
+    )
+    assert unstated_numbers("The pump (page 3) holds 45 litres.", have)
+    assert unstated_numbers("It fills pages 2 MB wide.", have)  # a size, not a page

@@ -523,3 +523,11 @@ def test_pages_an_answer_names_that_no_passage_given_is_from() -> None:
         "The answer names page 77, but no passage given to the model is from that page"
     )
     assert "from those pages: check them" in named_pages_note(["page 77", "pages 9-12"])
+
+
+def test_every_page_of_a_list_an_answer_names_is_checked() -> None:
+    """ "pages 3 and 4" checked page 3 only (session 28's left item)."""
+    offered = [Hit("c1", "d", "manual.pdf", "/d/manual.pdf", 3, 4, 10, 0.9, "See pages 20 and 21.")]
+    assert pages_not_given("It is on pages 3 and 4, and pp. 3, 4 or 20-21.", offered) == []
+    said = "It is on pages 3 and 40. See pp. 4, 7-9 & 3 too; p. 3, 2 MB of it."
+    assert pages_not_given(said, offered) == ["pages 3 and 40", "pp. 4, 7-9 & 3"]

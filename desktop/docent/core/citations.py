@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from docent.core.models import Hit, split_pages
+from docent.core.numbers import PAGE_REFERENCE
 from docent.core.passages import Edge
 
 #: ``[1]``, ``[1, 2]``, ``[1;2]``, ``[1-3]`` (``[1][2]`` is two markers). 1 to 3 digits, no
@@ -301,13 +302,8 @@ def drop_unoffered_headers(text: str, offered: Sequence[Hit]) -> tuple[str, list
     return pattern.sub(drop, text), list(dropped)
 
 
-#: A page an answer names in a sentence: "on page 45", "see p. 12", "pages 3-5", "pp.3–5".
-_PAGE_NAMED = re.compile(
-    r"(?<![\w.])(?:pages?|pp?\.)[ \t]*(?P<first>\d{1,5})(?:[ \t]*[-–][ \t]*(?P<last>\d{1,5}))?\b"
-    # not a decimal ("p. 0.05") nor a size ("pages 2 MB")
-    r"(?![.,]\d|[ \t]*(?:[kmgt]i?b|bytes?|k|m)\b)",
-    re.IGNORECASE,
-)
+#: One page or range of a ``PAGE_REFERENCE``'s list ("7-9" of "pp. 3, 7-9").
+_PAGE_SPAN = re.compile(r"(\d+)(?:[ \t]*[-–][ \t]*(\d+))?")
 #: A file's name, to leave out of the sentences looked at for pages.
 _FILE_NAME = re.compile(
     r"\S+\.(?:pdf|docx?|pptx?|xlsx?|odt|odp|ods|epub|txt|md|html?|csv|rtf)\b", re.I
@@ -325,7 +321,7 @@ def pages_not_given(text: str, offered: Sequence[Hit]) -> list[str]:
     copied); a page in code the model wrote. A slide's page is its number ("slide 3" is
     page 3)."""
     given = {p for h in offered for p in range(h.page_start, h.page_end + 1)}
-    quoted = {p for h in offered for m in _PAGE_NAMED.finditer(h.text) for p in _pages(m)}
+    quoted = {p for h in offered for m in PAGE_REFERENCE.finditer(h.text) for p in _pages(m)}
     # a file's name is no sentence: "Notes page 12.pdf", "report p.5.pdf"
     names = sorted({h.file_name for h in offered if h.file_name}, key=len, reverse=True)
     for name in names:
@@ -333,7 +329,7 @@ def pages_not_given(text: str, offered: Sequence[Hit]) -> list[str]:
     text = _FILE_NAME.sub(lambda m: " " * len(m.group()), text)
     code = code_spans(text)
     named: dict[str, None] = {}
-    for m in _PAGE_NAMED.finditer(text):
+    for m in PAGE_REFERENCE.finditer(text):
         if in_spans(m.start(), code):
             continue
         pages = _pages(m)
@@ -343,13 +339,16 @@ def pages_not_given(text: str, offered: Sequence[Hit]) -> list[str]:
     return list(named)
 
 
-def _pages(m: re.Match[str]) -> range:
-    """The pages a ``_PAGE_NAMED`` match names: its range's first 51 (a range of a
-    thousand pages is checked by its start)."""
-    first = int(m.group("first"))
-    last = int(m.group("last") or first)
-    low, high = min(first, last), max(first, last)
-    return range(low, min(high, low + 50) + 1)
+def _pages(m: re.Match[str]) -> list[int]:
+    """The pages a ``PAGE_REFERENCE`` match names, each of its ranges by its first 51 (a
+    range of a thousand pages is checked by its start)."""
+    spans = [(m.group("first"), m.group("last"))]
+    spans += [(a, b) for a, b in _PAGE_SPAN.findall(m.group("more") or "")]
+    out: list[int] = []
+    for first, last in spans:
+        low, high = sorted((int(first), int(last or first)))
+        out.extend(range(low, min(high, low + 50) + 1))
+    return out
 
 
 def named_pages_note(named: Sequence[str]) -> str:

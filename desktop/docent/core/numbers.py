@@ -15,8 +15,18 @@ from __future__ import annotations
 import re
 
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
-#: "page 4", "p. 12", "pp. 3-5": where, not what; the prompt labels each passage by page.
-PAGE_REFERENCE = re.compile(r"\b(?:pages?|pp?\.)\s*\d+(?:\s*[-–]\s*\d+)?", re.IGNORECASE)
+_NOT_A_PAGE = r"(?![.,]\d|[ \t]*(?:[kmgt]i?b|bytes?|k|m)\b)"
+#: "page 4", "p. 12", "pp. 3-5", "pages 3 and 4", "pp. 3, 7-9 or 12": where, not what
+#: (the prompt labels each passage by page; citations.pages_not_given reads the pages).
+#: Not a decimal ("p. 0.05") nor a size ("pages 2 MB").
+PAGE_REFERENCE = re.compile(
+    r"(?<![\w.])(?:pages?|pp?\.)[ \t]*(?P<first>\d{1,5})(?:[ \t]*[-–][ \t]*(?P<last>\d{1,5}))?\b"
+    + _NOT_A_PAGE
+    + r"(?P<more>(?:[ \t]*(?:,|and|or|&)[ \t]*\d{1,5}(?:[ \t]*[-–][ \t]*\d{1,5})?\b"
+    + _NOT_A_PAGE
+    + r")*)",
+    re.IGNORECASE,
+)
 
 
 def unstated_numbers(sentence: str, have: set[str]) -> bool:
