@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 from docent import cli
+from docent.core import summary_budget
 from docent.core.config import Settings
 from docent.core.engine import Engine
 from docent.core.errors import Cancelled
@@ -581,9 +582,10 @@ def test_progress_counts_sections_and_says_how_long_is_left(
 
 
 def test_over_the_time_limit_is_flagged_and_asks_for_fewer_words(
-    engine: Engine, stub: OllamaStub
+    engine: Engine, stub: OllamaStub, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     engine.settings.summary_seconds_per_page = 1e-6  # any model is too slow for this
+    monkeypatch.setattr(summary_budget, "LIMIT_FLOOR", 0.0)  # (the stub is fast)
     engine.settings.max_words_per_section = 1500  # few sections: 250 words asked of each
     events: list[SummaryProgress] = []
     result = engine.summarize(CTSS, type="bullets", progress=events.append)

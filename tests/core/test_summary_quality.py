@@ -125,5 +125,11 @@ def test_clock_estimates_from_timed_calls_and_flags_over_limit() -> None:
     assert clock.seconds_left(5) == 15.0
     assert clock.check(5)  # started at monotonic 0: long ago, and 15 s more
     assert clock.check(0)  # stays over once over
+    # a short summary is never over the limit: a one-page file's is 4 s (session 28's QA)
+    one_page = Clock(limit_seconds=4.0)
+    one_page.record(6.0)
+    assert not one_page.check(1)  # 6 s left: over 4 s, under LIMIT_FLOOR
+    one_page.record(60.0)
+    assert one_page.check(1)
     assert describe(None) == "" and describe(150) == "about 2 min left"
     assert describe(12) == "about 10 s left"

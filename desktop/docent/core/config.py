@@ -208,7 +208,8 @@ class Settings(BaseModel):
     summary_timeout_total: float = Field(3600.0, gt=0, le=86400)
     # A summary estimated (from its first model call) to take longer than this many
     # seconds per page offers an extractive summary now and the model's in the
-    # background: ~2 minutes for 30 pages. 0: never offer.
+    # background: ~2 minutes for 30 pages; never under 30 s (summary_budget.LIMIT_FLOOR).
+    # 0: never offer.
     summary_seconds_per_page: float = Field(4.0, ge=0, le=3600)
 
     watched_folders: list[str] = Field(default_factory=list)

@@ -5,7 +5,8 @@ the prompt and the reply must fit in it. The reduce step combines section summar
 calls of the same size, so the number of rounds follows from the context too. How fast
 the model is, only a call can tell: the ``Clock`` times each call, and from the first
 one on, the time left is the mean call time by the calls still planned. A summary whose
-estimate is over ``summary_seconds_per_page`` times its pages is "over the limit": the
+estimate is over ``summary_seconds_per_page`` times its pages (and over ``LIMIT_FLOOR``) is
+"over the limit": the
 caller offers an extractive summary now and lets the model's finish in the background,
 and the remaining sections ask for fewer words (the reply is most of a call's time on a
 small model).
@@ -24,6 +25,11 @@ MAP_WORDS = (60, 250)
 TOKENS_PER_WORD = 1.4
 #: Tokens of the prompt around the text: system message, instructions, page label.
 PROMPT_TOKENS = 300
+#: Seconds a summary is never "over the limit" within, whatever its pages: a one-page
+#: file's limit is 4 s, and a small model takes longer for any reply, so the offer of an
+#: extractive summary came on a 143-word file, where it saves nothing worth the question
+#: (session 28's QA).
+LIMIT_FLOOR = 30.0
 
 
 def reply_tokens(words: int) -> int:
@@ -87,7 +93,8 @@ class Clock:
         left = self.seconds_left(calls_left)
         if left is not None and self.limit_seconds > 0:
             elapsed = time.monotonic() - self.start
-            self.over_limit = self.over_limit or elapsed + left > self.limit_seconds
+            limit = max(self.limit_seconds, LIMIT_FLOOR)
+            self.over_limit = self.over_limit or elapsed + left > limit
         return self.over_limit
 
 

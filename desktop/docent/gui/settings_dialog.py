@@ -155,8 +155,9 @@ class SettingsDialog(QDialog):
         self.limit_edit = self._line("summary_seconds_per_page", "seconds a page")
         self.limit_edit.setMaximumWidth(90)
         self.limit_edit.setToolTip(
-            "A summary estimated to take longer than this many seconds a page offers an "
-            "extractive summary at once, the model's going on in the background"
+            "A summary estimated to take longer than this many seconds a page (and than "
+            "30 seconds) offers an extractive summary at once, the model's going on in the "
+            "background"
         )
         limit_row = QHBoxLayout()
         limit_row.addWidget(self.limit_edit)
