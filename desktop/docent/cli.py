@@ -75,7 +75,7 @@ def cmd_index(args: argparse.Namespace) -> int:
             named = any(os.path.lexists(p) for p in args.paths)
             collection = cli_collections.made(eng, args) if named else None
             try:
-                if eng.recovered or eng.outdated:
+                if eng.recovered or eng.outdated or eng.changed:
                     reports.append(eng.resume(bar, cancel))
                 reports.append(
                     eng.index(

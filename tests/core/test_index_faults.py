@@ -306,9 +306,14 @@ def test_a_changed_document_cancelled_midway_keeps_its_old_version_searchable(
         assert eng.store.count_chunks(b.doc_id + ".staged") == 0
         assert eng.grep("Ledger b599:") and not eng.grep("Tally b599:")
         assert eng.search("harbour master crates", files=["b.txt"]).hits
-        # the next run finds the file changed and indexes its new version, whole
-        report = eng.index([path])
-        assert report.indexed == [str(path)]
+    # the update is still due: the next start finds the file changed since it was
+    # indexed, and its resume indexes the new version, whole (it was listed "ready" and
+    # left until something indexed the file again: session 27's left item)
+    with Engine(load_settings(extract_in_subprocess=False), embedder=FakeEmbedder()) as eng:
+        assert [r.file_name for r in eng.changed] == ["b.txt"] and not eng.outdated
+        report = eng.resume()
+        assert report.indexed == [str(path)] and not eng.changed
+        assert eng.store is not None
         done = eng.resolve("b.txt")
         assert done.state is DocState.READY and done.sha256 != b.sha256
         assert eng.grep("Tally b599:") and not eng.grep("Ledger b599:")
@@ -612,3 +617,26 @@ def test_a_cancelled_file_is_called_cancelled_in_every_list(
     out = capsys.readouterr().out
     assert "cancelled: Indexing was cancelled before it reached this file." in out, out
     assert "queued" not in out
+
+
+def test_files_saved_again_while_docent_was_closed_are_indexed_again_at_the_next_start(
+    files: list[Path],
+) -> None:
+    """A file outside any watched folder, edited while Docent was closed, stayed "ready"
+    with its old text until the user thought to Re-index it. Now the next start lists it
+    (``Engine.changed``), and its resume indexes it again; a file that did not change, or
+    that is gone, is not listed."""
+    with Engine(load_settings(extract_in_subprocess=False), embedder=FakeEmbedder()) as eng:
+        eng.index(files)
+        assert not eng.changed
+    a, b, *rest = files
+    a.write_text(a.read_text() + "\nThe night watchman counted forty barrels of tar.\n")
+    rest[0].unlink()
+    with Engine(load_settings(extract_in_subprocess=False), embedder=FakeEmbedder()) as eng:
+        assert [r.path for r in eng.changed] == [str(a)]
+        assert not eng.grep("forty barrels of tar")  # still the old version, searchable
+        report = eng.resume()
+        assert report.indexed == [str(a)] and str(b) not in report.indexed
+        assert eng.grep("forty barrels of tar") and not eng.changed
+    with Engine(load_settings(extract_in_subprocess=False), embedder=FakeEmbedder()) as eng:
+        assert not eng.changed  # indexed: nothing left

@@ -134,6 +134,8 @@ class FakeEngine:
     def __init__(self, settings: Settings) -> None:
         self._settings = settings
         self._recovered: list[DocumentRecord] = []
+        #: what ``changed`` says (ready documents saved again since they were indexed)
+        self.changed_files: list[DocumentRecord] = []
         self.records: dict[str, DocumentRecord] = {}  # by path
         self.texts: dict[str, list[str]] = {}  # extracted pages by path
         self._listeners: list[IndexListener] = []
@@ -210,6 +212,10 @@ class FakeEngine:
     @property
     def outdated(self) -> Sequence[DocumentRecord]:
         return []
+
+    @property
+    def changed(self) -> Sequence[DocumentRecord]:
+        return list(self.changed_files)
 
     @property
     def notes(self) -> Sequence[str]:

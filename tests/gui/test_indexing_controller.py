@@ -183,7 +183,7 @@ def test_resume_tracks_the_documents_left_queued(
     c.run_started.connect(started.append)
     with qtbot.waitSignal(c.run_finished, timeout=10_000):
         c.resume()
-    assert started == ["documents left queued last time"]
+    assert started == ["documents unfinished or changed since last time"]
     assert fake.submitted[0].kind is JobKind.RESUME
 
 

@@ -119,6 +119,20 @@ def test_documents_left_unfinished_are_resumed(
     assert any("Resuming 1 document" in t for t in window.notifications.texts())
 
 
+def test_documents_saved_again_since_they_were_indexed_are_indexed_again_at_start(
+    qtbot: Any, fake: FakeEngine, make_window: Any
+) -> None:
+    fake.changed_files = [
+        DocumentRecord(f"d{i}", f"/docs/{n}.pdf", f"{n}.pdf", state=DocState.READY)
+        for i, n in enumerate("ab")
+    ]
+    window = started(qtbot, fake, make_window)
+    qtbot.waitUntil(lambda: bool(fake.submitted), timeout=10_000)  # once the model loaded
+    assert [j.kind for j in fake.submitted] == [JobKind.RESUME]
+    said = "Indexing again 2 documents saved since they were indexed (searchable as indexed"
+    assert any(said in t for t in window.notifications.texts())
+
+
 def test_a_model_that_does_not_load_is_said_once_and_resumes_nothing(
     qtbot: Any, fake: FakeEngine, make_window: Any
 ) -> None:

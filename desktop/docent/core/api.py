@@ -177,6 +177,13 @@ class EngineAPI(Protocol):
         resume re-indexes them (searchable meanwhile)."""
         ...
 
+    @property
+    def changed(self) -> Sequence[DocumentRecord]:
+        """Ready documents whose files were saved again since they were indexed, when the
+        library was opened (edited while Docent was closed or not watching, or an update
+        cancelled); a resume indexes them again (searchable as they were meanwhile)."""
+        ...
+
     def submit_index(
         self,
         paths: Sequence[str],

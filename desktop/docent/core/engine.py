@@ -109,6 +109,7 @@ class Engine(EngineWatching):
         self._recovered: list[DocumentRecord] = []
         #: Ready documents indexed in an older format: a resume re-indexes them.
         self._outdated: list[DocumentRecord] = []
+        self._changed: list[DocumentRecord] = []
         #: What opening the library changed to make the store and the catalog agree, and
         #: sentences saying so (a damaged part set aside too): core/consistency.py.
         self.reconciled = Reconciled()
@@ -146,6 +147,7 @@ class Engine(EngineWatching):
             # An older library's points, or a membership change a crash cut short.
             membership.sync_payloads(self.catalog, self.store)
             self._outdated = self._indexer.outdated()
+            self._changed = self._indexer.changed()
             self._queue = IndexQueue(self._indexer, self.catalog, self.settings.data_path)
         except BaseException:
             self.close()
@@ -242,6 +244,12 @@ class Engine(EngineWatching):
         return list(self._outdated)
 
     @property
+    def changed(self) -> list[DocumentRecord]:
+        """Ready documents whose files were saved again since they were indexed, when the
+        engine opened (``Indexer.changed``)."""
+        return list(self._changed)
+
+    @property
     def notes(self) -> list[str]:
         return list(self._notes)
 
@@ -326,6 +334,7 @@ class Engine(EngineWatching):
         user cancelled wait for them: index them again to resume them."""
         report = self._run(Job(JobKind.RESUME, [], "resume"), progress, cancel)
         self._outdated = self.indexer.outdated()
+        self._changed = self.indexer.changed()
         return report
 
     def remove(self, name_or_path: str) -> DocumentRecord:

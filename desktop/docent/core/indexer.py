@@ -38,6 +38,7 @@ from docent.core.errors import (
     IndexingFault,
     StoreError,
 )
+from docent.core.files import changed_since_indexed
 from docent.core.index_report import FailedFile, IndexReport, Progress, ProgressCallback
 from docent.core.model_files import EmbeddingError
 from docent.core.models import (
@@ -395,6 +396,15 @@ class Indexer:
     def outdated(self) -> list[DocumentRecord]:
         """Ready documents indexed in an older format (or by another model)."""
         return self.catalog.outdated(self.embedder.index_format)
+
+    def changed(self) -> list[DocumentRecord]:
+        """Ready documents (not ``outdated``) whose files were saved again since they were
+        indexed: an edit Docent was not watching for (a file outside watched folders, or
+        one edited while Docent was closed), or an update that was cancelled (its old
+        version kept searchable). One stat each."""
+        old = {r.doc_id for r in self.outdated()}
+        ready = self.catalog.in_states(DocState.READY)
+        return [r for r in ready if r.doc_id not in old and changed_since_indexed(r)]
 
     def _note_unchanged(
         self, report: IndexReport, progress: ProgressCallback, i: int, n: int, rec: DocumentRecord

@@ -219,7 +219,7 @@ class IndexController(QObject):
         """Index what is queued from an earlier session (crash or cancel)."""
         job = self.engine.submit_resume()
         if job is not None:
-            self._track(job, ["documents left queued last time"])
+            self._track(job, ["documents unfinished or changed since last time"])
 
     def remove(self, paths: list[str]) -> None:
         self._removals.update(j.id for j in self.engine.submit_removal(paths))

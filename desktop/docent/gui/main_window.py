@@ -333,7 +333,7 @@ class MainWindow(QMainWindow):
         """Index what the last session left queued, and what an older index format or
         another embedding model left outdated: once the model loaded, since indexing
         needs it (a model that fails would fail the resume too, with a second error)."""
-        if self.engine.recovered or self.engine.outdated:
+        if self.engine.recovered or self.engine.outdated or self.engine.changed:
             n = len(self.engine.recovered)
             if n:
                 s = "s" if n > 1 else ""
@@ -341,6 +341,12 @@ class MainWindow(QMainWindow):
             if m := len(self.engine.outdated):
                 s = "s" if m > 1 else ""
                 bridge().info(f"Updating the search index of {m} document{s} (still searchable).")
+            if c := len(self.engine.changed):
+                which = "1 document" if c == 1 else f"{c} documents"
+                bridge().info(
+                    f"Indexing again {which} saved since {'it was' if c == 1 else 'they were'} "
+                    "indexed (searchable as indexed meanwhile)."
+                )
             self.library.controller.resume()
 
     def _on_library_read(self) -> None:
