@@ -9,6 +9,7 @@ from typing import Any
 from fakes import WAIT, FakeEngine, SummarizeCall
 from PySide6.QtGui import QTextCharFormat, QTextCursor
 
+from docent.core.api import SummaryResult
 from docent.gui.summary_dialog import SummaryDialog
 
 
@@ -157,22 +158,32 @@ def test_esc_cancels_the_run_as_close_does(qtbot: Any, fake: FakeEngine, make_wi
     fake.release_summary.set()
 
 
-def test_sentences_the_document_does_not_say_are_underlined_and_counted(
-    qtbot: Any, fake: FakeEngine, make_window: Any
-) -> None:
-    invented = "The society also breeds racing pigeons and sells them across Europe."
-    said = "The society keeps the lighthouse on the northern breakwater."
+def a_summary(fake: FakeEngine) -> SummaryResult:
+    """A model's brief summary of a.pdf, as the fake engine makes them."""
     fake.add_document("/docs/a.pdf")
-    rec = fake.resolve("/docs/a.pdf")
-    result = fake._summary(rec, "brief", "generated", "smollm2:135m")
-    result.summary = f"{said} {invented}"
-    result.unsupported = [invented]
+    return fake._summary(fake.resolve("/docs/a.pdf"), "brief", "generated", "smollm2:135m")
+
+
+def shown(qtbot: Any, fake: FakeEngine, make_window: Any, result: SummaryResult) -> SummaryDialog:
+    """The window's Summarize… on a.pdf, answered with ``result``, once shown."""
     fake.summaries.append(result)
     window = make_window(fake)
     window.summarize("/docs/a.pdf")
     (dialog,) = [d for d in window.dialogs if isinstance(d, SummaryDialog)]
     with qtbot.waitSignal(dialog.summary_finished, timeout=10_000):
         pass
+    return dialog
+
+
+def test_sentences_the_document_does_not_say_are_underlined_and_counted(
+    qtbot: Any, fake: FakeEngine, make_window: Any
+) -> None:
+    invented = "The society also breeds racing pigeons and sells them across Europe."
+    said = "The society keeps the lighthouse on the northern breakwater."
+    result = a_summary(fake)
+    result.summary = f"{said} {invented}"
+    result.unsupported = [invented]
+    dialog = shown(qtbot, fake, make_window, result)
     status = dialog.status.text()
     assert "1 sentence of this summary (underlined) is not clearly supported" in status
     text = dialog.view.toPlainText()
@@ -193,15 +204,9 @@ def test_sentences_the_document_does_not_say_are_underlined_and_counted(
 def test_a_summary_of_a_file_saved_again_since_it_was_indexed_says_so(
     qtbot: Any, fake: FakeEngine, make_window: Any
 ) -> None:
-    fake.add_document("/docs/a.pdf")
-    result = fake._summary(fake.resolve("/docs/a.pdf"), "brief", "generated", "smollm2:135m")
+    result = a_summary(fake)
     result.cached, result.file_changed = True, True
-    fake.summaries.append(result)
-    window = make_window(fake)
-    window.summarize("/docs/a.pdf")
-    (dialog,) = [d for d in window.dialogs if isinstance(d, SummaryDialog)]
-    with qtbot.waitSignal(dialog.summary_finished, timeout=10_000):
-        pass
+    dialog = shown(qtbot, fake, make_window, result)
     status = dialog.status.text()
     assert "(saved earlier). a.pdf was saved again after it was indexed: this summary" in status
     assert "Re-index it (the library's menu) to summarize the new one." in status
