@@ -18,6 +18,7 @@ from docent.core.index_events import JobFinished
 from docent.core.models import Page
 from docent.core.sectioning import split_sections
 from docent.core.summary_budget import PROMPT_TOKENS, TOKENS_PER_WORD, reply_tokens, section_words
+from docent.core.summary_parts import without_false_labels
 from docent.core.summary_prompts import FINAL_WORDS, Prompts, instructions
 from docent.core.summary_quality import rejection
 from fake_embedder import FakeEmbedder
@@ -394,3 +395,41 @@ def test_docent_summarize_says_the_file_was_saved_again_since_it_was_indexed(
     said = "keepers.txt was saved again after it was indexed: this summary is of the version"
     assert said in err and "`docent index` indexes it again." in err
     assert '"file_changed": true' in out
+
+
+# Place labels the model made up ------------------------------------------------------
+
+
+def test_place_labels_past_the_last_page_or_heading_nothing_are_dropped() -> None:
+    """smollm2:135m's summary of a 6-page PDF: "[pages 6–11]" over its text, then
+    "[pages 12–15]" over nothing (session 29)."""
+    said = (
+        "[pages 1–3]\nThe siege began in May.\n\n[pages 6–11]\nThe town held out.\n\n"
+        "[pages 12–15]\n\n[page 4]\n\n[lines 3–9]\nIt fell in July."
+    )
+    assert without_false_labels(said, 6) == (
+        "[pages 1–3]\nThe siege began in May.\n\nThe town held out.\n\n[lines 3–9]\nIt fell in July."
+    )
+    assert without_false_labels("No label here.", 6) == "No label here."
+
+
+def test_a_summary_keeps_no_label_the_model_made_up(
+    eng: Engine, stub: OllamaStub, tmp_path: Path
+) -> None:
+    eng.settings.max_words_per_section = 200
+    doc = write_lines(tmp_path / "docs", "keepers.txt", keeper_lines(60))
+
+    def responder(messages: Messages, model: str) -> str:
+        if "(section " in messages[-1]["content"]:
+            return echo(messages, model)
+        return (
+            echo(messages, model).replace("This part", "[pages 90–99]\n\nThis part", 1)
+            + "\n\n[pages 1–2]"
+        )
+
+    stub.responder = responder
+    assert not eng.index([doc]).failed
+    result = eng.summarize("keepers.txt", type="brief")
+    assert result.mode == "generated" and result.sections_processed > 1
+    assert "[pages 90–99]" not in result.summary and "[pages 1–2]" not in result.summary
+    assert result.summary.startswith("This part is about")

@@ -18,10 +18,11 @@ from docent.core import summary_support
 from docent.core.config import Settings
 from docent.core.engine import Engine
 from docent.core.errors import Cancelled, StoreError
+from docent.core.evaluation import words_of
 from docent.core.models import DocState
 from docent.core.summarizing import SummaryProgress, SummaryResult, retrieval_text
 from docent.core.summary_parts import as_bullets
-from docent.core.summary_support import check_note, claims, unsupported_sentences
+from docent.core.summary_support import check_note, claims, unsupported_sentences, unwritten_names
 from ollama_stub import OllamaStub
 
 NAME = "harbour-light.txt"
@@ -61,6 +62,8 @@ ALSO_FAITHFUL = (
 )
 INVENTED = "The society also breeds racing pigeons and sells them at auctions across Europe."
 WRONG_NUMBER = "The lighthouse tower is built of local granite and stands 45 metres tall."
+#: One word swapped for a name the document never writes (it says Paris).
+WRONG_NAME = "The lens of the lighthouse was made in Lyon and fitted in 1902."
 
 
 @pytest.fixture(scope="module")
@@ -100,10 +103,11 @@ def replying(text: str) -> Any:
 def test_invented_sentences_and_wrong_numbers_are_named_and_the_rest_is_not(
     engine: Engine, stub: OllamaStub
 ) -> None:
-    stub.responder = replying(summary_of(FAITHFUL, INVENTED, ALSO_FAITHFUL, WRONG_NUMBER))
+    said = summary_of(FAITHFUL, INVENTED, ALSO_FAITHFUL, WRONG_NUMBER, WRONG_NAME)
+    stub.responder = replying(said)
     result = engine.summarize(NAME, type="brief")
     assert result.mode == "generated" and not result.cached
-    assert result.unsupported == [INVENTED, WRONG_NUMBER]
+    assert result.unsupported == [INVENTED, WRONG_NUMBER, WRONG_NAME]
     # what the document is searched by leaves them out; the summary shown keeps them
     assert INVENTED in result.summary and WRONG_NUMBER in result.summary
     rec = engine.resolve(NAME)
@@ -112,7 +116,7 @@ def test_invented_sentences_and_wrong_numbers_are_named_and_the_rest_is_not(
     # served from the cache, the check is not made again: it was kept with the summary
     requests = len(stub.bodies("/api/chat"))
     again = engine.summarize(NAME, type="brief")
-    assert again.cached and again.unsupported == [INVENTED, WRONG_NUMBER]
+    assert again.cached and again.unsupported == [INVENTED, WRONG_NUMBER, WRONG_NAME]
     assert len(stub.bodies("/api/chat")) == requests
 
 
@@ -353,3 +357,28 @@ def test_docent_summarize_lists_what_the_document_does_not_say(
     assert "1 section (1 by the model" in err and "1 model call;" in err  # not "1 sections"
     assert cli.main(["summarize", "-q", "--extractive", NAME]) == 0
     assert "found in the document" not in capsys.readouterr().err  # not checked
+
+
+def test_names_the_document_never_writes_are_named() -> None:
+    """smollm2:135m's history of Debian: "named after the green three-eyed aliens in the
+    movie The Mandalorian" (the document says Toy Story) passed: every other word of it is
+    the document's (session 29)."""
+    words = set(words_of(DOCUMENT)) | set(words_of(NAME))
+    said = [
+        "It is named after the green three-eyed aliens in the movie The Mandalorian.",
+        "Its first keeper, Anne Polwarth, lit the lamp; the lens came from Lyon.",
+        "- The archive runs Debian 6.0 and PostgreSQL 8.4 on a GCC-built Perl.",
+        "The Harbour Light Society (HLS) meets in the museum; so does the RNLI.",
+        "Anne Polwarth's letters were published; the Harbour-Light log too.",
+        "Lighthouse keepers: Anne Polwarth. Mandalorian: the first word of a sentence.",
+        "The lens, made in Paris, was designed by Émile Perrin.",
+    ]
+    assert [unwritten_names(s, words) for s in said] == [
+        ["Mandalorian"],
+        ["Lyon"],
+        [],
+        ["RNLI"],  # initials of the words before it only
+        [],
+        [],  # a name opening a sentence or following a colon is not read as one
+        ["Émile", "Perrin"],
+    ]

@@ -231,7 +231,7 @@ class Summarizer:
         try:
             text = "\n\n".join(p.text for p in (doc or self._text(rec)).pages)
             found = unsupported_sentences(
-                result.summary, rec.doc_id, text, self.store, self.embedder, cancel
+                result.summary, rec.doc_id, text, self.store, self.embedder, cancel, rec.file_name
             )
         except Cancelled:
             raise

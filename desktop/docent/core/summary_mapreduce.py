@@ -55,6 +55,7 @@ from docent.core.summary_parts import (
     count_note,
     joined,
     uncovered,
+    without_false_labels,
 )
 from docent.core.summary_prompts import (
     FINAL_WORDS,
@@ -160,6 +161,7 @@ class MapReduce:
                 page_count,
                 " ".join(s.text for s in sections),
             )
+            out.summary = without_false_labels(out.summary, page_count)
             if self.kind == "bullets":
                 out.summary = as_bullets(out.summary)
         except (LLMUnavailable, ModelNotFound, Cancelled):

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from docent.core.evaluation import split_sentences
+from docent.core.numbers import PAGE_REFERENCE
 from docent.core.sectioning import PAGES, Places, Section
 
 Span = tuple[int, int]
@@ -157,6 +158,28 @@ def as_bullets(text: str) -> str:
     if LIST_ITEM.search(text):
         return text
     return "\n".join(f"- {s.strip()}" for s in split_sentences(text) if s.strip())
+
+
+#: A line that only says where: "[pages 6–11]", "[lines 121–180]".
+PLACE_LABEL = re.compile(r"^\s*\[[^\]\n]*\]\s*$")
+
+
+def without_false_labels(text: str, page_count: int) -> str:
+    """The model's summary without the place labels it made up: a label line naming a
+    page past the document's last ("[pages 12–15]" in a 6-page file, smollm2:135m,
+    session 29), or heading nothing (another label, or the end, comes next)."""
+    lines = text.split("\n")
+    keep: list[str] = []
+    for i, line in enumerate(lines):
+        if PLACE_LABEL.match(line):
+            pages = (
+                [int(n) for n in re.findall(r"\d+", line)] if PAGE_REFERENCE.search(line) else []
+            )
+            after = next((x for x in lines[i + 1 :] if x.strip()), "")
+            if any(p > page_count for p in pages) or not after or PLACE_LABEL.match(after):
+                continue
+        keep.append(line)
+    return re.sub(r"\n{3,}", "\n\n", "\n".join(keep)).strip()
 
 
 def _capital(text: str) -> str:

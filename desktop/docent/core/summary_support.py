@@ -23,7 +23,10 @@ against, so each sentence is scored against the document's own passages closest 
   ...", "discusses") do not count: the passages rarely hold them;
 - still below the bar, the sentence is **not clearly supported**; so is one stating a
   number the document states nowhere, in figures or in words (not just in those chunks:
-  a summary sentence may join what two pages say; ``numbers.unstated_numbers``).
+  a summary sentence may join what two pages say; ``numbers.unstated_numbers``), and one
+  naming what the document never writes (``unwritten_names``: "the movie The Mandalorian"
+  in a history that says Toy Story; a name is what a sentence writes with a capital,
+  except its first word).
 
 Only sentences with enough content words are judged (``evaluation.MIN_TERMS``), as in
 answers; Docent's own notes (italic paragraphs), section headings and a line that only
@@ -40,11 +43,11 @@ from collections.abc import Collection, Sequence
 from docent.core.attribution import THRESHOLDS, cosine, plain
 from docent.core.embedding import Embedder
 from docent.core.errors import Cancelled
-from docent.core.evaluation import MIN_TERMS, split_sentences, stem, terms
+from docent.core.evaluation import MIN_TERMS, split_sentences, stem, terms, words_of
 from docent.core.numbers import PAGE_REFERENCE, stated_numbers, unstated_numbers
 from docent.core.sentence_vectors import best_cosines
 from docent.core.store import ScoredPoint, Store
-from docent.core.summary_parts import LIST_ITEM
+from docent.core.summary_parts import LIST_ITEM, PLACE_LABEL
 
 #: The document's passages nearest a sentence that it is scored against, together ...
 NEAREST = 3
@@ -64,11 +67,49 @@ _FRAMING_WORDS = """document documents text texts summary section sections chapt
 _FRAMING = frozenset(stem(w) for w in _FRAMING_WORDS.split())
 #: A line the model wrapped: it goes on in lower case.
 _CONTINUES = re.compile(r"^\s*[a-z]")
-#: A line that only says where: "[pages 17–20]".
-_LABEL = re.compile(r"^\s*\[[^\]]*\]\s*$")
 #: A heading the model wrote ("## Results") or Docent's own ("**Pages 3–5.**", in a
 #: summary whose combining step failed): not a claim; the text after a bold one is.
 _HEADING = re.compile(r"^\s*(?:#{1,6}\s.*|\*\*[^*]+[.:]\*\*)\s*")
+
+
+#: A word as a sentence writes it, with inner hyphens, apostrophes or dots ("VCF-R",
+#: "RP-04", "Ian's"); a name when it starts with a capital ("Mandalorian", "Émile").
+_WORD = re.compile(r"(?<![\w'’-])[^\W\d_]\w*(?:[-'’.]\w+)*")
+#: What opens a sentence or a list item before its first word.
+_OPENING = re.compile(r"^[\s\"“'‘(\[*#•\d.)-]*")
+#: Punctuation after which a word is capitalised for being first, not for being a name.
+_FIRST_AFTER = (".", ":", "!", "?", "•")
+
+
+def unwritten_names(sentence: str, words: Collection[str]) -> list[str]:
+    """The names ``sentence`` writes that the document never does (``words``: its
+    ``evaluation.words_of``, with its file name's): capitalised words but the first (and
+    those after a colon), each part of a joined one ("VCF-R"), its digits aside (numbers
+    are ``unstated_numbers``'), or the parts joined ("RP-04" of a text's "RP04"). An
+    acronym of the capitalised words before it is not one: "the Free Software Foundation
+    (FSF)" of a text that never abbreviates it."""
+    text = _OPENING.sub("", plain(sentence), count=1)
+    out: list[str] = []
+    for m in _WORD.finditer(text):
+        before = text[: m.start()].rstrip()
+        if not m.group()[0].isupper() or not before or before.endswith(_FIRST_AFTER):
+            continue
+        name = re.sub(r"['’]s$", "", m.group())
+        if len(name) < 2:
+            continue  # "I", "R", "A"
+        if "".join(words_of(name)) in words or _initials(name, before):
+            continue
+        if any(w not in words for w in words_of(name) if not w.isdigit()):
+            out.append(m.group())
+    return list(dict.fromkeys(out))
+
+
+def _initials(name: str, before: str) -> bool:
+    """``name`` is the initials of the capitalised words just before it."""
+    if not (name.isupper() and name.isalpha() and 2 <= len(name) <= 6):
+        return False
+    capitals = [w for w in re.findall(r"[\w'’-]+", before) if w[:1].isupper()]
+    return "".join(w[0] for w in capitals[-len(name) :]).upper() == name
 
 
 def claims(summary: str) -> list[str]:
@@ -97,7 +138,7 @@ def _lines(paragraph: str) -> list[str]:
     item or a heading starts a line of its own ("1.1 In the Beginning\nThe project ...")."""
     lines: list[str] = []
     for line in paragraph.splitlines():
-        if lines and _CONTINUES.match(line) and not _LABEL.match(lines[-1]):
+        if lines and _CONTINUES.match(line) and not PLACE_LABEL.match(lines[-1]):
             lines[-1] = f"{lines[-1].rstrip()} {line.strip()}"
         else:
             lines.append(line)
@@ -124,15 +165,17 @@ def unsupported_sentences(
     store: Store,
     embedder: Embedder,
     cancel: threading.Event | None = None,
+    file_name: str = "",
 ) -> list[str] | None:
     """The sentences of ``summary`` the document (``doc_id``, whose whole extracted text
-    is ``text``) does not clearly say, in order; None when the summary has no sentence to
-    judge, or the library holds no passage of it to check against (it is being indexed
-    again). Raises Cancelled."""
+    is ``text``, its file ``file_name``) does not clearly say, in order; None when the
+    summary has no sentence to judge, or the library holds no passage of it to check
+    against (it is being indexed again). Raises Cancelled."""
     sentences = claims(summary)
     if not sentences:
         return None  # nothing to check: not "each sentence was found"
     have = stated_numbers(text)
+    written = set(words_of(text)) | set(words_of(file_name))
     t = THRESHOLDS
     found: list[str] = []
     searched = False
@@ -154,7 +197,11 @@ def unsupported_sentences(
             for hit in store.query(sparse=sparse, limit=BY_WORDS, doc_ids=[doc_id]):
                 whole = [cosine(vector, v) for v in store.dense_vectors([hit.id]).values()]
                 support = max(support, _support(store, vector, wanted, [hit], whole))
-        if support < t.support or unstated_numbers(plain(sentence), have):
+        if (
+            support < t.support
+            or unstated_numbers(plain(sentence), have)
+            or unwritten_names(sentence, written)
+        ):
             found.append(sentence)
     return found if searched else None
 
