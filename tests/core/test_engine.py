@@ -6,6 +6,7 @@ one end to end."""
 
 from __future__ import annotations
 
+import os
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -89,6 +90,38 @@ def test_changed_file_replaces_its_chunks_only(engine: Engine, library: Path) ->
     assert chunks_of(engine, "notes.txt") == new.chunks  # leftovers of the long version gone
     assert engine.grep("counted v2-3 crates")
     assert not engine.grep("counted 11 crates")  # only the old, longer version had it
+
+
+def test_an_edit_that_keeps_the_size_and_modification_time_is_seen(
+    engine: Engine, library: Path
+) -> None:
+    """QA, session 29: a file rewritten with as many bytes and its modification time kept
+    (``cp -p``, ``rsync -a``, an archive unpacked) was "unchanged": its old text stayed
+    searchable. Its status-change time moved: it is read again, and the others are not."""
+    engine.index([library])
+    notes = library / "notes.txt"
+    st = notes.stat()
+    notes.write_text(notes.read_text().replace("counted 11 crates", "counted 99 crates"))
+    os.utime(notes, ns=(st.st_atime_ns, st.st_mtime_ns))
+    assert notes.stat().st_size == st.st_size and notes.stat().st_mtime == st.st_mtime
+    report = engine.index([library])
+    assert [Path(p).name for p in report.indexed] == ["notes.txt"]
+    assert engine.grep("counted 99 crates") and not engine.grep("counted 11 crates")
+    again = engine.index([library])  # its new stamp is kept: nothing to do
+    assert not again.indexed and len(again.unchanged) == 3
+
+
+def test_an_older_docents_record_learns_its_status_change_time_without_a_read(
+    engine: Engine, library: Path
+) -> None:
+    engine.index([library])
+    cat = engine._cat
+    for rec in cat.all():
+        rec.ctime = 0.0  # as an older Docent wrote them
+        cat.put(rec)
+    report = engine.index([library])  # size and modification time alone: unchanged
+    assert not report.indexed and len(report.unchanged) == 3
+    assert all(rec.ctime == Path(rec.path).stat().st_ctime for rec in cat.all())
 
 
 def test_rename_costs_no_embedding(engine: Engine, library: Path) -> None:

@@ -51,7 +51,8 @@ CREATE TABLE IF NOT EXISTS documents (
     indexed_at REAL NOT NULL DEFAULT 0,
     summary TEXT NOT NULL DEFAULT '',
     index_format TEXT NOT NULL DEFAULT '',
-    ocr_pages INTEGER NOT NULL DEFAULT 0
+    ocr_pages INTEGER NOT NULL DEFAULT 0,
+    ctime REAL NOT NULL DEFAULT 0
 );
 CREATE INDEX IF NOT EXISTS documents_sha ON documents(sha256);
 CREATE INDEX IF NOT EXISTS documents_name ON documents(file_name);
@@ -135,6 +136,7 @@ class Catalog(CollectionCatalog):
         for name, decl in (
             ("index_format", "TEXT NOT NULL DEFAULT ''"),
             ("ocr_pages", "INTEGER NOT NULL DEFAULT 0"),
+            ("ctime", "REAL NOT NULL DEFAULT 0"),
         ):
             if name not in have:
                 self._db.execute(f"ALTER TABLE documents ADD COLUMN {name} {decl}")
@@ -214,6 +216,15 @@ class Catalog(CollectionCatalog):
     def put(self, record: DocumentRecord) -> None:
         with self._lock:
             self._db.execute(_PUT, _row(record))
+
+    def learn_ctimes(self, records: Sequence[DocumentRecord]) -> None:
+        """The status-change times of records that had none (an older Docent's), in one
+        transaction: a sweep of a big library found them all unchanged at once."""
+        with self._transaction() as db:
+            db.executemany(
+                "UPDATE documents SET ctime = ? WHERE doc_id = ? AND ctime = 0",
+                [(r.ctime, r.doc_id) for r in records],
+            )
 
     def put_queued(self, records: Sequence[DocumentRecord]) -> None:
         """New documents a run is about to index, listed "queued" in their collections

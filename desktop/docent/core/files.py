@@ -36,7 +36,7 @@ def changed_since_indexed(rec: DocumentRecord | None, path: str | None = None) -
         st = os.stat(path or rec.path)
     except OSError:
         return False
-    return (st.st_size, st.st_mtime) != (rec.size, rec.mtime)
+    return not rec.same_file(st)
 
 
 def is_temp_name(name: str) -> bool:

@@ -1,7 +1,7 @@
 """Incremental indexing: hash, skip unchanged, replace changed, follow renames.
 
-Per file: size+mtime equal to the catalog -> unchanged (no hashing). Otherwise hash it;
-equal sha256 -> unchanged; the sha256 of a ready document whose file is gone -> a rename
+Per file: size, mtime and ctime equal to the catalog -> unchanged (no hashing). Otherwise
+hash it; equal sha256 -> unchanged; the sha256 of a ready document whose file is gone -> a rename
 (payloads move, nothing is re-embedded); else extract (or take the text cache), chunk and
 embed, reusing the vectors of any chunk text already in the store (same content at two
 paths, or the unchanged parts of an edited file, cost no embedding).
@@ -224,6 +224,7 @@ class Indexer:
         report = IndexReport()
         n = len(files)
         todo: list[_Todo] = []
+        learnt: list[DocumentRecord] = []
         known = self.catalog.by_paths([str(f) for f in files])
         for i, path in enumerate(files, 1):
             key = str(path)
@@ -242,9 +243,14 @@ class Indexer:
                 )
                 continue
             if rec and not force and self._stat_unchanged(rec, st, retry_costly):
+                if not rec.ctime:  # an older Docent's record: from now on it is known
+                    rec.stamp(st)
+                    learnt.append(rec)
                 self._note_unchanged(report, progress, i, n, rec)
                 continue
             todo.append((i, path, rec, st))
+        if learnt:
+            self.catalog.learn_ctimes(learnt)
         todo = self._list_new(todo)
 
         pending: deque[tuple[int, Path, DocumentRecord | None, os.stat_result, int]] = deque()
@@ -375,7 +381,7 @@ class Indexer:
         settled = (
             rec.state is DocState.READY and rec.index_format == self.embedder.index_format
         ) or (rec.state is DocState.FAILED and not self._retry_now(rec, st, retry_costly))
-        return settled and rec.size == st.st_size and rec.mtime == st.st_mtime
+        return settled and rec.same_file(st)
 
     def _retry_now(self, rec: DocumentRecord, st: os.stat_result, retry_costly: bool) -> bool:
         """Whether this run reads a failed file again although it is unchanged: a failure
@@ -441,7 +447,7 @@ class Indexer:
             self._fail(report, progress, i, n, key, rec, err, st, prepared.sha256)
             return
         if rec and prepared.unchanged:
-            rec.size, rec.mtime = st.st_size, st.st_mtime
+            rec.stamp(st)
             self.catalog.put(rec)
             self._note_unchanged(report, progress, i, n, rec)
             return
@@ -459,7 +465,8 @@ class Indexer:
             rec.summary = ""  # it summarised the old content (or the old reading of it)
         if prepared.text_changed:  # so did the summaries cached for the same content
             self.catalog.forget_summaries(prepared.sha256)
-        rec.sha256, rec.size, rec.mtime = prepared.sha256, st.st_size, st.st_mtime
+        rec.sha256 = prepared.sha256
+        rec.stamp(st)
         try:
             self.index_document(
                 rec,
@@ -518,7 +525,7 @@ class Indexer:
         rec = rec or DocumentRecord(doc_id=new_doc_id(), path=key, file_name=Path(key).name)
         rec.state, rec.reason, rec.error, rec.chunks = DocState.FAILED, err.reason, str(err), 0
         if st is not None:
-            rec.size, rec.mtime = st.st_size, st.st_mtime
+            rec.stamp(st)
             if err.reason in COSTLY_RETRIES:
                 self._failed_here[key] = (st.st_size, st.st_mtime)
             else:
@@ -582,7 +589,7 @@ class Indexer:
                 rec.error = rec.error.replace(shown(rec.file_name), shown(Path(new_path).name))
             rec.path, rec.file_name = new_path, Path(new_path).name
             if st is not None:
-                rec.size, rec.mtime = st.st_size, st.st_mtime
+                rec.stamp(st)
             regrouped = ids != rec.collections
             if regrouped:
                 self.catalog.set_collections(rec.doc_id, ids)  # marked stale until below

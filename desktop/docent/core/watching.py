@@ -15,8 +15,8 @@ on inotify (DESIGN.md), indexes each file once, at its final content:
 - ``moved`` inside the watched folders: a move job (nothing re-embedded); out: a removal;
   in (or from a temp name such as ``x.part``): index.
 
-A sweep (size+mtime, then sha256, then drop what is gone) runs when a folder starts being
-watched, every ``sweep_interval`` seconds and when a missing folder returns. A missing
+A sweep (size, mtime and ctime, then sha256, then drop what is gone) runs when a folder
+starts being watched, every ``sweep_interval`` seconds and when a missing folder returns. A missing
 folder is *paused* (documents kept: an unplugged drive is not a deletion); one the OS
 cannot watch live (inotify limit) is swept every minute instead (*sweep-only*).
 """
