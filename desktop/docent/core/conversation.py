@@ -395,9 +395,15 @@ class Conversation:
     def history_messages(self, turns: int = MAX_HISTORY_TURNS) -> list[dict[str, str]]:
         """The last ``turns`` answered turns as chat messages, passages replaced by a marker.
         A turn the model did not answer (its passages were quoted) is left out: a small
-        model repeated the placeholder that stood for its answer as its own."""
+        model repeated the placeholder that stood for its answer as its own. So is one
+        whose answer no passage supports: smollm2:135m gave the invention again, word for
+        word, as its answer to the next question (QA, session 29)."""
         out: list[dict[str, str]] = []
-        answered = [(t, a) for t, a in _answered(self.turns) if a.mode != "extractive"]
+        answered = [
+            (t, a)
+            for t, a in _answered(self.turns)
+            if a.mode != "extractive" and not a.unsupported_answer
+        ]
         for turn, answer in answered[-turns:] if turns > 0 else []:
             marker = f"[passages from turn {turn.number} omitted]"
             out.append({"role": "user", "content": f"{marker}\nQuestion: {turn.question}"})

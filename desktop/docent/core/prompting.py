@@ -27,6 +27,7 @@ from docent.core.conversation import (
     UNSUPPORTED_LEAD,
     UNSUPPORTED_QUOTES,
     Conversation,
+    is_follow_up,
 )
 from docent.core.errors import LLMError, LLMUnavailable, ModelNotFound, NotOllama
 from docent.core.evaluation import split_sentences, terms
@@ -243,7 +244,12 @@ def build_prompt(
         - SLACK
         - sum(plan.tokens(m["content"]) + MESSAGE_OVERHEAD for m in [*shot, *begun])
     )
-    history, turns = _history(conv, plan, int(max(budget, 0) * HISTORY_SHARE))
+    # only a follow-up is sent the turns before it: a question that names its own subject
+    # needs none, and smollm2:135m answered one with the answer before it (QA, session 29)
+    follows = conv.last is not None and is_follow_up(question)
+    history, turns = (
+        _history(conv, plan, int(max(budget, 0) * HISTORY_SHARE)) if follows else ([], 0)
+    )
     budget -= sum(plan.tokens(m["content"]) + MESSAGE_OVERHEAD for m in history)
     lines, offered = _passages(hits[: layout.max_passages or None], plan, budget)
     if layout.best_last:
