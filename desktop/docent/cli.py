@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import logging
 import os
 import sys
@@ -288,6 +289,8 @@ def _print_search_debug(debug: dict[str, Any]) -> None:
 
 
 def cmd_grep(args: argparse.Namespace) -> int:
+    from docent.core.lookup import GREP_LIMIT
+
     with _open_engine() as eng:
         matches = eng.grep(args.pattern, collection=cli_collections.chosen(eng, args))
     if args.json:
@@ -300,6 +303,12 @@ def cmd_grep(args: argparse.Namespace) -> int:
         print(f"{shown(m.file_name)} {pages}: {m.line}")
     if not matches:
         print("No matches.")
+    elif len(matches) == GREP_LIMIT:  # (it lists no more: there may be others)
+        print(
+            f"({GREP_LIMIT} matches listed, the most at once: there may be more; a longer "
+            "pattern narrows them.)",
+            file=sys.stderr,
+        )
     return 0
 
 
@@ -672,6 +681,12 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("\ndocent: stopped.", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        # read by a program that stopped reading (`docent grep x | head`): no traceback,
+        # and none again when Python flushes stdout at exit
+        with contextlib.suppress(OSError, ValueError):  # (a stdout with no descriptor)
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141  # 128 + SIGPIPE, as a shell reports a command a pipe stopped
 
 
 if __name__ == "__main__":

@@ -5,6 +5,10 @@ extraction process, as the app does), then `docent grep` names the slide and the
 from __future__ import annotations
 
 import json
+import os
+import shlex
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -64,3 +68,34 @@ def test_dump_of_a_file_that_failed_says_why(
     err = capsys.readouterr().err
     assert "locked.pdf has no text: " in err and listed["error"] in err
     assert "re-index" not in err
+
+
+def test_grep_lists_the_first_matches_says_when_it_stops_and_survives_a_closed_pipe(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """QA, session 29: `docent grep the` listed any 100 of 3,000 matches, with no word
+    that it stopped (line 1's match missing), and `docent grep the | head -3` ended in a
+    BrokenPipeError traceback."""
+    notes = tmp_path / "notes.txt"
+    lines = ["The mango tree by the gate was planted first."]
+    lines += [f"Line {i}: the keeper logged the tide at the {i}th hour." for i in range(3000)]
+    notes.write_text("\n".join(lines) + "\n")
+    assert main(["index", "-q", str(notes)]) == 0
+    capsys.readouterr()
+    assert main(["grep", "the"]) == 0
+    out, err = capsys.readouterr()
+    listed = out.splitlines()
+    assert len(listed) == 100 and "The mango tree" in listed[0], listed[:2]
+    assert "(100 matches listed, the most at once: there may be more" in err
+    assert main(["grep", "mango tree"]) == 0
+    assert "there may be more" not in capsys.readouterr().err
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    done = subprocess.run(
+        f"{shlex.quote(sys.executable)} -m docent.cli grep the | head -n 2",
+        shell=True,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
+    assert done.stdout.count("\n") == 2 and "Traceback" not in done.stderr, done.stderr

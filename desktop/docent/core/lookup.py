@@ -21,6 +21,8 @@ from docent.core.models import (
 from docent.core.store import ScoredPoint, Store
 
 GREP_LIMIT = 100
+#: Passages a grep reads at most, to list the first ``GREP_LIMIT`` matches in order.
+GREP_SCAN = 1000
 
 
 @dataclass(slots=True)
@@ -91,8 +93,10 @@ def grep(
     ``limit`` (≤ 100) matches, none from the documents in ``busy`` (half-written)."""
     limit = max(1, min(limit, GREP_LIMIT))
     # Half-written documents are left out by the store, not after it: one holding more
-    # matches than were asked for hid every ready document's (review).
-    points = store.grep(pattern, limit=limit, collection=collection, exclude_doc_ids=busy)
+    # matches than were asked for hid every ready document's (review). More passages
+    # than are listed are read, so that those listed are the first in the documents'
+    # order (the store's first are any: a file's line 1 was missing, QA session 29).
+    points = store.grep(pattern, limit=GREP_SCAN, collection=collection, exclude_doc_ids=busy)
     # In the document's order, not the store's (point ids look random), and once: a match
     # in the sentence two neighbouring passages share was listed twice (review).
     points.sort(key=lambda p: (p.payload["path"], int(p.payload.get("ordinal", 0))))
@@ -115,6 +119,8 @@ def grep(
         if at is not None:  # else its matches are all in what the one before holds
             found.append(_grep_match(p, pattern, at))
             listed = (p, at)
+            if len(found) == limit:
+                break
     return found
 
 
