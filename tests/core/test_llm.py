@@ -291,3 +291,27 @@ def test_the_ollama_client_is_not_imported_until_a_model_is_used() -> None:
         [sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=120
     ).stdout.split("\n")
     assert out[:2] == ["[]", "['httpx', 'ollama']"]
+
+
+def test_a_connection_cut_mid_answer_is_said_in_plain_words(ollama_stub: OllamaStub) -> None:
+    """QA, session 29: Ollama stopped mid-answer read "(peer closed connection without
+    sending complete message body (incomplete chunked read))": the transport's words."""
+    ollama_stub.responder = lambda messages, model: ["a", "b", "c"]
+    ollama_stub.stall_after_tokens = 2
+    ollama_stub.max_stall = 0.2  # then the stub drops the connection mid-stream
+    received: list[str] = []
+    with pytest.raises(LLMStreamError) as info:
+        for token in make_client(ollama_stub.url, first=30, total=30).stream_chat(QUESTION):
+            received.append(token)
+    assert received == ["a", "b"]
+    said = str(info.value)
+    assert said.startswith("The connection to Ollama was cut mid-answer: Ollama stopped or")
+    assert "Retry" in said and "chunked" not in said and "peer" not in said
+
+
+def test_an_http_error_with_no_words_ends_its_sentence(ollama_stub: OllamaStub) -> None:
+    ollama_stub.fail_status = 502
+    ollama_stub.error_message = ""
+    with pytest.raises(LLMError) as info:
+        make_client(ollama_stub.url).chat(QUESTION)
+    assert str(info.value) == "Ollama failed (HTTP 502)."

@@ -24,6 +24,7 @@ text before the degenerate part. Answers, summaries and query rewrites all get i
 from __future__ import annotations
 
 import contextlib
+import logging
 import queue
 import socket
 import threading
@@ -57,6 +58,8 @@ _END = object()  # queue item: the stream finished normally
 #: How long past the total deadline the stream's read timeout (a backstop) ends.
 READ_BACKSTOP_MARGIN = 5.0
 _local = threading.local()  # the _Call of the stream running on this thread
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -421,9 +424,16 @@ class OllamaClient:
                 return ModelNotFound(_not_installed(model))
             if exc.status_code == -1:  # an {"error": ...} line inside the stream
                 return LLMStreamError(f"Ollama stopped the answer with an error: {exc.error}")
-            return LLMError(f"Ollama failed (HTTP {exc.status_code}): {exc.error}")
+            said = str(exc.error or "").strip()  # a proxy's 502 may say nothing
+            return LLMError(f"Ollama failed (HTTP {exc.status_code}){': ' + said if said else '.'}")
         if isinstance(exc, httpx.RemoteProtocolError | httpx.ReadError | ValueError):
-            return LLMStreamError(f"The connection to Ollama was cut mid-answer ({exc}).")
+            # the transport's own words ("peer closed connection without sending complete
+            # message body (incomplete chunked read)") go to the log, not to the reader
+            log.warning("the connection to Ollama was cut: %s", exc)
+            return LLMStreamError(
+                "The connection to Ollama was cut mid-answer: Ollama stopped or restarted. "
+                "Check that it is running, then Retry."
+            )
         return LLMError(f"Ollama request failed: {exc}")
 
 

@@ -37,7 +37,7 @@ def banner(health: Health | None, model: str, last: Answer | None) -> tuple[str,
             # extractive until then)"): said once, in the banner's words.
             what = health.message.replace(ANSWERS_EXTRACTIVE, "")
             what = what or "Ollama is not running."
-        return f"{what} Until then, answers quote the best passages.", extractive
+        return f"{what} Meanwhile, answers quote the best passages.", extractive
     if extractive and last is not None and last.too_long:  # the answer says why; Retry won't do
         return "", False
     if extractive and last is not None and last.cut:  # it answered, with nothing usable
