@@ -129,6 +129,10 @@ def test_an_echoed_header_opening_a_quotation_is_known_capitalised() -> None:
     assert cite_echoed_headers("DEBIAN-EDU-MANUAL.pdf p.9: Below.", hits) == (
         "DEBIAN-EDU-MANUAL.pdf p.9: Below."  # only the first letter's case is forgiven
     )
+    # the header quoted alone, then the sentence: no empty quotation is left (QA, s29:
+    # '"" The rainwater harvesting tank is painted ...')
+    alone = '"Debian-edu-manual.pdf p.9:" Below is a table of the services.'
+    assert cite_echoed_headers(alone, hits) == "Below is a table of the services [1]."
 
 
 def test_a_header_for_a_page_never_offered_is_dropped_and_named() -> None:

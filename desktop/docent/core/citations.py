@@ -239,11 +239,15 @@ def cite_echoed_headers(text: str, offered: Sequence[Hit]) -> str:
         if best is None:
             return text
         _, n, m = best
-        rest = text[m.end() :]
+        before, rest = text[: m.start()], text[m.end() :]
+        if before.endswith(('"', "“")) and rest.startswith(('"', "”")):
+            # the header quoted alone ('"manual.pdf p.7:" The pump ...', the reply Docent
+            # began with its quotation mark): no empty quotation left behind (QA, s29)
+            before, rest = before[:-1], rest[1:].lstrip()
         end = re.search(r"[.!?](?=[\"')\]]*(?:\s|$))|\n|$", rest)
         at = end.start() if end else len(rest)
-        text = f"{text[: m.start()]}{rest[:at].rstrip()} [{n}]{rest[at:]}"
-        start = m.start()
+        text = f"{before}{rest[:at].rstrip()} [{n}]{rest[at:]}"
+        start = len(before)
 
 
 #: A passage header the model wrote, as both ``cite_echoed_headers`` and
