@@ -23,7 +23,7 @@ def cmd_watch(args: argparse.Namespace, open_engine: OpenEngine) -> int:
     from datetime import datetime
     from threading import Event
 
-    from docent.core.index_events import JobFailed, JobFinished
+    from docent.core.index_events import DocumentProgressed, JobFailed, JobFinished
     from docent.core.watching import plan_watch
 
     def emit(entry: dict[str, str]) -> None:
@@ -50,8 +50,23 @@ def cmd_watch(args: argparse.Namespace, open_engine: OpenEngine) -> int:
                 print("No watched folders. Give one: `docent watch DIR`.", file=sys.stderr)
                 return 1
 
+            reading: set[tuple[int, str]] = set()
+
             def on_event(event: IndexEvent) -> None:
+                p = event.progress if isinstance(event, DocumentProgressed) else None
+                # what is being read now: a first sweep of a big folder printed nothing
+                # until its end, 78 s of silence (QA, session 29); what it did is printed
+                # when its job ends, as before
+                first = p is not None and (event.job.id, p.path) not in reading
+                if p is not None and first and p.phase == "extracting" and not args.json:
+                    reading.add((event.job.id, p.path))
+                    print(
+                        f"  reading {shown(p.path)} ({p.file_index} of {p.file_count})",
+                        file=sys.stderr,
+                        flush=True,
+                    )
                 if isinstance(event, JobFinished | JobFailed):
+                    reading.clear()
                     names = {c.id: c.name for c in eng.collections()}
                     for entry in event.changes(names):
                         emit(entry)

@@ -125,6 +125,17 @@ def test_watch_in_the_background_stops_on_sigint_and_sigterm(docent: Docent, fol
         assert listed.rc == 0 and "good.txt" in listed.out
 
 
+def test_watch_says_what_it_reads_while_its_sweep_runs(docent: Docent, folder: Path) -> None:
+    """Its first sweep of a folder printed nothing until the sweep ended: 78 s of silence
+    for 12 files (QA, session 29)."""
+    (folder / "good.txt").write_text(GOOD + "\n")
+    started = docent.start("watch", str(folder), ignore_sigint=True)
+    started.wait_for("good.txt (1 of 1)")  # on stderr, while it reads
+    started.signal(signal.SIGTERM)
+    run = started.finish(timeout=60, note="watch a folder of one new file")
+    assert run.rc == 0, run.text
+
+
 def test_an_answer_stops_on_sigterm_as_on_ctrl_c(docent: Docent, folder: Path) -> None:
     """Every command ends on SIGTERM as on Ctrl-C: ask and summarize were killed outright
     (exit -15, the model's request left running, the library not closed; review)."""
