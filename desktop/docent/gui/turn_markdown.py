@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from docent.core.api import Turn, named_pages_note, ordinal, shown
+from docent.core.api import Answer, Turn, named_pages_note, ordinal, shown
 from docent.gui.markdown_view import cite_url, linkify_citations
 
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+!|>~<&-])")
@@ -53,6 +53,22 @@ def quoted_markdown(text: str) -> str:
     return "\n".join(lines)
 
 
+#: How the answer's text ends when its stream broke (answering.py's tail).
+_INCOMPLETE = "(Answer incomplete: "
+
+
+def _why_incomplete(answer: Answer) -> str:
+    """Why a broken answer is incomplete, for its footer: not again what its last line
+    says (QA, session 29: the same sentence twice, one above the other)."""
+    reason = answer.reason
+    at = answer.text.rfind(_INCOMPLETE)
+    if at >= 0:
+        said = answer.text[at + len(_INCOMPLETE) :].rstrip().removesuffix(")")
+        reason = reason.replace(said, "", 1).strip()
+        return f" (its last line says why){': ' + reason if reason else '.'}"
+    return f": {reason}" if reason else "."
+
+
 def _footer(turn: Turn) -> str:
     """What the answer is: finished and by which model, or marked as stopped, cut short
     or failed (a cut answer must not look finished), with its checks."""
@@ -68,8 +84,7 @@ def _footer(turn: Turn) -> str:
             f"■ Stopped by you after {_seconds(answer.seconds)}: the answer is incomplete."
         )
     elif answer.partial:
-        why = f": {answer.reason}" if answer.reason else "."
-        notes.append(f"⚠ Incomplete answer{why}")
+        notes.append(f"⚠ Incomplete answer{_why_incomplete(answer)}")
     if answer.unsupported_answer:
         notes.append(
             f"Written by {answer.model or 'the model'}{took}, and not supported by your "
