@@ -93,7 +93,11 @@ def cmd_watch(args: argparse.Namespace, open_engine: OpenEngine) -> int:
             )
             if not args.json:
                 print("Watching; Ctrl-C to stop.", file=sys.stderr, flush=True)
-            while not Event().wait(3600):
+            # short waits: a signal the kernel gives another thread (watchdog's, the
+            # queue's) wakes no long wait of this one, and its handler runs only once this
+            # thread runs Python again: `docent watch` ignored a SIGINT or SIGTERM for
+            # the hour of its wait, now and then (1 run in 12; session 29)
+            while not Event().wait(0.5):
                 pass
     except Stop as stop:
         print(f"Stopped watching ({stop}); what finished is kept.", file=sys.stderr)
