@@ -11,7 +11,15 @@ import pytest
 from fakes import FakeEngine
 from PySide6.QtCore import QTimer
 
-from docent.core.api import DocumentChanged, FilesFound, IndexReport, Job, JobKind, JobStarted
+from docent.core.api import (
+    DocumentChanged,
+    DocumentProgressed,
+    FilesFound,
+    IndexReport,
+    Job,
+    JobKind,
+    JobStarted,
+)
 from docent.gui.indexing import IndexController
 from docent.gui.messages import Message, bridge
 
@@ -161,6 +169,16 @@ def test_the_watchers_jobs_update_documents_but_start_no_run(
         fake.emit(DocumentChanged(job, Progress("ready", 1, 1, str(path), rec.doc_id), rec))
         fake.emit(JobFinished(job, IndexReport(indexed=[str(path)])))
     assert started == [] and not c.busy
+    # one that reads a file is shown as a run, with its Cancel (QA, session 29: a watched
+    # folder's 7 MB file indexed for minutes with only its row's percentage)
+    edited = Job(JobKind.INDEX, [str(path)], "watch", id=100)
+    with qtbot.waitSignal(c.run_started, timeout=10_000):
+        fake.emit(JobStarted(edited))
+        fake.emit(DocumentProgressed(edited, Progress("extracting", 1, 1, str(path))))
+    assert started == ["w.txt"] and c.busy
+    with qtbot.waitSignal(c.run_finished, timeout=10_000):
+        fake.emit(JobFinished(edited, IndexReport(indexed=[str(path)])))
+    assert not c.busy
 
 
 def test_removal_says_what_left_the_library(

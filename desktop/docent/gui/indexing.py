@@ -321,7 +321,12 @@ class IndexController(QObject):
 
     def _progress(self, job: Job, p: Progress) -> None:
         if job.id not in self._runs:
-            return
+            if p.phase != "extracting":
+                return
+            # a job the window did not start (a watched folder's change or sweep) that
+            # reads a file: shown as a run, with its Cancel (it had only the row's
+            # percentage: QA, session 29); a sweep of unchanged files reads none
+            self._track(job, [p.path])
         if p.phase in ("ready", "unchanged", "renamed", "failed", "removed"):
             frac = 1.0
         elif p.phase == "embedding" and p.chunks_total:
