@@ -8,9 +8,11 @@ import pytest
 
 from docent.core.answering import Answer
 from docent.core.citations import (
+    Citation,
     citations_for,
     cite_echoed_headers,
     cited_numbers,
+    distinct_names,
     drop_invalid,
     drop_unoffered_headers,
     named_pages_note,
@@ -535,3 +537,29 @@ def test_every_page_of_a_list_an_answer_names_is_checked() -> None:
     assert pages_not_given("It is on pages 3 and 4, and pp. 3, 4 or 20-21.", offered) == []
     said = "It is on pages 3 and 40. See pp. 4, 7-9 & 3 too; p. 3, 2 MB of it."
     assert pages_not_given(said, offered) == ["pages 3 and 40", "pp. 4, 7-9 & 3"]
+
+
+def test_cited_files_of_one_name_are_told_apart_by_their_folders() -> None:
+    """QA, session 29: archive/meeting.md and notes/meeting.md made two chips "meeting.md,
+    lines 1-12" and "meeting.md, lines 1-2"."""
+
+    def cited(n: int, path: str) -> Citation:
+        return Citation(n, f"c{n}", f"d{n}", path.rsplit("/", 1)[1], path, 1, 1, "Text.")
+
+    names = distinct_names(
+        [
+            cited(1, "/w/archive/meeting.md"),
+            cited(2, "/w/notes/meeting.md"),
+            cited(3, "/w/notes/meeting.md"),
+            cited(4, "/a/x/plan.pdf"),
+            cited(5, "/b/x/plan.pdf"),
+            cited(6, "/w/garden.txt"),
+        ]
+    )
+    assert names == {
+        "/w/archive/meeting.md": "archive/meeting.md",
+        "/w/notes/meeting.md": "notes/meeting.md",
+        "/a/x/plan.pdf": "a/x/plan.pdf",
+        "/b/x/plan.pdf": "b/x/plan.pdf",
+        "/w/garden.txt": "garden.txt",
+    }

@@ -38,6 +38,12 @@ def test_it_lists_the_sources_and_shows_a_text_passage(
     assert "matched by Docent" in pane.list.item(1).text()
     assert "did not cite" in pane.list.item(1).toolTip()
     assert "matched" not in pane.list.item(0).text()
+    # another cited file of the same name is told apart by its folder (QA, session 29)
+    twin = tmp_path / "archive" / "notes.md"
+    pane.set_citations([*cites, citation(4, str(twin), 1, "# Notes")])
+    assert pane.list.item(0).text().startswith(f"[1] {tmp_path.name}/notes.md  p. 1")
+    assert pane.list.item(2).text().startswith("[4] archive/notes.md  p. 1")
+    pane.set_citations(cites)
     with qtbot.waitSignal(pane.page_shown, timeout=10_000) as shown:
         assert pane.select(3)
     assert shown.args == [str(notes), 2]

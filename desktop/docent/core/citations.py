@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from pathlib import PurePath
 from typing import Literal
 
 from docent.core.models import Hit, split_pages
@@ -392,3 +393,23 @@ def _same_pages(hit: Hit, written: str) -> bool:
     s, e = hit.page_start, hit.page_end
     want = f"p.{s}" if s == e else f"pp.{s}-{e}"
     return re.sub(r"\s", "", written).replace("–", "-") == want
+
+
+def distinct_names(citations: Sequence[Citation]) -> dict[str, str]:
+    """Each cited path's name as a reader is shown it: its file name, or, where another
+    cited file has the same name, as much of its folders as tells them apart
+    ("archive/meeting.md" and "notes/meeting.md": two chips read "meeting.md, lines
+    1-12", QA session 29)."""
+    paths = list(dict.fromkeys(c.path for c in citations))
+    parts = {p: PurePath(p).parts for p in paths}
+    out: dict[str, str] = {}
+    for p in paths:
+        name = PurePath(p).name
+        twins = [q for q in paths if q != p and PurePath(q).name == name]
+        depth = 1
+        while twins and depth < len(parts[p]):
+            depth += 1
+            mine = parts[p][-depth:]
+            twins = [q for q in twins if parts[q][-depth:] == mine]
+        out[p] = "/".join(parts[p][-depth:]) if depth > 1 else name
+    return out

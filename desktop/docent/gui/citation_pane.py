@@ -29,7 +29,14 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from docent.core.api import Citation, EngineAPI, changed_since_indexed, passage_boxes, shown
+from docent.core.api import (
+    Citation,
+    EngineAPI,
+    changed_since_indexed,
+    distinct_names,
+    passage_boxes,
+    shown,
+)
 from docent.core.models import LineBox
 from docent.gui.messages import bridge
 from docent.gui.pdf_render import PageRender, render_page
@@ -236,8 +243,9 @@ class CitationPane(QWidget):
             self.clear_page()
         self.list.blockSignals(True)
         self.list.clear()
+        names = distinct_names(self.citations)
         for c in self.citations:
-            head = f"[{c.n}] {shown(c.file_name)}  {page_label(c)}"
+            head = f"[{c.n}] {shown(names[c.path])}  {page_label(c)}"
             if c.source == "matched":
                 head += "  · matched by Docent"
             item = QListWidgetItem(f"{head}\n{snippet(c.text)}")

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from docent.core.api import Answer, Turn, named_pages_note, ordinal, shown
+from docent.core.api import Answer, Turn, distinct_names, named_pages_note, ordinal, shown
 from docent.gui.markdown_view import cite_url, linkify_citations
 
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+!|>~<&-])")
@@ -255,9 +255,10 @@ def matched_chips(turns: list[Turn]) -> set[str]:
 def chip_tips(turns: list[Turn]) -> dict[str, str]:
     """Each chip's tooltip: the file and the place it cites (a page, a slide, a sheet's
     rows, a section), as the sources pane names them."""
-    return {
-        cite_url(t.number, c.n): f"[{c.n}] {shown(c.file_name)}, {c.where}"
-        for t in turns
-        if t.answer
-        for c in t.answer.citations
-    }
+    tips: dict[str, str] = {}
+    for t in turns:
+        cited = t.answer.citations if t.answer else []
+        names = distinct_names(cited)
+        for c in cited:
+            tips[cite_url(t.number, c.n)] = f"[{c.n}] {shown(names[c.path])}, {c.where}"
+    return tips
