@@ -428,3 +428,6 @@ def test_the_pages_a_sentence_names_are_no_numbers_it_states() -> None:
     )
     assert unstated_numbers("The pump (page 3) holds 45 litres.", have)
     assert unstated_numbers("It fills pages 2 MB wide.", have)  # a size, not a page
+    # a list only after "pages": "page 3, 45 ..." states 45 (review, session 29)
+    assert unstated_numbers("According to page 3, 45 litres came.", have)
+    assert unstated_numbers("Page 5 and 2 others hold 40 litres.", have)

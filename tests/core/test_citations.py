@@ -537,6 +537,8 @@ def test_every_page_of_a_list_an_answer_names_is_checked() -> None:
     assert pages_not_given("It is on pages 3 and 4, and pp. 3, 4 or 20-21.", offered) == []
     said = "It is on pages 3 and 40. See pp. 4, 7-9 & 3 too; p. 3, 2 MB of it."
     assert pages_not_given(said, offered) == ["pages 3 and 40", "pp. 4, 7-9 & 3"]
+    # one page, then a number of the sentence: no page 45 (review, session 29)
+    assert pages_not_given("On page 3, 45 patients improved [1].", offered) == []
 
 
 def test_cited_files_of_one_name_are_told_apart_by_their_folders() -> None:
@@ -554,6 +556,8 @@ def test_cited_files_of_one_name_are_told_apart_by_their_folders() -> None:
             cited(4, "/a/x/plan.pdf"),
             cited(5, "/b/x/plan.pdf"),
             cited(6, "/w/garden.txt"),
+            cited(7, "/a/log.md"),
+            cited(8, "/b/a/log.md"),
         ]
     )
     assert names == {
@@ -562,4 +566,6 @@ def test_cited_files_of_one_name_are_told_apart_by_their_folders() -> None:
         "/a/x/plan.pdf": "a/x/plan.pdf",
         "/b/x/plan.pdf": "b/x/plan.pdf",
         "/w/garden.txt": "garden.txt",
+        "/a/log.md": "a/log.md",  # not "//a/log.md" (review, session 29)
+        "/b/a/log.md": "b/a/log.md",
     }

@@ -111,6 +111,21 @@ def test_an_edit_that_keeps_the_size_and_modification_time_is_seen(
     assert not again.indexed and len(again.unchanged) == 3
 
 
+def test_a_chmod_is_no_edit(engine: Engine, library: Path) -> None:
+    """It moves the status-change time: the next run hashes the file and finds it the
+    same, and nothing says it was "saved again" meanwhile (review, session 29)."""
+    from docent.core.files import changed_since_indexed
+
+    engine.index([library])
+    notes = library / "notes.txt"
+    notes.chmod(0o600)
+    rec = engine.resolve("notes.txt")
+    assert not changed_since_indexed(rec) and changed_since_indexed(rec, status=True)
+    report = engine.index([library])
+    assert not report.indexed and len(report.unchanged) == 3 and report.chunks_embedded == 0
+    assert not changed_since_indexed(engine.resolve("notes.txt"), status=True)
+
+
 def test_an_older_docents_record_learns_its_status_change_time_without_a_read(
     engine: Engine, library: Path
 ) -> None:

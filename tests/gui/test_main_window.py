@@ -129,7 +129,7 @@ def test_documents_saved_again_since_they_were_indexed_are_indexed_again_at_star
     window = started(qtbot, fake, make_window)
     qtbot.waitUntil(lambda: bool(fake.submitted), timeout=10_000)  # once the model loaded
     assert [j.kind for j in fake.submitted] == [JobKind.RESUME]
-    said = "Indexing again 2 documents saved since they were indexed (searchable as indexed"
+    said = "Checking 2 documents changed on disk since they were indexed (searchable as indexed"
     assert any(said in t for t in window.notifications.texts())
 
 

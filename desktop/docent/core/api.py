@@ -181,9 +181,10 @@ class EngineAPI(Protocol):
 
     @property
     def changed(self) -> Sequence[DocumentRecord]:
-        """Ready documents whose files were saved again since they were indexed, when the
-        library was opened (edited while Docent was closed or not watching, or an update
-        cancelled); a resume indexes them again (searchable as they were meanwhile)."""
+        """Ready documents whose files changed on disk since they were indexed (edited
+        while Docent was closed or not watching, an update cancelled, or a chmod); a
+        resume indexes what did change (searchable as they were meanwhile). A stat each:
+        read after ``warm_up``, which finds them in its worker."""
         ...
 
     def submit_index(

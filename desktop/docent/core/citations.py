@@ -411,5 +411,6 @@ def distinct_names(citations: Sequence[Citation]) -> dict[str, str]:
             depth += 1
             mine = parts[p][-depth:]
             twins = [q for q in twins if parts[q][-depth:] == mine]
-        out[p] = "/".join(parts[p][-depth:]) if depth > 1 else name
+        shown = [part for part in parts[p][-depth:] if part != PurePath(p).anchor]
+        out[p] = "/".join(shown) if depth > 1 else name
     return out

@@ -109,7 +109,8 @@ class Engine(EngineWatching):
         self._recovered: list[DocumentRecord] = []
         #: Ready documents indexed in an older format: a resume re-indexes them.
         self._outdated: list[DocumentRecord] = []
-        self._changed: list[DocumentRecord] = []
+        #: Computed by ``warm_up`` (a worker's) or at first use: a stat per document.
+        self._changed: list[DocumentRecord] | None = None
         #: What opening the library changed to make the store and the catalog agree, and
         #: sentences saying so (a damaged part set aside too): core/consistency.py.
         self.reconciled = Reconciled()
@@ -147,7 +148,6 @@ class Engine(EngineWatching):
             # An older library's points, or a membership change a crash cut short.
             membership.sync_payloads(self.catalog, self.store)
             self._outdated = self._indexer.outdated()
-            self._changed = self._indexer.changed()
             self._queue = IndexQueue(self._indexer, self.catalog, self.settings.data_path)
         except BaseException:
             self.close()
@@ -174,6 +174,9 @@ class Engine(EngineWatching):
         import docent.core.summarizing  # noqa: F401
 
         self.embedder.warm_up()
+        # a stat per document, here rather than in open (the window opens the engine on
+        # its thread: a library on a hung network mount would freeze it; review, s29)
+        self._changed = self.indexer.changed()
 
     def close(self) -> None:
         self._live.close()
@@ -245,8 +248,10 @@ class Engine(EngineWatching):
 
     @property
     def changed(self) -> list[DocumentRecord]:
-        """Ready documents whose files were saved again since they were indexed, when the
-        engine opened (``Indexer.changed``)."""
+        """Ready documents whose files changed on disk since they were indexed
+        (``Indexer.changed``), as ``warm_up`` found them, else now: a stat each."""
+        if self._changed is None:
+            self._changed = self.indexer.changed()
         return list(self._changed)
 
     @property

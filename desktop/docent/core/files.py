@@ -26,17 +26,25 @@ log = logging.getLogger(__name__)
 TEMP_PATTERNS = ("*.part", "*.crdownload", "*.tmp", "~$*", ".#*", "*.swp", "*.swx", "*~")
 
 
-def changed_since_indexed(rec: DocumentRecord | None, path: str | None = None) -> bool:
-    """Whether the file at ``path`` (default: the record's) is not the one ``rec`` was
-    indexed from: saved again since, and not yet indexed again. A file that is gone is
-    not "changed" (what shows it says so). Stats the file: not on the GUI thread."""
+def changed_since_indexed(
+    rec: DocumentRecord | None, path: str | None = None, *, status: bool = False
+) -> bool:
+    """Whether the file at ``path`` (default: the record's) was saved again since ``rec``
+    was indexed from it: another size or modification time. ``status``: any change of
+    its status-change time too, which a write that keeps the modification time moves
+    (``cp -p``), but so do a chmod, a link or a rename: "saved again" is not said on it
+    alone (review, session 29); the indexer hashes such a file to know. A file that is
+    gone is not "changed" (what shows it says so). Stats the file: not on the GUI
+    thread."""
     if rec is None:
         return False
     try:
         st = os.stat(path or rec.path)
     except OSError:
         return False
-    return not rec.same_file(st)
+    if status:
+        return not rec.same_file(st)
+    return (st.st_size, st.st_mtime) != (rec.size, rec.mtime)
 
 
 def is_temp_name(name: str) -> bool:

@@ -404,13 +404,14 @@ class Indexer:
         return self.catalog.outdated(self.embedder.index_format)
 
     def changed(self) -> list[DocumentRecord]:
-        """Ready documents (not ``outdated``) whose files were saved again since they were
+        """Ready documents (not ``outdated``) whose files changed on disk since they were
         indexed: an edit Docent was not watching for (a file outside watched folders, or
         one edited while Docent was closed), or an update that was cancelled (its old
-        version kept searchable). One stat each."""
+        version kept searchable); a change of status alone too (a chmod), which the index
+        run settles by hashing. One stat each: not on the GUI thread."""
         old = {r.doc_id for r in self.outdated()}
         ready = self.catalog.in_states(DocState.READY)
-        return [r for r in ready if r.doc_id not in old and changed_since_indexed(r)]
+        return [r for r in ready if r.doc_id not in old and changed_since_indexed(r, status=True)]
 
     def _note_unchanged(
         self, report: IndexReport, progress: ProgressCallback, i: int, n: int, rec: DocumentRecord

@@ -94,8 +94,9 @@ def grep(
     limit = max(1, min(limit, GREP_LIMIT))
     # Half-written documents are left out by the store, not after it: one holding more
     # matches than were asked for hid every ready document's (review). More passages
-    # than are listed are read, so that those listed are the first in the documents'
-    # order (the store's first are any: a file's line 1 was missing, QA session 29).
+    # than are listed are read (GREP_SCAN), so that those listed are the first in the
+    # documents' order among them (the store's first are any: a file's line 1 was
+    # missing, QA session 29); past GREP_SCAN matching passages, the first of those.
     points = store.grep(pattern, limit=GREP_SCAN, collection=collection, exclude_doc_ids=busy)
     # In the document's order, not the store's (point ids look random), and once: a match
     # in the sentence two neighbouring passages share was listed twice (review).

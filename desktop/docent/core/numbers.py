@@ -18,13 +18,15 @@ _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 _NOT_A_PAGE = r"(?![.,]\d|[ \t]*(?:[kmgt]i?b|bytes?|k|m)\b)"
 #: "page 4", "p. 12", "pp. 3-5", "pages 3 and 4", "pp. 3, 7-9 or 12": where, not what
 #: (the prompt labels each passage by page; citations.pages_not_given reads the pages).
-#: Not a decimal ("p. 0.05") nor a size ("pages 2 MB").
+#: Not a decimal ("p. 0.05") nor a size ("pages 2 MB"). A list only after "pages" or
+#: "pp.": "page 3, 45 patients improved" names one page and states 45 (review, s29).
 PAGE_REFERENCE = re.compile(
-    r"(?<![\w.])(?:pages?|pp?\.)[ \t]*(?P<first>\d{1,5})(?:[ \t]*[-–][ \t]*(?P<last>\d{1,5}))?\b"
+    r"(?<![\w.])(?:(?P<plural>pages|pp\.)|page|p\.)[ \t]*(?P<first>\d{1,5})"
+    r"(?:[ \t]*[-–][ \t]*(?P<last>\d{1,5}))?\b"
     + _NOT_A_PAGE
-    + r"(?P<more>(?:[ \t]*(?:,|and|or|&)[ \t]*\d{1,5}(?:[ \t]*[-–][ \t]*\d{1,5})?\b"
+    + r"(?P<more>(?(plural)(?:[ \t]*(?:,|and|or|&)[ \t]*\d{1,5}(?:[ \t]*[-–][ \t]*\d{1,5})?\b"
     + _NOT_A_PAGE
-    + r")*)",
+    + r")*|))",
     re.IGNORECASE,
 )
 

@@ -344,7 +344,7 @@ class MainWindow(QMainWindow):
             if c := len(self.engine.changed):
                 which = "1 document" if c == 1 else f"{c} documents"
                 bridge().info(
-                    f"Indexing again {which} saved since {'it was' if c == 1 else 'they were'} "
+                    f"Checking {which} changed on disk since {'it was' if c == 1 else 'they were'} "
                     "indexed (searchable as indexed meanwhile)."
                 )
             self.library.controller.resume()
