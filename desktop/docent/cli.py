@@ -316,7 +316,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
     import threading
 
     from docent.core.answering import AnswerCancelled
-    from docent.core.conversation import AskStage, unsupported_groups
+    from docent.core.conversation import INCOMPLETE, AskStage, unsupported_groups
 
     streamed: list[str] = []
     tries = [1]  # the model's answers streamed: 1 + each RETRYING
@@ -370,8 +370,8 @@ def cmd_ask(args: argparse.Namespace) -> int:
         cut = (answer.cut or answer.partial) and "\n\n(" in words
         tail = words[words.rindex("\n\n(") :] if cut else ""
         print(f"{tail}\n\n{lead}\n\n{quotes}")
-    elif answer.partial and "(Answer incomplete:" in answer.text:
-        print("\n\n" + answer.text[answer.text.rindex("(Answer incomplete:") :])
+    elif answer.partial and INCOMPLETE in answer.text:
+        print("\n\n" + answer.text[answer.text.rindex(INCOMPLETE) :])
     elif answer.cut and answer.mode == "generated":
         print(f"\n\n({answer.cut})")
     else:

@@ -70,6 +70,7 @@ from docent.core.citations import (
 )
 from docent.core.config import Settings
 from docent.core.conversation import (
+    INCOMPLETE,
     Answer,
     AnswerCancelled,
     AskStage,
@@ -518,7 +519,7 @@ class Answerer:
         if len(terms("".join(tokens))) < MIN_PARTIAL_TERMS:
             reason = f"{exc} (the answer broke off before saying anything useful)"
             return self._extractive(run, prompt.offered, reason, failure=exc)
-        tail = f"(Answer incomplete: {exc})"
+        tail = f"{INCOMPLETE}{exc})"
         return self._finish(run, prompt, guard, tokens, partial=str(exc), tail=tail)
 
     def _finish(

@@ -31,6 +31,7 @@ from docent.core.citations import (
 )
 from docent.core.config import Settings
 from docent.core.conversation import (
+    INCOMPLETE,
     Answer,
     AnswerCancelled,
     AskStage,
@@ -63,6 +64,7 @@ from docent.core.userfiles import inside, shown
 from docent.core.watching import FolderState, FolderStatus
 
 __all__ = [
+    "INCOMPLETE",
     "Edge",
     "Answer",
     "AnswerCancelled",

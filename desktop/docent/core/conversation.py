@@ -270,6 +270,9 @@ UNSUPPORTED_LEAD = (
     "passage it was given that supports what it wrote below. Check it against the passages "
     "quoted after it."
 )
+#: How a broken answer's text ends: this, why, and ")" (answering.py writes it; the window
+#: and ``docent ask`` find it).
+INCOMPLETE = "(Answer incomplete: "
 UNSUPPORTED_QUOTES = "**What your documents say:** the passages that best match your question."
 #: Keywords of the previous question added to a follow-up when no model rewrites it.
 FALLBACK_KEYWORDS = 6

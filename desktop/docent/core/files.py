@@ -42,9 +42,7 @@ def changed_since_indexed(
         st = os.stat(path or rec.path)
     except OSError:
         return False
-    if status:
-        return not rec.same_file(st)
-    return (st.st_size, st.st_mtime) != (rec.size, rec.mtime)
+    return not rec.same_file(st, status=status)
 
 
 def is_temp_name(name: str) -> bool:

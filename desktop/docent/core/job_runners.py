@@ -229,7 +229,7 @@ def _move_one(q: QueueOps, rec: DocumentRecord, new: str, job: Job, report: Inde
     # ready, or renamed unchanged after crashing the reader or faulting here: the record
     # follows the file (read again, it would crash again; a run asked for retries it)
     # (its status-change time is not compared: the rename itself moved it)
-    if (st.st_size, st.st_mtime) == (rec.size, rec.mtime):
+    if rec.same_file(st, status=False):
         regrouped = q.indexer.move(rec, new, st)
     else:  # changed before it moved: follow the move, then re-index what changed
         regrouped = q.indexer.move(rec, new)

@@ -193,11 +193,11 @@ class DocumentRecord:
     #: catalog's memberships; ``Catalog.put`` does not write them (``set_collections`` does).
     collections: list[str] = field(default_factory=list)
 
-    def same_file(self, st: StatResult) -> bool:
+    def same_file(self, st: StatResult, *, status: bool = True) -> bool:
         """``st`` (the stat of its path) is the version this record was made from: the
-        same size, modification time and, when known, status-change time."""
+        same size, modification time and (``status``), when known, status-change time."""
         same = (st.st_size, st.st_mtime) == (self.size, self.mtime)
-        return same and self.ctime in (0.0, st.st_ctime)
+        return same and (not status or self.ctime in (0.0, st.st_ctime))
 
     def stamp(self, st: StatResult) -> None:
         """Remember ``st`` as the version this record was made from."""

@@ -9,7 +9,15 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from docent.core.api import Answer, Turn, distinct_names, named_pages_note, ordinal, shown
+from docent.core.api import (
+    INCOMPLETE,
+    Answer,
+    Turn,
+    distinct_names,
+    named_pages_note,
+    ordinal,
+    shown,
+)
 from docent.gui.markdown_view import cite_url, linkify_citations
 
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+!|>~<&-])")
@@ -53,17 +61,13 @@ def quoted_markdown(text: str) -> str:
     return "\n".join(lines)
 
 
-#: How the answer's text ends when its stream broke (answering.py's tail).
-_INCOMPLETE = "(Answer incomplete: "
-
-
 def _why_incomplete(answer: Answer) -> str:
     """Why a broken answer is incomplete, for its footer: not again what its last line
     says (QA, session 29: the same sentence twice, one above the other)."""
     reason = answer.reason
-    at = answer.text.rfind(_INCOMPLETE)
+    at = answer.text.rfind(INCOMPLETE)
     if at >= 0:
-        said = answer.text[at + len(_INCOMPLETE) :].rstrip().removesuffix(")")
+        said = answer.text[at + len(INCOMPLETE) :].rstrip().removesuffix(")")
         reason = reason.replace(said, "", 1).strip()
         return f" (its last line says why){': ' + reason if reason else '.'}"
     return f": {reason}" if reason else "."
