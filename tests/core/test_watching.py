@@ -21,7 +21,14 @@ import pytest
 from docent.core import watching
 from docent.core.config import load_settings
 from docent.core.engine import Engine
-from docent.core.index_events import DocumentProgressed, IndexEvent, JobFailed, JobFinished
+from docent.core.index_events import (
+    DocumentProgressed,
+    FilesFound,
+    IndexEvent,
+    JobFailed,
+    JobFinished,
+    JobStarted,
+)
 from docent.core.jobs import IndexQueue, JobKind
 from docent.core.models import DocState
 from docent.core.textcache import sha256_file
@@ -768,6 +775,62 @@ def hold_first_job(queue: IndexQueue) -> tuple[threading.Event, threading.Event]
 
     queue.subscribe(hold)
     return gate, started
+
+
+def test_watched_files_queued_behind_a_run_are_listed_while_it_runs(
+    engine: Engine, lib: Path
+) -> None:
+    """A second file dropped into a watched folder was told only when its turn came:
+    missing from the library for as long as the first took (QA, session 29)."""
+    first, second, third = (lib / f"{t}.txt" for t in "abc")
+    for path in (first, second, third):
+        path.write_text(text_for(path.stem))
+    queue: IndexQueue = engine.queue
+    events: list[IndexEvent] = []
+    queue.subscribe(events.append)  # the queue's thread only: no lock needed to read at the end
+    gate, held = hold_first_job(queue)
+    running = queue.index([str(first)], source="watch")
+    assert running is not None and held.wait(TIMEOUT)
+    waiting = queue.index([str(second)], source="watch")
+    assert queue.index([str(second), str(third)], source="watch") is waiting  # one run
+    gate.set()
+    assert queue.wait_idle(TIMEOUT)
+
+    def at(pred: Callable[[IndexEvent], bool]) -> int:
+        return next(i for i, e in enumerate(events) if pred(e))
+
+    assert waiting is not None and waiting is not running
+    told = [e for e in events if isinstance(e, FilesFound) and e.job is waiting]
+    # told early (twice: once per submit), then again when its walk ran
+    assert [e.files for e in told] == [[str(second)], [str(third)], [str(second), str(third)]]
+    first_ready = at(lambda e: isinstance(e, JobFinished) and e.job is running)
+    assert events.index(told[0]) < first_ready and events.index(told[1]) < first_ready
+    assert events.index(told[2]) > at(lambda e: isinstance(e, JobStarted) and e.job is waiting)
+    assert catalog_paths(engine) == {str(first), str(second), str(third)}
+
+
+def test_files_queued_by_a_person_or_a_sweep_are_told_on_their_turn(
+    engine: Engine, lib: Path
+) -> None:
+    """Only the watcher's events name files; a person's paths and a sweep's folder are
+    walked on their turn (the walk says what is a file and what is skipped)."""
+    first, second = lib / "a.txt", lib / "b.txt"
+    for path in (first, second):
+        path.write_text(text_for(path.stem))
+    queue: IndexQueue = engine.queue
+    events: list[IndexEvent] = []
+    queue.subscribe(events.append)
+    gate, held = hold_first_job(queue)
+    running = queue.index([str(first)], source="watch")
+    assert running is not None and held.wait(TIMEOUT)
+    asked = queue.index([str(second)])
+    swept = queue.sweep(str(lib))
+    gate.set()
+    assert queue.wait_idle(TIMEOUT)
+    for job in (asked, swept):
+        found = [i for i, e in enumerate(events) if isinstance(e, FilesFound) and e.job is job]
+        start = next(i for i, e in enumerate(events) if isinstance(e, JobStarted) and e.job is job)
+        assert len(found) == 1 and found[0] > start
 
 
 def test_queue_keeps_a_job_that_does_more_than_the_one_pending(engine: Engine, lib: Path) -> None:

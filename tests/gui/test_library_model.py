@@ -236,3 +236,38 @@ def test_a_read_taken_while_a_file_was_indexing_does_not_undo_its_ready_event(
     model.finish_pending({rec.path})  # the run ends
     row = model.row_for(rec.path)
     assert row is not None and row.state == "ready", row and row.state_text
+
+
+def test_two_files_of_one_name_show_their_folders_until_one_goes(qtbot: Any) -> None:
+    """Two meeting.md rows looked alike (QA, session 29); the Name column now names them
+    as the sources do. The first row is written again when its twin comes and goes."""
+    model = DocumentTableModel()
+
+    def names() -> dict[str, str]:
+        model.flush()
+        return {
+            model.index(i, NAME).data(ROW_ROLE).path: model.index(i, NAME).data()
+            for i in range(model.rowCount())
+        }
+
+    def rec(path: str) -> DocumentRecord:
+        return DocumentRecord(
+            doc_id=path, path=path, file_name=path.rsplit("/", 1)[1], state=DocState.READY
+        )
+
+    alone = [rec("/home/a/notes/meeting.md"), rec("/home/a/notes/plan.md")]
+    model.set_records(alone)
+    assert names() == {"/home/a/notes/meeting.md": "meeting.md", "/home/a/notes/plan.md": "plan.md"}
+    both = [*alone, rec("/home/a/archive/meeting.md")]
+    model.set_records(both)
+    assert names() == {
+        "/home/a/notes/meeting.md": "notes/meeting.md",
+        "/home/a/notes/plan.md": "plan.md",
+        "/home/a/archive/meeting.md": "archive/meeting.md",
+    }
+    model.set_records(both[1:])
+    assert names() == {"/home/a/notes/plan.md": "plan.md", "/home/a/archive/meeting.md": "meeting.md"}
+    # a file told by an event (no record yet) counts as well
+    model.mark_queued(["/home/b/notes/plan.md"])
+    assert names()["/home/a/notes/plan.md"] == "a/notes/plan.md"
+    assert names()["/home/b/notes/plan.md"] == "b/notes/plan.md"

@@ -315,3 +315,36 @@ def test_the_pages_column_counts_a_document_in_its_own_units() -> None:
     # one of them: "1 parts" was shown for a short text file (QA, session 26)
     assert shown_pages("lines:60", 1) == "1 part"
     assert shown_pages("slide", 1) == "1 slide"
+
+
+def test_a_watched_file_queued_behind_a_run_is_listed_and_waits_its_turn(
+    qtbot: Any, fake: FakeEngine, pane: LibraryPane, tmp_path: Path
+) -> None:
+    """The queue tells a watched folder's files queued behind the running job (QA,
+    session 29: a second file dropped into the folder was not listed until its turn); the
+    run's end does not call them cancelled."""
+    from docent.core.api import (
+        DocumentProgressed,
+        FilesFound,
+        IndexReport,
+        Job,
+        JobFinished,
+        JobStarted,
+        Progress,
+    )
+
+    first, second = texts(tmp_path, "first.txt", "second.txt")
+    reading = Job(JobKind.INDEX, [str(first)], "watch", id=7)
+    waiting = Job(JobKind.INDEX, [str(second)], "watch", id=8)
+    with qtbot.waitSignal(pane.controller.run_started, timeout=10_000):
+        fake.emit(JobStarted(reading))
+        fake.emit(FilesFound(reading, [str(first)], [], []))
+        fake.emit(DocumentProgressed(reading, Progress("extracting", 1, 1, str(first))))
+    with qtbot.waitSignal(pane.controller.files_found, timeout=10_000):
+        fake.emit(FilesFound(waiting, [str(second)], [], []))  # told while the first runs
+    row = pane.model.row_for(str(second))
+    assert row is not None and row.state == "queued"
+    with qtbot.waitSignal(pane.controller.run_finished, timeout=10_000):
+        fake.emit(JobFinished(reading, IndexReport(indexed=[str(first)])))
+    row = pane.model.row_for(str(second))
+    assert row is not None and row.state == "queued", row.state_text  # not "cancelled"

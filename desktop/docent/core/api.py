@@ -60,7 +60,7 @@ from docent.core.models import Collection, DocumentRecord, ExtractedDocument
 from docent.core.passages import Edge, locate_spans, passage_boxes
 from docent.core.summarizing import SectionSummary, SummaryProgress, SummaryResult, changed_note
 from docent.core.summary_support import check_note
-from docent.core.userfiles import inside, shown
+from docent.core.userfiles import distinct_paths, inside, shown
 from docent.core.watching import FolderState, FolderStatus
 
 __all__ = [
@@ -108,6 +108,7 @@ __all__ = [
     "changed_since_indexed",
     "describe_unsupported",
     "distinct_names",
+    "distinct_paths",
     "locate_spans",
     "check_note",
     "changed_note",

@@ -12,12 +12,12 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from pathlib import PurePath
 from typing import Literal
 
 from docent.core.models import Hit, split_pages
 from docent.core.numbers import PAGE_REFERENCE
 from docent.core.passages import Edge
+from docent.core.userfiles import distinct_paths
 
 #: ``[1]``, ``[1, 2]``, ``[1;2]``, ``[1-3]`` (``[1][2]`` is two markers). 1 to 3 digits, no
 #: leading zero, so ``[2005]`` or a character class ``[0-9]`` is not taken for a citation.
@@ -396,21 +396,6 @@ def _same_pages(hit: Hit, written: str) -> bool:
 
 
 def distinct_names(citations: Sequence[Citation]) -> dict[str, str]:
-    """Each cited path's name as a reader is shown it: its file name, or, where another
-    cited file has the same name, as much of its folders as tells them apart
-    ("archive/meeting.md" and "notes/meeting.md": two chips read "meeting.md, lines
-    1-12", QA session 29)."""
-    paths = list(dict.fromkeys(c.path for c in citations))
-    parts = {p: PurePath(p).parts for p in paths}
-    out: dict[str, str] = {}
-    for p in paths:
-        name = PurePath(p).name
-        twins = [q for q in paths if q != p and PurePath(q).name == name]
-        depth = 1
-        while twins and depth < len(parts[p]):
-            depth += 1
-            mine = parts[p][-depth:]
-            twins = [q for q in twins if parts[q][-depth:] == mine]
-        shown = [part for part in parts[p][-depth:] if part != PurePath(p).anchor]
-        out[p] = "/".join(shown) if depth > 1 else name
-    return out
+    """Each cited path's name as a reader is shown it (``userfiles.distinct_paths``): two
+    chips read "meeting.md, lines 1-12" for two files of that name (QA session 29)."""
+    return distinct_paths(c.path for c in citations)

@@ -3,7 +3,9 @@
 Every job the queue runs (from the window, a drop, the watcher, the command line) reports:
 
 - ``JobStarted`` when it begins;
-- ``FilesFound`` once its paths are walked: the files it will index and those it skipped;
+- ``FilesFound`` once its paths are walked: the files it will index and those it skipped.
+  A watched folder's new or edited files queued behind a running job are told early too,
+  while that job runs (``FilesFound`` with only ``files``): listed, waiting their turn;
 - ``DocumentProgressed`` as a document moves on (reading, embedding x of n);
 - ``DocumentChanged`` when a document reaches a state the catalog keeps (ready, unchanged,
   renamed, failed: with its record; removed: without one);

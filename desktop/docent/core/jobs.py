@@ -80,6 +80,9 @@ class IndexQueue:
         self._thread: threading.Thread | None = None
         self._stopping = False
         self._listeners: list[Listener] = []
+        #: A watched folder's files queued behind the running job, to tell listeners on
+        #: the queue's thread (IndexQueue._tell_queued).
+        self._queued_files: list[tuple[Job, list[str]]] = []
 
     # Listeners -------------------------------------------------------------
 
@@ -142,6 +145,17 @@ class IndexQueue:
             if queued is job:
                 job.id = next(self._ids)
                 self._pending.append(job)
+            if (
+                queued is not None
+                and self._running is not None
+                and job.kind is JobKind.INDEX
+                and job.source == "watch"
+                and job.paths
+            ):
+                # files the watcher found (its events are a file each): listed now, not
+                # when their turn comes (a second file dropped into a watched folder was
+                # missing from the library for as long as the first took: QA, session 29)
+                self._queued_files.append((queued, list(job.paths)))
             self._cond.notify_all()
             self._ensure_thread()
             return queued
@@ -387,6 +401,7 @@ class IndexQueue:
             self._keep_listed(job)
             report.cancelled = True
             return JobFinished(job, report)
+        self._tell_queued()  # queued during the last events of the job before
         self._emit(JobStarted(job))
         try:
             RUNNERS[job.kind](self, job, report)
@@ -422,6 +437,7 @@ class IndexQueue:
 
     def progressed(self, job: Job, p: Progress) -> None:
         """One document moved on; at a final phase, its record goes with it."""
+        self._tell_queued()
         if p.phase not in FINAL_PHASES:
             self._emit(DocumentProgressed(job, p))
             return
@@ -430,7 +446,17 @@ class IndexQueue:
             record = self.catalog.get(p.doc_id)
         self._emit(DocumentChanged(job, p, record))
 
+    def _tell_queued(self) -> None:
+        """Tell listeners of the watched files queued since the last call. On the queue's
+        thread, between the running job's events: told after the job that will index
+        them has started, a file could go back to "queued" after it was ready."""
+        with self._cond:
+            told, self._queued_files = self._queued_files, []
+        for job, files in told:
+            self._emit(FilesFound(job, files, [], []))
+
     def found(self, job: Job, found: filemod.Collected) -> None:
+        self._tell_queued()
         self._emit(
             FilesFound(
                 job,

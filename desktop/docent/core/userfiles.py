@@ -17,7 +17,8 @@ from __future__ import annotations
 import os
 import re
 import stat
-from pathlib import Path
+from collections.abc import Iterable
+from pathlib import Path, PurePath
 from typing import IO, Any
 
 #: Everything that can change what a terminal shows, or split a line: C0, DEL, C1,
@@ -83,6 +84,26 @@ def shown(name: str | Path) -> str:
     if not _UNSAFE.search(text):
         return text
     return _UNSAFE.sub(_escape, text)
+
+
+def distinct_paths(paths: Iterable[str]) -> dict[str, str]:
+    """Each path's name as a reader is shown it among ``paths``: its file name, or, where
+    another has the same name, as much of its folders as tells them apart
+    ("archive/meeting.md" and "notes/meeting.md")."""
+    unique = list(dict.fromkeys(paths))
+    parts = {p: PurePath(p).parts for p in unique}
+    out: dict[str, str] = {}
+    for p in unique:
+        name = PurePath(p).name
+        twins = [q for q in unique if q != p and PurePath(q).name == name]
+        depth = 1
+        while twins and depth < len(parts[p]):
+            depth += 1
+            mine = parts[p][-depth:]
+            twins = [q for q in twins if parts[q][-depth:] == mine]
+        shown = [part for part in parts[p][-depth:] if part != PurePath(p).anchor]
+        out[p] = "/".join(shown) if depth > 1 else name
+    return out
 
 
 def _escape(m: re.Match[str]) -> str:

@@ -185,6 +185,11 @@ class IndexController(QObject):
         """Jobs the user started are queued or running."""
         return bool(self._runs)
 
+    def shows_run(self, job: Job) -> bool:
+        """``job`` is a run the window shows: the user's, or a watched folder's that reads
+        a file."""
+        return job.id in self._runs
+
     @property
     def removing(self) -> bool:
         """Removals the user asked for are queued or running."""

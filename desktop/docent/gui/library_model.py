@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
     QStyleOptionViewItem,
 )
 
-from docent.core.api import Progress
+from docent.core.api import Progress, distinct_paths
 from docent.core.models import DocumentRecord
 from docent.gui.library_rows import (
     COLUMNS,
@@ -75,6 +75,8 @@ class DocumentTableModel(QStandardItemModel):
         self.setItemPrototype(prototype)
         #: every row by path, in the order they came
         self._rows: dict[str, Row] = {}
+        #: the paths of the rows of each file name: two of one name show their folders
+        self._named: dict[str, set[str]] = {}
         #: the Row each Qt row holds, and what its cells show per column {role: value}
         self._view: list[Row] = []
         self._shown: list[list[Cell]] = []
@@ -257,6 +259,10 @@ class DocumentTableModel(QStandardItemModel):
     def _add(self, row: Row) -> Row:
         self._rows[row.path] = row
         self._dirty[row.path] = None
+        twins = self._named.setdefault(row.file_name, set())
+        twins.add(row.path)
+        if len(twins) == 2:  # the first of the name shows its folder now
+            self._dirty.update(dict.fromkeys(twins))
         return row
 
     def _update(self, held: Row, row: Row) -> None:
@@ -267,9 +273,23 @@ class DocumentTableModel(QStandardItemModel):
         self._dirty[held.path] = None
 
     def _drop(self, path: str) -> None:
-        del self._rows[path]
+        row = self._rows.pop(path)
         self._dirty.pop(path, None)
         self._removed = True
+        twins = self._named[row.file_name]
+        twins.discard(path)
+        if len(twins) == 1:  # the last of the name: its folder no longer needed
+            self._dirty.update(dict.fromkeys(twins))
+        elif not twins:
+            del self._named[row.file_name]
+
+    def shown_name(self, row: Row) -> str:
+        """The row's file name, or where other rows have that name, with as much of its
+        folders as tells them apart ("archive/meeting.md"): as the sources name them."""
+        twins = self._named.get(row.file_name, ())
+        if len(twins) < 2:
+            return row.file_name
+        return distinct_paths(sorted(twins))[row.path]
 
     # Merging into the view -----------------------------------------------------
 
@@ -339,7 +359,7 @@ class DocumentTableModel(QStandardItemModel):
     def _write(self, i: int, row: Row, *, fresh: bool) -> bool:
         """Write the cells of row ``i`` that changed, one call per cell (the caller blocks
         signals); True if any did. A ``fresh`` row's items also get the Row itself."""
-        new, old = cells(row), self._shown[i]
+        new, old = cells(row, self.shown_name(row)), self._shown[i]
         wrote = False
         for col, cell in enumerate(new):
             before = old[col]

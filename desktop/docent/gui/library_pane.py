@@ -313,7 +313,9 @@ class LibraryPane(QWidget):
 
     def _on_files_found(self, found: FilesFound) -> None:
         files = [f for f in found.files if self._shows(f, found.job)]
-        if self.controller.busy:
+        if self.controller.shows_run(found.job):
+            # not a watched file queued behind the run: the run's end would call it
+            # cancelled, its turn not come
             self._run_paths.update(files)
         # a sweep lists every file, and most are unchanged: only new ones are queued rows
         self.model.mark_queued(files, requeue=found.job.kind is not JobKind.SWEEP)

@@ -120,9 +120,9 @@ _ALIGN = {
 }
 
 
-def _display(row: Row, col: int) -> str:
+def _display(row: Row, col: int, name: str) -> str:
     if col == NAME:
-        return shown(row.file_name)  # a name that is not UTF-8, or holds controls
+        return shown(name)  # a name that is not UTF-8, or holds controls
     if col == PAGES:  # in the document's own units: a log's blocks of lines are no pages
         unit = unit_short(row.page_unit, row.pages)
         return "" if not row.pages else str(row.pages) if unit == "p" else f"{row.pages} {unit}"
@@ -158,19 +158,21 @@ def _when(ts: float) -> str:
     return time.strftime("%Y-%m-%d", time.localtime(ts))
 
 
-def cells(row: Row) -> list[Cell]:
+def cells(row: Row, name: str | None = None) -> list[Cell]:
     """What each column shows of ``row``, per role, roles left at Qt's default left out:
     plain Python values only (comparing Qt objects would be calls into Qt). A foreground
-    is named ("failed", "muted")."""
+    is named ("failed", "muted"). ``name``: the Name column's text (its file name, or
+    with folders where another row has that name)."""
     muted = row.state in ("queued", "removing", "cancelled")
     busy = row.state == "indexing" and row.phase != "reading"
     state_text = row.state_text
     keys = (row.file_name.lower(), row.pages, row.chunks, state_text, row.indexed_at)
     path_tip = plain_tip(shown(row.path))
+    name = name or row.file_name
     out: list[Cell] = []
     for col in range(len(COLUMNS)):
         cell: Cell = {
-            Qt.ItemDataRole.DisplayRole: state_text if col == STATE else _display(row, col),
+            Qt.ItemDataRole.DisplayRole: state_text if col == STATE else _display(row, col, name),
             SORT_ROLE: keys[col],  # numbers sort as numbers
             Qt.ItemDataRole.ToolTipRole: path_tip,
         }
