@@ -147,6 +147,21 @@ def test_a_bound_is_not_a_rounding_and_a_year_is_no_count() -> None:
     assert not unstated_numbers("In the twenty-first century, under 60 left.", have)
 
 
+def test_a_count_written_like_a_year_and_a_list_of_centuries() -> None:
+    """Session 28's known-left: "about 2,000" was flagged of a text's "1,987 schools" (its
+    value is a year's, and a year is no count), and "the 18th and 19th centuries" read 18
+    as a number the text never states."""
+    have = stated_numbers("A survey counted 1,987 schools. The bridges date from 1750 and 1871.")
+    assert not unstated_numbers("There are about 2,000 schools.", have)
+    assert not unstated_numbers("Bridges of the 18th and 19th centuries.", have)
+    assert not unstated_numbers("Bridges of the 18th or the 19th centuries.", have)
+    assert unstated_numbers("Bridges of the 17th and 19th centuries.", have)
+    assert unstated_numbers("Bridges of the 18th and 19th centuries, 20 of them.", have)
+    assert unstated_numbers("The 18th and 19th bridges.", have)  # no century: 18 and 19
+    # a year is still no count
+    assert unstated_numbers("About 2,000 bridges.", stated_numbers("Built in 2019."))
+
+
 def test_a_sentence_no_passage_supports_stays_flagged_once() -> None:
     invented = "Jupiter has a ring of frozen bananas around its moons."
     answer = f"{invented} Penguins are flightless birds. {invented}"

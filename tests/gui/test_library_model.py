@@ -266,7 +266,10 @@ def test_two_files_of_one_name_show_their_folders_until_one_goes(qtbot: Any) -> 
         "/home/a/archive/meeting.md": "archive/meeting.md",
     }
     model.set_records(both[1:])
-    assert names() == {"/home/a/notes/plan.md": "plan.md", "/home/a/archive/meeting.md": "meeting.md"}
+    assert names() == {
+        "/home/a/notes/plan.md": "plan.md",
+        "/home/a/archive/meeting.md": "meeting.md",
+    }
     # a file told by an event (no record yet) counts as well
     model.mark_queued(["/home/b/notes/plan.md"])
     assert names()["/home/a/notes/plan.md"] == "a/notes/plan.md"

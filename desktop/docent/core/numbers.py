@@ -38,14 +38,23 @@ def unstated_numbers(sentence: str, have: set[str]) -> bool:
     A century ("the 19th century", "nineteenth-century") is stated by a year in it, and a
     decade ("the 1950s") by a year in it: a summary says "a 19th-century tower" of one
     built in 1871 (QA, session 28). A number said to be near ("about four thousand") is
-    stated by one within ``APPROXIMATE`` of it. A number in words counts from thirteen on
+    stated by one within ``APPROXIMATE`` of it, but not by a year ("nearly 2,000" by 2019;
+    "1,987 schools" is a count). A number in words counts from thirteen on
     ("seventeen people"); below, "one" and "a second" are seldom numbers."""
     text = PAGE_REFERENCE.sub(" ", sentence)
     years = [int(x) for x in have if len(x) == 4 and x.isdigit()]
+
+    def century_unstated(n: int) -> bool:
+        return str(n) not in have and not any((n - 1) * 100 <= y <= n * 100 for y in years)
+
+    for m in _CENTURY_LISTED.finditer(text):
+        if century_unstated(int(m.group("n"))):
+            return True
+    text = _CENTURY_LISTED.sub(" ", text)
     for m in _CENTURY.finditer(text):
         tens = _TENS.get((m.group("tens") or "").lower(), 0)
         n = int(m.group("n")) if m.group("n") else tens + _ORDINALS[m.group("word").lower()]
-        if str(n) not in have and not any((n - 1) * 100 <= y <= n * 100 for y in years):
+        if century_unstated(n):
             return True
     text = _CENTURY.sub(" ", text)
     for m in _DECADE.finditer(text):
@@ -55,6 +64,7 @@ def unstated_numbers(sentence: str, have: set[str]) -> bool:
     text = _DECADE.sub(" ", text)
     # (a year is no count: "nearly 2,000 employees" is not borne out by "2019")
     values = [float(x) for x in have if _PLAIN_NUMBER.fullmatch(x) and not _YEAR.fullmatch(x)]
+    values += [float(x.replace(",", "")) for x in have if _GROUPED.fullmatch(x)]  # "1,987"
     rounded: list[tuple[int, int]] = []
     for m in _APPROXIMATE.finditer(text):
         said = m.group("number")
@@ -80,7 +90,8 @@ def stated_numbers(text: str) -> set[str]:
     looked for in. Only the source's words are read as numbers: a sentence's "one of the"
     must not need a 1."""
     have: set[str] = set().union(*numbers_in(text))
-    return have | spelled_numbers(text)
+    grouped = {m.group() for m in _GROUPED.finditer(text)}  # a count, not a year: as written
+    return have | grouped | spelled_numbers(text)
 
 
 _UNIT_WORDS = """zero one two three four five six seven eight nine ten eleven twelve thirteen
@@ -106,6 +117,17 @@ _CENTURY = re.compile(
     + "|".join(_ORDINALS)
     + r")))[\s-]+(?i:century|centuries|c\.)"
 )
+#: An ordinal of a list that ends in "centuries": "the 18th" of "the 18th and 19th
+#: centuries" (the last one is a ``_CENTURY``), "17th" of "the 17th, 18th or 19th centuries".
+_CENTURY_LISTED = re.compile(
+    r"\b(?P<n>\d{1,2})(?:st|nd|rd|th)"
+    r"(?=(?:\s*(?:,|and|or|to|through|[-–])\s*(?:the\s+)?\d{1,2}(?:st|nd|rd|th))+"
+    r"\s+(?i:centuries)\b)",
+    re.IGNORECASE,
+)
+#: A count written with thousands separators ("1,987"): not a year, though its value is
+#: one (a year is written "1987").
+_GROUPED = re.compile(r"\d{1,3}(?:,\d{3})+")
 #: A round number said to be near ("about four thousand bytes", "roughly 4000") is
 #: stated by one within this share of it ("4095"): a paraphrase rounds. "About 4096" is
 #: no rounding: it must be in the source as it is.
