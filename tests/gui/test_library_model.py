@@ -274,3 +274,22 @@ def test_two_files_of_one_name_show_their_folders_until_one_goes(qtbot: Any) -> 
     model.mark_queued(["/home/b/notes/plan.md"])
     assert names()["/home/a/notes/plan.md"] == "a/notes/plan.md"
     assert names()["/home/b/notes/plan.md"] == "b/notes/plan.md"
+
+
+def test_a_third_file_of_the_name_may_need_more_folders_of_the_others(qtbot: Any) -> None:
+    model = DocumentTableModel()
+    paths = ["/w/a/notes/meeting.md", "/w/archive/meeting.md"]
+    for path in paths:
+        model.mark_queued([path])
+    model.flush()
+    assert {model.index(i, NAME).data() for i in range(2)} == {
+        "notes/meeting.md",
+        "archive/meeting.md",
+    }
+    model.mark_queued(["/w/b/notes/meeting.md"])  # "notes/meeting.md" names two now
+    model.flush()
+    assert {model.index(i, NAME).data() for i in range(3)} == {
+        "a/notes/meeting.md",
+        "archive/meeting.md",
+        "b/notes/meeting.md",
+    }

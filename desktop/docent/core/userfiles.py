@@ -89,21 +89,36 @@ def shown(name: str | Path) -> str:
 def distinct_paths(paths: Iterable[str]) -> dict[str, str]:
     """Each path's name as a reader is shown it among ``paths``: its file name, or, where
     another has the same name, as much of its folders as tells them apart
-    ("archive/meeting.md" and "notes/meeting.md")."""
+    ("archive/meeting.md" and "notes/meeting.md"). Linear in the paths' parts: a library
+    holds thousands of "index.md" (a website's sources)."""
     unique = list(dict.fromkeys(paths))
     parts = {p: PurePath(p).parts for p in unique}
+    depth = dict.fromkeys(unique, 1)
+    level = 1
+    alike = _grouped(unique, parts, level)  # alike in their last ``level`` parts
+    while alike:
+        longer: list[str] = []
+        for group in alike:
+            if len(group) > 1:  # told apart by one more part, those that have one
+                longer += [p for p in group if len(parts[p]) > level]
+        level += 1
+        for p in longer:
+            depth[p] = level
+        alike = _grouped(longer, parts, level)
     out: dict[str, str] = {}
     for p in unique:
-        name = PurePath(p).name
-        twins = [q for q in unique if q != p and PurePath(q).name == name]
-        depth = 1
-        while twins and depth < len(parts[p]):
-            depth += 1
-            mine = parts[p][-depth:]
-            twins = [q for q in twins if parts[q][-depth:] == mine]
-        shown = [part for part in parts[p][-depth:] if part != PurePath(p).anchor]
-        out[p] = "/".join(shown) if depth > 1 else name
+        anchor = PurePath(p).anchor
+        shown = [part for part in parts[p][-depth[p] :] if part != anchor]
+        out[p] = "/".join(shown) if depth[p] > 1 else PurePath(p).name
     return out
+
+
+def _grouped(paths: list[str], parts: dict[str, tuple[str, ...]], level: int) -> list[list[str]]:
+    """The paths alike in their last ``level`` parts, in groups of two or more."""
+    groups: dict[tuple[str, ...], list[str]] = {}
+    for p in paths:
+        groups.setdefault(parts[p][-level:], []).append(p)
+    return [g for g in groups.values() if len(g) > 1]
 
 
 def _escape(m: re.Match[str]) -> str:

@@ -75,8 +75,12 @@ class DocumentTableModel(QStandardItemModel):
         self.setItemPrototype(prototype)
         #: every row by path, in the order they came
         self._rows: dict[str, Row] = {}
-        #: the paths of the rows of each file name: two of one name show their folders
+        #: the paths of the rows of each file name: two of one name show their folders;
+        #: what each of them shows, for the names that have more than one row; and the
+        #: names whose rows came or went since the last merge
         self._named: dict[str, set[str]] = {}
+        self._labels: dict[str, dict[str, str]] = {}
+        self._regrouped: set[str] = set()
         #: the Row each Qt row holds, and what its cells show per column {role: value}
         self._view: list[Row] = []
         self._shown: list[list[Cell]] = []
@@ -260,9 +264,9 @@ class DocumentTableModel(QStandardItemModel):
         self._rows[row.path] = row
         self._dirty[row.path] = None
         twins = self._named.setdefault(row.file_name, set())
-        twins.add(row.path)
-        if len(twins) == 2:  # the first of the name shows its folder now
-            self._dirty.update(dict.fromkeys(twins))
+        if row.path not in twins:
+            twins.add(row.path)
+            self._regrouped.add(row.file_name)
         return row
 
     def _update(self, held: Row, row: Row) -> None:
@@ -278,18 +282,29 @@ class DocumentTableModel(QStandardItemModel):
         self._removed = True
         twins = self._named[row.file_name]
         twins.discard(path)
-        if len(twins) == 1:  # the last of the name: its folder no longer needed
-            self._dirty.update(dict.fromkeys(twins))
-        elif not twins:
+        self._regrouped.add(row.file_name)
+        if not twins:
             del self._named[row.file_name]
 
     def shown_name(self, row: Row) -> str:
         """The row's file name, or where other rows have that name, with as much of its
         folders as tells them apart ("archive/meeting.md"): as the sources name them."""
-        twins = self._named.get(row.file_name, ())
-        if len(twins) < 2:
-            return row.file_name
-        return distinct_paths(sorted(twins))[row.path]
+        return self._labels.get(row.file_name, {}).get(row.path, row.file_name)
+
+    def _relabel(self) -> None:
+        """The labels of the names whose rows came or went, made once per merge (not once
+        per row: a website's 2,000 "index.md"); a row is written again only where its
+        label changed (a third "notes/meeting.md" may need more of the others' folders)."""
+        for name in self._regrouped:
+            twins = self._named.get(name, set())
+            labels = distinct_paths(twins) if len(twins) > 1 else {}
+            before = self._labels.pop(name, {})
+            if labels:
+                self._labels[name] = labels
+            for path in twins:
+                if labels.get(path, name) != before.get(path, name):
+                    self._dirty[path] = None
+        self._regrouped.clear()
 
     # Merging into the view -----------------------------------------------------
 
@@ -313,6 +328,7 @@ class DocumentTableModel(QStandardItemModel):
     def _merge(self, limit: int | None = MERGE_ROWS) -> None:
         if self._removed:
             self._remove_gone()
+        self._relabel()
         at = self._at
         todo = list(islice(self._dirty, limit))
         new = [path for path in todo if path not in at]
