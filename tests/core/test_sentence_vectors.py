@@ -127,6 +127,20 @@ def test_one_pass_gives_the_dense_vector_and_each_sentences(embedder: Embedder) 
     assert embedder.texts_embedded >= 2
 
 
+def test_texts_run_in_batches_of_like_length_come_back_in_their_order(
+    embedder: Embedder,
+) -> None:
+    """Texts are batched by length (a batch is padded to its longest); each chunk's
+    vectors still come back in the order given, with its own sentences."""
+    short = "Fog rolls in at dawn. Ships call on channel 16."
+    texts = [BODY * 3, short, BODY, "One line about the cellar and its sealed tins of oil.", short]
+    made = embedder.embed_chunks(texts, texts)
+    alone = [embedder.embed_chunks([t], [t])[0] for t in texts]
+    for got, want in zip(made, alone, strict=True):
+        assert float(np.dot(got.dense, want.dense)) > 0.999
+        assert unpack(got.sentences, DIM).shape == unpack(want.sentences, DIM).shape
+
+
 def test_a_body_the_model_never_reaches_keeps_the_chunks_vector(embedder: Embedder) -> None:
     context = " ".join(["heading"] * 300)  # past the model's 256 tokens on its own
     (made,) = embedder.embed_chunks([f"{context}\n{BODY}"], [BODY])

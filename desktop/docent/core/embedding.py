@@ -343,25 +343,29 @@ class Embedder:
 
         self.ensure_loaded()
         model = self._dense.model  # fastembed's model: tokenizer, session, pooling
-        out: list[ChunkVectors] = []
+        out: list[ChunkVectors | None] = [None] * len(texts)
+        # texts of like length share a batch: a batch is padded to its longest text, and
+        # a section's short last chunk beside full ones was run at their length
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
         with self._lock:
             for start in range(0, len(texts), self.batch_size):
-                batch = list(texts[start : start + self.batch_size])
+                which = order[start : start + self.batch_size]
+                batch = [texts[i] for i in which]
                 run = model.onnx_embed(batch)  # the tokens' vectors, before pooling
                 encoded = model.tokenize(batch)  # the same encodings, for their offsets
                 dense = list(model._post_process_onnx_output(run))  # as embed() pools them
-                for i, text in enumerate(batch):
-                    body = bodies[start + i]
+                for j, (i, text) in enumerate(zip(which, batch, strict=True)):
+                    body = bodies[i]
                     if not text.endswith(body):
                         raise ValueError("a chunk's body must end its embedded text")
                     spans = sentence_spans(body)
-                    hidden = run.model_output[i]
-                    sentences = pool(hidden, encoded[i].offsets, spans, len(text) - len(body))
+                    hidden = run.model_output[j]
+                    sentences = pool(hidden, encoded[j].offsets, spans, len(text) - len(body))
                     if not len(sentences):
-                        sentences = dense[i][None, :]
-                    out.append(ChunkVectors(dense[i].tolist(), pack(sentences)))
+                        sentences = dense[j][None, :]
+                    out[i] = ChunkVectors(dense[j].tolist(), pack(sentences))
         self.texts_embedded += len(texts)
-        return out
+        return [v for v in out if v is not None]
 
     def embed_sparse(self, texts: Sequence[str]) -> list[SparseVec]:
         if not texts:
