@@ -446,3 +446,16 @@ def test_the_pages_a_sentence_names_are_no_numbers_it_states() -> None:
     # a list only after "pages": "page 3, 45 ..." states 45 (review, session 29)
     assert unstated_numbers("According to page 3, 45 litres came.", have)
     assert unstated_numbers("Page 5 and 2 others hold 40 litres.", have)
+
+
+def test_centuries_listed_in_their_other_forms_and_a_grouped_count_whole() -> None:
+    """Review s30: "1,987" was also found inside "0,1987" and "1,9870" (decimals), which
+    then bore out "about 200" and "about 2,000"; a century list in the singular or as an
+    adjective was not read as one."""
+    have = stated_numbers("The bridges date from 1750 and 1871.")
+    assert not unstated_numbers("Bridges of the 18th and 19th century.", have)
+    assert not unstated_numbers("Its 18th- and 19th-century bridges.", have)
+    assert unstated_numbers("Its 17th- and 19th-century bridges.", have)
+    assert unstated_numbers("About 200.", stated_numbers("The ratio is 0,1987."))
+    assert unstated_numbers("About 2,000 m.", stated_numbers("It is 1,9870 m long."))
+    assert not unstated_numbers("About 2,000,000 people.", stated_numbers("2,000,000 people"))

@@ -134,8 +134,13 @@ def test_texts_run_in_batches_of_like_length_come_back_in_their_order(
     vectors still come back in the order given, with its own sentences."""
     short = "Fog rolls in at dawn. Ships call on channel 16."
     texts = [BODY * 3, short, BODY, "One line about the cellar and its sealed tins of oil.", short]
-    made = embedder.embed_chunks(texts, texts)
     alone = [embedder.embed_chunks([t], [t])[0] for t in texts]
+    size = embedder.batch_size
+    embedder.batch_size = 2  # three batches: an offset wrong across batches shows
+    try:
+        made = embedder.embed_chunks(texts, texts)
+    finally:
+        embedder.batch_size = size
     for got, want in zip(made, alone, strict=True):
         assert float(np.dot(got.dense, want.dense)) > 0.999
         assert unpack(got.sentences, DIM).shape == unpack(want.sentences, DIM).shape

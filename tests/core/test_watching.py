@@ -809,6 +809,29 @@ def test_watched_files_queued_behind_a_run_are_listed_while_it_runs(
     assert catalog_paths(engine) == {str(first), str(second), str(third)}
 
 
+def test_a_watched_file_taken_out_of_its_job_before_it_is_told_is_not(
+    engine: Engine, lib: Path
+) -> None:
+    """Review s30: the queue told the paths a job had when it was queued; a file deleted
+    meanwhile (its removal empties the job) was listed "queued", and no later event
+    named it again."""
+    first, second = lib / "a.txt", lib / "b.txt"
+    for path in (first, second):
+        path.write_text(text_for(path.stem))
+    queue: IndexQueue = engine.queue
+    events: list[IndexEvent] = []
+    queue.subscribe(events.append)
+    gate, held = hold_first_job(queue)
+    assert queue.index([str(first)], source="watch") is not None and held.wait(TIMEOUT)
+    waiting = queue.index([str(second)], source="watch")
+    second.unlink()
+    queue.remove(str(second), source="watch")  # before the running job's next event
+    gate.set()
+    assert queue.wait_idle(TIMEOUT)
+    assert waiting is not None and waiting.paths == []
+    assert not [e for e in events if isinstance(e, FilesFound) and str(second) in e.files]
+
+
 def test_files_queued_by_a_person_or_a_sweep_are_told_on_their_turn(
     engine: Engine, lib: Path
 ) -> None:

@@ -344,7 +344,44 @@ def test_a_watched_file_queued_behind_a_run_is_listed_and_waits_its_turn(
         fake.emit(FilesFound(waiting, [str(second)], [], []))  # told while the first runs
     row = pane.model.row_for(str(second))
     assert row is not None and row.state == "queued"
-    with qtbot.waitSignal(pane.controller.run_finished, timeout=10_000):
+    fake.add_document(str(first))
+    with (
+        qtbot.waitSignal(pane.controller.run_finished, timeout=10_000),
+        qtbot.waitSignal(pane.controller.documents_changed, timeout=10_000),
+    ):
         fake.emit(JobFinished(reading, IndexReport(indexed=[str(first)])))
+    # not "cancelled" at the run's end, nor dropped by the catalog read after it, though
+    # the window shows no run now (review s30: it vanished until its turn)
     row = pane.model.row_for(str(second))
-    assert row is not None and row.state == "queued", row.state_text  # not "cancelled"
+    assert row is not None and row.state == "queued", row and row.state_text
+    sweep = Job(JobKind.SWEEP, [str(tmp_path)], "sweep", id=9)  # another job ahead of it
+    with qtbot.waitSignal(pane.controller.documents_changed, timeout=10_000):
+        fake.emit(JobStarted(sweep))
+        fake.emit(JobFinished(sweep, IndexReport()))
+    row = pane.model.row_for(str(second))
+    assert row is not None and row.state == "queued"
+
+
+def test_a_watched_file_gone_before_its_turn_leaves_the_list_when_its_job_ends(
+    qtbot: Any, fake: FakeEngine, pane: LibraryPane, tmp_path: Path
+) -> None:
+    """Told while a user's run went on, then deleted (the queue empties its job): its
+    "queued" row stayed until the user's run ended (review s30)."""
+    from docent.core.api import FilesFound, IndexReport, Job, JobFinished, JobStarted
+
+    a, x = texts(tmp_path, "a.txt", "x.txt")
+    fake.hold_jobs.set()
+    pane.add_paths([str(a)])
+    assert fake.job_paused.wait(10)
+    waiting = Job(JobKind.INDEX, [str(x)], "watch", id=99)
+    with qtbot.waitSignal(pane.controller.files_found, timeout=10_000):
+        fake.emit(FilesFound(waiting, [str(x)], [], []))
+    assert pane.model.row_for(str(x)) is not None
+    x.unlink()
+    waiting.paths = []  # as IndexQueue._drop_pending_index leaves it
+    with qtbot.waitSignal(pane.controller.told_ended, timeout=10_000):
+        fake.emit(JobStarted(waiting))
+        fake.emit(FilesFound(waiting, [], [], []))
+        fake.emit(JobFinished(waiting, IndexReport()))
+    assert pane.controller.busy and pane.model.row_for(str(x)) is None
+    fake.release_jobs.set()

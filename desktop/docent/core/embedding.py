@@ -337,6 +337,8 @@ class Embedder:
         ``texts[i]`` after its context line, is the mean of its tokens' vectors in that
         pass (sentence_vectors.py). A chunk whose sentences all lie past the model's 256
         tokens keeps its dense vector as its one sentence vector."""
+        if len(texts) != len(bodies):
+            raise ValueError("each chunk's text needs its body")
         if not texts:
             return []
         from docent.core.sentence_vectors import pack, pool, sentence_spans
@@ -365,7 +367,9 @@ class Embedder:
                         sentences = dense[j][None, :]
                     out[i] = ChunkVectors(dense[j].tolist(), pack(sentences))
         self.texts_embedded += len(texts)
-        return [v for v in out if v is not None]
+        made = [v for v in out if v is not None]
+        assert len(made) == len(texts)  # every text was in one batch
+        return made
 
     def embed_sparse(self, texts: Sequence[str]) -> list[SparseVec]:
         if not texts:

@@ -397,11 +397,11 @@ class IndexQueue:
     def _run(self, job: Job) -> JobFinished | JobFailed:
         started = time.perf_counter()
         report = IndexReport()
+        self._tell_queued()  # queued during the last events of the job before
         if job.cancel.is_set():  # cancelled while it waited
             self._keep_listed(job)
             report.cancelled = True
             return JobFinished(job, report)
-        self._tell_queued()  # queued during the last events of the job before
         self._emit(JobStarted(job))
         try:
             RUNNERS[job.kind](self, job, report)
@@ -452,8 +452,12 @@ class IndexQueue:
         them has started, a file could go back to "queued" after it was ready."""
         with self._cond:
             told, self._queued_files = self._queued_files, []
+            # only those still in their job: a removal since may have taken one out
+            # (a file deleted before its turn would stay listed "queued"; review s30)
+            told = [(job, _still_in(job, files)) for job, files in told]
         for job, files in told:
-            self._emit(FilesFound(job, files, [], []))
+            if files:
+                self._emit(FilesFound(job, files, [], []))
 
     def found(self, job: Job, found: filemod.Collected) -> None:
         self._tell_queued()
@@ -509,3 +513,9 @@ class IndexQueue:
             "unreadable",
             f"The folder {folder} cannot be read; its files are skipped. Check its permissions.",
         )
+
+
+def _still_in(job: Job, files: list[str]) -> list[str]:
+    """``files`` that ``job`` still holds."""
+    held = set(job.paths)
+    return [f for f in files if f in held]

@@ -90,7 +90,8 @@ def stated_numbers(text: str) -> set[str]:
     looked for in. Only the source's words are read as numbers: a sentence's "one of the"
     must not need a 1."""
     have: set[str] = set().union(*numbers_in(text))
-    grouped = {m.group() for m in _GROUPED.finditer(text)}  # a count, not a year: as written
+    # a count, not a year: as written (whole numbers only: not "0,198" of "0,1987")
+    grouped = {m.group() for m in _NUMBER.finditer(text) if _GROUPED.fullmatch(m.group())}
     return have | grouped | spelled_numbers(text)
 
 
@@ -117,12 +118,14 @@ _CENTURY = re.compile(
     + "|".join(_ORDINALS)
     + r")))[\s-]+(?i:century|centuries|c\.)"
 )
-#: An ordinal of a list that ends in "centuries": "the 18th" of "the 18th and 19th
-#: centuries" (the last one is a ``_CENTURY``), "17th" of "the 17th, 18th or 19th centuries".
+#: An ordinal of a list that ends in a century: "the 18th" of "the 18th and 19th
+#: centuries" (the last one is a ``_CENTURY``), "17th" of "the 17th, 18th or 19th
+#: centuries", "18th-" of "18th- and 19th-century bridges". At most five before the last
+#: (a bounded look ahead: a list a looping model wrote does not cost its square).
 _CENTURY_LISTED = re.compile(
-    r"\b(?P<n>\d{1,2})(?:st|nd|rd|th)"
-    r"(?=(?:\s*(?:,|and|or|to|through|[-–])\s*(?:the\s+)?\d{1,2}(?:st|nd|rd|th))+"
-    r"\s+(?i:centuries)\b)",
+    r"\b(?P<n>\d{1,2})(?:st|nd|rd|th)-?"
+    r"(?=(?:\s*(?:,|and|or|to|through|[-–])\s*(?:the\s+)?\d{1,2}(?:st|nd|rd|th)){1,5}"
+    r"[\s-]+(?:century|centuries)\b)",
     re.IGNORECASE,
 )
 #: A count written with thousands separators ("1,987"): not a year, though its value is

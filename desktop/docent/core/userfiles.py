@@ -17,7 +17,7 @@ from __future__ import annotations
 import os
 import re
 import stat
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path, PurePath
 from typing import IO, Any
 
@@ -86,30 +86,34 @@ def shown(name: str | Path) -> str:
     return _UNSAFE.sub(_escape, text)
 
 
-def distinct_paths(paths: Iterable[str]) -> dict[str, str]:
+def distinct_paths(
+    paths: Iterable[str], parts: Mapping[str, tuple[str, ...]] | None = None
+) -> dict[str, str]:
     """Each path's name as a reader is shown it among ``paths``: its file name, or, where
     another has the same name, as much of its folders as tells them apart
     ("archive/meeting.md" and "notes/meeting.md"). Linear in the paths' parts: a library
-    holds thousands of "index.md" (a website's sources)."""
+    holds thousands of "index.md" (a website's sources). ``parts``: each path's
+    ``PurePath.parts``, when the caller keeps them (splitting is most of the cost)."""
     unique = list(dict.fromkeys(paths))
-    parts = {p: PurePath(p).parts for p in unique}
+    split = {p: parts[p] if parts is not None else PurePath(p).parts for p in unique}
     depth = dict.fromkeys(unique, 1)
     level = 1
-    alike = _grouped(unique, parts, level)  # alike in their last ``level`` parts
+    alike = _grouped(unique, split, level)  # alike in their last ``level`` parts
     while alike:
         longer: list[str] = []
         for group in alike:
             if len(group) > 1:  # told apart by one more part, those that have one
-                longer += [p for p in group if len(parts[p]) > level]
+                longer += [p for p in group if len(split[p]) > level]
         level += 1
         for p in longer:
             depth[p] = level
-        alike = _grouped(longer, parts, level)
+        alike = _grouped(longer, split, level)
     out: dict[str, str] = {}
     for p in unique:
-        anchor = PurePath(p).anchor
-        shown = [part for part in parts[p][-depth[p] :] if part != anchor]
-        out[p] = "/".join(shown) if depth[p] > 1 else PurePath(p).name
+        shown = split[p][-depth[p] :]
+        if depth[p] == len(split[p]) and PurePath(p).anchor:
+            shown = shown[1:]  # "/" or "C:\\" is no folder to name
+        out[p] = "/".join(shown) if depth[p] > 1 else split[p][-1]
     return out
 
 

@@ -153,6 +153,9 @@ class IndexController(QObject):
     run_started = Signal(str)
     #: the user's last queued job ended: its report, or None when it failed
     run_finished = Signal(object)
+    #: a job the window does not show as a run (a watched folder's) ended: the files it
+    #: had told (set[str]), that no later event may name again
+    told_ended = Signal(object)
     #: the catalog's records, after a refresh (list[DocumentRecord])
     documents_changed = Signal(object)
     #: a refresh began reading the catalog (what the events say after it is newer)
@@ -164,6 +167,9 @@ class IndexController(QObject):
         #: the user's jobs not yet ended: id -> label
         self._runs: dict[int, str] = {}
         self._removals: set[int] = set()
+        #: Files told by jobs not shown as runs (a watched folder's, maybe still waiting
+        #: behind another job), by job id, until each job ends.
+        self._told: dict[int, set[str]] = {}
         #: Runs whose walk found no file at all (said when they end).
         self._found_nothing: set[int] = set()
         self._fractions = RunProgress()
@@ -184,6 +190,11 @@ class IndexController(QObject):
     def busy(self) -> bool:
         """Jobs the user started are queued or running."""
         return bool(self._runs)
+
+    def told(self) -> set[str]:
+        """Files of jobs not shown as runs that have not ended: a catalog read does not
+        know them yet (listed "queued" while the job ahead of theirs ran, review s30)."""
+        return set().union(*self._told.values())
 
     def shows_run(self, job: Job) -> bool:
         """``job`` is a run the window shows: the user's, or a watched folder's that reads
@@ -322,6 +333,8 @@ class IndexController(QObject):
             for path in found.files:
                 self._fractions.set(path, 0.0)
             self.overall_progressed.emit(0.0, f"Indexing 0/{len(self._fractions)}")
+        elif found.files:
+            self._told.setdefault(found.job.id, set()).update(found.files)
         self.files_found.emit(found)
 
     def _progress(self, job: Job, p: Progress) -> None:
@@ -361,6 +374,9 @@ class IndexController(QObject):
             self._say_how_it_ended(end.report, self._runs[job.id], job.id in self._found_nothing)
         self._found_nothing.discard(job.id)
         self._removals.discard(job.id)
+        told = self._told.pop(job.id, None)
+        if told:
+            self.told_ended.emit(told)
         if self._runs.pop(job.id, None) is not None and not self._runs:
             self.run_finished.emit(end.report if isinstance(end, JobFinished) else None)
         self._refresh_soon()

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, fields
 from itertools import islice
-from pathlib import Path
+from pathlib import Path, PurePath
 
 from PySide6.QtCore import QModelIndex, QObject, QPersistentModelIndex, QRect, Qt, QTimer, Signal
 from PySide6.QtGui import QBrush, QColor, QPainter, QStandardItem, QStandardItemModel
@@ -81,6 +81,8 @@ class DocumentTableModel(QStandardItemModel):
         self._named: dict[str, set[str]] = {}
         self._labels: dict[str, dict[str, str]] = {}
         self._regrouped: set[str] = set()
+        #: the folders of each path that has a twin (splitting is most of a label's cost)
+        self._parts: dict[str, tuple[str, ...]] = {}
         #: the Row each Qt row holds, and what its cells show per column {role: value}
         self._view: list[Row] = []
         self._shown: list[list[Cell]] = []
@@ -282,6 +284,7 @@ class DocumentTableModel(QStandardItemModel):
         self._removed = True
         twins = self._named[row.file_name]
         twins.discard(path)
+        self._parts.pop(path, None)
         self._regrouped.add(row.file_name)
         if not twins:
             del self._named[row.file_name]
@@ -297,7 +300,13 @@ class DocumentTableModel(QStandardItemModel):
         label changed (a third "notes/meeting.md" may need more of the others' folders)."""
         for name in self._regrouped:
             twins = self._named.get(name, set())
-            labels = distinct_paths(twins) if len(twins) > 1 else {}
+            labels: dict[str, str] = {}
+            if len(twins) > 1:
+                parts = self._parts
+                for path in twins:
+                    if path not in parts:
+                        parts[path] = PurePath(path).parts
+                labels = distinct_paths(twins, parts)
             before = self._labels.pop(name, {})
             if labels:
                 self._labels[name] = labels

@@ -195,6 +195,7 @@ class LibraryPane(QWidget):
         c.documents_changed.connect(self._on_documents)
         c.refresh_started.connect(self._on_refresh_started)
         c.files_found.connect(self._on_files_found)
+        c.told_ended.connect(self._on_told_ended)
         c.document_progressed.connect(self._on_doc_progress)
         c.document_changed.connect(self._on_doc_changed)
         c.overall_progressed.connect(self._on_overall)
@@ -305,7 +306,7 @@ class LibraryPane(QWidget):
     def _on_documents(self, records: list[DocumentRecord]) -> None:
         rows = self.model.rows()
         pending = {r.path for r in rows if r.state in ("queued", "indexing")}
-        keep = pending if self.controller.busy else set()
+        keep = pending if self.controller.busy else pending & self.controller.told()
         if self.controller.removing:  # a read before the removal ran: it says "ready"
             keep |= {r.path for r in rows if r.state == "removing"}
         self.model.set_records(records, keep, read_at=self._read_at)
@@ -319,6 +320,16 @@ class LibraryPane(QWidget):
             self._run_paths.update(files)
         # a sweep lists every file, and most are unchanged: only new ones are queued rows
         self.model.mark_queued(files, requeue=found.job.kind is not JobKind.SWEEP)
+        self.empty_hint.setVisible(self.model.count == 0)
+
+    def _on_told_ended(self, paths: set[str]) -> None:
+        """A watched folder's job ended: a file it told and never indexed (taken out of
+        it, or gone before its turn) leaves the list, unless another job will read it."""
+        still = self.controller.told()
+        for path in paths - still:
+            row = self.model.row_for(path)
+            if row is not None and row.state == "queued" and not row.doc_id:
+                self.model.remove(path)
         self.empty_hint.setVisible(self.model.count == 0)
 
     def _on_doc_progress(self, p: Progress) -> None:
