@@ -427,3 +427,33 @@ def test_a_chinese_loop_is_still_cut() -> None:
     cuts = [guard.feed(t) for t in chunks(text, 2)]
     cut = next((c for c in cuts if c), None) or guard.finish()
     assert cut is not None and cut.kept == "安全阀每年必须由合格的技工检查一次。"
+
+
+def test_a_short_question_whole_on_its_own_is_not_refused_for_the_one_before(
+    tmp_path: Path, ollama_down_host: str
+) -> None:
+    """QA, session 30: after a question nothing answered, "What colour will the boathouse
+    be?" (two content words: taken for a follow-up) was searched with the other's words,
+    "pronunciation debian", and refused, though its own search finds the meeting notes."""
+    notes = hit(1, "The boathouse will be painted vermilion, not blue.", file_name="meeting.md")
+    searched: list[str] = []
+
+    def search(query: str, rewrites: Sequence[str]) -> SearchResult:
+        searched.append(query)
+        low = "pronunciation" in query.lower()
+        return SearchResult(query, [notes], confidence="low" if low else "high")
+
+    settings = Settings.model_validate(
+        {"data_dir": str(tmp_path), "ollama_host": ollama_down_host, "ollama_model": MODEL}
+    )
+    answerer = Answerer(OllamaClient(ollama_down_host, MODEL, 1.0, 5.0, 10.0), settings, search)
+    conv = Conversation()
+    first = answerer.answer("What is the official pronunciation of Debian?", conversation=conv)
+    assert first.mode == "abstained"
+    question = "What colour will the boathouse be?"
+    second = answerer.answer(question, conversation=conv)
+    assert searched[-2] != question and searched[-1] == question  # as a follow-up, then as asked
+    assert second.mode == "extractive" and second.query == question and not second.search_note
+    # a question whose words point back is still a follow-up, whatever its own search finds
+    third = answerer.answer("Was it blue before?", conversation=conv)
+    assert third.query != "Was it blue before?" and searched[-1] == third.query

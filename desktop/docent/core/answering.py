@@ -81,6 +81,7 @@ from docent.core.conversation import (
     is_follow_up,
     ordinal,
     parse_rewrite,
+    points_back,
     rewrite_messages,
 )
 from docent.core.errors import Cancelled, LLMError, LLMTimeout, LLMUnavailable, ModelNotFound
@@ -225,6 +226,14 @@ class Answerer:
         _check(cancel, None)
         result = self.search(query, rewrites)
         _check(cancel, None)
+        if query != question and should_abstain(result) and not points_back(question):
+            # a follow-up only by being short: searched as asked too, and taken so when
+            # that finds its answer ("What colour will the boathouse be?" after a question
+            # nothing answered was refused for the other's words; QA, session 30)
+            own = self.search(question, [])
+            _check(cancel, None)
+            if not should_abstain(own):
+                query, rewrites, result = question, [], own
         run = _Run(
             question,
             query,

@@ -509,15 +509,20 @@ def is_follow_up(question: str) -> bool:
     the previous question's words added, it found the previous subject's passages and
     abstained on its own. Conservative: when in doubt, it is a follow-up (rewritten as
     before), unless it names an identifier of its own."""
-    if _FOLLOW_UP_OPENING.match(question):
+    if points_back(question):
         return True
-    if len(content_words(question)) < STANDALONE_WORDS and not _asks_what_it_names(question):
-        # short, and naming nothing of its own ("How much memory?", "Which CPU?"); one
-        # that asks what an identifier of its own is ("What is a t-test used for?", "What
-        # does WRU do?") was searched with the previous question's words and quoted
-        # their passages (QA, session 27)
-        return True
-    if _GERMAN_ES.search(question):
+    # short, and naming nothing of its own ("How much memory?", "Which CPU?"); one that
+    # asks what an identifier of its own is ("What is a t-test used for?", "What does WRU
+    # do?") was searched with the previous question's words and quoted their passages
+    # (QA, session 27)
+    return len(content_words(question)) < STANDALONE_WORDS and not _asks_what_it_names(question)
+
+
+def points_back(question: str) -> bool:
+    """The question's words say it follows another: it opens like a follow-up ("and on
+    the 11/70?") or points at something said before ("it", "those", "es"). Not only
+    short: a short question may be whole ("What colour will the boathouse be?")."""
+    if _FOLLOW_UP_OPENING.match(question) or _GERMAN_ES.search(question):
         return True
     found = re.findall(r"[^\W\d_]+", question)
     if found and found[0].istitle() and not (len(found) > 1 and found[1][:1].isupper()):

@@ -28,6 +28,7 @@ from docent.core.conversation import (
     UNSUPPORTED_QUOTES,
     Conversation,
     is_follow_up,
+    points_back,
 )
 from docent.core.errors import LLMError, LLMUnavailable, ModelNotFound, NotOllama
 from docent.core.evaluation import split_sentences, terms
@@ -245,8 +246,13 @@ def build_prompt(
         - sum(plan.tokens(m["content"]) + MESSAGE_OVERHEAD for m in [*shot, *begun])
     )
     # only a follow-up is sent the turns before it: a question that names its own subject
-    # needs none, and smollm2:135m answered one with the answer before it (QA, session 29)
-    follows = conv.last is not None and is_follow_up(question)
+    # needs none, and smollm2:135m answered one with the answer before it (QA, session 29);
+    # nor a short one searched as asked (answering: its own search found its answer)
+    follows = (
+        conv.last is not None
+        and is_follow_up(question)
+        and (query != question or points_back(question))
+    )
     history, turns = (
         _history(conv, plan, int(max(budget, 0) * HISTORY_SHARE)) if follows else ([], 0)
     )
