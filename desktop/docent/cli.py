@@ -18,7 +18,7 @@ from docent.cli_progress import ProgressBar
 from docent.cli_signals import handlers_restored, stop_on_signals
 from docent.cli_text import pad
 from docent.core.files import describe_unsupported
-from docent.core.models import unit_short
+from docent.core.models import CANCELLED, unit_short
 from docent.core.userfiles import shown
 
 if TYPE_CHECKING:
@@ -62,9 +62,6 @@ CANCELLED_RUN = (
 def cmd_index(args: argparse.Namespace) -> int:
     import threading
 
-    if not args.paths and not args.rebuild:
-        print("docent index: give files or folders to index (or --rebuild)", file=sys.stderr)
-        return 2
     from docent.core.jobs import RunStopped
 
     cancel = threading.Event()
@@ -72,21 +69,33 @@ def cmd_index(args: argparse.Namespace) -> int:
     reports: list[IndexReport] = []  # the resume's, then the run's
     try:
         with _open_engine(rebuild=args.rebuild) as eng:
+            if not args.paths and not args.rebuild:
+                # what was cancelled: `docent status` says `docent index` resumes it, and
+                # with no path it said "give files or folders" (QA, session 30)
+                args.paths = [r.path for r in eng.documents() if r.state_label == CANCELLED]
+                if not (args.paths or eng.recovered or eng.outdated or eng.changed):
+                    print(
+                        "docent index: give files or folders to index (or --rebuild); "
+                        "nothing is left to resume",
+                        file=sys.stderr,
+                    )
+                    return 2
             # a collection for files that exist: `index /typo --collection New` made it
             named = any(os.path.lexists(p) for p in args.paths)
             collection = cli_collections.made(eng, args) if named else None
             try:
                 if eng.recovered or eng.outdated or eng.changed:
                     reports.append(eng.resume(bar, cancel))
-                reports.append(
-                    eng.index(
-                        args.paths,
-                        recursive=args.recursive,
-                        progress=bar,
-                        cancel=cancel,
-                        collection=collection,
+                if args.paths or args.rebuild or not reports:
+                    reports.append(
+                        eng.index(
+                            args.paths,
+                            recursive=args.recursive,
+                            progress=bar,
+                            cancel=cancel,
+                            collection=collection,
+                        )
                     )
-                )
             except RunStopped as stopped:  # Ctrl-C or SIGTERM: the run ended, cancelled
                 cancel.set()
                 reports.append(stopped.report)

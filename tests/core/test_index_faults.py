@@ -7,6 +7,8 @@ raised from the real indexer's calls into the embedder and the store."""
 
 from __future__ import annotations
 
+import json
+
 import threading
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -617,6 +619,30 @@ def test_a_cancelled_file_is_called_cancelled_in_every_list(
     out = capsys.readouterr().out
     assert "cancelled: Indexing was cancelled before it reached this file." in out, out
     assert "queued" not in out
+
+
+def test_docent_index_alone_resumes_what_was_cancelled_as_status_says(
+    files: list[Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`docent status` said "1 cancelled (`docent index` resumes them)", and `docent index`
+    alone answered "give files or folders to index" (QA, session 30)."""
+    from docent.cli import main
+    from docent.core.models import CANCELLED, DocumentRecord
+
+    assert main(["index", "-q", str(files[0])]) == 0  # the model the command line uses
+    with Engine(load_settings()) as eng:
+        cancelled = DocumentRecord(doc_id="b1", path=str(files[1]), file_name="b.txt")
+        cancelled.reason = CANCELLED
+        eng.catalog.put(cancelled)  # as Indexer.note_cancelled lists it
+    capsys.readouterr()
+    assert main(["status"]) == 0
+    assert "1 cancelled (`docent index` resumes them)" in capsys.readouterr().out
+    assert main(["index", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["indexed"] == [str(files[1])]
+    with Engine(load_settings()) as eng:
+        assert eng.resolve("b.txt").state is DocState.READY
+    assert main(["index"]) == 2  # nothing left to resume: the usage error, as before
+    assert "nothing is left to resume" in capsys.readouterr().err
 
 
 def test_files_saved_again_while_docent_was_closed_are_indexed_again_at_the_next_start(
