@@ -8,7 +8,6 @@ raised from the real indexer's calls into the embedder and the store."""
 from __future__ import annotations
 
 import json
-
 import threading
 from collections.abc import Iterator, Sequence
 from pathlib import Path
