@@ -98,43 +98,67 @@ def grep(
     # documents' order among them (the store's first are any: a file's line 1 was
     # missing, QA session 29); past GREP_SCAN matching passages, the first of those.
     points = store.grep(pattern, limit=GREP_SCAN, collection=collection, exclude_doc_ids=busy)
+    needle = _needle(pattern)
+    words = pattern.split()
+    if len(words) > 1:
+        # a passage holds "Chapter 2\nLeadership" where grep's own line shows "Chapter 2
+        # Leadership" (spacing made single): copied from it, the phrase found nothing (QA,
+        # session 30). The passages holding its longest word, matched spacing aside.
+        seen = {p.id for p in points}
+        points += [
+            p
+            for p in store.grep(
+                max(words, key=len), limit=GREP_SCAN, collection=collection, exclude_doc_ids=busy
+            )
+            if p.id not in seen and needle.search(p.payload["text"])
+        ]
     # In the document's order, not the store's (point ids look random), and once: a match
     # in the sentence two neighbouring passages share was listed twice (review).
     points.sort(key=lambda p: (p.payload["path"], int(p.payload.get("ordinal", 0))))
     found: list[GrepMatch] = []
-    listed: tuple[ScoredPoint, int] | None = None  # the passage before, the match it listed
+    listed: tuple[ScoredPoint, int] | None = None  # the passage before, its match's end
     for p in points:
         shared = 0
         if listed is not None:
-            before, at_before = listed
+            before, end_before = listed
             shared = _overlap(before, p)
             # only the occurrence the passage before listed is listed already, and those
             # before it: this passage's matches in the shared sentence from the one after
             # it on are its own (review)
             text = " ".join(before.payload["text"].split())
-            end = len(" ".join(before.payload["text"][: at_before + len(pattern)].split()))
+            end = len(" ".join(before.payload["text"][:end_before].split()))
             skip = end - (len(text) - shared)
-            shared = skip if at_before >= 0 and skip > 0 else 0
-        at = _first_after(p.payload["text"], pattern, shared)
+            shared = skip if end_before >= 0 and skip > 0 else 0
+        m = _first_after(p.payload["text"], needle, shared)
         listed = None
-        if at is not None:  # else its matches are all in what the one before holds
-            found.append(_grep_match(p, pattern, at))
-            listed = (p, at)
+        if m is not None:  # else its matches are all in what the one before holds
+            found.append(_grep_match(p, m))
+            listed = (p, m[1])
             if len(found) == limit:
                 break
     return found
 
 
-def _first_after(text: str, pattern: str, shared: int) -> int | None:
-    """Where the first match of ``pattern`` in ``text`` past its first ``shared``
-    characters (spacing made single) begins; -1 when there is none at all (a match
-    the store found that this search does not), None when every one is in them."""
-    matches = list(re.finditer(re.escape(pattern), text, re.IGNORECASE))
+def _needle(pattern: str) -> re.Pattern[str]:
+    """``pattern`` as written, any case, a run of spacing in it matching any run."""
+    return re.compile(
+        "".join(
+            r"\s+" if part.isspace() else re.escape(part) for part in re.split(r"(\s+)", pattern)
+        ),
+        re.IGNORECASE,
+    )
+
+
+def _first_after(text: str, needle: re.Pattern[str], shared: int) -> tuple[int, int] | None:
+    """Where the first match of ``needle`` in ``text`` past its first ``shared``
+    characters (spacing made single) begins and ends; (-1, -1) when there is none at all
+    (a match the store found that this search does not), None when every one is in them."""
+    matches = list(needle.finditer(text))
     if not matches:
-        return -1
+        return -1, -1
     for m in matches:
         if not shared or len(" ".join(text[: m.end()].split())) > shared:
-            return m.start()
+            return m.start(), m.end()
     return None
 
 
@@ -155,12 +179,13 @@ def _overlap(before: ScoredPoint, after: ScoredPoint) -> int:
     return 0
 
 
-def _grep_match(p: ScoredPoint, pattern: str, at: int) -> GrepMatch:
-    """The match at ``at`` in the passage's text (-1: none found)."""
+def _grep_match(p: ScoredPoint, match: tuple[int, int]) -> GrepMatch:
+    """The match (start, end) in the passage's text (-1: none found)."""
     pl = p.payload
     text: str = pl["text"]
+    at, end = match
     start = max(0, at - 60) if at >= 0 else 0
-    line = " ".join(text[start : start + len(pattern) + 120].split())
+    line = " ".join(text[start : max(end, start) + 120].split())
     first, last = int(pl["page_start"]), int(pl["page_end"])
     breaks = page_breaks_of(pl)
     if at >= 0 and breaks:  # the page the match is on, not the passage's first
