@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from fakes import FakeEngine, hold
-from PySide6.QtWidgets import QDialogButtonBox
+from PySide6.QtWidgets import QDialogButtonBox, QPushButton
 
 from docent.core.config import load_settings, settings_file
 from docent.gui.settings_dialog import SettingsDialog
@@ -55,6 +55,30 @@ def test_the_fields_stay_put_when_errors_appear(qtbot: Any, fake: FakeEngine, dr
     save(qtbot, dialog)
     assert dialog.error_label.isVisible() and dialog.error_label.text().count("\n") >= 2
     assert places() == before
+
+
+def test_many_errors_scroll_and_squeeze_no_field(qtbot: Any, fake: FakeEngine, drain: None) -> None:
+    """QA, session 30: four bad fields' lines, wrapped, grew the error text over the
+    fields: the watched folders' list shrank to one line and its buttons to slivers."""
+    dialog = SettingsDialog(fake)
+    qtbot.addWidget(dialog)
+    dialog.show()
+    qtbot.waitExposed(dialog)
+    shrinkable = (dialog.folders, *dialog.findChildren(QPushButton))
+
+    def places() -> list[tuple[int, int]]:
+        return [(w.mapTo(dialog, w.rect().topLeft()).y(), w.height()) for w in shrinkable]
+
+    before = places()
+    dialog.host_edit.setText("ftp://x")
+    dialog.embedding_edit.setText("zzz")
+    dialog.data_edit.setText("rel")
+    dialog.limit_edit.setText("x")
+    save(qtbot, dialog)
+    lines = dialog.error_label.text().split("\n")
+    assert len(lines) >= 4 and lines[0].startswith("Ollama"), lines
+    assert places() == before
+    assert dialog.error_area.verticalScrollBar().maximum() > 0  # the rest scrolls
 
 
 def test_the_red_mark_goes_when_the_field_is_edited(

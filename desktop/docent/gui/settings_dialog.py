@@ -21,11 +21,13 @@ from PySide6.QtWidgets import (
     QDialogButtonBox,
     QFileDialog,
     QFormLayout,
+    QFrame,
     QHBoxLayout,
     QLabel,
     QLineEdit,
     QListWidget,
     QPushButton,
+    QScrollArea,
     QVBoxLayout,
     QWidget,
 )
@@ -224,7 +226,15 @@ class SettingsDialog(QDialog):
         self.error_label.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
         # Room for four lines kept even when empty: the fields above never move when
         # errors come and go (one meant to be clicked moved, and the click hit the next).
-        self.error_label.setMinimumHeight(4 * self.error_label.fontMetrics().lineSpacing())
+        # More lines scroll: they squeezed the fields (the watched folders' list and its
+        # buttons to slivers, QA session 30).
+        self.error_area = QScrollArea()
+        self.error_area.setObjectName("settingsErrors")
+        self.error_area.setWidget(self.error_label)
+        self.error_area.setWidgetResizable(True)
+        self.error_area.setFrameShape(QFrame.Shape.NoFrame)
+        self.error_area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.error_area.setFixedHeight(4 * self.error_label.fontMetrics().lineSpacing() + 4)
         self.buttons = QDialogButtonBox(
             QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel
         )
@@ -235,7 +245,7 @@ class SettingsDialog(QDialog):
         layout.addLayout(form)
         layout.addWidget(self.env_label)
         layout.addStretch(1)
-        layout.addWidget(self.error_label)
+        layout.addWidget(self.error_area)
         layout.addWidget(self.buttons)
         self.resize(620, 460)
 
