@@ -277,3 +277,28 @@ def test_the_first_window_fits_the_screen(qtbot: Any, fake: FakeEngine) -> None:
     assert room.width() < FIRST_SIZE.width()
     assert window.width() <= max(room.width(), window.minimumSizeHint().width())
     assert window.height() <= room.height()
+
+
+def test_the_collection_counts_follow_each_document_a_long_job_finishes(
+    qtbot: Any, fake: FakeEngine, make_window: Any
+) -> None:
+    """QA, session 30: "Inbox: 4 of 20 documents · 241 chunks" stayed for over a minute
+    after a watched folder's 908-chunk file was ready: the collection's counts were read
+    only when the job ended; the library's followed each document."""
+    from docent.core.api import DocumentChanged, Job, JobStarted, Progress
+
+    fake.add_document("/docs/a.pdf")
+    window = started(qtbot, fake, make_window)
+    bar = window.library.collection_bar
+    with qtbot.waitSignal(window.library.controller.documents_changed, timeout=10_000):
+        bar.select(bar.collections[0].id)
+    name = bar.collections[0].name
+    qtbot.waitUntil(lambda: window.docs_label.text().startswith(f"{name}: 1 of 1"), timeout=10_000)
+    job = Job(JobKind.INDEX, ["/docs/b.pdf", "/docs/c.pdf"], "watch", id=77)
+    rec = fake.add_document("/docs/b.pdf")  # the first of the job's two is ready
+    fake.emit(JobStarted(job))
+    fake.emit(DocumentChanged(job, Progress("ready", 1, 2, rec.path, rec.doc_id), rec))
+    qtbot.waitUntil(
+        lambda: window.docs_label.text() == f"{name}: 2 of 2 documents · 4 chunks",
+        timeout=10_000,
+    )

@@ -257,7 +257,11 @@ class MainWindow(QMainWindow):
         self.status_soon = QTimer(self)
         self.status_soon.setSingleShot(True)
         self.status_soon.setInterval(STATUS_AFTER_CHANGE_MS)
+        # a document changed: the library's counts, and the collections' (the status bar
+        # shows the collection's, stale until the job ended: a minute for a big watched
+        # file, QA session 30)
         self.status_soon.timeout.connect(self.refresh_status)
+        self.status_soon.timeout.connect(self.library.collection_bar.refresh)
 
     def _start(self) -> None:
         saved = self.gui_settings.value("collection/current")
