@@ -326,18 +326,28 @@ def cmd_ask(args: argparse.Namespace) -> int:
 
     from docent.core.answering import AnswerCancelled
     from docent.core.conversation import INCOMPLETE, AskStage, unsupported_groups
+    from docent.core.prompting import DEFAULT_LAYOUT, LeadStream
 
     streamed: list[str] = []
     tries = [1]  # the model's answers streamed: 1 + each RETRYING
 
+    def write(text: str) -> None:
+        streamed.append(text)
+        sys.stdout.write(text)
+        sys.stdout.flush()
+
+    # the answer's opening quotation mark, when the model closed the one its begun reply
+    # opened (a stream began "...stops simulation." with no opening mark; QA, s28 and s30)
+    stream = [LeadStream(DEFAULT_LAYOUT.lead, write)]
+
     def on_token(token: str) -> None:
         if not args.json:
-            streamed.append(token)
-            sys.stdout.write(token)
-            sys.stdout.flush()
+            stream[0](token)
 
     def on_stage(stage: AskStage) -> None:
         if stage is AskStage.RETRYING and not args.json:  # the next answer follows
+            stream[0].flush()
+            stream[0] = LeadStream(DEFAULT_LAYOUT.lead, write)
             model = args.model or eng.settings.ollama_model
             if streamed:
                 print(
@@ -362,11 +372,13 @@ def cmd_ask(args: argparse.Namespace) -> int:
             )
         except (KeyboardInterrupt, AnswerCancelled):
             cancel.set()
+            stream[0].flush()
             print("\nStopped.", file=sys.stderr)
             return 130
     if args.json:
         print_json(answer.as_dict())
         return 0
+    stream[0].flush()
     if not streamed:
         print(answer.text)
     elif answer.mode == "extractive":  # what streamed ("1) 2) 3)") was cut: quotes instead

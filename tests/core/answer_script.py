@@ -145,3 +145,21 @@ def ask(eng: Engine, question: str = MEMORY_Q, **kw: object) -> tuple[Answer, li
     tokens: list[str] = []
     answer = eng.ask(question, on_token=tokens.append, **kw)  # type: ignore[arg-type]
     return answer, tokens
+
+
+@dataclass
+class GoesOnFromTheOpening(ScriptedModel):
+    """A model that goes on from the reply Docent began (``Passage [1] says: "``): it
+    copies the best passage's first sentence, closes the quotation and adds a sentence of
+    its own; ``echo``: the server sends the begun words back first (llama.cpp's does)."""
+
+    echo: bool = False
+
+    def __call__(self, messages: list[dict[str, Any]], model: str) -> str:
+        what = kind(messages)
+        if what != "answer":
+            return super().__call__(messages, model)
+        self.seen.setdefault(what, []).append(messages)
+        best = min(offered_in(messages), key=lambda p: p.n)
+        said = f'{first_sentence(best.text)}." That is how the book puts it.'
+        return messages[-1]["content"] + said if self.echo else said

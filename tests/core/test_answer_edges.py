@@ -457,3 +457,31 @@ def test_a_short_question_whole_on_its_own_is_not_refused_for_the_one_before(
     # a question whose words point back is still a follow-up, whatever its own search finds
     third = answerer.answer("Was it blue before?", conversation=conv)
     assert third.query != "Was it blue before?" and searched[-1] == third.query
+
+
+def test_a_lead_stream_puts_the_opening_mark_where_the_answer_will_have_it() -> None:
+    """``LeadStream`` (`docent ask`): the words wait for their first quotation mark, or
+    ``HOLD_CHARS`` of them, and go on with the lead when the model closed the quotation."""
+    from docent.core.prompting import HOLD_CHARS, QUOTE_MARK, LeadStream, with_lead
+
+    cases = [
+        ["The lamp ", "is lit at dusk", '." It says so.'],  # closed: the mark leads
+        ["The lamp is lit ", 'with "GRUB" words.'],  # a term quoted: no lead
+        ["word " * 40, 'then a closing mark." Late.'],  # no mark within HOLD_CHARS
+        ["Short answer."],  # ended without a mark
+    ]
+    for tokens in cases:
+        out: list[str] = []
+        stream = LeadStream(QUOTE_MARK, out.append)
+        for token in tokens:
+            stream(token)
+        stream.flush()
+        text = "".join(tokens)
+        if len(text) < HOLD_CHARS or '"' in text[:HOLD_CHARS]:
+            assert "".join(out) == with_lead(QUOTE_MARK, text), tokens
+        else:
+            assert "".join(out) == text  # decided without the mark: as the model wrote
+    passed: list[str] = []
+    plain = LeadStream("", passed.append)
+    plain("no lead")
+    assert passed == ["no lead"]  # a layout with no lead streams each token at once

@@ -9,22 +9,20 @@ own stub (or at a dead port) and scripts the model with ``ScriptedModel``.
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import pytest
 from answer_script import (
     INVENTION,
     MEMORY_Q,
     MODEL,
+    GoesOnFromTheOpening,
     InventsFirst,
     InventsThenCounts,
     ScriptedModel,
     ask,
     asked,
     first_sentence,
-    kind,
     offered_in,
     point_at,
 )
@@ -164,24 +162,6 @@ def test_numbers_never_offered_are_dropped_and_reported(
     assert [c.n for c in answer.citations] == [1, 2]
     assert "never offered" in answer.reason
     assert answer.confidence != "high"
-
-
-@dataclass
-class GoesOnFromTheOpening(ScriptedModel):
-    """A model that goes on from the reply Docent began (``Passage [1] says: "``): it
-    copies the best passage's first sentence, closes the quotation and adds a sentence of
-    its own; ``echo``: the server sends the begun words back first (llama.cpp's does)."""
-
-    echo: bool = False
-
-    def __call__(self, messages: list[dict[str, Any]], model: str) -> str:
-        what = kind(messages)
-        if what != "answer":
-            return super().__call__(messages, model)
-        self.seen.setdefault(what, []).append(messages)
-        best = min(offered_in(messages), key=lambda p: p.n)
-        said = f'{first_sentence(best.text)}." That is how the book puts it.'
-        return messages[-1]["content"] + said if self.echo else said
 
 
 @pytest.mark.parametrize("echo", [False, True], ids=["ollama", "llama.cpp"])

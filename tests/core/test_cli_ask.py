@@ -7,7 +7,13 @@ import json
 from pathlib import Path
 
 import pytest
-from answer_script import INVENTION, InventsFirst, InventsThenCounts, ScriptedModel
+from answer_script import (
+    INVENTION,
+    GoesOnFromTheOpening,
+    InventsFirst,
+    InventsThenCounts,
+    ScriptedModel,
+)
 
 from docent.cli import main
 from ollama_stub import OllamaStub
@@ -101,6 +107,29 @@ def test_ask_json(
     assert data["confidence"] in ("high", "medium", "low") and "reason" in data
     assert data["cut"] == "" and data["misattributed_citations"] == []
     assert 0 < data["tokens"] <= data["budget"]
+
+
+def test_ask_streams_the_opening_quotation_mark_of_a_quotation_the_model_closed(
+    indexed: None,
+    ollama_stub: OllamaStub,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The model goes on from Docent's begun reply (`Passage [1] says: "`), copies the
+    passage and closes the quotation: the stream began with the passage's words and a
+    lone closing mark after them (QA, sessions 28 and 30)."""
+    use_host(monkeypatch, ollama_stub.url)
+    ollama_stub.responder = GoesOnFromTheOpening()
+    capsys.readouterr()
+    assert main(["ask", QUESTION]) == 0
+    streamed = capsys.readouterr().out.partition("\nCitations:\n")[0].strip()
+    assert streamed.startswith('"This is a text from LibreOffice Writer'), streamed
+    assert streamed.count('"') == 2
+    # a model that answers afresh is streamed as it wrote, with no mark of Docent's
+    ollama_stub.responder = ScriptedModel(cite="[1]")
+    assert main(["ask", QUESTION]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("This is a text from LibreOffice Writer"), out
 
 
 def test_ask_shows_citations_docent_matched(

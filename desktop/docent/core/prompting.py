@@ -289,8 +289,9 @@ def with_lead(lead: str, text: str) -> str:
     quotation mark only when the model closed the quotation, that is when its first mark
     is a closing one (a curly one, or one not at the start nor after a space). A server
     that cannot go on from a begun reply answers afresh: a lone mark would open its answer,
-    or one quoting a term ("GRUB"). The lead is not streamed, since this is known only at
-    the end."""
+    or one quoting a term ("GRUB"). The window streams the model's words as they come,
+    then shows this; `docent ask` streams through ``LeadStream``, which waits for that
+    mark (a terminal cannot put the mark back before the words)."""
     first = _FIRST_MARK.search(text)
     closes = first is not None and (
         first.group() == "”" or first.start() > 0 and not text[first.start() - 1].isspace()
@@ -301,6 +302,39 @@ def with_lead(lead: str, text: str) -> str:
 
 
 _FIRST_MARK = re.compile(r"[\"“”]")
+#: How much of a streamed answer waits for its first quotation mark (``LeadStream``):
+#: about a sentence; one that comes later is rare.
+HOLD_CHARS = 160
+
+
+class LeadStream:
+    """A streamed answer handed on as ``with_lead`` will write it: its opening quotation
+    mark, when the model closed the quotation its begun reply opened, before its words.
+    The words are held until their first quotation mark says which, or ``HOLD_CHARS``
+    came without one (`docent ask` printed "...stops simulation." with no opening mark:
+    the lead was never streamed; QA, sessions 28 and 30). For a terminal: the window
+    streams the words as they come (its count of words written follows each)."""
+
+    def __init__(self, lead: str, emit: Callable[[str], None]) -> None:
+        self.lead, self.emit = lead, emit
+        self.held: list[str] | None = [] if lead else None  # None: handed on as it comes
+
+    def __call__(self, token: str) -> None:
+        if self.held is None:
+            self.emit(token)
+            return
+        self.held.append(token)
+        text = "".join(self.held)
+        if _FIRST_MARK.search(text) or len(text) >= HOLD_CHARS:
+            self.flush()
+
+    def flush(self) -> None:
+        """Hand on what is held (the stream ended, or was cut)."""
+        if self.held is None:
+            return
+        text, self.held = "".join(self.held), None
+        if text:
+            self.emit(with_lead(self.lead, text))
 
 
 def _shot(layout: Layout) -> list[dict[str, str]]:
