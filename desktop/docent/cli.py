@@ -18,7 +18,7 @@ from docent.cli_progress import ProgressBar
 from docent.cli_signals import handlers_restored, stop_on_signals
 from docent.cli_text import pad
 from docent.core.files import describe_unsupported
-from docent.core.models import CANCELLED, unit_short
+from docent.core.models import CANCELLED, unit_long, unit_short
 from docent.core.userfiles import shown
 
 if TYPE_CHECKING:
@@ -489,6 +489,7 @@ def cmd_summarize(args: argparse.Namespace) -> int:
             cancel.set()
             print("\nCancelled.", file=sys.stderr)
             return 130
+        unit = eng.resolve(result.path).page_unit
     if args.json:
         print_json(asdict(result))
         return 0
@@ -497,7 +498,7 @@ def cmd_summarize(args: argparse.Namespace) -> int:
     print(
         f"\n[{result.type} summary of {result.document}: {result.mode} by {result.model}, "
         f"{cli_collections.plural(result.sections_processed, 'section')} ({result.model_sections} by the model, "
-        f"{result.extracted_sections} extracted), {cli_collections.plural(result.pages, 'page')}, "
+        f"{result.extracted_sections} extracted), {unit_long(unit, result.pages)}, "
         f"{cli_collections.plural(result.calls, 'model call')}; {how}]",
         file=sys.stderr,
     )

@@ -491,6 +491,24 @@ def test_cli_summarize_json_with_progress_on_stderr(
         assert "extractive by" in err and len(server.bodies("/api/chat")) == requests
 
 
+def test_cli_summary_counts_the_documents_own_units(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """QA, session 30: the summary of an HTML file of three sections said "3 pages"."""
+    page = tmp_path / "garden.html"
+    page.write_text(
+        "<html><body><h2>Tomatoes</h2><p>Tomatoes need sun and water every day in summer, "
+        "and a cane each.</p><h2>Roses</h2><p>Roses need pruning in March, before the buds "
+        "open.</p><h2>Beans</h2><p>Beans climb the poles by the shed in June.</p></body></html>"
+    )
+    monkeypatch.setenv("DOCENT_EXTRACT_IN_SUBPROCESS", "false")
+    assert cli.main(["index", "-q", str(page)]) == 0
+    capsys.readouterr()
+    assert cli.main(["summarize", "garden.html", "--extractive"]) == 0
+    err = capsys.readouterr().err
+    assert ", 3 sections, " in err and "page" not in err.split("extracted)")[1], err
+
+
 def test_result_round_trips_through_json(engine: Engine, stub: OllamaStub) -> None:
     result = engine.summarize(SHORT, type="bullets")
     again = SummaryResult.from_json(result.to_json())

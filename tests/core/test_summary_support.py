@@ -269,6 +269,10 @@ def test_a_bullets_summary_written_as_a_paragraph_gets_its_bullets(
     body = result.summary.split("\n\n")[0]
     assert body == f"- {FAITHFUL}\n- {ALSO_FAITHFUL}"
     assert as_bullets("- One.\nTwo. Three.") == "- One.\nTwo. Three."  # a list: as it is
+    # headings head bullets, and a line announcing the points is none (QA, session 30:
+    # "- Here is the document's key points:", "- ## Tomatoes")
+    written = "Here is the document's key points:\n## Tomatoes\nSun. Water.\n## Roses\nPrune."
+    assert as_bullets(written) == "## Tomatoes\n- Sun.\n- Water.\n\n## Roses\n- Prune."
 
 
 def test_a_sentence_said_twice_is_one_claim() -> None:

@@ -284,6 +284,17 @@ _UNIT_SHORT = {"page": "p", "slide": "slides", "chapter": "chap.", "section": "s
 _ONE = {"slides": "slide", "parts": "part"}
 
 
+_UNIT_LONG = {"page": "page", "slide": "slide", "chapter": "chapter", "section": "section"}
+
+
+def unit_long(page_unit: str, count: int) -> str:
+    """``count`` of what a document's pages are, in words: "3 sections" of an HTML file,
+    not "3 pages" (QA, session 30); "parts" for a sheet's blocks of rows and a text
+    file's blocks of lines."""
+    unit = _UNIT_LONG.get(page_unit, "part")
+    return f"{count:,} {unit}{'' if count == 1 else 's'}"
+
+
 def unit_short(page_unit: str, count: int = 0) -> str:
     """The short name of what a document's pages are: "p", "slides", ...; "parts" else;
     one of them when ``count`` is 1 ("1 part", not "1 parts": QA, session 26)."""

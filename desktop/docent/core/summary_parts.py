@@ -151,13 +151,29 @@ def count_note(
 LIST_ITEM = re.compile(r"^\s*(?:[-*+•]|\d{1,2}[.)])\s+", re.MULTILINE)
 
 
+#: A Markdown heading line ("## Tomatoes"): it heads bullets, it is none.
+HEADING_LINE = re.compile(r"^\s*#{1,6}\s+\S")
+#: A line that only announces what follows ("Here are the document's key points:").
+LEAD_IN = re.compile(r"^\s*(?:here (?:is|are)|below (?:is|are)|the following)\b[^\n]*:\s*$", re.I)
+
+
 def as_bullets(text: str) -> str:
     """A bullets summary the model wrote as a paragraph, one sentence to a bullet: asked
     for bullets, smollm2:135m wrote none in 4 of 4 runs (QA, session 28). The words are
-    the model's; a text with a list item already is left as it is."""
+    the model's; a text with a list item already is left as it is. A heading line stays
+    a heading over its bullets, and a line announcing the points is left out ("- ##
+    Tomatoes" and "- Here is the document's key points:", QA session 30)."""
     if LIST_ITEM.search(text):
         return text
-    return "\n".join(f"- {s.strip()}" for s in split_sentences(text) if s.strip())
+    out: list[str] = []
+    for line in text.split("\n"):
+        if LEAD_IN.match(line):
+            continue
+        if HEADING_LINE.match(line):
+            out += ["", line.strip()] if out else [line.strip()]
+            continue
+        out += [f"- {s.strip()}" for s in split_sentences(line) if s.strip()]
+    return "\n".join(out).strip()
 
 
 #: A line that only says where: "[pages 6–11]", "[lines 121–180]".
