@@ -382,3 +382,37 @@ def test_open_in_viewer_opens_a_text_file_as_any_file(
         pane.select(1)
     pane.open_button.click()
     assert opened == [QUrl.fromLocalFile(str(notes))]
+
+
+def test_a_document_of_named_parts_shows_each_name_where_it_begins(
+    qtbot: Any, fake: FakeEngine, tmp_path: Path, drain: None, monkeypatch: Any
+) -> None:
+    """QA, session 30: a workbook's "Staff" rows ran on from its "Budget" rows, no sheet
+    named between them, and each block's header row looked like a stray row."""
+    from docent.core.models import ExtractedDocument, Page
+    from docent.gui.text_passage import load_passage
+
+    ledger = tmp_path / "ledger.xlsx"
+    rec = fake.add_document(str(ledger), ["Item: Paint | Cost: 40", "Name: Ada | Role: Clerk"])
+    labelled = ExtractedDocument(
+        str(ledger),
+        "xlsx",
+        [
+            Page(1, "Item | Cost\nItem: Paint | Cost: 40", label="Budget rows 1-2"),
+            Page(2, "Name | Role\nName: Ada | Role: Clerk", label="Staff rows 1-2"),
+        ],
+        page_unit="rows",
+    )
+    monkeypatch.setattr(fake, "extracted", lambda r: labelled)
+    part = load_passage(fake, citation(1, str(ledger), 2, "Name: Ada | Role: Clerk"))
+    assert part.text.split("\n") == [
+        "── Budget rows 1-2 ──",
+        "Item | Cost",
+        "Item: Paint | Cost: 40",
+        "── Staff rows 1-2 ──",
+        "Name | Role",
+        "Name: Ada | Role: Clerk",
+    ]
+    ((start, length),) = part.spans
+    assert part.text[start : start + length] == "Name: Ada | Role: Clerk"
+    assert rec.doc_id

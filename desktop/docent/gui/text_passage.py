@@ -129,6 +129,9 @@ def load_passage(engine: EngineAPI, citation: Citation) -> TextPassage:
         block = p.text
         if per_block and p is not doc.pages[-1]:
             block += "\n" * max(0, per_block - 1 - block.count("\n"))
+        if p.label:  # a sheet's rows, a slide, a section: named where it begins (the
+            # "Staff" sheet's rows ran on from the "Budget" rows unnamed: QA, session 30)
+            block = f"── {p.label} ──\n{block}"
         offsets.append(at)
         parts.append(block)
         at += len(block) + 1
