@@ -781,40 +781,37 @@ def test_watched_files_queued_behind_a_run_are_listed_while_it_runs(
     engine: Engine, lib: Path
 ) -> None:
     """A second file dropped into a watched folder was told only when its turn came:
-    missing from the library for as long as the first took (QA, session 29)."""
+    missing from the library for as long as the first took (QA, session 29); then at the
+    running job's next event, which a long extraction put off for a minute (QA, s30)."""
     first, second, third = (lib / f"{t}.txt" for t in "abc")
     for path in (first, second, third):
         path.write_text(text_for(path.stem))
     queue: IndexQueue = engine.queue
     events: list[IndexEvent] = []
-    queue.subscribe(events.append)  # the queue's thread only: no lock needed to read at the end
+    queue.subscribe(events.append)  # list.append: safe from the two threads that tell
     gate, held = hold_first_job(queue)
     running = queue.index([str(first)], source="watch")
     assert running is not None and held.wait(TIMEOUT)
     waiting = queue.index([str(second)], source="watch")
     assert queue.index([str(second), str(third)], source="watch") is waiting  # one run
+    told = [e for e in events if isinstance(e, FilesFound) and e.job is waiting]
+    # told at once, while the running job is held at its first event
+    assert [e.files for e in told] == [[str(second)], [str(third)]]
     gate.set()
     assert queue.wait_idle(TIMEOUT)
-
-    def at(pred: Callable[[IndexEvent], bool]) -> int:
-        return next(i for i, e in enumerate(events) if pred(e))
-
     assert waiting is not None and waiting is not running
-    told = [e for e in events if isinstance(e, FilesFound) and e.job is waiting]
-    # told early (twice: once per submit), then again when its walk ran
-    assert [e.files for e in told] == [[str(second)], [str(third)], [str(second), str(third)]]
-    first_ready = at(lambda e: isinstance(e, JobFinished) and e.job is running)
-    assert events.index(told[0]) < first_ready and events.index(told[1]) < first_ready
-    assert events.index(told[2]) > at(lambda e: isinstance(e, JobStarted) and e.job is waiting)
+    walked = [e for e in events if isinstance(e, FilesFound) and e.job is waiting][2:]
+    assert [e.files for e in walked] == [[str(second), str(third)]]  # its walk, on its turn
+    start = next(i for i, e in enumerate(events) if isinstance(e, JobStarted) and e.job is waiting)
+    assert events.index(walked[0]) > start
     assert catalog_paths(engine) == {str(first), str(second), str(third)}
 
 
-def test_a_watched_file_taken_out_of_its_job_before_it_is_told_is_not(
+def test_a_watched_file_taken_out_of_its_job_is_named_by_no_later_event(
     engine: Engine, lib: Path
 ) -> None:
-    """Review s30: the queue told the paths a job had when it was queued; a file deleted
-    meanwhile (its removal empties the job) was listed "queued", and no later event
-    named it again."""
+    """Review s30: a file told and then deleted before its turn (its removal empties the
+    job) must not be told again; the window drops its row when the job ends."""
     first, second = lib / "a.txt", lib / "b.txt"
     for path in (first, second):
         path.write_text(text_for(path.stem))
@@ -825,11 +822,14 @@ def test_a_watched_file_taken_out_of_its_job_before_it_is_told_is_not(
     assert queue.index([str(first)], source="watch") is not None and held.wait(TIMEOUT)
     waiting = queue.index([str(second)], source="watch")
     second.unlink()
-    queue.remove(str(second), source="watch")  # before the running job's next event
+    queue.remove(str(second), source="watch")
     gate.set()
     assert queue.wait_idle(TIMEOUT)
     assert waiting is not None and waiting.paths == []
-    assert not [e for e in events if isinstance(e, FilesFound) and str(second) in e.files]
+    named = [e for e in events if isinstance(e, FilesFound) and str(second) in e.files]
+    assert [e.job for e in named] == [waiting]  # told once, as it was queued
+    ended = next(i for i, e in enumerate(events) if isinstance(e, JobFinished) and e.job is waiting)
+    assert events.index(named[0]) < ended
 
 
 def test_files_queued_by_a_person_or_a_sweep_are_told_on_their_turn(

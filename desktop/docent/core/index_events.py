@@ -5,13 +5,14 @@ Every job the queue runs (from the window, a drop, the watcher, the command line
 - ``JobStarted`` when it begins;
 - ``FilesFound`` once its paths are walked: the files it will index and those it skipped.
   A watched folder's new or edited files queued behind a running job are told early too,
-  while that job runs (``FilesFound`` with only ``files``): listed, waiting their turn;
+  as they are queued, on the thread that queued them (``FilesFound`` with only ``files``):
+  listed, waiting their turn;
 - ``DocumentProgressed`` as a document moves on (reading, embedding x of n);
 - ``DocumentChanged`` when a document reaches a state the catalog keeps (ready, unchanged,
   renamed, failed: with its record; removed: without one);
 - ``JobFinished`` (with the run's report) or ``JobFailed`` (the job itself broke).
 
-Listeners are called on the queue's thread, in that order, and ``JobFinished`` /
+Listeners are called on the queue's thread (but for those early ``FilesFound``), in that order, and ``JobFinished`` /
 ``JobFailed`` come before the queue counts as idle. A window turns them into signals.
 """
 

@@ -80,9 +80,11 @@ class IndexQueue:
         self._thread: threading.Thread | None = None
         self._stopping = False
         self._listeners: list[Listener] = []
-        #: A watched folder's files queued behind the running job, to tell listeners on
-        #: the queue's thread (IndexQueue._tell_queued).
+        #: A watched folder's files queued behind the running job, to tell listeners
+        #: (IndexQueue._tell_queued); held while they are told, so that the job that
+        #: will index them starts only after.
         self._queued_files: list[tuple[Job, list[str]]] = []
+        self._telling = threading.RLock()
 
     # Listeners -------------------------------------------------------------
 
@@ -158,7 +160,8 @@ class IndexQueue:
                 self._queued_files.append((queued, list(job.paths)))
             self._cond.notify_all()
             self._ensure_thread()
-            return queued
+        self._tell_queued()
+        return queued
 
     def run(self, job: Job, progress: ProgressCallback | None = None) -> IndexReport:
         """Submit ``job`` and wait for it (the command line); its progress goes to
@@ -397,7 +400,7 @@ class IndexQueue:
     def _run(self, job: Job) -> JobFinished | JobFailed:
         started = time.perf_counter()
         report = IndexReport()
-        self._tell_queued()  # queued during the last events of the job before
+        self._tell_queued()  # told before this job says anything of its own
         if job.cancel.is_set():  # cancelled while it waited
             self._keep_listed(job)
             report.cancelled = True
@@ -437,7 +440,6 @@ class IndexQueue:
 
     def progressed(self, job: Job, p: Progress) -> None:
         """One document moved on; at a final phase, its record goes with it."""
-        self._tell_queued()
         if p.phase not in FINAL_PHASES:
             self._emit(DocumentProgressed(job, p))
             return
@@ -447,20 +449,22 @@ class IndexQueue:
         self._emit(DocumentChanged(job, p, record))
 
     def _tell_queued(self) -> None:
-        """Tell listeners of the watched files queued since the last call. On the queue's
-        thread, between the running job's events: told after the job that will index
-        them has started, a file could go back to "queued" after it was ready."""
-        with self._cond:
-            told, self._queued_files = self._queued_files, []
-            # only those still in their job: a removal since may have taken one out
-            # (a file deleted before its turn would stay listed "queued"; review s30)
-            told = [(job, _still_in(job, files)) for job, files in told]
-        for job, files in told:
-            if files:
-                self._emit(FilesFound(job, files, [], []))
+        """Tell listeners of the watched files queued behind the running job: at once, on
+        the thread that queued them (told at the running job's next event, they waited
+        out a long extraction unlisted: QA, session 30). The queue's thread calls this
+        before each job starts, so a job that will index them starts only once they are
+        told: told after it, a file could go back to "queued" after it was ready."""
+        with self._telling:
+            with self._cond:
+                told, self._queued_files = self._queued_files, []
+                # only those still in their job: a removal since may have taken one out
+                # (a file deleted before its turn would stay listed "queued"; review s30)
+                told = [(job, _still_in(job, files)) for job, files in told]
+            for job, files in told:
+                if files:
+                    self._emit(FilesFound(job, files, [], []))
 
     def found(self, job: Job, found: filemod.Collected) -> None:
-        self._tell_queued()
         self._emit(
             FilesFound(
                 job,
