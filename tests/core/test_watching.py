@@ -777,21 +777,30 @@ def hold_first_job(queue: IndexQueue) -> tuple[threading.Event, threading.Event]
     return gate, started
 
 
+def held_watch_run(
+    engine: Engine, lib: Path, tags: str
+) -> tuple[list[Path], IndexQueue, list[IndexEvent], threading.Event]:
+    """A file of each tag in ``lib``, every queue event recorded (``list.append``: safe
+    from the two threads that tell), and a watched-folder job for the first file held at
+    its first event until the returned gate is set."""
+    files = [lib / f"{t}.txt" for t in tags]
+    for path in files:
+        path.write_text(text_for(path.stem))
+    queue: IndexQueue = engine.queue
+    events: list[IndexEvent] = []
+    queue.subscribe(events.append)
+    gate, held = hold_first_job(queue)
+    assert queue.index([str(files[0])], source="watch") is not None and held.wait(TIMEOUT)
+    return files, queue, events, gate
+
+
 def test_watched_files_queued_behind_a_run_are_listed_while_it_runs(
     engine: Engine, lib: Path
 ) -> None:
     """A second file dropped into a watched folder was told only when its turn came:
     missing from the library for as long as the first took (QA, session 29); then at the
     running job's next event, which a long extraction put off for a minute (QA, s30)."""
-    first, second, third = (lib / f"{t}.txt" for t in "abc")
-    for path in (first, second, third):
-        path.write_text(text_for(path.stem))
-    queue: IndexQueue = engine.queue
-    events: list[IndexEvent] = []
-    queue.subscribe(events.append)  # list.append: safe from the two threads that tell
-    gate, held = hold_first_job(queue)
-    running = queue.index([str(first)], source="watch")
-    assert running is not None and held.wait(TIMEOUT)
+    (first, second, third), queue, events, gate = held_watch_run(engine, lib, "abc")
     waiting = queue.index([str(second)], source="watch")
     assert queue.index([str(second), str(third)], source="watch") is waiting  # one run
     told = [e for e in events if isinstance(e, FilesFound) and e.job is waiting]
@@ -799,7 +808,6 @@ def test_watched_files_queued_behind_a_run_are_listed_while_it_runs(
     assert [e.files for e in told] == [[str(second)], [str(third)]]
     gate.set()
     assert queue.wait_idle(TIMEOUT)
-    assert waiting is not None and waiting is not running
     walked = [e for e in events if isinstance(e, FilesFound) and e.job is waiting][2:]
     assert [e.files for e in walked] == [[str(second), str(third)]]  # its walk, on its turn
     start = next(i for i, e in enumerate(events) if isinstance(e, JobStarted) and e.job is waiting)
@@ -812,14 +820,7 @@ def test_a_watched_file_taken_out_of_its_job_is_named_by_no_later_event(
 ) -> None:
     """Review s30: a file told and then deleted before its turn (its removal empties the
     job) must not be told again; the window drops its row when the job ends."""
-    first, second = lib / "a.txt", lib / "b.txt"
-    for path in (first, second):
-        path.write_text(text_for(path.stem))
-    queue: IndexQueue = engine.queue
-    events: list[IndexEvent] = []
-    queue.subscribe(events.append)
-    gate, held = hold_first_job(queue)
-    assert queue.index([str(first)], source="watch") is not None and held.wait(TIMEOUT)
+    (_, second), queue, events, gate = held_watch_run(engine, lib, "ab")
     waiting = queue.index([str(second)], source="watch")
     second.unlink()
     queue.remove(str(second), source="watch")
@@ -837,15 +838,7 @@ def test_files_queued_by_a_person_or_a_sweep_are_told_on_their_turn(
 ) -> None:
     """Only the watcher's events name files; a person's paths and a sweep's folder are
     walked on their turn (the walk says what is a file and what is skipped)."""
-    first, second = lib / "a.txt", lib / "b.txt"
-    for path in (first, second):
-        path.write_text(text_for(path.stem))
-    queue: IndexQueue = engine.queue
-    events: list[IndexEvent] = []
-    queue.subscribe(events.append)
-    gate, held = hold_first_job(queue)
-    running = queue.index([str(first)], source="watch")
-    assert running is not None and held.wait(TIMEOUT)
+    (_, second), queue, events, gate = held_watch_run(engine, lib, "ab")
     asked = queue.index([str(second)])
     swept = queue.sweep(str(lib))
     gate.set()
