@@ -335,3 +335,28 @@ def test_the_status_bar_says_whose_failures_a_collection_shows() -> None:
     papers = Collection("p1", "Papers")
     assert status_text(st, papers) == "Papers: 0 of 4 documents · 0 chunks (library: 2 failed)"
     assert status_text(st, None) == "4 documents · 900 chunks (2 failed)"
+
+
+def test_new_counts_are_written_in_place_without_closing_the_list(
+    qtbot: Any, fake: FakeEngine, make_window: Any
+) -> None:
+    """The counts now follow each document indexed (QA, session 30); rebuilt each time,
+    the collection list would close under the mouse every half second of a run."""
+    from docent.core.models import Collection
+
+    window = started(qtbot, fake, make_window)
+    bar = window.library.collection_bar
+    found = list(bar.collections)
+    removed: list[int] = []
+    bar.combo.model().rowsRemoved.connect(lambda *_: removed.append(1))
+    more = [
+        Collection(c.id, c.name, c.documents + 5, c.ready, c.chunks, c.exclusive) for c in found
+    ]
+    bar.show_collections(more)
+    assert removed == []
+    assert bar.combo.itemText(1) == f"{more[0].name}  ({more[0].documents})"
+    renamed = [Collection("other", "Other", 1, 1, 2, 1), *more]  # another list: rebuilt
+    bar.show_collections(renamed)
+    assert removed and [bar.combo.itemData(i) for i in range(1, bar.combo.count())] == [
+        c.id for c in renamed
+    ]

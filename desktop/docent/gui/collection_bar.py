@@ -160,13 +160,17 @@ class CollectionBar(QWidget):
         wanted = self._wanted if self._wanted is not None else before
         self._collections = list(found)
         self.combo.blockSignals(True)
-        self.combo.clear()
-        self.combo.addItem(ALL_TEXT, None)
-        for c in found:
-            self.combo.addItem(f"{c.name}  ({c.documents})", c.id)
-            self.combo.setItemData(
-                self.combo.count() - 1, self._tooltip(c), Qt.ItemDataRole.ToolTipRole
-            )
+        listed = [self.combo.itemData(i) for i in range(1, self.combo.count())]
+        if listed != [c.id for c in found]:
+            self.combo.clear()
+            self.combo.addItem(ALL_TEXT, None)
+            for c in found:
+                self.combo.addItem("", c.id)
+        # the same collections: their counts written in place (cleared, the list closed
+        # under the mouse each time a document was indexed; the counts follow each one)
+        for i, c in enumerate(found, 1):
+            self.combo.setItemText(i, f"{c.name}  ({c.documents})")
+            self.combo.setItemData(i, self._tooltip(c), Qt.ItemDataRole.ToolTipRole)
         at = self.combo.findData(wanted) if wanted else 0
         self.combo.setCurrentIndex(max(at, 0))
         self.combo.blockSignals(False)

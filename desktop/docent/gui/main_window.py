@@ -257,11 +257,7 @@ class MainWindow(QMainWindow):
         self.status_soon = QTimer(self)
         self.status_soon.setSingleShot(True)
         self.status_soon.setInterval(STATUS_AFTER_CHANGE_MS)
-        # a document changed: the library's counts, and the collections' (the status bar
-        # shows the collection's, stale until the job ended: a minute for a big watched
-        # file, QA session 30)
-        self.status_soon.timeout.connect(self.refresh_status)
-        self.status_soon.timeout.connect(self.library.collection_bar.refresh)
+        self.status_soon.timeout.connect(self._refresh_counts)
 
     def _start(self) -> None:
         saved = self.gui_settings.value("collection/current")
@@ -372,6 +368,14 @@ class MainWindow(QMainWindow):
             self.chat.know_document(change.progress.path)
         if not self.status_soon.isActive():
             self.status_soon.start()
+
+    def _refresh_counts(self) -> None:
+        """A document changed: the library's counts, and the collection's when one is
+        shown (the status bar shows its counts, which waited for the job's end: a minute
+        for a big watched file, QA session 30)."""
+        self.refresh_status()
+        if self.library.collection_bar.current is not None:
+            self.library.collection_bar.refresh()
 
     def refresh_status(self) -> None:
         if self._status_running:
