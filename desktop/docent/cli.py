@@ -59,6 +59,23 @@ CANCELLED_RUN = (
 )
 
 
+def _cancelled_files(eng: Engine, collection: str | None) -> list[str]:
+    """The cancelled documents' files that are still there; those gone are said, with how
+    to forget them (resumed, each failed as missing, every run, and stayed cancelled)."""
+    cancelled = [r for r in eng.documents(collection) if r.state_label == CANCELLED]
+    gone = [r for r in cancelled if not os.path.lexists(r.path)]
+    if gone:
+        names = ", ".join(shown(r.file_name) for r in gone[:3])
+        more = f" and {len(gone) - 3} more" if len(gone) > 3 else ""
+        print(
+            f"docent: not resumed, their files are gone: {names}{more} "
+            "(`docent remove NAME` forgets one).",
+            file=sys.stderr,
+        )
+    gone_ids = {r.doc_id for r in gone}
+    return [r.path for r in cancelled if r.doc_id not in gone_ids]
+
+
 def cmd_index(args: argparse.Namespace) -> int:
     import threading
 
@@ -69,10 +86,12 @@ def cmd_index(args: argparse.Namespace) -> int:
     reports: list[IndexReport] = []  # the resume's, then the run's
     try:
         with _open_engine(rebuild=args.rebuild) as eng:
-            if not args.paths and not args.rebuild:
-                # what was cancelled: `docent status` says `docent index` resumes it, and
-                # with no path it said "give files or folders" (QA, session 30)
-                args.paths = [r.path for r in eng.documents() if r.state_label == CANCELLED]
+            resuming = not args.paths and not args.rebuild
+            if resuming:
+                # what was cancelled (of the collection named): `docent status` says
+                # `docent index` resumes it, and with no path it said "give files or
+                # folders" (QA, session 30)
+                args.paths = _cancelled_files(eng, cli_collections.chosen(eng, args))
                 if not (args.paths or eng.recovered or eng.outdated or eng.changed):
                     print(
                         "docent index: give files or folders to index (or --rebuild); "
@@ -80,8 +99,9 @@ def cmd_index(args: argparse.Namespace) -> int:
                         file=sys.stderr,
                     )
                     return 2
-            # a collection for files that exist: `index /typo --collection New` made it
-            named = any(os.path.lexists(p) for p in args.paths)
+            # a collection for files that exist: `index /typo --collection New` made it;
+            # a resume joins none (each document keeps its own)
+            named = not resuming and any(os.path.lexists(p) for p in args.paths)
             collection = cli_collections.made(eng, args) if named else None
             try:
                 if eng.recovered or eng.outdated or eng.changed:

@@ -457,6 +457,12 @@ def test_a_short_question_whole_on_its_own_is_not_refused_for_the_one_before(
     # a question whose words point back is still a follow-up, whatever its own search finds
     third = answerer.answer("Was it blue before?", conversation=conv)
     assert third.query != "Was it blue before?" and searched[-1] == third.query
+    # and so is an elliptical one: "Which CPU?" after a question nothing answered found a
+    # Raspberry Pi's CPU in another document (review s30)
+    answerer.answer("What is the official pronunciation of Debian?", conversation=conv)
+    elliptical = answerer.answer("Which colour?", conversation=conv)  # its own search: high
+    assert elliptical.mode == "abstained" and elliptical.query != "Which colour?"
+    assert "Which colour?" not in searched
 
 
 def test_a_lead_stream_puts_the_opening_mark_where_the_answer_will_have_it() -> None:

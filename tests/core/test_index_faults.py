@@ -640,8 +640,18 @@ def test_docent_index_alone_resumes_what_was_cancelled_as_status_says(
     assert json.loads(capsys.readouterr().out)["indexed"] == [str(files[1])]
     with Engine(load_settings()) as eng:
         assert eng.resolve("b.txt").state is DocState.READY
+        gone = DocumentRecord("c1", str(files[1].parent / "gone.txt"), "gone.txt")
+        gone.reason = CANCELLED
+        eng.catalog.put(gone)  # cancelled, then deleted (review s30: failed every run)
     assert main(["index"]) == 2  # nothing left to resume: the usage error, as before
-    assert "nothing is left to resume" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "nothing is left to resume" in err and "their files are gone: gone.txt" in err
+    assert "`docent remove NAME`" in err
+    # with a collection named, only its documents, and no collection made (review s30)
+    assert main(["index", "--collection", "Typo"]) == 2
+    assert "Typo" in capsys.readouterr().err
+    with Engine(load_settings()) as eng:
+        assert [c.name for c in eng.collections() if c.name == "Typo"] == []
 
 
 def test_files_saved_again_while_docent_was_closed_are_indexed_again_at_the_next_start(

@@ -79,9 +79,9 @@ from docent.core.conversation import (
     StageCallback,
     fallback_query,
     is_follow_up,
+    may_stand_alone,
     ordinal,
     parse_rewrite,
-    points_back,
     rewrite_messages,
 )
 from docent.core.errors import Cancelled, LLMError, LLMTimeout, LLMUnavailable, ModelNotFound
@@ -226,14 +226,15 @@ class Answerer:
         _check(cancel, None)
         result = self.search(query, rewrites)
         _check(cancel, None)
-        if query != question and should_abstain(result) and not points_back(question):
+        follows = conv.last is not None and is_follow_up(question)
+        if follows and query != question and should_abstain(result) and may_stand_alone(question):
             # a follow-up only by being short: searched as asked too, and taken so when
             # that finds its answer ("What colour will the boathouse be?" after a question
             # nothing answered was refused for the other's words; QA, session 30)
             own = self.search(question, [])
             _check(cancel, None)
             if not should_abstain(own):
-                query, rewrites, result = question, [], own
+                query, rewrites, result, follows = question, [], own, False
         run = _Run(
             question,
             query,
@@ -246,6 +247,7 @@ class Answerer:
             on_token,
             on_stage,
             attempt,
+            follows=follows,
         )
         # what retrieval found, when the person asked anyway over its verdict
         overrides = anyway and bool(result.hits) and should_abstain(result)
@@ -392,6 +394,7 @@ class Answerer:
             plan,
             self.settings.domain_preamble,
             self.layout,
+            follows=run.follows,
         )
 
     def _generate(self, run: _Run) -> Answer:
@@ -699,6 +702,8 @@ class _Run:
     #: What the LLM rerank made of the passages (``Answer.reranked``, ``rerank_failed``).
     reranked: list[int] | None = None
     rerank_failed: str = ""
+    #: A follow-up, searched as one: the prompt carries the turns before it.
+    follows: bool = False
 
 
 def listed(shown: list[Hit], query: str) -> list[Citation]:

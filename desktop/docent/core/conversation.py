@@ -518,6 +518,18 @@ def is_follow_up(question: str) -> bool:
     return len(content_words(question)) < STANDALONE_WORDS and not _asks_what_it_names(question)
 
 
+#: A short question with at least this many content words may name its own subject
+#: ("What colour will the boathouse be?"); with one it is elliptical ("Which CPU?", "How
+#: much memory?", "In 2020?": answered from whatever document held the word; review s30).
+OWN_SUBJECT_WORDS = 2
+
+
+def may_stand_alone(question: str) -> bool:
+    """A follow-up only by being short, with a subject of its own: the Answerer searches
+    it as asked too when its follow-up words find nothing."""
+    return not points_back(question) and len(content_words(question)) >= OWN_SUBJECT_WORDS
+
+
 def points_back(question: str) -> bool:
     """The question's words say it follows another: it opens like a follow-up ("and on
     the 11/70?") or points at something said before ("it", "those", "es"). Not only

@@ -28,7 +28,6 @@ from docent.core.conversation import (
     UNSUPPORTED_QUOTES,
     Conversation,
     is_follow_up,
-    points_back,
 )
 from docent.core.errors import LLMError, LLMUnavailable, ModelNotFound, NotOllama
 from docent.core.evaluation import split_sentences, terms
@@ -223,7 +222,11 @@ def build_prompt(
     plan: ContextPlan,
     preamble: str = "",
     layout: Layout = DEFAULT_LAYOUT,
+    *,
+    follows: bool | None = None,
 ) -> Prompt:
+    """``follows``: the question was searched as a follow-up, so the turns before it go
+    with it (None: a follow-up by its words, ``conversation.is_follow_up``)."""
     lead = ROLE if layout.instructions_last else INSTRUCTIONS
     system = f"{preamble.strip()}\n\n{lead}" if preamble.strip() else lead
     ask = f"Question: {question}"
@@ -247,12 +250,9 @@ def build_prompt(
     )
     # only a follow-up is sent the turns before it: a question that names its own subject
     # needs none, and smollm2:135m answered one with the answer before it (QA, session 29);
-    # nor a short one searched as asked (answering: its own search found its answer)
-    follows = (
-        conv.last is not None
-        and is_follow_up(question)
-        and (query != question or points_back(question))
-    )
+    # nor a short one answered as asked (the Answerer says: its own search found it)
+    if follows is None:
+        follows = conv.last is not None and is_follow_up(question)
     history, turns = (
         _history(conv, plan, int(max(budget, 0) * HISTORY_SHARE)) if follows else ([], 0)
     )
