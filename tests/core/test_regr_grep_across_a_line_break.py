@@ -30,3 +30,29 @@ def test_a_phrase_copied_from_grep_output_is_found_across_line_breaks(tmp_path: 
         assert eng.grep("Chapter 2 Leadership")
         assert not eng.grep("Chapter 2 Leaders hip")  # spacing is flexible, words are not
         assert not eng.grep("Chapter2 Leadership")
+
+
+def test_a_phrase_across_a_line_break_is_found_among_many_passages_of_its_words(
+    tmp_path: Path,
+) -> None:
+    """Review s30: the passages were read by the pattern's longest word, at most
+    GREP_SCAN of them in the store's order: "the fan" across a line break was missed
+    among a thousand passages holding "the"."""
+    from docent.core import lookup
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    filler = " ".join(f"The lamp number {i} is lit at dusk by the keeper." for i in range(40))
+    for i in range(60):
+        (docs / f"z{i:02}.txt").write_text(filler + "\n")
+    (docs / "a.txt").write_text("Check the\nfan before the winter.\n")
+    settings = Settings(data_dir=str(tmp_path / "data"), extract_in_subprocess=False)
+    with Engine(settings, embedder=FakeEmbedder()).open() as eng:
+        eng.index([docs])
+        assert len(eng._store.grep("the", limit=10_000)) > lookup.GREP_SCAN // 10
+        lookup_scan = lookup.GREP_SCAN
+        try:
+            lookup.GREP_SCAN = 20  # fewer passages of "the" read than there are
+            assert [m.file_name for m in eng.grep("the fan")] == ["a.txt"]
+        finally:
+            lookup.GREP_SCAN = lookup_scan

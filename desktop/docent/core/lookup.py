@@ -21,7 +21,8 @@ from docent.core.models import (
 from docent.core.store import ScoredPoint, Store
 
 GREP_LIMIT = 100
-#: Passages a grep reads at most, to list the first ``GREP_LIMIT`` matches in order.
+#: Passages a grep reads at most, to list the first ``GREP_LIMIT`` matches in order
+#: (twice as many for a pattern with spaces: as written, and word by word).
 GREP_SCAN = 1000
 
 
@@ -100,15 +101,19 @@ def grep(
     points = store.grep(pattern, limit=GREP_SCAN, collection=collection, exclude_doc_ids=busy)
     needle = _needle(pattern)
     words = pattern.split()
-    if len(words) > 1:
+    if words and re.search(r"\s", pattern):
         # a passage holds "Chapter 2\nLeadership" where grep's own line shows "Chapter 2
         # Leadership" (spacing made single): copied from it, the phrase found nothing (QA,
-        # session 30). The passages holding its longest word, matched spacing aside.
+        # session 30). The passages holding each of its words, matched spacing aside.
         seen = {p.id for p in points}
         points += [
             p
             for p in store.grep(
-                max(words, key=len), limit=GREP_SCAN, collection=collection, exclude_doc_ids=busy
+                words[0],
+                limit=GREP_SCAN,
+                collection=collection,
+                exclude_doc_ids=busy,
+                also=words[1:],
             )
             if p.id not in seen and needle.search(p.payload["text"])
         ]

@@ -143,7 +143,10 @@ class Store(Protocol):
         limit: int = 100,
         collection: str | None = None,
         exclude_doc_ids: Collection[str] = (),
-    ) -> list[ScoredPoint]: ...
+        also: Sequence[str] = (),
+    ) -> list[ScoredPoint]:
+        """Passages holding ``needle`` (any case), and each of ``also`` too."""
+
     def chunk_counts(self) -> dict[str, int]: ...
     def export_chunks(self, doc_id: str) -> list[ChunkPoint]:
         """A document's chunk points whole (dense and sparse vectors, payload), by

@@ -459,12 +459,22 @@ class ClientStore(LockedBackend):
         limit: int = 100,
         collection: str | None = None,
         exclude_doc_ids: Collection[str] = (),
+        also: Sequence[str] = (),
     ) -> list[ScoredPoint]:
         if not needle:
             return []
-        cond = qm.FieldCondition(key=TEXT_LOWER, match=qm.MatchSubstring(substring=needle.lower()))
-        flt = _doc_filter(exclude_doc_ids=list(exclude_doc_ids), collection=collection)
-        return self._scroll_limited(_with(flt, cond), limit)
+
+        def holds(text: str) -> qm.FieldCondition:
+            return qm.FieldCondition(
+                key=TEXT_LOWER, match=qm.MatchSubstring(substring=text.lower())
+            )
+
+        flt = _with(
+            _doc_filter(exclude_doc_ids=list(exclude_doc_ids), collection=collection), holds(needle)
+        )
+        for text in also:
+            flt = _with(flt, holds(text))
+        return self._scroll_limited(flt, limit)
 
     def _scroll_limited(self, flt: qm.Filter, limit: int) -> list[ScoredPoint]:
         if limit <= 0:

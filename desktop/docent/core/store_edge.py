@@ -512,11 +512,19 @@ class EdgeStore(LockedBackend):
         limit: int = 100,
         collection: str | None = None,
         exclude_doc_ids: Collection[str] = (),
+        also: Sequence[str] = (),
     ) -> list[ScoredPoint]:
         if not needle:
             return []
-        cond = qe.FieldCondition(TEXT_LOWER, match=qe.MatchSubstring(needle.lower()))
-        flt = _with(_doc_filter(exclude_doc_ids=list(exclude_doc_ids), collection=collection), cond)
+
+        def holds(text: str) -> qe.FieldCondition:
+            return qe.FieldCondition(TEXT_LOWER, match=qe.MatchSubstring(text.lower()))
+
+        flt = _with(
+            _doc_filter(exclude_doc_ids=list(exclude_doc_ids), collection=collection), holds(needle)
+        )
+        for text in also:
+            flt = _with(flt, holds(text))
         return self._scroll_limited(flt, limit, "search chunk text")
 
     def _scroll_limited(self, flt: qe.Filter, limit: int, what: str) -> list[ScoredPoint]:
