@@ -235,6 +235,9 @@ class SettingsDialog(QDialog):
         self.error_area.setFrameShape(QFrame.Shape.NoFrame)
         self.error_area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.error_area.setFixedHeight(4 * self.error_label.fontMetrics().lineSpacing() + 4)
+        # no Tab stop between the last field and Save (review s30); named for a reader
+        self.error_area.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        self.error_area.setAccessibleName("Settings errors")
         self.buttons = QDialogButtonBox(
             QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel
         )
@@ -351,6 +354,7 @@ class SettingsDialog(QDialog):
         if self._other:
             lines.append(self._other)
         self.error_label.setText("\n".join(lines))
+        self.error_area.verticalScrollBar().setValue(0)  # the first error first
 
     def _reset_problems(self) -> None:
         self._clear_marks()
