@@ -475,6 +475,7 @@ def cmd_dump(args: argparse.Namespace) -> int:
 def cmd_summarize(args: argparse.Namespace) -> int:
     import threading
 
+    from docent.core.errors import UnknownFile
     from docent.core.summarizing import SummaryProgress, changed_note
     from docent.core.summary_support import check_note
 
@@ -509,7 +510,10 @@ def cmd_summarize(args: argparse.Namespace) -> int:
             cancel.set()
             print("\nCancelled.", file=sys.stderr)
             return 130
-        unit = eng.resolve(result.path).page_unit
+        try:  # its own units; a document removed meanwhile keeps its summary
+            unit = eng.resolve(result.path).page_unit
+        except UnknownFile:
+            unit = "page"
     if args.json:
         print_json(asdict(result))
         return 0
@@ -517,8 +521,9 @@ def cmd_summarize(args: argparse.Namespace) -> int:
     how = "cached" if result.cached else f"{result.seconds:.1f} s"
     print(
         f"\n[{result.type} summary of {result.document}: {result.mode} by {result.model}, "
-        f"{cli_collections.plural(result.sections_processed, 'section')} ({result.model_sections} by the model, "
-        f"{result.extracted_sections} extracted), {unit_long(unit, result.pages)}, "
+        f"{unit_long(unit, result.pages)}, "
+        f"{cli_collections.plural(result.sections_processed, 'summary section')} "
+        f"({result.model_sections} by the model, {result.extracted_sections} extracted), "
         f"{cli_collections.plural(result.calls, 'model call')}; {how}]",
         file=sys.stderr,
     )

@@ -506,7 +506,7 @@ def test_cli_summary_counts_the_documents_own_units(
     capsys.readouterr()
     assert cli.main(["summarize", "garden.html", "--extractive"]) == 0
     err = capsys.readouterr().err
-    assert ", 3 sections, " in err and "page" not in err.split("extracted)")[1], err
+    assert "3 sections, 1 summary section (" in err and "page" not in err, err
 
 
 def test_result_round_trips_through_json(engine: Engine, stub: OllamaStub) -> None:

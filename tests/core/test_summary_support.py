@@ -273,6 +273,8 @@ def test_a_bullets_summary_written_as_a_paragraph_gets_its_bullets(
     # "- Here is the document's key points:", "- ## Tomatoes")
     written = "Here is the document's key points:\n## Tomatoes\nSun. Water.\n## Roses\nPrune."
     assert as_bullets(written) == "## Tomatoes\n- Sun.\n- Water.\n\n## Roses\n- Prune."
+    assert as_bullets("Sure! Here's what it says:\nSun. Water.") == "- Sun.\n- Water."
+    assert as_bullets("Here are the key points:") == "Here are the key points:"  # all it said
 
 
 def test_a_sentence_said_twice_is_one_claim() -> None:
@@ -358,7 +360,7 @@ def test_docent_summarize_lists_what_the_document_does_not_say(
         assert cli.main(["summarize", "-q", "--type", "bullets", NAME]) == 0
         _, err = capsys.readouterr()
     assert "Each sentence of this summary was found in the document (a check" in err
-    assert "1 section (1 by the model" in err and "1 model call;" in err  # not "1 sections"
+    assert "1 summary section (1 by the model" in err and "1 model call;" in err  # not "1 sections"
     assert cli.main(["summarize", "-q", "--extractive", NAME]) == 0
     assert "found in the document" not in capsys.readouterr().err  # not checked
 

@@ -415,4 +415,11 @@ def test_a_document_of_named_parts_shows_each_name_where_it_begins(
     ]
     ((start, length),) = part.spans
     assert part.text[start : start + length] == "Name: Ada | Role: Clerk"
+    # a section whose text opens with its own heading is named once (review s30)
+    notes = ExtractedDocument(
+        str(ledger), "html", [Page(1, "## Tomatoes\nSun and water.", label="§ Tomatoes")]
+    )
+    monkeypatch.setattr(fake, "extracted", lambda r: notes)
+    part = load_passage(fake, citation(1, str(ledger), 1, "Sun and water."))
+    assert part.text == "## Tomatoes\nSun and water."
     assert rec.doc_id

@@ -224,8 +224,8 @@ class EngineAPI(Protocol):
         ...
 
     def subscribe(self, listener: IndexListener) -> Callable[[], None]:
-        """Quick: follow every indexing job (events on the queue's thread); returns the
-        function that stops it."""
+        """Quick: follow every indexing job (events on the queue's thread; a watched file's
+        early ``FilesFound`` on the watcher's); returns the function that stops it."""
         ...
 
     # Slow: in a worker ------------------------------------------------------

@@ -12,8 +12,9 @@ Every job the queue runs (from the window, a drop, the watcher, the command line
   renamed, failed: with its record; removed: without one);
 - ``JobFinished`` (with the run's report) or ``JobFailed`` (the job itself broke).
 
-Listeners are called on the queue's thread (but for those early ``FilesFound``), in that order, and ``JobFinished`` /
-``JobFailed`` come before the queue counts as idle. A window turns them into signals.
+Listeners are called on the queue's thread (those early ``FilesFound`` on the thread that
+queued the files), in that order, and ``JobFinished`` / ``JobFailed`` come before the queue
+counts as idle. A window turns them into signals.
 """
 
 from __future__ import annotations

@@ -89,8 +89,9 @@ class IndexQueue:
     # Listeners -------------------------------------------------------------
 
     def subscribe(self, listener: Listener) -> Callable[[], None]:
-        """Call ``listener(event)`` for every event, on the queue's thread (never wait on
-        the queue from it); returns the function that unsubscribes it."""
+        """Call ``listener(event)`` for every event, on the queue's thread, or for a
+        watched file's early ``FilesFound`` on the thread that queued it (never wait on the
+        queue from it); returns the function that unsubscribes it."""
         self._listeners.append(listener)
 
         def unsubscribe() -> None:

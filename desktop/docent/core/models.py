@@ -289,10 +289,14 @@ _UNIT_LONG = {"page": "page", "slide": "slide", "chapter": "chapter", "section":
 
 def unit_long(page_unit: str, count: int) -> str:
     """``count`` of what a document's pages are, in words: "3 sections" of an HTML file,
-    not "3 pages" (QA, session 30); "parts" for a sheet's blocks of rows and a text
-    file's blocks of lines."""
+    not "3 pages" (QA, session 30); "2 blocks of rows" of a sheet, "4 blocks of 60 lines"
+    of a text file."""
+    kind, _, lines = page_unit.partition(":")
     unit = _UNIT_LONG.get(page_unit, "part")
-    return f"{count:,} {unit}{'' if count == 1 else 's'}"
+    of = {"rows": " of rows", "lines": f" of {lines} lines"}.get(kind, "")
+    if of:
+        unit = "block"
+    return f"{count:,} {unit}{'' if count == 1 else 's'}{of}"
 
 
 def unit_short(page_unit: str, count: int = 0) -> str:

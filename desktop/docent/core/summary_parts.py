@@ -154,7 +154,11 @@ LIST_ITEM = re.compile(r"^\s*(?:[-*+•]|\d{1,2}[.)])\s+", re.MULTILINE)
 #: A Markdown heading line ("## Tomatoes"): it heads bullets, it is none.
 HEADING_LINE = re.compile(r"^\s*#{1,6}\s+\S")
 #: A line that only announces what follows ("Here are the document's key points:").
-LEAD_IN = re.compile(r"^\s*(?:here (?:is|are)|below (?:is|are)|the following)\b[^\n]*:\s*$", re.I)
+LEAD_IN = re.compile(
+    r"^\s*(?:(?:sure|okay|ok|certainly)\b[!,.]?\s*)?"
+    r"(?:here(?:'s|’s| is| are)|below (?:is|are)|the following)\b[^\n]*:\s*$",
+    re.I,
+)
 
 
 def as_bullets(text: str) -> str:
@@ -173,7 +177,7 @@ def as_bullets(text: str) -> str:
             out += ["", line.strip()] if out else [line.strip()]
             continue
         out += [f"- {s.strip()}" for s in split_sentences(line) if s.strip()]
-    return "\n".join(out).strip()
+    return "\n".join(out).strip() or text  # (only a lead-in: as the model wrote it)
 
 
 #: A line that only says where: "[pages 6–11]", "[lines 121–180]".

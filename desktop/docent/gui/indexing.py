@@ -72,7 +72,7 @@ class EventBridge(QObject):
         unsubscribe = self._unsubscribe = engine.subscribe(self._on_event)
         self.destroyed.connect(lambda: unsubscribe())
 
-    def _on_event(self, event: IndexEvent) -> None:  # the queue's thread
+    def _on_event(self, event: IndexEvent) -> None:  # the queue's (or watcher's) thread
         with self._lock:
             self._pending.append(event)
             first = len(self._pending) == 1

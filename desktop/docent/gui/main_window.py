@@ -366,7 +366,9 @@ class MainWindow(QMainWindow):
             self.chat.forget_document(change.progress.path)
         else:  # (back) in it
             self.chat.know_document(change.progress.path)
-        if not self.status_soon.isActive():
+        # counts move with a document indexed, renamed or removed, not with one a sweep
+        # found unchanged (a read of 10,000 documents' collections: ~60 ms; review s30)
+        if change.progress.phase != "unchanged" and not self.status_soon.isActive():
             self.status_soon.start()
 
     def _refresh_counts(self) -> None:

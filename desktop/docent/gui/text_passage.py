@@ -129,8 +129,9 @@ def load_passage(engine: EngineAPI, citation: Citation) -> TextPassage:
         block = p.text
         if per_block and p is not doc.pages[-1]:
             block += "\n" * max(0, per_block - 1 - block.count("\n"))
-        if p.label:  # a sheet's rows, a slide, a section: named where it begins (the
-            # "Staff" sheet's rows ran on from the "Budget" rows unnamed: QA, session 30)
+        if p.label and not _opens_with(block, p.label):
+            # a sheet's rows, a slide, a section: named where it begins (the "Staff"
+            # sheet's rows ran on from the "Budget" rows unnamed: QA, session 30)
             block = f"── {p.label} ──\n{block}"
         offsets.append(at)
         parts.append(block)
@@ -143,6 +144,13 @@ def load_passage(engine: EngineAPI, citation: Citation) -> TextPassage:
     part = shown_part(text, spans, numbered=per_block > 0, around=start)
     part.spans = utf16_spans(part.text, part.spans)
     return part
+
+
+def _opens_with(block: str, label: str) -> bool:
+    """The block's first line is its label's heading already ("## Tomatoes" under "§
+    Tomatoes", "ch. 3 › The Return"): named once (review s30)."""
+    first = block.split("\n", 1)[0].lstrip("#").strip()
+    return bool(first) and first == label.split("›")[-1].removeprefix("§").strip()
 
 
 class TextPassageView(QPlainTextEdit):
