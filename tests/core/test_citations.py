@@ -337,6 +337,15 @@ def test_parse_rewrite() -> None:
     assert parse_rewrite("x" * 400, conv, "And sink?") is None
     # A follow-up with no content words is anchored on the previous query.
     assert parse_rewrite("Why is an R console line limited?", conv, "Why?") is not None
+    # smollm2:135m's rewrites that bring words nobody said, searched and named in the
+    # refusal ("No passage found is about 'rhetorical'"; QA, session 30)
+    follow = "And the sink function?"
+    assert parse_rewrite("What does the sink function do in R console?", conv, follow)
+    assert parse_rewrite("The sink is the main character of the story.", conv, follow) is None
+    assert parse_rewrite("This is a rhetorical sink question.", conv, follow) is None
+    assert parse_rewrite("User: How long can a sink line be?", conv, follow) == (
+        "How long can a sink line be?"
+    )
 
 
 def test_fallback_query_adds_previous_keywords() -> None:

@@ -275,6 +275,10 @@ def test_a_bullets_summary_written_as_a_paragraph_gets_its_bullets(
     assert as_bullets(written) == "## Tomatoes\n- Sun.\n- Water.\n\n## Roses\n- Prune."
     assert as_bullets("Sure! Here's what it says:\nSun. Water.") == "- Sun.\n- Water."
     assert as_bullets("Here are the key points:") == "Here are the key points:"  # all it said
+    # the prompt's "Here is the document ..." echoed, and a heading over nothing (QA 2, s30)
+    echoed = 'Here is the document "m.html" (§ Pump).\n## Pump\nBolt it.\n## Wiring'
+    assert as_bullets(echoed) == "## Pump\n- Bolt it."
+    assert as_bullets("The document's key points are:\nSun.") == "- Sun."
 
 
 def test_a_sentence_said_twice_is_one_claim() -> None:

@@ -284,7 +284,7 @@ _REWRITE_SYSTEM = (
     "understood without the conversation. Keep names, numbers, commands and technical "
     "terms exactly. Reply with the question only."
 )
-_REWRITE_PREFIX = re.compile(r"^\s*(?:standalone\s+question|question|rewritten)\s*:\s*", re.I)
+_REWRITE_PREFIX = re.compile(r"^\s*(?:standalone\s+question|question|rewritten|user)\s*:\s*", re.I)
 
 
 @dataclass(slots=True)
@@ -456,12 +456,20 @@ def rewrite_messages(conversation: Conversation, question: str) -> list[dict[str
     return [{"role": "system", "content": _REWRITE_SYSTEM}, {"role": "user", "content": user}]
 
 
+#: Words of a rewrite that the conversation never said, at most: "How many registers
+#: does the CTSS have?" may add "many"; smollm2:135m's "The contractor is the main
+#: character, and the story is about him." adds three (QA, session 30).
+REWRITE_NEW_WORDS = 1
+
+
 def parse_rewrite(output: str, conversation: Conversation, question: str) -> str | None:
     """The standalone question from a rewrite reply, or None when it is unusable.
 
     A rewrite must share a content word with the follow-up (or, when the follow-up has
     none, with the previous query): a small model that answers instead of rewriting, or
-    drifts to another subject, is not searched.
+    drifts to another subject, is not searched. Nor one that brings words the person
+    never wrote and no answer said ("rhetorical", "Intel 80386"): they were searched,
+    and the refusal named them as what no passage holds (QA, session 30).
     """
     for line in output.splitlines():
         text = _REWRITE_PREFIX.sub("", strip_markers(line)).strip().strip("\"'`*“”").strip()
@@ -473,8 +481,20 @@ def parse_rewrite(output: str, conversation: Conversation, question: str) -> str
             anchor = {stem(w) for w in content_words(conversation.last.query)}
         if len(text) > _MAX_REWRITE_CHARS or not words or (anchor and not words & anchor):
             return None
+        if len(words - _said(conversation, question)) > REWRITE_NEW_WORDS:
+            return None
         return text
     return None
+
+
+def _said(conversation: Conversation, question: str) -> set[str]:
+    """The stems of what the person asked in the conversation, and of its answers."""
+    texts = [question]
+    for turn in conversation.turns:
+        texts.append(turn.question)
+        if turn.answer is not None:
+            texts.append(turn.answer.text)
+    return {stem(w) for text in texts for w in content_words(text)}
 
 
 #: Words that point back at something said before ("does *it* ...", "*those* files").

@@ -289,11 +289,11 @@ _UNIT_LONG = {"page": "page", "slide": "slide", "chapter": "chapter", "section":
 
 def unit_long(page_unit: str, count: int) -> str:
     """``count`` of what a document's pages are, in words: "3 sections" of an HTML file,
-    not "3 pages" (QA, session 30); "2 blocks of rows" of a sheet, "4 blocks of 60 lines"
-    of a text file."""
-    kind, _, lines = page_unit.partition(":")
+    not "3 pages" (QA, session 30); "2 blocks of rows" of a sheet, "4 blocks of lines" of a
+    text file."""
+    kind = page_unit.partition(":")[0]
     unit = _UNIT_LONG.get(page_unit, "part")
-    of = {"rows": " of rows", "lines": f" of {lines} lines"}.get(kind, "")
+    of = {"rows": " of rows", "lines": " of lines"}.get(kind, "")  # (the last one shorter)
     if of:
         unit = "block"
     return f"{count:,} {unit}{'' if count == 1 else 's'}{of}"

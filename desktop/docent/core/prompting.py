@@ -303,8 +303,9 @@ def with_lead(lead: str, text: str) -> str:
 
 _FIRST_MARK = re.compile(r"[\"“”]")
 #: How much of a streamed answer waits for its first quotation mark (``LeadStream``):
-#: about a sentence; one that comes later is rare.
-HOLD_CHARS = 160
+#: about a passage's first half (160 let a copied passage go out without its opening
+#: mark: QA, session 30); one that comes later is rare.
+HOLD_CHARS = 600
 
 
 class LeadStream:

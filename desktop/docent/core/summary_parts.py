@@ -8,6 +8,7 @@ through ``api``, the window's progress and section list.
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -153,10 +154,13 @@ LIST_ITEM = re.compile(r"^\s*(?:[-*+•]|\d{1,2}[.)])\s+", re.MULTILINE)
 
 #: A Markdown heading line ("## Tomatoes"): it heads bullets, it is none.
 HEADING_LINE = re.compile(r"^\s*#{1,6}\s+\S")
-#: A line that only announces what follows ("Here are the document's key points:").
+#: A line that only announces what follows ("Here are the document's key points:", "The
+#: document's key points are:", or the prompt's own "Here is the document ..." echoed).
 LEAD_IN = re.compile(
     r"^\s*(?:(?:sure|okay|ok|certainly)\b[!,.]?\s*)?"
-    r"(?:here(?:'s|’s| is| are)|below (?:is|are)|the following)\b[^\n]*:\s*$",
+    r"(?:(?:here(?:'s|’s| is| are))\b[^\n]*"
+    r"|(?:below (?:is|are)|the following)\b[^\n]*:"
+    r"|[^\n]*\b(?:key|main) points\b[^\n]*:)\s*$",
     re.I,
 )
 
@@ -177,7 +181,19 @@ def as_bullets(text: str) -> str:
             out += ["", line.strip()] if out else [line.strip()]
             continue
         out += [f"- {s.strip()}" for s in split_sentences(line) if s.strip()]
-    return "\n".join(out).strip() or text  # (only a lead-in: as the model wrote it)
+    # a heading over nothing (the last one, or one before another) is left out
+    kept = [
+        line
+        for i, line in enumerate(out)
+        if not HEADING_LINE.match(line)
+        or any(x.startswith("- ") for x in _until_heading(out[i + 1 :]))
+    ]
+    return "\n".join(kept).strip() or text  # (only a lead-in: as the model wrote it)
+
+
+def _until_heading(lines: list[str]) -> list[str]:
+    """The lines before the next heading."""
+    return list(itertools.takewhile(lambda x: not HEADING_LINE.match(x), lines))
 
 
 #: A line that only says where: "[pages 6–11]", "[lines 121–180]".

@@ -224,7 +224,7 @@ class SettingsDialog(QDialog):
         self.error_label.setWordWrap(True)
         self.error_label.setTextFormat(Qt.TextFormat.PlainText)
         self.error_label.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
-        # Room for four lines kept even when empty: the fields above never move when
+        # Room for five lines kept even when empty: the fields above never move when
         # errors come and go (one meant to be clicked moved, and the click hit the next).
         # More lines scroll: they squeezed the fields (the watched folders' list and its
         # buttons to slivers, QA session 30).
@@ -234,7 +234,10 @@ class SettingsDialog(QDialog):
         self.error_area.setWidgetResizable(True)
         self.error_area.setFrameShape(QFrame.Shape.NoFrame)
         self.error_area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.error_area.setFixedHeight(4 * self.error_label.fontMetrics().lineSpacing() + 4)
+        margins = self.error_label.contentsMargins()
+        self.error_area.setFixedHeight(
+            5 * self.error_label.fontMetrics().lineSpacing() + margins.top() + margins.bottom() + 6
+        )
         # no Tab stop between the last field and Save (review s30); named for a reader
         self.error_area.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         self.error_area.setAccessibleName("Settings errors")
