@@ -56,3 +56,18 @@ def test_a_phrase_across_a_line_break_is_found_among_many_passages_of_its_words(
             assert [m.file_name for m in eng.grep("the fan")] == ["a.txt"]
         finally:
             lookup.GREP_SCAN = lookup_scan
+
+
+def test_an_apostrophe_as_typed_finds_one_as_typeset(tmp_path: Path) -> None:
+    """QA 2, session 30: `docent grep "Debian's"` said "No matches." of a PDF's
+    "Debian’s" (U+2019), and only the typographic one, typed, found it."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "history.txt").write_text("Debian’s first release came in 1993.\n")
+    (docs / "notes.txt").write_text("Ian's notes say Debian's name joins two names.\n")
+    settings = Settings(data_dir=str(tmp_path / "data"), extract_in_subprocess=False)
+    with Engine(settings, embedder=FakeEmbedder()).open() as eng:
+        eng.index([docs])
+        for typed in ("Debian's", "Debian’s", "debian's first"):
+            found = sorted(m.file_name for m in eng.grep(typed))
+            assert found == (["history.txt"] if "first" in typed else ["history.txt", "notes.txt"])

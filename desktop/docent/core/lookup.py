@@ -98,25 +98,35 @@ def grep(
     # than are listed are read (GREP_SCAN), so that those listed are the first in the
     # documents' order among them (the store's first are any: a file's line 1 was
     # missing, QA session 29); past GREP_SCAN matching passages, the first of those.
-    points = store.grep(pattern, limit=GREP_SCAN, collection=collection, exclude_doc_ids=busy)
     needle = _needle(pattern)
-    words = pattern.split()
-    if words and re.search(r"\s", pattern):
-        # a passage holds "Chapter 2\nLeadership" where grep's own line shows "Chapter 2
-        # Leadership" (spacing made single): copied from it, the phrase found nothing (QA,
-        # session 30). The passages holding each of its words, matched spacing aside.
-        seen = {p.id for p in points}
-        points += [
-            p
-            for p in store.grep(
-                words[0],
-                limit=GREP_SCAN,
-                collection=collection,
-                exclude_doc_ids=busy,
-                also=words[1:],
-            )
-            if p.id not in seen and needle.search(p.payload["text"])
-        ]
+    points: list[ScoredPoint] = []
+    seen: set[str] = set()
+    # as typed, and with its apostrophes the other way ("Debian's" finds "Debian’s", the
+    # PDF's typographic one: QA, session 30)
+    for spelling in dict.fromkeys([pattern, *_apostrophes(pattern)]):
+        found_here = store.grep(
+            spelling, limit=GREP_SCAN, collection=collection, exclude_doc_ids=busy
+        )
+        words = spelling.split()
+        if words and re.search(r"\s", spelling):
+            # a passage holds "Chapter 2\nLeadership" where grep's own line shows "Chapter
+            # 2 Leadership" (spacing made single): copied from it, the phrase found nothing
+            # (QA, session 30). The passages holding each of its words, spacing aside.
+            found_here += [
+                p
+                for p in store.grep(
+                    words[0],
+                    limit=GREP_SCAN,
+                    collection=collection,
+                    exclude_doc_ids=busy,
+                    also=words[1:],
+                )
+                if needle.search(p.payload["text"])
+            ]
+        for p in found_here:
+            if p.id not in seen:
+                seen.add(p.id)
+                points.append(p)
     # In the document's order, not the store's (point ids look random), and once: a match
     # in the sentence two neighbouring passages share was listed twice (review).
     points.sort(key=lambda p: (p.payload["path"], int(p.payload.get("ordinal", 0))))
@@ -144,11 +154,24 @@ def grep(
     return found
 
 
+#: An apostrophe as typed, and as typeset.
+_APOSTROPHE = re.compile("['’]")
+
+
+def _apostrophes(pattern: str) -> list[str]:
+    """``pattern`` with every apostrophe straight, and every one typographic."""
+    if not _APOSTROPHE.search(pattern):
+        return []
+    return [_APOSTROPHE.sub("'", pattern), _APOSTROPHE.sub("’", pattern)]
+
+
 def _needle(pattern: str) -> re.Pattern[str]:
-    """``pattern`` as written, any case, a run of spacing in it matching any run."""
+    """``pattern`` as written, any case, a run of spacing in it matching any run, an
+    apostrophe either one."""
+    parts = re.split(r"(\s+)", pattern)
     return re.compile(
         "".join(
-            r"\s+" if part.isspace() else re.escape(part) for part in re.split(r"(\s+)", pattern)
+            r"\s+" if part.isspace() else _APOSTROPHE.sub("['’]", re.escape(part)) for part in parts
         ),
         re.IGNORECASE,
     )
