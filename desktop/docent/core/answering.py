@@ -222,11 +222,15 @@ class Answerer:
         name = model or self.settings.ollama_model
         requests = _Requests(self.settings.llm_max_requests_per_question)
         _check(cancel, None)
-        query, rewrites = self._standalone(question, conv, name, requests, cancel, on_stage)
+        follows = conv.last is not None and is_follow_up(question)
+        query, rewrites = (
+            self._standalone(question, conv, name, requests, cancel, on_stage)
+            if follows
+            else (question, [])
+        )
         _check(cancel, None)
         result = self.search(query, rewrites)
         _check(cancel, None)
-        follows = conv.last is not None and is_follow_up(question)
         if follows and query != question and should_abstain(result) and may_stand_alone(question):
             # a follow-up only by being short: searched as asked too, and taken so when
             # that finds its answer ("What colour will the boathouse be?" after a question
@@ -280,10 +284,8 @@ class Answerer:
         cancel: threading.Event | None,
         on_stage: StageCallback | None = None,
     ) -> tuple[str, list[str]]:
-        """The query to search and the rewrites for retrieval (follow-ups only; the
-        window hears ``REWRITING`` when the model is asked to rewrite one)."""
-        if conv.last is None or not is_follow_up(question):
-            return question, []
+        """The query to search and the rewrites for retrieval of a follow-up (the window
+        hears ``REWRITING`` when the model is asked to rewrite it)."""
         fallback = fallback_query(conv, question)
         if requests.left() < 2:  # the answer itself needs the last request
             return fallback, []

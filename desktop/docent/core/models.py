@@ -284,18 +284,23 @@ _UNIT_SHORT = {"page": "p", "slide": "slides", "chapter": "chap.", "section": "s
 _ONE = {"slides": "slide", "parts": "part"}
 
 
-_UNIT_LONG = {"page": "page", "slide": "slide", "chapter": "chapter", "section": "section"}
+#: Each ``page_unit`` (its kind, before any ":N") in words: the unit, and what follows it
+#: ("blocks of lines": a text file's last block may hold fewer than N).
+_UNIT_LONG = {
+    "page": ("page", ""),
+    "slide": ("slide", ""),
+    "chapter": ("chapter", ""),
+    "section": ("section", ""),
+    "rows": ("block", " of rows"),
+    "lines": ("block", " of lines"),
+}
 
 
 def unit_long(page_unit: str, count: int) -> str:
     """``count`` of what a document's pages are, in words: "3 sections" of an HTML file,
     not "3 pages" (QA, session 30); "2 blocks of rows" of a sheet, "4 blocks of lines" of a
     text file."""
-    kind = page_unit.partition(":")[0]
-    unit = _UNIT_LONG.get(page_unit, "part")
-    of = {"rows": " of rows", "lines": " of lines"}.get(kind, "")  # (the last one shorter)
-    if of:
-        unit = "block"
+    unit, of = _UNIT_LONG.get(page_unit.partition(":")[0], ("part", ""))
     return f"{count:,} {unit}{'' if count == 1 else 's'}{of}"
 
 
