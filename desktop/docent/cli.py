@@ -303,6 +303,11 @@ def _print_search_debug(debug: dict[str, Any]) -> None:
             "exact terms (chunks containing them): "
             + ", ".join(f"{t}={n}" for t, n in debug["exact_terms"].items())
         )
+    if debug.get("missing_words"):
+        print(
+            "words the best passages lack (chunks containing them): "
+            + ", ".join(f"{t}={n}" for t, n in debug["missing_words"].items())
+        )
     for stage, rows in [*debug.get("stages", {}).items(), ("fused", debug.get("fused", []))]:
         print(f"\n{stage}:")
         for row in rows[:10]:

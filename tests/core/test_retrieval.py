@@ -473,6 +473,58 @@ def test_a_word_no_passage_covers_makes_it_low(store: Store, embedder: Embedder)
     assert sum(covered.evaluation.uncovered.values()) < UNCOVERED_GAIN
 
 
+#: A long history full of contracts and a short plan naming its contractor: the history's
+#: passages fill the dense lists (contract ~ contractor). helper-67's QA, session 30.
+_CONTRACTS = ["the social contract", "the hosting contract", "a support contract"]
+CONTRACT_LIBRARY = {
+    "history.pdf": [
+        f"In {year} the project revised {topic}. The developers voted on {topic} and the "
+        "leader signed it after a long debate."
+        for year, topic in zip(range(1900, 2020), itertools.cycle(_CONTRACTS))
+    ],
+    "renovation.md": [
+        "## Roof\nThe roof of the main house gets new cedar shingles. The boathouse roof "
+        "stays as it is.",
+        "## Budget\nThe painting budget is 4,800 euros; the roof is 11,200 euros. The "
+        "contractor is Halvorsen & Daughters from Tampere.",
+    ],
+}
+
+
+@pytest.fixture(scope="module")
+def contract_store(tmp_path_factory: pytest.TempPathFactory, embedder: Embedder) -> Iterator[Store]:
+    st = open_store(path=tmp_path_factory.mktemp("contracts") / "qdrant", dim=embedder.dim)
+    fill(st, embedder, CONTRACT_LIBRARY)
+    yield st
+    st.close()
+
+
+@pytest.mark.parametrize("question", ["Who is the contractor?", "contractor"])
+def test_a_rare_word_the_best_passages_lack_brings_in_the_passage_holding_it(
+    contract_store: Store, embedder: Embedder, question: str
+) -> None:
+    said = chunk_point_id("renovation.md", 1)
+    res = Retriever(contract_store, embedder).search(question, debug=True)
+    assert said in [h.chunk_id for h in res.hits[:3]]
+    assert res.confidence != "low" and res.debug["missing_words"] == {"contractor": 1}
+    # Without it, the one passage saying "contractor" is lost among the contracts.
+    off = RetrievalConfig(missing_word_weight=0)
+    lost = Retriever(contract_store, embedder, off).search(question)
+    assert said not in [h.chunk_id for h in lost.hits[:5]] and lost.confidence == "low"
+
+
+def test_a_word_missing_from_the_best_passages_is_not_probed_in_their_documents(
+    contract_store: Store, embedder: Embedder
+) -> None:
+    """Scoped to the history, which never says "contractor": nothing to probe (inside
+    the head's documents the rerank ranks the places; measured, probing there cost)."""
+    res = Retriever(contract_store, embedder).search(
+        "Who is the contractor?", doc_ids=["history.pdf"], debug=True
+    )
+    assert res.debug["missing_words"] == {}
+    assert {h.doc_id for h in res.hits} == {"history.pdf"}
+
+
 def test_a_cross_encoder_from_the_users_folder_reorders_the_best(
     store: Store, embedder: Embedder, tmp_path: Path
 ) -> None:
