@@ -22,7 +22,7 @@ from docent.core import fusion
 from docent.core.config import Settings, resources_dir
 from docent.core.embedding import Embedder, EmbeddingError
 from docent.core.fusion import Candidate, RankedList
-from docent.core.queryterms import analyse, is_exact_term
+from docent.core.queryterms import PageRequest, analyse, is_exact_term, page_request
 from docent.core.retrieval import RetrievalConfig, Retriever, build_variants
 from docent.core.store import (
     SENTENCES,
@@ -204,6 +204,29 @@ def test_variants_question_keywords_and_two_rewrites() -> None:
 def test_no_keyword_variant_when_it_is_the_question() -> None:
     vs = build_variants("gnuplot terminal", analyse("gnuplot terminal"), (), RetrievalConfig())
     assert [v.name for v in vs] == ["question"]
+
+
+@pytest.mark.parametrize(
+    ("question", "first", "last", "rest"),
+    [
+        ("And on page 3?", 3, 3, "And?"),
+        ("What does it say on pages 12-14 about tape?", 12, 14, "What does it say about tape?"),
+        ("What is on p. 7 of the manual", 7, 7, "What is of the manual"),
+        ("pp. 5 to 3", 3, 5, ""),
+        ("What is the SET CPU command on page 45", 45, 45, "What is the SET CPU command"),
+    ],
+)
+def test_a_question_about_pages(question: str, first: int, last: int, rest: str) -> None:
+    req = page_request(question)
+    assert req is not None and (req.first, req.last, req.rest) == (first, last, rest)
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["How many pages does it have?", "What does Page Up do?", "page 0", "pages 1-100", "page3"],
+)
+def test_no_question_about_pages(question: str) -> None:
+    assert page_request(question) is None
 
 
 # The pipeline on a real store ---------------------------------------------------------
@@ -471,6 +494,31 @@ def test_a_word_no_passage_covers_makes_it_low(store: Store, embedder: Embedder)
     covered = checking.search("How often is the lighthouse lens cleaned?")
     assert covered.evaluation is not None and covered.sufficient
     assert sum(covered.evaluation.uncovered.values()) < UNCOVERED_GAIN
+
+
+def test_a_question_about_a_page_gets_that_pages_passages_best_first(
+    store: Store, embedder: Embedder
+) -> None:
+    """lighthouse.txt's passage i is on page i + 1 (``_payload``)."""
+    r = Retriever(store, embedder)
+    docs = ["lighthouse.txt", "bakery.txt"]
+    asked = r.search("keeper", doc_ids=docs, pages=PageRequest(5, 5, "keeper"))
+    assert [(h.file_name, h.page_start) for h in asked.hits] == [("lighthouse.txt", 5)]
+    assert asked.hits[0].text.startswith("The keeper logs") and asked.confidence != "low"
+    # the whole page, nothing else asked: its passages in their order, of every document
+    whole = r.search("What is on?", doc_ids=docs, pages=PageRequest(3, 4, "What is on?"))
+    assert [(h.file_name, h.ordinal) for h in whole.hits] == [
+        ("bakery.txt", 2),
+        ("bakery.txt", 3),
+        ("lighthouse.txt", 2),
+        ("lighthouse.txt", 3),
+    ]
+    assert whole.sufficient and whole.confidence == "high"
+    # a page no document searched has
+    none = r.search("keeper", doc_ids=docs, pages=PageRequest(40, 40, "keeper"))
+    assert none.hits == [] and none.confidence == "low" and not none.sufficient
+    assert none.evaluation is not None
+    assert "No document searched has page 40" in none.evaluation.recommendation
 
 
 #: A long history full of contracts and a short plan naming its contractor: the history's

@@ -11,6 +11,7 @@ import sys
 import threading
 import uuid
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -348,6 +349,28 @@ def test_text_match_whole_words_case_insensitive(store: Store, corpus: Corpus) -
     assert [h.payload["text"] for h in both] == ["The Terminal is connected to the main board."]
     assert store.text_match("terminal unicorn") == []
     assert store.text_match("   ") == []
+
+
+def test_chunks_on_pages_reads_the_chunks_overlapping_those_pages(store: Store) -> None:
+    """A passage over pages 2-3 is on page 3 and on page 2; the range's ends count."""
+    rng = np.random.default_rng(3)
+    spans = [(1, 1), (2, 3), (3, 3), (4, 5), (6, 6)]
+    points = []
+    for i, (a, b) in enumerate(spans):
+        p = point("alpha", i, f"passage {i}", unit(rng))
+        points.append(replace(p, payload={**p.payload, "page_start": a, "page_end": b}))
+    points.append(point("beta", 2, "beta's page 3", unit(rng)))
+    store.upsert_chunks(points)
+
+    def on(doc_ids: list[str], first: int, last: int) -> set[tuple[str, int]]:
+        got = store.chunks_on_pages(doc_ids, first, last)
+        return {(str(p.payload["doc_id"]), int(p.payload["ordinal"])) for p in got}
+
+    assert on(["alpha"], 3, 3) == {("alpha", 1), ("alpha", 2)}
+    assert on(["alpha"], 2, 2) == {("alpha", 1)}
+    assert on(["alpha"], 5, 6) == {("alpha", 3), ("alpha", 4)}
+    assert on(["alpha", "beta"], 3, 3) == {("alpha", 1), ("alpha", 2), ("beta", 2)}
+    assert on(["alpha"], 7, 9) == set() and on([], 3, 3) == set()
 
 
 def test_text_match_filters(store: Store, corpus: Corpus) -> None:

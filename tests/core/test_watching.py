@@ -22,6 +22,7 @@ from docent.core import watching
 from docent.core.config import load_settings
 from docent.core.engine import Engine
 from docent.core.index_events import (
+    DocumentChanged,
     DocumentProgressed,
     FilesFound,
     IndexEvent,
@@ -29,7 +30,7 @@ from docent.core.index_events import (
     JobFinished,
     JobStarted,
 )
-from docent.core.jobs import IndexQueue, JobKind
+from docent.core.jobs import IndexQueue, Job, JobKind
 from docent.core.models import DocState
 from docent.core.textcache import sha256_file
 from docent.core.watching import FolderState, FolderStatus, WatchError
@@ -819,11 +820,14 @@ def test_a_watched_file_taken_out_of_its_job_is_named_by_no_later_event(
     engine: Engine, lib: Path
 ) -> None:
     """Review s30: a file told and then deleted before its turn (its removal empties the
-    job) must not be told again; the window drops its row when the job ends."""
+    job) must not be told again; it is told removed at once, while the job ahead still
+    runs (it stayed listed "queued" until its job's turn: minutes behind a big file)."""
     (_, second), queue, events, gate = held_watch_run(engine, lib, "ab")
     waiting = queue.index([str(second)], source="watch")
     second.unlink()
     queue.remove(str(second), source="watch")
+    gone = [e for e in events if isinstance(e, DocumentChanged) and e.progress.path == str(second)]
+    assert [(e.job, e.progress.phase, e.record) for e in gone] == [(waiting, "removed", None)]
     gate.set()
     assert queue.wait_idle(TIMEOUT)
     assert waiting is not None and waiting.paths == []
@@ -831,6 +835,30 @@ def test_a_watched_file_taken_out_of_its_job_is_named_by_no_later_event(
     assert [e.job for e in named] == [waiting]  # told once, as it was queued
     ended = next(i for i, e in enumerate(events) if isinstance(e, JobFinished) and e.job is waiting)
     assert events.index(named[0]) < ended
+
+
+def test_an_indexed_file_deleted_before_its_turn_is_removed_on_its_removals_turn(
+    engine: Engine, lib: Path
+) -> None:
+    """Its record is still in the catalog until the removal runs: told removed early, its
+    row would come back "ready" at the window's next catalog read."""
+    kept = lib / "kept.txt"
+    kept.write_text(text_for("kept"))
+    queue: IndexQueue = engine.queue
+    assert queue.run(Job(JobKind.INDEX, [str(kept)])).indexed
+    (_, _), queue, events, gate = held_watch_run(engine, lib, "ab")
+    kept.write_text(text_for("kept") + " An edit.")
+    queue.index([str(kept)], source="watch")
+    kept.unlink()
+    queue.remove(str(kept), source="watch")
+    assert not [
+        e for e in events if isinstance(e, DocumentChanged) and e.progress.path == str(kept)
+    ]
+    gate.set()
+    assert queue.wait_idle(TIMEOUT)
+    gone = [e for e in events if isinstance(e, DocumentChanged) and e.progress.path == str(kept)]
+    assert [(e.progress.phase, e.record) for e in gone] == [("removed", None)]
+    assert str(kept) not in catalog_paths(engine)
 
 
 def test_files_queued_by_a_person_or_a_sweep_are_told_on_their_turn(

@@ -45,9 +45,9 @@ import re
 import threading
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from docent.core import llm_rerank
 from docent.core.attribution import (
@@ -108,14 +108,24 @@ from docent.core.prompting import (
     unsupported_text,
     with_lead,
 )
+from docent.core.queryterms import analyse, page_request
 from docent.core.retrieval import SearchResult
 
 # Answer and AnswerCancelled are plain data of the conversation (conversation.py); they
 # are named here too because this is where answers come from.
 __all__ = ["Answer", "AnswerCancelled", "Answerer", "Mode", "should_abstain"]
 
-#: ``search(query, rewrites)``: the scope is bound by the caller (Engine.ask).
-SearchFn = Callable[[str, Sequence[str]], SearchResult]
+
+class SearchFn(Protocol):
+    """``search(query, rewrites)``: the scope is bound by the caller (Engine.ask);
+    ``within``: the paths of documents to search instead (a question about a page of the
+    documents the last answer cited)."""
+
+    def __call__(
+        self, query: str, rewrites: Sequence[str], /, *, within: Sequence[str] = ()
+    ) -> SearchResult: ...
+
+
 TokenFn = Callable[[str], None]
 CountFn = Callable[[str], int]
 
@@ -222,14 +232,18 @@ class Answerer:
         name = model or self.settings.ollama_model
         requests = _Requests(self.settings.llm_max_requests_per_question)
         _check(cancel, None)
-        follows = conv.last is not None and is_follow_up(question)
+        # "What is on page 3?" after an answer: that page of the documents it cited
+        within = pages_asked_of(question, conv)
+        follows = not within and conv.last is not None and is_follow_up(question)
         query, rewrites = (
             self._standalone(question, conv, name, requests, cancel, on_stage)
             if follows
             else (question, [])
         )
         _check(cancel, None)
-        result = self.search(query, rewrites)
+        result = (
+            self.search(query, rewrites, within=within) if within else self.search(query, rewrites)
+        )
         _check(cancel, None)
         if follows and query != question and should_abstain(result) and may_stand_alone(question):
             # a follow-up only by being short: searched as asked too, and taken so when
@@ -252,6 +266,7 @@ class Answerer:
             on_stage,
             attempt,
             follows=follows,
+            within=within,
         )
         # what retrieval found, when the person asked anyway over its verdict
         overrides = anyway and bool(result.hits) and should_abstain(result)
@@ -325,8 +340,8 @@ class Answerer:
         self, run: _Run, shown: list[Hit], reason: str, advice: str, model: str = ""
     ) -> Answer:
         scope = self.searched
-        if run.conv.scope:
-            scope = ", ".join(Path(p).name for p in run.conv.scope)
+        if run.within or run.conv.scope:
+            scope = ", ".join(Path(p).name for p in run.within or run.conv.scope or ())
         return Answer(
             question=run.question,
             text=abstain_text([run.query, *run.rewrites], scope, advice, len(shown)),
@@ -706,6 +721,8 @@ class _Run:
     rerank_failed: str = ""
     #: A follow-up, searched as one: the prompt carries the turns before it.
     follows: bool = False
+    #: The documents searched instead of the scope (``pages_asked_of``), by path.
+    within: list[str] = field(default_factory=list)
 
 
 def listed(shown: list[Hit], query: str) -> list[Citation]:
@@ -742,6 +759,17 @@ def _retrieval_verdict(result: SearchResult) -> str:
     issues = "; ".join(evaluation.issues) if evaluation else ""
     reason = f"Retrieval confidence is {result.confidence or 'low'}"
     return reason + (f": {issues}." if issues else ".")
+
+
+def pages_asked_of(question: str, conv: Conversation) -> list[str]:
+    """The documents a question about whole pages ("And on page 3?", "What is on page
+    3?": nothing asked but the page) means: those the last answer cited, by path. None
+    for any other question, or with no answer before it."""
+    page = page_request(question)
+    last = conv.last
+    if page is None or last is None or last.answer is None or analyse(page.rest).words:
+        return []
+    return list(dict.fromkeys(c.path for c in last.answer.citations))
 
 
 def should_abstain(result: SearchResult) -> bool:

@@ -47,6 +47,7 @@ from docent.core.models import (
 from docent.core.normal_form import typed
 from docent.core.oslock import FileLock
 from docent.core.preparing import Limits
+from docent.core.queryterms import page_request
 from docent.core.retrieval import Retriever, SearchResult
 from docent.core.store import Store, open_store
 from docent.core.textcache import TextCache
@@ -500,6 +501,20 @@ class Engine(EngineWatching):
             raise NotIndexed(" ".join(notes))
         return ready, notes
 
+    def _paged(self, scope: list[str] | None, collection: str | None, first: int) -> list[str]:
+        """The ready documents of ``scope`` (else of the library or collection) that are
+        of pages, ``first`` of them at least: a text file's blocks or a web page's sections
+        are no pages to ask about."""
+        wanted = set(scope) if scope is not None else None
+        return [
+            r.doc_id
+            for r in self.documents(collection)
+            if r.state is DocState.READY
+            and r.page_unit == "page"
+            and r.pages >= first
+            and (wanted is None or r.doc_id in wanted)
+        ]
+
     def search(
         self,
         query: str,
@@ -519,14 +534,19 @@ class Engine(EngineWatching):
             raise RuntimeError("Engine is not open")
         self._retriever.apply_settings(self.settings)
         scope, unsearched = self._scope(files, collection)
+        query = typed(query)  # as the passages are (normal_form.py)
+        pages = page_request(query)
+        if pages is not None:  # "What does it say on page 3?": that page of a PDF
+            query, scope = pages.rest, self._paged(scope, collection, pages.first)
         result = self._retriever.search(
-            typed(query),  # as the passages are (normal_form.py)
+            query,
             k=k,
             doc_ids=scope,
             exclude_doc_ids=self._busy_doc_ids(),
             debug=debug,
             rewrites=[typed(r) for r in rewrites],
             collection=collection,
+            pages=pages,
         )
         if result.evaluation is not None:
             result.evaluation.issues.extend(unsearched)

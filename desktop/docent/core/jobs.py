@@ -84,6 +84,9 @@ class IndexQueue:
         #: (IndexQueue._tell_queued); held while they are told, so that the job that
         #: will index them starts only after.
         self._queued_files: list[tuple[Job, list[str]]] = []
+        #: Files a removal took out of a watched folder's queued job: told as removed at
+        #: once (listed "queued" early, they stayed so until that job's turn; s30).
+        self._dropped_files: list[tuple[Job, list[str]]] = []
         self._telling = threading.RLock()
 
     # Listeners -------------------------------------------------------------
@@ -292,7 +295,10 @@ class IndexQueue:
         # JobFinished or JobFailed, so whoever waits for it is told.
         for j in self._pending:
             if j.kind is JobKind.INDEX:
-                j.paths = [p for p in j.paths if not inside(p, path)]
+                kept = [p for p in j.paths if not inside(p, path)]
+                if j.source == "watch" and len(kept) < len(j.paths):
+                    self._dropped_files.append((j, [p for p in j.paths if inside(p, path)]))
+                j.paths = kept
 
     def _cancel_running_index(self, path: str, *, sweep: bool = False) -> None:
         """Cancel the running index job (``sweep``: or sweep) if all it reads is under
@@ -450,7 +456,8 @@ class IndexQueue:
         self._emit(DocumentChanged(job, p, record))
 
     def _tell_queued(self) -> None:
-        """Tell listeners of the watched files queued behind the running job: at once, on
+        """Tell listeners of the watched files queued behind the running job (and of those
+        a removal took out of such a job, never indexed: removed): at once, on
         the thread that queued them (told at the running job's next event, they waited
         out a long extraction unlisted: QA, session 30). The queue's thread calls this
         before each job starts, so a job that will index them starts only once they are
@@ -461,9 +468,17 @@ class IndexQueue:
                 # only those still in their job: a removal since may have taken one out
                 # (a file deleted before its turn would stay listed "queued"; review s30)
                 told = [(job, _still_in(job, files)) for job, files in told]
+                dropped, self._dropped_files = self._dropped_files, []
             for job, files in told:
                 if files:
                     self._emit(FilesFound(job, files, [], []))
+            for job, files in dropped:
+                # never indexed, so no removal will name them: said here, not at the
+                # turn of the job they were taken out of (minutes behind a big file)
+                known = self.catalog.by_paths(files)
+                for path in files:
+                    if path not in known:
+                        self._emit(DocumentChanged(job, Progress("removed", 1, 1, path), None))
 
     def found(self, job: Job, found: filemod.Collected) -> None:
         self._emit(

@@ -271,3 +271,46 @@ def proper_names(question: str, exact: dict[str, str] | None = None) -> list[str
     if len(run) > 1:
         out.append(" ".join(run))
     return list(dict.fromkeys(out))
+
+
+#: "on page 3", "pages 12-14", "p. 7", "pp. 3 to 5": a question about a page of a document.
+_PAGE = re.compile(
+    r"(?:\b(?:on|at|from|in|of)\s+)?(?:\bpages?\b|\bpp?\.)\s*(\d{1,5})\b"
+    r"(?:\s*(?:-|–|to|and|&)\s*(\d{1,5})\b)?",
+    re.IGNORECASE,
+)
+#: The most pages one question may name as a range (a larger one is no page question).
+MAX_PAGE_SPAN = 20
+
+
+@dataclass(frozen=True, slots=True)
+class PageRequest:
+    """The pages a question names, and the question without them."""
+
+    first: int
+    last: int
+    #: The question with the page phrase left out ("What does it say about tape?" of
+    #: "What does it say on page 3 about tape?").
+    rest: str
+
+    @property
+    def label(self) -> str:
+        return (
+            f"page {self.first}" if self.first == self.last else f"pages {self.first}-{self.last}"
+        )
+
+
+def page_request(question: str) -> PageRequest | None:
+    """The first page phrase of ``question`` ("page 0", and a range wider than
+    ``MAX_PAGE_SPAN`` pages, are none)."""
+    m = _PAGE.search(question)
+    if m is None:
+        return None
+    first = int(m.group(1))
+    last = int(m.group(2) or first)
+    first, last = min(first, last), max(first, last)
+    if first < 1 or last - first >= MAX_PAGE_SPAN:
+        return None
+    rest = " ".join((question[: m.start()] + " " + question[m.end() :]).split())
+    rest = re.sub(r"\s+([?.!,;:])", r"\1", rest)
+    return PageRequest(first, last, rest)

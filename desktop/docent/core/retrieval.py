@@ -51,7 +51,7 @@ from docent.core.cross_encoder import CrossEncoder
 from docent.core.embedding import Embedder
 from docent.core.fusion import Candidate, RankedList
 from docent.core.models import Hit, SparseVec, page_breaks_of
-from docent.core.queryterms import QueryTerms, analyse, content_words
+from docent.core.queryterms import PageRequest, QueryTerms, analyse, content_words
 from docent.core.store import ScoredPoint, Store
 from docent.core.sufficiency import (
     TOP_HITS,
@@ -64,6 +64,8 @@ from docent.core.sufficiency import (
 )
 
 MAX_REWRITES = 2
+#: The most passages a question about whole pages gets ("What is on pages 3-5?").
+MAX_PAGE_HITS = fusion.MAX_ADAPTIVE_K
 #: Points read past a ranked list's depth, so that a tie at its end is cut by id (``_list``).
 TIE_MARGIN = 10
 #: A tie at a list's end is read whole up to this many points (boilerplate repeated on
@@ -207,6 +209,33 @@ def hit_from_point(p: ScoredPoint) -> Hit:
     )
 
 
+def _place(p: ScoredPoint) -> tuple[str, int]:
+    return str(p.payload.get("file_name", "")), int(p.payload.get("ordinal", 0))
+
+
+def _no_page(query: str, pages: PageRequest) -> SearchResult:
+    """No document searched has those pages (or none is of pages)."""
+    why = f"no document searched has {pages.label}"
+    advice = (
+        f"No document searched has {pages.label} (only PDFs are of pages): name a page "
+        "the document has, or ask without a page."
+    )
+    evaluation = RetrievalEvaluation(0.0, False, "low", [why], advice)
+    return SearchResult(query, [], "low", False, evaluation=evaluation)
+
+
+def _cosine(a: Sequence[float], b: Sequence[float]) -> float:
+    """Of two unit vectors (the model's are normalised); 0 for a missing one."""
+    return float(sum(x * y for x, y in zip(a, b, strict=False))) if b else 0.0
+
+
+def _whole_pages(query: str, found: Sequence[ScoredPoint]) -> SearchResult:
+    """ "What is on page 3?": the page's passages in their order, with nothing else asked."""
+    hits = [hit_from_point(p) for p in sorted(found, key=_place)[:MAX_PAGE_HITS]]
+    evaluation = RetrievalEvaluation(1.0, True, "high")
+    return SearchResult(query, hits, "high", True, evaluation=evaluation, k=len(hits))
+
+
 class _Clock:
     def __init__(self) -> None:
         self.ms: dict[str, float] = {}
@@ -271,12 +300,17 @@ class Retriever:
         debug: bool = False,
         rewrites: Sequence[str] = (),
         collection: str | None = None,
+        pages: PageRequest | None = None,
     ) -> SearchResult:
         """``collection``: search only that collection (by id); every store query below
-        carries its filter, so the others cost nothing."""
+        carries its filter, so the others cost nothing. ``pages``: a question about pages
+        of the documents of ``doc_ids`` (``query`` without its page phrase): the hits are
+        those pages' passages, the best for the rest of the question first."""
         cfg, clock = self.config, _Clock()
         t0 = time.perf_counter()
         scope = list(doc_ids) if doc_ids is not None else None
+        if pages is not None:
+            return self._on_pages(query, pages, scope or [], k, collection)
         exclude = list(exclude_doc_ids or ())
         coll = collection
         terms = analyse(query)
@@ -355,6 +389,55 @@ class Retriever:
             sufficient=evaluation.sufficient,
             debug=info,
             variants=[v.text for v in variants],
+            evaluation=evaluation,
+            k=want,
+        )
+
+    def _on_pages(
+        self,
+        query: str,
+        pages: PageRequest,
+        doc_ids: list[str],
+        k: int | None,
+        collection: str | None,
+    ) -> SearchResult:
+        """The passages on those pages of these documents, the best for the rest of the
+        question first: its meaning (cosine with each passage's vector) and its words (how
+        many of them a passage holds), fused. A page has a few passages, so they are all
+        ranked, not searched for."""
+        found = self.store.chunks_on_pages(doc_ids, pages.first, pages.last)
+        if not found:
+            return _no_page(query, pages)
+        terms = analyse(query)
+        if not terms.words:
+            return _whole_pages(query, found)
+        self.embedder.ensure_loaded()
+        question = self.embedder.query_dense_many([query])[0]
+        vectors = self.store.dense_vectors([p.id for p in found])
+        similarity = {p.id: _cosine(question, vectors.get(p.id, ())) for p in found}
+        asked = set(terms.words)
+        held = {p.id: len(asked & set(content_words(str(p.payload.get("text", ""))))) for p in found}
+        by_meaning = sorted(found, key=lambda p: (-similarity[p.id], _place(p)))
+        by_words = sorted(found, key=lambda p: (-held[p.id], -similarity[p.id], _place(p)))
+        pool = fusion.rrf(
+            [
+                RankedList("dense", 1.0, [replace(p, score=similarity[p.id]) for p in by_meaning]),
+                RankedList("words", 1.0, by_words, scored=False),
+            ],
+            k=self.config.rrf_k,
+        )
+        want = k or self.config.results_k or fusion.adaptive_k(len(found))
+        chosen = fusion.ranked(pool)[:want]
+        hits = [self._hit(c, similarity) for c in chosen]
+        if self.config.expand_neighbours:
+            self.expand(hits, collection)
+        evaluation = evaluate_retrieval(query, hits, names=(*terms.names, *terms.exact))
+        return SearchResult(
+            query=query,
+            hits=hits,
+            confidence=evaluation.confidence,
+            sufficient=evaluation.sufficient,
+            variants=[query],
             evaluation=evaluation,
             k=want,
         )

@@ -137,6 +137,13 @@ class Store(Protocol):
         collection: str | None = None,
         phrase: bool = False,
     ) -> list[ScoredPoint]: ...
+    def chunks_on_pages(
+        self, doc_ids: Sequence[str], first: int, last: int, limit: int = 200
+    ) -> list[ScoredPoint]:
+        """The chunks of these documents with a page in ``first``-``last`` (at most
+        ``limit``, in no order)."""
+        ...
+
     def grep(
         self,
         needle: str,

@@ -59,6 +59,9 @@ _CHUNK_INDEXES: dict[str, Any] = {
     "file_name": qm.PayloadSchemaType.KEYWORD,
     "content_hash": qm.PayloadSchemaType.KEYWORD,
     "ordinal": qm.IntegerIndexParams(type=qm.IntegerIndexType.INTEGER, lookup=True, range=True),
+    # a question about a page reads that page's chunks (Store.chunks_on_pages)
+    "page_start": qm.IntegerIndexParams(type=qm.IntegerIndexType.INTEGER, lookup=False, range=True),
+    "page_end": qm.IntegerIndexParams(type=qm.IntegerIndexType.INTEGER, lookup=False, range=True),
     "text": qm.TextIndexParams(
         type=qm.TextIndexType.TEXT,
         tokenizer=qm.TokenizerType.WORD,
@@ -451,6 +454,19 @@ class ClientStore(LockedBackend):
         match = qm.MatchPhrase(phrase=text) if phrase else qm.MatchText(text=text)
         cond = qm.FieldCondition(key="text", match=match)
         flt = _with(_doc_filter(doc_ids, exclude_doc_ids, collection), cond)
+        return self._scroll_limited(flt, limit)
+
+    def chunks_on_pages(
+        self, doc_ids: Sequence[str], first: int, last: int, limit: int = 200
+    ) -> list[ScoredPoint]:
+        if not doc_ids:
+            return []
+        flt = _with(
+            _with(
+                _doc_filter(doc_ids), qm.FieldCondition(key="page_start", range=qm.Range(lte=last))
+            ),
+            qm.FieldCondition(key="page_end", range=qm.Range(gte=first)),
+        )
         return self._scroll_limited(flt, limit)
 
     def grep(

@@ -73,6 +73,9 @@ _CHUNK_INDEXES: dict[str, Any] = {
     "file_name": qe.PayloadSchemaType.Keyword,
     "content_hash": qe.PayloadSchemaType.Keyword,
     "ordinal": qe.IntegerIndexParams(lookup=True, range=True),
+    # a question about a page reads that page's chunks (Store.chunks_on_pages)
+    "page_start": qe.IntegerIndexParams(lookup=False, range=True),
+    "page_end": qe.IntegerIndexParams(lookup=False, range=True),
     # phrase_matching: without it MatchPhrase silently finds nothing.
     "text": qe.TextIndexParams(
         tokenizer=qe.TokenizerType.Word, lowercase=True, phrase_matching=True
@@ -505,6 +508,20 @@ class EdgeStore(LockedBackend):
         cond = qe.FieldCondition("text", match=match)
         flt = _with(_doc_filter(doc_ids, exclude_doc_ids, collection), cond)
         return self._scroll_limited(flt, limit, "search chunk text")
+
+    def chunks_on_pages(
+        self, doc_ids: Sequence[str], first: int, last: int, limit: int = 200
+    ) -> list[ScoredPoint]:
+        if not doc_ids:
+            return []
+        flt = _with(
+            _with(
+                _doc_filter(doc_ids),
+                qe.FieldCondition("page_start", range=qe.RangeFloat(lte=float(last))),
+            ),
+            qe.FieldCondition("page_end", range=qe.RangeFloat(gte=float(first))),
+        )
+        return self._scroll_limited(flt, limit, "read a page's chunks")
 
     def grep(
         self,

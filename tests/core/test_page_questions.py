@@ -1,0 +1,81 @@
+"""Questions about a page: "What is on page 3?", "And on page 2?", "What does page 5 say
+about tape?" (QA, sessions 29-30: "page" became the missing word and the page was not
+searched).
+
+The answer library (conftest: the 11-page CTSS manual and a 2-page text, FakeEmbedder),
+the model down, so every answer is extractive or abstained and names what it searched.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from answer_script import MEMORY_Q, ask, point_at
+
+from docent.core.config import Settings
+from docent.core.conversation import Conversation
+from docent.core.engine import Engine
+from fake_embedder import FakeEmbedder
+from pdf_files import text_pdf
+
+CTSS = "simh__ctss_hardware.pdf"
+
+
+@pytest.fixture
+def eng(answer_library: Engine, ollama_down_host: str) -> Engine:
+    return point_at(answer_library, ollama_down_host)
+
+
+def on_page(page: int, first: int, last: int) -> bool:
+    return first <= page <= last
+
+
+def test_a_page_after_an_answer_is_that_page_of_the_documents_it_cited(eng: Engine) -> None:
+    conv = Conversation()
+    first, _ = ask(eng, MEMORY_Q, conversation=conv)
+    assert {c.file_name for c in first.citations} == {CTSS}
+    answer, _ = ask(eng, "And on page 3?", conversation=conv)
+    assert answer.mode == "extractive" and answer.citations
+    assert {c.file_name for c in answer.citations} == {CTSS}
+    assert all(on_page(3, c.page, c.page_end) for c in answer.citations)
+    # not a follow-up searched with the last question's words: the page, as asked
+    assert answer.query == "And on page 3?"
+    whole, _ = ask(eng, "What is on page 2?", conversation=conv)
+    assert {c.file_name for c in whole.citations} == {CTSS}
+    assert all(on_page(2, c.page, c.page_end) for c in whole.citations)
+
+
+def test_a_page_no_document_has_is_said_so(eng: Engine) -> None:
+    conv = Conversation()
+    ask(eng, MEMORY_Q, conversation=conv)
+    answer, _ = ask(eng, "What is on page 90?", conversation=conv)
+    assert answer.mode == "abstained" and answer.citations == []
+    assert f"in {CTSS}." in answer.text  # where it looked: the cited document
+    assert "No document searched has page 90" in answer.text
+
+
+def test_a_page_question_with_words_ranks_that_pages_passages(eng: Engine) -> None:
+    result = eng.search("What does page 2 say about the memory?")
+    assert result.hits
+    assert all(on_page(2, h.page_start, h.page_end) for h in result.hits)
+    # both documents have a page 2; the question's words put the manual's first
+    assert result.hits[0].file_name == CTSS and "page" not in result.query
+
+
+def test_text_files_have_no_pages_to_ask_about(tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "notes.txt").write_text("\n".join(f"line {i} of the notes" for i in range(200)))
+    (docs / "tiny.pdf").write_bytes(text_pdf([["A first page."], ["The boiler is on page two."]]))
+    settings = Settings(data_dir=str(tmp_path / "data"), extract_in_subprocess=False)
+    with Engine(settings, embedder=FakeEmbedder()).open() as eng:
+        report = eng.index([docs])
+        assert len(report.indexed) == 2
+        hits = eng.search("What is on page 2?").hits
+        assert [h.file_name for h in hits] == ["tiny.pdf"] and on_page(
+            2, hits[0].page_start, hits[0].page_end
+        )
+        none = eng.search("What is on page 3?")
+        assert none.hits == [] and none.evaluation is not None
+        assert "only PDFs are of pages" in none.evaluation.recommendation
