@@ -416,7 +416,9 @@ class Retriever:
         vectors = self.store.dense_vectors([p.id for p in found])
         similarity = {p.id: _cosine(question, vectors.get(p.id, ())) for p in found}
         asked = set(terms.words)
-        held = {p.id: len(asked & set(content_words(str(p.payload.get("text", ""))))) for p in found}
+        held = {
+            p.id: len(asked & set(content_words(str(p.payload.get("text", ""))))) for p in found
+        }
         by_meaning = sorted(found, key=lambda p: (-similarity[p.id], _place(p)))
         by_words = sorted(found, key=lambda p: (-held[p.id], -similarity[p.id], _place(p)))
         pool = fusion.rrf(
