@@ -19,7 +19,7 @@ from docent.cli_signals import handlers_restored, stop_on_signals
 from docent.cli_text import pad
 from docent.core.files import describe_unsupported
 from docent.core.models import CANCELLED, unit_long, unit_short
-from docent.core.userfiles import shown
+from docent.core.userfiles import distinct_paths, shown
 
 if TYPE_CHECKING:
     from docent.core.engine import Engine
@@ -179,11 +179,12 @@ def cmd_list(args: argparse.Namespace) -> int:
     if not docs:
         where = f" in the collection '{args.collection}'" if args.collection else ""
         print(f"No documents{where} yet. Add some with `docent index PATH`.")
+    labels = distinct_paths(d.path for d in docs)  # two notes.md: with their folders
     for d in docs:
         state = d.state_label + (f": {d.error}" if d.error else "")
         ocr = f" (OCR: {d.ocr_pages} p)" if d.ocr_pages else ""
         unit = f"{d.pages:>5} {unit_short(d.page_unit, d.pages):<6}"
-        print(f"{pad(shown(d.file_name), 48)} {unit} {d.chunks:>6} chunks  {state}{ocr}")
+        print(f"{pad(shown(labels[d.path]), 48)} {unit} {d.chunks:>6} chunks  {state}{ocr}")
     return 0
 
 
@@ -330,11 +331,12 @@ def cmd_grep(args: argparse.Namespace) -> int:
     if args.json:
         print_json([asdict(m) for m in matches])
         return 0
+    labels = distinct_paths(m.path for m in matches)
     for m in matches:
         pages = m.location or (
             f"p.{m.page_start}" if m.page_start == m.page_end else f"pp.{m.page_start}-{m.page_end}"
         )
-        print(f"{shown(m.file_name)} {pages}: {m.line}")
+        print(f"{shown(labels[m.path])} {pages}: {m.line}")
     if not matches:
         print("No matches.")
     elif len(matches) == GREP_LIMIT:  # (it lists no more: there may be others)

@@ -989,3 +989,19 @@ def test_the_advice_under_an_extractive_answer_fits_the_failure(
     assert advice_text.startswith("Once it runs") == (advice == "once")
     assert ("start Ollama (`ollama serve`)" in advice_text) == (advice == "start")
     assert (f"ollama pull {MODEL}" in advice_text) == bool(advice)
+
+
+def test_quoted_passages_of_two_files_of_one_name_name_their_folders() -> None:
+    """Two notes.md quoted in one answer read alike ("[1] notes.md, p.1" twice; QA,
+    session 30): each is named as the sources list names it."""
+    from docent.core.citations import Citation
+    from docent.core.prompting import quoted_passages
+
+    def cited(n: int, path: str) -> Citation:
+        return Citation(n, f"c{n}", f"d{n}", Path(path).name, path, 1, 1, "The boiler.")
+
+    quotes = [cited(1, "/home/a/work/notes.md"), cited(2, "/home/a/archive/notes.md")]
+    heads = [q.splitlines()[0] for q in quoted_passages("boiler", quotes)]
+    assert heads == ["[1] work/notes.md, p.1:", "[2] archive/notes.md, p.1:"]
+    alone = quoted_passages("boiler", quotes[:1])[0].splitlines()[0]
+    assert alone == "[1] notes.md, p.1:"

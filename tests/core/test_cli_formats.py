@@ -99,3 +99,22 @@ def test_grep_lists_the_first_matches_says_when_it_stops_and_survives_a_closed_p
         timeout=120,
     )
     assert done.stdout.count("\n") == 2 and "Traceback" not in done.stderr, done.stderr
+
+
+def test_list_and_grep_tell_two_files_of_one_name_apart(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two notes.md listed and matched as "notes.md" twice (QA, session 30)."""
+    monkeypatch.setenv("DOCENT_EXTRACT_IN_SUBPROCESS", "0")
+    for folder, town in (("oslo", "Oslo"), ("bergen", "Bergen")):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "notes.md").write_text(f"# Notes\n\nThe meeting in {town}.\n")
+    (tmp_path / "oslo" / "plan.md").write_text("# Plan\n\nA meeting in May.\n")
+    assert main(["index", str(tmp_path / "oslo"), str(tmp_path / "bergen")]) == 0
+    capsys.readouterr()
+    assert main(["list"]) == 0
+    names = sorted(line.split()[0] for line in capsys.readouterr().out.splitlines())
+    assert names == ["bergen/notes.md", "oslo/notes.md", "plan.md"]
+    assert main(["grep", "meeting"]) == 0
+    matched = sorted(line.split()[0] for line in capsys.readouterr().out.splitlines())
+    assert matched == ["bergen/notes.md", "oslo/notes.md", "plan.md"]

@@ -43,6 +43,9 @@ def test_it_lists_the_sources_and_shows_a_text_passage(
     pane.set_citations([*cites, citation(4, str(twin), 1, "# Notes")])
     assert pane.list.item(0).text().startswith(f"[1] {tmp_path.name}/notes.md  p. 1")
     assert pane.list.item(2).text().startswith("[4] archive/notes.md  p. 1")
+    with qtbot.waitSignal(pane.page_shown, timeout=10_000):
+        assert pane.select(1)
+    assert pane.header.text().startswith(f"{tmp_path.name}/notes.md")  # as the list names it
     pane.set_citations(cites)
     with qtbot.waitSignal(pane.page_shown, timeout=10_000) as shown:
         assert pane.select(3)

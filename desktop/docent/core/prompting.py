@@ -20,7 +20,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from docent.core.citations import Citation
+from docent.core.citations import Citation, distinct_names
 from docent.core.config import Settings
 from docent.core.conversation import (
     MAX_HISTORY_TURNS,
@@ -472,7 +472,8 @@ def quoted_passages(query: str, quotes: Sequence[Citation]) -> list[str]:
     """Each passage Docent lists as ``[n] file, p.N:`` and its part nearest the query,
     quoted; the header names the page the quote is on, as the chip's tooltip does
     ("pp.7-8, closest part on p.8")."""
-    return [f"[{c.n}] {c.file_name}, {c.where}:\n> {best_excerpt(c.text, query)}" for c in quotes]
+    names = distinct_names(quotes)  # two notes.md: "archive/notes.md", "work/notes.md"
+    return [f"[{c.n}] {names[c.path]}, {c.where}:\n> {best_excerpt(c.text, query)}" for c in quotes]
 
 
 def abstain_text(searched: Sequence[str], scope: str, recommendation: str, shown: int) -> str:

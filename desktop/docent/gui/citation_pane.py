@@ -114,6 +114,8 @@ class CitationPane(QWidget):
         super().__init__(parent)
         self.engine = engine
         self.citations: list[Citation] = []
+        #: Each cited path's name as shown (``distinct_names``), set with the citations.
+        self._names: dict[str, str] = {}
         self.current: Citation | None = None
         self.page = 0
         self.page_count = 0
@@ -243,7 +245,7 @@ class CitationPane(QWidget):
             self.clear_page()
         self.list.blockSignals(True)
         self.list.clear()
-        names = distinct_names(self.citations)
+        names = self._names = distinct_names(self.citations)
         for c in self.citations:
             head = f"[{c.n}] {shown(names[c.path])}  {page_label(c)}"
             if c.source == "matched":
@@ -285,6 +287,10 @@ class CitationPane(QWidget):
         bridge().info(f"Citation [{n}] is not among this answer's sources.")
         return False
 
+    def _name(self, c: Citation) -> str:
+        """The cited file's name as the list shows it (with folders when two are alike)."""
+        return self._names.get(c.path, c.file_name)
+
     def _on_row(self, row: int) -> None:
         if 0 <= row < len(self.citations):
             self.show_citation(self.citations[row])
@@ -292,7 +298,7 @@ class CitationPane(QWidget):
     def show_citation(self, c: Citation) -> None:
         self.current = c
         self.page = c.opens_at or 1
-        self.header.set_heading(shown(c.file_name), page_label(c))
+        self.header.set_heading(shown(self._name(c)), page_label(c))
         self.toolbar.setEnabled(True)
         self.toolbar.setVisible(True)
         if _is_pdf(c):
@@ -398,7 +404,7 @@ class CitationPane(QWidget):
         cited = c.page <= r.page <= c.page_end
         # the heading names the page shown (◀ ▶ move away from the cited one)
         where = page_label(c) if cited else f"p. {r.page} (the passage is on {page_label(c)})"
-        self.header.set_heading(shown(c.file_name), where)
+        self.header.set_heading(shown(self._name(c)), where)
         if r.rects:
             self.note.setText(
                 "Only a few words of the passage were found on the page and are highlighted; "
