@@ -295,6 +295,11 @@ def fusion_ranks(scores: Sequence[float]) -> list[int]:
 def _print_search_debug(debug: dict[str, Any]) -> None:
     """Variants, each stage's top ranks and scores, and the time each stage took."""
     print("\n--- debug ---")
+    if debug.get("pages"):
+        print(
+            f"a question about {debug['pages']}: {debug.get('documents', 0)} documents, "
+            f"{debug.get('passages', 0)} passages on it ranked"
+        )
     for v in debug.get("variants", []):
         print(f"variant {v['name']} (weight {v['weight']}): {v['text']}")
     if debug.get("two_tier_docs") is not None:
@@ -310,10 +315,13 @@ def _print_search_debug(debug: dict[str, Any]) -> None:
             + ", ".join(f"{t}={n}" for t, n in debug["missing_words"].items())
         )
     for stage, rows in [*debug.get("stages", {}).items(), ("fused", debug.get("fused", []))]:
+        if not rows:
+            continue  # (a question about a page ranks that page's passages: no lists)
         print(f"\n{stage}:")
         for row in rows[:10]:
             print(f"  {row['rank']:>2}. {row['score']:.5f}  {row['chunk']}")
-    print("\nhits (rank in each list):")
+    if debug.get("hits"):
+        print("\nhits (rank in each list):")
     for n, row in enumerate(debug.get("hits", []), 1):
         ranks = ", ".join(f"{k}#{v}" for k, v in row.get("ranks", {}).items())
         sim = row.get("similarity")

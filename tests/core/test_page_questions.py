@@ -32,18 +32,22 @@ def on_page(page: int, first: int, last: int) -> bool:
 
 
 def test_a_page_after_an_answer_is_that_page_of_the_documents_it_cited(eng: Engine) -> None:
+    """Both documents have a page 2: only the one the answer cited is read."""
     conv = Conversation()
     first, _ = ask(eng, MEMORY_Q, conversation=conv)
     assert {c.file_name for c in first.citations} == {CTSS}
-    answer, _ = ask(eng, "And on page 3?", conversation=conv)
+    answer, _ = ask(eng, "And on page 2?", conversation=conv)
     assert answer.mode == "extractive" and answer.citations
     assert {c.file_name for c in answer.citations} == {CTSS}
-    assert all(on_page(3, c.page, c.page_end) for c in answer.citations)
+    assert all(on_page(2, c.page, c.page_end) for c in answer.citations)
     # not a follow-up searched with the last question's words: the page, as asked
-    assert answer.query == "And on page 3?"
-    whole, _ = ask(eng, "What is on page 2?", conversation=conv)
-    assert {c.file_name for c in whole.citations} == {CTSS}
-    assert all(on_page(2, c.page, c.page_end) for c in whole.citations)
+    assert answer.query == "And on page 2?"
+    # nor after an answer that found nothing: the documents of the one before it
+    nothing, _ = ask(eng, "What is on page 90?", conversation=conv)
+    assert nothing.mode == "abstained"
+    again, _ = ask(eng, "What is on page 2?", conversation=conv)
+    assert {c.file_name for c in again.citations} == {CTSS}
+    assert all(on_page(2, c.page, c.page_end) for c in again.citations)
 
 
 def test_a_page_no_document_has_is_said_so(eng: Engine) -> None:
@@ -78,4 +82,32 @@ def test_text_files_have_no_pages_to_ask_about(tmp_path: Path) -> None:
         )
         none = eng.search("What is on page 3?")
         assert none.hits == [] and none.evaluation is not None
-        assert "only PDFs are of pages" in none.evaluation.recommendation
+        assert "only PDFs and slide decks have pages" in none.evaluation.recommendation
+
+
+def test_a_cited_document_removed_since_is_left_out_of_the_page_asked(
+    tmp_path: Path, ollama_down_host: str
+) -> None:
+    """One cited document removed between the turns made the whole search fail over to
+    the library (review, session 31): the others are read."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    for name in ("boiler", "burner"):
+        pages = [[f"The {name} manual."], [f"The {name} is cleaned in autumn."], ["Notes."]]
+        (docs / f"{name}.pdf").write_bytes(text_pdf(pages))
+    (docs / "garden.pdf").write_bytes(text_pdf([["Roses."], ["Tomatoes."], ["Beans."]]))
+    settings = Settings(data_dir=str(tmp_path / "data"), extract_in_subprocess=False)
+    with Engine(settings, embedder=FakeEmbedder()).open() as opened:
+        assert len(opened.index([docs]).indexed) == 3
+        eng = point_at(opened, ollama_down_host)
+        conv = Conversation()
+        first, _ = ask(
+            eng,
+            "When are the boiler and the burner cleaned?",
+            conversation=conv,
+            files=["boiler.pdf", "burner.pdf"],
+        )
+        assert {c.file_name for c in first.citations} == {"boiler.pdf", "burner.pdf"}
+        eng.remove(str(docs / "burner.pdf"))
+        answer, _ = ask(eng, "What is on page 2?", conversation=conv)
+        assert {c.file_name for c in answer.citations} == {"boiler.pdf"}

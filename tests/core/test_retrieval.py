@@ -207,23 +207,57 @@ def test_no_keyword_variant_when_it_is_the_question() -> None:
 
 
 @pytest.mark.parametrize(
-    ("question", "first", "last", "rest"),
+    ("question", "spans", "rest", "label"),
     [
-        ("And on page 3?", 3, 3, "And?"),
-        ("What does it say on pages 12-14 about tape?", 12, 14, "What does it say about tape?"),
-        ("What is on p. 7 of the manual", 7, 7, "What is of the manual"),
-        ("pp. 5 to 3", 3, 5, ""),
-        ("What is the SET CPU command on page 45", 45, 45, "What is the SET CPU command"),
+        ("And on page 3?", [(3, 3)], "And?", "page 3"),
+        (
+            "What does it say on pages 12-14 about tape?",
+            [(12, 14)],
+            "What does it about tape?",
+            "pages 12-14",
+        ),
+        ("What is on p. 7 of the manual", [(7, 7)], "What is of the manual", "page 7"),
+        ("pp. 5 to 3", [(3, 5)], "", "pages 3-5"),
+        (
+            "What is the SET CPU command on page 45",
+            [(45, 45)],
+            "What is the SET CPU command",
+            "page 45",
+        ),
+        # the words that only ask for the page's content are no words it must hold
+        ("What does page 3 say about memory?", [(3, 3)], "What does about memory?", "page 3"),
+        ("What does page 3 of the manual say?", [(3, 3)], "What does of the manual?", "page 3"),
+        ("Summarize page 3.", [(3, 3)], ".", "page 3"),
+        ("Show me page 3", [(3, 3)], "", "page 3"),
+        # "and" lists pages, it is no range (pages 3 and 5 are not page 4)
+        ("What is on pages 3 and 5?", [(3, 3), (5, 5)], "What is?", "pages 3 and 5"),
+        ("pages 3, 5 and 7-9", [(3, 3), (5, 5), (7, 9)], "", "pages 3, 5 and 7-9"),
+        ("What is on slide 4?", [(4, 4)], "What is?", "slide 4"),
     ],
 )
-def test_a_question_about_pages(question: str, first: int, last: int, rest: str) -> None:
+def test_a_question_about_pages(
+    question: str, spans: list[tuple[int, int]], rest: str, label: str
+) -> None:
     req = page_request(question)
-    assert req is not None and (req.first, req.last, req.rest) == (first, last, rest)
+    assert req is not None and (list(req.spans), req.rest, req.label) == (spans, rest, label)
 
 
 @pytest.mark.parametrize(
     "question",
-    ["How many pages does it have?", "What does Page Up do?", "page 0", "pages 1-100", "page3"],
+    [
+        "How many pages does it have?",
+        "What does Page Up do?",
+        "page 0",
+        "pages 1-100",
+        "page3",
+        # ordinary questions that name a page (review, session 31)
+        "How do I print pages 1 to 3 with lp?",
+        "How do I print pages 1 to 3 of the report with lp?",
+        "How do I jump to page 5 in less?",
+        "How do I go to page 5 of the manual?",
+        "What is the Page 2 setting in CUPS?",
+        "How do I delete page 2 of the report?",
+    ],
 )
 def test_no_question_about_pages(question: str) -> None:
     assert page_request(question) is None
@@ -502,11 +536,11 @@ def test_a_question_about_a_page_gets_that_pages_passages_best_first(
     """lighthouse.txt's passage i is on page i + 1 (``_payload``)."""
     r = Retriever(store, embedder)
     docs = ["lighthouse.txt", "bakery.txt"]
-    asked = r.search("keeper", doc_ids=docs, pages=PageRequest(5, 5, "keeper"))
+    asked = r.search("keeper", doc_ids=docs, pages=PageRequest(((5, 5),), "keeper"))
     assert [(h.file_name, h.page_start) for h in asked.hits] == [("lighthouse.txt", 5)]
     assert asked.hits[0].text.startswith("The keeper logs") and asked.confidence != "low"
     # the whole page, nothing else asked: its passages in their order, of every document
-    whole = r.search("What is on?", doc_ids=docs, pages=PageRequest(3, 4, "What is on?"))
+    whole = r.search("What is on?", doc_ids=docs, pages=PageRequest(((3, 4),), "What is on?"))
     assert [(h.file_name, h.ordinal) for h in whole.hits] == [
         ("bakery.txt", 2),
         ("bakery.txt", 3),
@@ -515,10 +549,27 @@ def test_a_question_about_a_page_gets_that_pages_passages_best_first(
     ]
     assert whole.sufficient and whole.confidence == "high"
     # a page no document searched has
-    none = r.search("keeper", doc_ids=docs, pages=PageRequest(40, 40, "keeper"))
+    none = r.search("keeper", doc_ids=docs, pages=PageRequest(((40, 40),), "keeper"))
     assert none.hits == [] and none.confidence == "low" and not none.sufficient
     assert none.evaluation is not None
     assert "No document searched has page 40" in none.evaluation.recommendation
+    # of more documents than it reads pages of: those nearest the question
+    many = [f"doc{i}.txt" for i in range(30)]
+    fill(store, embedder, {d: [f"Filler passage {i} of {d}." for i in range(3)] for d in many})
+    near = r.search(
+        "lens polished", doc_ids=[*many, *docs], pages=PageRequest(((3, 3),), "lens polished")
+    )
+    assert near.hits[0].file_name == "lighthouse.txt" and near.debug["documents"] == 32
+    # the document the question names by its file name first, and that name is no word
+    # its passages must hold
+    q = "What does garden.txt say about the lens"
+    named = r.search(q, doc_ids=[*many, *docs, "garden.txt"], pages=PageRequest(((3, 3),), q))
+    assert named.hits[0].file_name == "garden.txt"
+    assert named.evaluation is not None and "garden.txt" not in str(named.evaluation.issues)
+    # and a whole page of each of them is no answer: which document?
+    which = r.search("", doc_ids=[*many, *docs], pages=PageRequest(((3, 3),), ""))
+    assert which.hits == [] and which.evaluation is not None
+    assert "32 documents have page 3: name the one you mean" in which.evaluation.recommendation
 
 
 #: A long history full of contracts and a short plan naming its contractor: the history's

@@ -363,7 +363,7 @@ def test_chunks_on_pages_reads_the_chunks_overlapping_those_pages(store: Store) 
     store.upsert_chunks(points)
 
     def on(doc_ids: list[str], first: int, last: int) -> set[tuple[str, int]]:
-        got = store.chunks_on_pages(doc_ids, first, last)
+        got = store.chunks_on_pages(doc_ids, [(first, last)])
         return {(str(p.payload["doc_id"]), int(p.payload["ordinal"])) for p in got}
 
     assert on(["alpha"], 3, 3) == {("alpha", 1), ("alpha", 2)}
@@ -371,6 +371,9 @@ def test_chunks_on_pages_reads_the_chunks_overlapping_those_pages(store: Store) 
     assert on(["alpha"], 5, 6) == {("alpha", 3), ("alpha", 4)}
     assert on(["alpha", "beta"], 3, 3) == {("alpha", 1), ("alpha", 2), ("beta", 2)}
     assert on(["alpha"], 7, 9) == set() and on([], 3, 3) == set()
+    # pages 1 and 6: two ranges, each passage once
+    both = store.chunks_on_pages(["alpha"], [(1, 1), (6, 6), (1, 1)])
+    assert sorted(int(p.payload["ordinal"]) for p in both) == [0, 4]
 
 
 def test_text_match_filters(store: Store, corpus: Corpus) -> None:

@@ -837,6 +837,28 @@ def test_a_watched_file_taken_out_of_its_job_is_named_by_no_later_event(
     assert events.index(named[0]) < ended
 
 
+def test_a_watched_file_taken_out_and_queued_again_is_listed_last(
+    engine: Engine, lib: Path
+) -> None:
+    """Taken out (``discard``), it is told removed then; queued again, it is told after
+    that, so the window's last word on it is "queued" (review, session 31: a "removed"
+    could come after the file was told again)."""
+    (_, second), queue, events, gate = held_watch_run(engine, lib, "ab")
+    waiting = queue.index([str(second)], source="watch")
+    queue.discard(str(second))
+    assert queue.index([str(second)], source="watch") is waiting
+
+    def about(e: IndexEvent) -> str:
+        if isinstance(e, DocumentChanged) and e.progress.path == str(second):
+            return e.progress.phase
+        return "told" if isinstance(e, FilesFound) and str(second) in e.files else ""
+
+    assert [a for e in events if (a := about(e))] == ["told", "removed", "told"]
+    gate.set()
+    assert queue.wait_idle(TIMEOUT)
+    assert str(second) in catalog_paths(engine)
+
+
 def test_an_indexed_file_deleted_before_its_turn_is_removed_on_its_removals_turn(
     engine: Engine, lib: Path
 ) -> None:

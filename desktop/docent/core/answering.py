@@ -763,13 +763,18 @@ def _retrieval_verdict(result: SearchResult) -> str:
 
 def pages_asked_of(question: str, conv: Conversation) -> list[str]:
     """The documents a question about whole pages ("And on page 3?", "What is on page
-    3?": nothing asked but the page) means: those the last answer cited, by path. None
-    for any other question, or with no answer before it."""
+    3?": nothing asked but the page) means: those the last answer that found its passages
+    cited, by path (an abstained answer lists passages that do not answer, and a "no page
+    90" none at all: review, session 31). None for any other question, or with no such
+    answer before it."""
     page = page_request(question)
-    last = conv.last
-    if page is None or last is None or last.answer is None or analyse(page.rest).words:
+    if page is None or analyse(page.rest).words:
         return []
-    return list(dict.fromkeys(c.path for c in last.answer.citations))
+    for turn in reversed(conv.answered):
+        answer = turn.answer
+        if answer is not None and answer.mode != "abstained" and answer.citations:
+            return list(dict.fromkeys(c.path for c in answer.citations))
+    return []
 
 
 def should_abstain(result: SearchResult) -> bool:

@@ -70,6 +70,7 @@ def ask(
     from docent.core.answering import Answerer
     from docent.core.conversation import AnswerCancelled, AskStage, Conversation
     from docent.core.errors import UnknownFile
+    from docent.core.models import DocState
     from docent.core.normal_form import typed
 
     question = typed(question)  # as the passages are (normal_form.py)
@@ -84,19 +85,20 @@ def ask(
             conv.scope = [library.resolve(f, coll).path for f in files] or None
         scope = list(conv.scope) if conv.scope else None
 
+        def known(path: str) -> bool:
+            try:
+                return library.resolve(path, coll).state is DocState.READY
+            except UnknownFile:
+                return False
+
         def search(
             query: str, rewrites: Sequence[str], /, *, within: Sequence[str] = ()
         ) -> SearchResult:
             stage(AskStage.SEARCHING)
-            # the documents the last answer cited, those of them still in the scope
-            files = [p for p in within if scope is None or p in scope] or scope
-            try:
-                result = library.search(query, files=files, rewrites=rewrites, collection=coll)
-            except UnknownFile:  # NotIndexed is one too
-                if files is scope:
-                    raise
-                # one of them was removed or is being indexed again since that answer
-                result = library.search(query, files=scope, rewrites=rewrites, collection=coll)
+            # the documents the last answer cited that are still in the scope and the
+            # library (one removed since made the whole search fail: review, session 31)
+            files = [p for p in within if (scope is None or p in scope) and known(p)] or scope
+            result = library.search(query, files=files, rewrites=rewrites, collection=coll)
             stage(AskStage.WAITING)  # (an answer that abstains is back at once)
             return result
 

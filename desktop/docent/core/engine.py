@@ -47,7 +47,7 @@ from docent.core.models import (
 from docent.core.normal_form import typed
 from docent.core.oslock import FileLock
 from docent.core.preparing import Limits
-from docent.core.queryterms import page_request
+from docent.core.queryterms import PageRequest, page_request
 from docent.core.retrieval import Retriever, SearchResult
 from docent.core.store import Store, open_store
 from docent.core.textcache import TextCache
@@ -501,17 +501,21 @@ class Engine(EngineWatching):
             raise NotIndexed(" ".join(notes))
         return ready, notes
 
-    def _paged(self, scope: list[str] | None, collection: str | None, first: int) -> list[str]:
-        """The ready documents of ``scope`` (else of the library or collection) that are
-        of pages, ``first`` of them at least: a text file's blocks or a web page's sections
-        are no pages to ask about."""
+    def _paged(
+        self, scope: list[str] | None, collection: str | None, pages: PageRequest
+    ) -> list[str]:
+        """The ready documents of ``scope`` (else of the library or collection) that have
+        the first of those pages: PDFs and slide decks (a deck's pages are its slides);
+        for slides, decks only. A text file's blocks of lines or a web page's sections are
+        no pages to ask about."""
+        units = ("slide",) if pages.unit == "slide" else ("page", "slide")
         wanted = set(scope) if scope is not None else None
         return [
             r.doc_id
             for r in self.documents(collection)
             if r.state is DocState.READY
-            and r.page_unit == "page"
-            and r.pages >= first
+            and r.page_unit in units
+            and r.pages >= pages.first
             and (wanted is None or r.doc_id in wanted)
         ]
 
@@ -537,7 +541,7 @@ class Engine(EngineWatching):
         query = typed(query)  # as the passages are (normal_form.py)
         pages = page_request(query)
         if pages is not None:  # "What does it say on page 3?": that page of a PDF
-            query, scope = pages.rest, self._paged(scope, collection, pages.first)
+            query, scope = pages.rest, self._paged(scope, collection, pages)
         result = self._retriever.search(
             query,
             k=k,

@@ -6,14 +6,15 @@ Every job the queue runs (from the window, a drop, the watcher, the command line
 - ``FilesFound`` once its paths are walked: the files it will index and those it skipped.
   A watched folder's new or edited files queued behind a running job are told early too,
   as they are queued, on the thread that queued them (``FilesFound`` with only ``files``):
-  listed, waiting their turn;
+  listed, waiting their turn; one taken out of its job before its turn (deleted), never
+  indexed, is told removed then (``DocumentChanged`` without a record);
 - ``DocumentProgressed`` as a document moves on (reading, embedding x of n);
 - ``DocumentChanged`` when a document reaches a state the catalog keeps (ready, unchanged,
   renamed, failed: with its record; removed: without one);
 - ``JobFinished`` (with the run's report) or ``JobFailed`` (the job itself broke).
 
-Listeners are called on the queue's thread (those early ``FilesFound`` on the thread that
-queued the files), in that order, and ``JobFinished`` / ``JobFailed`` come before the queue
+Listeners are called on the queue's thread (those early events on the thread that queued
+or took out the files), in that order, and ``JobFinished`` / ``JobFailed`` come before the queue
 counts as idle. A window turns them into signals.
 """
 

@@ -93,8 +93,9 @@ class IndexQueue:
 
     def subscribe(self, listener: Listener) -> Callable[[], None]:
         """Call ``listener(event)`` for every event, on the queue's thread, or for a
-        watched file's early ``FilesFound`` on the thread that queued it (never wait on the
-        queue from it); returns the function that unsubscribes it."""
+        watched file's early ``FilesFound`` (and the ``DocumentChanged`` "removed" of one
+        taken out before its turn) on the thread that queued it or took it out (never
+        wait on the queue from it); returns the function that unsubscribes it."""
         self._listeners.append(listener)
 
         def unsubscribe() -> None:
@@ -325,6 +326,7 @@ class IndexQueue:
         with self._cond:
             self._drop_pending_index(path)
             self._cond.notify_all()
+        self._tell_queued()  # a watched file taken out: said removed now
 
     # State -----------------------------------------------------------------
 
@@ -469,16 +471,20 @@ class IndexQueue:
                 # (a file deleted before its turn would stay listed "queued"; review s30)
                 told = [(job, _still_in(job, files)) for job, files in told]
                 dropped, self._dropped_files = self._dropped_files, []
-            for job, files in told:
-                if files:
-                    self._emit(FilesFound(job, files, [], []))
+                # nor a file queued again since it was taken out: it is not gone (review)
+                queued = {p for j in self._pending if j.kind is JobKind.INDEX for p in j.paths}
+                dropped = [(job, [f for f in files if f not in queued]) for job, files in dropped]
+            # what was taken out first: a file queued again after is told after it
             for job, files in dropped:
                 # never indexed, so no removal will name them: said here, not at the
                 # turn of the job they were taken out of (minutes behind a big file)
-                known = self.catalog.by_paths(files)
+                known = self.catalog.by_paths(files) if files else {}
                 for path in files:
                     if path not in known:
                         self._emit(DocumentChanged(job, Progress("removed", 1, 1, path), None))
+            for job, files in told:
+                if files:
+                    self._emit(FilesFound(job, files, [], []))
 
     def found(self, job: Job, found: filemod.Collected) -> None:
         self._emit(

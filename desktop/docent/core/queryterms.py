@@ -273,13 +273,42 @@ def proper_names(question: str, exact: dict[str, str] | None = None) -> list[str
     return list(dict.fromkeys(out))
 
 
-#: "on page 3", "pages 12-14", "p. 7", "pp. 3 to 5": a question about a page of a document.
+#: A page phrase: "page 3", "pages 12-14", "p. 7", "pp. 3 to 5", "pages 3 and 5", "slide 4"
+#: (``_PAGES_OF`` then says whether it asks about those pages).
+_NUMBER = r"\d{1,5}"
 _PAGE = re.compile(
-    r"(?:\b(?:on|at|from|in|of)\s+)?(?:\bpages?\b|\bpp?\.)\s*(\d{1,5})\b"
-    r"(?:\s*(?:-|–|to|and|&)\s*(\d{1,5})\b)?",
+    r"(?P<prep>\b(?:on|at|from|in|of|about)\s+)?"
+    r"(?P<unit>\bpages?\b|\bpp?\.|\bslides?\b)\s*"
+    rf"(?P<numbers>{_NUMBER}(?:\s*(?:-|–|to|through|and|,|&)\s*{_NUMBER})*)\b",
     re.IGNORECASE,
 )
-#: The most pages one question may name as a range (a larger one is no page question).
+#: What may follow a page phrase that no preposition opens, for it to ask about the page:
+#: a verb of saying ("What does page 3 say ...") or the question's end ("Summarize page
+#: 3.", "And page 5?"). "Print pages 1 to 3 with lp", "jump to page 5 in less" and "the
+#: Page 2 setting" ask about something else (review, session 31).
+_PAGE_ASKED = re.compile(
+    r"(?:\s+of\s+(?:the\s+|my\s+|this\s+|that\s+)?[\w.\-]+(?:\s+[\w.\-]+){0,2}?)?"
+    r"\s*(?:$|[?.!]|(?:says?|said|shows?|covers?|contains?|mentions?|describes?|"
+    r"explains?|lists?|discuss(?:es)?|talks?|tells?|has|have|is\s+about)\b)",
+    re.IGNORECASE,
+)
+#: An action on pages just before the phrase: "print pages 1 to 3", "go to page 5",
+#: "delete page 2 of the report?" ask how to do it, not what the pages say.
+_PAGE_ACTION = re.compile(
+    r"\b(?:print|prints|printing|jump|go|goes|turn|skip|scroll|delete|remove|number|"
+    r"rotate|copy|insert|add|move|save|export|split|merge|extract|crop|select|flip|"
+    r"reorder|hide|fit|zoom|resize|scale)\s+(?:to\s+|on\s+|from\s+|in\s+)?"
+    r"(?:the\s+|a\s+|only\s+)?$",
+    re.IGNORECASE,
+)
+#: Words that only ask for a page's content: left out of what is searched on it ("What
+#: does page 3 say about memory?" was low for "say"; review, session 31).
+_PAGE_FILLER = re.compile(
+    r"\b(?:says?|said|show|shows|summari[sz]e|tell|tells|list|lists|describe|describes|"
+    r"explain|explains|contains?|mentions?|covers?|discuss(?:es)?|talks?|written|me)\b",
+    re.IGNORECASE,
+)
+#: The most pages one question may name (a wider range is no page question).
 MAX_PAGE_SPAN = 20
 
 
@@ -287,30 +316,52 @@ MAX_PAGE_SPAN = 20
 class PageRequest:
     """The pages a question names, and the question without them."""
 
-    first: int
-    last: int
-    #: The question with the page phrase left out ("What does it say about tape?" of
-    #: "What does it say on page 3 about tape?").
+    #: The ranges of pages named, first to last each ("pages 3 and 5": (3, 3), (5, 5)).
+    spans: tuple[tuple[int, int], ...]
+    #: The question without the page phrase and the words that only ask for a page's
+    #: content ("What does about tape?" of "What does page 3 say about tape?").
     rest: str
+    #: "page", or "slide" when the question names slides (then only slide decks have one).
+    unit: str = "page"
+
+    @property
+    def first(self) -> int:
+        return min(a for a, _ in self.spans)
 
     @property
     def label(self) -> str:
-        return (
-            f"page {self.first}" if self.first == self.last else f"pages {self.first}-{self.last}"
-        )
+        names = [str(a) if a == b else f"{a}-{b}" for a, b in self.spans]
+        one = len(names) == 1 and self.spans[0][0] == self.spans[0][1]
+        listed = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+        return f"{self.unit}{'' if one else 's'} {listed}"
 
 
 def page_request(question: str) -> PageRequest | None:
-    """The first page phrase of ``question`` ("page 0", and a range wider than
-    ``MAX_PAGE_SPAN`` pages, are none)."""
-    m = _PAGE.search(question)
-    if m is None:
-        return None
-    first = int(m.group(1))
-    last = int(m.group(2) or first)
-    first, last = min(first, last), max(first, last)
-    if first < 1 or last - first >= MAX_PAGE_SPAN:
-        return None
-    rest = " ".join((question[: m.start()] + " " + question[m.end() :]).split())
-    rest = re.sub(r"\s+([?.!,;:])", r"\1", rest)
-    return PageRequest(first, last, rest)
+    """The first phrase of ``question`` that asks about pages ("on page 3", "What does
+    page 3 say", "And page 5?"); None when it names none, a page 0, or more than
+    ``MAX_PAGE_SPAN`` pages."""
+    for m in _PAGE.finditer(question):
+        if _PAGE_ACTION.search(question, 0, m.start()):
+            continue
+        if not m.group("prep") and not _PAGE_ASKED.match(question, m.end()):
+            continue
+        spans = _spans(m.group("numbers"))
+        if not spans or sum(b - a + 1 for a, b in spans) > MAX_PAGE_SPAN:
+            return None
+        rest = question[: m.start()] + " " + question[m.end() :]
+        rest = " ".join(_PAGE_FILLER.sub(" ", rest).split())
+        rest = re.sub(r"\s+([?.!,;:])", r"\1", rest)
+        unit = "slide" if m.group("unit").lower().startswith("slide") else "page"
+        return PageRequest(spans, rest, unit)
+    return None
+
+
+def _spans(numbers: str) -> tuple[tuple[int, int], ...]:
+    """ "3-5" → (3, 5); "3 and 5", "3, 5" → (3, 3), (5, 5); () with a page 0."""
+    out: list[tuple[int, int]] = []
+    for part in re.split(r"\s*(?:and|,|&)\s*", numbers, flags=re.IGNORECASE):
+        ends = [int(n) for n in re.findall(_NUMBER, part)]
+        if not ends or min(ends) < 1:
+            return ()
+        out.append((min(ends), max(ends)))
+    return tuple(sorted(set(out)))

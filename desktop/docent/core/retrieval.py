@@ -58,6 +58,7 @@ from docent.core.sufficiency import (
     Gain,
     GainOf,
     RetrievalEvaluation,
+    cosine,
     evaluate_retrieval,
     masked_questions,
     uncovered_gains,
@@ -66,6 +67,10 @@ from docent.core.sufficiency import (
 MAX_REWRITES = 2
 #: The most passages a question about whole pages gets ("What is on pages 3-5?").
 MAX_PAGE_HITS = fusion.MAX_ADAPTIVE_K
+#: A question about a page of more documents than this reads the page of those whose
+#: whole is nearest the question (a store read of every document's page 3 reached an
+#: arbitrary 200 of 7,500 passages in a library of 2,500 documents; review, session 31).
+MAX_PAGE_DOCS = 10
 #: Points read past a ranked list's depth, so that a tie at its end is cut by id (``_list``).
 TIE_MARGIN = 10
 #: A tie at a list's end is read whole up to this many points (boilerplate repeated on
@@ -209,31 +214,35 @@ def hit_from_point(p: ScoredPoint) -> Hit:
     )
 
 
-def _place(p: ScoredPoint) -> tuple[str, int]:
-    return str(p.payload.get("file_name", "")), int(p.payload.get("ordinal", 0))
+def _place(p: ScoredPoint) -> tuple[str, str, int]:
+    pl = p.payload
+    return str(pl.get("file_name", "")), str(pl.get("path", "")), int(pl.get("ordinal", 0))
 
 
-def _no_page(query: str, pages: PageRequest) -> SearchResult:
-    """No document searched has those pages (or none is of pages)."""
-    why = f"no document searched has {pages.label}"
-    advice = (
-        f"No document searched has {pages.label} (only PDFs are of pages): name a page "
-        "the document has, or ask without a page."
-    )
+def _named(payload: dict[str, Any], names: set[str]) -> bool:
+    """The document's file name or title holds one of ``names`` (lower-cased)."""
+    if not names:
+        return False
+    said = f"{payload.get('file_name', '')} {payload.get('title', '')}".lower()
+    return any(n in said for n in names)
+
+
+def _named_by(top: Sequence[Candidate], name: str) -> bool:
+    return any(_named(c.payload, {name.lower()}) for c in top)
+
+
+def _low(query: str, why: str, advice: str, debug: dict[str, Any]) -> SearchResult:
     evaluation = RetrievalEvaluation(0.0, False, "low", [why], advice)
-    return SearchResult(query, [], "low", False, evaluation=evaluation)
+    return SearchResult(query, [], "low", False, debug=debug, evaluation=evaluation)
 
 
-def _cosine(a: Sequence[float], b: Sequence[float]) -> float:
-    """Of two unit vectors (the model's are normalised); 0 for a missing one."""
-    return float(sum(x * y for x, y in zip(a, b, strict=False))) if b else 0.0
-
-
-def _whole_pages(query: str, found: Sequence[ScoredPoint]) -> SearchResult:
+def _whole_pages(
+    query: str, found: Sequence[ScoredPoint], k: int | None, debug: dict[str, Any]
+) -> SearchResult:
     """ "What is on page 3?": the page's passages in their order, with nothing else asked."""
-    hits = [hit_from_point(p) for p in sorted(found, key=_place)[:MAX_PAGE_HITS]]
+    hits = [hit_from_point(p) for p in sorted(found, key=_place)[: k or MAX_PAGE_HITS]]
     evaluation = RetrievalEvaluation(1.0, True, "high")
-    return SearchResult(query, hits, "high", True, evaluation=evaluation, k=len(hits))
+    return SearchResult(query, hits, "high", True, debug=debug, evaluation=evaluation, k=len(hits))
 
 
 class _Clock:
@@ -309,9 +318,9 @@ class Retriever:
         cfg, clock = self.config, _Clock()
         t0 = time.perf_counter()
         scope = list(doc_ids) if doc_ids is not None else None
-        if pages is not None:
-            return self._on_pages(query, pages, scope or [], k, collection)
         exclude = list(exclude_doc_ids or ())
+        if pages is not None:
+            return self._on_pages(query, pages, scope or [], k, exclude, collection)
         coll = collection
         terms = analyse(query)
         variants = build_variants(query, terms, rewrites, cfg)
@@ -399,46 +408,113 @@ class Retriever:
         pages: PageRequest,
         doc_ids: list[str],
         k: int | None,
+        exclude: list[str],
         collection: str | None,
     ) -> SearchResult:
         """The passages on those pages of these documents, the best for the rest of the
         question first: its meaning (cosine with each passage's vector) and its words (how
         many of them a passage holds), fused. A page has a few passages, so they are all
-        ranked, not searched for."""
-        found = self.store.chunks_on_pages(doc_ids, pages.first, pages.last)
-        if not found:
-            return _no_page(query, pages)
+        ranked, not searched for; of more than ``MAX_PAGE_DOCS`` documents, those whose
+        whole is nearest the question."""
+        clock, t0 = _Clock(), time.perf_counter()
+        info: dict[str, Any] = {"pages": pages.label, "documents": len(doc_ids)}
+        docs = [d for d in doc_ids if d not in set(exclude)]
         terms = analyse(query)
-        if not terms.words:
-            return _whole_pages(query, found)
-        self.embedder.ensure_loaded()
-        question = self.embedder.query_dense_many([query])[0]
-        vectors = self.store.dense_vectors([p.id for p in found])
-        similarity = {p.id: _cosine(question, vectors.get(p.id, ())) for p in found}
-        asked = set(terms.words)
-        held = {
-            p.id: len(asked & set(content_words(str(p.payload.get("text", ""))))) for p in found
-        }
-        by_meaning = sorted(found, key=lambda p: (-similarity[p.id], _place(p)))
-        by_words = sorted(found, key=lambda p: (-held[p.id], -similarity[p.id], _place(p)))
-        pool = fusion.rrf(
-            [
-                RankedList("dense", 1.0, [replace(p, score=similarity[p.id]) for p in by_meaning]),
-                RankedList("words", 1.0, by_words, scored=False),
-            ],
-            k=self.config.rrf_k,
-        )
-        want = k or self.config.results_k or fusion.adaptive_k(len(found))
-        chosen = fusion.ranked(pool)[:want]
-        hits = [self._hit(c, similarity) for c in chosen]
+        named = {t.lower() for t in (*terms.names, *terms.exact)}
+        question: list[float] = []
+        if terms.words:
+            self.embedder.ensure_loaded()
+            with clock.stage("embed"):
+                question = self.embedder.query_dense_many([query])[0]
+        if len(docs) > MAX_PAGE_DOCS:
+            if not question:  # "What is on page 3?" of a whole library: of which?
+                return _low(
+                    query,
+                    f"{len(docs):,} documents have {pages.label}",
+                    f"{len(docs):,} documents have {pages.label}: name the one you mean "
+                    f'("{pages.label} of the manual"), or ask in a chat about one file.',
+                    info,
+                )
+            with clock.stage("documents"):
+                near = self.store.query_documents(question, len(docs) + 50, collection)
+                wanted = set(docs)
+                near = [p for p in near if str(p.payload.get("doc_id", "")) in wanted]
+                # those the question names by their file name or title come first
+                near.sort(key=lambda p: not _named(p.payload, named))
+                docs = [str(p.payload.get("doc_id", "")) for p in near][:MAX_PAGE_DOCS]
+        with clock.stage("pages"):
+            found = self.store.chunks_on_pages(docs, pages.spans)
+        info["passages"] = len(found)
+        if not found:
+            unit = "slide deck" if pages.unit == "slide" else "document"
+            of = (
+                "only slide decks have slides"
+                if pages.unit == "slide"
+                else ("only PDFs and slide decks have pages")
+            )
+            return _low(
+                query,
+                f"no {unit} searched has {pages.label}",
+                f"No {unit} searched has {pages.label} ({of}): name one it has, or ask "
+                f"without a {pages.unit}.",
+                info,
+            )
+        # "page 5 of R-intro": the page of the document the question names, if it has one
+        found = [p for p in found if _named(p.payload, named)] or found
+        if not question:
+            return _whole_pages(query, found, k, info)
+        with clock.stage("rank"):
+            vectors = self.store.dense_vectors([p.id for p in found])
+            similarity = {
+                p.id: cosine(question, vectors[p.id]) if p.id in vectors else 0.0 for p in found
+            }
+            asked = set(terms.words)
+            held = {
+                p.id: len(asked & set(content_words(str(p.payload.get("text", ""))))) for p in found
+            }
+            by_meaning = sorted(found, key=lambda p: (-similarity[p.id], _place(p)))
+            by_words = sorted(found, key=lambda p: (-held[p.id], -similarity[p.id], _place(p)))
+            scored = [replace(p, score=similarity[p.id]) for p in by_meaning]
+            pool = fusion.rrf(
+                [
+                    RankedList("dense", 1.0, scored),
+                    RankedList("words", 1.0, by_words, scored=False),
+                ],
+                k=self.config.rrf_k,
+            )
+            want = k or self.config.results_k or fusion.adaptive_k(len(found))
+            chosen = fusion.ranked(pool)[:want]
+            hits = [self._hit(c, similarity) for c in chosen]
         if self.config.expand_neighbours:
-            self.expand(hits, collection)
-        evaluation = evaluate_retrieval(query, hits, names=(*terms.names, *terms.exact))
+            with clock.stage("expand"):
+                self.expand(hits, collection)
+        with clock.stage("evaluate"):
+            top = chosen[:TOP_HITS]
+            cfg = self.config
+            # the document named by its file name ("page 5 of R-intro") is no word the
+            # passages must hold
+            by_file = [n for n in (*terms.names, *terms.exact) if _named_by(top, n)]
+            judged = query
+            for name in by_file:
+                judged = masked_questions(judged, [name])[0]
+            gain_of = self._gain_of(judged, question, top, clock) if cfg.uncovered_check else None
+            evaluation = evaluate_retrieval(
+                judged,
+                hits,
+                gain_of=gain_of,
+                names=[n for n in (*terms.names, *terms.exact) if n not in by_file],
+                headings=[str(c.payload.get("context", "")) for c in top],
+                common=self._common(top[0], collection) if cfg.document_words else None,
+            )
+        clock.ms["total"] = round((time.perf_counter() - t0) * 1e3, 2)
+        info["timings_ms"] = clock.ms
+        info["hits"] = [{"chunk": f"{h.file_name} {h.pages_label}", **h.debug} for h in hits]
         return SearchResult(
             query=query,
             hits=hits,
             confidence=evaluation.confidence,
             sufficient=evaluation.sufficient,
+            debug=info,
             variants=[query],
             evaluation=evaluation,
             k=want,

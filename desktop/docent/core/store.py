@@ -138,10 +138,10 @@ class Store(Protocol):
         phrase: bool = False,
     ) -> list[ScoredPoint]: ...
     def chunks_on_pages(
-        self, doc_ids: Sequence[str], first: int, last: int, limit: int = 200
+        self, doc_ids: Sequence[str], spans: Sequence[tuple[int, int]], limit: int = 500
     ) -> list[ScoredPoint]:
-        """The chunks of these documents with a page in ``first``-``last`` (at most
-        ``limit``, in no order)."""
+        """The chunks of these documents with a page in one of ``spans`` (first, last),
+        at most ``limit``, in no order."""
         ...
 
     def grep(

@@ -457,17 +457,20 @@ class ClientStore(LockedBackend):
         return self._scroll_limited(flt, limit)
 
     def chunks_on_pages(
-        self, doc_ids: Sequence[str], first: int, last: int, limit: int = 200
+        self, doc_ids: Sequence[str], spans: Sequence[tuple[int, int]], limit: int = 500
     ) -> list[ScoredPoint]:
-        if not doc_ids:
-            return []
-        flt = _with(
-            _with(
-                _doc_filter(doc_ids), qm.FieldCondition(key="page_start", range=qm.Range(lte=last))
-            ),
-            qm.FieldCondition(key="page_end", range=qm.Range(gte=first)),
-        )
-        return self._scroll_limited(flt, limit)
+        out: dict[str, ScoredPoint] = {}
+        for first, last in spans if doc_ids else ():
+            flt = _with(
+                _with(
+                    _doc_filter(doc_ids),
+                    qm.FieldCondition(key="page_start", range=qm.Range(lte=last)),
+                ),
+                qm.FieldCondition(key="page_end", range=qm.Range(gte=first)),
+            )
+            for p in self._scroll_limited(flt, limit - len(out)):
+                out.setdefault(p.id, p)
+        return list(out.values())
 
     def grep(
         self,

@@ -510,18 +510,20 @@ class EdgeStore(LockedBackend):
         return self._scroll_limited(flt, limit, "search chunk text")
 
     def chunks_on_pages(
-        self, doc_ids: Sequence[str], first: int, last: int, limit: int = 200
+        self, doc_ids: Sequence[str], spans: Sequence[tuple[int, int]], limit: int = 500
     ) -> list[ScoredPoint]:
-        if not doc_ids:
-            return []
-        flt = _with(
-            _with(
-                _doc_filter(doc_ids),
-                qe.FieldCondition("page_start", range=qe.RangeFloat(lte=float(last))),
-            ),
-            qe.FieldCondition("page_end", range=qe.RangeFloat(gte=float(first))),
-        )
-        return self._scroll_limited(flt, limit, "read a page's chunks")
+        out: dict[str, ScoredPoint] = {}
+        for first, last in spans if doc_ids else ():
+            flt = _with(
+                _with(
+                    _doc_filter(doc_ids),
+                    qe.FieldCondition("page_start", range=qe.RangeFloat(lte=float(last))),
+                ),
+                qe.FieldCondition("page_end", range=qe.RangeFloat(gte=float(first))),
+            )
+            for p in self._scroll_limited(flt, limit - len(out), "read a page's chunks"):
+                out.setdefault(p.id, p)
+        return list(out.values())
 
     def grep(
         self,
