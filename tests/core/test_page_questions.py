@@ -17,6 +17,7 @@ from docent.core.config import Settings
 from docent.core.conversation import Conversation
 from docent.core.engine import Engine
 from fake_embedder import FakeEmbedder
+from format_files import make_pptx
 from pdf_files import text_pdf
 
 CTSS = "simh__ctss_hardware.pdf"
@@ -80,7 +81,14 @@ def test_text_files_have_no_pages_to_ask_about(tmp_path: Path) -> None:
         assert [h.file_name for h in hits] == ["tiny.pdf"] and on_page(
             2, hits[0].page_start, hits[0].page_end
         )
-        none = eng.search("What is on page 3?")
+        deck = docs / "harbour.pptx"
+        make_pptx(deck)
+        assert len(eng.index([deck]).indexed) == 1
+        # a deck's pages are its slides; "slide 2" is a deck's only
+        for question in ("What is on slide 2?", "What does page 2 of harbour.pptx say?"):
+            (hit, *_) = eng.search(question).hits
+            assert (hit.file_name, hit.location) == ("harbour.pptx", "slide 2"), question
+        none = eng.search("What is on page 3 of notes.txt?")
         assert none.hits == [] and none.evaluation is not None
         assert "only PDFs and slide decks have pages" in none.evaluation.recommendation
 

@@ -47,7 +47,7 @@ from docent.core.models import (
 from docent.core.normal_form import typed
 from docent.core.oslock import FileLock
 from docent.core.preparing import Limits
-from docent.core.queryterms import PageRequest, page_request
+from docent.core.queryterms import PageRequest, analyse, page_request
 from docent.core.retrieval import Retriever, SearchResult
 from docent.core.store import Store, open_store
 from docent.core.textcache import TextCache
@@ -510,13 +510,17 @@ class Engine(EngineWatching):
         no pages to ask about."""
         units = ("slide",) if pages.unit == "slide" else ("page", "slide")
         wanted = set(scope) if scope is not None else None
-        return [
-            r.doc_id
+        records = [
+            r
             for r in self.documents(collection)
-            if r.state is DocState.READY
-            and r.page_unit in units
-            and r.pages >= pages.first
-            and (wanted is None or r.doc_id in wanted)
+            if r.state is DocState.READY and (wanted is None or r.doc_id in wanted)
+        ]
+        # "page 3 of notes.txt": that document only (another's page 3 is no answer)
+        terms = analyse(pages.rest)
+        names = {t.lower() for t in (*terms.names, *terms.exact)}
+        named = [r for r in records if any(n in r.file_name.lower() for n in names)]
+        return [
+            r.doc_id for r in named or records if r.page_unit in units and r.pages >= pages.first
         ]
 
     def search(
