@@ -252,11 +252,12 @@ def cmd_search(args: argparse.Namespace) -> int:
     if not hits:
         print("No matches.")
     before = fusion_ranks([h.score for h in result.hits])
+    labels = distinct_paths(h.path for h in result.hits)
     for n, h in enumerate(result.hits, 1):
         text = " ".join(h.text.split())
         moved = f", #{before[n - 1]} by fused score" if before[n - 1] != n else ""
         print(
-            f"[{n}] {shown(h.file_name)} {h.pages_label}  (fused score {h.score:.4f}{moved})"
+            f"[{n}] {shown(labels[h.path])} {h.pages_label}  (fused score {h.score:.4f}{moved})"
             f"\n    {text[:300]}"
         )
     if any(b != n for n, b in enumerate(before, 1)):

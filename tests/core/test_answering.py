@@ -848,6 +848,12 @@ def test_a_new_question_in_a_chat_is_searched_as_asked(
         ("Page 12?", True),
         ("Price in USD?", True),
         ("What is KLU?", False),
+        # naming a name of its own: searched as asked (QA, session 31: the Casa do Farol
+        # was searched with the lighthouse keeper's words)
+        ("What is the Casa do Farol?", False),
+        ("Who is Helga?", False),
+        ("What about Helga?", True),
+        ("What is the boathouse?", True),  # a thing, no name: may lean on the one before
     ],
 )
 def test_what_counts_as_a_follow_up(question: str, follows: bool) -> None:

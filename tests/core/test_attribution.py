@@ -20,7 +20,7 @@ from docent.core.attribution import (
 from docent.core.citations import cited_numbers
 from docent.core.embedding import Embedder
 from docent.core.evaluation import split_sentences
-from docent.core.numbers import spelled_numbers, stated_numbers, unstated_numbers
+from docent.core.numbers import dates_in, spelled_numbers, stated_numbers, unstated_numbers
 
 CONSOLE = (
     "Command lines entered at the console are limited to about 4095 bytes (not characters). "
@@ -69,6 +69,22 @@ def test_a_number_the_passage_does_not_state_is_not_supported(embed: EmbedFn) ->
     assert checked.faith.unsupported == [wrong]
     cited = attribute("Console lines are limited to 4096 bytes [1].", PASSAGES, embed)
     assert cited.faith.unsupported == ["Console lines are limited to 4096 bytes [1]."]
+
+
+def test_a_day_the_passage_does_not_state_is_not_supported(embed: EmbedFn) -> None:
+    """ "Work starts on 5 April 2026" was supported by a plan saying 6 April: its "five
+    weeks" is a 5 (QA, session 31)."""
+    plan = {
+        1: "Work starts on 6 April 2026 and should take five weeks. "
+        "Update: the start date moved to 13 April 2026."
+    }
+    wrong = "Work starts on 5 April 2026 and should take five weeks [1]."
+    right = "Work starts on April 6th, 2026 [1]."
+    moved = "The start moved to 2026-04-13 [1]."
+    checked = attribute(f"{wrong} {right} {moved}", plan, embed)
+    assert checked.faith.unsupported == [wrong]
+    # a lower-case "may" is no month: "5 may" is no date the plan lacks
+    assert dates_in("Version 5 may fail. It opens on 3 May.") == {"date:5-3"}
 
 
 def test_a_number_the_passage_spells_out_is_one_it_states(embed: EmbedFn) -> None:

@@ -104,7 +104,7 @@ def test_grep_lists_the_first_matches_says_when_it_stops_and_survives_a_closed_p
 def test_list_and_grep_tell_two_files_of_one_name_apart(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Two notes.md listed and matched as "notes.md" twice (QA, session 30)."""
+    """Two notes.md listed, matched and found as "notes.md" twice (QA, sessions 30-31)."""
     monkeypatch.setenv("DOCENT_EXTRACT_IN_SUBPROCESS", "0")
     for folder, town in (("oslo", "Oslo"), ("bergen", "Bergen")):
         (tmp_path / folder).mkdir()
@@ -118,3 +118,6 @@ def test_list_and_grep_tell_two_files_of_one_name_apart(
     assert main(["grep", "meeting"]) == 0
     matched = sorted(line.split()[0] for line in capsys.readouterr().out.splitlines())
     assert matched == ["bergen/notes.md", "oslo/notes.md", "plan.md"]
+    assert main(["search", "meeting", "-k", "3"]) == 0
+    found = [ln.split()[1] for ln in capsys.readouterr().out.splitlines() if ln.startswith("[")]
+    assert sorted(found) == ["bergen/notes.md", "oslo/notes.md", "plan.md"]

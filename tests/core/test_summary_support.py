@@ -279,6 +279,9 @@ def test_a_bullets_summary_written_as_a_paragraph_gets_its_bullets(
     echoed = 'Here is the document "m.html" (§ Pump).\n## Pump\nBolt it.\n## Wiring'
     assert as_bullets(echoed) == "## Pump\n- Bolt it."
     assert as_bullets("The document's key points are:\nSun.") == "- Sun."
+    # the model's own numbered list keeps its numbers, not its announcement (QA, s31)
+    numbered = "The document's key points are:\n1. Sun.\n2. Water."
+    assert as_bullets(numbered) == "1. Sun.\n2. Water."
 
 
 def test_a_sentence_said_twice_is_one_claim() -> None:

@@ -572,12 +572,16 @@ _DEFINING = re.compile(
 
 
 def _asks_what_it_names(question: str) -> bool:
-    """A short question asking what an identifier it names is ("What is KLU?"): its
-    subject is its own. Elliptical ones ("Which CPU?", "In 2020?", "Page 12?") are not,
-    though they name one too (review, session 27)."""
+    """A short question asking what an identifier or a name it names is ("What is KLU?",
+    "What is the Casa do Farol?", "Who is Helga?"): its subject is its own. Elliptical
+    ones ("Which CPU?", "In 2020?", "Page 12?") are not, though they name one too (review,
+    session 27). A name counts since session 31: "What is the Casa do Farol?" after a
+    question on the lighthouse keeper was searched with the keeper's words, and answered
+    about him (QA)."""
     if not _DEFINING.match(question):
         return False
-    return any(not term.isdigit() for term in analyse(question).exact)
+    terms = analyse(question)
+    return bool(terms.names) or any(not term.isdigit() for term in terms.exact)
 
 
 def fallback_query(conversation: Conversation, question: str) -> str:

@@ -79,6 +79,13 @@ def unstated_numbers(sentence: str, have: set[str]) -> bool:
         rounded.append(m.span())
     for a, b in reversed(rounded):
         text = f"{text[:a]} {text[b:]}"
+    if any(d.startswith("date:") for d in have):
+        # a day the source states in dates too must be one of them ("5 April" of "6
+        # April"); one it states is no three numbers ("2026-04-13" of "13 April 2026"),
+        # only its year
+        if dates_in(text) - have:
+            return True
+        text = _ISO_DATE.sub(r" \1 ", text)  # (its year still checked)
     if any(not (readings & have) for readings in numbers_in(text)):
         return True
     return any(int(n) >= 13 and n not in have for n in spelled_numbers(text))
@@ -88,11 +95,64 @@ def stated_numbers(text: str) -> set[str]:
     """Every reading of every number a source text states, in figures or in words ("nineteen
     metres", "four hundred members", "thirty-one years"): what a sentence's numbers are
     looked for in. Only the source's words are read as numbers: a sentence's "one of the"
-    must not need a 1."""
+    must not need a 1. Its dates too, as ``dates_in`` reads them."""
     have: set[str] = set().union(*numbers_in(text))
     # a count, not a year: as written (whole numbers only: not "0,198" of "0,1987")
     grouped = {m.group() for m in _NUMBER.finditer(text) if _GROUPED.fullmatch(m.group())}
-    return have | grouped | spelled_numbers(text)
+    return have | grouped | spelled_numbers(text) | dates_in(text)
+
+
+_MONTHS = {
+    m: i
+    for i, names in enumerate(
+        [
+            "january jan",
+            "february feb",
+            "march mar",
+            "april apr",
+            "may",
+            "june jun",
+            "july jul",
+            "august aug",
+            "september sep sept",
+            "october oct",
+            "november nov",
+            "december dec",
+        ],
+        1,
+    )
+    for m in names.split()
+}
+_MONTH = "|".join(sorted(_MONTHS, key=len, reverse=True))
+#: "6 April", "6th of April", "April 6", "April 6th" (not "April 2026": a year); "2026-04-06".
+_DATE = re.compile(
+    rf"\b(?P<d1>\d{{1,2}})(?:st|nd|rd|th)?(?:\s+of)?\s+(?P<m1>{_MONTH})\b\.?"
+    rf"|\b(?P<m2>{_MONTH})\.?\s+(?P<d2>\d{{1,2}})(?:st|nd|rd|th)?\b(?![:.,]?\d)"
+    r"|\b\d{4}-(?P<m3>\d{2})-(?P<d3>\d{2})\b",
+    re.IGNORECASE,
+)
+
+
+_ISO_DATE = re.compile(r"\b(\d{4})-\d{2}-\d{2}\b")
+
+
+def dates_in(text: str) -> set[str]:
+    """The days of the year a text states, as "date:4-6" for the 6th of April: a sentence
+    saying "5 April" of a passage saying "6 April" states no number the passage lacks by
+    figures alone (its "five weeks" is a 5; QA, session 31)."""
+    out: set[str] = set()
+    for m in _DATE.finditer(text):
+        if m.group("m3"):
+            month, day = int(m.group("m3")), int(m.group("d3"))
+        else:
+            name = m.group("m1") or m.group("m2")
+            if name in ("may", "march", "mar"):
+                continue  # "version 5 may fail", "march 3 steps": verbs, in lower case
+            month = _MONTHS[name.lower()]
+            day = int(m.group("d1") or m.group("d2"))
+        if 1 <= month <= 12 and 1 <= day <= 31:
+            out.add(f"date:{month}-{day}")
+    return out
 
 
 _UNIT_WORDS = """zero one two three four five six seven eight nine ten eleven twelve thirteen

@@ -168,11 +168,14 @@ LEAD_IN = re.compile(
 def as_bullets(text: str) -> str:
     """A bullets summary the model wrote as a paragraph, one sentence to a bullet: asked
     for bullets, smollm2:135m wrote none in 4 of 4 runs (QA, session 28). The words are
-    the model's; a text with a list item already is left as it is. A heading line stays
+    the model's; a text with a list item already keeps its list. A heading line stays
     a heading over its bullets, and a line announcing the points is left out ("- ##
     Tomatoes" and "- Here is the document's key points:", QA session 30)."""
     if LIST_ITEM.search(text):
-        return text
+        # its own list: only the lines announcing it go ("The document's key points
+        # are:" over a numbered list stayed; QA, session 31)
+        kept = [line for line in text.split("\n") if not LEAD_IN.match(line)]
+        return "\n".join(kept).strip() or text
     out: list[str] = []
     for line in text.split("\n"):
         if LEAD_IN.match(line):
