@@ -883,6 +883,25 @@ def test_an_indexed_file_deleted_before_its_turn_is_removed_on_its_removals_turn
     assert str(kept) not in catalog_paths(engine)
 
 
+def test_a_job_that_ended_is_not_cancelled_by_a_stop_while_its_end_is_told(
+    engine: Engine, lib: Path
+) -> None:
+    """`docent index` closes the library as soon as it hears its run end; the stop
+    cancelled the job still counted as running, and the command, which shares its cancel,
+    said "Cancelled" of a finished run (QA, session 31)."""
+    (lib / "a.txt").write_text(text_for("a"))
+    queue: IndexQueue = engine.queue
+    job = Job(JobKind.INDEX, [str(lib / "a.txt")])
+
+    def close_at_the_end(event: IndexEvent) -> None:
+        if isinstance(event, JobFinished) and event.job is job:
+            queue.stop()  # (on the queue's thread: it does not wait for itself)
+
+    queue.subscribe(close_at_the_end)
+    report = queue.run(job)
+    assert report.indexed and not report.cancelled and not job.cancel.is_set()
+
+
 def test_files_queued_by_a_person_or_a_sweep_are_told_on_their_turn(
     engine: Engine, lib: Path
 ) -> None:

@@ -75,6 +75,8 @@ class IndexQueue:
         self.data_path = data_path
         self._pending: deque[Job] = deque()
         self._running: Job | None = None
+        #: The running job once it has ended, while its end is told (``_loop``).
+        self._ending: Job | None = None
         self._cond = threading.Condition()
         self._ids = itertools.count(1)
         self._thread: threading.Thread | None = None
@@ -306,7 +308,11 @@ class IndexQueue:
         ``path``."""
         run = self._running
         kinds = (JobKind.INDEX, JobKind.SWEEP) if sweep else (JobKind.INDEX,)
-        if run is not None and run.kind in kinds and all(inside(p, path) for p in run.paths):
+        if (
+            run not in (None, self._ending)
+            and run.kind in kinds
+            and all(inside(p, path) for p in run.paths)
+        ):
             run.cancel.set()
 
     def stop_sweeps(self, folder: str) -> None:
@@ -356,7 +362,7 @@ class IndexQueue:
             for j in self._pending:
                 if j.source in USER_SOURCES and j.kind in INDEXING:
                     j.cancel.set()
-            if self._running is not None and self._running.kind in INDEXING:
+            if self._running not in (None, self._ending) and self._running.kind in INDEXING:
                 self._running.cancel.set()
             self._cond.notify_all()
 
@@ -367,7 +373,7 @@ class IndexQueue:
             self._stopping = True
             for j in self._pending:  # the thread lists what users asked for (_loop)
                 j.cancel.set()
-            if self._running is not None:
+            if self._running not in (None, self._ending):
                 self._running.cancel.set()
             self._cond.notify_all()
             thread = self._thread
@@ -399,9 +405,16 @@ class IndexQueue:
                 job = self._running = self._pending.popleft()
             # Listeners hear the end before the queue counts as idle, so whoever waits
             # in wait_idle() sees every event of the jobs it waited for.
-            self._emit(self._run(job))
+            end = self._run(job)
             with self._cond:
-                self._running = None
+                # ended: a stop or Cancel now (the command line closing the library as
+                # soon as it hears the end) must not set its cancel, which the command
+                # shares: `docent index` said "Cancelled" of a run that had finished
+                # (QA, session 31: a test's setup, now and then on a busy machine)
+                self._ending = job
+            self._emit(end)
+            with self._cond:
+                self._running = self._ending = None
                 self._cond.notify_all()
         for job in left:  # Docent is closing: what users asked for waits for Resume
             self._keep_listed(job)
