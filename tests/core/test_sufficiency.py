@@ -95,12 +95,22 @@ def test_no_hits_are_low_and_insufficient() -> None:
     assert ev.issues == ["nothing was found"] and ev.recommendation
 
 
-def test_unrelated_hits_are_low_with_a_rephrase_suggestion() -> None:
+def test_unrelated_hits_are_low_and_say_what_no_passage_is_about() -> None:
+    """Nothing near: a word of the unrelated passage is no word to rephrase with
+    ("Rephrase ... such as 'sourdough'"; QA, session 31: 'platters' of tungsten)."""
     hits = [hit("Sourdough starter is fed with flour and water daily.", similarity=0.12)]
     ev = evaluate_retrieval("How do I configure the network printer queue?", hits)
     assert ev.confidence == "low" and not ev.sufficient
     assert any("loosely related" in i for i in ev.issues)
     assert any("printer" in i for i in ev.issues)
+    assert ev.recommendation.startswith("No passage found is about 'queue' or 'printer'")
+    assert "sourdough" not in ev.recommendation.lower()
+
+
+def test_related_hits_of_other_words_are_low_with_a_rephrase_suggestion() -> None:
+    hits = [hit("Sourdough starter is fed with flour and water daily.", similarity=0.4)]
+    ev = evaluate_retrieval("How often is the leaven given its meal?", hits)
+    assert ev.confidence == "low"
     assert ev.recommendation.startswith("Rephrase") and "sourdough" in ev.recommendation
 
 

@@ -263,7 +263,16 @@ def evaluate_retrieval(
         sufficient=confidence != "low",
         confidence=confidence,
         issues=issues,
-        recommendation=_recommend(question, top, confidence, absent, missing, named, unfound),
+        recommendation=_recommend(
+            question,
+            top,
+            confidence,
+            absent,
+            missing,
+            named,
+            unfound,
+            loose=sim is not None and sim < LOW_SIMILARITY,
+        ),
         top_similarity=sim,
         uncovered=uncovered,
         uncovered_sentences=sentences,
@@ -301,7 +310,10 @@ def _recommend(
     missing: Sequence[str],
     uncovered: Sequence[str],
     unfound: Sequence[str] = (),
+    *,
+    loose: bool = False,
 ) -> str:
+    """``loose``: the closest passage is only loosely related to the question."""
     files = Counter(h.file_name for h in top)
     name, n = files.most_common(1)[0]
     if absent and confidence == "low":
@@ -318,6 +330,15 @@ def _recommend(
         return (
             f"No passage found is about '{uncovered[0]}': the documents may not cover it. "
             "Add one that does, widen the scope, or rephrase with the words they use."
+        )
+    if confidence == "low" and loose and missing:
+        # nothing near: a word of the passages found is no word to rephrase with ("Rephrase
+        # ... such as 'platters'" of the melting point of tungsten; QA, session 31)
+        # the question's last words: its subject comes late ("...point of tungsten?")
+        words = " or ".join(f"'{w}'" for w in list(missing)[::-1][:2])
+        return (
+            f"No passage found is about {words}: the documents may not cover it. Add one "
+            "that does, or widen the scope."
         )
     if confidence == "low":
         term = _suggest_term(question, top)
