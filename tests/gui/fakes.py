@@ -183,6 +183,9 @@ class FakeEngine:
         self.hold_summary = threading.Event()
         self.release_summary = threading.Event()
         self.summary_paused = threading.Event()
+        #: "Extractive now" reports its first section, then waits for this while set
+        self.hold_extractive = threading.Event()
+        self.release_extractive = threading.Event()
         self.applied: list[dict[str, object]] = []
         self.save_error: OSError | None = None
         self.warmed = threading.Event()
@@ -619,9 +622,12 @@ class FakeEngine:
         rec = self.resolve(name_or_path, collection)
         self.summarize_calls.append(SummarizeCall(rec.file_name, model, extractive))
         kind = type or "brief"
-        if extractive:
-            return self._summary(rec, kind, "extractive", "fake-embedder")
         report = progress or (lambda p: None)
+        if extractive:
+            report(SummaryProgress("extractive", 1, 2, (1, 1), "extracting from section 1 of 2"))
+            if self.hold_extractive.is_set():
+                self.release_extractive.wait(WAIT)
+            return self._summary(rec, kind, "extractive", "fake-embedder")
         for step in (1, 2):
             report(SummaryProgress("section", step, 2, (step, step), f"Section {step} of 2"))
             part = SectionSummary(step, (step, step), f"Section {step} of {rec.file_name}.")

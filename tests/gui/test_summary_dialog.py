@@ -54,7 +54,12 @@ def test_over_the_limit_extractive_now_shows_at_once_and_the_model_goes_on(
     window, dialog = opened(qtbot, fake, make_window, over_limit=True)
     qtbot.waitUntil(lambda: not dialog.extractive_button.isHidden(), timeout=10_000)
     assert "over your limit of 4 s a page" in dialog.offer.text()
+    fake.hold_extractive.set()
     dialog.extractive_button.click()
+    # said while it works (it waited half a minute, silent, beside indexing: QA, s31)
+    qtbot.waitUntil(lambda: "section 1 of 2" in dialog.offer.text(), timeout=10_000)
+    assert dialog.offer.text().startswith("Picking the document's most central sentences")
+    fake.release_extractive.set()
     qtbot.waitUntil(
         lambda: "A brief extractive summary of a.pdf." in dialog.view.toPlainText(),
         timeout=10_000,

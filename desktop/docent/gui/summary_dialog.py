@@ -219,17 +219,29 @@ class SummaryDialog(QDialog):
         engine, path, kind = self.engine, self.path, self.kind  # the kind being written
 
         def job(task: Task[SummaryProgress]) -> SummaryResult:
-            return engine.summarize(path, type=kind, extractive=True, cancel=task.cancel)
+            return engine.summarize(
+                path, type=kind, extractive=True, progress=task.report, cancel=task.cancel
+            )
 
         self.extractive_button.setEnabled(False)
+        # said at once, and as it goes: while a file is indexed it shares the model and
+        # the two cores, and nothing showed for half a minute (QA, session 31)
+        self.offer.setText("Picking the document's most central sentences…")
         self.extractive_worker = run_in_worker(
             job,
             name="summarize-extractive",
+            on_progress=self._on_extractive_progress,
             on_result=self._on_extractive,
             on_error=self._on_extractive_error,
             on_finished=self._on_extractive_finished,
             owner=self,
         )
+
+    def _on_extractive_progress(self, p: SummaryProgress) -> None:
+        if self.extractive is None and p.total:
+            self.offer.setText(
+                f"Picking the document's most central sentences: section {p.step} of {p.total}…"
+            )
 
     def _on_extractive(self, result: SummaryResult) -> None:
         if self.summary is not None:  # the model's summary won the race: keep it
