@@ -675,3 +675,31 @@ def test_files_saved_again_while_docent_was_closed_are_indexed_again_at_the_next
         assert eng.grep("forty barrels of tar") and not eng.changed
     with Engine(load_settings(extract_in_subprocess=False), embedder=FakeEmbedder()) as eng:
         assert not eng.changed  # indexed: nothing left
+
+
+class DeletesB(FakeEmbedder):
+    """Deletes b.txt while its chunks are embedded (a person's `rm` mid-run)."""
+
+    def __init__(self, victim: Path) -> None:
+        super().__init__()
+        self.victim = victim
+
+    def embed_chunks(self, texts: Sequence[str], bodies: Sequence[str]) -> list[ChunkVectors]:
+        if any("storehouse b" in t for t in texts):
+            self.victim.unlink(missing_ok=True)
+        return super().embed_chunks(texts, bodies)
+
+
+def test_a_file_deleted_while_it_is_indexed_is_not_left_ready(files: list[Path]) -> None:
+    """It was reported "indexed" and listed ready, its passages cited, until the next run
+    (QA, session 31): its document goes with its file; the others are indexed."""
+    b = next(f for f in files if f.name.startswith("b."))
+    eng = Engine(load_settings(extract_in_subprocess=False), embedder=DeletesB(b)).open()
+    try:
+        report = eng.index([f.parent for f in files[:1]])
+        assert str(b) in report.removed and str(b) not in report.indexed
+        assert len(report.indexed) == len(files) - 1 and not report.failed
+        assert "b.txt" not in states(eng)
+        assert not [m for m in eng.grep("storehouse b") if m.path == str(b)]
+    finally:
+        eng.close()
