@@ -426,3 +426,18 @@ def test_a_document_of_named_parts_shows_each_name_where_it_begins(
     part = load_passage(fake, citation(1, str(ledger), 1, "Sun and water."))
     assert part.text == "## Tomatoes\nSun and water."
     assert rec.doc_id
+
+
+def test_a_file_no_application_opens_says_what_to_do(
+    qtbot: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """It said only "No application opened x.pdf" (QA, session 31)."""
+    from docent.gui.messages import open_file
+
+    posted: list[Message] = []
+    bridge().message_posted.connect(posted.append)
+    monkeypatch.setattr(QDesktopServices, "openUrl", staticmethod(lambda url: False))
+    open_file("/docs/manual.pdf")
+    (note,) = [m for m in posted if "manual.pdf" in m.text]
+    assert note.text.startswith("No application opened manual.pdf: install one")
+    assert "default" in note.text

@@ -362,7 +362,11 @@ def _encrypted(path: Path, password: str | None) -> EncryptedDocument:
     if password:
         msg = f"{shown(path.name)} is password-protected and the password given was not accepted."
     else:
-        msg = f"{shown(path.name)} is password-protected; Docent cannot open encrypted PDFs yet."
+        msg = (
+            f"{shown(path.name)} is password-protected; Docent cannot open encrypted PDFs "
+            "yet. Save a copy without the password (your PDF viewer's Print → Save as PDF, "
+            "or `qpdf --decrypt`) and add that."
+        )
     return EncryptedDocument(str(path), msg)
 
 

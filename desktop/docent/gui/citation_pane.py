@@ -12,8 +12,8 @@ from collections import OrderedDict
 from collections.abc import Callable
 from pathlib import Path
 
-from PySide6.QtCore import QSize, Qt, QTimer, QUrl, Signal
-from PySide6.QtGui import QDesktopServices, QPixmap, QResizeEvent
+from PySide6.QtCore import QSize, Qt, QTimer, Signal
+from PySide6.QtGui import QPixmap, QResizeEvent
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
@@ -38,17 +38,12 @@ from docent.core.api import (
     shown,
 )
 from docent.core.models import LineBox
-from docent.gui.messages import bridge
+from docent.gui.messages import bridge, open_file
 from docent.gui.pdf_render import PageRender, render_page
 from docent.gui.plain import ElidedLabel, NameHeading, plain_label, plain_tip
 from docent.gui.text_passage import TextPassage, TextPassageView, load_passage
 from docent.gui.viewers import child_environment, launch_at_page, start
 from docent.gui.workers import call_in_worker
-
-
-def _open_file(path: str) -> None:
-    if not QDesktopServices.openUrl(QUrl.fromLocalFile(path)):
-        bridge().warning(f"No application opened {Path(path).name}.")
 
 
 def _at_page(path: str, page: int) -> bool:
@@ -516,18 +511,18 @@ class CitationPane(QWidget):
             return
         path = c.path
         if not _is_pdf(c):
-            _open_file(path)
+            open_file(path)
             return
         page = self.page
 
         def opened(started: bool) -> None:
             if not started:
-                _open_file(path)
+                open_file(path)
 
         call_in_worker(
             lambda: _at_page(path, page),
             name="open-viewer",
             on_result=opened,
-            on_error=lambda _e: _open_file(path),
+            on_error=lambda _e: open_file(path),
             owner=self,
         )

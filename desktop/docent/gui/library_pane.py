@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from PySide6.QtCore import QMimeData, QModelIndex, QPoint, QSortFilterProxyModel, Qt, QUrl, Signal
-from PySide6.QtGui import QDesktopServices, QKeySequence, QResizeEvent, QShortcut
+from PySide6.QtCore import QMimeData, QModelIndex, QPoint, QSortFilterProxyModel, Qt, Signal
+from PySide6.QtGui import QKeySequence, QResizeEvent, QShortcut
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
@@ -37,7 +37,7 @@ from docent.gui.collection_bar import CollectionBar
 from docent.gui.indexing import IndexController
 from docent.gui.library_model import DocumentTableModel, StateDelegate
 from docent.gui.library_rows import CHUNKS, INDEXED, NAME, PAGES, ROW_ROLE, SORT_ROLE, STATE, Row
-from docent.gui.messages import bridge
+from docent.gui.messages import open_file
 from docent.gui.plain import ElidedLabel, as_written, ask
 from docent.gui.text_dialog import show_text
 from docent.gui.watched_folders import WatchedFoldersBox
@@ -287,7 +287,8 @@ class LibraryPane(QWidget):
         n = self.model.cancelled_count
         if n:
             docs = "1 document" if n == 1 else f"{n} documents"
-            self.resume_label.setText(f"{docs} cancelled, not indexed: they wait for Resume.")
+            waits = "it waits" if n == 1 else "they wait"
+            self.resume_label.setText(f"{docs} cancelled, not indexed: {waits} for Resume.")
         self.resume_row.setVisible(n > 0)
 
     def selected_rows(self) -> list[Row]:
@@ -435,8 +436,7 @@ class LibraryPane(QWidget):
 
     def _open(self, rows: list[Row]) -> None:
         for row in rows:
-            if not QDesktopServices.openUrl(QUrl.fromLocalFile(row.path)):
-                bridge().warning(f"No application opened {row.file_name}.")
+            open_file(row.path)
 
     def _show_text(self, row: Row) -> None:
         call_in_worker(

@@ -89,6 +89,22 @@ def bridge() -> MessageBridge:
     return _bridge
 
 
+def open_file(path: str) -> None:
+    """Open ``path`` with the desktop's default application; say so when none did, and
+    what to do (it said only "No application opened x.pdf": QA, session 31)."""
+    from pathlib import Path
+
+    from PySide6.QtCore import QUrl
+    from PySide6.QtGui import QDesktopServices
+
+    if not QDesktopServices.openUrl(QUrl.fromLocalFile(path)):
+        bridge().warning(
+            f"No application opened {Path(path).name}: install one for this kind of file, "
+            "or set one as its default in your desktop's settings. Docent shows its "
+            "passages meanwhile."
+        )
+
+
 def shown_text(text: str) -> str:
     """``text`` as a note shows it: whole, or its start and end around "…" when longer
     than MAX_CHARS."""
