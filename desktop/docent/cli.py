@@ -189,6 +189,8 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 
 def cmd_status(args: argparse.Namespace) -> int:
+    from docent.core.config import settings_file
+
     with _open_engine() as eng:
         st = eng.status()
     if args.json:
@@ -202,6 +204,7 @@ def cmd_status(args: argparse.Namespace) -> int:
     print(f"Chunks:    {st.chunks}")
     print(f"Store:     {st.store} ({st.backend})")
     print(f"Data:      {st.data_dir}")
+    print(f"Settings:  {settings_file()}")
     print(f"Embedding: {st.embedding_model}")
     for w in st.watched:
         print(f"Watching:  {shown(w.path)} ({w.state.value})")
