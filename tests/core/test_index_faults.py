@@ -635,7 +635,12 @@ def test_docent_index_alone_resumes_what_was_cancelled_as_status_says(
         eng.catalog.put(cancelled)  # as Indexer.note_cancelled lists it
     capsys.readouterr()
     assert main(["status"]) == 0
-    assert "1 cancelled (`docent index` resumes them)" in capsys.readouterr().out
+    status = capsys.readouterr().out
+    assert "1 cancelled (`docent index` resumes them)" in status
+    # where the settings are read from (QA, session 31: learnt only from an error)
+    from docent.core.config import settings_file
+
+    assert f"Settings:  {settings_file()}" in status
     assert main(["index", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["indexed"] == [str(files[1])]
     with Engine(load_settings()) as eng:
