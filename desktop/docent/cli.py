@@ -143,6 +143,14 @@ def cmd_index(args: argparse.Namespace) -> int:
         cli_collections.print_regrouped(main, names)
         for f in main.failed:
             print(f"  failed: {shown(f.path)}: {f.message}")
+        # deleted or moved while the run read them: listed as they were until the next
+        # run of their folder finds them gone or moved (it reused their passages then);
+        # said, not left to be found (QA, session 31)
+        for path in (p for p in main.indexed if not os.path.lexists(p)):
+            print(
+                f"  gone since it was read: {shown(path)} (moved or deleted?); it stays "
+                "listed until `docent index` runs on its folder again"
+            )
         if main.skipped:
             print(f"skipped {len(main.skipped)} (not read):")
         for f in main.skipped:

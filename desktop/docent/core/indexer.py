@@ -501,13 +501,6 @@ class Indexer:
             )
             self._fail(report, progress, i, n, key, rec, fault, st)
             return
-        if not os.path.lexists(key):
-            # deleted while it was read or embedded: reported "indexed" and listed ready
-            # until the next run (QA, session 31); its document goes with its file
-            self.remove(rec)
-            report.removed.append(key)
-            progress(Progress("removed", i, n, key, rec.doc_id))
-            return
         report.indexed.append(key)
         if before != rec.sha256:
             self._forget_text(before)
