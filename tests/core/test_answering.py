@@ -854,6 +854,11 @@ def test_a_new_question_in_a_chat_is_searched_as_asked(
         ("Who is Helga?", False),
         ("What about Helga?", True),
         ("What is the boathouse?", True),  # a thing, no name: may lean on the one before
+        # a name that is not the subject: where or when (review, session 31)
+        ("What are the hours on Sunday?", True),
+        ("What is the default on Windows?", True),
+        ("What was the codename in June?", True),
+        ("What is May?", True),
     ],
 )
 def test_what_counts_as_a_follow_up(question: str, follows: bool) -> None:

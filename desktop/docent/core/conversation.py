@@ -575,13 +575,30 @@ def _asks_what_it_names(question: str) -> bool:
     """A short question asking what an identifier or a name it names is ("What is KLU?",
     "What is the Casa do Farol?", "Who is Helga?"): its subject is its own. Elliptical
     ones ("Which CPU?", "In 2020?", "Page 12?") are not, though they name one too (review,
-    session 27). A name counts since session 31: "What is the Casa do Farol?" after a
-    question on the lighthouse keeper was searched with the keeper's words, and answered
-    about him (QA)."""
+    session 27). A name that is the whole subject counts since session 31: "What is the
+    Casa do Farol?" after a question on the lighthouse keeper was searched with the
+    keeper's words, and answered about him (QA)."""
     if not _DEFINING.match(question):
         return False
-    terms = analyse(question)
-    return bool(terms.names) or any(not term.isdigit() for term in terms.exact)
+    if _NAMED_SUBJECT.match(question) and not _WHEN_NAMES.search(question):
+        return True
+    return any(not term.isdigit() for term in analyse(question).exact)
+
+
+#: "What is the Casa do Farol?", "Who is Helga?", "Who was Ian Murdock?": a question whose
+#: subject is a name it gives (capitalised words, joined by short ones), to its end. Not
+#: "What are the hours on Sunday?" nor "What is the default on Windows?": a name after a
+#: preposition is where or when, and the question leans on the one before (review, s31).
+_NAMED_SUBJECT = re.compile(
+    r"^\s*(?i:what|who)(?:'s|\s+(?i:is|are|was|were))\s+(?:(?i:the|an?)\s+)?"
+    r"[A-Z][\w'’.-]*(?:\s+(?:(?:do|da|de|del|della|di|du|van|von|der|of|the|la|le|y|and|&)"
+    r"\s+)*[A-Z][\w'’.-]*)*\s*[?.!]?\s*$"
+)
+#: Months and weekdays are no subject of their own ("Who was there in January?").
+_WHEN_NAMES = re.compile(
+    r"\b(?:January|February|March|April|May|June|July|August|September|October|November|"
+    r"December|Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday)\b"
+)
 
 
 def fallback_query(conversation: Conversation, question: str) -> str:
