@@ -85,6 +85,16 @@ def test_a_day_the_passage_does_not_state_is_not_supported(embed: EmbedFn) -> No
     assert checked.faith.unsupported == [wrong]
     # a lower-case "may" is no month: "5 may" is no date the plan lacks
     assert dates_in("Version 5 may fail. It opens on 3 May.") == {"date:5-3"}
+    # either end of a range is a day it states (review, session 31), "DEC 10" no date
+    for source, said in [
+        ("Work runs 6-10 April 2026.", "Work starts on 6 April."),
+        ("Work runs 6–10 April 2026.", "It ends on 10 April."),
+        ("Work runs between 6 and 10 April.", "Work starts on 6 April."),
+        ("Held April 6–10, 2026.", "It ends on April 10."),
+        ("The DEC 10 is in room 6. Held on 6 April.", "The DEC 10 arrived."),
+    ]:
+        assert not unstated_numbers(said, stated_numbers(source)), (source, said)
+    assert unstated_numbers("It starts on 11 April.", stated_numbers("Held 6-10 April."))
 
 
 def test_a_number_the_passage_spells_out_is_one_it_states(embed: EmbedFn) -> None:

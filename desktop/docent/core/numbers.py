@@ -136,19 +136,39 @@ _DATE = re.compile(
 _ISO_DATE = re.compile(r"\b(\d{4})-\d{2}-\d{2}\b")
 
 
+_ORD = r"(?:st|nd|rd|th)?"
+_TO = r"\s*(?:-|–|to|and|until|till|through)\s*"
+#: "6-10 April", "6th–10th of April", "between 6 and 10 April", "April 6-10": every day.
+_DATE_RANGE = re.compile(
+    rf"\b(?P<a>\d{{1,2}}){_ORD}{_TO}(?P<b>\d{{1,2}}){_ORD}(?:\s+of)?\s+(?P<m1>{_MONTH})\b"
+    rf"|\b(?P<m2>{_MONTH})\.?\s+(?P<a2>\d{{1,2}}){_ORD}{_TO}(?P<b2>\d{{1,2}}){_ORD}\b",
+    re.IGNORECASE,
+)
+
+
+def _month(name: str) -> int:
+    """The month a name says, or 0: "may" and "march" in lower case are verbs ("version
+    5 may fail"), "DEC" or "MAR" in capitals a code or a machine (review, session 31)."""
+    if name in ("may", "march", "mar") or (name.isupper() and len(name) <= 4):
+        return 0
+    return _MONTHS[name.lower()]
+
+
 def dates_in(text: str) -> set[str]:
     """The days of the year a text states, as "date:4-6" for the 6th of April: a sentence
     saying "5 April" of a passage saying "6 April" states no number the passage lacks by
     figures alone (its "five weeks" is a 5; QA, session 31)."""
     out: set[str] = set()
+    for m in _DATE_RANGE.finditer(text):
+        month = _month(m.group("m1") or m.group("m2"))
+        first, last = int(m.group("a") or m.group("a2")), int(m.group("b") or m.group("b2"))
+        if month and 1 <= first < last <= 31:
+            out |= {f"date:{month}-{day}" for day in range(first, last + 1)}
     for m in _DATE.finditer(text):
         if m.group("m3"):
             month, day = int(m.group("m3")), int(m.group("d3"))
         else:
-            name = m.group("m1") or m.group("m2")
-            if name in ("may", "march", "mar"):
-                continue  # "version 5 may fail", "march 3 steps": verbs, in lower case
-            month = _MONTHS[name.lower()]
+            month = _month(m.group("m1") or m.group("m2"))
             day = int(m.group("d1") or m.group("d2"))
         if 1 <= month <= 12 and 1 <= day <= 31:
             out.add(f"date:{month}-{day}")
