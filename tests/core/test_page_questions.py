@@ -86,8 +86,9 @@ def test_text_files_have_no_pages_to_ask_about(tmp_path: Path) -> None:
         assert len(eng.index([deck]).indexed) == 1
         # a deck's pages are its slides; "slide 2" is a deck's only
         for question in ("What is on slide 2?", "What does page 2 of harbour.pptx say?"):
-            (hit, *_) = eng.search(question).hits
-            assert (hit.file_name, hit.location) == ("harbour.pptx", "slide 2"), question
+            found = eng.search(question)
+            assert {(h.file_name, h.location) for h in found.hits} == {("harbour.pptx", "slide 2")}
+            assert found.sufficient, question  # the name is no word the page must hold
         none = eng.search("What is on page 3 of notes.txt?")
         assert none.hits == [] and none.evaluation is not None
         assert "only PDFs and slide decks have pages" in none.evaluation.recommendation
@@ -119,3 +120,25 @@ def test_a_cited_document_removed_since_is_left_out_of_the_page_asked(
         eng.remove(str(docs / "burner.pdf"))
         answer, _ = ask(eng, "What is on page 2?", conversation=conv)
         assert {c.file_name for c in answer.citations} == {"boiler.pdf"}
+
+
+def test_the_document_a_page_question_names_by_its_file_name() -> None:
+    from docent.core.lookup import named_by
+    from docent.core.models import DocumentRecord
+
+    names = [
+        "r-doc-pdf__R-intro.pdf",
+        "r-doc-pdf__R-data.pdf",
+        "debian-reference-en__debian-reference.en.pdf",
+        "debian-edu-doc-en__debian-edu-bookworm-manual.pdf",
+        "simh__ctss_hardware.pdf",
+    ]
+    records = [DocumentRecord(doc_id=n, path=f"/c/{n}", file_name=n) for n in names]
+
+    def named(phrase: str) -> list[str]:
+        return [r.file_name for r in named_by(phrase, records)]
+
+    assert named("R-intro") == named("the R intro") == ["r-doc-pdf__R-intro.pdf"]
+    assert named("the Debian reference") == ["debian-reference-en__debian-reference.en.pdf"]
+    assert named("the CTSS hardware description") == ["simh__ctss_hardware.pdf"]
+    assert named("the manual") == [] and named("the gnuplot manual") == []

@@ -47,7 +47,7 @@ from docent.core.models import (
 from docent.core.normal_form import typed
 from docent.core.oslock import FileLock
 from docent.core.preparing import Limits
-from docent.core.queryterms import PageRequest, analyse, page_request
+from docent.core.queryterms import PageRequest, page_request
 from docent.core.retrieval import Retriever, SearchResult
 from docent.core.store import Store, open_store
 from docent.core.textcache import TextCache
@@ -503,11 +503,12 @@ class Engine(EngineWatching):
 
     def _paged(
         self, scope: list[str] | None, collection: str | None, pages: PageRequest
-    ) -> list[str]:
+    ) -> tuple[list[str], bool]:
         """The ready documents of ``scope`` (else of the library or collection) that have
         the first of those pages: PDFs and slide decks (a deck's pages are its slides);
         for slides, decks only. A text file's blocks of lines or a web page's sections are
-        no pages to ask about."""
+        no pages to ask about. Of those the question names by file name ("page 3 of
+        notes.txt": another's page 3 is no answer), only those; and whether it named them."""
         units = ("slide",) if pages.unit == "slide" else ("page", "slide")
         wanted = set(scope) if scope is not None else None
         records = [
@@ -515,13 +516,11 @@ class Engine(EngineWatching):
             for r in self.documents(collection)
             if r.state is DocState.READY and (wanted is None or r.doc_id in wanted)
         ]
-        # "page 3 of notes.txt": that document only (another's page 3 is no answer)
-        terms = analyse(pages.rest)
-        names = {t.lower() for t in (*terms.names, *terms.exact)}
-        named = [r for r in records if any(n in r.file_name.lower() for n in names)]
-        return [
+        named = lookup.named_by(pages.document, records) if pages.document else []
+        paged = [
             r.doc_id for r in named or records if r.page_unit in units and r.pages >= pages.first
         ]
+        return paged, bool(named)
 
     def search(
         self,
@@ -545,7 +544,9 @@ class Engine(EngineWatching):
         query = typed(query)  # as the passages are (normal_form.py)
         pages = page_request(query)
         if pages is not None:  # "What does it say on page 3?": that page of a PDF
-            query, scope = pages.rest, self._paged(scope, collection, pages)
+            scope, named = self._paged(scope, collection, pages)
+            # a document named by title, not file name, is left to the ranking's words
+            query = pages.rest if named else f"{pages.rest} {pages.document}".strip()
         result = self._retriever.search(
             query,
             k=k,

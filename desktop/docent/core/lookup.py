@@ -83,6 +83,31 @@ def resolve(catalog: Catalog, name_or_path: str, collection: str | None = None) 
     )
 
 
+#: Words that name no document in particular ("the manual", "this PDF").
+_GENERIC_NAME_WORDS = frozenset(
+    ["the", "a", "an", "my", "this", "that", "your", "of", "manual", "document", "file", "pdf", "doc", "book", "paper", "deck", "slides", "guide", "text"]
+)
+
+
+def _name_words(text: str) -> set[str]:
+    return {w for w in re.split(r"[^0-9a-z]+", text.lower()) if w} - _GENERIC_NAME_WORDS
+
+
+def named_by(phrase: str, records: list[DocumentRecord]) -> list[DocumentRecord]:
+    """The documents whose file names ``phrase`` names ("R-intro", "the Debian
+    reference", "harbour.pptx"): those whose name holds the most of its words, at least
+    half of them (letters and digits; "-", "_", "." and spaces alike). None when no name
+    holds that many: the phrase may name a title instead."""
+    wanted = _name_words(phrase)
+    if not wanted:
+        return []
+    scored = [(len(wanted & _name_words(Path(r.file_name).stem + " " + r.file_name)), r) for r in records]
+    best = max((n for n, _ in scored), default=0)
+    if best == 0 or 2 * best < len(wanted):
+        return []
+    return [r for n, r in scored if n == best]
+
+
 def grep(
     store: Store,
     pattern: str,

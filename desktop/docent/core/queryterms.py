@@ -279,35 +279,56 @@ _NUMBER = r"\d{1,5}"
 _PAGE = re.compile(
     r"(?P<prep>\b(?:on|at|from|in|of|about)\s+)?"
     r"(?P<unit>\bpages?\b|\bpp?\.|\bslides?\b)\s*"
-    rf"(?P<numbers>{_NUMBER}(?:\s*(?:-|–|to|through|and|,|&)\s*{_NUMBER})*)\b",
+    rf"(?P<numbers>{_NUMBER}(?:\s*(?:-|–|to|through|and|,|&|with)\s*"
+    rf"(?:(?:pages?\b|pp?\.)\s*)?{_NUMBER})*)\b",
+    re.IGNORECASE,
+)
+#: Verbs that ask what a page says ("What does page 3 say ...", "... is about").
+_SAY_VERBS = (
+    r"says?|said|shows?|covers?|contains?|mentions?|describes?|explains?|lists?|"
+    r"discuss(?:es)?|talks?|tells?|has|have"
+)
+_SAYING = rf"(?:{_SAY_VERBS}|is\s+about|about)\b"
+#: The document a page is of, named right after it: "page 5 of R-intro", "page 12 of the
+#: Debian reference say ..." (up to five words, then a saying verb or the end).
+_OF_DOCUMENT = re.compile(
+    r"\s+of\s+(?P<document>(?:(?:the|my|this|that|your)\s+)?[\w.\-]+(?:\s+[\w.\-]+){0,4}?)"
+    rf"(?=\s*(?:$|[?.!,;:]|{_SAYING}))",
     re.IGNORECASE,
 )
 #: What may follow a page phrase that no preposition opens, for it to ask about the page:
-#: a verb of saying ("What does page 3 say ...") or the question's end ("Summarize page
-#: 3.", "And page 5?"). "Print pages 1 to 3 with lp", "jump to page 5 in less" and "the
-#: Page 2 setting" ask about something else (review, session 31).
-_PAGE_ASKED = re.compile(
-    r"(?:\s+of\s+(?:the\s+|my\s+|this\s+|that\s+)?[\w.\-]+(?:\s+[\w.\-]+){0,2}?)?"
-    r"\s*(?:$|[?.!]|(?:says?|said|shows?|covers?|contains?|mentions?|describes?|"
-    r"explains?|lists?|discuss(?:es)?|talks?|tells?|has|have|is\s+about)\b)",
-    re.IGNORECASE,
-)
+#: a verb of saying or the question's end ("Summarize page 3.", "And page 5?"). "Print
+#: pages 1 to 3 with lp", "jump to page 5 in less" and "the Page 2 setting" ask about
+#: something else (review, session 31).
+_PAGE_ASKED = re.compile(rf"\s*(?:$|[?.!]|{_SAYING})", re.IGNORECASE)
 #: An action on pages just before the phrase: "print pages 1 to 3", "go to page 5",
-#: "delete page 2 of the report?" ask how to do it, not what the pages say.
+#: "delete page 2 of the report?" ask how to do it, not what the pages say. Looked for
+#: in the ``_ACTION_REACH`` characters before the phrase only.
 _PAGE_ACTION = re.compile(
-    r"\b(?:print|prints|printing|jump|go|goes|turn|skip|scroll|delete|remove|number|"
-    r"rotate|copy|insert|add|move|save|export|split|merge|extract|crop|select|flip|"
-    r"reorder|hide|fit|zoom|resize|scale)\s+(?:to\s+|on\s+|from\s+|in\s+)?"
-    r"(?:the\s+|a\s+|only\s+)?$",
+    r"\b(?:print|prints|printing|jump|go|goes|get|navigate|turn|skip|scroll|delete|"
+    r"remove|number|numbering|start|starts|rotate|copy|insert|add|move|save|export|split|"
+    r"merge|extract|crop|select|flip|reorder|hide|fit|zoom|resize|scale)\s+"
+    r"(?:to\s+|on\s+|from\s+|in\s+|at\s+)?(?:the\s+|a\s+|only\s+)?$",
     re.IGNORECASE,
 )
-#: Words that only ask for a page's content: left out of what is searched on it ("What
-#: does page 3 say about memory?" was low for "say"; review, session 31).
+_ACTION_REACH = 40
+#: "How do I ...", "Why does ...": how to do something to a page, unless it asks what
+#: the page says ("How does page 3 explain ...").
+_HOW_TO = re.compile(r"^\s*(?:how|why)\b", re.IGNORECASE)
+_SAYS = re.compile(rf"\b{_SAYING}", re.IGNORECASE)
+#: Words that only ask for a page's content, left out of what is searched on it: a verb
+#: of saying before "about" or at the end ("What does page 3 say about memory?" was low
+#: for "say"), and a request opening the question ("Summarize page 3", "Show me ...").
+#: Elsewhere they are the question's own words ("the SHOW command"; review, session 31).
 _PAGE_FILLER = re.compile(
-    r"\b(?:says?|said|show|shows|summari[sz]e|tell|tells|list|lists|describe|describes|"
-    r"explain|explains|contains?|mentions?|covers?|discuss(?:es)?|talks?|written|me)\b",
+    r"\b(?:says?|said|mentions?|describes?|explains?|discuss(?:es)?|talks?|tells?)\b"
+    r"(?=\s+about\b|\s*[?.!]*\s*$)"
+    r"|^\s*(?:please\s+)?(?:summari[sz]e|show(?:\s+me)?|list|tell\s+me(?:\s+about)?|"
+    r"describe|explain|read(?:\s+me)?)\b",
     re.IGNORECASE,
 )
+#: Quoted text is not the question's own words: "What does 'continued on page 4' mean?"
+_QUOTED = re.compile(r"\"[^\"\n]*\"|“[^”\n]*”")
 #: The most pages one question may name (a wider range is no page question).
 MAX_PAGE_SPAN = 20
 
@@ -318,11 +339,15 @@ class PageRequest:
 
     #: The ranges of pages named, first to last each ("pages 3 and 5": (3, 3), (5, 5)).
     spans: tuple[tuple[int, int], ...]
-    #: The question without the page phrase and the words that only ask for a page's
-    #: content ("What does about tape?" of "What does page 3 say about tape?").
+    #: The question without the page phrases, the document named, and the words that only
+    #: ask for a page's content ("What does about tape?" of "What does page 3 of the
+    #: manual say about tape?").
     rest: str
     #: "page", or "slide" when the question names slides (then only slide decks have one).
     unit: str = "page"
+    #: The document the pages are of, as the question names it ("R-intro", "the Debian
+    #: reference"); "" when it names none.
+    document: str = ""
 
     @property
     def first(self) -> int:
@@ -337,29 +362,45 @@ class PageRequest:
 
 
 def page_request(question: str) -> PageRequest | None:
-    """The first phrase of ``question`` that asks about pages ("on page 3", "What does
-    page 3 say", "And page 5?"); None when it names none, a page 0, or more than
-    ``MAX_PAGE_SPAN`` pages."""
-    for m in _PAGE.finditer(question):
-        if _PAGE_ACTION.search(question, 0, m.start()):
+    """The pages ``question`` asks about ("on page 3", "What does page 3 say", "And page
+    5?", "between page 3 and page 4": both); None when it names none, a page 0, or more
+    than ``MAX_PAGE_SPAN`` pages, or only acts on pages ("How do I print page 3?")."""
+    masked = _QUOTED.sub(lambda q: " " * len(q.group()), question)
+    if _HOW_TO.match(masked) and not _SAYS.search(masked):
+        return None
+    cuts: list[tuple[int, int]] = []
+    spans: set[tuple[int, int]] = set()
+    unit, document = "page", ""
+    for m in _PAGE.finditer(masked):
+        if _PAGE_ACTION.search(masked[max(0, m.start() - _ACTION_REACH) : m.start()]):
             continue
-        if not m.group("prep") and not _PAGE_ASKED.match(question, m.end()):
+        end = m.end()
+        of = _OF_DOCUMENT.match(masked, end)
+        if of is not None:
+            document, end = document or of.group("document"), of.end()
+        if not m.group("prep") and not _PAGE_ASKED.match(masked, end):
             continue
-        spans = _spans(m.group("numbers"))
-        if not spans or sum(b - a + 1 for a, b in spans) > MAX_PAGE_SPAN:
+        named = _spans(m.group("numbers"))
+        if not named:
             return None
-        rest = question[: m.start()] + " " + question[m.end() :]
-        rest = " ".join(_PAGE_FILLER.sub(" ", rest).split())
-        rest = re.sub(r"\s+([?.!,;:])", r"\1", rest)
-        unit = "slide" if m.group("unit").lower().startswith("slide") else "page"
-        return PageRequest(spans, rest, unit)
-    return None
+        spans.update(named)
+        cuts.append((m.start(), end))
+        if m.group("unit").lower().startswith("slide"):
+            unit = "slide"
+    if not spans or sum(b - a + 1 for a, b in spans) > MAX_PAGE_SPAN:
+        return None
+    rest, at = "", 0
+    for start, end in cuts:
+        rest, at = rest + question[at:start] + " ", end
+    rest = " ".join(_PAGE_FILLER.sub(" ", rest + question[at:]).split())
+    rest = re.sub(r"\s+([?.!,;:])", r"\1", rest)
+    return PageRequest(tuple(sorted(spans)), rest, unit, document)
 
 
 def _spans(numbers: str) -> tuple[tuple[int, int], ...]:
     """ "3-5" → (3, 5); "3 and 5", "3, 5" → (3, 3), (5, 5); () with a page 0."""
     out: list[tuple[int, int]] = []
-    for part in re.split(r"\s*(?:and|,|&)\s*", numbers, flags=re.IGNORECASE):
+    for part in re.split(r"\s*(?:and|,|&|with)\s*", numbers, flags=re.IGNORECASE):
         ends = [int(n) for n in re.findall(_NUMBER, part)]
         if not ends or min(ends) < 1:
             return ()

@@ -219,18 +219,6 @@ def _place(p: ScoredPoint) -> tuple[str, str, int]:
     return str(pl.get("file_name", "")), str(pl.get("path", "")), int(pl.get("ordinal", 0))
 
 
-def _named(payload: dict[str, Any], names: set[str]) -> bool:
-    """The document's file name or title holds one of ``names`` (lower-cased)."""
-    if not names:
-        return False
-    said = f"{payload.get('file_name', '')} {payload.get('title', '')}".lower()
-    return any(n in said for n in names)
-
-
-def _named_by(top: Sequence[Candidate], name: str) -> bool:
-    return any(_named(c.payload, {name.lower()}) for c in top)
-
-
 def _low(query: str, why: str, advice: str, debug: dict[str, Any]) -> SearchResult:
     evaluation = RetrievalEvaluation(0.0, False, "low", [why], advice)
     return SearchResult(query, [], "low", False, debug=debug, evaluation=evaluation)
@@ -420,7 +408,6 @@ class Retriever:
         info: dict[str, Any] = {"pages": pages.label, "documents": len(doc_ids)}
         docs = [d for d in doc_ids if d not in set(exclude)]
         terms = analyse(query)
-        named = {t.lower() for t in (*terms.names, *terms.exact)}
         question: list[float] = []
         if terms.words:
             self.embedder.ensure_loaded()
@@ -439,8 +426,6 @@ class Retriever:
                 near = self.store.query_documents(question, len(docs) + 50, collection)
                 wanted = set(docs)
                 near = [p for p in near if str(p.payload.get("doc_id", "")) in wanted]
-                # those the question names by their file name or title come first
-                near.sort(key=lambda p: not _named(p.payload, named))
                 docs = [str(p.payload.get("doc_id", "")) for p in near][:MAX_PAGE_DOCS]
         with clock.stage("pages"):
             found = self.store.chunks_on_pages(docs, pages.spans)
@@ -459,8 +444,6 @@ class Retriever:
                 f"without a {pages.unit}.",
                 info,
             )
-        # "page 5 of R-intro": the page of the document the question names, if it has one
-        found = [p for p in found if _named(p.payload, named)] or found
         if not question:
             return _whole_pages(query, found, k, info)
         with clock.stage("rank"):
@@ -491,18 +474,12 @@ class Retriever:
         with clock.stage("evaluate"):
             top = chosen[:TOP_HITS]
             cfg = self.config
-            # the document named by its file name ("page 5 of R-intro") is no word the
-            # passages must hold
-            by_file = [n for n in (*terms.names, *terms.exact) if _named_by(top, n)]
-            judged = query
-            for name in by_file:
-                judged = masked_questions(judged, [name])[0]
-            gain_of = self._gain_of(judged, question, top, clock) if cfg.uncovered_check else None
+            gain_of = self._gain_of(query, question, top, clock) if cfg.uncovered_check else None
             evaluation = evaluate_retrieval(
-                judged,
+                query,
                 hits,
                 gain_of=gain_of,
-                names=[n for n in (*terms.names, *terms.exact) if n not in by_file],
+                names=(*terms.names, *terms.exact),
                 headings=[str(c.payload.get("context", "")) for c in top],
                 common=self._common(top[0], collection) if cfg.document_words else None,
             )
