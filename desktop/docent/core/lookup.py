@@ -85,7 +85,27 @@ def resolve(catalog: Catalog, name_or_path: str, collection: str | None = None) 
 
 #: Words that name no document in particular ("the manual", "this PDF").
 _GENERIC_NAME_WORDS = frozenset(
-    ["the", "a", "an", "my", "this", "that", "your", "of", "manual", "document", "file", "pdf", "doc", "book", "paper", "deck", "slides", "guide", "text"]
+    [
+        "the",
+        "a",
+        "an",
+        "my",
+        "this",
+        "that",
+        "your",
+        "of",
+        "manual",
+        "document",
+        "file",
+        "pdf",
+        "doc",
+        "book",
+        "paper",
+        "deck",
+        "slides",
+        "guide",
+        "text",
+    ]
 )
 
 
@@ -101,7 +121,9 @@ def named_by(phrase: str, records: list[DocumentRecord]) -> list[DocumentRecord]
     wanted = _name_words(phrase)
     if not wanted:
         return []
-    scored = [(len(wanted & _name_words(Path(r.file_name).stem + " " + r.file_name)), r) for r in records]
+    scored = [
+        (len(wanted & _name_words(Path(r.file_name).stem + " " + r.file_name)), r) for r in records
+    ]
     best = max((n for n, _ in scored), default=0)
     if best == 0 or 2 * best < len(wanted):
         return []
