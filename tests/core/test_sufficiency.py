@@ -105,6 +105,8 @@ def test_unrelated_hits_are_low_and_say_what_no_passage_is_about() -> None:
     assert any("printer" in i for i in ev.issues)
     assert ev.recommendation.startswith("No passage found is about 'queue' or 'printer'")
     assert "sourdough" not in ev.recommendation.lower()
+    french = evaluate_retrieval("Quel est le point de fusion du tungstène ?", hits)
+    assert "'tungstène' or 'fusion'" in french.recommendation  # not 'du' (review)
 
 
 def test_related_hits_of_other_words_are_low_with_a_rephrase_suggestion() -> None:

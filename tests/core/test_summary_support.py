@@ -282,6 +282,11 @@ def test_a_bullets_summary_written_as_a_paragraph_gets_its_bullets(
     # the model's own numbered list keeps its numbers, not its announcement (QA, s31)
     numbered = "The document's key points are:\n1. Sun.\n2. Water."
     assert as_bullets(numbered) == "1. Sun.\n2. Water."
+    # content beside a list is kept: a line after it, a heading of its own words (review)
+    after = "1. Sun.\n2. Water.\nHere is the catch: the grant expires in June."
+    assert as_bullets(after) == after
+    headed = "The main points of disagreement were:\n- cost\n- timing"
+    assert as_bullets(headed) == headed
 
 
 def test_a_sentence_said_twice_is_one_claim() -> None:

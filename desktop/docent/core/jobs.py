@@ -437,7 +437,11 @@ class IndexQueue:
             else:  # a bug in Docent: its traceback is what fixes it
                 log.exception("could not %s%s", job.describe(), more)
             return JobFailed(job, report, f"Could not {job.describe()}: {exc}", exc)
-        report.cancelled = report.cancelled or job.cancel.is_set()
+        with self._cond:
+            # ended: from here a stop or Cancel leaves it be (see _loop), so what the
+            # report says of its cancel stays true
+            report.cancelled = report.cancelled or job.cancel.is_set()
+            self._ending = job
         report.seconds = time.perf_counter() - started
         return JobFinished(job, report)
 

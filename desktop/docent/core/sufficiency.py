@@ -334,8 +334,10 @@ def _recommend(
     if confidence == "low" and loose and missing:
         # nothing near: a word of the passages found is no word to rephrase with ("Rephrase
         # ... such as 'platters'" of the melting point of tungsten; QA, session 31)
-        # the question's last words: its subject comes late ("...point of tungsten?")
-        words = " or ".join(f"'{w}'" for w in list(missing)[::-1][:2])
+        # the question's last words: its subject comes late ("...point of tungsten?");
+        # not a particle of another language ("du tungstène": review)
+        said = [w for w in missing if len(w) > 2] or list(missing)
+        words = " or ".join(f"'{w}'" for w in said[::-1][:2])
         return (
             f"No passage found is about {words}: the documents may not cover it. Add one "
             "that does, or widen the scope."

@@ -160,7 +160,8 @@ LEAD_IN = re.compile(
     r"^\s*(?:(?:sure|okay|ok|certainly)\b[!,.]?\s*)?"
     r"(?:(?:here(?:'s|’s| is| are))\b[^\n]*"
     r"|(?:below (?:is|are)|the following)\b[^\n]*:"
-    r"|[^\n]*\b(?:key|main) points\b[^\n]*:)\s*$",
+    r"|(?:the\s+)?(?:(?:document|text|file|summary)(?:'s|’s)?\s+)?(?:key|main)\s+points"
+    r"(?:\s+(?:of\s+the\s+(?:document|text|file))?\s*(?:are|is)?)?\s*:)\s*$",
     re.I,
 )
 
@@ -172,9 +173,17 @@ def as_bullets(text: str) -> str:
     a heading over its bullets, and a line announcing the points is left out ("- ##
     Tomatoes" and "- Here is the document's key points:", QA session 30)."""
     if LIST_ITEM.search(text):
-        # its own list: only the lines announcing it go ("The document's key points
-        # are:" over a numbered list stayed; QA, session 31)
-        kept = [line for line in text.split("\n") if not LEAD_IN.match(line)]
+        # its own list: only a line announcing it, before it, goes ("The document's key
+        # points are:" over a numbered list stayed; QA, session 31); "Here is the catch:
+        # ..." after it, or a heading of its own words ("The main points of disagreement
+        # were:"), is content (review)
+        lines = text.split("\n")
+        first = next(i for i, line in enumerate(lines) if LIST_ITEM.match(line))
+        kept = [
+            line
+            for i, line in enumerate(lines)
+            if i >= first or not (LEAD_IN.match(line) and line.rstrip().endswith(":"))
+        ]
         return "\n".join(kept).strip() or text
     out: list[str] = []
     for line in text.split("\n"):
