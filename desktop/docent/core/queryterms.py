@@ -327,8 +327,6 @@ _PAGE_FILLER = re.compile(
     r"describe|explain|read(?:\s+me)?)\b",
     re.IGNORECASE,
 )
-#: Quoted text is not the question's own words: "What does 'continued on page 4' mean?"
-_QUOTED = re.compile(r"\"[^\"\n]*\"|“[^”\n]*”")
 #: The most pages one question may name (a wider range is no page question).
 MAX_PAGE_SPAN = 20
 
@@ -365,6 +363,7 @@ def page_request(question: str) -> PageRequest | None:
     """The pages ``question`` asks about ("on page 3", "What does page 3 say", "And page
     5?", "between page 3 and page 4": both); None when it names none, a page 0, or more
     than ``MAX_PAGE_SPAN`` pages, or only acts on pages ("How do I print page 3?")."""
+    # quoted text is not the question's own words ("What does 'continued on page 4' mean?")
     masked = _QUOTED.sub(lambda q: " " * len(q.group()), question)
     if _HOW_TO.match(masked) and not _SAYS.search(masked):
         return None
