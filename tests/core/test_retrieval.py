@@ -23,7 +23,7 @@ from docent.core.config import Settings, resources_dir
 from docent.core.embedding import Embedder, EmbeddingError
 from docent.core.fusion import Candidate, RankedList
 from docent.core.queryterms import PageRequest, analyse, is_exact_term, page_request
-from docent.core.retrieval import RetrievalConfig, Retriever, build_variants
+from docent.core.retrieval import RetrievalConfig, Retriever, SearchResult, build_variants
 from docent.core.store import (
     SENTENCES,
     ChunkPoint,
@@ -632,6 +632,41 @@ def test_a_rare_word_the_best_passages_lack_brings_in_the_passage_holding_it(
     off = RetrievalConfig(missing_word_weight=0)
     lost = Retriever(contract_store, embedder, off).search(question)
     assert said not in [h.chunk_id for h in lost.hits[:5]] and lost.confidence == "low"
+
+
+def test_a_name_the_best_three_passages_lack_brings_in_the_passage_holding_it(
+    tmp_path: Path, embedder: Embedder
+) -> None:
+    """The evaluation reads the best three for the question's names: "Who is Helga?" was
+    refused ("no passage found mentions 'Helga'") with her team's notes 8th of 25, where
+    the word rule (a word none of the 25 holds) does not reach (QA, session 31). Here the
+    word rule is off, so that the name rule alone is seen."""
+    leaders = ["Ian Murdock", "Bruce Perens", "Ian Jackson", "Ben Collins", "Bdale Garbee"]
+    lines = [
+        f"In {year} {who} was elected project leader; he led the developers and was a "
+        "contributor who maintained packages for years."
+        for year, who in zip(range(1900, 2020), itertools.cycle(leaders))
+    ]
+    notes = (
+        "# Warehouse migration\nThe warehouse migration to the new site starts in May: "
+        "crates, shelving, pallets and two forklifts are ordered, the racks are measured and "
+        "the loading dock is repaired. The budget is 42,000 euros. Helga Brandt leads Team A."
+    )
+    library = {"history.pdf": lines[:40], "leaders.pdf": lines[40:80], "people.pdf": lines[80:]}
+    st = open_store(path=tmp_path / "qdrant", dim=embedder.dim)
+    try:
+        fill(st, embedder, {**library, "notes.md": [notes]})
+        said = chunk_point_id("notes.md", 0)
+
+        def search(names: float) -> SearchResult:
+            config = RetrievalConfig(missing_word_weight=0, missing_name_weight=names)
+            return Retriever(st, embedder, config).search("Who is Helga?", k=25)
+
+        found, lost = search(1.0), search(0.0)
+        assert said in [h.chunk_id for h in found.hits[:3]] and found.confidence != "low"
+        assert said not in [h.chunk_id for h in lost.hits[:3]] and lost.confidence == "low"
+    finally:
+        st.close()
 
 
 def test_a_word_missing_from_the_best_passages_is_not_probed_in_their_documents(
