@@ -230,6 +230,7 @@ def cmd_search(args: argparse.Namespace) -> int:
             debug=debug,
             collection=cli_collections.chosen(eng, args),
         )
+        labels = _names_shown(eng, [h.path for h in result.hits])
     hits = [
         {
             "file_name": h.file_name,
@@ -263,7 +264,6 @@ def cmd_search(args: argparse.Namespace) -> int:
     if not hits:
         print("No matches.")
     before = fusion_ranks([h.score for h in result.hits])
-    labels = distinct_paths(h.path for h in result.hits)
     for n, h in enumerate(result.hits, 1):
         text = " ".join(h.text.split())
         moved = f", #{before[n - 1]} by fused score" if before[n - 1] != n else ""
@@ -343,15 +343,25 @@ def _print_search_debug(debug: dict[str, Any]) -> None:
     print("\ntimings (ms): " + ", ".join(f"{k} {v:.1f}" for k, v in timings.items()))
 
 
+def _names_shown(eng: Engine, paths: list[str]) -> dict[str, str]:
+    """Each path's name as shown, with as much of its folders as tells it from the
+    library's other files of its name, listed or not ("teamA/notes.md" though teamB's is
+    not among the matches; QA, session 31)."""
+    names = {Path(p).name for p in paths}
+    alike = [d.path for d in eng.documents() if d.file_name in names]
+    labels = distinct_paths([*alike, *paths])
+    return {p: labels[p] for p in paths}
+
+
 def cmd_grep(args: argparse.Namespace) -> int:
     from docent.core.lookup import GREP_LIMIT
 
     with _open_engine() as eng:
         matches = eng.grep(args.pattern, collection=cli_collections.chosen(eng, args))
+        labels = _names_shown(eng, [m.path for m in matches])
     if args.json:
         print_json([asdict(m) for m in matches])
         return 0
-    labels = distinct_paths(m.path for m in matches)
     for m in matches:
         pages = m.location or (
             f"p.{m.page_start}" if m.page_start == m.page_end else f"pp.{m.page_start}-{m.page_end}"

@@ -904,6 +904,17 @@ def test_follow_up_without_a_model_uses_previous_keywords(
     )
 
 
+def test_a_follow_up_naming_someone_else_leaves_out_the_name_before() -> None:
+    """ "What about Tomas Okafor?" after "Who is Helga Brandt?" was searched with "helga
+    brandt" added, and answered about Helga (QA, session 31)."""
+    from docent.core.conversation import fallback_query
+
+    conv = Conversation()
+    conv.add("Who is Helga Brandt?", "Who is Helga Brandt?", Answer("q", "x", "extractive"))
+    assert fallback_query(conv, "What about Tomas Okafor?") == "What about Tomas Okafor?"
+    assert fallback_query(conv, "And her budget?") == "And her budget? helga brandt"
+
+
 def test_request_cap_skips_the_rewrite(
     library: Engine, ollama_stub: OllamaStub, model: ScriptedModel
 ) -> None:

@@ -121,3 +121,6 @@ def test_list_and_grep_tell_two_files_of_one_name_apart(
     assert main(["search", "meeting", "-k", "3"]) == 0
     found = [ln.split()[1] for ln in capsys.readouterr().out.splitlines() if ln.startswith("[")]
     assert sorted(found) == ["bergen/notes.md", "oslo/notes.md", "plan.md"]
+    # one of them alone is still told from the other (QA, session 31)
+    assert main(["grep", "Oslo"]) == 0
+    assert capsys.readouterr().out.split()[0] == "oslo/notes.md"

@@ -91,7 +91,16 @@ def test_text_files_have_no_pages_to_ask_about(tmp_path: Path) -> None:
             assert found.sufficient, question  # the name is no word the page must hold
         none = eng.search("What is on page 3 of notes.txt?")
         assert none.hits == [] and none.evaluation is not None
-        assert "only PDFs and slide decks have pages" in none.evaluation.recommendation
+        assert none.evaluation.recommendation.startswith("notes.txt has no pages to ask about")
+        assert "(it is read as 4 blocks of lines)" in none.evaluation.recommendation
+        # a page past the end of the document named: how many it has (QA, session 31)
+        past = eng.search("What is on page 9 of tiny.pdf?")
+        assert past.hits == [] and past.evaluation is not None
+        assert past.evaluation.recommendation.startswith("tiny.pdf has 2 pages")
+        # no document named: which kind of document has pages
+        unnamed = eng.search("What is on page 90?")
+        assert unnamed.evaluation is not None
+        assert "only PDFs and slide decks have pages" in unnamed.evaluation.recommendation
 
 
 def test_a_cited_document_removed_since_is_left_out_of_the_page_asked(

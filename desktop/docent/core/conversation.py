@@ -607,7 +607,14 @@ def fallback_query(conversation: Conversation, question: str) -> str:
     if last is None:
         return question
     have = set(content_words(question))
-    extra = [w for w in analyse(last.query).keyword_form.split() if w.lower() not in have]
+    before = analyse(last.query)
+    # "What about Tomas Okafor?" after "Who is Helga Brandt?": a name of its own stands in
+    # for the one before, which is not added (it found Helga again; QA, session 31)
+    named = analyse(question).names
+    gone = {w.lower() for n in before.names for w in n.split()} if named else set()
+    extra = [
+        w for w in before.keyword_form.split() if w.lower() not in have and w.lower() not in gone
+    ]
     extra = list(dict.fromkeys(extra))[:FALLBACK_KEYWORDS]
     return f"{question} {' '.join(extra)}".strip() if extra else question
 

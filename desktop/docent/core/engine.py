@@ -43,12 +43,13 @@ from docent.core.models import (
     DocState,
     DocumentRecord,
     ExtractedDocument,
+    unit_long,
 )
 from docent.core.normal_form import typed
 from docent.core.oslock import FileLock
 from docent.core.preparing import Limits
 from docent.core.queryterms import PageRequest, page_request
-from docent.core.retrieval import Retriever, SearchResult
+from docent.core.retrieval import Retriever, SearchResult, unanswered
 from docent.core.store import Store, open_store
 from docent.core.textcache import TextCache
 from docent.core.userfiles import shown
@@ -503,12 +504,12 @@ class Engine(EngineWatching):
 
     def _paged(
         self, scope: list[str] | None, collection: str | None, pages: PageRequest
-    ) -> tuple[list[str], bool]:
+    ) -> tuple[list[str], list[DocumentRecord]]:
         """The ready documents of ``scope`` (else of the library or collection) that have
         the first of those pages: PDFs and slide decks (a deck's pages are its slides);
         for slides, decks only. A text file's blocks of lines or a web page's sections are
         no pages to ask about. Of those the question names by file name ("page 3 of
-        notes.txt": another's page 3 is no answer), only those; and whether it named them."""
+        notes.txt": another's page 3 is no answer), only those; and those it named."""
         units = ("slide",) if pages.unit == "slide" else ("page", "slide")
         wanted = set(scope) if scope is not None else None
         records = [
@@ -520,7 +521,7 @@ class Engine(EngineWatching):
         paged = [
             r.doc_id for r in named or records if r.page_unit in units and r.pages >= pages.first
         ]
-        return paged, bool(named)
+        return paged, named
 
     def search(
         self,
@@ -545,6 +546,8 @@ class Engine(EngineWatching):
         pages = page_request(query)
         if pages is not None:  # "What does it say on page 3?": that page of a PDF
             scope, named = self._paged(scope, collection, pages)
+            if named and not scope:  # "page 40 of the audacity manual", of 17 pages
+                return unanswered(query, *_no_such_page(named[0], pages))
             # a document named by title, not file name, is left to the ranking's words
             query = pages.rest if named else f"{pages.rest} {pages.document}".strip()
         result = self._retriever.search(
@@ -631,6 +634,20 @@ class Engine(EngineWatching):
             attempt=attempt,
             anyway=anyway,
         )
+
+
+def _no_such_page(rec: DocumentRecord, pages: PageRequest) -> tuple[str, str]:
+    """Why the document a page question names has no such page, and what to ask."""
+    name = shown(rec.file_name)
+    if rec.page_unit not in ("page", "slide"):
+        has = unit_long(rec.page_unit, rec.pages)
+        return (
+            f"{name} has no pages",
+            f"{name} has no pages to ask about (it is read as {has}): ask about what it "
+            "says instead.",
+        )
+    has = unit_long(rec.page_unit, rec.pages)
+    return f"{name} has {has}", f"{name} has {has}: ask about one of them."
 
 
 def _unsearchable(rec: DocumentRecord) -> str:

@@ -224,9 +224,12 @@ def _place(p: ScoredPoint) -> tuple[str, str, int]:
     return str(pl.get("file_name", "")), str(pl.get("path", "")), int(pl.get("ordinal", 0))
 
 
-def _low(query: str, why: str, advice: str, debug: dict[str, Any]) -> SearchResult:
+def unanswered(
+    query: str, why: str, advice: str, debug: dict[str, Any] | None = None
+) -> SearchResult:
+    """A search that found nothing to read, saying why: low, no hits."""
     evaluation = RetrievalEvaluation(0.0, False, "low", [why], advice)
-    return SearchResult(query, [], "low", False, debug=debug, evaluation=evaluation)
+    return SearchResult(query, [], "low", False, debug=debug or {}, evaluation=evaluation)
 
 
 def _whole_pages(
@@ -420,7 +423,7 @@ class Retriever:
                 question = self.embedder.query_dense_many([query])[0]
         if len(docs) > MAX_PAGE_DOCS:
             if not question:  # "What is on page 3?" of a whole library: of which?
-                return _low(
+                return unanswered(
                     query,
                     f"{len(docs):,} documents have {pages.label}",
                     f"{len(docs):,} documents have {pages.label}: name the one you mean "
@@ -442,7 +445,7 @@ class Retriever:
                 if pages.unit == "slide"
                 else ("only PDFs and slide decks have pages")
             )
-            return _low(
+            return unanswered(
                 query,
                 f"no {unit} searched has {pages.label}",
                 f"No {unit} searched has {pages.label} ({of}): name one it has, or ask "
