@@ -370,17 +370,8 @@ class Retriever:
             with clock.stage("expand"):
                 self.expand(hits, coll)
         with clock.stage("evaluate"):
-            check = chosen and cfg.uncovered_check
-            top = chosen[:TOP_HITS]
-            gain_of = self._gain_of(query, dense[0], top, clock) if check else None
-            evaluation = evaluate_retrieval(
-                query,
-                hits,
-                absent_terms=exact_info["absent"],
-                gain_of=gain_of,
-                names=(*terms.names, *terms.exact),
-                headings=[str(c.payload.get("context", "")) for c in top],
-                common=self._common(top[0], coll) if top and cfg.document_words else None,
+            evaluation = self._evaluate(
+                query, dense[0], terms, chosen, hits, exact_info["absent"], coll, clock
             )
         clock.ms["total"] = round((time.perf_counter() - t0) * 1e3, 2)
         info: dict[str, Any] = {}
@@ -480,17 +471,7 @@ class Retriever:
             with clock.stage("expand"):
                 self.expand(hits, collection)
         with clock.stage("evaluate"):
-            top = chosen[:TOP_HITS]
-            cfg = self.config
-            gain_of = self._gain_of(query, question, top, clock) if cfg.uncovered_check else None
-            evaluation = evaluate_retrieval(
-                query,
-                hits,
-                gain_of=gain_of,
-                names=(*terms.names, *terms.exact),
-                headings=[str(c.payload.get("context", "")) for c in top],
-                common=self._common(top[0], collection) if cfg.document_words else None,
-            )
+            evaluation = self._evaluate(query, question, terms, chosen, hits, [], collection, clock)
         clock.ms["total"] = round((time.perf_counter() - t0) * 1e3, 2)
         info["timings_ms"] = clock.ms
         info["hits"] = [{"chunk": f"{h.file_name} {h.pages_label}", **h.debug} for h in hits]
@@ -503,6 +484,33 @@ class Retriever:
             variants=[query],
             evaluation=evaluation,
             k=want,
+        )
+
+    def _evaluate(
+        self,
+        query: str,
+        query_vec: list[float],
+        terms: QueryTerms,
+        chosen: Sequence[Candidate],
+        hits: list[Hit],
+        absent: Sequence[str],
+        collection: str | None,
+        clock: _Clock,
+    ) -> RetrievalEvaluation:
+        """Can the hits answer the question (sufficiency.py), with the signals of the best
+        ``TOP_HITS``: their headings, their words weighed by the embedding, the words
+        their document uses throughout."""
+        cfg = self.config
+        top = list(chosen[:TOP_HITS])
+        check = top and cfg.uncovered_check
+        return evaluate_retrieval(
+            query,
+            hits,
+            absent_terms=absent,
+            gain_of=self._gain_of(query, query_vec, top, clock) if check else None,
+            names=(*terms.names, *terms.exact),
+            headings=[str(c.payload.get("context", "")) for c in top],
+            common=self._common(top[0], collection) if top and cfg.document_words else None,
         )
 
     # Stages ----------------------------------------------------------------------
