@@ -281,6 +281,8 @@ def test_no_question_about_pages(question: str) -> None:
 
 
 def test_the_document_a_page_is_of() -> None:
+    both = page_request("Compare page 2 of R-intro with page 3")
+    assert both is not None and (both.spans, both.document) == (((2, 2), (3, 3)), "R-intro")
     req = page_request("What does page 12 of the Debian reference say about apt?")
     assert req is not None and (req.document, req.rest) == (
         "the Debian reference",

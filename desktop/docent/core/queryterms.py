@@ -289,18 +289,21 @@ _SAY_VERBS = (
     r"discuss(?:es)?|talks?|tells?|has|have"
 )
 _SAYING = rf"(?:{_SAY_VERBS}|is\s+about|about)\b"
+#: Another page named after one ("page 2 of R-intro with page 3"): both are asked about.
+_ANOTHER_PAGE = r"(?:with|and|or|to)\s+(?:pages?\b|pp?\.)\s*\d"
 #: The document a page is of, named right after it: "page 5 of R-intro", "page 12 of the
 #: Debian reference say ..." (up to five words, then a saying verb or the end).
 _OF_DOCUMENT = re.compile(
-    r"\s+of\s+(?P<document>(?:(?:the|my|this|that|your)\s+)?[\w.\-]+(?:\s+[\w.\-]+){0,4}?)"
-    rf"(?=\s*(?:$|[?.!,;:]|{_SAYING}))",
+    r"\s+of\s+(?P<document>(?:(?:the|my|this|that|your)\s+)?[\w.\-]+"
+    r"(?:\s+(?!(?:with|and|or|pages?|pp?\.)\b)[\w.\-]+){0,4}?)"
+    rf"(?=\s*(?:$|[?.!,;:]|{_SAYING}|{_ANOTHER_PAGE}))",
     re.IGNORECASE,
 )
 #: What may follow a page phrase that no preposition opens, for it to ask about the page:
 #: a verb of saying or the question's end ("Summarize page 3.", "And page 5?"). "Print
 #: pages 1 to 3 with lp", "jump to page 5 in less" and "the Page 2 setting" ask about
 #: something else (review, session 31).
-_PAGE_ASKED = re.compile(rf"\s*(?:$|[?.!]|{_SAYING})", re.IGNORECASE)
+_PAGE_ASKED = re.compile(rf"\s*(?:$|[?.!]|{_SAYING}|{_ANOTHER_PAGE})", re.IGNORECASE)
 #: An action on pages just before the phrase: "print pages 1 to 3", "go to page 5",
 #: "delete page 2 of the report?" ask how to do it, not what the pages say. Looked for
 #: in the ``_ACTION_REACH`` characters before the phrase only.
@@ -373,15 +376,15 @@ def page_request(question: str) -> PageRequest | None:
     for m in _PAGE.finditer(masked):
         if _PAGE_ACTION.search(masked[max(0, m.start() - _ACTION_REACH) : m.start()]):
             continue
-        end = m.end()
-        of = _OF_DOCUMENT.match(masked, end)
-        if of is not None:
-            document, end = document or of.group("document"), of.end()
+        of = _OF_DOCUMENT.match(masked, m.end())
+        end = of.end() if of is not None else m.end()
         if not m.group("prep") and not _PAGE_ASKED.match(masked, end):
             continue
         named = _spans(m.group("numbers"))
         if not named:
             return None
+        if of is not None and not document:  # (of a phrase that asks about a page only)
+            document = of.group("document")
         spans.update(named)
         cuts.append((m.start(), end))
         if m.group("unit").lower().startswith("slide"):
