@@ -180,10 +180,15 @@ class QueryTerms:
         return tuple(dict.fromkeys(out))
 
     @property
+    def plain_words(self) -> tuple[str, ...]:
+        """The content words that are no part of an exact term."""
+        inside = {w for e in self.exact for w in content_words(e)}
+        return tuple(w for w in self.words if w not in inside)
+
+    @property
     def keyword_form(self) -> str:
         """The question with stopwords removed; exact terms kept as written."""
-        inside = {w for e in self.exact for w in content_words(e)}
-        kept = [*self.exact, *(w for w in self.words if w not in inside)]
+        kept = [*self.exact, *self.plain_words]
         return " ".join(kept[:MAX_KEYWORDS])
 
 

@@ -730,13 +730,16 @@ class Retriever:
                 continue
             self._join(pool, f"exact:{term}", cfg.exact_weight, pts, n)
         if cfg.missing_word_weight > 0:
-            words = [
-                w
-                for w in terms.words
-                if w not in {x for t in terms.exact for x in content_words(t)}
-            ]
             self._missing_words(
-                pool, terms, words, want, cfg.missing_word_weight, scope, exclude, collection, info
+                pool,
+                terms,
+                terms.plain_words,
+                want,
+                cfg.missing_word_weight,
+                scope,
+                exclude,
+                collection,
+                info,
             )
         names = [n.lower() for n in terms.names if n in terms.checkable]
         if cfg.missing_name_weight > 0 and names:
