@@ -279,3 +279,36 @@ def test_ask_says_what_the_llm_rerank_did(
         "search had it at rank 2.)"
     )
     assert said in out.partition("\nCitations:\n")[0]
+
+
+def test_ask_says_which_statement_gives_another_figure(
+    tmp_path: Path,
+    ollama_stub: OllamaStub,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """ "Work ends on 1 June" of a plan where the painter arrives on 1 June and work ends
+    on 15 June: every number is in the passage, the statement is not (QA, session 31)."""
+    monkeypatch.setenv("DOCENT_EXTRACT_IN_SUBPROCESS", "0")
+    plan = tmp_path / "renovation-plan.md"
+    plan.write_text(
+        "# Renovation plan\n\nThe painter arrives on 1 June. Work ends on 15 June. "
+        "The kitchen budget is 4,000 euros.\n",
+        encoding="utf-8",
+    )
+    assert main(["index", "-q", str(plan)]) == 0
+    use_host(monkeypatch, ollama_stub.url)
+    ollama_stub.responder = ScriptedModel(answer="The renovation work ends on 1 June [1].")
+    capsys.readouterr()
+    assert main(["ask", "When does the renovation work end?", "--json"]) == 0
+    answer = json.loads(capsys.readouterr().out)
+    assert answer["unsupported_sentences"] == ["The renovation work ends on 1 June [1]."]
+    assert answer["figures_elsewhere"] == [
+        {
+            "sentence": "The renovation work ends on 1 June [1].",
+            "passage": 1,
+            "statement": "Work ends on 15 June.",
+        }
+    ]
+    assert "about this, it says “Work ends on 15 June”" in answer["reason"]
+    assert answer["confidence"] != "high"

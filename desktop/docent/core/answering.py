@@ -618,6 +618,7 @@ class Answerer:
             unsupported_sentences=checked.faith.unsupported,
             uncited_sentences=checked.faith.uncited,
             unsaid_parts=checked.faith.unsaid,
+            figures_elsewhere=checked.faith.elsewhere,
             answer_match=checked.whole,
             sentence_support=checked.faith.pairs,
             confidence=confidence,

@@ -12,7 +12,10 @@ passages the model was shown:
 ``support = weight * overlap + (1 - weight) * cosine``, except that a passage missing a
 number the sentence states (a year, a size, a count) cannot support it: small models get
 numbers wrong in sentences that otherwise echo the passage word for word ("died on
-December 31st, 2019" against "died in December 2015"). Then:
+December 31st, 2019" against "died in December 2015"), nor can one that states the
+sentence's figure only for something else and gives what the sentence is about another
+("Work ends on 1 June" of "The painter arrives on 1 June. Work ends on 15 June.";
+``binding.misplaced``). Then:
 
 - a sentence the model cited is supported when its cited passages reach ``support``;
   when they do not and another offered passage clearly does (``clear``, and ``margin``
@@ -45,6 +48,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
+from docent.core.binding import misplaced
 from docent.core.citations import MARKER, cited_numbers, code_spans, in_spans, markers
 from docent.core.evaluation import (
     MIN_TERMS,
@@ -142,6 +146,7 @@ class Scorer:
         self._terms = {n: terms(text) for n, text in passages.items()}
         self._numbers = {n: stated_numbers(text) for n, text in passages.items()}
         self._words = {n: f" {' '.join(words_of(text))} " for n, text in passages.items()}
+        self._elsewhere: dict[tuple[str, tuple[int, ...]], str | None] = {}
         self._cos: list[dict[int, float]] = [{} for _ in sentences]
         if embed is not None and sentences and passages and thresholds.weight < 1.0:
             owners = [
@@ -174,9 +179,28 @@ class Scorer:
             cos = max(self._cos[i].get(n, 0.0) for n in numbers)
             score = self.t.weight * overlap + (1 - self.t.weight) * cos
         have: set[str] = set().union(*(self._numbers.get(n, set()) for n in numbers))
-        if unstated_numbers(plain(sentence), have):
+        if unstated_numbers(plain(sentence), have) or self.elsewhere(sentence, numbers):
             return min(score, NUMBER_MISMATCH_CAP)
         return score
+
+    def elsewhere(self, sentence: str, numbers: Sequence[int]) -> str | None:
+        """The statement of passages ``numbers`` that gives what the sentence is about
+        another figure than the sentence's, which those passages give only for something
+        else (``binding.misplaced``): "Work ends on 15 June." of "Work ends on 1 June" and
+        a passage where the painter arrives on 1 June."""
+        key = (sentence, tuple(numbers))
+        if key not in self._elsewhere:
+            texts = [self.passages[n] for n in numbers if n in self.passages]
+            self._elsewhere[key] = misplaced(plain(sentence), texts)
+        return self._elsewhere[key]
+
+    def said_instead(self, sentence: str, numbers: Sequence[int]) -> tuple[int, str] | None:
+        """:meth:`elsewhere`'s statement, spaces collapsed, with the passage it is from."""
+        statement = self.elsewhere(sentence, numbers)
+        if statement is None:
+            return None
+        n = next((n for n in numbers if statement in self.passages.get(n, "")), numbers[0])
+        return n, " ".join(statement.split())
 
     def best(self, i: int, sentence: str, exclude: Sequence[int] = ()) -> tuple[int | None, float]:
         """The single passage that supports the sentence best (earlier ones win ties)."""
@@ -347,13 +371,16 @@ def _check(scorer: Scorer, i: int, sentence: str, cited: tuple[int, ...]) -> Sen
         other = scorer.best_vouched(i, sentence, t.clear, exclude=cited)
         clearly = other is not None and other[1] - score >= t.margin
         better = other[0] if other is not None and clearly else None
-        return SentenceSupport(sentence, cited, score, False, better=better)
+        elsewhere = None if better is not None else scorer.said_instead(sentence, cited)
+        return SentenceSupport(sentence, cited, score, False, better=better, elsewhere=elsewhere)
     match = scorer.best_vouched(i, sentence, t.support)
     if match is not None:
         n, score = match
         unsaid = scorer.unsaid(sentence, [n])
         return SentenceSupport(sentence, (), score, True, matched=n, unsaid=unsaid)
-    return SentenceSupport(sentence, (), scorer.best(i, sentence)[1], False)
+    best, score = scorer.best(i, sentence)
+    elsewhere = scorer.said_instead(sentence, [best]) if best is not None else None
+    return SentenceSupport(sentence, (), score, False, elsewhere=elsewhere)
 
 
 def _with_score(check: SentenceSupport, score: float, supported: bool) -> SentenceSupport:
@@ -468,6 +495,12 @@ def citation_notes(checked: Attribution, invalid: list[int]) -> list[str]:
         marks = "".join(f"[{n}]" for n in s.cited)
         notes.append(
             f"Citation {marks} does not support “{_short(s.sentence)}”; passage [{s.better}] does."
+        )
+    for sentence, n, statement in checked.faith.elsewhere:
+        said = _short(plain(sentence)).rstrip(". ")
+        notes.append(
+            f"“{said}” states a figure that passage [{n}] gives for something else; about "
+            f"this, it says “{_short(statement, 120).rstrip('.')}”."
         )
     if going_on := [s for s in checked.faith.sentences if s.supported and s.unsaid]:
         several = len(going_on) > 1

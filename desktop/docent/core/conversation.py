@@ -87,6 +87,11 @@ class Answer:
     #: sentence copies the passage, then goes on with something it made up
     #: (``evaluation.SentenceSupport.unsaid``).
     unsaid_parts: list[str] = field(default_factory=list)
+    #: (sentence, passage, statement) of unsupported sentences stating a figure their
+    #: passage gives only for something else, with the passage's statement that gives
+    #: what they are about another ("Work ends on 1 June" of "The painter arrives on 1
+    #: June. Work ends on 15 June."; ``binding.misplaced``).
+    figures_elsewhere: list[tuple[str, int, str]] = field(default_factory=list)
     #: (sentence, support score) of each sentence long enough to judge.
     sentence_support: list[tuple[str, float]] = field(default_factory=list)
     confidence: str = ""  # "high" | "medium" | "low"
@@ -227,6 +232,10 @@ class Answer:
             "unsupported_sentences": self.unsupported_sentences,
             "uncited_sentences": self.uncited_sentences,
             "unsaid_parts": self.unsaid_parts,
+            "figures_elsewhere": [
+                {"sentence": s, "passage": n, "statement": statement}
+                for s, n, statement in self.figures_elsewhere
+            ],
             "answer_match": self.answer_match,
             "unsupported_answer": self.unsupported_answer,
             "sentence_support": [[s, score] for s, score in self.sentence_support],

@@ -133,6 +133,11 @@ class SentenceSupport:
     #: goes on with past the words it copies ("Dh ... was introduced in 2008 as a CDBS
     #: killer, *and is not available anymore*"). Empty when the passage says all of it.
     unsaid: tuple[str, ...] = ()
+    #: Of an unsupported sentence, the passage and its statement that give what the
+    #: sentence is about another figure than the sentence's, which the passage gives only
+    #: for something else ("Work ends on 15 June." of "Work ends on 1 June";
+    #: ``binding.misplaced``).
+    elsewhere: tuple[int, str] | None = None
 
 
 @dataclass(slots=True)
@@ -155,6 +160,12 @@ class Faithfulness:
                 if not s.supported and not s.cited and s.matched is None
             )
         )
+
+    @property
+    def elsewhere(self) -> list[tuple[str, int, str]]:
+        """(sentence, passage, statement) of each unsupported sentence whose figure its
+        passage gives for something else, and the statement giving what it is about."""
+        return [(s.sentence, *s.elsewhere) for s in self.sentences if s.elsewhere]
 
     @property
     def unsaid(self) -> list[str]:

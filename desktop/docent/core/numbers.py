@@ -13,6 +13,8 @@ decades and round numbers said to be near are read as such (``unstated_numbers``
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
+from typing import Literal
 
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 _NOT_A_PAGE = r"(?![.,]\d|[ \t]*(?:[kmgt]i?b|bytes?|k|m)\b)"
@@ -124,6 +126,8 @@ _MONTHS = {
     for m in names.split()
 }
 _MONTH = "|".join(sorted(_MONTHS, key=len, reverse=True))
+#: Months and their abbreviations, lower-cased.
+MONTH_NAMES = frozenset(_MONTHS)
 #: "6 April", "6th of April", "April 6", "April 6th" (not "April 2026": a year); "2026-04-06".
 _DATE = re.compile(
     rf"\b(?P<d1>\d{{1,2}})(?:st|nd|rd|th)?(?:\s+of)?\s+(?P<m1>{_MONTH})\b\.?"
@@ -158,12 +162,29 @@ def dates_in(text: str) -> set[str]:
     """The days of the year a text states, as "date:4-6" for the 6th of April: a sentence
     saying "5 April" of a passage saying "6 April" states no number the passage lacks by
     figures alone (its "five weeks" is a 5; QA, session 31)."""
-    out: set[str] = set()
+    return {v for f in _dates(text) for v in f.values}
+
+
+@dataclass(frozen=True, slots=True)
+class Figure:
+    """A figure a text states where it states it: a day of the year (``values`` as
+    ``dates_in`` writes them, every day of a range), a year, or any other number (its
+    readings, as ``numbers_in`` has them)."""
+
+    kind: Literal["date", "year", "number"]
+    values: frozenset[str]
+    start: int
+    end: int
+
+
+def _dates(text: str) -> list[Figure]:
+    out: list[Figure] = []
     for m in _DATE_RANGE.finditer(text):
         month = _month(m.group("m1") or m.group("m2"))
         first, last = int(m.group("a") or m.group("a2")), int(m.group("b") or m.group("b2"))
         if month and 1 <= first < last <= 31:
-            out |= {f"date:{month}-{day}" for day in range(first, last + 1)}
+            days = frozenset(f"date:{month}-{day}" for day in range(first, last + 1))
+            out.append(Figure("date", days, *m.span()))
     for m in _DATE.finditer(text):
         if m.group("m3"):
             month, day = int(m.group("m3")), int(m.group("d3"))
@@ -171,8 +192,29 @@ def dates_in(text: str) -> set[str]:
             month = _month(m.group("m1") or m.group("m2"))
             day = int(m.group("d1") or m.group("d2"))
         if 1 <= month <= 12 and 1 <= day <= 31:
-            out.add(f"date:{month}-{day}")
+            out.append(Figure("date", frozenset({f"date:{month}-{day}"}), *m.span()))
     return out
+
+
+_GLUED = re.compile(r"[^\W\d_]")
+
+
+def figures(text: str) -> list[Figure]:
+    """The dates, years and other numbers a text states in figures, in order; a number
+    inside a date is the date's, and page references ("p. 4") and numbers joined to
+    letters ("RH70", "22b", "GNU2") are none."""
+    dates = _dates(text)
+    taken = [(f.start, f.end) for f in dates]
+    taken += [m.span() for m in PAGE_REFERENCE.finditer(text)]
+    out = list(dates)
+    for m in _NUMBER.finditer(text):
+        if any(a <= m.start() < b for a, b in taken) or _GLUED.match(text, m.end()):
+            continue
+        if m.start() and text[m.start() - 1].isalpha():
+            continue  # part of a name or code: "RH70", "i386", "0xFF", "22b"
+        kind: Literal["year", "number"] = "year" if _YEAR.fullmatch(m.group()) else "number"
+        out.append(Figure(kind, _readings(m.group()), *m.span()))
+    return sorted(out, key=lambda f: f.start)
 
 
 _UNIT_WORDS = """zero one two three four five six seven eight nine ten eleven twelve thirteen

@@ -1,0 +1,134 @@
+"""A sentence's figure is the one its passage gives for what the sentence is about.
+
+QA (session 31): "Work ends on 1 June" passed the number check against a plan where the
+painter arrives on 1 June and work ends on 15 June; Team B's budget passed as Team A's.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from docent.core.attribution import attribute, citation_notes
+from docent.core.binding import misplaced, names_in
+from docent.core.conversation import Answer
+from docent.core.numbers import figures
+
+PLAN = "The painter arrives on 1 June. Work ends on 15 June."
+TEAMS = "Team A has a budget of 25,000. Team B has a budget of 40,000."
+
+
+@pytest.mark.parametrize(
+    ("sentence", "passage", "instead"),
+    [
+        # a day, a count, a year, taken from the statement beside
+        ("Work ends on 1 June.", PLAN, "Work ends on 15 June."),
+        ("Team A's budget is 40,000.", TEAMS, "Team A has a budget of 25,000."),
+        (
+            "Helga's team has 3 people.",
+            "Helga's team has 5 people. Tomas's team has 3 people.",
+            "Helga's team has 5 people.",
+        ),
+        (
+            "The lamp was lit in 1871.",
+            "The tower was built in 1871. The lamp was first lit in 1875.",
+            "The lamp was first lit in 1875.",
+        ),
+        # over several passages
+        ("Work ends on 1 June.", "The painter arrives on 1 June.", None),
+    ],
+)
+def test_a_figure_from_the_statement_beside(
+    sentence: str, passage: str, instead: str | None
+) -> None:
+    if instead is None:  # the painter's passage alone gives no other day for the work
+        assert misplaced(sentence, [passage]) is None
+        assert misplaced(sentence, [passage, "Work ends on 15 June."]) == "Work ends on 15 June."
+    else:
+        assert misplaced(sentence, [passage]) == instead
+
+
+@pytest.mark.parametrize(
+    ("sentence", "passage"),
+    [
+        ("Work ends on 15 June.", PLAN),
+        ("The painter arrives on 1 June.", PLAN),
+        ("Team B has a budget of 40,000 euros.", TEAMS),
+        ("Team A's budget is 25,000.", TEAMS),
+        # a paraphrase: no other statement is about "project" or "finish"
+        ("The project finishes on 15 June.", PLAN),
+        # two statements joined, each with its own figure
+        (
+            "Work starts on 5 April and ends on 15 June.",
+            "Work starts on 5 April. It ends on 15 June.",
+        ),
+        # a statement naming no one is read with the one before
+        ("Helga's team has 5 people.", "Helga Brandt leads a team of 3 squads. It has 5 people."),
+        # telegraphic: the budget is the budget, though the team's line has a count
+        ("Team A has a budget of 25,000.", "Team A: lead Helga, 5 people. Budget: 25,000."),
+        # a section's number, codes and units are no figures of a subject
+        (
+            "4.1 Hardware Requirements: the profiles.",
+            "4.1 Hardware requirements\nThe profiles. "
+            "See the LTSP Hardware Requirements page. Clients need 256 MiB RAM.",
+        ),
+        ("The first one uses 22b addressing.", "Adapters implement 22b addressing. RH70 has 4."),
+        # a figure the passage does not state at all is the number check's, not this one's
+        ("Work ends on 20 June.", PLAN),
+        # a table without full stops is one statement: never judged
+        ("Team A's budget is 40,000.", "Team | Budget\nA | 25,000\nB | 40,000"),
+    ],
+)
+def test_figures_in_their_place_are_not_flagged(sentence: str, passage: str) -> None:
+    assert misplaced(sentence, [passage]) is None
+
+
+def test_names_and_figures() -> None:
+    assert names_in("Team A's budget is 40,000.") == {"team", "a"}
+    assert names_in("Helga Brandt leads it. The RAM is 2 GiB in May.") == {"helga", "brandt"}
+    assert names_in("Work ends on 15 June.") == set()  # an opening word is no name alone
+    assert [f.kind for f in figures("On 1 June 2026, 3 of the RH70s, p. 4, 1871.")] == [
+        "date",
+        "year",
+        "number",
+        "year",
+    ]
+
+
+def test_the_answer_says_what_the_passage_gives_instead() -> None:
+    passages = {1: f"{PLAN} The budget is 4,000 euros.", 2: TEAMS}
+    checked = attribute(
+        "Work ends on 1 June [1]. Team B has a budget of 40,000 [2]. The work on the house "
+        "ends on 1 June.",
+        passages,
+    )
+    wrong, right, uncited = checked.faith.sentences
+    assert not wrong.supported and wrong.elsewhere == (1, "Work ends on 15 June.")
+    assert right.supported and right.elsewhere is None
+    assert not uncited.supported and uncited.elsewhere == (1, "Work ends on 15 June.")
+    assert [n for _, n, _ in checked.faith.elsewhere] == [1, 1]
+    notes = citation_notes(checked, [])
+    assert (
+        "“Work ends on 1 June” states a figure that passage [1] gives for something else; "
+        "about this, it says “Work ends on 15 June”." in notes
+    )
+    shown = Answer(
+        question="q",
+        text=checked.text,
+        mode="generated",
+        figures_elsewhere=checked.faith.elsewhere,
+    )
+    assert shown.as_dict()["figures_elsewhere"][0]["statement"] == "Work ends on 15 June."
+
+
+def test_sentences_read_blind_as_supported_are_not_flagged() -> None:
+    """The blind reading of real answers (benchmarks/citation_reading.py): no sentence a
+    reader found supported, or supported in part, is flagged for a misplaced figure."""
+    data = Path(__file__).parents[2] / "benchmarks" / "data" / "citation_reading.jsonl"
+    rows = [json.loads(line) for line in data.read_text(encoding="utf-8").splitlines()]
+    with_figures = [r for r in rows if figures(r["sentence"])]
+    assert len(with_figures) > 30
+    flagged = [r for r in with_figures if misplaced(r["sentence"], [r["passage"]])]
+    assert all(r["label"] == "wrong" for r in flagged), flagged
