@@ -59,6 +59,11 @@ def test_a_figure_from_the_statement_beside(
         ("Team A's budget is 25,000.", TEAMS),
         # a paraphrase: no other statement is about "project" or "finish"
         ("The project finishes on 15 June.", PLAN),
+        # ... nor about "project" and "conclude" together
+        (
+            "The project concludes on 15 June.",
+            "The project starts on 5 April. Work ends on 15 June.",
+        ),
         # two statements joined, each with its own figure
         (
             "Work starts on 5 April and ends on 15 June.",

@@ -653,7 +653,8 @@ class Answerer:
                 raise AnswerCancelled(str(exc)) from exc
             except LLMError:
                 scores = None  # no judge reply: the support scores decide
-        return attribute(text, prompt.shown, self.embed, judge_scores=scores)
+        layout = {n: hit.text for n, hit in enumerate(prompt.offered, 1)}
+        return attribute(text, prompt.shown, self.embed, judge_scores=scores, layout=layout)
 
     def _extractive(
         self,

@@ -140,8 +140,12 @@ class Scorer:
         passages: Mapping[int, str],
         embed: EmbedFn | None,
         thresholds: Thresholds,
+        layout: Mapping[int, str] | None = None,
     ) -> None:
         self.passages = passages
+        #: The passages as their files lay them out, where ``passages`` is what the model
+        #: was shown, flattened: a heading or a paragraph ends a statement (``binding``).
+        self.layout = layout or passages
         self.t = thresholds
         self._terms = {n: terms(text) for n, text in passages.items()}
         self._numbers = {n: stated_numbers(text) for n, text in passages.items()}
@@ -190,7 +194,7 @@ class Scorer:
         a passage where the painter arrives on 1 June."""
         key = (sentence, tuple(numbers))
         if key not in self._elsewhere:
-            texts = [self.passages[n] for n in numbers if n in self.passages]
+            texts = [self.layout[n] for n in numbers if n in self.layout]
             self._elsewhere[key] = misplaced(plain(sentence), texts)
         return self._elsewhere[key]
 
@@ -199,7 +203,7 @@ class Scorer:
         statement = self.elsewhere(sentence, numbers)
         if statement is None:
             return None
-        n = next((n for n in numbers if statement in self.passages.get(n, "")), numbers[0])
+        n = next((n for n in numbers if statement in self.layout.get(n, "")), numbers[0])
         return n, " ".join(statement.split())
 
     def best(self, i: int, sentence: str, exclude: Sequence[int] = ()) -> tuple[int | None, float]:
@@ -276,20 +280,23 @@ def attribute(
     *,
     thresholds: Thresholds | None = None,
     judge_scores: Sequence[float] | None = None,
+    layout: Mapping[int, str] | None = None,
 ) -> Attribution:
     """Check the model's citations, match uncited sentences, flag the rest.
 
     ``passages`` maps the offered numbers to the text the model was shown; numbers not in
     it are ignored (drop them first: ``citations.drop_invalid``). With ``judge_scores``
     (one per judged sentence, in order, from ``evaluation.parse_judge``) a judge decides
-    whether each sentence is supported; matching still uses the scores above.
+    whether each sentence is supported; matching still uses the scores above. ``layout``:
+    the same passages as their files lay them out (lines, headings), when ``passages``
+    flattened them, for telling their statements apart (``binding``).
     """
     t = thresholds or (THRESHOLDS if embed is not None else OVERLAP_ONLY)
     sentences = split_sentences(answer)
     cites = _cited_by_sentence(answer, sentences)
     judged = _judged(sentences, cites)
     whole = " ".join(plain(sentences[i]) for i in judged)
-    scorer = Scorer([*(sentences[i] for i in judged), whole], passages, embed, t)
+    scorer = Scorer([*(sentences[i] for i in judged), whole], passages, embed, t, layout)
     judge = list(judge_scores) if judge_scores is not None else None
     checks: list[SentenceSupport] = []
     matches: dict[int, int] = {}

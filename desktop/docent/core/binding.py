@@ -14,10 +14,10 @@ kept, so the rows of a table without full stops are one statement, never judged)
 figure is a day of the year, a year or another number (``numbers.figures``); the other
 figure must be of the same kind and one the sentence does not state:
 
-- **words**: no statement giving the figure has, within ``NEAR`` words of it, a content
-  word the sentence has within ``NEAR`` words of it, and another statement has one beside
-  a figure of its own ("Work ends on 15 June" for "Work ends on 1 June", not "The painter
-  arrives on 1 June");
+- **words**: no statement giving the figure has, among the ``NEAR`` content words either
+  side of it, one the sentence has beside its figure, and another statement has ``AGREE``
+  of them beside a figure of its own ("Work ends on 15 June" for "Work ends on 1 June",
+  not "The painter arrives on 1 June");
 - **names**: the sentence names names the passages name too ("Team A", "Helga"), no
   statement giving the figure names them all (a statement naming no one is read with the
   one before it: "Helga leads the team. It has 5 people."), and another statement that
@@ -38,7 +38,13 @@ from docent.core.queryterms import stopwords
 
 #: Words either side of a figure that say what it is of.
 NEAR = 4
+#: Of those, how many another statement's figure must have too for the sentence to be
+#: about it (all of them, when the sentence has fewer): "The project concludes on 15
+#: June" is not about "The project starts on 5 April" for sharing "project".
+AGREE = 2
 
+#: A Markdown heading's line: "## Budget".
+_HEADING = re.compile(r"[ \t]*#{1,6}\s")
 #: A section's number opening a sentence: "4.1 Hardware requirements".
 _SECTION_NUMBER = re.compile(r"\W*\d+(?:\.\d+)+\.?\s+(?=[A-Z])")
 #: Words of when, not of what nor whose.
@@ -74,12 +80,28 @@ class _Pool:
         self.named: list[frozenset[str]] = []
         for passage in passages:
             before: frozenset[str] = frozenset()
-            for a, b in sentence_bounds(passage):
-                statement = _Statement(passage[a:b])
-                self.items.append(statement)
-                self.named.append(statement.names or before)
-                before = statement.names
+            # a heading or a paragraph ends a statement, whatever punctuation it lacks
+            for part in _paragraphs(passage):
+                for a, b in sentence_bounds(part):
+                    statement = _Statement(part[a:b])
+                    self.items.append(statement)
+                    self.named.append(statement.names or before)
+                    before = statement.names
         self.all_names: frozenset[str] = frozenset().union(*(s.names for s in self.items))
+
+
+def _paragraphs(passage: str) -> list[str]:
+    """A passage's paragraphs, and its Markdown headings' lines apart."""
+    parts: list[str] = []
+    for paragraph in re.split(r"\n[ \t]*\n", passage):
+        lines = paragraph.split("\n")
+        heading = [i for i, line in enumerate(lines) if _HEADING.match(line)]
+        start = 0
+        for i in heading:
+            parts += ["\n".join(lines[start:i]), lines[i]]
+            start = i + 1
+        parts.append("\n".join(lines[start:]))
+    return [p for p in parts if p.strip()]
 
 
 def names_in(text: str) -> frozenset[str]:
@@ -121,16 +143,20 @@ def near_names(text: str, figure: Figure, reach: int = NEAR) -> frozenset[str]:
 
 
 def near_words(text: str, figure: Figure, reach: int = NEAR) -> frozenset[str]:
-    """The content words (stemmed) within ``reach`` words either side of a figure of
-    ``text``: what it is a figure of. Not figures, months or stopwords."""
-    before = [m.group() for m in WORD.finditer(text, 0, figure.start)][-reach:]
-    after = [m.group() for m in WORD.finditer(text, figure.end)][:reach]
+    """The ``reach`` content words (stemmed) nearest a figure of ``text`` on either side:
+    what it is a figure of. Not figures, months, weekdays or stopwords."""
     stop = stopwords()
-    return frozenset(
-        stem(w)
-        for w in (x.lower() for x in [*before, *after])
-        if w.isalpha() and len(w) > 1 and w not in stop and w not in _WHEN_WORDS
-    )
+
+    def content(words: list[str]) -> list[str]:
+        return [
+            stem(w)
+            for w in (x.lower() for x in words)
+            if w.isalpha() and len(w) > 1 and w not in stop and w not in _WHEN_WORDS
+        ]
+
+    before = content([m.group() for m in WORD.finditer(text, 0, figure.start)])[-reach:]
+    after = content([m.group() for m in WORD.finditer(text, figure.end)])[:reach]
+    return frozenset(before + after)
 
 
 def misplaced(sentence: str, passages: Sequence[str]) -> str | None:
@@ -156,8 +182,9 @@ def misplaced(sentence: str, passages: Sequence[str]) -> str | None:
             for f in pool.items[k].figures
             if f.values & figure.values
         ):
+            enough = min(len(near), AGREE)
             for k, f in _others(pool, holders, figure.kind, said):
-                if near & near_words(pool.items[k].text, f):
+                if len(near & near_words(pool.items[k].text, f)) >= enough:
                     return pool.items[k].text.strip()
         names = near_names(sentence, figure) & pool.all_names
         if names and not any(names <= pool.named[k] for k in holders):
