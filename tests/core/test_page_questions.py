@@ -16,6 +16,7 @@ from answer_script import MEMORY_Q, ask, point_at
 from docent.core.config import Settings
 from docent.core.conversation import Conversation
 from docent.core.engine import Engine
+from docent.core.models import Hit, part_on_pages
 from fake_embedder import FakeEmbedder
 from format_files import make_pptx
 from pdf_files import text_pdf
@@ -151,3 +152,46 @@ def test_the_document_a_page_question_names_by_its_file_name() -> None:
     assert named("the Debian reference") == ["debian-reference-en__debian-reference.en.pdf"]
     assert named("the CTSS hardware description") == ["simh__ctss_hardware.pdf"]
     assert named("the manual") == [] and named("the gnuplot manual") == []
+
+
+def test_a_passage_running_onto_the_page_asked_is_cut_to_that_page(tmp_path: Path) -> None:
+    """Short pages make one passage of several: "What is on page 4?" was answered with
+    page 3's sentence, cited "pp.3-4" (QA, session 32)."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    pages = [
+        ["Heron quarterly report."],
+        ["Team Alpha spent the hardware budget on sensors."],
+        ["Team Beta finished the inventory sync prototype in June."],
+        ["Decisions: the migration dry run moves to October."],
+    ]
+    (docs / "report.pdf").write_bytes(text_pdf(pages))
+    settings = Settings(data_dir=str(tmp_path / "data"), extract_in_subprocess=False)
+    with Engine(settings, embedder=FakeEmbedder()).open() as eng:
+        assert len(eng.index([docs]).indexed) == 1
+        whole = eng.search("prototype migration dry run").hits
+        assert [(h.page_start, h.page_end) for h in whole] == [(1, 4)]  # one passage
+        for question in ("What is on page 4?", "What does page 4 say about the migration?"):
+            hits = eng.search(question).hits
+            assert hits, question
+            for hit in hits:
+                assert (hit.page_start, hit.page_end, hit.page_breaks) == (4, 4, ()), question
+                assert "prototype" not in hit.text and "dry run" in hit.text, question
+        both = eng.search("What is on pages 3 and 4?").hits
+        assert any((h.page_start, h.page_end) == (3, 4) for h in both)
+
+
+def test_part_on_pages() -> None:
+    text = "End of page two.\nAll of page three.\nStart of page four."
+    hit = Hit("c", "d", "f.pdf", "/f.pdf", 2, 4, 0, 1.0, text, page_breaks=((3, 17), (4, 36)))
+    three = part_on_pages(hit, [(3, 3)])
+    assert (three.text, three.page_start, three.page_end, three.page_breaks) == (
+        "All of page three.",
+        3,
+        3,
+        (),
+    )
+    late = part_on_pages(hit, [(3, 9)])
+    assert late.text == "All of page three.\nStart of page four."
+    assert late.page_breaks == ((4, 19),) and (late.page_start, late.page_end) == (3, 4)
+    assert part_on_pages(hit, [(1, 9)]) is hit and part_on_pages(hit, [(7, 7)]) is hit

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Protocol
 
 
@@ -119,6 +119,32 @@ def split_pages(
     starts = [(page_start, 0), *((number, begins) for number, begins in page_breaks)]
     ends = [begins for _, begins in page_breaks] + [len(text)]
     return [(page, text[a:b].strip()) for (page, a), b in zip(starts, ends, strict=True)]
+
+
+def part_on_pages(hit: Hit, spans: Sequence[tuple[int, int]]) -> Hit:
+    """``hit`` cut to its part on ``spans``' pages (each first to last), its pages and
+    page breaks with it: "What does page 5 say?" is answered from page 5, not from the
+    foot of page 4 that a passage running onto page 5 starts with. Unchanged when it
+    lies on those pages only, or its page breaks are not known; so when no part of it is
+    on them (a passage found for those pages has one)."""
+    if not hit.page_breaks:
+        return hit
+    parts = [
+        (page, part)
+        for page, part in split_pages(hit.text, hit.page_start, hit.page_breaks)
+        if part and any(a <= page <= b for a, b in spans)
+    ]
+    if not parts or len(parts) == len(hit.page_breaks) + 1:
+        return hit
+    text, breaks = "", []
+    for page, part in parts:
+        if text:
+            text += "\n"
+            breaks.append((page, len(text)))
+        text += part
+    return replace(
+        hit, text=text, page_start=parts[0][0], page_end=parts[-1][0], page_breaks=tuple(breaks)
+    )
 
 
 def page_breaks_of(payload: Mapping[str, object]) -> tuple[tuple[int, int], ...]:

@@ -50,7 +50,7 @@ from docent.core.config import Settings
 from docent.core.cross_encoder import CrossEncoder
 from docent.core.embedding import Embedder
 from docent.core.fusion import Candidate, RankedList
-from docent.core.models import Hit, SparseVec, page_breaks_of
+from docent.core.models import Hit, SparseVec, page_breaks_of, part_on_pages
 from docent.core.queryterms import PageRequest, QueryTerms, analyse, content_words
 from docent.core.store import ScoredPoint, Store
 from docent.core.sufficiency import (
@@ -233,10 +233,16 @@ def unanswered(
 
 
 def _whole_pages(
-    query: str, found: Sequence[ScoredPoint], k: int | None, debug: dict[str, Any]
+    query: str,
+    found: Sequence[ScoredPoint],
+    pages: PageRequest,
+    k: int | None,
+    debug: dict[str, Any],
 ) -> SearchResult:
-    """ "What is on page 3?": the page's passages in their order, with nothing else asked."""
-    hits = [hit_from_point(p) for p in sorted(found, key=_place)[: k or MAX_PAGE_HITS]]
+    """ "What is on page 3?": the page's passages in their order, with nothing else asked
+    (each cut to its part on the pages asked)."""
+    chosen = sorted(found, key=_place)[: k or MAX_PAGE_HITS]
+    hits = [part_on_pages(hit_from_point(p), pages.spans) for p in chosen]
     evaluation = RetrievalEvaluation(1.0, True, "high")
     return SearchResult(query, hits, "high", True, debug=debug, evaluation=evaluation, k=len(hits))
 
@@ -444,7 +450,7 @@ class Retriever:
                 info,
             )
         if not question:
-            return _whole_pages(query, found, k, info)
+            return _whole_pages(query, found, pages, k, info)
         with clock.stage("rank"):
             vectors = self.store.dense_vectors([p.id for p in found])
             similarity = {
@@ -466,7 +472,7 @@ class Retriever:
             )
             want = k or self.config.results_k or fusion.adaptive_k(len(found))
             chosen = fusion.ranked(pool)[:want]
-            hits = [self._hit(c, similarity) for c in chosen]
+            hits = [part_on_pages(self._hit(c, similarity), pages.spans) for c in chosen]
         if self.config.expand_neighbours:
             with clock.stage("expand"):
                 self.expand(hits, collection)
