@@ -19,7 +19,7 @@ from docent.core.attribution import (
 )
 from docent.core.citations import cited_numbers
 from docent.core.embedding import Embedder
-from docent.core.evaluation import split_sentences
+from docent.core.evaluation import gives_no_number, split_sentences
 from docent.core.numbers import dates_in, spelled_numbers, stated_numbers, unstated_numbers
 
 CONSOLE = (
@@ -485,3 +485,18 @@ def test_centuries_listed_in_their_other_forms_and_a_grouped_count_whole() -> No
     assert unstated_numbers("About 200.", stated_numbers("The ratio is 0,1987."))
     assert unstated_numbers("About 2,000 m.", stated_numbers("It is 1,9870 m long."))
     assert not unstated_numbers("About 2,000,000 people.", stated_numbers("2,000,000 people"))
+
+
+@pytest.mark.parametrize(
+    ("question", "answer", "none"),
+    [
+        ("How many parking spaces are there?", "It moves there on 10 November 2025 [1].", True),
+        ("How many parking spaces are there?", "It has thirty-five spaces [1].", False),
+        ("How much does it cost?", "It costs EUR 96,000 [2].", False),
+        ("How much does it cost?", "It is on page 4 [1].", True),  # a page is no amount
+        ("What percentage passed?", "Most of them passed [1].", True),
+        ("Who leads Team Beta?", "Priya Natarajan leads it [1].", False),  # not asked
+    ],
+)
+def test_an_answer_giving_no_number_to_how_many(question: str, answer: str, none: bool) -> None:
+    assert gives_no_number(question, answer) is none

@@ -312,3 +312,39 @@ def test_ask_says_which_statement_gives_another_figure(
     ]
     assert "about this, it says “Work ends on 15 June”" in answer["reason"]
     assert answer["confidence"] != "high"
+
+
+def test_an_answer_giving_no_number_to_how_many_is_less_trusted(
+    tmp_path: Path,
+    ollama_stub: OllamaStub,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """ "How many parking spaces ...?" answered with the day of the move was medium
+    confidence (QA, session 32): a date is no count."""
+    monkeypatch.setenv("DOCENT_EXTRACT_IN_SUBPROCESS", "0")
+    memo = tmp_path / "office-move.md"
+    memo.write_text(
+        "# Office move\n\nThe office moves to the Aire Building on 10 November 2025. "
+        "The Aire Building has 35 parking spaces for staff.\n",
+        encoding="utf-8",
+    )
+    assert main(["index", "-q", str(memo)]) == 0
+    use_host(monkeypatch, ollama_stub.url)
+    question = "How many parking spaces does the Aire Building have?"
+    confidences = {}
+    for said in (
+        "The office moves to the Aire Building on 10 November 2025 [1].",
+        "The Aire Building has 35 parking spaces for staff [1].",
+    ):
+        ollama_stub.responder = ScriptedModel(answer=said)
+        capsys.readouterr()
+        assert main(["ask", question, "--json"]) == 0
+        answer = json.loads(capsys.readouterr().out)
+        assert answer["unsupported_sentences"] == []  # each is the passage's own
+        confidences[said] = answer["confidence"]
+        no_number = "The question asks for a number, and the answer gives none." in answer["reason"]
+        assert no_number == ("35" not in said)
+    levels = ["low", "medium", "high"]
+    dated, counted = (levels.index(c) for c in confidences.values())
+    assert dated == counted - 1

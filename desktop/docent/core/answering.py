@@ -87,6 +87,7 @@ from docent.core.conversation import (
 from docent.core.errors import Cancelled, LLMError, LLMTimeout, LLMUnavailable, ModelNotFound
 from docent.core.evaluation import (
     answer_confidence,
+    gives_no_number,
     judge_messages,
     parse_judge,
     says_not_found,
@@ -582,6 +583,9 @@ class Answerer:
             reasons.append(f"Dropped {places}: the model named a page it was not given.")
         if named:
             reasons.append(named_pages_note(named))
+        no_number = gives_no_number(run.query, checked.text)
+        if no_number:
+            reasons.append("The question asks for a number, and the answer gives none.")
         confidence = answer_confidence(
             run.result.confidence,
             checked.faith,
@@ -589,6 +593,7 @@ class Answerer:
             invalid=bool(invalid or unoffered or named),
             partial=bool(partial or cut),
             matched_only=bool(matched and not model),
+            no_number=no_number,
         )
         text = checked.text
         citations = focused(

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 
 from docent.core import words
 from docent.core.citations import MARKER, strip_markers
+from docent.core.numbers import figures, spelled_numbers
 from docent.core.queryterms import content_words
 
 #: Without embeddings (or for a judge's score): supported at or above this share.
@@ -215,6 +216,25 @@ def says_not_found(answer: str) -> bool:
     return len(answer) <= 400 and bool(_NOT_FOUND.search(answer))
 
 
+#: A question that asks for a quantity: "How many parking spaces ...", "How much does it
+#: cost", "What percentage of ...".
+_ASKS_QUANTITY = re.compile(
+    r"\bhow\s+(?:many|much)\b|\bwhat\s+(?:percentage|proportion|number\s+of)\b", re.I
+)
+
+
+def gives_no_number(question: str, answer: str) -> bool:
+    """Whether ``question`` asks how many or how much and ``answer`` states no number, in
+    figures or in words; a date or a year is no count, and its citation markers and page
+    references are none: "How many parking spaces does the Aire Building have?" answered
+    with the day the office moves there was medium confidence (QA, session 32)."""
+    if not _ASKS_QUANTITY.search(question):
+        return False
+    text = strip_markers(answer)
+    counts = [f for f in figures(text) if f.kind == "number"]
+    return not counts and not spelled_numbers(text)
+
+
 def answer_confidence(
     retrieval: str,
     faith: Faithfulness,
@@ -223,15 +243,17 @@ def answer_confidence(
     invalid: bool,
     partial: bool,
     matched_only: bool = False,
+    no_number: bool = False,
 ) -> str:
     """Retrieval's confidence (medium when unknown), lowered for what the checks found:
     low with no citation or over 2/3 of sentences unsupported; one step down each for over
-    1/3 unsupported, citations never offered, an incomplete or cut answer, and citations
-    that Docent matched when the model cited nothing itself."""
+    1/3 unsupported, citations never offered, an incomplete or cut answer, citations
+    that Docent matched when the model cited nothing itself, and no number given to a
+    question asking how many (``gives_no_number``)."""
     level = _LEVELS.index(retrieval) if retrieval in _LEVELS else 1
     if not cited or faith.unsupported_share > 2 / 3:
         return "low"
-    level -= (faith.unsupported_share > 1 / 3) + invalid + partial + matched_only
+    level -= (faith.unsupported_share > 1 / 3) + invalid + partial + matched_only + no_number
     return _LEVELS[max(0, level)]
 
 
