@@ -150,7 +150,7 @@ class Scorer:
         self._terms = {n: terms(text) for n, text in passages.items()}
         self._numbers = {n: stated_numbers(text) for n, text in passages.items()}
         self._words = {n: f" {' '.join(words_of(text))} " for n, text in passages.items()}
-        self._elsewhere: dict[tuple[str, tuple[int, ...]], str | None] = {}
+        self._elsewhere: dict[tuple[str, tuple[int, ...]], tuple[int, str] | None] = {}
         self._cos: list[dict[int, float]] = [{} for _ in sentences]
         if embed is not None and sentences and passages and thresholds.weight < 1.0:
             owners = [
@@ -187,24 +187,19 @@ class Scorer:
             return min(score, NUMBER_MISMATCH_CAP)
         return score
 
-    def elsewhere(self, sentence: str, numbers: Sequence[int]) -> str | None:
-        """The statement of passages ``numbers`` that gives what the sentence is about
-        another figure than the sentence's, which those passages give only for something
-        else (``binding.misplaced``): "Work ends on 15 June." of "Work ends on 1 June" and
-        a passage where the painter arrives on 1 June."""
+    def elsewhere(self, sentence: str, numbers: Sequence[int]) -> tuple[int, str] | None:
+        """The passage of ``numbers``, and its statement, that gives what the sentence is
+        about another figure than the sentence's, which those passages give only for
+        something else (``binding.misplaced``): "Work ends on 15 June." of "Work ends on 1
+        June" and a passage where the painter arrives on 1 June. Spaces collapsed."""
         key = (sentence, tuple(numbers))
         if key not in self._elsewhere:
-            texts = [self.layout[n] for n in numbers if n in self.layout]
-            self._elsewhere[key] = misplaced(plain(sentence), texts)
+            given = [n for n in numbers if n in self.layout]
+            found = misplaced(plain(sentence), [self.layout[n] for n in given])
+            self._elsewhere[key] = (
+                None if found is None else (given[found[0]], " ".join(found[1].split()))
+            )
         return self._elsewhere[key]
-
-    def said_instead(self, sentence: str, numbers: Sequence[int]) -> tuple[int, str] | None:
-        """:meth:`elsewhere`'s statement, spaces collapsed, with the passage it is from."""
-        statement = self.elsewhere(sentence, numbers)
-        if statement is None:
-            return None
-        n = next((n for n in numbers if statement in self.layout.get(n, "")), numbers[0])
-        return n, " ".join(statement.split())
 
     def best(self, i: int, sentence: str, exclude: Sequence[int] = ()) -> tuple[int | None, float]:
         """The single passage that supports the sentence best (earlier ones win ties)."""
@@ -378,7 +373,7 @@ def _check(scorer: Scorer, i: int, sentence: str, cited: tuple[int, ...]) -> Sen
         other = scorer.best_vouched(i, sentence, t.clear, exclude=cited)
         clearly = other is not None and other[1] - score >= t.margin
         better = other[0] if other is not None and clearly else None
-        elsewhere = None if better is not None else scorer.said_instead(sentence, cited)
+        elsewhere = None if better is not None else scorer.elsewhere(sentence, cited)
         return SentenceSupport(sentence, cited, score, False, better=better, elsewhere=elsewhere)
     match = scorer.best_vouched(i, sentence, t.support)
     if match is not None:
@@ -386,12 +381,15 @@ def _check(scorer: Scorer, i: int, sentence: str, cited: tuple[int, ...]) -> Sen
         unsaid = scorer.unsaid(sentence, [n])
         return SentenceSupport(sentence, (), score, True, matched=n, unsaid=unsaid)
     best, score = scorer.best(i, sentence)
-    elsewhere = scorer.said_instead(sentence, [best]) if best is not None else None
+    elsewhere = scorer.elsewhere(sentence, [best]) if best is not None else None
     return SentenceSupport(sentence, (), score, False, elsewhere=elsewhere)
 
 
 def _with_score(check: SentenceSupport, score: float, supported: bool) -> SentenceSupport:
-    return replace(check, score=score, supported=supported)
+    """A judge's verdict: a sentence it finds supported has no figure said elsewhere."""
+    return replace(
+        check, score=score, supported=supported, elsewhere=None if supported else check.elsewhere
+    )
 
 
 def insert_markers(text: str, sentences: Sequence[str], matches: Mapping[int, int]) -> str:

@@ -9,38 +9,45 @@ model lifts a figure from the statement beside the one it is about.
 ``misplaced`` finds, for a sentence and the passages it is checked against, the
 statement that gives the sentence's subject another figure, when the figure the sentence
 states stands there only in statements about something else. A statement is a sentence
-of a passage as ``evaluation.sentence_bounds`` splits it (line breaks inside a sentence
-kept, so the rows of a table without full stops are one statement, never judged). A
-figure is a day of the year, a year or another number (``numbers.figures``); the other
-figure must be of the same kind and one the sentence does not state:
+of a passage as ``evaluation.sentence_bounds`` splits it, a heading's line and a
+paragraph ending one whatever punctuation it lacks. A figure is a day of the year, a
+year or another number (``numbers.figures``); the other figure must be of the same kind
+and one the sentence does not state:
 
 - **words**: no statement giving the figure has, among the ``NEAR`` content words either
-  side of it, one the sentence has beside its figure, and another statement has ``AGREE``
-  of them beside a figure of its own ("Work ends on 15 June" for "Work ends on 1 June",
-  not "The painter arrives on 1 June");
-- **names**: the sentence names names the passages name too ("Team A", "Helga"), no
-  statement giving the figure names them all (a statement naming no one is read with the
-  one before it: "Helga leads the team. It has 5 people."), and another statement that
-  names them all gives another figure.
+  side of it, one the sentence has beside its figure; another statement has ``AGREE`` of
+  them beside a figure of its own, and names no one the sentence does not ("Work ends on
+  15 June" for "Work ends on 1 June", not "The painter arrives on 1 June");
+- **names** (English only: German writes every noun with a capital): the sentence names
+  names beside its figure that the passages name too ("Team A", "Helga"); every
+  statement giving the figure names someone the sentence never names, and none names
+  them all; another statement that names them all gives another figure (a statement
+  naming no one is read with the last one before it that does: "Helga leads the team.
+  It has 5 people.").
 
-Only ever a reason to flag: a sentence none of whose figures is placed elsewhere is
-judged as before.
+A statement of several lines that gives the figure (a table's rows, a list) clears it:
+which row says what is not read. Only ever a reason to flag: a sentence none of whose
+figures is placed elsewhere is judged as before.
 """
 
 from __future__ import annotations
 
+import functools
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
+from dataclasses import dataclass
 
-from docent.core.evaluation import WORD, sentence_bounds, stem
-from docent.core.numbers import MONTH_NAMES, Figure, figures, stated_numbers
-from docent.core.queryterms import stopwords
+from docent.core.evaluation import WORD, sentence_bounds, stem, words_of
+from docent.core.numbers import MONTH_NAMES, WEEKDAY_NAMES, Figure, figures, stated_numbers
+from docent.core.queryterms import is_english, stopwords
 
-#: Words either side of a figure that say what it is of.
+#: Content words either side of a figure that say what it is of (and words, stopwords
+#: aside, either side in which the names beside it are looked for).
 NEAR = 4
 #: Of those, how many another statement's figure must have too for the sentence to be
-#: about it (all of them, when the sentence has fewer): "The project concludes on 15
-#: June" is not about "The project starts on 5 April" for sharing "project".
+#: about it: "The project concludes on 15 June" is not about "The project starts on 5
+#: April" for sharing "project", nor "The salary is 50,000" about "The salary of her
+#: deputy is 42,000" for sharing "salary" (review, session 32).
 AGREE = 2
 
 #: A Markdown heading's line: "## Budget".
@@ -48,58 +55,76 @@ _HEADING = re.compile(r"[ \t]*#{1,6}\s")
 #: A section's number opening a sentence: "4.1 Hardware requirements".
 _SECTION_NUMBER = re.compile(r"\W*\d+(?:\.\d+)+\.?\s+(?=[A-Z])")
 #: Words of when, not of what nor whose.
-_WHEN_WORDS = MONTH_NAMES | {
-    f"{day}day" for day in ("mon", "tues", "wednes", "thurs", "fri", "satur", "sun")
-}
-#: A name's word: a capital and small letters ("Helga", "Team"), or a capital alone ("Team
-#: B"). Not a code in capitals ("RAM", "LTSP") nor a unit ("GiB", "MHz"): those say what
-#: a figure counts, not whose it is.
-_CAPITAL = re.compile(r"(?<![\w'’-])(?:[A-Z][a-z]+|[A-Z](?![\w-]))(?:['’]s)?(?![\w-])")
+_WHEN_WORDS = MONTH_NAMES | WEEKDAY_NAMES
+#: A word that may be a name's: letters of any script, an apostrophe's "s" after them.
+_WORDISH = re.compile(r"(?<![\w'’-])[^\W\d_][^\W_]*(?:['’]s)?(?![\w-])")
 _POSSESSIVE = re.compile(r"['’]s?$")
+#: A line that ends no sentence: a heading's ("Renovation plan" over its text), when it
+#: is short, its last word no stopword and the next line opens with a capital.
+_HEADING_WORDS = 8
 
 
+@dataclass(frozen=True, slots=True)
 class _Statement:
     """A sentence of a passage, with its figures, the numbers it states and its names."""
 
-    __slots__ = ("figures", "names", "stated", "text")
+    text: str
+    figures: tuple[Figure, ...]
+    stated: frozenset[str]
+    names: frozenset[str]
+    #: Its own names, or those of the last statement before it in its passage naming any.
+    named: frozenset[str]
 
-    def __init__(self, text: str) -> None:
-        self.text = text
-        self.figures = figures(text)
-        self.stated = stated_numbers(text)
-        self.names = names_in(text)
+    @property
+    def lines(self) -> bool:
+        return "\n" in self.text.strip()
 
 
-class _Pool:
-    """The statements of the passages a sentence is checked against, in order, and the
-    names each is read with: its own, or when it names no one, those of the statement
-    before it in the same passage ("Helga leads the team. It has 5 people.")."""
+@functools.lru_cache(maxsize=512)
+def statements(passage: str) -> tuple[_Statement, ...]:
+    """A passage's statements in order (module docstring), parsed once per passage text:
+    the check asks about the same passages for every sentence of an answer."""
+    out: list[_Statement] = []
+    before: frozenset[str] = frozenset()
+    for part in _paragraphs(passage):
+        for a, b in sentence_bounds(part):
+            text = part[a:b]
+            names = names_in(text)
+            before = names or before
+            out.append(
+                _Statement(
+                    text, tuple(figures(text)), frozenset(stated_numbers(text)), names, before
+                )
+            )
+    return tuple(out)
 
-    def __init__(self, passages: Sequence[str]) -> None:
-        self.items: list[_Statement] = []
-        self.named: list[frozenset[str]] = []
-        for passage in passages:
-            before: frozenset[str] = frozenset()
-            # a heading or a paragraph ends a statement, whatever punctuation it lacks
-            for part in _paragraphs(passage):
-                for a, b in sentence_bounds(part):
-                    statement = _Statement(part[a:b])
-                    self.items.append(statement)
-                    self.named.append(statement.names or before)
-                    before = statement.names
-        self.all_names: frozenset[str] = frozenset().union(*(s.names for s in self.items))
+
+@functools.lru_cache(maxsize=512)
+def _english(passage: str) -> bool:
+    return is_english(words_of(passage))
 
 
 def _paragraphs(passage: str) -> list[str]:
-    """A passage's paragraphs, and its Markdown headings' lines apart."""
+    """A passage's paragraphs, its headings' lines apart: a Markdown heading's, and a
+    short line ending no sentence over one opening with a capital ("Renovation plan"),
+    without figures or a table's bars."""
+    stop = stopwords()
     parts: list[str] = []
     for paragraph in re.split(r"\n[ \t]*\n", passage):
         lines = paragraph.split("\n")
-        heading = [i for i, line in enumerate(lines) if _HEADING.match(line)]
         start = 0
-        for i in heading:
-            parts += ["\n".join(lines[start:i]), lines[i]]
-            start = i + 1
+        for i, line in enumerate(lines):
+            following = lines[i + 1].lstrip() if i + 1 < len(lines) else ""
+            words = words_of(line)
+            titled = (
+                0 < len(words) <= _HEADING_WORDS
+                and not re.search(r"[\d|]|[.,;:!?)\]]\s*$", line)  # (no table's row)
+                and words[-1] not in stop
+                and following[:1].isupper()
+            )
+            if _HEADING.match(line) or titled:
+                parts += ["\n".join(lines[start:i]), line]
+                start = i + 1
         parts.append("\n".join(lines[start:]))
     return [p for p in parts if p.strip()]
 
@@ -110,12 +135,14 @@ def names_in(text: str) -> frozenset[str]:
 
 
 def _name_spans(text: str) -> list[tuple[int, int, str]]:
-    """Where a sentence writes names, and each lower-cased: capitalised words after its
-    first word, the first word too when a name or a possessive follows it ("Helga
-    Brandt", "Helga's"), single capitals ("Team A"); not months, weekdays, stopwords
-    ("The", "It", "If": a line of a passage may open with one), nor "I"."""
+    """Where a sentence writes names, and each lower-cased: words of a capital and small
+    letters ("Helga", "Müller") or a capital alone ("Team B") after its first word, the
+    first word too when a name or a possessive follows it ("Helga Brandt", "Helga's");
+    not codes in capitals ("RAM") nor units ("GiB", "MHz"), which say what a figure
+    counts, not whose it is; not months, weekdays, stopwords ("The", "If": a line of a
+    passage may open with one), nor "I"."""
     out: list[tuple[int, int, str]] = []
-    caps = list(_CAPITAL.finditer(text))
+    caps = [m for m in _WORDISH.finditer(text) if _capitalised(_POSSESSIVE.sub("", m.group()))]
     first = re.match(r"\W*", text)
     lead = first.end() if first else 0
     stop = stopwords()
@@ -133,15 +160,11 @@ def _name_spans(text: str) -> list[tuple[int, int, str]]:
     return out
 
 
-def near_names(text: str, figure: Figure, reach: int = NEAR) -> frozenset[str]:
-    """The names written within ``reach`` words either side of a figure of ``text``."""
-    before = [m.start() for m in WORD.finditer(text, 0, figure.start)][-reach:]
-    after = [m.end() for m in WORD.finditer(text, figure.end)][:reach]
-    start = before[0] if before else figure.start
-    end = after[-1] if after else figure.end
-    return frozenset(name for a, b, name in _name_spans(text) if a >= start and b <= end)
+def _capitalised(word: str) -> bool:
+    return word[:1].isupper() and (len(word) == 1 or word[1:].islower())
 
 
+@functools.lru_cache(maxsize=8192)  # (a passage's statements are asked for every sentence)
 def near_words(text: str, figure: Figure, reach: int = NEAR) -> frozenset[str]:
     """The ``reach`` content words (stemmed) nearest a figure of ``text`` on either side:
     what it is a figure of. Not figures, months, weekdays or stopwords."""
@@ -159,51 +182,66 @@ def near_words(text: str, figure: Figure, reach: int = NEAR) -> frozenset[str]:
     return frozenset(before + after)
 
 
-def misplaced(sentence: str, passages: Sequence[str]) -> str | None:
-    """The statement of ``passages`` that gives what ``sentence`` is about another figure
+@functools.lru_cache(maxsize=8192)
+def near_names(text: str, figure: Figure, reach: int = NEAR) -> frozenset[str]:
+    """The names written within ``reach`` words either side of a figure of ``text``,
+    stopwords in small letters and a possessive's "s" not counted ("Team A has a budget
+    of 40,000": "Team A" is beside it)."""
+    stop = stopwords()
+
+    def counted(m: re.Match[str]) -> bool:
+        word = m.group()
+        return not (word.islower() and (word in stop or word == "s"))
+
+    before = [m.start() for m in WORD.finditer(text, 0, figure.start) if counted(m)][-reach:]
+    after = [m.end() for m in WORD.finditer(text, figure.end) if counted(m)][:reach]
+    start = before[0] if before else figure.start
+    end = after[-1] if after else figure.end
+    return frozenset(name for a, b, name in _name_spans(text) if a >= start and b <= end)
+
+
+def misplaced(sentence: str, passages: Sequence[str]) -> tuple[int, str] | None:
+    """Which of ``passages`` (its index) gives what ``sentence`` is about another figure
     than the sentence's, when the sentence's figure stands in them only in statements
-    about something else (module docstring); None when there is none."""
+    about something else, and that statement (module docstring); None when none does."""
     own = figures(sentence)
     if not own or not passages:
         return None
-    pool = _Pool(passages)
+    pool = [(i, s) for i, passage in enumerate(passages) for s in statements(passage)]
     said = stated_numbers(sentence)
+    mine = names_in(sentence)
+    english = all(_english(passage) for passage in passages)
+    known: frozenset[str] = frozenset().union(*(s.names for _, s in pool))
     heading = _SECTION_NUMBER.match(sentence)
     for figure in own:
         if heading and figure.start < heading.end():
             continue  # "4.1 Hardware requirements": which section, not a figure
-        holders = {k for k, s in enumerate(pool.items) if figure.values & s.stated}
-        if not holders:
-            continue  # not stated at all: the number check's to say
+        holders = [s for _, s in pool if figure.values & s.stated]
+        if not holders or any(s.lines for s in holders):
+            continue  # not stated at all (the number check's to say), or in a table
+        held = {id(h) for h in holders}
+        others = [
+            (i, s, f)
+            for i, s in pool
+            if id(s) not in held
+            for f in s.figures
+            if f.kind == figure.kind and not f.values & said
+        ]
         near = near_words(sentence, figure)
-        if near and not any(
-            near & near_words(pool.items[k].text, f)
-            for k in holders
-            for f in pool.items[k].figures
+        if len(near) >= AGREE and not any(
+            near & near_words(h.text, f)
+            for h in holders
+            for f in h.figures
             if f.values & figure.values
         ):
-            enough = min(len(near), AGREE)
-            for k, f in _others(pool, holders, figure.kind, said):
-                if len(near & near_words(pool.items[k].text, f)) >= enough:
-                    return pool.items[k].text.strip()
-        names = near_names(sentence, figure) & pool.all_names
-        if names and not any(names <= pool.named[k] for k in holders):
-            for k, f in _others(pool, holders, figure.kind, said):
-                text = pool.items[k].text
+            for i, s, f in others:
+                if len(near & near_words(s.text, f)) >= AGREE and not s.named - mine:
+                    return i, s.text.strip()
+        names = near_names(sentence, figure) & known if english else frozenset()
+        if names and all((h.named - mine) and not names <= h.named for h in holders):
+            for i, s, f in others:
                 # its own names close to the figure: not a name pages before it
-                by = near_names(text, f, 2 * NEAR) if pool.items[k].names else pool.named[k]
+                by = near_names(s.text, f, 2 * NEAR) if s.names else s.named
                 if names <= by:
-                    return text.strip()
+                    return i, s.text.strip()
     return None
-
-
-def _others(
-    pool: _Pool, holders: set[int], kind: str, said: set[str]
-) -> Iterator[tuple[int, Figure]]:
-    """The figures of ``kind`` that the statements other than ``holders`` give and the
-    sentence does not state, with their statement's index."""
-    for k, statement in enumerate(pool.items):
-        if k not in holders:
-            for f in statement.figures:
-                if f.kind == kind and not f.values & said:
-                    yield k, f

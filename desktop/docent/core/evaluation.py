@@ -166,7 +166,12 @@ class Faithfulness:
     def elsewhere(self) -> list[tuple[str, int, str]]:
         """(sentence, passage, statement) of each unsupported sentence whose figure its
         passage gives for something else, and the statement giving what it is about."""
-        return [(s.sentence, *s.elsewhere) for s in self.sentences if s.elsewhere]
+        found = {
+            (s.sentence, *s.elsewhere): None
+            for s in self.sentences
+            if s.elsewhere and not s.supported
+        }
+        return list(found)
 
     @property
     def unsaid(self) -> list[str]:

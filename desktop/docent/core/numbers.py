@@ -128,6 +128,10 @@ _MONTHS = {
 _MONTH = "|".join(sorted(_MONTHS, key=len, reverse=True))
 #: Months and their abbreviations, lower-cased.
 MONTH_NAMES = frozenset(_MONTHS)
+#: The days of the week, lower-cased.
+WEEKDAY_NAMES = frozenset(
+    f"{day}day" for day in ("mon", "tues", "wednes", "thurs", "fri", "satur", "sun")
+)
 #: "6 April", "6th of April", "April 6", "April 6th" (not "April 2026": a year); "2026-04-06".
 _DATE = re.compile(
     rf"\b(?P<d1>\d{{1,2}})(?:st|nd|rd|th)?(?:\s+of)?\s+(?P<m1>{_MONTH})\b\.?"

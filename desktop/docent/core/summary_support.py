@@ -45,7 +45,7 @@ from docent.core.embedding import Embedder
 from docent.core.errors import Cancelled
 from docent.core.evaluation import MIN_TERMS, split_sentences, stem, terms, words_of
 from docent.core.numbers import PAGE_REFERENCE, stated_numbers, unstated_numbers
-from docent.core.queryterms import stopwords
+from docent.core.queryterms import is_english
 from docent.core.sentence_vectors import best_cosines
 from docent.core.store import ScoredPoint, Store
 from docent.core.summary_parts import LIST_ITEM, PLACE_LABEL
@@ -81,11 +81,6 @@ _OPENING = re.compile(r"^[\s\"“'‘(\[*#•\d.)-]*")
 #: Punctuation after which a word is capitalised for being first, not for being a name
 #: (an opening quotation mark or bracket: "“Yes”", "(Fig. 3)").
 _FIRST_AFTER = (".", ":", "!", "?", "•", ";", '"', "“", "‘", "'", "(", "[")
-#: Share of a summary's words that are English stopwords at or above which it is read as
-#: English (smollm2:135m's 19 summaries of session 29: 0.32-0.50; German and French
-#: text: 0.00-0.06). Only an English summary's names are checked: German writes every
-#: noun with a capital ("Das Dokument erläutert die Errichtung der Brücke": review).
-ENGLISH_SHARE = 0.2
 
 
 def unwritten_names(sentence: str, words: Collection[str]) -> list[str]:
@@ -183,9 +178,7 @@ def unsupported_sentences(
         return None  # nothing to check: not "each sentence was found"
     have = stated_numbers(text)
     written = set(words_of(text)) | set(words_of(file_name))
-    stop = stopwords()
-    said = words_of(summary)
-    english = sum(w in stop for w in said) >= ENGLISH_SHARE * max(len(said), 1)
+    english = is_english(words_of(summary))
     t = THRESHOLDS
     found: list[str] = []
     searched = False
