@@ -11,9 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from docent.core.attribution import attribute, citation_notes
-from docent.core.binding import misplaced, names_in
+from docent.core.attribution import attribute, citation_notes, plain
+from docent.core.binding import contradicted, misplaced, names_in
 from docent.core.conversation import Answer
+from docent.core.evaluation import Conflict
 from docent.core.numbers import figures
 
 PLAN = "The painter arrives on 1 June. Work ends on 15 June."
@@ -158,13 +159,14 @@ def test_the_answer_says_what_the_passage_gives_instead() -> None:
         passages,
     )
     wrong, right, uncited = checked.faith.sentences
-    assert not wrong.supported and wrong.elsewhere == (1, "Work ends on 15 June.")
-    assert right.supported and right.elsewhere is None
-    assert not uncited.supported and uncited.elsewhere == (1, "Work ends on 15 June.")
-    assert [n for _, n, _ in checked.faith.elsewhere] == [1, 1]
+    ends = Conflict(1, "Work ends on 15 June.", "figure")
+    assert not wrong.supported and wrong.conflict == ends
+    assert right.supported and right.conflict is None
+    assert not uncited.supported and uncited.conflict == ends
+    assert [c for _, c in checked.faith.conflicts] == [ends, ends]
     # a judge that finds the sentence supported has the last word
     judged = attribute("Work ends on 1 June [1].", passages, judge_scores=[0.9])
-    assert judged.faith.sentences[0].supported and judged.faith.elsewhere == []
+    assert judged.faith.sentences[0].supported and judged.faith.conflicts == []
     assert not any("gives for something else" in n for n in citation_notes(judged, []))
     notes = citation_notes(checked, [])
     assert (
@@ -175,9 +177,14 @@ def test_the_answer_says_what_the_passage_gives_instead() -> None:
         question="q",
         text=checked.text,
         mode="generated",
-        figures_elsewhere=checked.faith.elsewhere,
+        conflicts=checked.faith.conflicts,
     )
-    assert shown.as_dict()["figures_elsewhere"][0]["statement"] == "Work ends on 15 June."
+    assert shown.as_dict()["conflicts"][0] == {
+        "sentence": "Work ends on 1 June [1].",
+        "passage": 1,
+        "statement": "Work ends on 15 June.",
+        "kind": "figure",
+    }
 
 
 def test_sentences_read_blind_as_supported_are_not_flagged() -> None:
@@ -189,3 +196,95 @@ def test_sentences_read_blind_as_supported_are_not_flagged() -> None:
     assert len(with_figures) > 30
     flagged = [r for r in with_figures if misplaced(r["sentence"], [r["passage"]])]
     assert all(r["label"] == "wrong" for r in flagged), flagged
+
+
+REPORT = (
+    "Norvik Devices delivered the first batch of 400 sensors on 12 June 2025, two weeks "
+    "late. Team Alpha has spent EUR 97,300 of its EUR 184,500 budget by the end of June."
+)
+HERON = (
+    "## Team Alpha (hardware)\nTeam Alpha is led by Daniel Ferreira.\n"
+    "- Budget: EUR 184,500 for 2025.\n- Hardware delivery deadline: 30 May 2025.\n"
+    "## Team Beta (software)\nTeam Beta is led by Priya Natarajan.\n"
+    "- Budget: EUR 96,000 for 2025.\n- Go-live date: 15 September 2025.\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("sentence", "passage", "kind"),
+    [
+        # QA, session 32: each was supported at 0.89-0.96
+        ("Norvik Devices did not deliver the first batch of 400 sensors.", REPORT, "opposite"),
+        (
+            "Norvik Devices delivered the first batch of 400 sensors on 12 June 2025, two weeks "
+            "early.",
+            REPORT,
+            "opposite",
+        ),
+        (
+            "Team Beta has spent EUR 97,300 of its EUR 184,500 budget by the end of June.",
+            REPORT,
+            "name",
+        ),
+        ("Team Alpha is led by Priya Natarajan.", HERON, "name"),
+        # said as the passage says it
+        ("Norvik Devices delivered the first batch two weeks late.", REPORT, None),
+        ("Team Alpha has spent EUR 97,300 of its budget.", REPORT, None),
+        ("Team Beta is led by Priya Natarajan.", HERON, None),
+        ("Priya Natarajan leads Team Beta.", HERON, None),
+        # a table's rows are not read, nor a sentence sharing few of its words
+        (
+            "Team A's budget is 25,000.",
+            "| Team | Budget |\n|---|---|\n| A | 25,000 |\n| B | 40,000 |",
+            None,
+        ),
+        (
+            "Helga Brandt's team has 5 people.",
+            "Helga Brandt leads. Her team, based in Oslo, has 5 people.",
+            None,
+        ),
+    ],
+)
+def test_a_sentence_that_turns_its_statement_around(
+    sentence: str, passage: str, kind: str | None
+) -> None:
+    found = contradicted(sentence, [passage])
+    assert (found[2] if found else None) == kind
+
+
+def test_a_list_item_is_a_statement_read_with_the_name_above_it() -> None:
+    """QA, session 32: a summary gave Team Alpha Team Beta's go-live date."""
+    assert misplaced("Team Alpha's go-live date is 15 September 2025.", [HERON]) == (
+        0,
+        "- Hardware delivery deadline: 30 May 2025.",
+    )
+    assert misplaced("Team Beta's budget is EUR 184,500.", [HERON]) == (
+        0,
+        "- Budget: EUR 96,000 for 2025.",
+    )
+    assert misplaced("Team Beta's budget is EUR 96,000 for 2025.", [HERON]) is None
+
+
+def test_sentences_read_blind_as_supported_are_not_turned_around() -> None:
+    data = Path(__file__).parents[2] / "benchmarks" / "data" / "citation_reading.jsonl"
+    rows = [json.loads(line) for line in data.read_text(encoding="utf-8").splitlines()]
+    flagged = [r for r in rows if contradicted(plain(r["sentence"]), [r["passage"]])]
+    assert all(r["label"] != "supported" for r in flagged), flagged
+
+
+def test_the_reason_says_which_statement_is_turned_around() -> None:
+    checked = attribute(
+        "Norvik Devices did not deliver the first batch of 400 sensors [1]. Team Beta has "
+        "spent EUR 97,300 of its EUR 184,500 budget by the end of June [1].",
+        {1: REPORT},
+    )
+    assert [c.kind for _, c in checked.faith.conflicts] == ["opposite", "name"]
+    notes = citation_notes(checked, [])
+    assert any(
+        n.startswith("“Norvik Devices did not deliver")
+        and "says the contrary of passage [1], which says “Norvik Devices delivered" in n
+        for n in notes
+    )
+    assert any(
+        "names another than passage [1] does, which says “Team Alpha has spent" in n for n in notes
+    )

@@ -303,11 +303,12 @@ def test_ask_says_which_statement_gives_another_figure(
     assert main(["ask", "When does the renovation work end?", "--json"]) == 0
     answer = json.loads(capsys.readouterr().out)
     assert answer["unsupported_sentences"] == ["The renovation work ends on 1 June [1]."]
-    assert answer["figures_elsewhere"] == [
+    assert answer["conflicts"] == [
         {
             "sentence": "The renovation work ends on 1 June [1].",
             "passage": 1,
             "statement": "Work ends on 15 June.",
+            "kind": "figure",
         }
     ]
     assert "about this, it says “Work ends on 15 June”" in answer["reason"]

@@ -623,7 +623,7 @@ class Answerer:
             unsupported_sentences=checked.faith.unsupported,
             uncited_sentences=checked.faith.uncited,
             unsaid_parts=checked.faith.unsaid,
-            figures_elsewhere=checked.faith.elsewhere,
+            conflicts=checked.faith.conflicts,
             answer_match=checked.whole,
             sentence_support=checked.faith.pairs,
             confidence=confidence,

@@ -48,12 +48,13 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
-from docent.core.binding import misplaced
+from docent.core.binding import contradicted, misplaced
 from docent.core.citations import MARKER, cited_numbers, code_spans, in_spans, markers
 from docent.core.evaluation import (
     MIN_TERMS,
     SUPPORT_THRESHOLD,
     WORD,
+    Conflict,
     Faithfulness,
     SentenceSupport,
     split_sentences,
@@ -150,7 +151,7 @@ class Scorer:
         self._terms = {n: terms(text) for n, text in passages.items()}
         self._numbers = {n: stated_numbers(text) for n, text in passages.items()}
         self._words = {n: f" {' '.join(words_of(text))} " for n, text in passages.items()}
-        self._elsewhere: dict[tuple[str, tuple[int, ...]], tuple[int, str] | None] = {}
+        self._conflicts: dict[tuple[str, tuple[int, ...]], Conflict | None] = {}
         self._cos: list[dict[int, float]] = [{} for _ in sentences]
         if embed is not None and sentences and passages and thresholds.weight < 1.0:
             owners = [
@@ -183,23 +184,30 @@ class Scorer:
             cos = max(self._cos[i].get(n, 0.0) for n in numbers)
             score = self.t.weight * overlap + (1 - self.t.weight) * cos
         have: set[str] = set().union(*(self._numbers.get(n, set()) for n in numbers))
-        if unstated_numbers(plain(sentence), have) or self.elsewhere(sentence, numbers):
+        if unstated_numbers(plain(sentence), have) or self.conflict(sentence, numbers):
             return min(score, NUMBER_MISMATCH_CAP)
         return score
 
-    def elsewhere(self, sentence: str, numbers: Sequence[int]) -> tuple[int, str] | None:
-        """The passage of ``numbers``, and its statement, that gives what the sentence is
-        about another figure than the sentence's, which those passages give only for
-        something else (``binding.misplaced``): "Work ends on 15 June." of "Work ends on 1
-        June" and a passage where the painter arrives on 1 June. Spaces collapsed."""
+    def conflict(self, sentence: str, numbers: Sequence[int]) -> Conflict | None:
+        """The statement of passages ``numbers`` that the sentence goes against
+        (``binding``): one giving what it is about another figure than the sentence's,
+        which those passages give only for something else ("Work ends on 15 June." of
+        "Work ends on 1 June" and a passage where the painter arrives on 1 June); or one it
+        says again with its sense turned ("did not deliver", "early" of "late") or with
+        another name in a name's place ("Team Beta has spent ..." of "Team Alpha has
+        spent ...")."""
         key = (sentence, tuple(numbers))
-        if key not in self._elsewhere:
+        if key not in self._conflicts:
             given = [n for n in numbers if n in self.layout]
-            found = misplaced(plain(sentence), [self.layout[n] for n in given])
-            self._elsewhere[key] = (
-                None if found is None else (given[found[0]], " ".join(found[1].split()))
-            )
-        return self._elsewhere[key]
+            texts = [self.layout[n] for n in given]
+            text = plain(sentence)
+            found: Conflict | None = None
+            if (figure := misplaced(text, texts)) is not None:
+                found = Conflict(given[figure[0]], " ".join(figure[1].split()), "figure")
+            elif (turned := contradicted(text, texts)) is not None:
+                found = Conflict(given[turned[0]], " ".join(turned[1].split()), turned[2])
+            self._conflicts[key] = found
+        return self._conflicts[key]
 
     def best(self, i: int, sentence: str, exclude: Sequence[int] = ()) -> tuple[int | None, float]:
         """The single passage that supports the sentence best (earlier ones win ties)."""
@@ -373,22 +381,22 @@ def _check(scorer: Scorer, i: int, sentence: str, cited: tuple[int, ...]) -> Sen
         other = scorer.best_vouched(i, sentence, t.clear, exclude=cited)
         clearly = other is not None and other[1] - score >= t.margin
         better = other[0] if other is not None and clearly else None
-        elsewhere = None if better is not None else scorer.elsewhere(sentence, cited)
-        return SentenceSupport(sentence, cited, score, False, better=better, elsewhere=elsewhere)
+        conflict = None if better is not None else scorer.conflict(sentence, cited)
+        return SentenceSupport(sentence, cited, score, False, better=better, conflict=conflict)
     match = scorer.best_vouched(i, sentence, t.support)
     if match is not None:
         n, score = match
         unsaid = scorer.unsaid(sentence, [n])
         return SentenceSupport(sentence, (), score, True, matched=n, unsaid=unsaid)
     best, score = scorer.best(i, sentence)
-    elsewhere = scorer.elsewhere(sentence, [best]) if best is not None else None
-    return SentenceSupport(sentence, (), score, False, elsewhere=elsewhere)
+    conflict = scorer.conflict(sentence, [best]) if best is not None else None
+    return SentenceSupport(sentence, (), score, False, conflict=conflict)
 
 
 def _with_score(check: SentenceSupport, score: float, supported: bool) -> SentenceSupport:
-    """A judge's verdict: a sentence it finds supported has no figure said elsewhere."""
+    """A judge's verdict: a sentence it finds supported goes against no statement."""
     return replace(
-        check, score=score, supported=supported, elsewhere=None if supported else check.elsewhere
+        check, score=score, supported=supported, conflict=None if supported else check.conflict
     )
 
 
@@ -501,12 +509,8 @@ def citation_notes(checked: Attribution, invalid: list[int]) -> list[str]:
         notes.append(
             f"Citation {marks} does not support “{_short(s.sentence)}”; passage [{s.better}] does."
         )
-    for sentence, n, statement in checked.faith.elsewhere:
-        said = _short(plain(sentence)).rstrip(". ")
-        notes.append(
-            f"“{said}” states a figure that passage [{n}] gives for something else; about "
-            f"this, it says “{_short(statement, 120).rstrip('.')}”."
-        )
+    for sentence, conflict in checked.faith.conflicts:
+        notes.append(conflict_note(sentence, conflict))
     if going_on := [s for s in checked.faith.sentences if s.supported and s.unsaid]:
         several = len(going_on) > 1
         notes.append(
@@ -517,6 +521,20 @@ def citation_notes(checked: Attribution, invalid: list[int]) -> list[str]:
         nums = ", ".join(f"[{n}]" for n in invalid)
         notes.append(f"Citations to passages that were never offered were dropped: {nums}.")
     return notes
+
+
+def conflict_note(sentence: str, conflict: Conflict) -> str:
+    """What the reason line says of a sentence that goes against a statement."""
+    said = _short(plain(sentence)).rstrip(". ")
+    n, statement = conflict.passage, _short(conflict.statement, 120).rstrip(".")
+    if conflict.kind == "figure":
+        return (
+            f"“{said}” states a figure that passage [{n}] gives for something else; about "
+            f"this, it says “{statement}”."
+        )
+    if conflict.kind == "name":
+        return f"“{said}” names another than passage [{n}] does, which says “{statement}”."
+    return f"“{said}” says the contrary of passage [{n}], which says “{statement}”."
 
 
 def _count(n: int, word: str) -> str:

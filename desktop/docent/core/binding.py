@@ -36,8 +36,9 @@ import functools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Literal
 
-from docent.core.evaluation import WORD, sentence_bounds, stem, words_of
+from docent.core.evaluation import WORD, sentence_bounds, stem, terms, words_of
 from docent.core.numbers import MONTH_NAMES, WEEKDAY_NAMES, Figure, figures, stated_numbers
 from docent.core.queryterms import is_english, stopwords
 
@@ -52,6 +53,8 @@ AGREE = 2
 
 #: A Markdown heading's line: "## Budget".
 _HEADING = re.compile(r"[ \t]*#{1,6}\s")
+#: A list's item: "- Budget: ...", "* ...", "• ...", "2. ...".
+_BULLET = re.compile(r"(?:[-*+•]|\d{1,2}[.)])\s")
 #: A section's number opening a sentence: "4.1 Hardware requirements".
 _SECTION_NUMBER = re.compile(r"\W*\d+(?:\.\d+)+\.?\s+(?=[A-Z])")
 #: Words of when, not of what nor whose.
@@ -107,7 +110,7 @@ def _english(passage: str) -> bool:
 def _paragraphs(passage: str) -> list[str]:
     """A passage's paragraphs, its headings' lines apart: a Markdown heading's, and a
     short line ending no sentence over one opening with a capital ("Renovation plan"),
-    without figures or a table's bars."""
+    without figures or a table's bars; and each item of a list."""
     stop = stopwords()
     parts: list[str] = []
     for paragraph in re.split(r"\n[ \t]*\n", passage):
@@ -124,6 +127,9 @@ def _paragraphs(passage: str) -> list[str]:
             )
             if _HEADING.match(line) or titled:
                 parts += ["\n".join(lines[start:i]), line]
+                start = i + 1
+            elif _BULLET.match(following):  # a list's item is a statement of its own
+                parts.append("\n".join(lines[start : i + 1]))
                 start = i + 1
         parts.append("\n".join(lines[start:]))
     return [p for p in parts if p.strip()]
@@ -210,7 +216,8 @@ def misplaced(sentence: str, passages: Sequence[str]) -> tuple[int, str] | None:
     pool = [(i, s) for i, passage in enumerate(passages) for s in statements(passage)]
     said = stated_numbers(sentence)
     mine = names_in(sentence)
-    english = all(_english(passage) for passage in passages)
+    # (a passage of lists and figures has few stopwords: the sentence tells too)
+    english = is_english(words_of(sentence)) or all(_english(p) for p in passages)
     known: frozenset[str] = frozenset().union(*(s.names for _, s in pool))
     heading = _SECTION_NUMBER.match(sentence)
     for figure in own:
@@ -245,3 +252,119 @@ def misplaced(sentence: str, passages: Sequence[str]) -> tuple[int, str] | None:
                 if names <= by:
                     return i, s.text.strip()
     return None
+
+
+#: A verb negated: the statement does not hold ("did not deliver", "is not", "isn't",
+#: "never", "cannot", "no longer"). Not "no file" nor "(not characters)": a determiner
+#: or a contrast, not the statement turned (review of the tests, session 32).
+_NEGATION = re.compile(
+    r"\b(?:do|does|did|is|are|was|were|has|have|had|can|could|will|would|shall|should|"
+    r"must|may|might)\s+not\b|n['’]t\b|\b(?:never|cannot|no\s+longer)\b",
+    re.I,
+)
+#: Words of opposite sense: a sentence that says one where its statement says the other
+#: says the opposite ("two weeks early" of "two weeks late").
+_OPPOSITES = [
+    ("early", "late"),
+    ("earlier", "later"),
+    ("before", "after"),
+    ("increase", "decrease"),
+    ("increased", "decreased"),
+    ("rise", "fall"),
+    ("rose", "fell"),
+    ("more", "less"),
+    ("more", "fewer"),
+    ("higher", "lower"),
+    ("above", "below"),
+    ("maximum", "minimum"),
+    ("larger", "smaller"),
+    ("largest", "smallest"),
+    ("faster", "slower"),
+    ("enable", "disable"),
+    ("enabled", "disabled"),
+    ("allowed", "forbidden"),
+    ("accepted", "rejected"),
+    ("approved", "rejected"),
+    ("true", "false"),
+    ("succeeded", "failed"),
+    ("success", "failure"),
+    ("include", "exclude"),
+    ("included", "excluded"),
+    ("won", "lost"),
+    ("ahead", "behind"),
+    ("always", "never"),
+    ("required", "optional"),
+    ("mandatory", "optional"),
+    ("open", "closed"),
+    ("first", "last"),
+]
+_OPPOSITE = {a: b for a, b in _OPPOSITES} | {b: a for a, b in _OPPOSITES}
+#: A statement is the one a sentence says again when they share this many content words
+#: at least, this share of the sentence's ...
+RESTATES_WORDS = 3
+RESTATES_SENTENCE = 0.6
+#: ... and this share of the statement's.
+RESTATES_STATEMENT = 0.5
+
+
+def contradicted(
+    sentence: str, passages: Sequence[str]
+) -> tuple[int, str, Literal["opposite", "name"]] | None:
+    """Which of ``passages`` (its index) has the statement ``sentence`` says again with
+    its sense turned, that statement, and how: "opposite" when one of the two is negated
+    and the other not ("Norvik did not deliver the first batch" of "Norvik delivered the
+    first batch ..."), or one says a word where the other says its opposite ("two weeks
+    early" of "two weeks late"); "name" when the sentence names someone in the place of
+    another the statement names, between the same words ("Team Beta has spent EUR 97,300"
+    of "Team Alpha has spent EUR 97,300"; QA, session 32). A statement of several lines
+    (a table's rows, a list) is not read. The statement is one sharing ``RESTATES_WORDS``
+    content words with the sentence, ``RESTATES_SENTENCE`` of the sentence's and
+    ``RESTATES_STATEMENT`` of its own; when any such statement says it as the sentence
+    does, or the sentence shares no words with any statement so, None."""
+    wanted = terms(sentence)
+    if len(wanted) < RESTATES_WORDS or not passages:
+        return None
+    said = set(words_of(sentence))
+    negated = bool(_NEGATION.search(sentence))
+    names = names_in(sentence)
+    found: tuple[int, str, Literal["opposite", "name"]] | None = None
+    for i, passage in enumerate(passages):
+        for statement in statements(passage):
+            if statement.lines:
+                continue  # a table's rows or a list's items: which says what is not read
+            held = terms(statement.text)
+            shared = wanted & held
+            if (
+                len(shared) < RESTATES_WORDS
+                or len(shared) < RESTATES_SENTENCE * len(wanted)
+                or len(shared) < RESTATES_STATEMENT * len(held)
+            ):
+                continue
+            words = set(words_of(statement.text))
+            turned = negated != bool(_NEGATION.search(statement.text)) or any(
+                _OPPOSITE.get(w) in words and w not in words and _OPPOSITE[w] not in said
+                for w in said
+                if w in _OPPOSITE
+            )
+            swapped = any(
+                _neighbours(sentence, mine) & _neighbours(statement.text, theirs)
+                for mine in names - statement.names
+                for theirs in (statement.names - names) - said
+            )
+            if not turned and not swapped:
+                return None  # the sentence says what this statement says
+            if found is None:
+                found = (i, statement.text.strip(), "opposite" if turned else "name")
+    return found
+
+
+def _neighbours(text: str, name: str) -> set[str]:
+    """The words just before and after ``name`` in ``text``, lower-cased (a possessive's
+    "s" skipped): a name in another's place has its neighbours ("Team Beta has" of "Team
+    Alpha has")."""
+    words = [w for w in words_of(text) if w != "s"]
+    out: set[str] = set()
+    for k, word in enumerate(words):
+        if word == name:
+            out |= set(words[max(0, k - 1) : k]) | set(words[k + 1 : k + 2])
+    return out

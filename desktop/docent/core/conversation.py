@@ -34,7 +34,7 @@ from typing import Any, Literal
 
 from docent.core.citations import Citation, strip_markers
 from docent.core.errors import Cancelled
-from docent.core.evaluation import stem
+from docent.core.evaluation import Conflict, stem
 from docent.core.models import Hit
 from docent.core.queryterms import analyse, content_words
 
@@ -87,11 +87,11 @@ class Answer:
     #: sentence copies the passage, then goes on with something it made up
     #: (``evaluation.SentenceSupport.unsaid``).
     unsaid_parts: list[str] = field(default_factory=list)
-    #: (sentence, passage, statement) of unsupported sentences stating a figure their
-    #: passage gives only for something else, with the passage's statement that gives
-    #: what they are about another ("Work ends on 1 June" of "The painter arrives on 1
-    #: June. Work ends on 15 June."; ``binding.misplaced``).
-    figures_elsewhere: list[tuple[str, int, str]] = field(default_factory=list)
+    #: Unsupported sentences that go against a statement of their passage, with it: a
+    #: figure it gives only for something else ("Work ends on 1 June" of "The painter
+    #: arrives on 1 June. Work ends on 15 June."), a sense turned, a name in another's
+    #: place (``evaluation.Conflict``, ``binding``).
+    conflicts: list[tuple[str, Conflict]] = field(default_factory=list)
     #: (sentence, support score) of each sentence long enough to judge.
     sentence_support: list[tuple[str, float]] = field(default_factory=list)
     confidence: str = ""  # "high" | "medium" | "low"
@@ -232,9 +232,9 @@ class Answer:
             "unsupported_sentences": self.unsupported_sentences,
             "uncited_sentences": self.uncited_sentences,
             "unsaid_parts": self.unsaid_parts,
-            "figures_elsewhere": [
-                {"sentence": s, "passage": n, "statement": statement}
-                for s, n, statement in self.figures_elsewhere
+            "conflicts": [
+                {"sentence": s, "passage": c.passage, "statement": c.statement, "kind": c.kind}
+                for s, c in self.conflicts
             ],
             "answer_match": self.answer_match,
             "unsupported_answer": self.unsupported_answer,

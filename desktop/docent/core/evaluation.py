@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Literal
 
 from docent.core import words
 from docent.core.citations import MARKER, strip_markers
@@ -118,6 +119,23 @@ def support_score(sentence: str, passages: Iterable[str]) -> float:
 
 
 @dataclass(frozen=True, slots=True)
+class Conflict:
+    """A statement of an offered passage that an answer's sentence goes against."""
+
+    #: The passage's number.
+    passage: int
+    #: The statement, its spaces collapsed.
+    statement: str
+    #: "figure": the sentence states a figure the passage gives only for something else,
+    #: and this statement gives what the sentence is about another ("Work ends on 15
+    #: June." of "Work ends on 1 June"); "opposite": the sentence says what this statement
+    #: says, negated or with a word of opposite sense ("did not deliver", "early");
+    #: "name": with another name in a name's place ("Team Beta has spent ..." of "Team
+    #: Alpha has spent ...").
+    kind: Literal["figure", "opposite", "name"]
+
+
+@dataclass(frozen=True, slots=True)
 class SentenceSupport:
     sentence: str
     #: The valid passage numbers the model cited in the sentence.
@@ -134,11 +152,10 @@ class SentenceSupport:
     #: goes on with past the words it copies ("Dh ... was introduced in 2008 as a CDBS
     #: killer, *and is not available anymore*"). Empty when the passage says all of it.
     unsaid: tuple[str, ...] = ()
-    #: Of an unsupported sentence, the passage and its statement that give what the
-    #: sentence is about another figure than the sentence's, which the passage gives only
-    #: for something else ("Work ends on 15 June." of "Work ends on 1 June";
-    #: ``binding.misplaced``).
-    elsewhere: tuple[int, str] | None = None
+    #: Of an unsupported sentence, the statement of a passage it goes against
+    #: (``binding``): one giving what the sentence is about another figure, or saying
+    #: the opposite of it.
+    conflict: Conflict | None = None
 
 
 @dataclass(slots=True)
@@ -163,13 +180,11 @@ class Faithfulness:
         )
 
     @property
-    def elsewhere(self) -> list[tuple[str, int, str]]:
-        """(sentence, passage, statement) of each unsupported sentence whose figure its
-        passage gives for something else, and the statement giving what it is about."""
+    def conflicts(self) -> list[tuple[str, Conflict]]:
+        """(sentence, conflict) of each unsupported sentence that goes against a statement
+        of its passage, each once."""
         found = {
-            (s.sentence, *s.elsewhere): None
-            for s in self.sentences
-            if s.elsewhere and not s.supported
+            (s.sentence, s.conflict): None for s in self.sentences if s.conflict and not s.supported
         }
         return list(found)
 
