@@ -426,3 +426,45 @@ def test_a_summary_in_a_language_that_capitalises_its_nouns_is_not_name_checked(
     found = unsupported_sentences(said, rec.doc_id, text, store, embedder, file_name=rec.file_name)
     assert found == []
     engine.remove("bruecke.txt")
+
+
+HERON = """\
+# Project Heron
+
+## Team Alpha (hardware)
+
+Team Alpha is led by Daniel Ferreira and builds the sensor hubs for the warehouses.
+- Budget: EUR 184,500 for 2025.
+- Hardware delivery deadline: 30 May 2025.
+
+## Team Beta (software)
+
+Team Beta is led by Priya Natarajan and writes the inventory sync service.
+- Budget: EUR 96,000 for 2025.
+- Go-live date: 15 September 2025.
+- Headcount: 4 developers.
+"""
+
+
+def test_a_fact_moved_under_another_heading_is_named(tmp_path: Path) -> None:
+    """QA, session 32: a bullets summary put Team Beta's go-live date under "## Team
+    Alpha (hardware)", and said each sentence was found in the document."""
+    doc = tmp_path / "project_plan.md"
+    doc.write_text(HERON, encoding="utf-8")
+    settings = Settings(data_dir=str(tmp_path / "data"), extract_in_subprocess=False)
+    with Engine(settings).open() as eng:
+        assert not eng.index([doc]).failed
+        rec = eng.resolve(doc.name)
+        assert eng.store is not None
+        moved = "- Go-live date: 15 September 2025."
+        summary = (
+            "## Team Alpha (hardware)\n"
+            f"{moved}\n- Budget: EUR 184,500 for 2025.\n\n"
+            "## Team Beta (software)\n- Budget: EUR 96,000 for 2025.\n"
+            "- Priya Natarajan's team did not write the inventory sync service."
+        )
+        found = unsupported_sentences(summary, rec.doc_id, HERON, eng.store, eng.embedder)
+        assert found == [
+            moved,
+            "- Priya Natarajan's team did not write the inventory sync service.",
+        ]

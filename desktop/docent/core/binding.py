@@ -55,6 +55,8 @@ AGREE = 2
 _HEADING = re.compile(r"[ \t]*#{1,6}\s")
 #: A list's item: "- Budget: ...", "* ...", "• ...", "2. ...".
 _BULLET = re.compile(r"(?:[-*+•]|\d{1,2}[.)])\s")
+#: A list's item after a sentence on the same line.
+_JOINED_ITEM = re.compile(r"(?<=[.!?])[ \t]+(?=[-*•][ \t])")
 #: A section's number opening a sentence: "4.1 Hardware requirements".
 _SECTION_NUMBER = re.compile(r"\W*\d+(?:\.\d+)+\.?\s+(?=[A-Z])")
 #: Words of when, not of what nor whose.
@@ -113,6 +115,8 @@ def _paragraphs(passage: str) -> list[str]:
     without figures or a table's bars; and each item of a list."""
     stop = stopwords()
     parts: list[str] = []
+    # a list the chunker joined into one line ("... warehouses. - Budget: ...") is a list
+    passage = _JOINED_ITEM.sub("\n", passage)
     for paragraph in re.split(r"\n[ \t]*\n", passage):
         lines = paragraph.split("\n")
         start = 0
@@ -206,18 +210,27 @@ def near_names(text: str, figure: Figure, reach: int = NEAR) -> frozenset[str]:
     return frozenset(name for a, b, name in _name_spans(text) if a >= start and b <= end)
 
 
-def misplaced(sentence: str, passages: Sequence[str]) -> tuple[int, str] | None:
+def misplaced(
+    sentence: str,
+    passages: Sequence[str],
+    about: frozenset[str] = frozenset(),
+    english: bool | None = None,
+) -> tuple[int, str] | None:
     """Which of ``passages`` (its index) gives what ``sentence`` is about another figure
     than the sentence's, when the sentence's figure stands in them only in statements
-    about something else, and that statement (module docstring); None when none does."""
+    about something else, and that statement (module docstring); None when none does.
+    ``about``: names the sentence is about without writing them (a summary's list item
+    under "## Team Alpha"); ``english``: whether the text is English, when its writer
+    knows better than the sentence and passages tell (a summary, as a whole)."""
     own = figures(sentence)
     if not own or not passages:
         return None
     pool = [(i, s) for i, passage in enumerate(passages) for s in statements(passage)]
     said = stated_numbers(sentence)
-    mine = names_in(sentence)
+    mine = names_in(sentence) | about
     # (a passage of lists and figures has few stopwords: the sentence tells too)
-    english = is_english(words_of(sentence)) or all(_english(p) for p in passages)
+    if english is None:
+        english = is_english(words_of(sentence)) or all(_english(p) for p in passages)
     known: frozenset[str] = frozenset().union(*(s.names for _, s in pool))
     heading = _SECTION_NUMBER.match(sentence)
     for figure in own:
@@ -244,7 +257,7 @@ def misplaced(sentence: str, passages: Sequence[str]) -> tuple[int, str] | None:
             for i, s, f in others:
                 if len(near & near_words(s.text, f)) >= AGREE and not s.named - mine:
                     return i, s.text.strip()
-        names = near_names(sentence, figure) & known if english else frozenset()
+        names = (near_names(sentence, figure) | about) & known if english else frozenset()
         if names and all((h.named - mine) and not names <= h.named for h in holders):
             for i, s, f in others:
                 # its own names close to the figure: not a name pages before it

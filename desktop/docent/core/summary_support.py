@@ -26,7 +26,12 @@ against, so each sentence is scored against the document's own passages closest 
   a summary sentence may join what two pages say; ``numbers.unstated_numbers``), and one
   naming what the document never writes (``unwritten_names``: "the movie The Mandalorian"
   in a history that says Toy Story; a name is what a sentence writes with a capital,
-  except its first word; English summaries only).
+  except its first word; English summaries only); and one going against a statement of
+  those chunks (``binding``): a figure they give only for something else while they
+  give what the sentence is about another, read with the names of its section's
+  heading (a list item "Go-live date: 15 September 2025." under "## Team Alpha" of a
+  plan where that is Team Beta's date; QA, session 32), a sense turned, a name in
+  another's place.
 
 Only sentences with enough content words are judged (``evaluation.MIN_TERMS``), as in
 answers; Docent's own notes (italic paragraphs), section headings and a line that only
@@ -41,6 +46,7 @@ import threading
 from collections.abc import Collection, Sequence
 
 from docent.core.attribution import THRESHOLDS, cosine, plain
+from docent.core.binding import contradicted, misplaced, names_in
 from docent.core.embedding import Embedder
 from docent.core.errors import Cancelled
 from docent.core.evaluation import MIN_TERMS, split_sentences, stem, terms, words_of
@@ -116,12 +122,22 @@ def _initials(name: str, before: str) -> bool:
 
 def claims(summary: str) -> list[str]:
     """The summary's sentences to check, as written (for the window to find them)."""
-    out: list[str] = []
+    return [sentence for sentence, _ in headed_claims(summary)]
+
+
+def headed_claims(summary: str) -> list[tuple[str, str]]:
+    """``claims``, each with the heading of its section ("" before any): a list item
+    under "## Team Alpha" is about Team Alpha, though it never says so."""
+    out: dict[str, str] = {}
+    heading = ""
     for paragraph in summary.split("\n\n"):
         text = paragraph.strip()
         if not text or _is_note(text):
             continue
         for line in _lines(text):
+            found = _HEADING.match(line)
+            if found and found.group().strip():
+                heading = found.group().strip().strip("#* ")
             body = _HEADING.sub("", line, count=1)
             for sentence in split_sentences(body):
                 s = sentence.strip()
@@ -129,8 +145,8 @@ def claims(summary: str) -> list[str]:
                     continue  # (a sentence said twice is one claim, underlined where first)
                 if len(terms(PAGE_REFERENCE.sub(" ", s))) < MIN_TERMS:
                     continue  # too short to judge, or where only: "[pages 17–20]"
-                out.append(s)
-    return out
+                out[s] = heading
+    return list(out.items())
 
 
 def _lines(paragraph: str) -> list[str]:
@@ -173,17 +189,20 @@ def unsupported_sentences(
     is ``text``, its file ``file_name``) does not clearly say, in order; None when the
     summary has no sentence to judge, or the library holds no passage of it to check
     against (it is being indexed again). Raises Cancelled."""
-    sentences = claims(summary)
+    headed = headed_claims(summary)
+    sentences = [sentence for sentence, _ in headed]
     if not sentences:
         return None  # nothing to check: not "each sentence was found"
     have = stated_numbers(text)
     written = set(words_of(text)) | set(words_of(file_name))
     english = is_english(words_of(summary))
+    # (a summary of bullets has few stopwords: its document tells whether names are)
+    prose = english or is_english(words_of(text))
     t = THRESHOLDS
     found: list[str] = []
     searched = False
-    for sentence, vector in zip(
-        sentences, embedder.query_dense_many([plain(s) for s in sentences]), strict=True
+    for (sentence, heading), vector in zip(
+        headed, embedder.query_dense_many([plain(s) for s in sentences]), strict=True
     ):
         if cancel is not None and cancel.is_set():
             raise Cancelled("Stopped: the summary was cancelled.")
@@ -200,10 +219,13 @@ def unsupported_sentences(
             for hit in store.query(sparse=sparse, limit=BY_WORDS, doc_ids=[doc_id]):
                 whole = [cosine(vector, v) for v in store.dense_vectors([hit.id]).values()]
                 support = max(support, _support(store, vector, wanted, [hit], whole))
+        texts = [str(h.payload.get("text", "")) for h in near]
         if (
             support < t.support
             or unstated_numbers(plain(sentence), have)
             or (english and unwritten_names(sentence, written))
+            or misplaced(plain(sentence), texts, about=names_in(heading), english=prose)
+            or contradicted(plain(sentence), texts)
         ):
             found.append(sentence)
     return found if searched else None
