@@ -103,15 +103,21 @@ def test_a_text_file_is_cited_by_its_lines_and_keeps_every_line(
     assert not got.reason, got.message
     text = " ".join(c.text for c in got.chunks)
     assert all(f"shelf {n} holds" in text for n in range(1, 131))
+    # each passage by its own lines, which hold its first and last (QA, session 32: two
+    # passages of one file were both "lines 1-29", the lines of their block)
+    lines = log.read_text().splitlines()
     for c in got.chunks:
-        first, last = (c.page_start - 1) * 60 + 1, min(c.page_end * 60, 130)
-        assert c.location == f"lines {first}-{last}"
+        first, last = (int(n) for n in c.location.removeprefix("lines ").split("-"))
+        assert c.text.startswith(lines[first - 1]), c.location
+        assert c.text.endswith(lines[last - 1]), c.location
+    assert len({c.location for c in got.chunks}) == len(got.chunks)
+    assert got.chunks[0].location.startswith("lines 1-")
     assert got.chunks[-1].location.endswith("-130")
-    # Blank lines before the text count: its line is the file's fourth.
+    # Blank lines before the text are not its lines: its line is the file's fourth.
     note = tmp_path / "note.txt"
     note.write_text("\n\n\nThe pantry holds forty jars of marmalade on the top shelf.\n\n")
     [only] = here.prepare(str(note), str(tmp_path / "cache"), known_sha="").chunks
-    assert only.location == "lines 1-4"
+    assert only.location == "line 4"
     one = tmp_path / "one.txt"
     one.write_text("The pantry holds forty jars of marmalade on the top shelf.")
     [line] = here.prepare(str(one), str(tmp_path / "cache"), known_sha="").chunks

@@ -85,6 +85,9 @@ class _Unit:
     section: str = ""
     #: The heading path in force at this unit (context.HeadingPath).
     path: tuple[str, ...] = ()
+    #: The lines of its page it comes from, first and last (0-based; a sentence has its
+    #: paragraph's): a text file's passage is cited by its own lines, not its blocks'.
+    lines: tuple[int, int] = (0, 0)
 
 
 def chunk_pages(
@@ -146,6 +149,7 @@ def chunk_pages(
                 context=context,
                 title=title or "",
                 page_breaks=breaks,
+                lines=(g[0].lines[0], g[-1].lines[1]),
             )
         )
     return chunks
@@ -198,11 +202,12 @@ def _units(
         lines = [line.strip() for line in page.text.split("\n")]
         skip = _edge_furniture(lines, furniture)
         paragraph: list[str] = []
+        start = 0  # the line the paragraph opens on
         prev = ""
         titled = False  # a slide's title is read
         for i, line in enumerate(lines):
             if not line:
-                yield from _paragraph_units(paragraph, page.number, keep)
+                yield from _paragraph_units(paragraph, page.number, keep, start)
                 paragraph, prev = [], ""
                 continue
             words = line.split()
@@ -217,16 +222,18 @@ def _units(
                 kind = "line"
             else:
                 if _LIST_START.match(line):
-                    yield from _paragraph_units(paragraph, page.number, keep)
+                    yield from _paragraph_units(paragraph, page.number, keep, start)
                     paragraph = []
+                if not paragraph:
+                    start = i
                 paragraph.append(line)
                 prev = line
                 continue
-            yield from _paragraph_units(paragraph, page.number, keep)
+            yield from _paragraph_units(paragraph, page.number, keep, start)
             paragraph = []
-            yield _Unit(line.replace("\xad", ""), page.number, len(words), kind)
+            yield _Unit(line.replace("\xad", ""), page.number, len(words), kind, lines=(i, i))
             prev = line
-        yield from _paragraph_units(paragraph, page.number, keep)
+        yield from _paragraph_units(paragraph, page.number, keep, start)
 
 
 def _edge_furniture(lines: Sequence[str], furniture: set[str]) -> set[int]:
@@ -267,15 +274,25 @@ def _running_lines(pages: Sequence[Page]) -> set[str]:
     return {line for line, n in seen.items() if n >= RUNNING_LINE_PAGES}
 
 
-def _paragraph_units(lines: list[str], page: int, keep: frozenset[str]) -> Iterable[_Unit]:
+def _paragraph_units(
+    lines: list[str], page: int, keep: frozenset[str], first: int = 0
+) -> Iterable[_Unit]:
+    """The sentences of a paragraph (``lines``, the first of them line ``first`` of its
+    page), each with the lines it spans."""
     if not lines:
         return
-    for sentence in _split_sentences(dehyphenated("\n".join(lines), keep)):  # "docu-\nment"
+    text = dehyphenated("\n".join(lines), keep)  # "docu-\nment"
+    at = 0
+    for sentence in _split_sentences(text):
+        found = text.find(sentence, at)
+        start = text.count("\n", 0, found) if found >= 0 else 0
+        at = found + len(sentence) if found >= 0 else at
+        span = (first + start, first + start + sentence.count("\n"))
         words = sentence.split()
         if len(words) > LONG_RUN_WORDS and "\n" in sentence:
-            yield from _line_groups(sentence.split("\n"), page)
+            yield from _line_groups(sentence.split("\n"), page, span[0])
         elif words:
-            yield _Unit(" ".join(words), page, len(words), "sentence")
+            yield _Unit(" ".join(words), page, len(words), "sentence", lines=span)
 
 
 def _split_sentences(text: str) -> list[str]:
@@ -292,18 +309,19 @@ def _split_sentences(text: str) -> list[str]:
     return [s.strip() for s in out if s.strip()]
 
 
-def _line_groups(lines: list[str], page: int) -> Iterable[_Unit]:
+def _line_groups(lines: list[str], page: int, first: int = 0) -> Iterable[_Unit]:
     group: list[str] = []
     words = 0
-    for line in lines:
+    at = first  # the line the group opens on
+    for i, line in enumerate(lines):
         n = len(line.split())
         if group and words + n > LINE_GROUP_WORDS:
-            yield _Unit("\n".join(group), page, words, "line")
-            group, words = [], 0
+            yield _Unit("\n".join(group), page, words, "line", lines=(at, first + i - 1))
+            group, words, at = [], 0, first + i
         group.append(line)
         words += n
     if group:
-        yield _Unit("\n".join(group), page, words, "line")
+        yield _Unit("\n".join(group), page, words, "line", lines=(at, first + len(lines) - 1))
 
 
 def _is_heading(line: str, words: list[str], prev: str, nxt: str) -> bool:
@@ -460,7 +478,13 @@ class _Packer:
         out: list[_Unit] = []
         for part in parts:
             piece = _Unit(
-                part, unit.page, len(part.split()), unit.kind, section=unit.section, path=unit.path
+                part,
+                unit.page,
+                len(part.split()),
+                unit.kind,
+                section=unit.section,
+                path=unit.path,
+                lines=unit.lines,
             )
             out.extend(self.fit(piece))
         return out

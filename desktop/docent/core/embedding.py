@@ -65,7 +65,10 @@ MODEL_MAX_TOKENS = 256
 #: EPUB, OpenDocument and Excel files are read again: textcache.READERS).
 #: 12: BM25 with ``BM25_K`` and ``BM25_AVG_LEN`` (each chunk's sparse vector computed
 #: again; every text and dense vector kept, session 24).
-INDEX_FORMAT = 12
+#: 13: a text file's passage cited by its own lines ("lines 13-29"), not its blocks' of 60
+#: (QA, session 32: two passages of one file were both "lines 1-29"); every text and
+#: vector kept, the passages' places written again (session 32).
+INDEX_FORMAT = 13
 #: BM25's term-frequency saturation k1 (fastembed's default 1.2): chosen on the dev
 #: questions, where 0.6-0.9 all do better than 1.2 (MRR@10 0.861-0.864 against 0.848 with
 #: the length below); checked once on the held-out ones (docs/measurements/retrieval.md,

@@ -100,6 +100,9 @@ class Chunk:
     #: where it begins, so that a part of the passage is put on its own page
     #: (``page_at``). Empty for a passage on one page.
     page_breaks: tuple[tuple[int, int], ...] = ()
+    #: The line of its first page it opens on and of its last page it ends on (0-based):
+    #: a text file's passage is cited by them (preparing.chunk_document).
+    lines: tuple[int, int] = (0, 0)
 
 
 def page_at(page_start: int, page_breaks: Sequence[Sequence[int]], offset: int) -> int:

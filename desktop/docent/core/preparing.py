@@ -330,7 +330,7 @@ def chunk_document(
     unit and its citation names exactly one ("slide 3", not "slides 1-3").
 
     ``lines_per_page``: a text file's blocks of that many lines (its ``page_unit``); each
-    chunk is cited by the lines of its blocks ("lines 61-120"), not as a page it has not.
+    chunk is cited by its own lines ("lines 13-29"), not as a page it has not.
     Chunks may span blocks: a Markdown heading holds over the next block."""
     if lines_per_page and pages:
         last = pages[-1]
@@ -339,8 +339,8 @@ def chunk_document(
             replace(
                 c,
                 location=line_span(
-                    (c.page_start - 1) * lines_per_page + 1,
-                    min(c.page_end * lines_per_page, total),
+                    (c.page_start - 1) * lines_per_page + c.lines[0] + 1,
+                    min((c.page_end - 1) * lines_per_page + c.lines[1] + 1, total),
                 ),
                 page_breaks=(),  # cited by its lines: no pages to open
             )
