@@ -44,3 +44,26 @@ def test_grep_lists_a_word_said_early_in_a_passage_and_in_its_last_sentence(
         lines = [m.line for m in eng.grep("zebra") if m.file_name == "zoo.txt"]
     assert any("zebra0" in line for line in lines), lines
     assert any(f"zebra{shared}" in line for line in lines), lines  # hidden now
+
+
+def test_grep_lists_each_occurrence_in_a_passage(tmp_path: Path) -> None:
+    """QA, session 32: "Natarajan", said three times in the minutes (one passage), was
+    listed once."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "minutes.md").write_text(
+        "# Minutes\n\nPresent: Priya Natarajan, Daniel Ferreira, Hannah Lindqvist.\n\n"
+        "Priya Natarajan will run the training in October.\n\n"
+        "- Priya Natarajan: draft the data migration plan.\n"
+        "- Hannah Lindqvist: book the training rooms.\n",
+        encoding="utf-8",
+    )
+    settings = Settings(data_dir=str(tmp_path / "data"), extract_in_subprocess=False)
+    with Engine(settings, embedder=FakeEmbedder()).open() as eng:
+        eng.index([docs])
+        assert len(eng._store.export_chunks(eng.documents()[0].doc_id)) == 1  # one passage
+        lines = [m.line for m in eng.grep("natarajan")]
+        assert len(lines) == 3, lines
+        for said in ("Present:", "will run the training", "draft the data migration"):
+            assert any(said in line for line in lines), (said, lines)
+        assert len(eng.grep("Hannah Lindqvist")) == 2
