@@ -96,8 +96,13 @@ def test_problems_are_said_in_plain_words() -> None:
 def test_unknown_key_is_refused(_isolated_home: Path) -> None:
     (_isolated_home).mkdir(parents=True, exist_ok=True)
     (_isolated_home / "settings.toml").write_text("ollama_modle = 'x'\n")
-    with pytest.raises(SettingsError, match="ollama_modle.*not a known setting"):
+    with pytest.raises(SettingsError, match="ollama_modle.*not a known setting") as err:
         load_settings()
+    assert "did you mean ollama_model?" in str(err.value)  # (QA, session 32)
+    (_isolated_home / "settings.toml").write_text("colour_scheme = 'dark'\n")
+    with pytest.raises(SettingsError, match="colour_scheme.*not a known setting") as err:
+        load_settings()
+    assert "did you mean" not in str(err.value)  # nothing near
 
 
 def test_env_bad_value(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -10,6 +10,7 @@ file or the environment fails at load with a message naming the key and saying w
 
 from __future__ import annotations
 
+import difflib
 import json
 import os
 import re
@@ -416,7 +417,12 @@ def _problems(err: ValidationError) -> dict[str, str]:
     out: dict[str, str] = {}
     for e in err.errors():
         key = str(e["loc"][0]) if e["loc"] else "(settings)"
-        out.setdefault(key, _plain(e))
+        problem = _plain(e)
+        if e["type"] == "extra_forbidden":
+            meant = difflib.get_close_matches(key, list(Settings.model_fields), n=1, cutoff=0.8)
+            if meant:  # "ollama_modle" (QA, session 32)
+                problem = f"is not a known setting (did you mean {meant[0]}?)"
+        out.setdefault(key, problem)
     return out
 
 

@@ -466,9 +466,11 @@ class LibraryPane(QWidget):
         question = f"Remove {names} from the library? The files themselves are not touched."
         folders = self.watched.folders()
         if any(inside(r.path, f) for r in rows for f in folders):
+            one = len(rows) == 1
             question += (
-                "\n\nA watched folder holds them: they stay out of the library all the "
-                "same, until you add them again."
+                f"\n\nA watched folder holds {'it' if one else 'them'}: {'it stays' if one else 'they stay'} "
+                "out of the library all the same, until you add "
+                f"{'it' if one else 'them'} again."
             )
         if not ask(self, "Remove from library", question, "Remove"):
             return
