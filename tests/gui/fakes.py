@@ -28,6 +28,7 @@ from docent.core.api import (
     AskStage,
     Citation,
     CitationSource,
+    Conflict,
     Conversation,
     DocumentChanged,
     DocumentProgressed,
@@ -103,6 +104,7 @@ def answer(
     model: str = "fake-model",
     cut: str = "",
     unsupported_answer: bool = False,
+    conflicts: Sequence[tuple[str, Conflict]] = (),
 ) -> Answer:
     assert mode in ("generated", "extractive", "abstained")
     return Answer(
@@ -119,6 +121,7 @@ def answer(
         model=model,
         cut=cut,
         unsupported_answer=unsupported_answer,
+        conflicts=list(conflicts),
     )
 
 

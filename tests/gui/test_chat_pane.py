@@ -9,6 +9,7 @@ from gui_helpers import ask_and_wait, shown_tip
 from PySide6.QtCore import QUrl
 from PySide6.QtGui import QTextCharFormat
 
+from docent.core.api import Conflict
 from docent.core.errors import AmbiguousFile
 from docent.core.models import Hit
 from docent.gui.chat_pane import ChatPane
@@ -404,3 +405,25 @@ def test_an_answer_nothing_supports_says_so_and_shows_the_passages_beneath_it(
     with qtbot.waitSignal(chat.citation_activated) as clicked:
         chat.view.link_activated.emit(QUrl("cite:1.2"))
     assert clicked.args == [1, 2]  # a quoted passage's chip opens its page
+
+
+def test_a_sentence_going_against_its_passage_is_told_with_what_the_passage_says(
+    qtbot: Any, fake: FakeEngine, chat: ChatPane
+) -> None:
+    """QA, sessions 31-32: a figure taken from the statement beside (the window said
+    only "not clearly supported"); the footer quotes the passage's statement."""
+    wrong = "Work ends on 1 June [1]."
+    fake.answers = [
+        answer(
+            wrong,
+            [citation(1, "/d/plan.md")],
+            unsupported=[wrong],
+            conflicts=[(wrong, Conflict(1, "Work ends on 15 June.", "figure"))],
+        )
+    ]
+    ask_and_wait(qtbot, chat, "When does work end?")
+    text = " ".join(chat.view.toPlainText().split())
+    assert (
+        "⚠ “Work ends on 1 June” states a figure that passage [1] gives for something else; "
+        "about this, it says “Work ends on 15 June”." in text
+    )

@@ -40,6 +40,7 @@ from docent.core.conversation import (
     Turn,
     ordinal,
 )
+from docent.core.evaluation import Conflict
 from docent.core.extract import READABLE_KINDS, SUPPORTED_SUFFIXES
 from docent.core.files import changed_since_indexed, describe_unsupported
 from docent.core.index_events import (
@@ -92,6 +93,7 @@ __all__ = [
     "Job",
     "JobFailed",
     "JobFinished",
+    "Conflict",
     "JobKind",
     "JobStarted",
     "Progress",

@@ -510,7 +510,7 @@ def citation_notes(checked: Attribution, invalid: list[int]) -> list[str]:
             f"Citation {marks} does not support “{_short(s.sentence)}”; passage [{s.better}] does."
         )
     for sentence, conflict in checked.faith.conflicts:
-        notes.append(conflict_note(sentence, conflict))
+        notes.append(conflict.note(sentence))
     if going_on := [s for s in checked.faith.sentences if s.supported and s.unsaid]:
         several = len(going_on) > 1
         notes.append(
@@ -521,20 +521,6 @@ def citation_notes(checked: Attribution, invalid: list[int]) -> list[str]:
         nums = ", ".join(f"[{n}]" for n in invalid)
         notes.append(f"Citations to passages that were never offered were dropped: {nums}.")
     return notes
-
-
-def conflict_note(sentence: str, conflict: Conflict) -> str:
-    """What the reason line says of a sentence that goes against a statement."""
-    said = _short(plain(sentence)).rstrip(". ")
-    n, statement = conflict.passage, _short(conflict.statement, 120).rstrip(".")
-    if conflict.kind == "figure":
-        return (
-            f"“{said}” states a figure that passage [{n}] gives for something else; about "
-            f"this, it says “{statement}”."
-        )
-    if conflict.kind == "name":
-        return f"“{said}” names another than passage [{n}] does, which says “{statement}”."
-    return f"“{said}” says the contrary of passage [{n}], which says “{statement}”."
 
 
 def _count(n: int, word: str) -> str:

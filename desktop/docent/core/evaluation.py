@@ -134,6 +134,26 @@ class Conflict:
     #: Alpha has spent ...").
     kind: Literal["figure", "opposite", "name"]
 
+    def note(self, sentence: str) -> str:
+        """What Docent says of ``sentence`` going against this statement (the answer's
+        reason line, the window's footer)."""
+        said = _short(" ".join(_LIST_PREFIX.sub("", strip_markers(sentence)).split()), 60)
+        said = said.rstrip(". ")
+        n, statement = self.passage, _short(self.statement, 120).rstrip(".")
+        if self.kind == "figure":
+            return (
+                f"“{said}” states a figure that passage [{n}] gives for something else; "
+                f"about this, it says “{statement}”."
+            )
+        if self.kind == "name":
+            return f"“{said}” names another than passage [{n}] does, which says “{statement}”."
+        return f"“{said}” says the contrary of passage [{n}], which says “{statement}”."
+
+
+def _short(text: str, limit: int) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[:limit].rsplit(" ", 1)[0] + " …"
+
 
 @dataclass(frozen=True, slots=True)
 class SentenceSupport:

@@ -174,6 +174,8 @@ def _footer(turn: Turn) -> str:
             f"⚠ {len(uncited)} sentence{'s cite' if several else ' cites'} nothing, and no "
             f"passage offered to the model supports {'them' if several else 'it'} (underlined)."
         )
+    for sentence, conflict in answer.conflicts:  # what the passage says instead
+        notes.append(f"⚠ {conflict.note(sentence)}")
     if answer.unsaid_parts:
         several = len(answer.unsaid_parts) > 1
         notes.append(
