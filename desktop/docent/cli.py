@@ -382,6 +382,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
     import threading
 
     from docent.core.answering import AnswerCancelled
+    from docent.core.citations import MARKER
     from docent.core.conversation import INCOMPLETE, AskStage, unsupported_groups
     from docent.core.prompting import DEFAULT_LAYOUT, LeadStream
 
@@ -463,7 +464,11 @@ def cmd_ask(args: argparse.Namespace) -> int:
         how = "  (matched by Docent: the model did not cite it)" if c.source == "matched" else ""
         name, path = shown(c.file_name), shown(c.path)
         print(f"  [{c.n}] {name} {c.where}  ({path}){how}\n      {text[:200]}")
-    if streamed and any(c.source == "matched" for c in answer.citations):
+    # Docent's markers on sentences the model left uncited, also where the model cited
+    # the same passage elsewhere (its citation is the model's: QA, session 32, the
+    # footer said "Docent matched 2 sentences" of an answer shown without them)
+    marked = len(MARKER.findall(answer.text)) > len(MARKER.findall("".join(streamed)))
+    if streamed and (marked or any(c.source == "matched" for c in answer.citations)):
         print("\nThe answer with its matched citations:\n" + answer.text)
     for sentence, cited, better in answer.misattributed:
         marks = "".join(f"[{n}]" for n in cited)

@@ -349,3 +349,35 @@ def test_an_answer_giving_no_number_to_how_many_is_less_trusted(
     levels = ["low", "medium", "high"]
     dated, counted = (levels.index(c) for c in confidences.values())
     assert dated == counted - 1
+
+
+def test_ask_shows_a_sentence_docent_matched_to_a_passage_the_model_cited_too(
+    tmp_path: Path,
+    ollama_stub: OllamaStub,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """QA, session 32: the footer said Docent matched sentences of an answer shown with
+    no marker on them (the model cited the same passage elsewhere, so no citation was
+    "matched")."""
+    monkeypatch.setenv("DOCENT_EXTRACT_IN_SUBPROCESS", "0")
+    notes = tmp_path / "kitchen.md"
+    notes.write_text(
+        "# Kitchen\n\nThe new kitchen cabinets are made of solid oak from Bavaria. "
+        "The worktop is polished grey granite with a drip groove.\n",
+        encoding="utf-8",
+    )
+    assert main(["index", "-q", str(notes)]) == 0
+    use_host(monkeypatch, ollama_stub.url)
+    ollama_stub.responder = ScriptedModel(
+        answer="The new kitchen cabinets are made of solid oak from Bavaria [1]. "
+        "The worktop is polished grey granite with a drip groove."
+    )
+    capsys.readouterr()
+    assert main(["ask", "What are the kitchen cabinets and worktop made of?"]) == 0
+    out, err = capsys.readouterr()
+    streamed, _, listing = out.partition("\nCitations:\n")
+    assert "drip groove." in streamed and "drip groove [1]" not in streamed
+    assert "(matched by Docent" not in listing  # [1] is the model's citation
+    assert "The answer with its matched citations:" in listing
+    assert "with a drip groove [1]." in listing
