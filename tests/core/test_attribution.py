@@ -500,3 +500,20 @@ def test_centuries_listed_in_their_other_forms_and_a_grouped_count_whole() -> No
 )
 def test_an_answer_giving_no_number_to_how_many(question: str, answer: str, none: bool) -> None:
     assert gives_no_number(question, answer) is none
+
+
+def test_saying_which_passage_says_it_is_no_part_the_passage_does_not_say() -> None:
+    """QA, session 32: "Passage [2] says" was listed under "Parts of cited sentences that
+    their passage does not say"."""
+    passages = {2: "Team Beta is led by Priya Natarajan and writes the inventory sync service."}
+    for said in (
+        "Passage [2] says: Team Beta is led by Priya Natarajan and writes the inventory sync "
+        "service.",
+        "According to passage [2], Team Beta is led by Priya Natarajan and writes the "
+        "inventory sync service.",
+    ):
+        checked = attribute(said, passages)
+        assert checked.faith.sentences[0].supported and checked.faith.unsaid == [], said
+    made_up = "Team Beta is led by Priya Natarajan and writes the inventory sync service [2], "
+    made_up += "and it keeps a huge purple dragon."
+    assert attribute(made_up, passages).faith.unsaid == ["and it keeps a huge purple dragon"]

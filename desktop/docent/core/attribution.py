@@ -107,6 +107,13 @@ THRESHOLDS = Thresholds()
 #: Overlap alone (no embedder): the long-standing faithfulness threshold.
 OVERLAP_ONLY = Thresholds(weight=1.0, support=SUPPORT_THRESHOLD, clear=0.75, margin=0.25)
 
+#: How a small model says where a sentence is from: "Passage [2] says:", "According to
+#: passage [1],": a frame, not a part of the claim its passage does not say (QA, s32).
+_FRAMING = re.compile(
+    r"\s*(?:[-*•]\s*)?(?:according\s+to\s+)?(?:the\s+)?passages?\s*(?:\[\d+\]\s*)*"
+    r"(?:says?|states?|mentions?|notes?|explains?|reads?|shows?)?\s*(?:that\s*)?[:,]?",
+    re.I,
+)
 #: A passage without one of the sentence's numbers scores at most this (no support).
 NUMBER_MISMATCH_CAP = 0.25
 _END_PUNCT = re.compile(r"([.!?:;]+[\"'”’)*_`]*)$")
@@ -231,6 +238,8 @@ class Scorer:
         """The parts of a sentence that passages ``numbers`` do not say (``unsaid_run``,
         ``unsaid_words``), as the sentence writes them; citation markers aside."""
         marks = [m.span() for m in MARKER.finditer(sentence)]
+        if framed := _FRAMING.match(sentence):  # "Passage [2] says:" is no claim of its own
+            marks.append(framed.span())
         spans = [
             m.span()
             for m in WORD.finditer(sentence)
