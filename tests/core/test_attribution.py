@@ -496,6 +496,11 @@ def test_centuries_listed_in_their_other_forms_and_a_grouped_count_whole() -> No
         ("How much does it cost?", "It is on page 4 [1].", True),  # a page is no amount
         ("What percentage passed?", "Most of them passed [1].", True),
         ("Who leads Team Beta?", "Priya Natarajan leads it [1].", False),  # not asked
+        # review, session 32: a figure with its unit, a count in words
+        ("How much memory does it need?", "It needs 512MB [1].", False),
+        ("How many parking spaces are there?", "There are no parking spaces [1].", False),
+        ("How much does it cost?", "It is free of charge [1].", False),
+        ("How much does the order matter?", "It matters a lot [1].", False),
     ],
 )
 def test_an_answer_giving_no_number_to_how_many(question: str, answer: str, none: bool) -> None:

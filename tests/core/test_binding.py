@@ -232,6 +232,54 @@ HERON = (
         ("Team Alpha has spent EUR 97,300 of its budget.", REPORT, None),
         ("Team Beta is led by Priya Natarajan.", HERON, None),
         ("Priya Natarajan leads Team Beta.", HERON, None),
+        # review, session 32: said the same way, or in other words
+        (
+            "The feature is enabled by default.",
+            "The feature is enabled by default, but cannot be used offline.",
+            None,
+        ),
+        (
+            "The project was delivered on time.",
+            "The project was delivered on time, not late.",
+            None,
+        ),
+        (
+            "The project was not delivered late.",
+            "The project was delivered on time, not late.",
+            None,
+        ),
+        (
+            "The device does not start unless the battery is charged.",
+            "The device starts only when the battery is charged.",
+            None,
+        ),
+        (
+            "Prices were higher in Oslo than in Bergen.",
+            "Prices in Bergen were lower than in Oslo.",
+            None,
+        ),
+        (
+            "Backups run before the nightly build starts.",
+            "The nightly build starts after backups run.",
+            None,
+        ),
+        (
+            "The service feeds stock levels into the ERP system every 15 minutes rather than "
+            "replacing it.",
+            "The sync service does not replace the existing ERP system; it feeds stock levels "
+            "into it every 15 minutes.",
+            None,
+        ),
+        (
+            "If the disk is not mounted, the nightly backup fails.",
+            "The nightly backup fails when the disk is unmounted.",
+            None,
+        ),
+        (
+            "Email Helga Brandt about the budget for Team Alpha.",
+            "Contact Helga Brandt about the budget for Team Alpha.",
+            None,
+        ),
         # a table's rows are not read, nor a sentence sharing few of its words
         (
             "Team A's budget is 25,000.",

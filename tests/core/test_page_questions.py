@@ -182,16 +182,27 @@ def test_a_passage_running_onto_the_page_asked_is_cut_to_that_page(tmp_path: Pat
 
 
 def test_part_on_pages() -> None:
-    text = "End of page two.\nAll of page three.\nStart of page four."
-    hit = Hit("c", "d", "f.pdf", "/f.pdf", 2, 4, 0, 1.0, text, page_breaks=((3, 17), (4, 36)))
-    three = part_on_pages(hit, [(3, 3)])
-    assert (three.text, three.page_start, three.page_end, three.page_breaks) == (
-        "All of page three.",
+    two, three, four = (
+        "The end of page two says little.",
+        "All of page three is in this passage.",
+        "Start",
+    )
+    text = f"{two}\n{three}\n{four}"
+    breaks = ((3, len(two) + 1), (4, len(two) + len(three) + 2))
+    hit = Hit("c", "d", "f.pdf", "/f.pdf", 2, 4, 0, 1.0, text, page_breaks=breaks)
+    on_three = part_on_pages(hit, [(3, 3)])
+    assert on_three is not None
+    assert (on_three.text, on_three.page_start, on_three.page_end, on_three.page_breaks) == (
+        three,
         3,
         3,
         (),
     )
     late = part_on_pages(hit, [(3, 9)])
-    assert late.text == "All of page three.\nStart of page four."
-    assert late.page_breaks == ((4, 19),) and (late.page_start, late.page_end) == (3, 4)
+    assert late is not None and late.text == f"{three}\n{four}"
+    assert late.page_breaks == ((4, len(three) + 1),) and (late.page_start, late.page_end) == (3, 4)
+    # pages 2 and 4 asked: page 3 between them is kept, as the label "pp.2-4" says
+    assert part_on_pages(hit, [(2, 2), (4, 4)]) is hit
+    # next to nothing on the page asked: no answer from it (review, session 32)
+    assert part_on_pages(hit, [(4, 4)]) is None
     assert part_on_pages(hit, [(1, 9)]) is hit and part_on_pages(hit, [(7, 7)]) is hit

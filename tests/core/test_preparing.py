@@ -113,6 +113,32 @@ def test_a_text_file_is_cited_by_its_lines_and_keeps_every_line(
     assert len({c.location for c in got.chunks}) == len(got.chunks)
     assert got.chunks[0].location.startswith("lines 1-")
     assert got.chunks[-1].location.endswith("-130")
+    # a run of lines with no sentence end, split into pieces, and a word hyphenated
+    # across lines: each passage still by its own lines (review, session 32)
+    for name, body in [
+        (
+            "readings.txt",
+            "".join(
+                f"2024-05-{n // 24 + 1:02d}T{n % 24:02d}:00:00Z,sensor-{n},{20 + n / 2},OK\n"
+                for n in range(60)
+            ),
+        ),
+        (
+            "hyphen.txt",
+            "".join(
+                f"Paragraph {n} talks about the docu-\nmentation of shelf {n} and its jars.\n"
+                for n in range(1, 120)
+            ),
+        ),
+    ]:
+        other = tmp_path / name
+        other.write_text(body)
+        lines = body.splitlines()
+        for c in here.prepare(str(other), str(tmp_path / "cache"), known_sha="").chunks:
+            first, last = (int(n) for n in c.location.removeprefix("lines ").split("-"))
+            words = c.text.split()
+            assert words[0] in lines[first - 1].split(), (name, c.location, words[0])
+            assert lines[last - 1].split()[-1] == words[-1], (name, c.location, words[-1])
     # Blank lines before the text are not its lines: its line is the file's fourth.
     note = tmp_path / "note.txt"
     note.write_text("\n\n\nThe pantry holds forty jars of marmalade on the top shelf.\n\n")

@@ -63,7 +63,9 @@ def test_grep_lists_each_occurrence_in_a_passage(tmp_path: Path) -> None:
         eng.index([docs])
         assert len(eng._store.export_chunks(eng.documents()[0].doc_id)) == 1  # one passage
         lines = [m.line for m in eng.grep("natarajan")]
-        assert len(lines) == 3, lines
-        for said in ("Present:", "will run the training", "draft the data migration"):
+        # each on a line listed; one close after another is on the line before, not
+        # listed again (review, session 32: the same line three times)
+        for said in ("Present: Priya Natarajan", "Natarajan will run", "Natarajan: draft"):
             assert any(said in line for line in lines), (said, lines)
-        assert len(eng.grep("Hannah Lindqvist")) == 2
+        assert len(lines) == len(set(lines)) < 3, lines
+        assert any("book the training rooms" in m.line for m in eng.grep("Hannah Lindqvist"))

@@ -40,7 +40,7 @@ from typing import Literal
 
 from docent.core.evaluation import WORD, sentence_bounds, stem, terms, words_of
 from docent.core.numbers import MONTH_NAMES, WEEKDAY_NAMES, Figure, figures, stated_numbers
-from docent.core.queryterms import is_english, stopwords
+from docent.core.queryterms import ENGLISH_SHARE, stopwords
 
 #: Content words either side of a figure that say what it is of (and words, stopwords
 #: aside, either side in which the names beside it are looked for).
@@ -106,7 +106,11 @@ def statements(passage: str) -> tuple[_Statement, ...]:
 
 @functools.lru_cache(maxsize=512)
 def _english(passage: str) -> bool:
-    return is_english(words_of(passage))
+    """A passage reads as English: half ``queryterms.ENGLISH_SHARE`` is enough, a plan of
+    lists and figures has few stopwords (0.16), German or French text next to none."""
+    words = words_of(passage)
+    stop = stopwords()
+    return sum(w in stop for w in words) >= ENGLISH_SHARE / 2 * max(len(words), 1)
 
 
 def _paragraphs(passage: str) -> list[str]:
@@ -228,9 +232,13 @@ def misplaced(
     pool = [(i, s) for i, passage in enumerate(passages) for s in statements(passage)]
     said = stated_numbers(sentence)
     mine = names_in(sentence) | about
+    # a section's heading is what a sentence is about when it names no one and states
+    # one figure ("Go-live date: 15 September 2025." under "## Team Alpha"; not "...
+    # EUR 184,500, the larger share of the total EUR 320,000")
+    aside = bool(mine - about) or sum(f.kind != "year" for f in own) > 1
     # (a passage of lists and figures has few stopwords: the sentence tells too)
-    if english is None:
-        english = is_english(words_of(sentence)) or all(_english(p) for p in passages)
+    if english is None:  # the passages', not the sentence's: German nouns are capitals
+        english = all(_english(p) for p in passages)
     known: frozenset[str] = frozenset().union(*(s.names for _, s in pool))
     heading = _SECTION_NUMBER.match(sentence)
     for figure in own:
@@ -257,7 +265,10 @@ def misplaced(
             for i, s, f in others:
                 if len(near & near_words(s.text, f)) >= AGREE and not s.named - mine:
                     return i, s.text.strip()
-        names = (near_names(sentence, figure) | about) & known if english else frozenset()
+        # the names beside the figure; a section's heading's for a sentence naming none
+        # (a history's "Ian Murdock and the Founding" is not what its GNU line is about)
+        names = near_names(sentence, figure) & known or (frozenset() if aside else about & known)
+        names = names if english else frozenset()
         if names and all((h.named - mine) and not names <= h.named for h in holders):
             for i, s, f in others:
                 # its own names close to the figure: not a name pages before it
@@ -267,20 +278,26 @@ def misplaced(
     return None
 
 
-#: A verb negated: the statement does not hold ("did not deliver", "is not", "isn't",
-#: "never", "cannot", "no longer"). Not "no file" nor "(not characters)": a determiner
-#: or a contrast, not the statement turned (review of the tests, session 32).
+#: A negation: "did not deliver", "isn't", "never", "cannot", "neither ... nor" (one),
+#: "without", "not enrolled", "rather than replacing it". Not "not only" (... but also). A statement is negated by an
+#: odd number of them ("will not work without the key": it works with it).
 _NEGATION = re.compile(
-    r"\b(?:do|does|did|is|are|was|were|has|have|had|can|could|will|would|shall|should|"
-    r"must|may|might)\s+not\b|n['’]t\b|\b(?:never|cannot|no\s+longer)\b",
+    r"\bnot\b(?!\s+only\b)|n['’]t\b|\b(?:never|cannot|neither|without|unless|no\s+longer|rather\s+than|instead\s+of)\b",
     re.I,
 )
-#: Words of opposite sense: a sentence that says one where its statement says the other
-#: says the opposite ("two weeks early" of "two weeks late").
+#: What a negation in it does not turn: a bracket ("4095 bytes (not characters)") and a
+#: contrast after a comma ("on time, not late"; review, session 32) that the other text
+#: does not negate itself ("The project was not delivered late" says it).
+_BRACKET = re.compile(r"\([^()]*\)")
+_CONTRAST = re.compile(r",\s*not\s+(?P<what>[\w-]+(?:\s+[\w-]+)?)\s*(?=[,.;!?]|$)", re.I)
+#: A word made the negation of another by its prefix: "unmounted" is "not mounted".
+_PREFIXES = ("un", "dis", "non", "in", "im")
+#: Words of opposite sense: a sentence that says one where its statement says the other,
+#: between the same words, says the opposite ("two weeks early" of "two weeks late").
 _OPPOSITES = [
     ("early", "late"),
-    ("earlier", "later"),
     ("before", "after"),
+    ("earlier", "later"),
     ("increase", "decrease"),
     ("increased", "decreased"),
     ("rise", "fall"),
@@ -292,7 +309,6 @@ _OPPOSITES = [
     ("maximum", "minimum"),
     ("larger", "smaller"),
     ("largest", "smallest"),
-    ("faster", "slower"),
     ("enable", "disable"),
     ("enabled", "disabled"),
     ("allowed", "forbidden"),
@@ -301,83 +317,139 @@ _OPPOSITES = [
     ("true", "false"),
     ("succeeded", "failed"),
     ("success", "failure"),
-    ("include", "exclude"),
     ("included", "excluded"),
     ("won", "lost"),
-    ("ahead", "behind"),
     ("always", "never"),
     ("required", "optional"),
     ("mandatory", "optional"),
-    ("open", "closed"),
-    ("first", "last"),
 ]
-_OPPOSITE = {a: b for a, b in _OPPOSITES} | {b: a for a, b in _OPPOSITES}
-#: A statement is the one a sentence says again when they share this many content words
-#: at least, this share of the sentence's ...
+_OPPOSITE: dict[str, set[str]] = {}
+for _a, _b in _OPPOSITES:
+    _OPPOSITE.setdefault(_a, set()).add(_b)
+    _OPPOSITE.setdefault(_b, set()).add(_a)
+#: A statement's clauses: a sentence that says one of them again is compared with it, not
+#: with the whole ("The feature is enabled by default" of "... enabled by default, but
+#: cannot be used offline").
+_CLAUSE = re.compile(r"[,;:]\s+|\s+(?:and|but|while|whereas|although|though)\s+", re.I)
+#: A clause is the one a sentence says again when they share this many content words at
+#: least, and this share of the sentence's and of the clause's.
 RESTATES_WORDS = 3
-RESTATES_SENTENCE = 0.6
-#: ... and this share of the statement's.
-RESTATES_STATEMENT = 0.5
+RESTATES_SHARE = 0.7
 
 
 def contradicted(
     sentence: str, passages: Sequence[str]
 ) -> tuple[int, str, Literal["opposite", "name"]] | None:
-    """Which of ``passages`` (its index) has the statement ``sentence`` says again with
-    its sense turned, that statement, and how: "opposite" when one of the two is negated
-    and the other not ("Norvik did not deliver the first batch" of "Norvik delivered the
-    first batch ..."), or one says a word where the other says its opposite ("two weeks
-    early" of "two weeks late"); "name" when the sentence names someone in the place of
-    another the statement names, between the same words ("Team Beta has spent EUR 97,300"
-    of "Team Alpha has spent EUR 97,300"; QA, session 32). A statement of several lines
-    (a table's rows, a list) is not read. The statement is one sharing ``RESTATES_WORDS``
-    content words with the sentence, ``RESTATES_SENTENCE`` of the sentence's and
-    ``RESTATES_STATEMENT`` of its own; when any such statement says it as the sentence
-    does, or the sentence shares no words with any statement so, None."""
+    """Which of ``passages`` (its index) has the statement ``sentence`` says again with its
+    sense turned, that statement, and how: "opposite" when one of the two is negated and
+    the other not ("Norvik did not deliver the first batch" of "Norvik delivered the
+    first batch ..."), or one says a word where the other says its opposite, between the
+    same words ("two weeks early" of "two weeks late"), but not both (they cancel: "is
+    not required" of "is optional"); "name" when the sentence names someone in the place
+    of another the statement names, between the same content words ("Team Beta has
+    spent EUR 97,300" of "Team Alpha has spent EUR 97,300"; QA, session 32).
+
+    The sentence is compared with the clause of a statement, or the whole statement,
+    that shares most of its content words (``RESTATES_WORDS`` at least, and
+    ``RESTATES_SHARE`` of its own and of the sentence's), the one with fewest words
+    besides among equals; when it says it as the sentence does, or none is near enough,
+    None. A statement of several lines (a table's rows) is not read."""
     wanted = terms(sentence)
     if len(wanted) < RESTATES_WORDS or not passages:
         return None
-    said = set(words_of(sentence))
-    negated = bool(_NEGATION.search(sentence))
-    names = names_in(sentence)
-    found: tuple[int, str, Literal["opposite", "name"]] | None = None
+    # (shared words, the part's own words less, passage, statement, verdict)
+    near: list[tuple[int, int, int, str, Literal["opposite", "name"] | None]] = []
     for i, passage in enumerate(passages):
         for statement in statements(passage):
             if statement.lines:
-                continue  # a table's rows or a list's items: which says what is not read
-            held = terms(statement.text)
-            shared = wanted & held
-            if (
-                len(shared) < RESTATES_WORDS
-                or len(shared) < RESTATES_SENTENCE * len(wanted)
-                or len(shared) < RESTATES_STATEMENT * len(held)
-            ):
                 continue
-            words = set(words_of(statement.text))
-            turned = negated != bool(_NEGATION.search(statement.text)) or any(
-                _OPPOSITE.get(w) in words and w not in words and _OPPOSITE[w] not in said
-                for w in said
-                if w in _OPPOSITE
-            )
-            swapped = any(
-                _neighbours(sentence, mine) & _neighbours(statement.text, theirs)
-                for mine in names - statement.names
-                for theirs in (statement.names - names) - said
-            )
-            if not turned and not swapped:
-                return None  # the sentence says what this statement says
-            if found is None:
-                found = (i, statement.text.strip(), "opposite" if turned else "name")
-    return found
+            whole = statement.text.strip()
+            for part in dict.fromkeys([whole, *_CLAUSE.split(whole)]):
+                held = terms(part)
+                shared = len(wanted & held)
+                if shared >= RESTATES_WORDS and shared >= RESTATES_SHARE * max(
+                    len(wanted), len(held)
+                ):
+                    near.append((shared, -len(held), i, whole, _turned(sentence, part)))
+    if not near:
+        return None
+    # the part the sentence says again best decides: it holds most of the sentence's
+    # words ("... two weeks early" is the whole statement's, not its first clause's), and
+    # of those, fewest besides ("enabled by default" is the first clause's, not the
+    # whole "... enabled by default, but cannot be used offline")
+    best = max(near, key=lambda n: n[:2])
+    if any(n[:2] == best[:2] and n[4] is None for n in near):
+        return None
+    return (best[2], best[3], best[4]) if best[4] is not None else None
 
 
-def _neighbours(text: str, name: str) -> set[str]:
-    """The words just before and after ``name`` in ``text``, lower-cased (a possessive's
-    "s" skipped): a name in another's place has its neighbours ("Team Beta has" of "Team
-    Alpha has")."""
-    words = [w for w in words_of(text) if w != "s"]
+def _turned(sentence: str, part: str) -> Literal["opposite", "name"] | None:
+    """How ``sentence`` turns ``part`` of a statement it says again, or None."""
+    negated = _negated(sentence, part) != _negated(part, sentence)
+    mine, theirs = words_of(sentence), words_of(part)
+    compared = "than" in mine and "than" in theirs  # "higher in Oslo than" = "lower ... than"
+    opposed = not compared and any(
+        other in theirs and word not in theirs and _same_place(mine, word, theirs, other)
+        for word in mine
+        for other in _OPPOSITE.get(word, ())
+    )
+    if negated and (_prefixed(mine, theirs) or _prefixed(theirs, mine)):
+        negated = False  # "not mounted" is "unmounted"
+    if negated != opposed:  # (both: "not required" of "optional" says the same)
+        return "opposite"
+    if negated:
+        return None
+    names, named = _swappable(sentence), _swappable(part)
+    stop = stopwords()
+    for name in names - named:
+        for other in named - names:
+            if other in mine:
+                continue
+            around = _neighbours(mine, name) & _neighbours(theirs, other)
+            if any(w not in stop and w not in names | named for w in around):
+                return "name"
+    return None
+
+
+def _negated(text: str, other: str) -> bool:
+    """Whether ``text`` is negated (``_NEGATION``), ``other`` the text it is compared with."""
+    said = set(words_of(other))
+    text = _BRACKET.sub(" ", text)
+    text = _CONTRAST.sub(
+        lambda m: m.group() if set(words_of(m.group("what"))) <= said else " ", text
+    )
+    return len(_NEGATION.findall(text)) % 2 == 1
+
+
+def _prefixed(words: list[str], other: list[str]) -> bool:
+    """A word of ``words`` is one of ``other`` with a negating prefix ("unmounted" of
+    "mounted")."""
+    said = set(other)
+    return any(
+        w.startswith(p) and len(w) > len(p) + 3 and w[len(p) :] in said
+        for w in words
+        for p in _PREFIXES
+    )
+
+
+def _swappable(text: str) -> frozenset[str]:
+    """The names of ``text`` but its first word: a verb opening a sentence ("Email Helga
+    Brandt ...") is no name to swap."""
+    first = re.match(r"\W*([^\W\d_]+)", text)
+    return names_in(text) - {first.group(1).lower()} if first else names_in(text)
+
+
+def _same_place(mine: list[str], word: str, theirs: list[str], other: str) -> bool:
+    """``word`` of one text and ``other`` of another stand between the same words."""
+    return bool(_neighbours(mine, word) & _neighbours(theirs, other))
+
+
+def _neighbours(words: list[str], word: str) -> set[str]:
+    """The words just before and after ``word`` in ``words`` (a possessive's "s"
+    skipped)."""
+    kept = [w for w in words if w != "s"]
     out: set[str] = set()
-    for k, word in enumerate(words):
-        if word == name:
-            out |= set(words[max(0, k - 1) : k]) | set(words[k + 1 : k + 2])
+    for k, w in enumerate(kept):
+        if w == word:
+            out |= set(kept[max(0, k - 1) : k]) | set(kept[k + 1 : k + 2])
     return out

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from docent.core.context import HeadingPath, context_line
 from docent.core.models import Chunk, Page
-from docent.core.normal_form import compounds, dehyphenated
+from docent.core.normal_form import compounds, whole_words
 
 TokenCounter = Callable[[str], int]
 
@@ -88,6 +88,9 @@ class _Unit:
     #: The lines of its page it comes from, first and last (0-based; a sentence has its
     #: paragraph's): a text file's passage is cited by its own lines, not its blocks'.
     lines: tuple[int, int] = (0, 0)
+    #: The line of each of its words, for a sentence of several lines: a piece of it
+    #: (``_Packer.fit``) is cited by its own lines.
+    word_lines: tuple[int, ...] = ()
 
 
 def chunk_pages(
@@ -281,18 +284,25 @@ def _paragraph_units(
     page), each with the lines it spans."""
     if not lines:
         return
-    text = dehyphenated("\n".join(lines), keep)  # "docu-\nment"
+    joined = "\n".join(lines)
+    text, where = whole_words(joined, keep)  # "docu-\nment"; lines counted in ``joined``
+
+    def line_at(offset: int) -> int:
+        return first + joined.count("\n", 0, where[min(offset, len(where) - 1)])
+
     at = 0
     for sentence in _split_sentences(text):
-        found = text.find(sentence, at)
-        start = text.count("\n", 0, found) if found >= 0 else 0
-        at = found + len(sentence) if found >= 0 else at
-        span = (first + start, first + start + sentence.count("\n"))
+        found = max(text.find(sentence, at), 0)
+        at = found + len(sentence)
+        span = (line_at(found), line_at(found + len(sentence) - 1))
         words = sentence.split()
         if len(words) > LONG_RUN_WORDS and "\n" in sentence:
             yield from _line_groups(sentence.split("\n"), page, span[0])
         elif words:
-            yield _Unit(" ".join(words), page, len(words), "sentence", lines=span)
+            at_line = [line_at(found + m.start()) for m in re.finditer(r"\S+", sentence)]
+            yield _Unit(
+                " ".join(words), page, len(words), "sentence", lines=span, word_lines=tuple(at_line)
+            )
 
 
 def _split_sentences(text: str) -> list[str]:
@@ -461,22 +471,30 @@ class _Packer:
             return [unit]
         lines = unit.text.split("\n")
         words = unit.text.split()
+        first, last = unit.lines
         if len(lines) > 1:
             mid = len(lines) // 2
             parts = ["\n".join(lines[:mid]), "\n".join(lines[mid:])]
+            spans = [(first, first + mid - 1), (first + mid, last)]
+            at_words: list[tuple[int, ...]] = [(), ()]
         elif len(words) > 1:
             n = max(2, math.ceil(unit.words / (self.max_words // 2)))
             if self.count:
                 n = max(n, math.ceil(unit.tokens / (budget // 2)))
             size = math.ceil(len(words) / n)
-            parts = [" ".join(words[i : i + size]) for i in range(0, len(words), size)]
+            starts = range(0, len(words), size)
+            parts = [" ".join(words[i : i + size]) for i in starts]
+            known = len(unit.word_lines) == len(words)
+            at_words = [unit.word_lines[i : i + size] if known else () for i in starts]
+            spans = [(w[0], w[-1]) if w else (first, last) for w in at_words]
         elif (unit.tokens > budget or not short) and len(unit.text) > 1:  # one huge "word"
             half = len(unit.text) // 2
             parts = [unit.text[:half], unit.text[half:]]
+            spans, at_words = [(first, last)] * 2, [(), ()]
         else:
             return [unit]
         out: list[_Unit] = []
-        for part in parts:
+        for part, span, at in zip(parts, spans, at_words, strict=True):
             piece = _Unit(
                 part,
                 unit.page,
@@ -484,7 +502,8 @@ class _Packer:
                 unit.kind,
                 section=unit.section,
                 path=unit.path,
-                lines=unit.lines,
+                lines=span,
+                word_lines=at,
             )
             out.extend(self.fit(piece))
         return out

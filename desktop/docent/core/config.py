@@ -419,7 +419,9 @@ def _problems(err: ValidationError) -> dict[str, str]:
         key = str(e["loc"][0]) if e["loc"] else "(settings)"
         problem = _plain(e)
         if e["type"] == "extra_forbidden":
-            meant = difflib.get_close_matches(key, list(Settings.model_fields), n=1, cutoff=0.8)
+            meant = difflib.get_close_matches(
+                key.lower(), list(Settings.model_fields), n=1, cutoff=0.8
+            )
             if meant:  # "ollama_modle" (QA, session 32)
                 problem = f"is not a known setting (did you mean {meant[0]}?)"
         out.setdefault(key, problem)

@@ -259,7 +259,15 @@ def says_not_found(answer: str) -> bool:
 #: A question that asks for a quantity: "How many parking spaces ...", "How much does it
 #: cost", "What percentage of ...".
 _ASKS_QUANTITY = re.compile(
-    r"\bhow\s+(?:many|much)\b|\bwhat\s+(?:percentage|proportion|number\s+of)\b", re.I
+    r"\bhow\s+(?:many|much)\b(?!.*\bmatters?\b)|\bwhat\s+(?:percentage|proportion|number\s+of)\b",
+    re.I,
+)
+
+
+_UNIT_FIGURE = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)?[a-zA-Z]{1,3}\b")
+_COUNT = re.compile(
+    r"\b(?:no|none|zero|nothing|nobody|free|dozens?|twice|once|thrice|half|double|single)\b",
+    re.I,
 )
 
 
@@ -272,7 +280,9 @@ def gives_no_number(question: str, answer: str) -> bool:
         return False
     text = strip_markers(answer)
     counts = [f for f in figures(text) if f.kind == "number"]
-    return not counts and not spelled_numbers(text)
+    # a figure joined to its unit ("512MB", "97k") is one too, and "no", "none", "free",
+    # "a dozen", "twice" are counts in words (review, session 32)
+    return not (counts or spelled_numbers(text) or _UNIT_FIGURE.search(text) or _COUNT.search(text))
 
 
 def answer_confidence(

@@ -195,14 +195,20 @@ def grep(
         # every occurrence in the passage, each once (QA, session 32: a name said three
         # times in the minutes was listed once); none when all are in what the one
         # before holds
+        shown_to = -1  # where the line listed last ends: a match inside it is on it
         for m in _matches_after(p.payload["text"], needle, shared):
-            found.append(_grep_match(p, m))
             listed = (p, m[1])
+            if m[0] >= 0 and m[1] + GREP_AFTER // 3 <= shown_to:
+                continue  # on the line listed, with words after it
+            found.append(_grep_match(p, m))
+            shown_to = m[1] + GREP_AFTER
             if len(found) == limit:
                 return found
     return found
 
 
+#: Characters of a passage shown before and after a match on its line.
+GREP_BEFORE, GREP_AFTER = 60, 120
 #: An apostrophe as typed, and as typeset.
 _APOSTROPHE = re.compile("['’]")
 
@@ -262,8 +268,8 @@ def _grep_match(p: ScoredPoint, match: tuple[int, int]) -> GrepMatch:
     pl = p.payload
     text: str = pl["text"]
     at, end = match
-    start = max(0, at - 60) if at >= 0 else 0
-    line = " ".join(text[start : max(end, start) + 120].split())
+    start = max(0, at - GREP_BEFORE) if at >= 0 else 0
+    line = " ".join(text[start : max(end, start) + GREP_AFTER].split())
     first, last = int(pl["page_start"]), int(pl["page_end"])
     breaks = page_breaks_of(pl)
     if at >= 0 and breaks:  # the page the match is on, not the passage's first

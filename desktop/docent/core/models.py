@@ -124,29 +124,37 @@ def split_pages(
     return [(page, text[a:b].strip()) for (page, a), b in zip(starts, ends, strict=True)]
 
 
-def part_on_pages(hit: Hit, spans: Sequence[tuple[int, int]]) -> Hit:
-    """``hit`` cut to its part on ``spans``' pages (each first to last), its pages and
-    page breaks with it: "What does page 5 say?" is answered from page 5, not from the
-    foot of page 4 that a passage running onto page 5 starts with. Unchanged when it
-    lies on those pages only, or its page breaks are not known; so when no part of it is
-    on them (a passage found for those pages has one)."""
+#: A part of a passage on the page asked with fewer words than this is no answer from
+#: that page (a heading, a sentence's tail): the passage is left out of the page's.
+MIN_PAGE_PART_WORDS = 6
+
+
+def part_on_pages(hit: Hit, spans: Sequence[tuple[int, int]]) -> Hit | None:
+    """``hit`` cut to its pages from the first to the last that ``spans`` ask for (each
+    first to last), its pages and page breaks with it: "What does page 5 say?" is
+    answered from page 5, not from the foot of page 4 that a passage running onto page
+    5 starts with. Unchanged when it lies on those pages only, or its page breaks are not
+    known; None when its part there has fewer than ``MIN_PAGE_PART_WORDS`` words (a
+    heading or a sentence's tail)."""
     if not hit.page_breaks:
         return hit
-    parts = [
-        (page, part)
-        for page, part in split_pages(hit.text, hit.page_start, hit.page_breaks)
-        if part and any(a <= page <= b for a, b in spans)
-    ]
-    if not parts or len(parts) == len(hit.page_breaks) + 1:
+    parts = split_pages(hit.text, hit.page_start, hit.page_breaks)
+    asked = [page for page, part in parts if part and any(a <= page <= b for a, b in spans)]
+    if not asked:
+        return hit
+    kept = [(page, part) for page, part in parts if asked[0] <= page <= asked[-1] and part]
+    if len(kept) == len(parts):
         return hit
     text, breaks = "", []
-    for page, part in parts:
+    for page, part in kept:
         if text:
             text += "\n"
             breaks.append((page, len(text)))
         text += part
+    if len(text.split()) < MIN_PAGE_PART_WORDS:
+        return None
     return replace(
-        hit, text=text, page_start=parts[0][0], page_end=parts[-1][0], page_breaks=tuple(breaks)
+        hit, text=text, page_start=kept[0][0], page_end=kept[-1][0], page_breaks=tuple(breaks)
     )
 
 

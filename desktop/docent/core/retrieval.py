@@ -242,9 +242,16 @@ def _whole_pages(
     """ "What is on page 3?": the page's passages in their order, with nothing else asked
     (each cut to its part on the pages asked)."""
     chosen = sorted(found, key=_place)[: k or MAX_PAGE_HITS]
-    hits = [part_on_pages(hit_from_point(p), pages.spans) for p in chosen]
+    hits = _on_pages_only([hit_from_point(p) for p in chosen], pages)
     evaluation = RetrievalEvaluation(1.0, True, "high")
     return SearchResult(query, hits, "high", True, debug=debug, evaluation=evaluation, k=len(hits))
+
+
+def _on_pages_only(hits: list[Hit], pages: PageRequest) -> list[Hit]:
+    """The hits cut to their part on the pages asked (``models.part_on_pages``), those
+    with next to nothing there left out, unless that leaves none."""
+    cut = [part_on_pages(h, pages.spans) for h in hits]
+    return [h for h in cut if h is not None] or hits
 
 
 class _Clock:
@@ -472,7 +479,7 @@ class Retriever:
             )
             want = k or self.config.results_k or fusion.adaptive_k(len(found))
             chosen = fusion.ranked(pool)[:want]
-            hits = [part_on_pages(self._hit(c, similarity), pages.spans) for c in chosen]
+            hits = _on_pages_only([self._hit(c, similarity) for c in chosen], pages)
         if self.config.expand_neighbours:
             with clock.stage("expand"):
                 self.expand(hits, collection)
