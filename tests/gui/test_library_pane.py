@@ -196,7 +196,8 @@ def test_removing_a_file_of_a_watched_folder_says_it_stays_out(
         actions["Remove from library"].trigger()
     beta, alpha = asked
     assert "watched folder" not in beta
-    assert "watched folder holds them" in alpha and "until you add them again" in alpha
+    # one file: "it" (QA, session 32)
+    assert "watched folder holds it: it stays out" in alpha and "until you add it again" in alpha
 
 
 def test_show_extracted_text_opens_a_dialog(
