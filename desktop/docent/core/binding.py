@@ -9,8 +9,8 @@ model lifts a figure from the statement beside the one it is about.
 ``misplaced`` finds, for a sentence and the passages it is checked against, the
 statement that gives the sentence's subject another figure, when the figure the sentence
 states stands there only in statements about something else. A statement is a sentence
-of a passage as ``evaluation.sentence_bounds`` splits it, a heading's line and a
-paragraph ending one whatever punctuation it lacks. A figure is a day of the year, a
+of a passage as ``evaluation.sentence_bounds`` splits it, a heading's line, a paragraph
+and a list's item ending one whatever punctuation it lacks. A figure is a day of the year, a
 year or another number (``numbers.figures``); the other figure must be of the same kind
 and one the sentence does not state:
 
@@ -23,7 +23,11 @@ and one the sentence does not state:
   statement giving the figure names someone the sentence never names, and none names
   them all; another statement that names them all gives another figure (a statement
   naming no one is read with the last one before it that does: "Helga leads the team.
-  It has 5 people.").
+  It has 5 people."). A sentence naming no one and stating one figure is read with the
+  names of its summary section's heading (``about``).
+
+``contradicted`` finds the statement a sentence says again with its sense turned:
+negated, with a word of opposite sense, or with another name in a name's place.
 
 A statement of several lines that gives the figure (a table's rows, a list) clears it:
 which row says what is not read. Only ever a reason to flag: a sentence none of whose
@@ -41,6 +45,7 @@ from typing import Literal
 from docent.core.evaluation import WORD, sentence_bounds, stem, terms, words_of
 from docent.core.numbers import MONTH_NAMES, WEEKDAY_NAMES, Figure, figures, stated_numbers
 from docent.core.queryterms import ENGLISH_SHARE, stopwords
+from docent.core.summary_parts import LIST_ITEM
 
 #: Content words either side of a figure that say what it is of (and words, stopwords
 #: aside, either side in which the names beside it are looked for).
@@ -53,8 +58,6 @@ AGREE = 2
 
 #: A Markdown heading's line: "## Budget".
 _HEADING = re.compile(r"[ \t]*#{1,6}\s")
-#: A list's item: "- Budget: ...", "* ...", "• ...", "2. ...".
-_BULLET = re.compile(r"(?:[-*+•]|\d{1,2}[.)])\s")
 #: A list's item after a sentence on the same line.
 _JOINED_ITEM = re.compile(r"(?<=[.!?])[ \t]+(?=[-*•][ \t])")
 #: A section's number opening a sentence: "4.1 Hardware requirements".
@@ -136,7 +139,7 @@ def _paragraphs(passage: str) -> list[str]:
             if _HEADING.match(line) or titled:
                 parts += ["\n".join(lines[start:i]), line]
                 start = i + 1
-            elif _BULLET.match(following):  # a list's item is a statement of its own
+            elif LIST_ITEM.match(following):  # a list's item is a statement of its own
                 parts.append("\n".join(lines[start : i + 1]))
                 start = i + 1
         parts.append("\n".join(lines[start:]))
@@ -236,7 +239,6 @@ def misplaced(
     # one figure ("Go-live date: 15 September 2025." under "## Team Alpha"; not "...
     # EUR 184,500, the larger share of the total EUR 320,000")
     aside = bool(mine - about) or sum(f.kind != "year" for f in own) > 1
-    # (a passage of lists and figures has few stopwords: the sentence tells too)
     if english is None:  # the passages', not the sentence's: German nouns are capitals
         english = all(_english(p) for p in passages)
     known: frozenset[str] = frozenset().union(*(s.names for _, s in pool))
@@ -279,8 +281,8 @@ def misplaced(
 
 
 #: A negation: "did not deliver", "isn't", "never", "cannot", "neither ... nor" (one),
-#: "without", "not enrolled", "rather than replacing it". Not "not only" (... but also). A statement is negated by an
-#: odd number of them ("will not work without the key": it works with it).
+#: "without", "not enrolled", "rather than replacing it"; not "not only" (... but also).
+#: A statement is negated by an odd number of them ("will not work without the key").
 _NEGATION = re.compile(
     r"\bnot\b(?!\s+only\b)|n['’]t\b|\b(?:never|cannot|neither|without|unless|no\s+longer|rather\s+than|instead\s+of)\b",
     re.I,
