@@ -12,6 +12,7 @@ crosses a page boundary still knows both ends.
 
 from __future__ import annotations
 
+import bisect
 import math
 import re
 from collections import Counter
@@ -62,6 +63,8 @@ _NUMBERED = re.compile(r"^(?:\d+(?:\.\d+)+\.?|[A-Z]\.\d+(?:\.\d+)*\.?)\s+[A-Z]")
 _LEADING_NUMBER = re.compile(r"^(?:\d+(?:\.\d+)*\.?|[A-Z]\.|Chapter\s+\d+:?|Appendix\s+[A-Z]:?)\s+")
 _ITEM_MARK = re.compile(r"^\s*\(?[0-9A-Za-z]{1,3}$")  # "1." or "(a)." opening a list item
 _MARKDOWN_HEADING = re.compile(r"^#{1,6}\s+\S")
+_LINE_BREAK = re.compile("\n")
+_WORD_RUN = re.compile(r"\S+")
 #: A list item's mark: bullets (a slide deck's ▶ and ■ too, and the private-use bullets of
 #: Symbol and Wingdings fonts), "1." or "(a)".
 _BULLETS = "•·▪◦‣∙*–—\\-▶►▸▹➢➤■□●○◆◇❖✓✔\uf0b7\uf0a7\uf076\uf0d8"
@@ -85,8 +88,8 @@ class _Unit:
     section: str = ""
     #: The heading path in force at this unit (context.HeadingPath).
     path: tuple[str, ...] = ()
-    #: The lines of its page it comes from, first and last (0-based; a sentence has its
-    #: paragraph's): a text file's passage is cited by its own lines, not its blocks'.
+    #: The lines of its page it comes from, first and last (0-based): a text file's
+    #: passage is cited by its own lines, not its blocks'.
     lines: tuple[int, int] = (0, 0)
     #: The line of each of its words, for a sentence of several lines: a piece of it
     #: (``_Packer.fit``) is cited by its own lines.
@@ -286,9 +289,10 @@ def _paragraph_units(
         return
     joined = "\n".join(lines)
     text, where = whole_words(joined, keep)  # "docu-\nment"; lines counted in ``joined``
+    breaks = [m.start() for m in _LINE_BREAK.finditer(joined)]
 
     def line_at(offset: int) -> int:
-        return first + joined.count("\n", 0, where[min(offset, len(where) - 1)])
+        return first + bisect.bisect_left(breaks, where[min(offset, len(where) - 1)])
 
     at = 0
     for sentence in _split_sentences(text):
@@ -299,7 +303,11 @@ def _paragraph_units(
         if len(words) > LONG_RUN_WORDS and "\n" in sentence:
             yield from _line_groups(sentence.split("\n"), page, span[0])
         elif words:
-            at_line = [line_at(found + m.start()) for m in re.finditer(r"\S+", sentence)]
+            at_line = (  # (one line: its words need no lines of their own)
+                [line_at(found + m.start()) for m in _WORD_RUN.finditer(sentence)]
+                if span[0] != span[1]
+                else []
+            )
             yield _Unit(
                 " ".join(words), page, len(words), "sentence", lines=span, word_lines=tuple(at_line)
             )
