@@ -33,6 +33,17 @@ def use_host(monkeypatch: pytest.MonkeyPatch, host: str) -> None:
     monkeypatch.setenv("DOCENT_OLLAMA_MODEL", "stub-model:latest")
 
 
+def indexed_note(
+    folder: Path, name: str, text: str, monkeypatch: pytest.MonkeyPatch, host: str
+) -> None:
+    """Index a Markdown note of ``text`` made here, and point ``docent`` at ``host``."""
+    monkeypatch.setenv("DOCENT_EXTRACT_IN_SUBPROCESS", "0")
+    note = folder / name
+    note.write_text(text, encoding="utf-8")
+    assert main(["index", "-q", str(note)]) == 0
+    use_host(monkeypatch, host)
+
+
 def test_ask_streams_then_lists_citations(
     indexed: None,
     ollama_stub: OllamaStub,
@@ -289,15 +300,14 @@ def test_ask_says_which_statement_gives_another_figure(
 ) -> None:
     """ "Work ends on 1 June" of a plan where the painter arrives on 1 June and work ends
     on 15 June: every number is in the passage, the statement is not (QA, session 31)."""
-    monkeypatch.setenv("DOCENT_EXTRACT_IN_SUBPROCESS", "0")
-    plan = tmp_path / "renovation-plan.md"
-    plan.write_text(
+    indexed_note(
+        tmp_path,
+        "renovation-plan.md",
         "# Renovation plan\n\nThe painter arrives on 1 June. Work ends on 15 June. "
         "The kitchen budget is 4,000 euros.\n",
-        encoding="utf-8",
+        monkeypatch,
+        ollama_stub.url,
     )
-    assert main(["index", "-q", str(plan)]) == 0
-    use_host(monkeypatch, ollama_stub.url)
     ollama_stub.responder = ScriptedModel(answer="The renovation work ends on 1 June [1].")
     capsys.readouterr()
     assert main(["ask", "When does the renovation work end?", "--json"]) == 0
@@ -323,15 +333,14 @@ def test_an_answer_giving_no_number_to_how_many_is_less_trusted(
 ) -> None:
     """ "How many parking spaces ...?" answered with the day of the move was medium
     confidence (QA, session 32): a date is no count."""
-    monkeypatch.setenv("DOCENT_EXTRACT_IN_SUBPROCESS", "0")
-    memo = tmp_path / "office-move.md"
-    memo.write_text(
+    indexed_note(
+        tmp_path,
+        "office-move.md",
         "# Office move\n\nThe office moves to the Aire Building on 10 November 2025. "
         "The Aire Building has 35 parking spaces for staff.\n",
-        encoding="utf-8",
+        monkeypatch,
+        ollama_stub.url,
     )
-    assert main(["index", "-q", str(memo)]) == 0
-    use_host(monkeypatch, ollama_stub.url)
     question = "How many parking spaces does the Aire Building have?"
     confidences = {}
     for said in (
@@ -360,15 +369,14 @@ def test_ask_shows_a_sentence_docent_matched_to_a_passage_the_model_cited_too(
     """QA, session 32: the footer said Docent matched sentences of an answer shown with
     no marker on them (the model cited the same passage elsewhere, so no citation was
     "matched")."""
-    monkeypatch.setenv("DOCENT_EXTRACT_IN_SUBPROCESS", "0")
-    notes = tmp_path / "kitchen.md"
-    notes.write_text(
+    indexed_note(
+        tmp_path,
+        "kitchen.md",
         "# Kitchen\n\nThe new kitchen cabinets are made of solid oak from Bavaria. "
         "The worktop is polished grey granite with a drip groove.\n",
-        encoding="utf-8",
+        monkeypatch,
+        ollama_stub.url,
     )
-    assert main(["index", "-q", str(notes)]) == 0
-    use_host(monkeypatch, ollama_stub.url)
     ollama_stub.responder = ScriptedModel(
         answer="The new kitchen cabinets are made of solid oak from Bavaria [1]. "
         "The worktop is polished grey granite with a drip groove."

@@ -57,6 +57,7 @@ from docent.core.evaluation import (
     Conflict,
     Faithfulness,
     SentenceSupport,
+    shortened,
     split_sentences,
     terms,
     words_of,
@@ -516,7 +517,7 @@ def citation_notes(checked: Attribution, invalid: list[int]) -> list[str]:
     for s in checked.misattributed:
         marks = "".join(f"[{n}]" for n in s.cited)
         notes.append(
-            f"Citation {marks} does not support “{_short(s.sentence)}”; passage [{s.better}] does."
+            f"Citation {marks} does not support “{shortened(s.sentence)}”; passage [{s.better}] does."
         )
     for sentence, conflict in checked.faith.conflicts:
         notes.append(conflict.note(sentence))
@@ -534,11 +535,6 @@ def citation_notes(checked: Attribution, invalid: list[int]) -> list[str]:
 
 def _count(n: int, word: str) -> str:
     return f"{n} {word}" if n == 1 else f"{n} {word}s"
-
-
-def _short(sentence: str, limit: int = 60) -> str:
-    flat = " ".join(sentence.split())
-    return flat if len(flat) <= limit else flat[:limit].rsplit(" ", 1)[0] + " …"
 
 
 def plain(sentence: str) -> str:

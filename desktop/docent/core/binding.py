@@ -44,7 +44,7 @@ from typing import Literal
 
 from docent.core.evaluation import WORD, sentence_bounds, stem, terms, words_of
 from docent.core.numbers import MONTH_NAMES, WEEKDAY_NAMES, Figure, figures, stated_numbers
-from docent.core.queryterms import ENGLISH_SHARE, stopwords
+from docent.core.queryterms import ENGLISH_SHARE, is_english, stopwords
 from docent.core.summary_parts import LIST_ITEM
 
 #: Content words either side of a figure that say what it is of (and words, stopwords
@@ -111,9 +111,7 @@ def statements(passage: str) -> tuple[_Statement, ...]:
 def _english(passage: str) -> bool:
     """A passage reads as English: half ``queryterms.ENGLISH_SHARE`` is enough, a plan of
     lists and figures has few stopwords (0.16), German or French text next to none."""
-    words = words_of(passage)
-    stop = stopwords()
-    return sum(w in stop for w in words) >= ENGLISH_SHARE / 2 * max(len(words), 1)
+    return is_english(words_of(passage), ENGLISH_SHARE / 2)
 
 
 def _paragraphs(passage: str) -> list[str]:

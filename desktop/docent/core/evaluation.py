@@ -137,9 +137,9 @@ class Conflict:
     def note(self, sentence: str) -> str:
         """What Docent says of ``sentence`` going against this statement (the answer's
         reason line, the window's footer)."""
-        said = _short(" ".join(_LIST_PREFIX.sub("", strip_markers(sentence)).split()), 60)
+        said = shortened(" ".join(_LIST_PREFIX.sub("", strip_markers(sentence)).split()))
         said = said.rstrip(". ")
-        n, statement = self.passage, _short(self.statement, 120).rstrip(".")
+        n, statement = self.passage, shortened(self.statement, 120).rstrip(".")
         if self.kind == "figure":
             return (
                 f"“{said}” states a figure that passage [{n}] gives for something else; "
@@ -150,7 +150,8 @@ class Conflict:
         return f"“{said}” says the contrary of passage [{n}], which says “{statement}”."
 
 
-def _short(text: str, limit: int) -> str:
+def shortened(text: str, limit: int = 60) -> str:
+    """``text`` on one line, cut at a word to about ``limit`` characters ("... …")."""
     flat = " ".join(text.split())
     return flat if len(flat) <= limit else flat[:limit].rsplit(" ", 1)[0] + " …"
 

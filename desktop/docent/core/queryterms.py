@@ -98,10 +98,10 @@ def stopwords() -> frozenset[str]:
 ENGLISH_SHARE = 0.2
 
 
-def is_english(words: Sequence[str]) -> bool:
-    """Whether lower-cased ``words`` read as English (``ENGLISH_SHARE``)."""
+def is_english(words: Sequence[str], share: float = ENGLISH_SHARE) -> bool:
+    """Whether lower-cased ``words`` read as English: ``share`` of them stopwords."""
     stop = stopwords()
-    return sum(w in stop for w in words) >= ENGLISH_SHARE * max(len(words), 1)
+    return sum(w in stop for w in words) >= share * max(len(words), 1)
 
 
 def tokens(text: str) -> list[str]:
