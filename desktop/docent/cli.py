@@ -201,8 +201,11 @@ def cmd_status(args: argparse.Namespace) -> int:
 
     with _open_engine() as eng:
         st = eng.status()
+        # the window's status bar says whether answers will be written: so does this
+        # (QA, session 32: `docent status` said nothing of Ollama)
+        health = eng.llm_health(timeout=2.0)
     if args.json:
-        print_json(asdict(st))
+        print_json({**asdict(st), "ollama": asdict(health)})
         return 0
     cancelled = f", {st.cancelled} cancelled (`docent index` resumes them)" if st.cancelled else ""
     print(
@@ -214,6 +217,7 @@ def cmd_status(args: argparse.Namespace) -> int:
     print(f"Data:      {st.data_dir}")
     print(f"Settings:  {settings_file()}")
     print(f"Embedding: {st.embedding_model}")
+    print(f"Ollama:    {health.message}")
     for w in st.watched:
         print(f"Watching:  {shown(w.path)} ({w.state.value})")
     return 0
@@ -381,9 +385,10 @@ def cmd_grep(args: argparse.Namespace) -> int:
 def cmd_ask(args: argparse.Namespace) -> int:
     import threading
 
+    from docent.core.answer_notes import INCOMPLETE, notes, unsupported_groups
     from docent.core.answering import AnswerCancelled
     from docent.core.citations import MARKER
-    from docent.core.conversation import INCOMPLETE, AskStage, unsupported_groups
+    from docent.core.conversation import AskStage
     from docent.core.prompting import DEFAULT_LAYOUT, LeadStream
 
     streamed: list[str] = []
@@ -455,8 +460,6 @@ def cmd_ask(args: argparse.Namespace) -> int:
         print(f"\n\n({answer.cut})")
     else:
         print()
-    if answer.rerank_note:
-        print(f"\n({answer.rerank_note})")
     if answer.citations:
         print("\nCitations:")
     for c in answer.citations:
@@ -470,27 +473,14 @@ def cmd_ask(args: argparse.Namespace) -> int:
     marked = len(MARKER.findall(answer.text)) > len(MARKER.findall("".join(streamed)))
     if streamed and (marked or any(c.source == "matched" for c in answer.citations)):
         print("\nThe answer with its matched citations:\n" + answer.text)
-    for sentence, cited, better in answer.misattributed:
-        marks = "".join(f"[{n}]" for n in cited)
-        print(f"\nCitation {marks} does not support this sentence; passage [{better}] does:")
-        print(f"  - {sentence}")
-    if answer.invalid_citations:
-        print(
-            "\nDropped citations (never offered to the model): "
-            + ", ".join(f"[{n}]" for n in answer.invalid_citations)
-        )
-    if answer.unoffered_pages:
-        print(
-            "\nDropped pages (named by the model, never offered to it): "
-            + ", ".join(answer.unoffered_pages)
-        )
+    # what the answer is and what its checks found: the window's footer, in its words
+    print("\n" + "\n".join(notes(answer, marked="listed below", outlined=False)))
     for heading, sentences in unsupported_groups(answer):
         print(f"\n{heading}:")
         for sentence in sentences:
             print(f"  - {sentence}")
-    how = f"{answer.mode}, confidence {answer.confidence or 'unknown'}"
     print(
-        f"\n[{how}; {answer.seconds:.1f} s]{' ' + answer.reason if answer.reason else ''}",
+        f"\n[{answer.mode}, confidence {answer.confidence or 'unknown'}; {answer.seconds:.1f} s]",
         file=sys.stderr,
     )
     if answer.retrieval_abstained:  # Docent's verdict, which a paraphrase can fool

@@ -27,6 +27,7 @@ from answer_script import (
     point_at,
 )
 
+from docent.core.answer_notes import conversation_markdown
 from docent.core.answering import (
     RETRY_MIN_SUPPORT,
     Answer,
@@ -956,14 +957,15 @@ def test_export_to_markdown(engine: Engine, model: ScriptedModel) -> None:
     conv = Conversation()
     first, _ = ask(engine, MEMORY_Q, conversation=conv, files=["ctss"])
     ask(engine, OFF_TOPIC, conversation=conv)
-    md = conv.to_markdown()
+    md = conversation_markdown(conv)
     cited = first.citations[0]
     assert md.startswith("# Docent conversation\n")
     assert f"## 1. {MEMORY_Q}" in md and f"## 2. {OFF_TOPIC}" in md
     assert "_Scope: simh__ctss_hardware.pdf_" in md
     assert f"**[1] simh__ctss_hardware.pdf, {cited.pages_label}** — `{cited.path}`" in md
     assert "> " + " ".join(cited.text.split())[:80] in md
-    assert "_Not found in the documents." in md
+    # the window's footer in its words (answer_notes.notes): not another wording
+    assert "_Not found in your documents: the sources listed are only the closest._" in md
 
 
 # Engine: Ollama status ------------------------------------------------------------

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from docent.core import config
+from docent.core.answer_notes import conversation_markdown
 from docent.core.config import Settings, load_settings
 from docent.core.conversation import Conversation
 from docent.core.engine import Engine
@@ -232,4 +233,5 @@ def test_every_question_becomes_one_turn(engine: Engine, ollama_down_host: str) 
     [failed] = conv.turns
     assert failed.number == 1 and failed.answer is None and "report.pdf" in failed.error
     assert conv.last is None and conv.history_messages() == []
-    assert "Could not answer: No indexed document matches 'report.pdf'" in conv.to_markdown()
+    exported = conversation_markdown(conv)
+    assert "Could not answer: No indexed document matches 'report.pdf'" in exported

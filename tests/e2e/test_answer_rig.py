@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 from rig_helpers import rig_library
 
+from docent.core.answer_notes import conversation_markdown
 from docent.core.answering import Answer
 from docent.core.citations import cited_numbers
 from docent.core.conversation import UNSUPPORTED_LEAD, UNSUPPORTED_QUOTES, Conversation
@@ -150,4 +151,4 @@ def test_real_model_follow_up(rig_engine: Engine, dev_questions: dict[str, str])
     answer = rig_engine.ask("And how do I show it?", conversation=conv, on_token=second.append)
     check_contract(answer, second)
     assert answer.query.strip() and len(conv.turns) == 2
-    assert "## 2. And how do I show it?" in conv.to_markdown()
+    assert "## 2. And how do I show it?" in conversation_markdown(conv)

@@ -9,7 +9,7 @@ from fakes import FakeEngine, answer, citation
 from gui_helpers import drop, started
 from PySide6.QtWidgets import QFileDialog
 
-from docent.core.api import Health, JobKind
+from docent.core.api import Health, JobKind, conversation_markdown
 from docent.core.embedding import EmbeddingError
 from docent.core.models import DocState, DocumentRecord
 
@@ -198,7 +198,7 @@ def test_export_writes_the_conversation(
     monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (str(target), ""))
     window.export_chat()
     qtbot.waitUntil(target.exists, timeout=10_000)
-    assert target.read_text(encoding="utf-8") == window.chat.conversation.to_markdown()
+    assert target.read_text(encoding="utf-8") == conversation_markdown(window.chat.conversation)
 
 
 def test_settings_applied_say_what_waits_for_a_restart(

@@ -50,6 +50,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from docent.core import llm_rerank
+from docent.core.answer_notes import INCOMPLETE, NO_NUMBER, ordinal
 from docent.core.attribution import (
     Attribution,
     EmbedFn,
@@ -70,7 +71,6 @@ from docent.core.citations import (
 )
 from docent.core.config import Settings
 from docent.core.conversation import (
-    INCOMPLETE,
     Answer,
     AnswerCancelled,
     AskStage,
@@ -80,7 +80,6 @@ from docent.core.conversation import (
     fallback_query,
     is_follow_up,
     may_stand_alone,
-    ordinal,
     parse_rewrite,
     rewrite_messages,
 )
@@ -585,7 +584,7 @@ class Answerer:
             reasons.append(named_pages_note(named))
         no_number = gives_no_number(run.query, checked.text)
         if no_number:
-            reasons.append("The question asks for a number, and the answer gives none.")
+            reasons.append(NO_NUMBER)
         confidence = answer_confidence(
             run.result.confidence,
             checked.faith,
@@ -639,6 +638,7 @@ class Answerer:
             tokens=guard.tokens,
             budget=int(prompt.options.get("num_predict") or 0),
             unsupported_answer=unsupported,
+            no_number=no_number,
         )
 
     def _attribute(self, run: _Run, prompt: Prompt, text: str) -> Attribution:

@@ -19,6 +19,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
+from docent.core.answer_notes import (
+    INCOMPLETE,
+    conversation_markdown,
+    notes,
+    ordinal,
+    seconds_said,
+)
 from docent.core.citations import (
     MARKER,
     Citation,
@@ -31,14 +38,12 @@ from docent.core.citations import (
 )
 from docent.core.config import Settings
 from docent.core.conversation import (
-    INCOMPLETE,
     Answer,
     AnswerCancelled,
     AskStage,
     Conversation,
     StageCallback,
     Turn,
-    ordinal,
 )
 from docent.core.evaluation import Conflict
 from docent.core.extract import READABLE_KINDS, SUPPORTED_SUFFIXES
@@ -115,6 +120,9 @@ __all__ = [
     "check_note",
     "changed_note",
     "named_pages_note",
+    "conversation_markdown",
+    "notes",
+    "seconds_said",
     "ordinal",
     "passage_boxes",
     "inside",

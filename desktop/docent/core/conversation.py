@@ -1,4 +1,4 @@
-"""A conversation: its answers and turns, its document scope, follow-ups and the export.
+"""A conversation: its answers and turns, its document scope and follow-ups.
 
 This is the one model of a chat: the command line and the window both keep a
 ``Conversation``, ``Engine.ask`` adds exactly one ``Turn`` to it per question (answered,
@@ -17,7 +17,8 @@ stopped or failed), and the window draws ``turns`` as they are.
 - A question asked again (Retry) keeps the answers it got before: the turn's other
   ``attempts`` stay with it, and ``show_attempt`` brings one back as the turn's answer
   (the one follow-ups follow and the export leads with).
-- ``to_markdown()`` is the one export of a chat.
+- ``answer_notes.conversation_markdown`` is the one export of a chat, with each answer's
+  notes in the words the window's footer uses.
 
 Threads: while ``Engine.ask`` runs on a worker, that worker owns the conversation (it
 reads the history and appends the turn); the window touches it only between questions.
@@ -29,7 +30,6 @@ import enum
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, Literal
 
 from docent.core.citations import Citation, strip_markers
@@ -139,6 +139,9 @@ class Answer:
     reranked: list[int] | None = None
     #: Why the rerank's reply could not be used (an error, a timeout, a cut); "" else.
     rerank_failed: str = ""
+    #: A question asking how many or how much, answered with no count
+    #: (``evaluation.gives_no_number``): one confidence step lower, and noted.
+    no_number: bool = False
     #: Extractive because the question left the model's context no room for a passage:
     #: no model was asked (a Retry would do the same; a shorter question would not).
     too_long: bool = False
@@ -255,6 +258,7 @@ class Answer:
             "asked_anyway": self.asked_anyway,
             "overrode": self.overrode,
             "too_long": self.too_long,
+            "no_number": self.no_number,
             "seconds": round(self.seconds, 3),
         }
 
@@ -279,14 +283,10 @@ UNSUPPORTED_LEAD = (
     "passage it was given that supports what it wrote below. Check it against the passages "
     "quoted after it."
 )
-#: How a broken answer's text ends: this, why, and ")" (answering.py writes it; the window
-#: and ``docent ask`` find it).
-INCOMPLETE = "(Answer incomplete: "
 UNSUPPORTED_QUOTES = "**What your documents say:** the passages that best match your question."
 #: Keywords of the previous question added to a follow-up when no model rewrites it.
 FALLBACK_KEYWORDS = 6
 _MAX_REWRITE_CHARS = 300
-_QUOTE_CHARS = 700
 
 _REWRITE_SYSTEM = (
     "Rewrite the user's follow-up question as one standalone question that can be "
@@ -421,20 +421,6 @@ class Conversation:
             out.append({"role": "user", "content": f"{marker}\nQuestion: {turn.question}"})
             out.append({"role": "assistant", "content": _history_answer(answer)})
         return out
-
-    def to_markdown(self) -> str:
-        """The chat with every citation's file, page and passage."""
-        parts = ["# Docent conversation\n"]
-        for turn in self.turns:
-            parts.append(_turn_markdown(turn))
-        return "\n".join(parts).rstrip() + "\n"
-
-
-def ordinal(n: int) -> str:
-    """ "first", "second", ... as an answer's attempt is named in its reason and footer."""
-    return {1: "first", 2: "second", 3: "third", 4: "fourth", 5: "fifth", 6: "sixth"}.get(
-        n, f"{n}th"
-    )
 
 
 def _answered(turns: list[Turn]) -> list[tuple[Turn, Answer]]:
@@ -626,85 +612,3 @@ def fallback_query(conversation: Conversation, question: str) -> str:
     ]
     extra = list(dict.fromkeys(extra))[:FALLBACK_KEYWORDS]
     return f"{question} {' '.join(extra)}".strip() if extra else question
-
-
-# Markdown export --------------------------------------------------------------
-
-
-def _quote(text: str) -> str:
-    flat = " ".join(text.split())
-    if len(flat) > _QUOTE_CHARS:
-        flat = flat[:_QUOTE_CHARS].rsplit(" ", 1)[0] + " …"
-    return "> " + flat
-
-
-def unsupported_groups(answer: Answer) -> list[tuple[str, list[str]]]:
-    """What the answer says that its passages do not, under what is wrong with it, for
-    listing: sentences with a citation that does not support them, sentences no passage
-    supports, and the parts of cited sentences that their passage does not say."""
-    uncited = set(answer.uncited_sentences)
-    groups = [
-        (
-            "Sentences the passage they cite does not clearly support",
-            [s for s in answer.unsupported_sentences if s not in uncited],
-        ),
-        (
-            "Sentences that cite nothing, and that no passage offered to the model supports",
-            [s for s in answer.unsupported_sentences if s in uncited],
-        ),
-        ("Parts of cited sentences that their passage does not say", answer.unsaid_parts),
-    ]
-    return [(heading, sentences) for heading, sentences in groups if sentences]
-
-
-def _notes(answer: Answer) -> list[str]:
-    notes: list[str] = []
-    if answer.mode == "extractive":
-        notes.append(f"Quoted from the documents, not generated by a model. {answer.reason}")
-    elif answer.mode == "abstained":
-        notes.append(f"Not found in the documents. {answer.reason}")
-    elif answer.partial:
-        notes.append(f"Incomplete answer. {answer.reason}")
-    elif answer.reason:
-        notes.append(answer.reason)
-    if answer.confidence:
-        notes.append(f"Confidence: {answer.confidence}.")
-    return [n.strip() for n in notes if n.strip()]
-
-
-def _turn_markdown(turn: Turn) -> str:
-    out = [f"## {turn.number}. {' '.join(turn.question.split())}\n"]
-    if turn.others:
-        n = len(turn.others) + 1
-        out.append(f"_Asked {n} times; answer {turn.attempt} is shown first._\n")
-    out.extend(_attempt_markdown(turn))
-    for other in sorted(turn.others, key=lambda t: t.attempt):
-        out.append(f"### Answer {other.attempt} of {len(turn.others) + 1}\n")
-        out.extend(_attempt_markdown(other))
-    return "\n".join(out)
-
-
-def _attempt_markdown(turn: Turn) -> list[str]:
-    answer = turn.answer
-    out: list[str] = []
-    if turn.scope:
-        out.append("_Scope: " + ", ".join(Path(p).name for p in turn.scope) + "_\n")
-    if turn.query and turn.query != turn.question:
-        out.append(f"_Searched as: {turn.query}_\n")
-    if answer is None:
-        why = f"Could not answer: {turn.error}" if turn.error else "Stopped before an answer."
-        out.append(f"_{why}_\n")
-        return out
-    out.append(answer.text.strip() + "\n")
-    for note in _notes(answer):
-        out.append(f"_{note}_\n")
-    for heading, sentences in unsupported_groups(answer):
-        out.append(f"{heading}:\n")
-        out.extend(f"- {s}" for s in sentences)
-        out.append("")
-    if answer.citations:
-        out.append("### Citations\n")
-        for c in answer.citations:
-            out.append(f"**[{c.n}] {c.file_name}, {c.pages_label}** — `{c.path}`\n")
-            out.append(_quote(c.text) + "\n")
-    return out

@@ -26,7 +26,16 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from docent.core.api import Answer, AskStage, Collection, Conversation, EngineAPI, Turn, shown
+from docent.core.api import (
+    Answer,
+    AskStage,
+    Collection,
+    Conversation,
+    EngineAPI,
+    Turn,
+    conversation_markdown,
+    shown,
+)
 from docent.gui.chat_controls import AnswerBar, AskStatus
 from docent.gui.chat_view import ConversationView
 from docent.gui.markdown_view import parse_cite
@@ -600,4 +609,4 @@ class ChatPane(QWidget):
     def export_markdown(self) -> str:
         """The conversation as shown (during a Retry, with the answer being asked again)."""
         conv = self.conversation
-        return Conversation(self.shown_turns(), conv.scope, conv.collection).to_markdown()
+        return conversation_markdown(Conversation(self.shown_turns(), conv.scope, conv.collection))

@@ -10,12 +10,10 @@ import re
 from pathlib import Path
 
 from docent.core.api import (
-    INCOMPLETE,
-    Answer,
     Turn,
     distinct_names,
-    named_pages_note,
-    ordinal,
+    notes,
+    seconds_said,
     shown,
 )
 from docent.gui.markdown_view import cite_url, linkify_citations
@@ -61,133 +59,22 @@ def quoted_markdown(text: str) -> str:
     return "\n".join(lines)
 
 
-def _why_incomplete(answer: Answer) -> str:
-    """Why a broken answer is incomplete, for its footer: not again what its last line
-    says (QA, session 29: the same sentence twice, one above the other)."""
-    reason = answer.reason
-    at = answer.text.rfind(INCOMPLETE)
-    if at >= 0:
-        said = answer.text[at + len(INCOMPLETE) :].rstrip().removesuffix(")")
-        reason = reason.replace(said, "", 1).strip()
-        return f" (its last line says why){': ' + reason if reason else '.'}"
-    return f": {reason}" if reason else "."
-
-
 def _footer(turn: Turn) -> str:
     """What the answer is: finished and by which model, or marked as stopped, cut short
-    or failed (a cut answer must not look finished), with its checks."""
+    or failed (a cut answer must not look finished), with its checks (core's ``notes``:
+    the words ``docent ask`` and the export use)."""
     if turn.error:
         return f"**Could not answer:** {escape_markdown(turn.error)}"
-    notes: list[str] = []
     answer = turn.answer
     if answer is None:
         return "*■ Stopped by you before any answer came.*" if turn.stopped else ""
-    took = f" in {_seconds(answer.seconds)}" if answer.seconds >= 1 else ""
+    said = notes(answer, stopped=turn.stopped)
     if turn.stopped:
-        notes.append(
-            f"■ Stopped by you after {_seconds(answer.seconds)}: the answer is incomplete."
+        said.insert(
+            0,
+            f"■ Stopped by you after {seconds_said(answer.seconds)}: the answer is incomplete.",
         )
-    elif answer.partial:
-        notes.append(f"⚠ Incomplete answer{_why_incomplete(answer)}")
-    if answer.unsupported_answer:
-        notes.append(
-            f"Written by {answer.model or 'the model'}{took}, and not supported by your "
-            "documents: the passages quoted beneath it are what they say."
-        )
-    elif answer.mode == "generated" and not (turn.stopped or answer.partial):
-        conf = f" · {answer.confidence} confidence" if answer.confidence else ""
-        notes.append(f"Answered by {answer.model or 'the model'}{took}{conf}.")
-    elif answer.mode == "generated":
-        notes.append(f"Written by {answer.model or 'the model'}.")
-    elif answer.mode == "extractive":
-        why = answer.reason.strip() or "no language model answered."
-        # the answer opens with why (prompting.extractive_text): said once, not again here
-        said = bool(answer.reason.strip()) and answer.reason.strip() in answer.text
-        notes.append(
-            "Quoted from your documents." if said else f"Quoted from your documents: {why}"
-        )
-    elif answer.mode == "abstained" and answer.offered:
-        notes.append("Not found in your documents: the sources listed are only the closest.")
-    elif answer.mode == "abstained":  # no source listed: none to call the closest (QA, 27)
-        notes.append("Not found in your documents: no passage matched.")
-    if answer.asked_anyway:
-        notes.append(f"Asked anyway: {answer.overrode}")
-    if answer.attempts > 1:
-        tries = "twice" if answer.attempts == 2 else f"{answer.attempts} times"
-        model = answer.model or "the model"
-        if answer.attempt > 1:
-            notes.append(
-                f"No passage supported {model}'s first answer, so Docent asked it again "
-                f"(asked {tries}): this is the {ordinal(answer.attempt)}."
-            )
-        else:
-            notes.append(
-                f"Docent asked {model} again (asked {tries}); no later answer had a "
-                "sentence your documents clearly say, so this first one stands."
-            )
-    if answer.search_note:
-        notes.append(answer.search_note)
-    if answer.rerank_note:
-        notes.append(answer.rerank_note)
-    if answer.invalid_citations:
-        nums = ", ".join(str(n) for n in answer.invalid_citations)
-        notes.append(f"Dropped citation {nums}: the model cited passages it was not given.")
-    if answer.unoffered_pages:
-        places = ", ".join(answer.unoffered_pages)  # escaped with the note
-        notes.append(f"Dropped {places}: the model named a page it was not given.")
-    if answer.pages_not_given:
-        notes.append(named_pages_note(answer.pages_not_given))
-    whole = answer.answer_match
-    matched = [c.n for c in answer.citations if c.source == "matched" and c.n != whole]
-    if answer.mode == "generated" and whole is not None:
-        notes.append(
-            f"Docent matched [{whole}] to the answer as a whole (outlined): it supports the "
-            "sentences together, though none alone, and the model did not cite it."
-        )
-    if answer.mode == "generated" and matched:
-        nums = ", ".join(f"[{n}]" for n in matched)
-        one = len(matched) == 1
-        notes.append(
-            f"Docent matched {nums} to the {'sentence it supports' if one else 'sentences they support'} "
-            f"(outlined): the model did not cite {'it' if one else 'them'}."
-        )
-    if answer.misattributed:
-        notes.append(
-            "; ".join(
-                f"Citation [{', '.join(map(str, cited))}] does not support its sentence; "
-                f"[{better}] does"
-                for _, cited, better in answer.misattributed
-            )
-            + "."
-        )
-    uncited = set(answer.uncited_sentences)
-    n = sum(s not in uncited for s in answer.unsupported_sentences)
-    if n:
-        several = n > 1
-        notes.append(
-            f"⚠ {n} sentence{'s are' if several else ' is'} not clearly supported by "
-            f"{'their' if several else 'its'} citation (underlined)."
-        )
-    if uncited:
-        several = len(uncited) > 1
-        notes.append(
-            f"⚠ {len(uncited)} sentence{'s cite' if several else ' cites'} nothing, and no "
-            f"passage offered to the model supports {'them' if several else 'it'} (underlined)."
-        )
-    for sentence, conflict in answer.conflicts:  # what the passage says instead
-        notes.append(f"⚠ {conflict.note(sentence)}")
-    if answer.unsaid_parts:
-        several = len(answer.unsaid_parts) > 1
-        notes.append(
-            f"⚠ {len(answer.unsaid_parts)} part{'s' if several else ''} of cited sentences "
-            f"{'go' if several else 'goes'} on past what the passage says (underlined)."
-        )
-    return " ".join(f"*{escape_markdown(note)}*" for note in notes)
-
-
-def _seconds(seconds: float) -> str:
-    s = round(seconds)
-    return f"{s} s" if s < 60 else f"{s // 60} min {s % 60:02d} s"
+    return " ".join(f"*{escape_markdown(note)}*" for note in said)
 
 
 #: A fence line as CommonMark reads one: backticks with no backtick after them on the line

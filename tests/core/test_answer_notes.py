@@ -1,0 +1,69 @@
+"""An answer's notes (core/answer_notes.py): one wording for the window's footer,
+`docent ask` and the Markdown export (QA, session 32: the three said it three ways)."""
+
+from __future__ import annotations
+
+from docent.core.answer_notes import NO_NUMBER, conversation_markdown, headline, notes
+from docent.core.conversation import Answer, Conversation
+
+WHY = "Ollama is not running at http://127.0.0.1:11434."
+
+
+def test_an_extractive_answer_says_its_confidence_and_why() -> None:
+    answer = Answer("q", "> a passage [1]", "extractive", confidence="high", reason=WHY)
+    assert headline(answer) == f"Quoted from your documents (high confidence): {WHY}"
+    opened = Answer("q", f"**Not generated.** {WHY}\n\n> a passage [1]", "extractive", reason=WHY)
+    assert headline(opened) == "Quoted from your documents."  # its text says why already
+
+
+def test_an_abstention_says_what_was_missing() -> None:
+    missing = "Retrieval confidence is low: the documents searched never mention 'Neptune'."
+    answer = Answer("q", "I could not find an answer.", "abstained", reason=missing)
+    assert notes(answer) == ["Not found in your documents: no passage matched.", missing]
+
+
+def test_a_generated_answer_lists_each_finding_in_order() -> None:
+    sentence = "The valve opens at 5 bar, as the manual says in its second chapter."
+    answer = Answer(
+        "How many valves are there?",
+        f"{sentence} [1]",
+        "generated",
+        model="m:1b",
+        seconds=4.2,
+        confidence="low",
+        invalid_citations=[7],
+        misattributed=[(sentence, (1,), 2)],
+        unsupported_sentences=[sentence, "Made up."],
+        uncited_sentences=["Made up."],
+        no_number=True,
+    )
+    said = notes(answer, marked="listed below")
+    assert said[0] == "Answered by m:1b in 4 s · low confidence."
+    assert "Dropped citation 7: the model cited passages it was not given." in said
+    assert NO_NUMBER in said
+    assert (
+        "Citation [1] does not support “The valve opens at 5 bar, as the manual says in "
+        "its second …”; passage [2] does."
+    ) in said
+    assert "⚠ 1 sentence is not clearly supported by its citation (listed below)." in said
+    assert said[-1].startswith("⚠ 1 sentence cites nothing") and "(listed below)" in said[-1]
+
+
+def test_a_partial_answer_says_it_first_and_a_stopped_one_leaves_it_to_its_caller() -> None:
+    answer = Answer(
+        "q", "Some words (Answer incomplete: the connection broke)", "generated", partial=True
+    )
+    assert notes(answer)[:2] == [
+        "⚠ Incomplete answer (its last line says why).",
+        "Written by the model.",
+    ]
+    assert notes(answer, stopped=True) == ["Written by the model."]
+
+
+def test_the_export_says_what_the_window_says() -> None:
+    answer = Answer("q", "> a passage [1]", "extractive", confidence="medium", reason=WHY)
+    conversation = Conversation()
+    conversation.add("What opens the valve?", "What opens the valve?", answer)
+    exported = conversation_markdown(conversation)
+    for note in notes(answer, marked="listed below", outlined=False):
+        assert f"_{note}_" in exported
