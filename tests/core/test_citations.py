@@ -15,6 +15,7 @@ from docent.core.citations import (
     distinct_names,
     drop_invalid,
     drop_unoffered_headers,
+    dropped_places_note,
     named_pages_note,
     pages_not_given,
     strip_markers,
@@ -162,6 +163,23 @@ def test_a_header_for_a_page_never_offered_is_dropped_and_named() -> None:
     inside = "simh_doc.pdf p.10: The CPU idles."
     assert drop_unoffered_headers(inside, offered) == (inside, [])
     assert cite_echoed_headers(inside, offered) == "The CPU idles [2]."
+
+
+def test_a_header_for_lines_never_offered_is_dropped_and_named() -> None:
+    """smollm2:135m wrote "renovation-plan.md lines 20-3: # Renovation plan ..." of a
+    passage of lines 1-3, shown as if a citation (session 33, under Xvfb)."""
+    note = Hit("c1", "d", "plan.md", "/d/plan.md", 1, 1, 0, 0.5, "x", location="lines 1-3")
+    written = "plan.md lines 20-3: The painter arrives on 1 June."
+    assert drop_unoffered_headers(written, [note]) == (
+        "The painter arrives on 1 June.",
+        ["plan.md lines 20-3"],
+    )
+    said = "Dropped plan.md lines 20-3: the model named lines it was not given."
+    assert dropped_places_note(["plan.md lines 20-3"]) == said
+    inside = "plan.md line 2: The painter arrives on 1 June."
+    assert drop_unoffered_headers(inside, [note]) == (inside, [])
+    echoed = cite_echoed_headers("plan.md lines 1-3: The painter arrives on 1 June.", [note])
+    assert echoed == "The painter arrives on 1 June [1]."
 
 
 @pytest.mark.parametrize(

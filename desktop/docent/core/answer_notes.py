@@ -14,7 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from docent.core.citations import named_pages_note
+from docent.core.citations import dropped_places_note, named_pages_note
 from docent.core.evaluation import shortened
 
 if TYPE_CHECKING:
@@ -111,8 +111,7 @@ def notes(
         nums = ", ".join(str(n) for n in answer.invalid_citations)
         out.append(f"Dropped citation {nums}: the model cited passages it was not given.")
     if answer.unoffered_pages:
-        places = ", ".join(answer.unoffered_pages)
-        out.append(f"Dropped {places}: the model named a page it was not given.")
+        out.append(dropped_places_note(answer.unoffered_pages))
     if answer.pages_not_given:
         out.append(named_pages_note(answer.pages_not_given))
     if answer.no_number:

@@ -65,6 +65,7 @@ from docent.core.citations import (
     cited_numbers,
     drop_invalid,
     drop_unoffered_headers,
+    dropped_places_note,
     named_pages_note,
     pages_not_given,
     strip_markers,
@@ -578,8 +579,7 @@ class Answerer:
         reasons = [r for r in (partial, cut) if r]
         reasons += citation_notes(checked, invalid)
         if unoffered:
-            places = ", ".join(unoffered)
-            reasons.append(f"Dropped {places}: the model named a page it was not given.")
+            reasons.append(dropped_places_note(unoffered))
         if named:
             reasons.append(named_pages_note(named))
         no_number = gives_no_number(run.query, checked.text)

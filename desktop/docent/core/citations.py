@@ -275,7 +275,8 @@ def drop_unoffered_headers(text: str, offered: Sequence[Hit]) -> tuple[str, list
     alternatives = "|".join(re.escape(n) for n in names)
     pattern = re.compile(
         rf"{_HEADER_MARKER}{_NAME_STARTS}(?P<place>(?P<name>(?i:{alternatives})),?[ \t]+"
-        rf"(?:pp?\.|slides?[ \t])[ \t]*(?P<first>\d+)(?:[ \t]*[-–][ \t]*(?P<last>\d+))?)"
+        rf"(?P<unit>pp?\.|slides?[ \t]|lines?[ \t])[ \t]*(?P<first>\d+)"
+        rf"(?:[ \t]*[-–][ \t]*(?P<last>\d+))?)"
         rf"{_HEADER_ENDS}"
     )
     dropped: dict[str, None] = {}
@@ -287,12 +288,11 @@ def drop_unoffered_headers(text: str, offered: Sequence[Hit]) -> tuple[str, list
         first = int(m.group("first"))
         last = int(m.group("last") or first)
         name = m.group("name").lower()
-        pages = {
-            p
-            for h in offered
-            if h.file_name.lower() == name
-            for p in range(h.page_start, h.page_end + 1)
-        }
+        same = [h for h in offered if h.file_name.lower() == name]
+        if m.group("unit").startswith("line"):  # a text file's passage: its own lines
+            pages = {n for h in same for n in _lines(h.location)}
+        else:
+            pages = {p for h in same for p in range(h.page_start, h.page_end + 1)}
         low, high = min(first, last), max(first, last)  # "pp.34-3" named p.34 too (review)
         if all(p in pages for p in range(low, high + 1)):
             # every page was given: inside an offered passage ("p.10" of pp.9-10), or
@@ -305,6 +305,19 @@ def drop_unoffered_headers(text: str, offered: Sequence[Hit]) -> tuple[str, list
         return ""
 
     return pattern.sub(drop, text), list(dropped)
+
+
+#: A text passage's place ("lines 12-30", "line 4"): ``Hit.location``.
+_LINES = re.compile(r"^lines?[ \t]+(\d+)(?:[ \t]*[-–][ \t]*(\d+))?$")
+
+
+def _lines(location: str) -> range:
+    """The lines a text passage's ``location`` names; none for any other place."""
+    m = _LINES.match(location)
+    if m is None:
+        return range(0)
+    first = int(m.group(1))
+    return range(first, int(m.group(2) or first) + 1)
 
 
 #: One page or range of a ``PAGE_REFERENCE``'s list ("7-9" of "pp. 3, 7-9").
@@ -354,6 +367,14 @@ def _pages(m: re.Match[str]) -> list[int]:
         low, high = sorted((int(first), int(last or first)))
         out.extend(range(low, min(high, low + 50) + 1))
     return out
+
+
+def dropped_places_note(places: Sequence[str]) -> str:
+    """What the notes and the answer's reason say of ``unoffered_pages``: headers the
+    model wrote for a page, slide or lines of a file that it was not given."""
+    lines = all(re.search(r"\blines?\s+\d", p) for p in places)
+    what = "lines" if lines else "a page"
+    return f"Dropped {', '.join(places)}: the model named {what} it was not given."
 
 
 def named_pages_note(named: Sequence[str]) -> str:
