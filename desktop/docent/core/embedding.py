@@ -33,6 +33,9 @@ from docent.core.store_base import ChunkVectors
 
 log = logging.getLogger(__name__)
 
+#: Texts given BM25 terms in one turn of the model (``QueriesFirst``): a whole document's
+#: chunks at once kept a search waiting.
+SPARSE_BATCH = 64
 #: MiniLM sees at most 256 tokens; chunking keeps a margin below it.
 MODEL_MAX_TOKENS = 256
 #: Bump whenever what is indexed for the same file changes: chunking, the context
@@ -82,6 +85,63 @@ BM25_B = 0.75
 BM25_AVG_LEN = 90.0
 
 
+class QueriesFirst:
+    """A model's turn to run, given to a question's query before a document's next batch.
+
+    Inference is serialised per model (onnxruntime sessions are thread-safe, but batching
+    from two threads at once only thrashes two cores). Documents are embedded a batch per
+    turn, and a query waiting takes the next turn: a search during indexing waits for at
+    most one batch. With one plain lock held for a whole call (32 chunks, and BM25 for a
+    whole document), and taken again at once by the indexer, searches beside indexing took
+    4 to 8 s instead of 0.02-0.05 (session 33, ``benchmarks/search_while_indexing.py``)."""
+
+    def __init__(self) -> None:
+        self._turn = threading.Condition()
+        self._running = False
+        self._queries = 0  # waiting for a turn
+        self._batches = 0
+
+    @property
+    def waiting(self) -> tuple[int, int]:
+        """Queries and documents' batches waiting for a turn."""
+        with self._turn:
+            return self._queries, self._batches
+
+    @contextmanager
+    def query(self) -> Iterator[None]:
+        with self._turn:
+            self._queries += 1
+            try:
+                self._turn.wait_for(lambda: not self._running)
+            finally:
+                self._queries -= 1
+            self._running = True
+        try:
+            yield
+        finally:
+            self._done()
+
+    @contextmanager
+    def documents(self) -> Iterator[None]:
+        """One batch of documents' texts: after every query waiting."""
+        with self._turn:
+            self._batches += 1
+            try:
+                self._turn.wait_for(lambda: not self._running and not self._queries)
+            finally:
+                self._batches -= 1
+            self._running = True
+        try:
+            yield
+        finally:
+            self._done()
+
+    def _done(self) -> None:
+        with self._turn:
+            self._running = False
+            self._turn.notify_all()
+
+
 @dataclass(frozen=True, slots=True)
 class _Models:
     """What loading a model gives: shared by every Embedder of the same model in the process."""
@@ -89,9 +149,7 @@ class _Models:
     dense: Any  # fastembed TextEmbedding
     tokenizer: Any  # tokenizers.Tokenizer, for counting (no truncation, no padding)
     dim: int
-    #: Inference is serialised per model (onnxruntime sessions are thread-safe, but
-    #: batching from two threads at once only thrashes two cores).
-    lock: threading.Lock
+    turns: QueriesFirst
 
 
 #: Each model is loaded once per process (~1 s of CPU): a library opened again in the same
@@ -173,7 +231,7 @@ def _load_dense(model_name: str, cache_dir: str | None, threads: int) -> _Models
     tok.no_padding()
     dim = len(next(iter(dense.embed(["dimension probe"]))))
     log.info("embedding model %s loaded (dim %d)", model_name, dim)
-    return _Models(dense, tok, dim, threading.Lock())
+    return _Models(dense, tok, dim, QueriesFirst())
 
 
 def _text_embedding(model_name: str, cache_dir: str | None, threads: int) -> Any:
@@ -274,7 +332,7 @@ class Embedder:
         self._dense: Any = None
         self._sparse: Any = None
         self._tokenizer: Any = None
-        self._lock = threading.Lock()  # the models' own once loaded
+        self._turns = QueriesFirst()  # the models' own once loaded
         self.dim = 384
         #: How many texts went through the dense model (tests count re-embedding with it).
         self.texts_embedded = 0
@@ -290,7 +348,7 @@ class Embedder:
         models = _shared_models(self.model_name, self.cache_dir, self.threads)
         self._tokenizer = models.tokenizer
         self.dim = models.dim
-        self._lock = models.lock
+        self._turns = models.turns
         self._dense = models.dense  # last: ``loaded`` reads it
 
     def warm_up(self) -> None:
@@ -329,8 +387,11 @@ class Embedder:
         if not texts:
             return []
         self.ensure_loaded()
-        with self._lock:
-            vecs = [v.tolist() for v in self._dense.embed(list(texts), batch_size=self.batch_size)]
+        vecs: list[list[float]] = []
+        for start in range(0, len(texts), self.batch_size):
+            batch = list(texts[start : start + self.batch_size])
+            with self._turns.documents():
+                vecs += [v.tolist() for v in self._dense.embed(batch, batch_size=self.batch_size)]
         self.texts_embedded += len(texts)
         return vecs
 
@@ -352,23 +413,23 @@ class Embedder:
         # texts of like length share a batch: a batch is padded to its longest text, and
         # a section's short last chunk beside full ones was run at their length
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
-        with self._lock:
-            for start in range(0, len(texts), self.batch_size):
-                which = order[start : start + self.batch_size]
-                batch = [texts[i] for i in which]
+        for start in range(0, len(texts), self.batch_size):
+            which = order[start : start + self.batch_size]
+            batch = [texts[i] for i in which]
+            with self._turns.documents():
                 run = model.onnx_embed(batch)  # the tokens' vectors, before pooling
                 encoded = model.tokenize(batch)  # the same encodings, for their offsets
-                dense = list(model._post_process_onnx_output(run))  # as embed() pools them
-                for j, (i, text) in enumerate(zip(which, batch, strict=True)):
-                    body = bodies[i]
-                    if not text.endswith(body):
-                        raise ValueError("a chunk's body must end its embedded text")
-                    spans = sentence_spans(body)
-                    hidden = run.model_output[j]
-                    sentences = pool(hidden, encoded[j].offsets, spans, len(text) - len(body))
-                    if not len(sentences):
-                        sentences = dense[j][None, :]
-                    out[i] = ChunkVectors(dense[j].tolist(), pack(sentences))
+            dense = list(model._post_process_onnx_output(run))  # as embed() pools them
+            for j, (i, text) in enumerate(zip(which, batch, strict=True)):
+                body = bodies[i]
+                if not text.endswith(body):
+                    raise ValueError("a chunk's body must end its embedded text")
+                spans = sentence_spans(body)
+                hidden = run.model_output[j]
+                sentences = pool(hidden, encoded[j].offsets, spans, len(text) - len(body))
+                if not len(sentences):
+                    sentences = dense[j][None, :]
+                out[i] = ChunkVectors(dense[j].tolist(), pack(sentences))
         self.texts_embedded += len(texts)
         made = [v for v in out if v is not None]
         assert len(made) == len(texts)  # every text was in one batch
@@ -379,20 +440,23 @@ class Embedder:
             return []
         self.ensure_loaded()
         bm25 = self._bm25()
-        with self._lock:
-            return sparse_vectors(bm25, texts)
+        out: list[SparseVec] = []
+        for start in range(0, len(texts), SPARSE_BATCH):
+            with self._turns.documents():
+                out += sparse_vectors(bm25, texts[start : start + SPARSE_BATCH])
+        return out
 
     # Queries -------------------------------------------------------------
 
     def query_dense(self, text: str) -> list[float]:
         self.ensure_loaded()
-        with self._lock:
+        with self._turns.query():
             return [float(x) for x in next(iter(self._dense.query_embed(text)))]
 
     def query_sparse(self, text: str) -> SparseVec:
         self.ensure_loaded()
         bm25 = self._bm25()
-        with self._lock:
+        with self._turns.query():
             v = next(iter(bm25.query_embed(text)))
         return with_identifiers(SparseVec(v.indices.tolist(), v.values.tolist()), text)
 
@@ -401,7 +465,7 @@ class Embedder:
         if not texts:
             return []
         self.ensure_loaded()
-        with self._lock:
+        with self._turns.query():
             return [v.tolist() for v in self._dense.query_embed(list(texts))]
 
 
