@@ -66,8 +66,8 @@ def headline(answer: Answer, *, stopped: bool = False) -> str:
         )
     if answer.mode == "generated" and not (stopped or answer.partial):
         return f"Answered by {model}{took}{conf}."
-    if answer.mode == "generated":
-        return f"Written by {model}."
+    if answer.mode == "generated":  # stopped or broken: its confidence all the same (QA-75)
+        return f"Written by {model}{conf}."
     if answer.mode == "extractive":
         why = answer.reason.strip() or "no language model answered."
         # the answer opens with why (prompting.extractive_text): said once, not again here
