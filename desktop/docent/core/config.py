@@ -157,7 +157,11 @@ class Settings(BaseModel):
     qdrant_write_consistency: int = Field(1, ge=1, le=16)
 
     embedding_model: str = BUNDLED_MODEL
-    embed_batch_size: int = Field(16, ge=1, le=64)
+    # Texts the model embeds in one run. A question's search waits for the run under way
+    # (embedding.QueriesFirst): 4 since session 33, as fast as 16 (19.2 against 18.8
+    # chunks/s, 32: 17.0) and a search beside indexing waited 0.25 s, not 1.6 s
+    # (benchmarks/search_while_indexing.py).
+    embed_batch_size: int = Field(4, ge=1, le=64)
     # onnxruntime threads for embedding; 0: automatic (the desktop app leaves one core for
     # the window, the command line uses them all).
     embed_threads: int = Field(0, ge=0, le=256)

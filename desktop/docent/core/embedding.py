@@ -321,7 +321,7 @@ class Embedder:
         self,
         model_name: str = BUNDLED_MODEL,
         cache_dir: Path | None = None,
-        batch_size: int = 16,
+        batch_size: int = 4,
         threads: int = 0,
     ) -> None:
         self.model_name = model_name

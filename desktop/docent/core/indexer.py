@@ -51,6 +51,7 @@ from docent.core.models import (
     SparseVec,
 )
 from docent.core.preparing import Limits, Prepared, Preparer
+from docent.core.salvage import Salvage
 from docent.core.sandbox import CRASHED, InlinePreparer, Preparation, ProcessPreparer
 from docent.core.store import (
     COLLECTIONS,
@@ -151,6 +152,9 @@ class Indexer:
         #: version stays searchable (``index_document``): never searched. Replaced, not
         #: changed in place, so a search on another thread reads it whole.
         self.staging: frozenset[str] = frozenset()
+        #: The vectors of the passages a crash cut short, kept by ``recover`` before it
+        #: drops them, for the next index of their document (salvage.py).
+        self.salvage = Salvage(Path(cache.root).parent / "salvage")
 
     def close(self) -> None:
         """Stop the extraction worker (at once, even mid-file). Safe from any thread."""
@@ -679,6 +683,7 @@ class Indexer:
                 rec.state = DocState.READY
                 self.catalog.put(rec)
                 raise
+            self._salvage(rec.doc_id, rec.doc_id)  # Resume embeds only the rest
             self._drop_vectors(rec.doc_id)
             rec.state, rec.chunks = DocState.QUEUED, 0
             rec.reason, rec.error = CANCELLED, "Indexing was cancelled before it finished."
@@ -692,6 +697,7 @@ class Indexer:
         self._maybe_flush()
         self.catalog.put(rec)
         self.catalog.payload_synced([rec.doc_id])
+        self.salvage.drop(rec.doc_id)  # its vectors are all stored now
 
     def _stage(
         self,
@@ -714,6 +720,7 @@ class Indexer:
                 rec, prepared.chunks, prepared.sparse, report, on_chunks, cancel, doc_id=staged
             )
         except BaseException:
+            self._salvage(rec.doc_id, staged)  # the next try embeds only the rest
             self._unstage(rec.doc_id)
             self.catalog.put(kept)  # the old version, ready and searchable, as it was
             raise
@@ -732,6 +739,16 @@ class Indexer:
             # deleted first, then searched again: the other way round, a search between
             # the two found them (review, session 27)
             self.staging = self.staging - {staged}
+
+    def _salvage(self, doc_id: str, owner: str) -> None:
+        """Keep the vectors of ``owner``'s passages (the document's, or its staged
+        version's) for the next index of ``doc_id``; the caller or reconcile drops them."""
+        try:
+            points = self.store.export_chunks(owner)
+        except LIBRARY_FAULTS as exc:  # nothing kept: they are embedded again
+            log.warning("could not read the passages of %s to keep: %s", owner, exc)
+            return
+        self.salvage.keep(doc_id, points)
 
     def _maybe_flush(self) -> None:
         """Flush the store every FLUSH_POINTS points (the store also flushes at close)."""
@@ -753,6 +770,7 @@ class Indexer:
         (a staged version: ``_stage``)."""
         owner = doc_id or rec.doc_id
         collections = [] if doc_id else list(rec.collections)
+        salvaged = self.salvage.take(rec.doc_id)
         total = len(chunks)
         first: list[list[float]] = []
         on_chunks(0, total)
@@ -766,6 +784,8 @@ class Indexer:
             # indexed before sentence vectors were kept is embedded again).
             stored = self.store.vectors_by_content_hash(sorted(set(hashes)))
             known = {h: v for h, v in stored.items() if v.sentences}
+            # a crash's leftovers (``recover``): those the store no longer has
+            known |= {h: salvaged[h] for h in hashes if h not in known and h in salvaged}
             fresh = sorted(
                 {
                     h: (t, c.text)
@@ -827,6 +847,7 @@ class Indexer:
             self.catalog.put(rec)
             self._drop_vectors(rec.doc_id)
             self.catalog.delete(rec.doc_id)
+            self.salvage.drop(rec.doc_id)
             self._failed_here.pop(rec.path, None)
             self._forget_text(rec.sha256)
 
@@ -843,9 +864,14 @@ class Indexer:
             self.remove(rec)
         requeued = self.catalog.in_states(DocState.INDEXING, DocState.QUEUED)
         for rec in requeued:
+            if rec.state is DocState.INDEXING:  # cut short mid-write: what it embedded
+                self._salvage(rec.doc_id, rec.doc_id)
             self._drop_vectors(rec.doc_id)
             rec.state, rec.chunks = DocState.QUEUED, 0
             self.catalog.put(rec)
+        for rec in self.catalog.outdated(self.embedder.index_format):
+            if rec.reason == UPDATING:  # a new version cut short while staged
+                self._salvage(rec.doc_id, staging_id(rec.doc_id))  # (reconcile drops it)
         if requeued:
             self.store.flush()
         return [r for r in requeued if r.reason != CANCELLED]

@@ -1,0 +1,149 @@
+"""kill -9 while a long file embeds: the passages written before it are not embedded
+again. QA-75 killed `docent index` at 160 of gnuplot's 1,159 chunks, and the next run
+embedded all 1,159 ("0 reused"): recover() dropped the half-written document's passages,
+vectors and all. It now keeps their vectors for the next index of the same text
+(Indexer._salvage), and drops the passages as before: the library stays consistent."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+from docent.core.config import Settings
+from docent.core.engine import Engine
+from docent.core.index_report import Progress
+from docent.core.indexer import EMBED_BATCH
+from docent.core.models import DocState
+from fake_embedder import CountingEmbedder
+
+TESTS = Path(__file__).resolve().parents[1]
+
+CHILD = """
+import json, sys
+from docent.core.config import Settings
+from docent.core.engine import Engine
+from fake_embedder import FakeEmbedder
+
+home, path, stop_at = sys.argv[1], sys.argv[2], int(sys.argv[3])
+
+def progress(p):
+    if p.phase == "embedding" and p.chunks_done >= stop_at:
+        print(json.dumps({"done": p.chunks_done, "total": p.chunks_total}), flush=True)
+        sys.stdin.read()  # held here, its passages written, until the parent kills it
+
+settings = Settings(data_dir=home, extract_in_subprocess=False)
+with Engine(settings, embedder=FakeEmbedder()) as eng:
+    eng.index([path], progress=progress)
+print(json.dumps({"finished": True}), flush=True)
+"""
+
+
+def _long_text(path: Path, animal: str = "alpaca") -> None:
+    paragraphs = [
+        f"Section {i}. The {animal} named Number {i} grazes the upper hillside until noon, "
+        f"then rests by pond {i % 7} while the herder counts {i * 3} fence posts. " * 6
+        for i in range(120)
+    ]
+    path.write_text("\n\n".join(paragraphs), encoding="utf-8")
+
+
+def _killed_at(home: Path, path: Path, stop_at: int) -> tuple[int, int]:
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(TESTS), *sys.path])}
+    child = subprocess.Popen(
+        [sys.executable, "-c", CHILD, str(home), str(path), str(stop_at)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    assert child.stdout is not None
+    try:
+        for line in child.stdout:  # the child's own progress, not a timer
+            said = json.loads(line)
+            if "done" in said:
+                child.send_signal(signal.SIGKILL)
+                return int(said["done"]), int(said["total"])
+        raise AssertionError("the child finished before it was killed")
+    finally:
+        child.kill()
+        child.wait(timeout=60)
+
+
+def test_the_passages_embedded_before_a_kill_are_not_embedded_again(tmp_path: Path) -> None:
+    path, home = tmp_path / "herd.txt", tmp_path / "home"
+    _long_text(path)
+    done, total = _killed_at(home, path, 2 * EMBED_BATCH)
+    assert done == 2 * EMBED_BATCH and total > 3 * EMBED_BATCH
+
+    settings = Settings(data_dir=str(home), extract_in_subprocess=False)
+    with Engine(settings, embedder=CountingEmbedder()) as eng:  # `docent list`, first
+        [rec] = eng.documents()
+        assert rec.state is DocState.QUEUED and rec.chunks == 0  # consistent: none searched
+        assert eng.store.count_chunks(rec.doc_id) == 0
+    counting = CountingEmbedder()
+    with Engine(settings, embedder=counting) as eng:  # then `docent index` again
+        report = eng.index([str(path)])
+        assert report.chunks_reused == done and report.chunks_embedded == total - done
+        assert counting.embedded == total - done
+        [rec] = eng.documents()
+        assert rec.state is DocState.READY and rec.chunks == total
+        assert eng.store.count_chunks(rec.doc_id) == total
+        hits = eng.search("Which pond does Number 5 rest by?").hits
+        assert hits and "Number 5 grazes" in hits[0].text
+    assert not list((home / "salvage").glob("*.json"))  # kept only until it was ready
+
+
+def test_a_changed_files_passages_staged_before_a_kill_are_not_embedded_again(
+    tmp_path: Path,
+) -> None:
+    """The same for a new version, staged while the old one stays searchable."""
+    path, home = tmp_path / "herd.txt", tmp_path / "home"
+    _long_text(path)
+    settings = Settings(data_dir=str(home), extract_in_subprocess=False)
+    with Engine(settings, embedder=CountingEmbedder()) as eng:
+        eng.index([str(path)])
+    _long_text(path, animal="llama")  # every passage new
+    done, total = _killed_at(home, path, 2 * EMBED_BATCH)
+
+    counting = CountingEmbedder()
+    with Engine(settings, embedder=counting) as eng:
+        [rec] = eng.documents()
+        assert rec.state is DocState.READY  # the old version, searchable meanwhile
+        assert "alpaca" in eng.search("Which pond does Number 5 rest by?").hits[0].text
+        report = eng.index([str(path)])
+        assert report.chunks_reused == done and counting.embedded == total - done
+        assert "llama" in eng.search("Which pond does Number 5 rest by?").hits[0].text
+
+
+def test_a_cancelled_file_resumes_where_it_stopped(tmp_path: Path) -> None:
+    """Cancel (the window's, or Ctrl-C) at 64 passages: the run after it embeds the rest."""
+    path, home = tmp_path / "herd.txt", tmp_path / "home"
+    _long_text(path)
+    settings = Settings(data_dir=str(home), extract_in_subprocess=False)
+    cancel = threading.Event()
+
+    def progress(p: Progress) -> None:
+        if p.phase == "embedding" and p.chunks_done >= 2 * EMBED_BATCH:
+            cancel.set()
+
+    with Engine(settings, embedder=CountingEmbedder()) as eng:
+        eng.index([str(path)], progress=progress, cancel=cancel)
+        [rec] = eng.documents()
+        assert rec.state is DocState.QUEUED and eng.store.count_chunks(rec.doc_id) == 0
+    counting = CountingEmbedder()
+    with Engine(settings, embedder=counting) as eng:
+        report = eng.index([str(path)])
+        assert report.chunks_reused == 2 * EMBED_BATCH
+        assert counting.embedded == rec_total(eng) - 2 * EMBED_BATCH
+    assert not list((home / "salvage").glob("*.json"))
+
+
+def rec_total(eng: Engine) -> int:
+    [rec] = eng.documents()
+    assert rec.state is DocState.READY
+    return rec.chunks
