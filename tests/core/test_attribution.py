@@ -348,6 +348,29 @@ def test_a_quotation_the_model_puts_on_a_passage_must_copy_it(embed: EmbedFn) ->
     assert said.faith.sentences[0].supported  # "say" is no passage saying it
 
 
+def test_a_name_the_passage_does_not_say_is_a_part_it_does_not_say(embed: EmbedFn) -> None:
+    """smollm2:135m: "... founded in 1987 in the town of Brellmoor, England [1]" of a
+    passage naming no England was neither underlined nor listed (QA-75): one new word is
+    under ``unsaid_words``, but a new name alone is a claim of its own."""
+    passage = (
+        "The Zephyr Garden Society was founded in 1987 in the town of Brellmoor. Student "
+        "membership costs 12 pounds a year."
+    )
+    sentence = (
+        "The Zephyr Garden Society was founded in 1987 in the town of Brellmoor, England [1]."
+    )
+    (s,) = attribute(sentence, {1: passage}, embed).faith.sentences
+    assert s.supported and s.unsaid == ("England",)
+    # a name the passage says, a sentence's first word, a plain word of its own: none
+    for said in (
+        "The Zephyr Garden Society was founded in Brellmoor in 1987 [1].",
+        "Founded in 1987, the Zephyr Garden Society is in the town of Brellmoor [1].",
+        "The Zephyr Garden Society was founded in 1987 in the little town of Brellmoor [1].",
+    ):
+        (s,) = attribute(said, {1: passage}, embed).faith.sentences
+        assert s.supported and s.unsaid == (), said
+
+
 def test_the_part_of_a_cited_sentence_its_passage_does_not_say(embed: EmbedFn) -> None:
     # smollm2:135m copies half a sentence and makes up the rest (dev question q012).
     passage = (
