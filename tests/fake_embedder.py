@@ -65,6 +65,9 @@ class FakeEmbedder(Embedder):
         self.texts_embedded += len(texts)
         return [self._vector(t) for t in texts]
 
+    def embed_for_question(self, texts: Sequence[str]) -> list[list[float]]:
+        return self.embed_dense(texts)
+
     def embed_chunks(self, texts: Sequence[str], bodies: Sequence[str]) -> list[ChunkVectors]:
         """As the real model's: the chunk's vector and each sentence's, hashed alike."""
         from docent.core.sentence_vectors import pack, sentence_spans

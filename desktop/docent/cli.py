@@ -201,9 +201,10 @@ def cmd_status(args: argparse.Namespace) -> int:
 
     with _open_engine() as eng:
         st = eng.status()
-        # the window's status bar says whether answers will be written: so does this
-        # (QA, session 32: `docent status` said nothing of Ollama)
-        health = eng.llm_health(timeout=2.0)
+    # the window's status bar says whether answers will be written: so does this (QA,
+    # session 32: `docent status` said nothing of Ollama); asked once the library's lock
+    # is let go (an unreachable host takes the whole timeout; review, session 33)
+    health = eng.llm_health(timeout=2.0)
     if args.json:
         print_json({**asdict(st), "ollama": asdict(health)})
         return 0

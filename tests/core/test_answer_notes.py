@@ -49,7 +49,8 @@ def test_a_generated_answer_lists_each_finding_in_order() -> None:
     assert said[-1].startswith("⚠ 1 sentence cites nothing") and "(listed below)" in said[-1]
 
 
-def test_a_partial_answer_says_it_first_and_a_stopped_one_leaves_it_to_its_caller() -> None:
+def test_a_partial_answer_says_it_first_and_a_stopped_one_that_it_was_stopped() -> None:
+    """The export said nothing of a stop once the window alone added it (review, s33)."""
     answer = Answer(
         "q", "Some words (Answer incomplete: the connection broke)", "generated", partial=True
     )
@@ -57,7 +58,10 @@ def test_a_partial_answer_says_it_first_and_a_stopped_one_leaves_it_to_its_calle
         "⚠ Incomplete answer (its last line says why).",
         "Written by the model.",
     ]
-    assert notes(answer, stopped=True) == ["Written by the model."]
+    assert notes(answer, stopped=True) == [
+        "■ Stopped by you after 0 s: the answer is incomplete.",
+        "Written by the model.",
+    ]
 
 
 def test_the_export_says_what_the_window_says() -> None:

@@ -18,7 +18,9 @@ from docent.core.config import Settings
 from docent.core.engine import Engine
 from docent.core.index_report import Progress
 from docent.core.indexer import EMBED_BATCH
-from docent.core.models import DocState
+from docent.core.models import DocState, SparseVec
+from docent.core.salvage import Salvage
+from docent.core.store_base import SENTENCES, ChunkPoint
 from fake_embedder import CountingEmbedder
 
 TESTS = Path(__file__).resolve().parents[1]
@@ -147,3 +149,31 @@ def rec_total(eng: Engine) -> int:
     [rec] = eng.documents()
     assert rec.state is DocState.READY
     return rec.chunks
+
+
+def _point(h: str, dim: int) -> ChunkPoint:
+    return ChunkPoint(h, [0.5] * dim, SparseVec([], []), {"content_hash": h, SENTENCES: "AAAA"})
+
+
+def test_vectors_of_another_size_give_way_and_nothing_is_left_behind(tmp_path: Path) -> None:
+    """A kill under one model, then under another after a switch: keeping both sizes in
+    one file raised, and the library no longer opened (review, session 33)."""
+    salvage = Salvage(tmp_path / "salvage")
+    salvage.keep("doc", [_point("a", 384)])
+    salvage.keep("doc", [_point("b", 768)])
+    assert set(salvage.take("doc")) == {"b"}
+    (tmp_path / "salvage" / "gone.part").write_text("{")  # a crash inside keep()
+    assert salvage.kept() == ["doc", "gone"]
+    salvage.drop("gone")
+    assert salvage.kept() == ["doc"]
+
+
+def test_what_is_kept_for_a_document_no_longer_listed_goes_at_the_next_open(
+    tmp_path: Path,
+) -> None:
+    home = tmp_path / "home"
+    Salvage(home / "salvage").keep("no-such-document", [_point("a", 384)])
+    settings = Settings(data_dir=str(home), extract_in_subprocess=False)
+    with Engine(settings, embedder=CountingEmbedder()):
+        pass
+    assert Salvage(home / "salvage").kept() == []

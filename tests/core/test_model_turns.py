@@ -56,6 +56,74 @@ def test_a_waiting_query_runs_before_the_next_batch() -> None:
     assert turns.waiting == (0, 0)
 
 
+def test_turns_go_in_order_of_asking() -> None:
+    """A thread that gives its turn back and asks again waits behind the others: with a
+    plain condition the indexer took turn after turn, and an answer's check waited for a
+    document's whole BM25 (review, session 33)."""
+    turns = QueriesFirst()
+    order: list[str] = []
+    running, release = threading.Event(), threading.Event()
+
+    def indexer() -> None:
+        with turns.documents():
+            order.append("batch 1")
+            running.set()
+            release.wait(TIMEOUT)
+        with turns.documents():  # at once: behind the batch that waited
+            order.append("batch 2")
+
+    def other() -> None:
+        with turns.documents():
+            order.append("other")
+
+    first = threading.Thread(target=indexer)
+    first.start()
+    assert running.wait(TIMEOUT)
+    waiting = threading.Thread(target=other)
+    waiting.start()
+    wait_until(lambda: turns.waiting == (0, 1), "the other batch waits")
+    release.set()
+    for t in (first, waiting):
+        t.join(TIMEOUT)
+    assert order == ["batch 1", "other", "batch 2"]
+
+
+def test_queries_that_never_pause_cannot_stop_indexing() -> None:
+    turns = QueriesFirst()
+    order: list[str] = []
+    running, release = threading.Event(), threading.Event()
+    many = QueriesFirst.QUERY_STREAK + 2
+
+    def hold() -> None:
+        with turns.documents():
+            running.set()
+            release.wait(TIMEOUT)
+
+    def batch() -> None:
+        with turns.documents():
+            order.append("batch")
+
+    def query() -> None:
+        with turns.query():
+            order.append("query")
+
+    holder = threading.Thread(target=hold)
+    holder.start()
+    assert running.wait(TIMEOUT)
+    waiting = [threading.Thread(target=batch)]
+    waiting[0].start()
+    wait_until(lambda: turns.waiting == (0, 1), "a batch waits")
+    for i in range(many):
+        waiting.append(threading.Thread(target=query))
+        waiting[-1].start()
+        wait_until(lambda i=i: turns.waiting == (i + 1, 1), "the queries wait")
+    release.set()
+    for t in (holder, *waiting):
+        t.join(TIMEOUT)
+    streak = QueriesFirst.QUERY_STREAK
+    assert order == ["query"] * streak + ["batch"] + ["query"] * (many - streak)
+
+
 def test_a_turn_is_given_back_when_its_work_fails() -> None:
     turns = QueriesFirst()
     with pytest.raises(RuntimeError), turns.documents():

@@ -82,11 +82,15 @@ def notes(
     answer: Answer, *, stopped: bool = False, marked: str = "underlined", outlined: bool = True
 ) -> list[str]:
     """The answer's notes, in order: incomplete, the headline, then each check that found
-    something. ``stopped``: the person stopped it (said by the caller, which knows when);
+    something. ``stopped``: the person stopped it (the caller's turn knows);
     ``marked``: how the flagged sentences are shown ("underlined", "listed below");
     ``outlined``: the citations Docent matched are drawn outlined (the window's chips)."""
     out: list[str] = []
-    if answer.partial and not stopped:
+    if stopped:
+        out.append(
+            f"■ Stopped by you after {seconds_said(answer.seconds)}: the answer is incomplete."
+        )
+    elif answer.partial:
         out.append(f"⚠ Incomplete answer{_why_incomplete(answer)}")
     out.append(headline(answer, stopped=stopped))
     if answer.mode == "abstained" and answer.reason:  # what was missing, in its words

@@ -108,7 +108,7 @@ def ask(
             library.settings,
             search,
             count_tokens=library.embedder.count_tokens,
-            embed=library.embedder.embed_dense,
+            embed=library.embedder.embed_for_question,
             searched=f"collection {name}" if name else "all documents",
         )
         return answerer.answer(

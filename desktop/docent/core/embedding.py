@@ -10,12 +10,14 @@ are not on this machine is refused when the setting is checked (``check_model``)
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import logging
 import os
 import threading
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections import deque
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -90,56 +92,67 @@ class QueriesFirst:
 
     Inference is serialised per model (onnxruntime sessions are thread-safe, but batching
     from two threads at once only thrashes two cores). Documents are embedded a batch per
-    turn, and a query waiting takes the next turn: a search during indexing waits for at
-    most one batch. With one plain lock held for a whole call (32 chunks, and BM25 for a
-    whole document), and taken again at once by the indexer, searches beside indexing took
-    4 to 8 s instead of 0.02-0.05 (session 33, ``benchmarks/search_while_indexing.py``)."""
+    turn, and a query waiting takes the next turn: a search during indexing waits for
+    one batch, not a document. With one plain lock held for a whole call (32 chunks, and
+    BM25 for a whole document), and taken again at once by the indexer, searches beside
+    indexing took 1 to 8 s instead of 0.02-0.05 (session 33,
+    ``benchmarks/search_while_indexing.py``).
+
+    Turns are handed out in order of asking, queries first: a thread that gives its turn
+    back and asks again at once waits behind the others (a plain condition let the
+    indexer take turn after turn, and an answer's check waited for a whole document's
+    BM25; review, session 33). Queries go first at most ``QUERY_STREAK`` turns in a row
+    while a batch waits, so searches that never pause cannot stop indexing."""
+
+    #: Query turns in a row while a batch waits, at most.
+    QUERY_STREAK = 8
 
     def __init__(self) -> None:
         self._turn = threading.Condition()
         self._running = False
-        self._queries = 0  # waiting for a turn
-        self._batches = 0
+        self._tickets = itertools.count()
+        self._queries: deque[int] = deque()  # tickets waiting, oldest first
+        self._batches: deque[int] = deque()
+        self._streak = 0  # query turns given in a row while a batch waited
 
     @property
     def waiting(self) -> tuple[int, int]:
         """Queries and documents' batches waiting for a turn."""
         with self._turn:
-            return self._queries, self._batches
+            return len(self._queries), len(self._batches)
+
+    def _next(self) -> int | None:
+        """The ticket whose turn comes next."""
+        if self._queries and (not self._batches or self._streak < self.QUERY_STREAK):
+            return self._queries[0]
+        return self._batches[0] if self._batches else None
 
     @contextmanager
-    def query(self) -> Iterator[None]:
+    def _taken(self, line: deque[int], query: bool) -> Iterator[None]:
         with self._turn:
-            self._queries += 1
+            ticket = next(self._tickets)
+            line.append(ticket)
             try:
-                self._turn.wait_for(lambda: not self._running)
+                self._turn.wait_for(lambda: not self._running and self._next() == ticket)
             finally:
-                self._queries -= 1
+                line.remove(ticket)
+                self._turn.notify_all()  # a waiter that gave up may have been next
             self._running = True
+            self._streak = self._streak + 1 if query and self._batches else 0
         try:
             yield
         finally:
-            self._done()
+            with self._turn:
+                self._running = False
+                self._turn.notify_all()
 
-    @contextmanager
-    def documents(self) -> Iterator[None]:
-        """One batch of documents' texts: after every query waiting."""
-        with self._turn:
-            self._batches += 1
-            try:
-                self._turn.wait_for(lambda: not self._running and not self._queries)
-            finally:
-                self._batches -= 1
-            self._running = True
-        try:
-            yield
-        finally:
-            self._done()
+    def query(self) -> AbstractContextManager[None]:
+        """A question's turn: the next one."""
+        return self._taken(self._queries, True)
 
-    def _done(self) -> None:
-        with self._turn:
-            self._running = False
-            self._turn.notify_all()
+    def documents(self) -> AbstractContextManager[None]:
+        """One batch of documents' texts: after the queries waiting."""
+        return self._taken(self._batches, False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -384,13 +397,24 @@ class Embedder:
     # Documents -----------------------------------------------------------
 
     def embed_dense(self, texts: Sequence[str]) -> list[list[float]]:
+        return self._embed_dense(texts, self._turns.documents)
+
+    def embed_for_question(self, texts: Sequence[str]) -> list[list[float]]:
+        """``embed_dense`` for the texts an answer is checked with (its sentences, its
+        passages' pieces): in a question's turns, so beside indexing the check waits as
+        a search does, not behind the documents (review, session 33)."""
+        return self._embed_dense(texts, self._turns.query)
+
+    def _embed_dense(
+        self, texts: Sequence[str], turn: Callable[[], AbstractContextManager[None]]
+    ) -> list[list[float]]:
         if not texts:
             return []
         self.ensure_loaded()
         vecs: list[list[float]] = []
         for start in range(0, len(texts), self.batch_size):
             batch = list(texts[start : start + self.batch_size])
-            with self._turns.documents():
+            with turn():
                 vecs += [v.tolist() for v in self._dense.embed(batch, batch_size=self.batch_size)]
         self.texts_embedded += len(texts)
         return vecs

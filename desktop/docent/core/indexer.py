@@ -561,6 +561,7 @@ class Indexer:
             if not os.path.exists(old.path):
                 if listed is not None:
                     self.catalog.delete(listed.doc_id)
+                    self.salvage.drop(listed.doc_id)
                 report.renamed.append((old.path, key))  # before move() rewrites old.path
                 if self.move(old, key, st):
                     report.regrouped.append((key, list(old.collections)))
@@ -744,11 +745,9 @@ class Indexer:
         """Keep the vectors of ``owner``'s passages (the document's, or its staged
         version's) for the next index of ``doc_id``; the caller or reconcile drops them."""
         try:
-            points = self.store.export_chunks(owner)
-        except LIBRARY_FAULTS as exc:  # nothing kept: they are embedded again
-            log.warning("could not read the passages of %s to keep: %s", owner, exc)
-            return
-        self.salvage.keep(doc_id, points)
+            self.salvage.keep(doc_id, self.store.export_chunks(owner))
+        except Exception as exc:  # best effort: nothing kept, they are embedded again
+            log.warning("could not keep the vectors of %s's passages: %s", owner, exc)
 
     def _maybe_flush(self) -> None:
         """Flush the store every FLUSH_POINTS points (the store also flushes at close)."""
@@ -872,6 +871,9 @@ class Indexer:
         for rec in self.catalog.outdated(self.embedder.index_format):
             if rec.reason == UPDATING:  # a new version cut short while staged
                 self._salvage(rec.doc_id, staging_id(rec.doc_id))  # (reconcile drops it)
+        for doc_id in self.salvage.kept():  # of documents gone since (a rename, a rebuild)
+            if self.catalog.get(doc_id) is None:
+                self.salvage.drop(doc_id)
         if requeued:
             self.store.flush()
         return [r for r in requeued if r.reason != CANCELLED]

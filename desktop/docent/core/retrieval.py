@@ -754,7 +754,14 @@ class Retriever:
                 continue
             self._join(pool, f"exact:{term}", cfg.exact_weight, pts, n)
         if cfg.missing_word_weight > 0:
-            exact = [e.lower() for e in terms.exact if e.lower() in terms.words]
+            # those the library holds in few chunks (one found nowhere, or in many, is
+            # not probed again: review, session 33)
+            found = info["terms"]
+            exact = [
+                e.lower()
+                for e in terms.exact
+                if e.lower() in terms.words and 0 < found.get(e, 0) < cfg.missing_probe
+            ]
             self._missing_words(
                 pool,
                 terms,

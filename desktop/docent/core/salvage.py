@@ -39,13 +39,16 @@ class Salvage:
 
     def keep(self, doc_id: str, points: Sequence[ChunkPoint]) -> None:
         """Keep the vectors of ``points`` (a document's passages, or its staged new
-        version's) with any kept for it before."""
-        kept = self.take(doc_id)
+        version's) with any kept for it before of the same size (another model's go)."""
+        if not points:
+            return  # nothing new (a staged version reconcile already dropped)
+        dim = len(points[0].dense)
+        kept = {h: v for h, v in self.take(doc_id).items() if len(v.dense) == dim}
         for p in points:
             h = str(p.payload.get("content_hash", ""))
             sentences = str(p.payload.get(SENTENCES) or "")
-            if h and sentences:  # one stored before sentence vectors is embedded again
-                kept[h] = ChunkVectors(p.dense, sentences)
+            if h and sentences and len(p.dense) == dim:  # one without sentence vectors
+                kept[h] = ChunkVectors(p.dense, sentences)  # is embedded again
         if not kept:
             return
         hashes = list(kept)
@@ -84,7 +87,16 @@ class Salvage:
 
     def drop(self, doc_id: str) -> None:
         """Forget what was kept for ``doc_id`` (it is ready, or removed)."""
+        target = self._file(doc_id)
         try:
-            self._file(doc_id).unlink(missing_ok=True)
+            target.unlink(missing_ok=True)
+            target.with_suffix(".part").unlink(missing_ok=True)  # a crash inside ``keep``
         except OSError as exc:
             log.warning("could not delete the kept vectors of %s: %s", doc_id, exc)
+
+    def kept(self) -> list[str]:
+        """The documents something is kept for (a half-written file's too)."""
+        try:
+            return sorted({p.stem for p in self.folder.iterdir() if p.suffix in (".json", ".part")})
+        except OSError:  # no folder yet
+            return []

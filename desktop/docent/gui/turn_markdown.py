@@ -13,7 +13,6 @@ from docent.core.api import (
     Turn,
     distinct_names,
     notes,
-    seconds_said,
     shown,
 )
 from docent.gui.markdown_view import cite_url, linkify_citations
@@ -69,11 +68,6 @@ def _footer(turn: Turn) -> str:
     if answer is None:
         return "*■ Stopped by you before any answer came.*" if turn.stopped else ""
     said = notes(answer, stopped=turn.stopped)
-    if turn.stopped:
-        said.insert(
-            0,
-            f"■ Stopped by you after {seconds_said(answer.seconds)}: the answer is incomplete.",
-        )
     return " ".join(f"*{escape_markdown(note)}*" for note in said)
 
 
