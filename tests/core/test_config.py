@@ -111,6 +111,26 @@ def test_env_bad_value(monkeypatch: pytest.MonkeyPatch) -> None:
         load_settings()
 
 
+def test_a_bad_value_in_the_file_and_its_variable_are_both_said(
+    _isolated_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Only the variable's was said; unset, the file's error came next (QA, session 32)."""
+    _isolated_home.mkdir(parents=True, exist_ok=True)
+    settings_file().write_text('results_k = "lots"\n')
+    monkeypatch.setenv("DOCENT_RESULTS_K", "-3")
+    with pytest.raises(SettingsError) as err:
+        load_settings()
+    said = str(err.value)
+    assert said.startswith(
+        "Bad settings: environment variable DOCENT_RESULTS_K: must be at least 0."
+    )
+    assert f"In {settings_file()}, which it overrides, 'results_k' is bad too: must be" in said
+    settings_file().write_text("results_k = 5\n")  # a good file value: not mentioned
+    with pytest.raises(SettingsError) as err:
+        load_settings()
+    assert "bad too" not in str(err.value)
+
+
 @pytest.mark.parametrize("value", ["nan", "inf", "-inf"])
 @pytest.mark.parametrize("key", ["extract_page_timeout", "summary_seconds_per_page"])
 def test_nan_or_inf_in_a_setting_is_said_to_be_no_number(

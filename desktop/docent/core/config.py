@@ -542,6 +542,7 @@ def load_settings(path: Path | None = None, **overrides: Any) -> Settings:
     """Read the settings file (if any), then DOCENT_* variables, then ``overrides``."""
     path = path or settings_file()
     data = _read_file(path)
+    in_file = dict(data)
     from_env, env_names = _env_overrides()
     data.update(from_env)
     data.update(overrides)
@@ -549,10 +550,29 @@ def load_settings(path: Path | None = None, **overrides: Any) -> Settings:
         settings = Settings(**data)
     except ValidationError as exc:
         named = {k: v for k, v in env_names.items() if k not in overrides}
-        raise settings_error(exc, str(path), named) from exc
+        error = settings_error(exc, str(path), named)
+        if also := _file_values_also_bad(in_file, set(error.problems) & set(named)):
+            said = str(error).rstrip(".")
+            raise SettingsError(
+                f"{said}. In {path}, which it overrides, {also}", error.problems
+            ) from exc
+        raise error from exc
     if not settings.ollama_host:
         check_ollama_host_env()
     return settings
+
+
+def _file_values_also_bad(in_file: dict[str, Any], keys: set[str]) -> str:
+    """What is wrong with the settings file's own values of ``keys``, which environment
+    variables override, when they are bad too: fixed by unsetting the variable, the file's
+    error came next (QA, session 32)."""
+    try:
+        Settings(**{k: v for k, v in in_file.items() if k in keys})
+    except ValidationError as exc:
+        bad = {k: why for k, why in _problems(exc).items() if k in keys}
+        if bad:
+            return "; ".join(f"'{k}' is bad too: {why}" for k, why in bad.items()) + "."
+    return ""
 
 
 def validate_change(settings: Settings, **changes: Any) -> Settings:
