@@ -6,11 +6,6 @@ vectors and all. It now keeps their vectors for the next index of the same text
 
 from __future__ import annotations
 
-import json
-import os
-import signal
-import subprocess
-import sys
 import threading
 from pathlib import Path
 
@@ -22,8 +17,7 @@ from docent.core.models import DocState, SparseVec
 from docent.core.salvage import Salvage
 from docent.core.store_base import SENTENCES, ChunkPoint
 from fake_embedder import CountingEmbedder
-
-TESTS = Path(__file__).resolve().parents[1]
+from killed_child import killed_when
 
 CHILD = """
 import json, sys
@@ -55,25 +49,8 @@ def _long_text(path: Path, animal: str = "alpaca") -> None:
 
 
 def _killed_at(home: Path, path: Path, stop_at: int) -> tuple[int, int]:
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(TESTS), *sys.path])}
-    child = subprocess.Popen(
-        [sys.executable, "-c", CHILD, str(home), str(path), str(stop_at)],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
-        env=env,
-    )
-    assert child.stdout is not None
-    try:
-        for line in child.stdout:  # the child's own progress, not a timer
-            said = json.loads(line)
-            if "done" in said:
-                child.send_signal(signal.SIGKILL)
-                return int(said["done"]), int(said["total"])
-        raise AssertionError("the child finished before it was killed")
-    finally:
-        child.kill()
-        child.wait(timeout=60)
+    said = killed_when(CHILD, [str(home), str(path), str(stop_at)], lambda said: "done" in said)
+    return int(said["done"]), int(said["total"])
 
 
 def test_the_passages_embedded_before_a_kill_are_not_embedded_again(tmp_path: Path) -> None:

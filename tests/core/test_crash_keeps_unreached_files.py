@@ -9,19 +9,13 @@ Indexer._note_unfinished / note_cancelled); a crash should leave them at least q
 
 from __future__ import annotations
 
-import json
-import os
-import signal
-import subprocess
-import sys
 from pathlib import Path
 
 from docent.core.config import Settings
 from docent.core.engine import Engine
 from docent.core.models import DocState
 from fake_embedder import FakeEmbedder
-
-TESTS = Path(__file__).resolve().parents[1]
+from killed_child import killed_when
 
 CHILD = """
 import json, sys
@@ -56,25 +50,7 @@ def _write(folder: Path) -> None:
 def test_files_not_reached_before_a_kill_are_still_known_after_it(tmp_path: Path) -> None:
     folder, home = tmp_path / "notes", tmp_path / "home"
     _write(folder)
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(TESTS), *sys.path])}
-    child = subprocess.Popen(
-        [sys.executable, "-c", CHILD, str(home), str(folder)],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
-        env=env,
-    )
-    assert child.stdout is not None
-    try:
-        for line in child.stdout:  # the child's own progress, not a timer
-            if json.loads(line).get("ready") == 2:
-                child.send_signal(signal.SIGKILL)
-                break
-        else:
-            raise AssertionError("the child ended before the second file was ready")
-    finally:
-        child.kill()
-        child.wait(timeout=60)
+    killed_when(CHILD, [str(home), str(folder)], lambda said: said.get("ready") == 2)
 
     settings = Settings(data_dir=str(home), extract_in_subprocess=False)
     with Engine(settings, embedder=FakeEmbedder()) as eng:
