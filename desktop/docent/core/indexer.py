@@ -784,7 +784,8 @@ class Indexer:
             stored = self.store.vectors_by_content_hash(sorted(set(hashes)))
             known = {h: v for h, v in stored.items() if v.sentences}
             # a crash's leftovers (``recover``): those the store no longer has
-            known |= {h: salvaged[h] for h in hashes if h not in known and h in salvaged}
+            if len(salvaged):
+                known |= salvaged.vectors(h for h in hashes if h not in known)
             fresh = sorted(
                 {
                     h: (t, c.text)

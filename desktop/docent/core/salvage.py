@@ -20,14 +20,43 @@ import base64
 import json
 import logging
 import os
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from docent.core.store_base import SENTENCES, ChunkPoint, ChunkVectors
 
 log = logging.getLogger(__name__)
+
+
+class Kept:
+    """The vectors kept for one document: its dense vectors as one array, made lists
+    only for the passages that use them (a 10,000-passage document's as lists of
+    floats would take ~100 MB)."""
+
+    def __init__(self, hashes: Sequence[str], sentences: Sequence[str], dense: Any) -> None:
+        self._rows = {h: i for i, h in enumerate(hashes)}
+        self._sentences = list(sentences)
+        self._dense = dense
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+    def every(self) -> dict[str, ChunkVectors]:
+        return self.vectors(self._rows)
+
+    def vectors(self, hashes: Iterable[str]) -> dict[str, ChunkVectors]:
+        """Those of ``hashes`` kept, as the store lends a passage's."""
+        return {
+            h: ChunkVectors(self._dense[i].tolist(), self._sentences[i])
+            for h in hashes
+            if (i := self._rows.get(h)) is not None
+        }
+
+
+NOTHING = Kept([], [], None)
 
 
 class Salvage:
@@ -43,7 +72,7 @@ class Salvage:
         if not points:
             return  # nothing new (a staged version reconcile already dropped)
         dim = len(points[0].dense)
-        kept = {h: v for h, v in self.take(doc_id).items() if len(v.dense) == dim}
+        kept = {h: v for h, v in self.take(doc_id).every().items() if len(v.dense) == dim}
         for p in points:
             h = str(p.payload.get("content_hash", ""))
             sentences = str(p.payload.get(SENTENCES) or "")
@@ -68,22 +97,22 @@ class Salvage:
         except OSError as exc:
             log.warning("could not keep the vectors of %s's passages: %s", doc_id, exc)
 
-    def take(self, doc_id: str) -> dict[str, ChunkVectors]:
-        """The vectors kept for ``doc_id``, by content hash ({} when none)."""
+    def take(self, doc_id: str) -> Kept:
+        """The vectors kept for ``doc_id`` (none, mostly: one stat)."""
         path = self._file(doc_id)
         if not path.exists():
-            return {}
+            return NOTHING
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
             rows = np.frombuffer(base64.b64decode(data["dense"]), dtype=np.float32)
             dense = rows.reshape(-1, int(data["dim"]))
-            return {
-                h: ChunkVectors(row.tolist(), s)
-                for h, s, row in zip(data["hashes"], data["sentences"], dense, strict=True)
-            }
+            hashes, sentences = list(data["hashes"]), list(data["sentences"])
+            if not len(hashes) == len(sentences) == len(dense):
+                raise ValueError("as many vectors as passages")
+            return Kept(hashes, sentences, dense)
         except (OSError, ValueError, KeyError, TypeError) as exc:
             log.warning("the kept vectors of %s cannot be read (%s): embedded again", doc_id, exc)
-            return {}
+            return NOTHING
 
     def drop(self, doc_id: str) -> None:
         """Forget what was kept for ``doc_id`` (it is ready, or removed)."""
