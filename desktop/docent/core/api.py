@@ -19,13 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
-from docent.core.answer_notes import (
-    INCOMPLETE,
-    conversation_markdown,
-    notes,
-    ordinal,
-    seconds_said,
-)
+from docent.core.answer_notes import conversation_markdown, notes
 from docent.core.citations import (
     MARKER,
     Citation,
@@ -70,7 +64,6 @@ from docent.core.userfiles import distinct_paths, inside, shown
 from docent.core.watching import FolderState, FolderStatus
 
 __all__ = [
-    "INCOMPLETE",
     "Edge",
     "Answer",
     "AnswerCancelled",
@@ -122,8 +115,6 @@ __all__ = [
     "named_pages_note",
     "conversation_markdown",
     "notes",
-    "seconds_said",
-    "ordinal",
     "passage_boxes",
     "inside",
     "shown",
