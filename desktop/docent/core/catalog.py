@@ -209,6 +209,12 @@ class Catalog(CollectionCatalog):
             (DocState.READY.value, index_format, UPDATING),
         )
 
+    def updating(self) -> list[DocumentRecord]:
+        """Ready documents whose update a crash cut short while staged (``UPDATING``)."""
+        return self._select(
+            "WHERE state = ? AND reason = ? ORDER BY path", (DocState.READY.value, UPDATING)
+        )
+
     def in_states(self, *states: DocState) -> list[DocumentRecord]:
         marks = ", ".join("?" for _ in states)
         return self._select(f"WHERE state IN ({marks}) ORDER BY path", [s.value for s in states])

@@ -869,9 +869,8 @@ class Indexer:
             self._drop_vectors(rec.doc_id)
             rec.state, rec.chunks = DocState.QUEUED, 0
             self.catalog.put(rec)
-        for rec in self.catalog.outdated(self.embedder.index_format):
-            if rec.reason == UPDATING:  # a new version cut short while staged
-                self._salvage(rec.doc_id, staging_id(rec.doc_id))  # (reconcile drops it)
+        for rec in self.catalog.updating():  # a new version cut short while staged
+            self._salvage(rec.doc_id, staging_id(rec.doc_id))  # (reconcile drops it)
         for doc_id in self.salvage.kept():  # of documents gone since (a rename, a rebuild)
             if self.catalog.get(doc_id) is None:
                 self.salvage.drop(doc_id)
