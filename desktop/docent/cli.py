@@ -439,8 +439,8 @@ def cmd_ask(args: argparse.Namespace) -> int:
             stream[0].flush()
             print("\nStopped.", file=sys.stderr)
             return 130
-    if args.json:
-        print_json(answer.as_dict())
+    if args.json:  # the notes as the terminal words them; the sentences are fields
+        print_json(answer.as_dict() | {"notes": notes(answer, marked="listed", outlined=False)})
         return 0
     stream[0].flush()
     if not streamed:

@@ -24,6 +24,7 @@ from answer_script import (
     point_at,
 )
 
+from docent.core.answer_notes import notes
 from docent.core.citations import cited_numbers
 from docent.core.conversation import Conversation
 from docent.core.engine import Engine
@@ -182,7 +183,7 @@ def test_a_citation_that_does_not_support_its_sentence_is_reported(
     answer, _ = ask(engine, MEMORY_Q)
     ((sentence, cited, better),) = answer.misattributed
     assert cited == (len(answer.offered),) and better == 1
-    assert f"passage [{better}] does" in answer.reason
+    assert any(n.endswith(f"passage [{better}] does.") for n in notes(answer))
     assert answer.unsupported_sentences == [sentence]
     assert cited_numbers(answer.text) == list(cited)  # the model's marker is left as written
     (entry,) = answer.as_dict()["misattributed_citations"]

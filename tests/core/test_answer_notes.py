@@ -71,3 +71,32 @@ def test_the_export_says_what_the_window_says() -> None:
     exported = conversation_markdown(conversation)
     for note in notes(answer, marked="listed below", outlined=False):
         assert f"_{note}_" in exported
+
+
+def test_a_first_answer_kept_when_its_retry_was_stopped_is_not_called_incomplete() -> None:
+    """Stopped while the model was asked again: what is shown is its first answer, whole
+    (the footer said "the answer is incomplete"; only ``reason`` said which it was)."""
+    answer = Answer("q", "An answer.", "generated", model="m:1b", attempts=2, confidence="low")
+    said = notes(answer, stopped=True)
+    assert said[0] == (
+        "■ Stopped by you while m:1b was asked again (its second answer): this is its "
+        "first answer, complete."
+    )
+    assert said[1] == "Answered by m:1b · low confidence."
+    assert not any("incomplete" in n or "asked it again" in n for n in said[1:])
+
+
+def test_a_part_past_its_passage_and_a_whole_answer_match_are_noted() -> None:
+    answer = Answer(
+        "q",
+        "Debhelper came in 2008 [1], and its site is gone.",
+        "generated",
+        unsaid_parts=["and its site is gone"],
+        answer_match=1,
+    )
+    said = notes(answer, marked="listed below", outlined=False)
+    assert (
+        "Docent matched [1] to the answer as a whole: it supports the sentences together, "
+        "though none alone, and the model did not cite it."
+    ) in said
+    assert "⚠ 1 part of cited sentences goes on past what the passage says (listed below)." in said

@@ -27,7 +27,7 @@ from answer_script import (
     point_at,
 )
 
-from docent.core.answer_notes import conversation_markdown
+from docent.core.answer_notes import conversation_markdown, notes
 from docent.core.answering import (
     RETRY_MIN_SUPPORT,
     Answer,
@@ -125,7 +125,7 @@ def test_a_page_the_model_names_but_was_not_given_is_dropped_and_reported(
     place = f"{best.file_name} p.999"
     assert answer.unoffered_pages == [place] and "p.999" not in answer.text
     assert answer.pages_not_given == []  # dropped first: not said twice
-    assert f"Dropped {place}: the model named a page it was not given." in answer.reason
+    assert f"Dropped {place}: the model named a page it was not given." in said(answer)
     assert answer.confidence != "high"
     assert answer.as_dict()["unoffered_pages"] == [place]
 
@@ -145,7 +145,7 @@ def test_a_page_the_answer_names_in_a_sentence_but_was_not_given_is_said(
     answer, _ = ask(engine)
     assert answer.pages_not_given == ["page 99"] and "page 99" in answer.text
     assert "The answer names page 99, but no passage given to the model is from that page" in (
-        answer.reason
+        said(answer)
     )
     assert answer.confidence != "high"
     assert answer.as_dict()["pages_not_given"] == ["page 99"]
@@ -161,7 +161,7 @@ def test_numbers_never_offered_are_dropped_and_reported(
     assert "42" not in answer.text and "77" not in answer.text
     assert "[1][2]" in answer.text
     assert [c.n for c in answer.citations] == [1, 2]
-    assert "never offered" in answer.reason
+    assert "the model cited passages it was not given" in said(answer)
     assert answer.confidence != "high"
 
 
@@ -209,10 +209,9 @@ def test_no_citations_at_all_gets_a_matched_citation(engine: Engine, model: Scri
     assert citation.n == 1 and citation.source == "matched"
     assert citation.chunk_id == answer.offered[0].chunk_id
     assert answer.text.endswith(" [1].")
-    assert "cited no passage" in answer.reason and "matched" in answer.reason
     # one sentence, one passage: said in the singular ("1 sentence ... support them": seen)
-    assert "matched 1 sentence to the passage that supports it (a matched citation)." in (
-        answer.reason
+    assert "Docent matched [1] to the sentence it supports (outlined): the model did not " in (
+        said(answer)
     )
     assert answer.as_dict()["citations"][0]["source"] == "matched"
     assert answer.unsupported_sentences == []
@@ -227,7 +226,10 @@ def test_an_answer_nothing_supports_says_so_and_quotes_the_best_passages(
     assert answer.mode == "generated" and answer.unsupported_answer
     assert answer.unsupported_sentences == [model.answer]
     assert answer.uncited_sentences == [model.answer]  # no citation, no passage supports it
-    assert answer.confidence == "low" and "no passage clearly supports" in answer.reason
+    assert answer.confidence == "low"
+    assert "1 sentence cites nothing, and no passage offered to the model supports it" in (
+        said(answer)
+    )
     # Said plainly first; the invention stays uncited; the best passages quoted beneath.
     lead, words, quotes = answer.parts()
     assert answer.text.startswith(UNSUPPORTED_LEAD) and lead == UNSUPPORTED_LEAD
@@ -265,7 +267,9 @@ def test_an_unsupported_answer_is_asked_again_with_another_seed(
     assert (answer.attempt, answer.attempts) == (2, 2) and answer.requests == 2
     assert not answer.unsupported_answer
     assert "lunar" not in answer.text and [c.n for c in answer.citations] == [1]
-    assert answer.reason.startswith("No passage supported the model's first answer")
+    assert f"No passage supported {MODEL}'s first answer, so Docent asked it again (asked " in (
+        said(answer)
+    )
     assert answer.as_dict()["attempts"] == 2
 
 
@@ -277,10 +281,10 @@ def test_asked_again_and_still_unsupported_says_so(
     bodies = ollama_stub.bodies("/api/chat")
     assert [b["options"]["seed"] for b in bodies] == [7, 8, 9] and answer.attempts == 3
     assert answer.unsupported_answer and answer.parts()[1] == INVENTION
-    assert answer.attempt == 1 and answer.reason.endswith(
-        "Asked again (3 answers in all, another seed each), the model wrote no sentence a "
-        "passage clearly says: its first answer stands."
-    )
+    assert answer.attempt == 1 and (
+        f"Docent asked {MODEL} again (asked 3 times); no later answer had a sentence your "
+        "documents clearly say, so this first one stands."
+    ) in said(answer)
 
 
 def test_a_retry_by_the_user_samples_anew(
@@ -340,7 +344,7 @@ def test_a_try_that_gives_nothing_usable_keeps_the_answer_before(
     assert len(ollama_stub.bodies("/api/chat")) == 3
     assert answer.mode == "generated" and answer.unsupported_answer
     assert (answer.attempt, answer.attempts) == (1, 3) and answer.parts()[1] == INVENTION
-    assert answer.reason.endswith("its first answer stands.")
+    assert "so this first one stands." in said(answer)
 
 
 def test_a_model_gone_after_the_first_answer_is_not_asked_again(
@@ -404,8 +408,11 @@ def test_stopped_while_asked_again_keeps_the_answer_before(
     kept = stopped.value.answer
     assert kept is not None and kept.unsupported_answer and kept.parts()[1] == INVENTION
     assert conv.turns[-1].answer is kept and conv.turns[-1].stopped
-    # the text streaming when it stopped was the second answer's: the reason says whose
-    assert kept.reason.startswith("Stopped while the model was asked again (its second")
+    # the text streaming when it stopped was the second answer's: the notes say whose, and
+    # not that this one is incomplete
+    said_stopped = notes(kept, stopped=True)
+    assert said_stopped[0].startswith(f"■ Stopped by you while {MODEL} was asked again (its second")
+    assert not any("incomplete" in n for n in said_stopped)
 
 
 def test_an_answer_too_short_to_judge_is_not_called_unsupported(
@@ -517,7 +524,7 @@ def test_asked_anyway_the_model_answers_what_retrieval_judged_low(
     assert again.mode == "generated" and tokens and again.model == MODEL
     assert again.asked_anyway and again.as_dict()["asked_anyway"] is True
     assert again.confidence == "low" and not again.retrieval_abstained
-    assert again.reason.startswith("Asked anyway: Retrieval confidence is low")
+    assert "\nAsked anyway: Retrieval confidence is low" in said(again)
     assert [h.chunk_id for h in again.offered] == [
         h.chunk_id for h in engine.search(OFF_TOPIC).hits[: len(again.offered)]
     ]
@@ -732,7 +739,8 @@ def test_an_answer_asked_anyway_and_stopped_still_says_it_was_asked_anyway(
     stopped, _ = stopped_after_six_tokens(engine, model, ollama_stub, OFF_TOPIC, anyway=True)
     partial = stopped.answer
     assert partial is not None and partial.partial and partial.asked_anyway
-    assert partial.reason.startswith("Asked anyway:") and partial.confidence == "low"
+    assert partial.confidence == "low"
+    assert any(n.startswith("Asked anyway:") for n in notes(partial, stopped=True))
 
 
 def test_cancel_before_anything_asks_nothing(
@@ -1029,3 +1037,8 @@ def test_quoted_passages_of_two_files_of_one_name_name_their_folders() -> None:
     assert heads == ["[1] work/notes.md, p.1:", "[2] archive/notes.md, p.1:"]
     alone = quoted_passages("boiler", quotes[:1])[0].splitlines()[0]
     assert alone == "[1] notes.md, p.1:"
+
+
+def said(answer: Answer) -> str:
+    """The answer's notes as ``docent ask`` prints them."""
+    return "\n".join(notes(answer, marked="listed below", outlined=True))

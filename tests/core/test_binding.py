@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from docent.core.attribution import attribute, citation_notes, plain
+from docent.core.attribution import Attribution, attribute, plain
 from docent.core.binding import contradicted, misplaced, names_in
 from docent.core.conversation import Answer
 from docent.core.evaluation import Conflict
@@ -167,8 +167,8 @@ def test_the_answer_says_what_the_passage_gives_instead() -> None:
     # a judge that finds the sentence supported has the last word
     judged = attribute("Work ends on 1 June [1].", passages, judge_scores=[0.9])
     assert judged.faith.sentences[0].supported and judged.faith.conflicts == []
-    assert not any("gives for something else" in n for n in citation_notes(judged, []))
-    notes = citation_notes(checked, [])
+    assert not any("gives for something else" in n for n in conflict_notes(judged))
+    notes = conflict_notes(checked)
     assert (
         "“Work ends on 1 June” states a figure that passage [1] gives for something else; "
         "about this, it says “Work ends on 15 June”." in notes
@@ -327,7 +327,7 @@ def test_the_reason_says_which_statement_is_turned_around() -> None:
         {1: REPORT},
     )
     assert [c.kind for _, c in checked.faith.conflicts] == ["opposite", "name"]
-    notes = citation_notes(checked, [])
+    notes = conflict_notes(checked)
     assert any(
         n.startswith("“Norvik Devices did not deliver")
         and "says the contrary of passage [1], which says “Norvik Devices delivered" in n
@@ -336,3 +336,8 @@ def test_the_reason_says_which_statement_is_turned_around() -> None:
     assert any(
         "names another than passage [1] does, which says “Team Alpha has spent" in n for n in notes
     )
+
+
+def conflict_notes(checked: Attribution) -> list[str]:
+    """What the answer's notes say of each conflict (answer_notes)."""
+    return [conflict.note(sentence) for sentence, conflict in checked.faith.conflicts]

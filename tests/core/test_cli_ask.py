@@ -268,7 +268,7 @@ def test_an_abstention_suggests_anyway_which_asks_the_model(
     data = json.loads(capsys.readouterr().out)
     assert data["mode"] == "generated" and data["asked_anyway"] is True
     assert data["overrode"].startswith("Retrieval confidence is low")
-    assert data["reason"].startswith("Asked anyway: Retrieval confidence is low")
+    assert data["notes"][1].startswith("Asked anyway: Retrieval confidence is low")
     assert ollama_stub.bodies("/api/chat")
 
 
@@ -323,7 +323,7 @@ def test_ask_says_which_statement_gives_another_figure(
             "kind": "figure",
         }
     ]
-    assert "about this, it says “Work ends on 15 June”" in answer["reason"]
+    assert any("about this, it says “Work ends on 15 June”" in n for n in answer["notes"])
     assert answer["confidence"] != "high"
 
 
@@ -355,7 +355,7 @@ def test_an_answer_giving_no_number_to_how_many_is_less_trusted(
         answer = json.loads(capsys.readouterr().out)
         assert answer["unsupported_sentences"] == []  # each is the passage's own
         confidences[said] = answer["confidence"]
-        no_number = "The question asks for a number, and the answer gives none." in answer["reason"]
+        no_number = "The question asks for a number, and the answer gives none." in answer["notes"]
         assert no_number == ("35" not in said)
     levels = ["low", "medium", "high"]
     dated, counted = (levels.index(c) for c in confidences.values())

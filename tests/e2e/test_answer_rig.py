@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 from rig_helpers import rig_library
 
-from docent.core.answer_notes import conversation_markdown
+from docent.core.answer_notes import conversation_markdown, notes
 from docent.core.answering import Answer
 from docent.core.citations import cited_numbers
 from docent.core.conversation import UNSUPPORTED_LEAD, UNSUPPORTED_QUOTES, Conversation
@@ -73,7 +73,7 @@ def check_contract(answer: Answer, tokens: list[str]) -> None:
         assert answer.unsupported_answer == (sources == {"retrieved"})
         if answer.unsupported_answer:  # no passage supports any sentence: each one is flagged
             assert judged and set(judged) == set(answer.unsupported_sentences), answer.text
-            assert "no passage clearly supports" in answer.reason
+            assert "and not supported by your documents" in notes(answer)[0]
             lead, _, quotes = answer.parts()
             assert lead == UNSUPPORTED_LEAD and quotes.startswith(UNSUPPORTED_QUOTES)
             assert [c.n for c in answer.citations] == list(range(1, len(answer.citations) + 1))

@@ -86,20 +86,27 @@ def notes(
     ``marked``: how the flagged sentences are shown ("underlined", "listed below");
     ``outlined``: the citations Docent matched are drawn outlined (the window's chips)."""
     out: list[str] = []
-    if stopped:
+    model = answer.model or "the model"
+    # stopped while the model was asked again: what is shown is its first answer, whole
+    again = stopped and answer.attempts > answer.attempt
+    if again:
+        out.append(
+            f"■ Stopped by you while {model} was asked again (its "
+            f"{ordinal(answer.attempts)} answer): this is its first answer, complete."
+        )
+    elif stopped:
         out.append(
             f"■ Stopped by you after {seconds_said(answer.seconds)}: the answer is incomplete."
         )
     elif answer.partial:
         out.append(f"⚠ Incomplete answer{_why_incomplete(answer)}")
-    out.append(headline(answer, stopped=stopped))
+    out.append(headline(answer, stopped=stopped and not again))
     if answer.mode == "abstained" and answer.reason:  # what was missing, in its words
         out.append(answer.reason)
     if answer.asked_anyway:
         out.append(f"Asked anyway: {answer.overrode}")
-    if answer.attempts > 1:
+    if answer.attempts > 1 and not again:
         tries = "twice" if answer.attempts == 2 else f"{answer.attempts} times"
-        model = answer.model or "the model"
         if answer.attempt > 1:
             out.append(
                 f"No passage supported {model}'s first answer, so Docent asked it again "

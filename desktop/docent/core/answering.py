@@ -50,12 +50,11 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from docent.core import llm_rerank
-from docent.core.answer_notes import INCOMPLETE, NO_NUMBER, ordinal
+from docent.core.answer_notes import INCOMPLETE
 from docent.core.attribution import (
     Attribution,
     EmbedFn,
     attribute,
-    citation_notes,
     judged_sentences,
 )
 from docent.core.citations import (
@@ -65,8 +64,6 @@ from docent.core.citations import (
     cited_numbers,
     drop_invalid,
     drop_unoffered_headers,
-    dropped_places_note,
-    named_pages_note,
     pages_not_given,
     strip_markers,
 )
@@ -447,27 +444,14 @@ class Answerer:
                 again = self._ask_model(run, prompt, plan, options)
             except AnswerCancelled as exc:
                 # Stopped while asked again: the answer kept is the first, not the text
-                # that was streaming; say so, or the words change under the reader's eyes.
-                note = (
-                    f"Stopped while the model was asked again (its {ordinal(tries)} answer); "
-                    "this is its first answer."
-                )
-                first.reason = f"{note} {first.reason}".strip()
+                # that was streaming; its notes say so (answer_notes), or the words change
+                # under the reader's eyes.
+                first.attempts = tries
                 raise AnswerCancelled(str(exc), first) from exc
             if clearly_supported(again):
                 again.attempt = again.attempts = tries
-                note = (
-                    f"No passage supported the model's first answer, so it was asked "
-                    f"again (another seed); this is its {ordinal(tries)}."
-                )
-                again.reason = f"{note} {again.reason}".strip()
                 return again
-        if tries > 1:
-            first.attempts = tries
-            first.reason = (
-                f"{first.reason} Asked again ({tries} answers in all, another seed each), "
-                "the model wrote no sentence a passage clearly says: its first answer stands."
-            ).strip()
+        first.attempts = tries  # the notes say it was asked again, and why this stands
         return first
 
     def _retry_wanted(self, run: _Run, first: Answer, tries: int) -> bool:
@@ -576,15 +560,10 @@ class Answerer:
             return self._abstained(run, prompt.offered[:ABSTAIN_PASSAGES], reason, "", run.model)
         checked = self._attribute(run, prompt, text)
         model, matched = checked.model_cited, checked.matched
+        # why it is cut or partial; what the checks found is the answer's notes
+        # (answer_notes.notes: the window's footer, `docent ask`, the export, --json)
         reasons = [r for r in (partial, cut) if r]
-        reasons += citation_notes(checked, invalid)
-        if unoffered:
-            reasons.append(dropped_places_note(unoffered))
-        if named:
-            reasons.append(named_pages_note(named))
         no_number = gives_no_number(run.query, checked.text)
-        if no_number:
-            reasons.append(NO_NUMBER)
         confidence = answer_confidence(
             run.result.confidence,
             checked.faith,
@@ -753,9 +732,8 @@ def _mark_anyway(answer: Answer, verdict: str) -> None:
     so first, at low confidence."""
     if not verdict or answer.mode == "abstained":
         return
-    answer.overrode = verdict
+    answer.overrode = verdict  # the notes say "Asked anyway: ..."
     answer.confidence = "low"
-    answer.reason = " ".join(r for r in (f"Asked anyway: {verdict}", answer.reason) if r)
 
 
 def _retrieval_verdict(result: SearchResult) -> str:

@@ -57,7 +57,6 @@ from docent.core.evaluation import (
     Conflict,
     Faithfulness,
     SentenceSupport,
-    shortened,
     split_sentences,
     terms,
     words_of,
@@ -501,61 +500,6 @@ def _cited_by_sentence(answer: str, sentences: Sequence[str]) -> list[tuple[tupl
         out.append((numbers, in_spans(first, code) and in_spans(end - 1, code)))
         start = end
     return out
-
-
-def _to_support(n: int) -> str:
-    """The end of the "Docent matched N sentences" note, in agreement with ``n``."""
-    if n == 1:
-        return "to the passage that supports it (a matched citation)."
-    return "to the passages that support them (matched citations)."
-
-
-def citation_notes(checked: Attribution, invalid: list[int]) -> list[str]:
-    """The reason line's sentences about citations: missing, matched, wrong, dropped."""
-    notes: list[str] = []
-    matched = [s for s in checked.faith.sentences if s.matched is not None]
-    if checked.whole is not None:
-        notes.append(
-            "The model cited no passage and no sentence is clearly supported alone; "
-            f"passage [{checked.whole}] supports the answer as a whole, so Docent matched "
-            "it to the answer (a matched citation)."
-        )
-    elif not checked.model_cited:
-        if matched:
-            notes.append(
-                f"The model cited no passage; Docent matched {_count(len(matched), 'sentence')} "
-                f"{_to_support(len(matched))}"
-            )
-        else:
-            notes.append(
-                "The model cited no passage, and no passage clearly supports its sentences."
-            )
-    elif matched:
-        notes.append(
-            f"Docent matched {_count(len(matched), 'sentence')} the model left uncited "
-            f"{_to_support(len(matched))}"
-        )
-    for s in checked.misattributed:
-        marks = "".join(f"[{n}]" for n in s.cited)
-        notes.append(
-            f"Citation {marks} does not support “{shortened(s.sentence)}”; passage [{s.better}] does."
-        )
-    for sentence, conflict in checked.faith.conflicts:
-        notes.append(conflict.note(sentence))
-    if going_on := [s for s in checked.faith.sentences if s.supported and s.unsaid]:
-        several = len(going_on) > 1
-        notes.append(
-            f"{_count(len(going_on), 'cited sentence')} {'go' if several else 'goes'} on "
-            f"past what {'their passages say' if several else 'its passage says'}."
-        )
-    if invalid:
-        nums = ", ".join(f"[{n}]" for n in invalid)
-        notes.append(f"Citations to passages that were never offered were dropped: {nums}.")
-    return notes
-
-
-def _count(n: int, word: str) -> str:
-    return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
 
 def plain(sentence: str) -> str:

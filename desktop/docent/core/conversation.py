@@ -95,7 +95,9 @@ class Answer:
     #: (sentence, support score) of each sentence long enough to judge.
     sentence_support: list[tuple[str, float]] = field(default_factory=list)
     confidence: str = ""  # "high" | "medium" | "low"
-    #: Why the answer is extractive, abstained, partial or less trusted ("" otherwise).
+    #: Why the answer is extractive or abstained, or why a generated one is partial or
+    #: cut ("" otherwise). What Docent's checks found is in the fields below, and worded
+    #: once, for every place that shows it, by ``answer_notes.notes``.
     reason: str = ""
     model: str = ""
     seconds: float = 0.0
@@ -129,8 +131,8 @@ class Answer:
     attempts: int = 1
     attempt: int = 1
     #: Retrieval's verdict that the passages found do not answer the question, when the
-    #: person asked the model anyway (an abstention overridden: "Ask anyway"); ``reason``
-    #: starts with it. "" otherwise.
+    #: person asked the model anyway (an abstention overridden: "Ask anyway"); the notes
+    #: say it. "" otherwise.
     overrode: str = ""
     #: The LLM rerank (``llm_rerank``): the search's ranks (1-based) of the passages the
     #: model put first, in its order; [] when it named none or its reply could not be
