@@ -439,7 +439,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
             stream[0].flush()
             print("\nStopped.", file=sys.stderr)
             return 130
-    if args.json:  # the notes as the terminal words them; the sentences are fields
+    if args.json:  # the terminal's notes; the sentences they flag are fields of their own
         print_json(answer.as_dict() | {"notes": notes(answer, marked="listed", outlined=False)})
         return 0
     stream[0].flush()

@@ -84,6 +84,9 @@ def test_a_first_answer_kept_when_its_retry_was_stopped_is_not_called_incomplete
     )
     assert said[1] == "Answered by m:1b · low confidence."
     assert not any("incomplete" in n or "asked it again" in n for n in said[1:])
+    # a first answer cut at its budget (or in a loop) is not called complete
+    cut = Answer("q", "An answer.\n\n(The answer was cut.)", "generated", attempts=2, cut="x")
+    assert notes(cut, stopped=True)[0].endswith("(its second answer): this is its first answer.")
 
 
 def test_a_part_past_its_passage_and_a_whole_answer_match_are_noted() -> None:

@@ -191,6 +191,16 @@ def test_acronyms_and_words_of_the_question_not_names_are_left_out() -> None:
     assert unfound_names(["Google"], ["spreadsheet"], []) == []  # Google was found
 
 
+def test_a_month_or_day_no_passage_writes_out_is_no_unfound_name() -> None:
+    """A form dated "FEB 2023" answers "the February 2023 form" (fresh questions, s34)."""
+    missing = ["february", "earlier", "edition"]
+    assert unfound_names(["February", "VA"], missing, []) == []
+    assert unfound_names(["Monday", "Oslo"], ["monday", "oslo"], []) == ["Oslo"]
+    hits = [hit("VA FORM 21-0966, FEB 2023. Supersedes VA Form 21-0966, AUG 2018.", similarity=0.6)]
+    question = "Which earlier edition does the February 2023 VA form replace?"
+    assert evaluate_retrieval(question, hits, names=["February", "VA"]).confidence != "low"
+
+
 @pytest.mark.parametrize(
     ("question", "names"),
     [

@@ -30,7 +30,7 @@ _QUOTE_CHARS = 700
 
 
 def ordinal(n: int) -> str:
-    """ "first", "second", ... as an answer's attempt is named in its reason and notes."""
+    """ "first", "second", ... as an answer's attempt is named in its notes."""
     return {1: "first", 2: "second", 3: "third", 4: "fourth", 5: "fifth", 6: "sixth"}.get(
         n, f"{n}th"
     )
@@ -44,13 +44,9 @@ def seconds_said(seconds: float) -> str:
 def _why_incomplete(answer: Answer) -> str:
     """Why a broken answer is incomplete: not again what its last line says (QA, session
     29: the same sentence twice, one above the other)."""
-    reason = answer.reason
-    at = answer.text.rfind(INCOMPLETE)
-    if at >= 0:
-        said = answer.text[at + len(INCOMPLETE) :].rstrip().removesuffix(")")
-        reason = reason.replace(said, "", 1).strip()
-        return f" (its last line says why){': ' + reason if reason else '.'}"
-    return f": {reason}" if reason else "."
+    if INCOMPLETE in answer.text:
+        return " (its last line says why)."
+    return f": {answer.reason}" if answer.reason else "."
 
 
 def headline(answer: Answer, *, stopped: bool = False) -> str:
@@ -92,7 +88,8 @@ def notes(
     if again:
         out.append(
             f"■ Stopped by you while {model} was asked again (its "
-            f"{ordinal(answer.attempts)} answer): this is its first answer, complete."
+            f"{ordinal(answer.attempts)} answer): this is its first answer"
+            + ("." if answer.cut else ", complete.")
         )
     elif stopped:
         out.append(

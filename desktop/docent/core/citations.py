@@ -370,7 +370,7 @@ def _pages(m: re.Match[str]) -> list[int]:
 
 
 def dropped_places_note(places: Sequence[str]) -> str:
-    """What the notes and the answer's reason say of ``unoffered_pages``: headers the
+    """What the answer's notes say of ``unoffered_pages``: headers the
     model wrote for a page, slide or lines of a file that it was not given."""
     lines = all(re.search(r"\blines?\s+\d", p) for p in places)
     what = "lines" if lines else "a page"
@@ -378,7 +378,7 @@ def dropped_places_note(places: Sequence[str]) -> str:
 
 
 def named_pages_note(named: Sequence[str]) -> str:
-    """What the window, ``docent ask`` and the answer's reason say of ``pages_not_given``."""
+    """What the answer's notes (the window, ``docent ask``) say of ``pages_not_given``."""
     places = ", ".join(named)
     which = "it" if len(named) == 1 else "them"
     return (

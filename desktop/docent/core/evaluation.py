@@ -136,7 +136,7 @@ class Conflict:
 
     def note(self, sentence: str) -> str:
         """What Docent says of ``sentence`` going against this statement (the answer's
-        reason line, the window's footer)."""
+        notes: the window's footer, ``docent ask``, the export)."""
         said = shortened(" ".join(_LIST_PREFIX.sub("", strip_markers(sentence)).split()))
         said = said.rstrip(". ")
         n, statement = self.passage, shortened(self.statement, 120).rstrip(".")

@@ -73,6 +73,33 @@ FRAME_WORDS = frozenset(
 #: ``YubiKey``). Acronyms (``CPU``, ``SIMH``) are left out: pages spell them out or
 #: write them otherwise as often as not (on the dev questions, "every CPU platform").
 _WRITTEN_AS_NAME = re.compile(r"[A-Z][a-z]")
+#: Months and days, written with a capital but no names of what a passage is about: a
+#: date is written in many ways ("FEB 2023", "2/2023", "2023-02"), and a page dated so
+#: is no page about something else (the fresh questions, session 34: "the February 2023
+#: VA form" was not found on the form that says "FEB 2023").
+_DATE_WORDS = frozenset(
+    [
+        "january",
+        "february",
+        "march",
+        "april",
+        "may",
+        "june",
+        "july",
+        "august",
+        "september",
+        "october",
+        "november",
+        "december",
+        "monday",
+        "tuesday",
+        "wednesday",
+        "thursday",
+        "friday",
+        "saturday",
+        "sunday",
+    ]
+)
 
 
 @dataclass(slots=True)
@@ -166,7 +193,9 @@ def unfound_names(
     (the question's names and exact terms, ``queryterms.QueryTerms``) and written as
     names, except those a heading holds (``headings``: the document title and heading
     path of each top passage); as the question writes them."""
-    wanted = {n.lower(): n for n in names if _WRITTEN_AS_NAME.match(n)}
+    wanted = {
+        n.lower(): n for n in names if _WRITTEN_AS_NAME.match(n) and n.lower() not in _DATE_WORDS
+    }
     if not wanted:
         return []
     present = {stem(w) for text in headings for w in words_of(text)}
