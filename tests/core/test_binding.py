@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from docent.core.attribution import Attribution, attribute, plain
-from docent.core.binding import contradicted, misplaced, names_in
+from docent.core.binding import changed, contradicted, misplaced, names_in
 from docent.core.conversation import Answer
 from docent.core.evaluation import Conflict
 from docent.core.numbers import figures
@@ -318,6 +318,38 @@ def test_sentences_read_blind_as_supported_are_not_turned_around() -> None:
     rows = [json.loads(line) for line in data.read_text(encoding="utf-8").splitlines()]
     flagged = [r for r in rows if contradicted(plain(r["sentence"]), [r["passage"]])]
     assert all(r["label"] != "supported" for r in flagged), flagged
+
+
+SPECS = (
+    "The workstation ships with a graphics card with 48 GB of video memory and 128 GB of "
+    "system memory. Backups run every night at 02:00 and are kept for 30 days."
+)
+
+
+def test_a_figure_no_passage_states_is_said_with_the_one_it_gives_instead() -> None:
+    """The number check flags "24 GB of video memory"; the notes say the passage's 48 GB
+    (session 32 left "24 GB of video memory" against a 128 GB passage unexplained)."""
+    statement = (
+        "The workstation ships with a graphics card with 48 GB of video memory and 128 GB "
+        "of system memory."
+    )
+    assert changed("The workstation has 24 GB of video memory.", [SPECS]) == (0, statement)
+    assert changed("Backups are kept for 45 days.", ["Notes.", SPECS])[0] == 1
+    # stated somewhere: misplaced's to judge, not this; no shared words: nothing to say
+    assert changed("The workstation has 128 GB of video memory.", [SPECS]) is None
+    assert changed("The office has 24 desks and a kitchen.", [SPECS]) is None
+    # a statement naming someone the sentence does not is about them; a table's rows
+    # are not read
+    named = "Team Beta has 48 GB of video memory on the workstation."
+    assert changed("The workstation has 24 GB of video memory.", [named]) is None
+    table = "video memory 48 GB\nsystem memory 128 GB\nworkstation graphics card"
+    assert changed("The workstation has 24 GB of video memory.", [table]) is None
+    checked = attribute("The workstation has 24 GB of video memory [1].", {1: SPECS})
+    ((sentence, conflict),) = checked.faith.conflicts
+    assert conflict.kind == "changed" and conflict.note(sentence) == (
+        "“The workstation has 24 GB of video memory” gives another figure than passage [1], "
+        f"which says “{statement.rstrip('.')}”."
+    )
 
 
 def test_the_reason_says_which_statement_is_turned_around() -> None:

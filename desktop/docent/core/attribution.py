@@ -48,7 +48,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
-from docent.core.binding import contradicted, misplaced
+from docent.core.binding import changed, contradicted, misplaced
 from docent.core.citations import MARKER, cited_numbers, code_spans, in_spans, markers
 from docent.core.evaluation import (
     MIN_TERMS,
@@ -224,6 +224,8 @@ class Scorer:
             found: Conflict | None = None
             if (figure := misplaced(text, texts)) is not None:
                 found = Conflict(given[figure[0]], " ".join(figure[1].split()), "figure")
+            elif (other := changed(text, texts)) is not None:
+                found = Conflict(given[other[0]], " ".join(other[1].split()), "changed")
             elif (turned := contradicted(text, texts)) is not None:
                 found = Conflict(given[turned[0]], " ".join(turned[1].split()), turned[2])
             self._conflicts[key] = found

@@ -278,6 +278,41 @@ def misplaced(
     return None
 
 
+def changed(sentence: str, passages: Sequence[str]) -> tuple[int, str] | None:
+    """Which of ``passages`` (its index) gives what ``sentence`` is about another figure,
+    when the sentence's figure stands in none of them, and that statement; None when none
+    does. "The workstation has 24 GB of video memory" of "... a graphics card with 48 GB
+    of video memory": the number check flags the sentence (no passage states 24), and
+    this says what the passage gives instead. The statement has ``AGREE`` of the content
+    words beside the sentence's figure beside a figure of the same kind the sentence
+    does not state, and names no one the sentence does not; a table's rows (a statement
+    of several lines) are not read, as ``misplaced`` does not read which row says what."""
+    own = figures(sentence)
+    if not own or not passages:
+        return None
+    pool = [
+        (i, s) for i, passage in enumerate(passages) for s in statements(passage) if not s.lines
+    ]
+    said = stated_numbers(sentence)
+    mine = names_in(sentence)
+    heading = _SECTION_NUMBER.match(sentence)
+    stated = frozenset().union(*(s.stated for p in passages for s in statements(p)))
+    for figure in own:
+        if (heading and figure.start < heading.end()) or figure.values & stated:
+            continue  # a section's number; a figure they state (``misplaced``'s to judge)
+        near = near_words(sentence, figure)
+        if len(near) < AGREE:
+            continue
+        for i, s in pool:
+            if s.named - mine:
+                continue
+            for f in s.figures:
+                same = f.kind == figure.kind and not f.values & said
+                if same and len(near & near_words(s.text, f)) >= AGREE:
+                    return i, s.text.strip()
+    return None
+
+
 #: A negation: "did not deliver", "isn't", "never", "cannot", "neither ... nor" (one),
 #: "without", "not enrolled", "rather than replacing it"; not "not only" (... but also).
 #: A statement is negated by an odd number of them ("will not work without the key").

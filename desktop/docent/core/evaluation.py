@@ -131,8 +131,10 @@ class Conflict:
     #: June." of "Work ends on 1 June"); "opposite": the sentence says what this statement
     #: says, negated or with a word of opposite sense ("did not deliver", "early");
     #: "name": with another name in a name's place ("Team Beta has spent ..." of "Team
-    #: Alpha has spent ...").
-    kind: Literal["figure", "opposite", "name"]
+    #: Alpha has spent ..."); "changed": the sentence's figure stands in no passage, and
+    #: this statement gives what it is about another ("48 GB of video memory" of "24 GB
+    #: of video memory").
+    kind: Literal["figure", "opposite", "name", "changed"]
 
     def note(self, sentence: str) -> str:
         """What Docent says of ``sentence`` going against this statement (the answer's
@@ -145,6 +147,8 @@ class Conflict:
                 f"“{said}” states a figure that passage [{n}] gives for something else; "
                 f"about this, it says “{statement}”."
             )
+        if self.kind == "changed":
+            return f"“{said}” gives another figure than passage [{n}], which says “{statement}”."
         if self.kind == "name":
             return f"“{said}” names another than passage [{n}] does, which says “{statement}”."
         return f"“{said}” says the contrary of passage [{n}], which says “{statement}”."

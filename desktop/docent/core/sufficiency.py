@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 
 from docent.core.evaluation import stem, words_of
 from docent.core.models import Hit
+from docent.core.numbers import MONTH_NAMES, WEEKDAY_NAMES
 from docent.core.queryterms import content_words
 from docent.core.words import pieces
 
@@ -77,29 +78,7 @@ _WRITTEN_AS_NAME = re.compile(r"[A-Z][a-z]")
 #: date is written in many ways ("FEB 2023", "2/2023", "2023-02"), and a page dated so
 #: is no page about something else (the fresh questions, session 34: "the February 2023
 #: VA form" was not found on the form that says "FEB 2023").
-_DATE_WORDS = frozenset(
-    [
-        "january",
-        "february",
-        "march",
-        "april",
-        "may",
-        "june",
-        "july",
-        "august",
-        "september",
-        "october",
-        "november",
-        "december",
-        "monday",
-        "tuesday",
-        "wednesday",
-        "thursday",
-        "friday",
-        "saturday",
-        "sunday",
-    ]
-)
+_DATE_WORDS = MONTH_NAMES | WEEKDAY_NAMES
 
 
 @dataclass(slots=True)
