@@ -235,7 +235,7 @@ def cmd_search(args: argparse.Namespace) -> int:
             debug=debug,
             collection=cli_collections.chosen(eng, args),
         )
-        labels = _names_shown(eng, [h.path for h in result.hits])
+        labels = {h.path: h.name or h.file_name for h in result.hits}
     hits = [
         {
             "file_name": h.file_name,
@@ -348,22 +348,12 @@ def _print_search_debug(debug: dict[str, Any]) -> None:
     print("\ntimings (ms): " + ", ".join(f"{k} {v:.1f}" for k, v in timings.items()))
 
 
-def _names_shown(eng: Engine, paths: list[str]) -> dict[str, str]:
-    """Each path's name as shown, with as much of its folders as tells it from the
-    library's other files of its name, listed or not ("teamA/notes.md" though teamB's is
-    not among the matches; QA, session 31)."""
-    names = {Path(p).name for p in paths}
-    alike = [d.path for d in eng.documents() if d.file_name in names]
-    labels = distinct_paths([*alike, *paths])
-    return {p: labels[p] for p in paths}
-
-
 def cmd_grep(args: argparse.Namespace) -> int:
     from docent.core.lookup import GREP_LIMIT
 
     with _open_engine() as eng:
         matches = eng.grep(args.pattern, collection=cli_collections.chosen(eng, args))
-        labels = _names_shown(eng, [m.path for m in matches])
+        labels = eng.names_shown([m.path for m in matches])
     if args.json:
         print_json([asdict(m) for m in matches])
         return 0
@@ -466,7 +456,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
     for c in answer.citations:
         text = " ".join(c.text.split())
         how = "  (matched by Docent: the model did not cite it)" if c.source == "matched" else ""
-        name, path = shown(c.file_name), shown(c.path)
+        name, path = shown(c.name or c.file_name), shown(c.path)
         print(f"  [{c.n}] {name} {c.where}  ({path}){how}\n      {text[:200]}")
     # Docent's markers on sentences the model left uncited, also where the model cited
     # the same passage elsewhere (its citation is the model's: QA, session 32, the

@@ -596,3 +596,9 @@ def test_cited_files_of_one_name_are_told_apart_by_their_folders() -> None:
         "/a/log.md": "a/log.md",  # not "//a/log.md" (review, session 29)
         "/b/a/log.md": "b/a/log.md",
     }
+    # a file cited alone keeps the name the search gave it against the library's others
+    # of its name (Engine.search: the sources pane showed "notes.md" for one of two)
+    lone = cited(1, "/w/oslo/notes.md")
+    assert distinct_names([lone]) == {"/w/oslo/notes.md": "notes.md"}
+    named = replace(lone, name="oslo/notes.md")
+    assert distinct_names([named]) == {"/w/oslo/notes.md": "oslo/notes.md"}

@@ -124,3 +124,11 @@ def test_list_and_grep_tell_two_files_of_one_name_apart(
     # one of them alone is still told from the other (QA, session 31)
     assert main(["grep", "Oslo"]) == 0
     assert capsys.readouterr().out.split()[0] == "oslo/notes.md"
+    # and so are a search's hit and an answer's citation of it alone: the window's
+    # sources showed "notes.md" (session 34)
+    assert main(["search", "Oslo", "-k", "1"]) == 0
+    assert capsys.readouterr().out.split()[1] == "oslo/notes.md"
+    oslo = str(tmp_path / "oslo" / "notes.md")
+    assert main(["ask", "Where was the meeting?", "--file", oslo, "--json"]) == 0
+    cited = json.loads(capsys.readouterr().out)["citations"]
+    assert [c["name"] for c in cited] == ["oslo/notes.md"]

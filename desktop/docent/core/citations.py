@@ -54,6 +54,8 @@ class Citation:
     focus_page: int = 0
     #: See Hit.page_breaks: where the passage's text goes on to its next page.
     page_breaks: tuple[tuple[int, int], ...] = ()
+    #: See Hit.name: "teamA/notes.md" when the library holds another notes.md.
+    name: str = ""
 
     @property
     def where(self) -> str:
@@ -102,6 +104,7 @@ class Citation:
         return {
             "n": self.n,
             "file_name": self.file_name,
+            "name": self.name or self.file_name,
             "path": self.path,
             "page": self.page,
             "page_end": self.page_end,
@@ -127,6 +130,7 @@ def citation_for(n: int, hit: Hit, source: CitationSource = "model") -> Citation
         location=hit.location,
         source=source,
         page_breaks=hit.page_breaks,
+        name=hit.name,
     )
 
 
@@ -418,5 +422,8 @@ def _same_pages(hit: Hit, written: str) -> bool:
 
 def distinct_names(citations: Sequence[Citation]) -> dict[str, str]:
     """Each cited path's name as a reader is shown it (``userfiles.distinct_paths``): two
-    chips read "meeting.md, lines 1-12" for two files of that name (QA session 29)."""
-    return distinct_paths(c.path for c in citations)
+    chips read "meeting.md, lines 1-12" for two files of that name (QA session 29). A
+    citation's own ``name`` wins: it tells the file from the library's others of its
+    name, cited or not ("teamA/notes.md" though teamB's is not cited)."""
+    among = distinct_paths(c.path for c in citations)
+    return {c.path: c.name or among[c.path] for c in citations}

@@ -52,7 +52,7 @@ from docent.core.queryterms import PageRequest, page_request
 from docent.core.retrieval import Retriever, SearchResult, unanswered
 from docent.core.store import Store, open_store
 from docent.core.textcache import TextCache
-from docent.core.userfiles import shown
+from docent.core.userfiles import distinct_paths, shown
 
 if TYPE_CHECKING:
     from docent.core.conversation import Answer, Conversation
@@ -562,7 +562,18 @@ class Engine(EngineWatching):
         )
         if result.evaluation is not None:
             result.evaluation.issues.extend(unsearched)
+        names = self.names_shown([h.path for h in result.hits])
+        for h in result.hits:
+            h.name = names[h.path]
         return result
+
+    def names_shown(self, paths: Sequence[str]) -> dict[str, str]:
+        """Each path's name as a reader is shown it: with as much of its folders as tells
+        it from the library's other files of its name, listed or not ("teamA/notes.md"
+        though teamB's is not among them; QA, sessions 31 and 34)."""
+        alike = self._cat.paths_named([Path(p).name for p in paths])
+        labels = distinct_paths([*alike, *paths])
+        return {p: labels[p] for p in paths}
 
     def grep(
         self, pattern: str, limit: int = GREP_LIMIT, collection: str | None = None

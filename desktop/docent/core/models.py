@@ -303,6 +303,9 @@ class Hit:
     location: str = ""
     #: See Chunk.page_breaks (empty for a passage indexed before they were recorded).
     page_breaks: tuple[tuple[int, int], ...] = ()
+    #: Its file's name as a reader is shown it: with as much of its folders as tells it
+    #: from the library's other files of that name (``Engine.search``); "" until then.
+    name: str = ""
 
     @property
     def pages_label(self) -> str:
