@@ -107,6 +107,7 @@ def cmd_index(args: argparse.Namespace) -> int:
                 if eng.recovered or eng.outdated or eng.changed:
                     reports.append(eng.resume(bar, cancel))
                 if args.paths or args.rebuild or not reports:
+                    bar.new_run()
                     reports.append(
                         eng.index(
                             args.paths,

@@ -36,7 +36,13 @@ def chosen(eng: Engine, args: argparse.Namespace) -> str | None:
 def made(eng: Engine, args: argparse.Namespace) -> str | None:
     """Like ``chosen``, but a new name makes the collection (index, watch DIR)."""
     name = getattr(args, "collection", None)
-    return eng.ensure_collection(name).id if name else None
+    if not name:
+        return None
+    known = {c.id for c in eng.collections()}
+    made = eng.ensure_collection(name)
+    if made.id not in known:  # a typo made one too, and said nothing (QA-77)
+        print(f"Made the collection {shown(made.name)}.", file=sys.stderr)
+    return made.id
 
 
 def _names(ids: list[str], names: dict[str, str]) -> list[str]:

@@ -82,6 +82,12 @@ class ProgressBar:
                 self._last, self._key = now, key
         self.stream.flush()
 
+    def new_run(self) -> None:
+        """The next events are another run's (the resume's, then the paths'): its count
+        starts again, also when it has as many files (the bar stood full through the
+        second run's first file; QA-77)."""
+        self._count, self._finished, self._done = 0, set(), 0
+
     def close(self) -> None:
         if self.tty and not self.quiet:
             self.stream.write("\r\x1b[K")

@@ -364,6 +364,11 @@ def test_parse_rewrite() -> None:
     assert parse_rewrite("User: How long can a sink line be?", conv, follow) == (
         "How long can a sink line be?"
     )
+    # an answer, not a rewrite: a number nobody said (QA-77: "The budget approved for
+    # phase one is 1000." was searched and shown as what was searched)
+    line = "How long can a sink line be in R?"
+    assert parse_rewrite("An R console line can be 8191 bytes long.", conv, line) is None
+    assert parse_rewrite("Can an R console line be 8191 bytes?", conv, f"{line} 8191?")
 
 
 def test_fallback_query_adds_previous_keywords() -> None:

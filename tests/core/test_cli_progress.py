@@ -67,6 +67,17 @@ def test_a_second_run_of_as_many_files_starts_again() -> None:
     bar(Progress("ready", 2, 2, "/d/b.pdf"))
     bar(Progress("ready", 1, 2, "/d/c.pdf"))
     assert counts(out) == ["1/2", "2/2", "1/2"]
+    # the second run's first file, before it is done: 0 of 2, not the first run's 2/2
+    # (QA-77: the bar stood full while gnuplot.pdf was read and embedded); cmd_index
+    # says a new run begins
+    out = _Tty()
+    bar = ProgressBar(out)
+    bar(Progress("ready", 1, 2, "/d/a.txt"))
+    bar(Progress("ready", 2, 2, "/d/b.txt"))
+    bar.new_run()
+    bar(Progress("extracting", 1, 2, "/d/c.pdf"))
+    bar(Progress("ready", 1, 2, "/d/c.pdf"))
+    assert counts(out) == ["1/2", "2/2", "0/2", "1/2"]
 
 
 def test_a_file_that_fails_as_it_is_read_ahead_counts_alone() -> None:

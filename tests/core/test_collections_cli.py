@@ -58,8 +58,10 @@ def indexed(capsys: pytest.CaptureFixture[str], folders: dict[str, Path]) -> Non
 def test_index_makes_the_collection_and_adds_to_it(
     capsys: pytest.CaptureFixture[str], folders: dict[str, Path]
 ) -> None:
-    assert run(capsys, "index", str(folders["work"]), "--collection", "Work", "-q")[0] == 0
-    assert run(capsys, "index", str(folders["both"]), "--collection", "work", "-q")[0] == 0
+    code, _, err = run(capsys, "index", str(folders["work"]), "--collection", "Work", "-q")
+    assert code == 0 and "Made the collection Work." in err  # a typo's says so (QA-77)
+    code, _, err = run(capsys, "index", str(folders["both"]), "--collection", "work", "-q")
+    assert code == 0 and "Made the collection" not in err
     code, out, _ = run(capsys, "list", "--collection", "WORK", "--json")
     assert code == 0
     assert sorted(d["file_name"] for d in json.loads(out)) == ["both.txt", "work-notes.txt"]
@@ -189,6 +191,9 @@ def test_a_taken_or_empty_name_is_a_usage_error(
     assert code == 2 and "already exists" in err
     code, _, err = run(capsys, "collection", "rename", "Home", " ")
     assert code == 2 and "needs a name" in err
+    # the window's name for the whole library (QA-77: listed twice, the empty one chosen)
+    code, _, err = run(capsys, "collection", "create", "all  Collections")
+    assert code == 2 and "names the whole library in the window" in err
     assert run(capsys, "collection", "create", "Garden")[0] == 0
 
 

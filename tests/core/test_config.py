@@ -105,6 +105,25 @@ def test_unknown_key_is_refused(_isolated_home: Path) -> None:
     assert "did you mean" not in str(err.value)  # nothing near
 
 
+def test_a_mistyped_variable_is_refused_and_a_relative_home_too(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """QA-77: DOCENT_OLAMA_MODEL was ignored (the default model used), and a relative
+    DOCENT_HOME opened a library under each folder Docent was started in."""
+    monkeypatch.setenv("DOCENT_OLAMA_MODEL", "x")
+    with pytest.raises(SettingsError, match="DOCENT_OLAMA_MODEL is not a setting") as err:
+        load_settings()
+    assert "did you mean DOCENT_OLLAMA_MODEL?" in str(err.value)
+    monkeypatch.delenv("DOCENT_OLAMA_MODEL")
+    monkeypatch.setenv("DOCENT_CORPUS", "/elsewhere")  # a test's switch: nothing near
+    assert load_settings().ollama_model
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("DOCENT_HOME", "rel-home")
+    with pytest.raises(SettingsError, match="DOCENT_HOME: give a full path"):
+        load_settings()
+    assert not (tmp_path / "rel-home").exists()
+
+
 def test_env_bad_value(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("DOCENT_EMBED_BATCH_SIZE", "lots")
     with pytest.raises(SettingsError, match="environment variable DOCENT_EMBED_BATCH_SIZE"):

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Protocol
 
 from docent.core.answer_notes import conversation_markdown, notes
+from docent.core.catalog_collections import ALL_COLLECTIONS
 from docent.core.citations import (
     MARKER,
     Citation,
@@ -74,6 +75,7 @@ __all__ = [
     "MARKER",
     "marker_numbers",
     "in_spans",
+    "ALL_COLLECTIONS",
     "Collection",
     "Conversation",
     "DocumentChanged",

@@ -31,6 +31,9 @@ from docent.core.userfiles import shown
 
 DEFAULT_NAME = "default"
 MAX_NAME = 64
+#: What the window's selector calls the whole library: no collection may take it (QA-77:
+#: a collection named so was listed as a second "All collections", and chosen).
+ALL_COLLECTIONS = "All collections"
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS collections (
@@ -70,6 +73,10 @@ def clean_name(name: str) -> str:
         raise CollectionError("A collection needs a name.")
     if len(text) > MAX_NAME:
         raise CollectionError(f"A collection name has at most {MAX_NAME} characters.")
+    if text.casefold() == ALL_COLLECTIONS.casefold():
+        raise CollectionError(
+            f"'{ALL_COLLECTIONS}' names the whole library in the window; choose another name."
+        )
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:  # bytes of a command line that are not UTF-8 (review)

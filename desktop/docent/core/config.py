@@ -360,7 +360,13 @@ class Settings(BaseModel):
 
 def _home() -> Path | None:
     home = os.environ.get("DOCENT_HOME")
-    return Path(home).expanduser() if home else None
+    if not home:
+        return None
+    try:  # a relative one opened a library under each folder Docent started in (QA-77)
+        _full_path(home)
+    except ValueError as exc:
+        raise SettingsError(f"Bad settings: environment variable DOCENT_HOME: {exc}.") from None
+    return Path(home).expanduser()
 
 
 def default_data_dir() -> Path:
@@ -473,9 +479,31 @@ def env_overridden() -> dict[str, str]:
         name[len(ENV_PREFIX) :].lower(): name
         for name in os.environ
         if name.startswith(ENV_PREFIX)
-        and name not in ("DOCENT_HOME", "DOCENT_RESOURCES")
+        and name not in _NOT_SETTINGS
         and name[len(ENV_PREFIX) :].lower() in fields
     }
+
+
+def _check_env_names() -> None:
+    """A ``DOCENT_*`` variable that is no setting but nearly names one is a typo: refused
+    as an unknown key of settings.toml is (QA-77: DOCENT_OLAMA_MODEL was ignored, and
+    the default model used). Others (a test's switch) are left alone."""
+    fields = list(Settings.model_fields)
+    for name in sorted(os.environ):
+        key = name[len(ENV_PREFIX) :].lower()
+        if not name.startswith(ENV_PREFIX) or key in fields or name in _NOT_SETTINGS:
+            continue
+        if meant := difflib.get_close_matches(key, fields, n=1, cutoff=0.8):
+            right = ENV_PREFIX + meant[0].upper()
+            raise SettingsError(
+                f"Bad settings: environment variable {name} is not a setting (did you mean "
+                f"{right}?).",
+                {meant[0]: f"{name} is not a setting (did you mean {right}?)"},
+            )
+
+
+#: DOCENT_* variables that are no settings (where the data and the resources are).
+_NOT_SETTINGS = frozenset({"DOCENT_HOME", "DOCENT_RESOURCES"})
 
 
 def _watched_from_env(name: str, value: str) -> list[str]:
@@ -543,6 +571,7 @@ def load_settings(path: Path | None = None, **overrides: Any) -> Settings:
     path = path or settings_file()
     data = _read_file(path)
     in_file = dict(data)
+    _check_env_names()
     from_env, env_names = _env_overrides()
     data.update(from_env)
     data.update(overrides)

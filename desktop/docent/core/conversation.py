@@ -466,7 +466,9 @@ def parse_rewrite(output: str, conversation: Conversation, question: str) -> str
     none, with the previous query): a small model that answers instead of rewriting, or
     drifts to another subject, is not searched. Nor one that brings words the person
     never wrote and no answer said ("rhetorical", "Intel 80386"): they were searched,
-    and the refusal named them as what no passage holds (QA, session 30).
+    and the refusal named them as what no passage holds (QA, session 30); nor one stating
+    a number no one said: the model answered ("The budget approved for phase one is
+    1000.", shown as what was searched; QA-77).
     """
     for line in output.splitlines():
         text = _REWRITE_PREFIX.sub("", strip_markers(line)).strip().strip("\"'`*“”").strip()
@@ -480,25 +482,54 @@ def parse_rewrite(output: str, conversation: Conversation, question: str) -> str
             return None
         if len(words - _said(conversation, question)) > REWRITE_NEW_WORDS:
             return None
+        if _NUMBER.findall(text) and not set(_NUMBER.findall(text)) <= _numbers_said(
+            conversation, question
+        ):
+            return None
         return text
     return None
 
 
 def _said(conversation: Conversation, question: str) -> set[str]:
     """The stems of what the person asked in the conversation, and of its answers."""
+    return {stem(w) for text in _texts(conversation, question) for w in content_words(text)}
+
+
+#: A number as written ("1000", "3.5", "1,024"), its markers aside.
+_NUMBER = re.compile(r"(?<![\w\[])\d+(?:[.,]\d+)*(?![\w\]])")
+
+
+def _numbers_said(conversation: Conversation, question: str) -> set[str]:
+    return {n for text in _texts(conversation, question) for n in _NUMBER.findall(text)}
+
+
+def _texts(conversation: Conversation, question: str) -> list[str]:
+    """The question, and every question and answer of the conversation."""
     texts = [question]
     for turn in conversation.turns:
         texts.append(turn.question)
         if turn.answer is not None:
             texts.append(turn.answer.text)
-    return {stem(w) for text in texts for w in content_words(text)}
+    return texts
 
 
 #: Words that point back at something said before ("does *it* ...", "*those* files").
 _POINTING = frozenset(
     {"it", "its", "they", "them", "their", "theirs", "this", "these", "those", "he", "him"}
-    | {"his", "she", "her", "hers", "same", "one", "ones", "former", "latter", "else"}
+    | {"his", "she", "her", "hers", "same", "former", "latter", "else"}
 )
+#: "one" points back after these ("which one", "the other one", "the first ones"), and
+#: after a comparison ("the cheaper one", "the best one"); after a noun it is a number
+#: ("phase one", "version one": QA-77, a new question searched with the last one's words).
+_ONE_AFTER = frozenset(
+    {"which", "that", "this", "the", "other", "another", "each", "every", "any", "either"}
+    | {"neither", "first", "second", "third", "last", "next", "previous", "new", "old"}
+    | {"same", "best", "worst", "right", "wrong", "only", "better", "worse", "bigger"}
+    | {"smaller", "larger", "cheaper", "faster", "slower", "newer", "older", "higher"}
+    | {"lower", "longer", "shorter", "simpler", "easier", "harder", "safer", "lighter"}
+)
+#: Words ending in "-est" that are no superlatives ("the manifest one" is no comparison).
+_NOT_SUPERLATIVE = frozenset({"request", "interest", "contest", "protest", "manifest", "digest"})
 #: German, French, Spanish ones, matched only as written, in lower case: "ESA", "ER
 #: diagram", "Ella Fitzgerald" name their subject (review). Not their articles ("das",
 #: "la", "lo" open questions too), nor words English has ("dies").
@@ -556,7 +587,19 @@ def points_back(question: str) -> bool:
     found = re.findall(r"[^\W\d_]+", question)
     if found and found[0].istitle() and not (len(found) > 1 and found[1][:1].isupper()):
         found.append(found[0].lower())  # "Elle coûte ...?", but not "Ella Fitzgerald"
-    return bool({w.lower() for w in found} & _POINTING or set(found) & _POINTING_ELSEWHERE)
+    lower = [w.lower() for w in found]
+    ones = any(
+        w in ("one", "ones") and i > 0 and _points_with_one(lower[i - 1])
+        for i, w in enumerate(lower)
+    )
+    return ones or bool(set(lower) & _POINTING or set(found) & _POINTING_ELSEWHERE)
+
+
+def _points_with_one(before: str) -> bool:
+    """Whether "one" after ``before`` stands for something said before."""
+    # "the largest one"; not "chapter one", "server one" (nouns end in "-er" as often)
+    superlative = len(before) > 5 and before.endswith("est") and before not in _NOT_SUPERLATIVE
+    return before in _ONE_AFTER or superlative
 
 
 #: A question that asks what something is or does ("What is ...", "What does ... do?",

@@ -15,12 +15,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from docent.core.api import Collection, EngineAPI, Status
+from docent.core.api import ALL_COLLECTIONS, Collection, EngineAPI, Status
 from docent.gui.messages import bridge
 from docent.gui.plain import ask
 from docent.gui.workers import call_in_worker
 
-ALL_TEXT = "All collections"
+ALL_TEXT = ALL_COLLECTIONS
 
 
 def _plural(n: int, word: str) -> str:
