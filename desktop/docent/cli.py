@@ -456,7 +456,10 @@ def cmd_ask(args: argparse.Namespace) -> int:
         print("\nCitations:")
     for c in answer.citations:
         text = " ".join(c.text.split())
-        how = "  (matched by Docent: the model did not cite it)" if c.source == "matched" else ""
+        how = {
+            "matched": "  (matched by Docent: the model did not cite it)",
+            "retrieved": "  (closest to your question)",
+        }.get(c.source, "")
         name, path = shown(c.name or c.file_name), shown(c.path)
         print(f"  [{c.n}] {name} {c.where}  ({path}){how}\n      {text[:200]}")
     # Docent's markers on sentences the model left uncited, also where the model cited

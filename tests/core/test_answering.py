@@ -23,6 +23,7 @@ from answer_script import (
     ask,
     asked,
     first_sentence,
+    kind,
     offered_in,
     point_at,
 )
@@ -215,6 +216,33 @@ def test_no_citations_at_all_gets_a_matched_citation(engine: Engine, model: Scri
     assert answer.as_dict()["citations"][0]["source"] == "matched"
     assert answer.unsupported_sentences == []
     assert answer.confidence != "high"  # Docent's match, not the model's citation
+
+
+def test_an_answer_copied_from_a_lower_passage_lists_the_closest_one_too(
+    engine: Engine, ollama_stub: OllamaStub
+) -> None:
+    """QA-77: smollm2 copied, uncited, a sentence of passage [3] (a manual's build notes)
+    for "How long do I bake the lemon cake?"; Docent matched [3] and showed it alone, and
+    the recipe's "Bake for 35 minutes", passage [1], was never shown."""
+
+    def copies_the_last(messages: list[dict[str, object]], model: str) -> str:
+        if kind(messages) != "answer":
+            return "1: 0.9"
+        last = max(offered_in(messages), key=lambda p: p.n)
+        return f"{first_sentence(last.text)}."
+
+    ollama_stub.responder = copies_the_last
+    answer, _ = ask(engine)
+    assert answer.mode == "generated" and not answer.unsupported_answer
+    sources = [(c.n, c.source) for c in answer.citations]
+    last = len(answer.offered)
+    assert last > 1 and sources == [(1, "retrieved"), (last, "matched")]
+    assert answer.citations[0].chunk_id == answer.offered[0].chunk_id
+    assert "[1]" not in answer.text  # listed with the sources, not put in the model's words
+    assert (
+        "The answer does not cite passage [1], the closest to your question: it is listed "
+        "with the sources."
+    ) in notes(answer)
 
 
 def test_an_answer_nothing_supports_says_so_and_quotes_the_best_passages(

@@ -69,8 +69,14 @@ def check_contract(answer: Answer, tokens: list[str]) -> None:
         sources = {c.source for c in answer.citations}
         judged = [s for s, _ in answer.sentence_support if len(terms(s)) >= MIN_TERMS]
         assert answer.citations or not judged, "a generated answer has a page to check"
-        assert sources <= {"model", "matched"} or sources == {"retrieved"}
         assert answer.unsupported_answer == (sources == {"retrieved"})
+        # besides them, only the passage closest to the question, listed when the answer
+        # does not cite it (QA-77): not put in the model's words
+        listed = {c.n for c in answer.citations if c.source == "retrieved"}
+        assert answer.unsupported_answer or listed <= {1}
+        in_words = {c.n for c in answer.citations} - (
+            set() if answer.unsupported_answer else listed
+        )
         if answer.unsupported_answer:  # no passage supports any sentence: each one is flagged
             assert judged and set(judged) == set(answer.unsupported_sentences), answer.text
             # each flagged sentence is named in a note of its own kind
@@ -80,7 +86,7 @@ def check_contract(answer: Answer, tokens: list[str]) -> None:
             assert lead == UNSUPPORTED_LEAD and quotes.startswith(UNSUPPORTED_QUOTES)
             assert [c.n for c in answer.citations] == list(range(1, len(answer.citations) + 1))
             assert answer.confidence == "low"
-        assert set(cited_numbers(answer.text)) == {c.n for c in answer.citations}
+        assert set(cited_numbers(answer.text)) == in_words
         assert not set(answer.invalid_citations) & set(cited_numbers(answer.text))
         body = answer.parts()[1].split("\n\n(")[0]  # the model's words
         keys = [normalise(s) for s in split_sentences(body) if len(s.split()) >= 5]

@@ -589,6 +589,12 @@ class Answerer:
             # with no sentence to judge (a Stop after three words) is left as it came.
             citations = listed(prompt.offered[:EXTRACTIVE_PASSAGES], run.query)
             text = unsupported_text(text, run.query, citations)
+        elif citations and all(c.n != 1 for c in citations) and (not model or confidence == "low"):
+            # What it cites is not the passage closest to the question, and the model cited
+            # nothing or the answer is little trusted: that passage is listed too (QA-77:
+            # a sentence copied from a manual's page [3] was matched and shown alone, and
+            # the recipe's "Bake for 35 minutes", [1], never was)
+            citations = sorted([*citations, *listed(prompt.offered[:1], run.query)], key=_n)
         return Answer(
             question=run.question,
             text=text,
@@ -715,6 +721,10 @@ def listed(shown: list[Hit], query: str) -> list[Citation]:
     """Passages Docent lists itself (quoted, or the closest to an abstained question),
     each opening on the page of its quote."""
     return focused(citations_for(range(1, len(shown) + 1), shown, "retrieved"), shown, (), query)
+
+
+def _n(citation: Citation) -> int:
+    return citation.n
 
 
 def clearly_supported(answer: Answer) -> bool:

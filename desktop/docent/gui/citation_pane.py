@@ -245,12 +245,14 @@ class CitationPane(QWidget):
             head = f"[{c.n}] {shown(names[c.path])}  {page_label(c)}"
             if c.source == "matched":
                 head += "  · matched by Docent"
+            elif c.source == "retrieved":
+                head += "  · closest to your question"
             item = QListWidgetItem(f"{head}\n{snippet(c.text)}")
-            tip = (
-                "The model did not cite this passage; Docent matched it.\n"
-                if c.source == "matched"
-                else ""
-            )
+            tip = {
+                "matched": "The model did not cite this passage; Docent matched it.\n",
+                "retrieved": "Docent lists this passage: it is among the closest to your "
+                "question.\n",
+            }.get(c.source, "")
             item.setToolTip(plain_tip(tip + shown(c.path)))
             self.list.addItem(item)
         shown_now = self.current
