@@ -219,7 +219,7 @@ class SafeBrowser(QTextBrowser):
         if listed is not None:
             listed.remove(cur.block())
         cur.setBlockFormat(QTextBlockFormat())
-        cur.insertMarkdown(markdown, MARKDOWN_FEATURES)
+        cur.insertMarkdown(_no_front_matter(markdown), MARKDOWN_FEATURES)
         self.style_chips(start, matched, tips)
 
     def new_tail(self) -> int:
@@ -311,3 +311,14 @@ def _find_loosely(doc: QTextDocument, sentence: str, start: int = 0) -> QTextCur
             head.setPosition(end, QTextCursor.MoveMode.KeepAnchor)
             return head
     return None
+
+
+_FRONT_MATTER_OPENING = re.compile(r"\A---[ \t]*(?=\n|\Z)")
+
+
+def _no_front_matter(markdown: str) -> str:
+    """``markdown`` with an opening "---" line written "***", the same rule: Qt (6.11)
+    reads a "---" line opening a text, up to the next one, as YAML front matter and drops
+    it. A conversation's tail opens with the rule between turns, and a Retry's tail has a
+    second one before "Asking again": the turn asked again vanished (QA-77)."""
+    return _FRONT_MATTER_OPENING.sub("***", markdown, count=1)

@@ -1,0 +1,53 @@
+"""A Retry of the second question (QA-77): while the new answer was written, the question
+asked again and its earlier answer vanished, and "Asking again (the answer above stays
+...)" stood under the first question's answer."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fakes import FakeEngine, answer, citation
+from gui_helpers import ask_and_wait
+
+from docent.gui.chat_pane import ChatPane
+
+
+def test_a_retry_of_the_second_question_keeps_it_and_its_answer_in_view(
+    qtbot: Any, fake: FakeEngine, chat: ChatPane
+) -> None:
+    fake.answers = [
+        answer("The console line holds 4095 bytes [1].", [citation(1, "/d/r.pdf", 11)]),
+        answer("The beta owner is Ingrid [1].", [citation(1, "/d/plan.md", 1)]),
+        answer("Ingrid owns the beta [1].", [citation(1, "/d/plan.md", 1)]),
+    ]
+    ask_and_wait(qtbot, chat, "How long can an R console line be?")
+    ask_and_wait(qtbot, chat, "Who is the beta owner?")
+    fake.hold_answer.set()
+    chat.retry_last()
+    assert fake.answer_paused.wait(10)
+    qtbot.waitUntil(lambda: "Asking again" in chat.view.toPlainText(), timeout=10_000)
+    shown = chat.view.toPlainText()
+    assert "Who is the beta owner?" in shown and "The beta owner is Ingrid" in shown, shown
+    assert shown.index("The beta owner is Ingrid") < shown.index("Asking again")
+    assert shown.index("4095 bytes") < shown.index("Who is the beta owner?")
+    with qtbot.waitSignal(chat.answer_finished, timeout=10_000):
+        fake.release_answer.set()
+    shown = chat.view.toPlainText()
+    assert "Ingrid owns the beta" in shown and shown.count("Who is the beta owner?") == 1
+
+
+def test_a_rule_in_the_second_answer_hides_nothing(
+    qtbot: Any, fake: FakeEngine, chat: ChatPane
+) -> None:
+    """The tail opened with the rule between turns: Qt took it and a rule the model wrote
+    for YAML front matter, and dropped what stood between them."""
+    fake.answers = [
+        answer("The console line holds 4095 bytes [1].", [citation(1, "/d/r.pdf", 11)]),
+        answer(
+            "Ingrid owns the beta.\n\n---\n\nShe took it over in May [1].", [citation(1, "/d/p.md")]
+        ),
+    ]
+    ask_and_wait(qtbot, chat, "How long can an R console line be?")
+    ask_and_wait(qtbot, chat, "Who is the beta owner?")
+    shown = chat.view.toPlainText()
+    assert "Who is the beta owner?" in shown and "Ingrid owns the beta." in shown, shown
