@@ -87,12 +87,21 @@ def cmd_index(args: argparse.Namespace) -> int:
     try:
         with _open_engine(rebuild=args.rebuild) as eng:
             resuming = not args.paths and not args.rebuild
+            swept: list[str] = []
             if resuming:
                 # what was cancelled (of the collection named): `docent status` says
                 # `docent index` resumes it, and with no path it said "give files or
-                # folders" (QA, session 30)
-                args.paths = _cancelled_files(eng, cli_collections.chosen(eng, args))
-                if not (args.paths or eng.recovered or eng.outdated or eng.changed):
+                # folders" (QA, session 30); and the watched folders, swept as the
+                # window's start does (QA-77)
+                chosen = cli_collections.chosen(eng, args)
+                args.paths = _cancelled_files(eng, chosen)
+                names = {c.id: c.name for c in eng.collections()}
+                swept = [
+                    st.path
+                    for st in eng.watched()
+                    if chosen is None or st.collection == names.get(chosen)
+                ]
+                if not (args.paths or eng.recovered or eng.outdated or eng.changed or swept):
                     print(
                         "docent index: give files or folders to index (or --rebuild); "
                         "nothing is left to resume",
@@ -106,6 +115,11 @@ def cmd_index(args: argparse.Namespace) -> int:
             try:
                 if eng.recovered or eng.outdated or eng.changed:
                     reports.append(eng.resume(bar, cancel))
+                for folder in swept:
+                    if cancel.is_set():
+                        break
+                    bar.new_run()
+                    reports.append(eng.sweep(folder, bar, cancel))
                 if args.paths or args.rebuild or not reports:
                     bar.new_run()
                     reports.append(

@@ -4,16 +4,18 @@ events and sweeps themselves are core/watching.py's)."""
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from docent.core import files as filemod
 from docent.core.engine_collections import EngineCollections
-from docent.core.index_events import Job
+from docent.core.index_events import Job, JobKind
 from docent.core.live_settings import LiveSettings
 from docent.core.models import DEFAULT_COLLECTION
 
 if TYPE_CHECKING:
+    from docent.core.indexer import IndexReport, ProgressCallback
     from docent.core.watching import FolderStatus, Watcher
 
 
@@ -97,6 +99,19 @@ class EngineWatching(EngineCollections):
         if self.watcher is not None:
             self.watcher.remove(folder)
         self.queue.stop_sweeps(folder)
+
+    def sweep(
+        self,
+        folder: str,
+        progress: ProgressCallback | None = None,
+        cancel: threading.Event | None = None,
+    ) -> IndexReport:
+        """Sweep a watched folder once and wait: what changed in it while nothing watched
+        it (a file added, edited, renamed, deleted) is taken in, its files joining the
+        folder's collection, as the window's start does. `docent index` with no path does
+        it for each (QA-77: after changes made with the window closed, `docent list` and a
+        search still had the deleted files)."""
+        return self._run(Job(JobKind.SWEEP, [folder], "sweep"), progress, cancel)
 
     def watched(self) -> list[FolderStatus]:
         from docent.core.watching import FolderState, FolderStatus
