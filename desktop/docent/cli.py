@@ -76,6 +76,10 @@ def _cancelled_files(eng: Engine, collection: str | None) -> list[str]:
     return [r.path for r in cancelled if r.doc_id not in gone_ids]
 
 
+def _chunks(n: int) -> str:
+    return f"{n} chunk" if n == 1 else f"{n} chunks"
+
+
 def cmd_index(args: argparse.Namespace) -> int:
     import threading
 
@@ -152,7 +156,7 @@ def cmd_index(args: argparse.Namespace) -> int:
         print(
             f"indexed {len(main.indexed)}, unchanged {len(main.unchanged)}, "
             f"renamed {len(main.renamed)}, removed {len(main.removed)}, "
-            f"failed {len(main.failed)}; {main.chunks_embedded} chunks embedded "
+            f"failed {len(main.failed)}; {_chunks(main.chunks_embedded)} embedded "
             f"({main.chunks_reused} reused) in {main.seconds:.1f} s"
         )
         cli_collections.print_regrouped(main, names)
@@ -207,7 +211,8 @@ def cmd_list(args: argparse.Namespace) -> int:
         state = d.state_label + (f": {d.error}" if d.error else "")
         ocr = f" (OCR: {d.ocr_pages} p)" if d.ocr_pages else ""
         unit = f"{d.pages:>5} {unit_short(d.page_unit, d.pages):<6}"
-        print(f"{pad(shown(labels[d.path]), 48)} {unit} {d.chunks:>6} chunks  {state}{ocr}")
+        chunks = "chunk " if d.chunks == 1 else "chunks"
+        print(f"{pad(shown(labels[d.path]), 48)} {unit} {d.chunks:>6} {chunks}  {state}{ocr}")
     return 0
 
 

@@ -487,7 +487,7 @@ def test_cli_summarize_json_with_progress_on_stderr(
         requests = len(server.bodies("/api/chat"))
         assert cli.main(["summarize", "a-text", "--extractive"]) == 0
         out, err = capsys.readouterr()
-        assert out.startswith("_Extractive summary") and "asked for an extractive" in out
+        assert out.startswith("_Extractive summary") and "as you asked" in out
         assert "extractive by" in err and len(server.bodies("/api/chat")) == requests
 
 
@@ -617,7 +617,7 @@ def test_over_the_time_limit_is_flagged_and_asks_for_fewer_words(
     calls = len(stub.bodies("/api/chat"))
     now = engine.summarize(CTSS, type="bullets", extractive=True)
     assert now.mode == "extractive" and len(stub.bodies("/api/chat")) == calls
-    assert "asked for an extractive summary now" in now.summary
+    assert "Extractive summary, as you asked: no language model was used" in now.summary
     assert engine.summarize(CTSS, type="bullets").mode == "generated"  # the model's, cached
 
 

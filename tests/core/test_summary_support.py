@@ -174,7 +174,7 @@ def test_notes_headings_and_a_list_opening_are_not_claims() -> None:
 
 def test_the_note_agrees_with_the_count() -> None:
     assert check_note(None) == ""  # not checked: an extractive summary
-    assert check_note([]).startswith("Each sentence of this summary was found in the document")
+    assert check_note([]).startswith("No sentence of this summary was flagged: each is close")
     one = check_note(["x"])
     assert one.startswith("1 sentence of this summary is not clearly supported by the document")
     assert one.endswith("so check it against the document.")
@@ -371,7 +371,7 @@ def test_docent_summarize_lists_what_the_document_does_not_say(
         monkeypatch.setenv("DOCENT_OLLAMA_HOST", server.url)
         assert cli.main(["summarize", "-q", "--type", "bullets", NAME]) == 0
         _, err = capsys.readouterr()
-    assert "Each sentence of this summary was found in the document (a check" in err
+    assert "No sentence of this summary was flagged: each is close to a passage" in err
     assert "1 summary section (1 by the model" in err and "1 model call;" in err  # not "1 sections"
     assert cli.main(["summarize", "-q", "--extractive", NAME]) == 0
     assert "found in the document" not in capsys.readouterr().err  # not checked

@@ -689,7 +689,11 @@ class FakeEngine:
     def probe_llm(self, settings: Settings, timeout: float = 1.0) -> Health:
         self.probed.append(settings)
         if "down" in settings.ollama_host:
-            return Health(False, [], f"Ollama is not running at {settings.ollama_host}.")
+            return Health(
+                False,
+                [],
+                f"Ollama is not running at {settings.ollama_host}: start it with `ollama serve`.",
+            )
         return self.health
 
     def apply_settings(self, changes: Mapping[str, object]) -> SettingsApplied:

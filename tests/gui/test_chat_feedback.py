@@ -397,7 +397,7 @@ def test_a_question_searched_as_asked_says_nothing_of_it(
 
 def test_the_banner_sets_commands_in_code_type_and_escapes_the_rest() -> None:
     """ "`ollama serve`" was shown with its backticks (QA, session 26)."""
-    from docent.gui.chat_pane import banner_html
+    from docent.gui.plain import banner_html
 
     assert banner_html("Start it with `ollama serve`, then `ollama pull x`.") == (
         "Start it with <code>ollama serve</code>, then <code>ollama pull x</code>."

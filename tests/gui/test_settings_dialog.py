@@ -184,7 +184,9 @@ def test_test_checks_the_unsaved_host_and_offers_its_models(
     assert test("http://127.0.0.1:11434").startswith("✓")
     models = [dialog.model_combo.itemText(i) for i in range(dialog.model_combo.count())]
     assert models == ["fake-model", "other:7b"]
-    assert test("http://down.invalid:1").startswith("✗")
+    down = test("http://down.invalid:1")
+    # the command in code type, not between backticks (QA-77)
+    assert down.startswith("✗") and "<code>ollama serve</code>" in down and "`" not in down
     assert [s.ollama_host for s in fake.probed] == [
         "http://127.0.0.1:11434",
         "http://down.invalid:1",

@@ -76,8 +76,8 @@ FALLBACK_SENTENCES = 3
 #: ``why`` of an extractive summary the caller asked for (the offer's "extractive now").
 ASKED = "asked for"
 ASKED_NOTE = (
-    "_Extractive summary: you asked for an extractive summary now, so no language model "
-    "was used. These are the document's most central sentences, in page order._"
+    "_Extractive summary, as you asked: no language model was used. These are the "
+    "document's most central sentences, in page order._"
 )
 EXTRACTIVE_NOTE = (
     "_Extractive summary: no language model was available ({why}). These are the "

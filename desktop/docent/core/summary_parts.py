@@ -145,7 +145,11 @@ def count_note(
     if not extracted:
         return note + "._"
     which = ", ".join(places.span(p.pages) for p in extracted)
-    return f"{note} ({why}; their most central sentences: {which})._"
+    # "(...; pages 4-7 are given as their most central sentences)", not "(...; their most
+    # central sentences: pages 4-7)" (QA-77)
+    one = len(extracted) == 1
+    given = f"{'is' if one else 'are'} given as {'its' if one else 'their'} most central sentences"
+    return f"{note} ({why}; {which} {given})._"
 
 
 #: A list item's bullet or number, at the start of a line.

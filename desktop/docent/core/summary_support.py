@@ -257,12 +257,17 @@ def _support(
 def check_note(unsupported: Sequence[str] | None, how: str = "") -> str:
     """What the window and the CLI say of a summary's check: how many sentences the
     document does not clearly support (``how``: where they are, "underlined", "below"),
-    or that every one was found; "" when it was not checked (an extractive summary)."""
+    or that none was flagged; "" when it was not checked (an extractive summary)."""
     if unsupported is None:
         return ""
     n = len(unsupported)
     if n == 0:
-        return "Each sentence of this summary was found in the document (a check, not a guarantee)."
+        # not "found in the document": it read as quoted from it (QA-77, of a summary
+        # calling the IBM 1301 disk "a high-performance computer")
+        return (
+            "No sentence of this summary was flagged: each is close to a passage of the "
+            "document (a check, not a guarantee)."
+        )
     which, verb, them = ("1 sentence", "is", "it") if n == 1 else (f"{n} sentences", "are", "them")
     shown = f" ({how})" if how else ""
     return (

@@ -7,7 +7,6 @@ and its sources stay until the new one is complete, and ◀ ▶ switch between t
 
 from __future__ import annotations
 
-import html
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -40,7 +39,7 @@ from docent.gui.chat_controls import AnswerBar, AskStatus
 from docent.gui.chat_view import ConversationView
 from docent.gui.markdown_view import parse_cite
 from docent.gui.messages import bridge
-from docent.gui.plain import as_written, ask, middle, plain_label, plain_tip
+from docent.gui.plain import as_written, ask, banner_html, middle, plain_label, plain_tip
 from docent.gui.turn_markdown import chip_tips, matched_chips, turn_markdown
 from docent.gui.workers import Task, Worker, run_in_worker
 
@@ -54,16 +53,6 @@ class AskProgress:
 
     token: str = ""
     stage: AskStage | None = None
-
-
-def banner_html(text: str) -> str:
-    """The banner's words as rich text: the message escaped (a host or model name may hold
-    "<"), and the commands it names in backticks set in code type: "`ollama serve`" was
-    shown with its backticks (QA, session 26)."""
-    parts = html.escape(text, quote=False).split("`")
-    if len(parts) % 2 == 0:  # an unpaired backtick: the text as it is
-        return html.escape(text, quote=False)
-    return "".join(f"<code>{p}</code>" if i % 2 else p for i, p in enumerate(parts))
 
 
 class ChatPane(QWidget):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from PySide6.QtCore import QMimeData, QModelIndex, QPoint, QSortFilterProxyModel, Qt, Signal
 from PySide6.QtGui import QKeySequence, QResizeEvent, QShortcut
@@ -456,14 +456,14 @@ class LibraryPane(QWidget):
         names = ", ".join(shown(r.file_name) for r in rows[:3]) + ("…" if len(rows) > 3 else "")
         question = (
             f"Take {names} out of '{collection.name}'? A document in no other collection "
-            "leaves the library. The files themselves are not touched."
+            f"leaves the library. {_untouched(rows)}"
         )
         if ask(self, "Remove from collection", question, "Remove"):
             self.controller.leave([r.path for r in rows if r.doc_id], collection.id)
 
     def _remove(self, rows: list[Row]) -> None:
         names = ", ".join(shown(r.file_name) for r in rows[:3]) + ("…" if len(rows) > 3 else "")
-        question = f"Remove {names} from the library? The files themselves are not touched."
+        question = f"Remove {names} from the library? {_untouched(rows)}"
         folders = self.watched.folders()
         if any(inside(r.path, f) for r in rows for f in folders):
             one = len(rows) == 1
@@ -478,3 +478,13 @@ class LibraryPane(QWidget):
         paths = [r.path for r in rows]
         self.controller.remove(paths)
         self.model.mark_removing(paths)
+
+
+def _untouched(rows: Sequence[Row]) -> str:
+    """That the files stay, in agreement with how many (QA-77: "The files themselves" of
+    one file)."""
+    return (
+        "The file itself is not touched."
+        if len(rows) == 1
+        else "The files themselves are not touched."
+    )

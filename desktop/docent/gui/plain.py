@@ -21,6 +21,16 @@ def plain_tip(text: str) -> str:
     return f"<p style='white-space:pre-wrap'>{html.escape(text)}</p>" if text else ""
 
 
+def banner_html(text: str) -> str:
+    """Docent's words as rich text: the message escaped (a host or model name may hold
+    "<"), and the commands it names in backticks set in code type: "`ollama serve`" was
+    shown with its backticks (QA, session 26: the chat's banner; QA-77: Settings' Test)."""
+    parts = html.escape(text, quote=False).split("`")
+    if len(parts) % 2 == 0:  # an unpaired backtick: the text as it is
+        return html.escape(text, quote=False)
+    return "".join(f"<code>{p}</code>" if i % 2 else p for i, p in enumerate(parts))
+
+
 def as_written(name: str) -> str:
     """A name in the text of a menu item or a button, where "&" marks the key that
     triggers it: "R&D" showed as "RD" (and read so), and D triggered it (review)."""

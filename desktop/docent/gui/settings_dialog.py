@@ -42,6 +42,7 @@ from docent.core.config import (
 )
 from docent.core.errors import SettingsError
 from docent.gui.health import HEALTH_TIMEOUT
+from docent.gui.plain import banner_html
 from docent.gui.workers import call_in_worker
 
 FIELD_LABELS = {
@@ -119,7 +120,8 @@ class SettingsDialog(QDialog):
         model_row.addWidget(self.test_button)
         self.test_label = QLabel("")
         self.test_label.setWordWrap(True)
-        self.test_label.setTextFormat(Qt.TextFormat.PlainText)
+        # rich text of Docent's own making only (``banner_html``): commands in code type
+        self.test_label.setTextFormat(Qt.TextFormat.RichText)
         self.embedding_edit = self._line("embedding_model")
         self.data_edit = self._line("data_dir", "default (DOCENT_HOME or the platform folder)")
         data_row = self._folder_row(self.data_edit, "the data folder", "Data folder")
@@ -424,13 +426,13 @@ class SettingsDialog(QDialog):
             lambda: engine.probe_llm(candidate, HEALTH_TIMEOUT),
             name="test Ollama",
             on_result=self._on_tested,
-            on_error=lambda exc: self.test_label.setText(f"Test failed: {exc}"),
+            on_error=lambda exc: self.test_label.setText(banner_html(f"Test failed: {exc}")),
             on_finished=lambda: self.test_button.setEnabled(True),
             owner=self,
         )
 
     def _on_tested(self, health: Health) -> None:
-        self.test_label.setText(("✓ " if health.ok else "✗ ") + health.message)
+        self.test_label.setText(banner_html(("✓ " if health.ok else "✗ ") + health.message))
         current = self.model_combo.currentText()
         if health.models:
             self.model_combo.clear()
