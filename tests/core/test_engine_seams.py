@@ -235,3 +235,23 @@ def test_every_question_becomes_one_turn(engine: Engine, ollama_down_host: str) 
     assert conv.last is None and conv.history_messages() == []
     exported = conversation_markdown(conv)
     assert "Could not answer: No indexed document matches 'report.pdf'" in exported
+
+
+def test_a_search_names_each_hit_and_the_version_it_is_of(engine: Engine, tmp_path: Path) -> None:
+    """Each hit carries its file's name against the library's others of that name, and
+    its document's content hash: a citation of it knows when the file was indexed again
+    since (QA-77), and names "keeper/lamp.txt" though the other lamp.txt is not cited."""
+    from docent.core.citations import citation_for, cited_older
+
+    for folder, text in (("keeper", "The keeper lights the lamp at dusk."), ("shop", "Oil.")):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "lamp.txt").write_text(f"{text}\n")
+    engine.index([tmp_path / "keeper", tmp_path / "shop"])
+    hit = engine.search("When does the keeper light the lamp?", k=1).hits[0]
+    rec = engine.resolve(hit.path)
+    assert hit.name == "keeper/lamp.txt" and hit.sha256 == rec.sha256
+    cite = citation_for(1, hit)
+    assert cite.name == "keeper/lamp.txt" and not cited_older(cite, rec)
+    Path(hit.path).write_text("The keeper now lights the lamp at nine.\n")
+    engine.index([hit.path])
+    assert cited_older(cite, engine.resolve(hit.path))

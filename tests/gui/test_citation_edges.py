@@ -321,6 +321,32 @@ def test_a_pdf_changed_on_disk_since_it_was_indexed_is_said_to_have_changed(
     assert "changed" in pane.note.text(), pane.note.text()
 
 
+def test_a_pdf_indexed_again_since_the_answer_says_the_passage_is_the_old_version(
+    qtbot: Any, make_engine: Any, tmp_path: Path, drain: None
+) -> None:
+    """QA-77: an answer cited pdp.pdf p. 4; another PDF was moved over it and indexed
+    again. The chip opened the new file's p. 4 under the old citation, saying only that
+    the passage could not be located. The citation keeps the version it was made of."""
+    from dataclasses import replace
+
+    passage = "The boiler is serviced every spring by the landlord."
+    pdf = tmp_path / "docs" / "manual.pdf"
+    pdf.parent.mkdir()
+    pdf.write_bytes(text_pdf([["Heating", passage]]))
+    engine, cite = _cited(make_engine, pdf, passage)
+    (rec,) = engine.documents()
+    cite = replace(cite, sha256=rec.sha256)
+    pdf.write_bytes(text_pdf([["Garden", "The hedge is cut in June by the gardener."]]))
+    engine.index([pdf])
+    (again,) = engine.documents()
+    assert again.sha256 != cite.sha256
+
+    pane = _pane_of(qtbot, engine, cite)
+    with qtbot.waitSignal(pane.page_shown, timeout=10_000):
+        pane.select(1)
+    assert "changed since this answer cited it" in pane.note.text(), pane.note.text()
+
+
 def test_the_page_number_shown_is_the_one_the_pdf_prints_and_viewers_use(
     qtbot: Any, fake: Any, tmp_path: Path, drain: None
 ) -> None:

@@ -14,7 +14,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from docent.core.models import Hit, split_pages
+from docent.core.models import DocumentRecord, Hit, split_pages
 from docent.core.numbers import PAGE_REFERENCE
 from docent.core.passages import Edge
 from docent.core.userfiles import distinct_paths
@@ -56,6 +56,8 @@ class Citation:
     page_breaks: tuple[tuple[int, int], ...] = ()
     #: See Hit.name: "teamA/notes.md" when the library holds another notes.md.
     name: str = ""
+    #: See Hit.sha256: the version of the document the passage is from.
+    sha256: str = ""
 
     @property
     def where(self) -> str:
@@ -131,6 +133,7 @@ def citation_for(n: int, hit: Hit, source: CitationSource = "model") -> Citation
         source=source,
         page_breaks=hit.page_breaks,
         name=hit.name,
+        sha256=hit.sha256,
     )
 
 
@@ -418,6 +421,13 @@ def _same_pages(hit: Hit, written: str) -> bool:
     s, e = hit.page_start, hit.page_end
     want = f"p.{s}" if s == e else f"pp.{s}-{e}"
     return re.sub(r"\s", "", written).replace("–", "-") == want
+
+
+def cited_older(citation: Citation, record: DocumentRecord | None) -> bool:
+    """Whether the document was indexed again, another text, since ``citation`` was made:
+    its passage is the old version's (QA-77: an answer's chip opened the new file's page
+    under the old citation, saying only that the passage was not found there)."""
+    return bool(citation.sha256) and record is not None and record.sha256 != citation.sha256
 
 
 def distinct_names(citations: Sequence[Citation]) -> dict[str, str]:

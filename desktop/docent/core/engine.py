@@ -563,8 +563,10 @@ class Engine(EngineWatching):
         if result.evaluation is not None:
             result.evaluation.issues.extend(unsearched)
         names = self.names_shown([h.path for h in result.hits])
+        records = self._cat.by_paths(list(names))
         for h in result.hits:
             h.name = names[h.path]
+            h.sha256 = rec.sha256 if (rec := records.get(h.path)) is not None else ""
         return result
 
     def names_shown(self, paths: Sequence[str]) -> dict[str, str]:

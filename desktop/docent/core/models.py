@@ -306,6 +306,9 @@ class Hit:
     #: Its file's name as a reader is shown it: with as much of its folders as tells it
     #: from the library's other files of that name (``Engine.search``); "" until then.
     name: str = ""
+    #: Its document's content hash when it was searched (``Engine.search``; "" until
+    #: then): a citation of it opened after the file was indexed again is of another text.
+    sha256: str = ""
 
     @property
     def pages_label(self) -> str:

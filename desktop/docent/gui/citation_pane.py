@@ -33,6 +33,7 @@ from docent.core.api import (
     Citation,
     EngineAPI,
     changed_since_indexed,
+    cited_older,
     distinct_names,
     passage_boxes,
     shown,
@@ -334,7 +335,7 @@ class CitationPane(QWidget):
         self.note.setText("Rendering the page…")
         self._rendering = gen
 
-        engine, doc_id = self.engine, c.doc_id
+        engine, doc_id, cited = self.engine, c.doc_id, c
         epoch = self._forgotten.get(path, 0)
 
         def render() -> PageRender:
@@ -348,9 +349,10 @@ class CitationPane(QWidget):
                 ocr_lines=ocr_lines(engine, doc_id, page, passage),
                 edge=edge,
             )
-            r.file_changed = not r.rects and changed_since_indexed(
-                engine.document(doc_id) if doc_id else None, path
-            )
+            if not r.rects:
+                rec = engine.document(doc_id) if doc_id else None
+                r.file_changed = changed_since_indexed(rec, path)
+                r.cited_older = cited_older(cited, rec)
             return r
 
         call_in_worker(
@@ -411,6 +413,9 @@ class CitationPane(QWidget):
             )
             first = r.rects[0]
             self.page_scroll.ensureVisible(int(first.center().x()), int(first.top()), 40, 120)
+        elif (cited or r.page == c.page) and r.cited_older:  # QA-77
+            self.note.setText(older_note(c))
+            self.page_scroll.verticalScrollBar().setValue(0)
         elif (cited or r.page == c.page) and r.file_changed:  # review h20
             self.note.setText(
                 f"{shown(c.file_name)} changed since it was indexed: this page of the new "
@@ -482,23 +487,27 @@ class CitationPane(QWidget):
             self.stack.setCurrentIndex(PLACEHOLDER)
         self.note.setText("Loading the passage…")
 
-        def shown(p: TextPassage) -> None:
+        def shown(loaded: tuple[TextPassage, bool]) -> None:
             if gen != self._generation:
                 return
+            p, older = loaded
             self.stack.setCurrentIndex(TEXT)
             found = self.text_view.show_passage(p)
-            self.note.setText(
-                (
-                    "The cited passage is highlighted."
-                    if found
-                    else "The passage could not be located; it is quoted above."
-                )
-                + p.lines_note()
-            )
+            if found:
+                said = "The cited passage is highlighted."
+            elif older:
+                said = older_note(c)
+            else:
+                said = "The passage could not be located; it is quoted above."
+            self.note.setText(said + p.lines_note())
             self.page_shown.emit(c.path, self.page)
 
+        def load() -> tuple[TextPassage, bool]:
+            rec = engine.document(c.doc_id) if c.doc_id else None
+            return load_passage(engine, c), cited_older(c, rec)
+
         call_in_worker(
-            lambda: load_passage(engine, c),
+            load,
             name="load-text",
             on_result=shown,
             on_error=lambda e: self._show_error(gen, e),
@@ -528,3 +537,13 @@ class CitationPane(QWidget):
             on_error=lambda _e: open_file(path),
             owner=self,
         )
+
+
+def older_note(c: Citation) -> str:
+    """What the pane says when the document was indexed again, another text, since the
+    answer cited it: the passage is the old version's (QA-77)."""
+    return (
+        f"{shown(c.file_name)} changed since this answer cited it: the passage quoted above "
+        "is from the version indexed then, and the file now shown does not hold it here. "
+        "Ask again to cite the new version."
+    )

@@ -43,6 +43,8 @@ class PageRender:
     method: str = ""
     #: the file is not the one indexed (edited since, not yet indexed again)
     file_changed: bool = False
+    #: the document was indexed again, another text, since the passage was cited
+    cited_older: bool = False
     #: the page's own label when the PDF numbers its pages otherwise ("1" for the third
     #: page of a book whose front matter is i, ii; what viewers show); "" when the same
     label: str = ""
