@@ -51,3 +51,28 @@ def test_a_rule_in_the_second_answer_hides_nothing(
     ask_and_wait(qtbot, chat, "Who is the beta owner?")
     shown = chat.view.toPlainText()
     assert "Who is the beta owner?" in shown and "Ingrid owns the beta." in shown, shown
+
+
+def test_a_question_or_retry_while_an_answer_is_written_is_told_not_dropped(
+    qtbot: Any, fake: FakeEngine, chat: ChatPane
+) -> None:
+    """QA-77: Ctrl+Enter while an answer streamed was ignored without a word, and so was
+    Retry; the question stays in the box."""
+    from docent.gui.chat_pane import BUSY
+    from docent.gui.messages import Message, bridge
+
+    posted: list[Message] = []
+    bridge().message_posted.connect(posted.append)
+    bridge().attach()
+    fake.answers = [answer("First."), answer("Second.")]
+    ask_and_wait(qtbot, chat, "Which CPU?")
+    fake.hold_answer.set()
+    chat.ask("How much memory?")
+    assert fake.answer_paused.wait(10)
+    chat.input.setPlainText("And the disks?")
+    chat._on_send()
+    chat.retry_last()
+    assert [m.text for m in posted if m.level == "info"] == [BUSY, BUSY]
+    assert chat.input.toPlainText() == "And the disks?"
+    with qtbot.waitSignal(chat.answer_finished, timeout=10_000):
+        fake.release_answer.set()

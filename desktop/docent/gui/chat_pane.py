@@ -55,6 +55,11 @@ class AskProgress:
     stage: AskStage | None = None
 
 
+#: What a question or a Retry asked while an answer is written is told (the question
+#: stays in the box).
+BUSY = "An answer is being written: stop it first (Esc), or ask once it is done."
+
+
 class ChatPane(QWidget):
     #: a citation chip was clicked: (turn number, citation number)
     citation_activated = Signal(int, int)
@@ -382,7 +387,9 @@ class ChatPane(QWidget):
 
     def _on_send(self) -> None:
         question = self.input.toPlainText().strip()
-        if question and not self.streaming:
+        if question and self.streaming:  # it was ignored without a word (QA-77)
+            bridge().info(BUSY)
+        elif question:
             self.input.clear()
             self.ask(question)
 
@@ -402,7 +409,10 @@ class ChatPane(QWidget):
         """Ask the last question again; its answer stays until the new one is in.
         ``anyway``: ask the model even if retrieval judges the passages low (None: as the
         answer shown was asked, so a Retry of an answer asked anyway is asked anyway)."""
-        if self.streaming or not self.conversation.turns:
+        if self.streaming:
+            bridge().info(BUSY)
+            return
+        if not self.conversation.turns:
             return
         self._freeze_upto(len(self.conversation.turns) - 1)
         last = self.conversation.pop()
