@@ -99,13 +99,17 @@ def cmd_index(args: argparse.Namespace) -> int:
                 # window's start does (QA-77)
                 chosen = cli_collections.chosen(eng, args)
                 args.paths = _cancelled_files(eng, chosen)
-                names = {c.id: c.name for c in eng.collections()}
-                swept = [
-                    st.path
-                    for st in eng.watched()
-                    if chosen is None or st.collection == names.get(chosen)
-                ]
-                if not (args.paths or eng.recovered or eng.outdated or eng.changed or swept):
+                swept = eng.watched_folders(chosen)
+                if away := [f for f in swept if not os.path.isdir(f)]:
+                    # not swept: unplugged? its documents are kept (review, session 34)
+                    print(
+                        "docent: not swept, not there (unplugged or moved?): "
+                        + ", ".join(shown(f) for f in away)
+                        + f"; {'their' if len(away) > 1 else 'its'} documents are kept.",
+                        file=sys.stderr,
+                    )
+                    swept = [f for f in swept if f not in away]
+                if not (args.paths or eng.recovered or eng.outdated or eng.changed or away + swept):
                     print(
                         "docent index: give files or folders to index (or --rebuild); "
                         "nothing is left to resume",
@@ -477,7 +481,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
         text = " ".join(c.text.split())
         how = {
             "matched": "  (matched by Docent: the model did not cite it)",
-            "retrieved": "  (closest to your question)",
+            "closest": "  (closest to your question; the answer does not cite it)",
         }.get(c.source, "")
         name, path = shown(c.name or c.file_name), shown(c.path)
         print(f"  [{c.n}] {name} {c.where}  ({path}){how}\n      {text[:200]}")

@@ -236,7 +236,7 @@ def test_an_answer_copied_from_a_lower_passage_lists_the_closest_one_too(
     assert answer.mode == "generated" and not answer.unsupported_answer
     sources = [(c.n, c.source) for c in answer.citations]
     last = len(answer.offered)
-    assert last > 1 and sources == [(1, "retrieved"), (last, "matched")]
+    assert last > 1 and sources == [(1, "closest"), (last, "matched")]
     assert answer.citations[0].chunk_id == answer.offered[0].chunk_id
     assert "[1]" not in answer.text  # listed with the sources, not put in the model's words
     assert (
@@ -1069,3 +1069,34 @@ def test_quoted_passages_of_two_files_of_one_name_name_their_folders() -> None:
 def said(answer: Answer) -> str:
     """The answer's notes as ``docent ask`` prints them."""
     return "\n".join(notes(answer, marked="listed below", outlined=False))
+
+
+def test_the_closest_passage_is_listed_beside_a_little_trusted_answer_only() -> None:
+    """An answer citing [2] itself lists [1] only when it is little trusted, an answer
+    asked anyway over retrieval's verdict included (its confidence is lowered before the
+    listing: review, session 34)."""
+    from docent.core.answering import _list_closest, _mark_anyway
+    from docent.core.citations import citation_for
+    from docent.core.models import Hit
+
+    offered = [
+        Hit(f"c{n}", f"d{n}", f"{n}.txt", f"/d/{n}.txt", 1, 1, n, 1.0, f"Passage {n}.")
+        for n in (1, 2, 3)
+    ]
+
+    def written(confidence: str) -> Answer:
+        cited = [citation_for(2, offered[1])]
+        return Answer("q", "It is so [2].", "generated", cited, offered, confidence=confidence)
+
+    trusted = written("high")
+    _list_closest(trusted, "q")
+    assert [(c.n, c.source) for c in trusted.citations] == [(2, "model")]
+    anyway = written("high")
+    _mark_anyway(anyway, "Retrieval confidence is low: ...")
+    _list_closest(anyway, "q")
+    assert [(c.n, c.source) for c in anyway.citations] == [(1, "closest"), (2, "model")]
+    extractive = Answer(
+        "q", "> Passage 2. [2]", "extractive", [citation_for(2, offered[1])], offered
+    )
+    _list_closest(extractive, "q")
+    assert len(extractive.citations) == 1  # an answer Docent quotes lists what it quotes

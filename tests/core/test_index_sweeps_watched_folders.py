@@ -35,3 +35,11 @@ def test_index_with_no_path_takes_in_what_changed_in_a_watched_folder(
     assert main(["search", "alpha printer second floor", "--json"]) == 0
     hits = json.loads(capsys.readouterr().out)["hits"]
     assert all(h["file_name"] != "alpha.md" for h in hits)
+    # a watched folder not there (unplugged?) is said, not swept: its documents stay
+    folder.rename(tmp_path / "elsewhere")
+    capsys.readouterr()
+    assert main(["index", "-q"]) == 0
+    said = capsys.readouterr()
+    assert "not swept, not there (unplugged or moved?)" in said.err and "removed 0" in said.out
+    assert main(["list", "--json"]) == 0
+    assert len(json.loads(capsys.readouterr().out)) == 2

@@ -72,11 +72,9 @@ def check_contract(answer: Answer, tokens: list[str]) -> None:
         assert answer.unsupported_answer == (sources == {"retrieved"})
         # besides them, only the passage closest to the question, listed when the answer
         # does not cite it (QA-77): not put in the model's words
-        listed = {c.n for c in answer.citations if c.source == "retrieved"}
-        assert answer.unsupported_answer or listed <= {1}
-        in_words = {c.n for c in answer.citations} - (
-            set() if answer.unsupported_answer else listed
-        )
+        listed = {c.n for c in answer.citations if c.source == "closest"}
+        assert listed <= {1} and not (listed and answer.unsupported_answer)
+        in_words = {c.n for c in answer.citations} - listed
         if answer.unsupported_answer:  # no passage supports any sentence: each one is flagged
             assert judged and set(judged) == set(answer.unsupported_sentences), answer.text
             # each flagged sentence is named in a note of its own kind

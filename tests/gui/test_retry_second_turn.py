@@ -76,3 +76,14 @@ def test_a_question_or_retry_while_an_answer_is_written_is_told_not_dropped(
     assert chat.input.toPlainText() == "And the disks?"
     with qtbot.waitSignal(chat.answer_finished, timeout=10_000):
         fake.release_answer.set()
+
+
+def test_a_summary_opening_with_a_rule_is_shown_whole(qtbot: Any) -> None:
+    """A model's summary set whole (the summary dialog) lost what stood before its second
+    rule too (review, session 34)."""
+    from docent.gui.markdown_view import SafeBrowser
+
+    view = SafeBrowser()
+    qtbot.addWidget(view)
+    view.set_markdown("---\n\nA summary intro.\n\n---\n\nThe rest.")
+    assert "A summary intro." in view.toPlainText() and "The rest." in view.toPlainText()

@@ -166,8 +166,8 @@ def _citation_checks(answer: Answer, marked: str, outlined: str) -> list[str]:
         )
     for sentence, conflict in answer.conflicts:  # what the passage says instead
         out.append(f"⚠ {conflict.note(sentence)}")
-    closest = [c.n for c in answer.citations if c.source == "retrieved"]
-    if answer.mode == "generated" and not answer.unsupported_answer and closest:
+    closest = [c.n for c in answer.citations if c.source == "closest"]
+    if closest:
         out.append(
             f"The answer does not cite passage [{closest[0]}], the closest to your question: "
             "it is listed with the sources."

@@ -272,6 +272,7 @@ class Answerer:
         try:
             answer = (None if overridden else self._abstain(run)) or self._generate(run)
             _mark_anyway(answer, overridden)
+            _list_closest(answer, run.query)
             answer.reranked, answer.rerank_failed = run.reranked, run.rerank_failed
         except AnswerCancelled as exc:
             if exc.answer is not None:
@@ -589,12 +590,6 @@ class Answerer:
             # with no sentence to judge (a Stop after three words) is left as it came.
             citations = listed(prompt.offered[:EXTRACTIVE_PASSAGES], run.query)
             text = unsupported_text(text, run.query, citations)
-        elif citations and all(c.n != 1 for c in citations) and (not model or confidence == "low"):
-            # What it cites is not the passage closest to the question, and the model cited
-            # nothing or the answer is little trusted: that passage is listed too (QA-77:
-            # a sentence copied from a manual's page [3] was matched and shown alone, and
-            # the recipe's "Bake for 35 minutes", [1], never was)
-            citations = sorted([*citations, *listed(prompt.offered[:1], run.query)], key=_n)
         return Answer(
             question=run.question,
             text=text,
@@ -723,10 +718,6 @@ def listed(shown: list[Hit], query: str) -> list[Citation]:
     return focused(citations_for(range(1, len(shown) + 1), shown, "retrieved"), shown, (), query)
 
 
-def _n(citation: Citation) -> int:
-    return citation.n
-
-
 def clearly_supported(answer: Answer) -> bool:
     """A generated, whole answer with a sentence an offered passage clearly says (support
     at least ``RETRY_MIN_SUPPORT``): what a later try must hold to replace the first."""
@@ -735,6 +726,23 @@ def clearly_supported(answer: Answer) -> bool:
     flagged = set(answer.unsupported_sentences)
     scores = [score for s, score in answer.sentence_support if s not in flagged]
     return max(scores, default=0.0) >= RETRY_MIN_SUPPORT
+
+
+def _list_closest(answer: Answer, query: str) -> None:
+    """A written answer whose citations do not include the passage closest to the question
+    ([1]) lists it too, as "closest", when the model cited nothing itself or the answer is
+    little trusted (asked anyway over retrieval's verdict included: after ``_mark_anyway``).
+    QA-77: a sentence copied from a manual's page [3] was matched and shown alone, and the
+    recipe's "Bake for 35 minutes", [1], never was."""
+    cites = answer.citations
+    if answer.mode != "generated" or answer.unsupported_answer or not cites or not answer.offered:
+        return
+    if any(c.n == 1 for c in cites):
+        return
+    if any(c.source == "model" for c in cites) and answer.confidence != "low":
+        return
+    (closest,) = focused(citations_for([1], answer.offered, "closest"), answer.offered, (), query)
+    answer.citations = sorted([*cites, closest], key=lambda c: c.n)
 
 
 def _mark_anyway(answer: Answer, verdict: str) -> None:

@@ -224,10 +224,10 @@ class Scorer:
             found: Conflict | None = None
             if (figure := misplaced(text, texts)) is not None:
                 found = Conflict(given[figure[0]], " ".join(figure[1].split()), "figure")
-            elif (other := changed(text, texts)) is not None:
-                found = Conflict(given[other[0]], " ".join(other[1].split()), "changed")
             elif (turned := contradicted(text, texts)) is not None:
                 found = Conflict(given[turned[0]], " ".join(turned[1].split()), turned[2])
+            elif (other := changed(text, texts)) is not None:  # the least said: last
+                found = Conflict(given[other[0]], " ".join(other[1].split()), "changed")
             self._conflicts[key] = found
         return self._conflicts[key]
 

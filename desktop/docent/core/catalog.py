@@ -179,18 +179,18 @@ class Catalog(CollectionCatalog):
             "WHERE file_name = ? COLLATE NOCASE ORDER BY path", (_to_db(file_name),)
         )
 
-    def paths_named(self, names: Sequence[str]) -> list[str]:
-        """The paths of the documents whose file name is one of ``names`` (as written:
-        the name's index answers, a search's labels ask this for every search)."""
-        group = [_to_db(n) for n in dict.fromkeys(names)][:_PATHS_PER_QUERY]
-        if not group:
-            return []
-        marks = ", ".join("?" for _ in group)
+    def named_alike(self, name: str, tail: str) -> int:
+        """How many documents are named ``name`` and have a path ending in ``tail``
+        ("notes/meeting.md": the name's index, then their paths; a library may hold
+        thousands of "index.md")."""
+        escaped = tail.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
         with self._lock:
-            rows = self._db.execute(
-                f"SELECT path FROM documents WHERE file_name IN ({marks})", group
-            ).fetchall()
-        return [_from_db(r[0]) for r in rows]
+            row = self._db.execute(
+                "SELECT COUNT(*) FROM documents WHERE file_name = ? "
+                "AND (path = ? OR path LIKE ? ESCAPE '\\')",
+                (_to_db(name), _to_db(tail), "%" + os.sep + escaped),
+            ).fetchone()
+        return int(row[0])
 
     def under(self, folder: str) -> list[DocumentRecord]:
         """Records whose path lies inside ``folder``."""

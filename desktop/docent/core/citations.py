@@ -31,7 +31,10 @@ _GONE = "\x00"  # stands for a marker removed whole, until the space before it g
 #: Who put a citation there: the model wrote ``[n]``; Docent matched the passage to a
 #: sentence the model left uncited (attribution.py); or Docent listed the passage itself
 #: (an extractive answer's quotes, an abstained answer's closest passages).
-CitationSource = Literal["model", "matched", "retrieved"]
+#: "retrieved": a passage Docent quotes itself (an extractive, abstained or unsupported
+#: answer's); "closest": the passage closest to the question, listed beside a written
+#: answer that does not cite it (``answering._list_closest``).
+CitationSource = Literal["model", "matched", "retrieved", "closest"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,7 +69,8 @@ class Citation:
         the closest to a question it abstained on), "pp.4-5, closest part on p.5", the
         page of its sentence nearest the question."""
         if self.focus_page and self.focus_page != self.page:
-            part = "closest part on" if self.source == "retrieved" else "cited part on"
+            listed = self.source in ("retrieved", "closest")
+            part = "closest part on" if listed else "cited part on"
             return f"{self.pages_label}, {part} p.{self.focus_page}"
         return self.pages_label
 

@@ -518,18 +518,16 @@ _POINTING = frozenset(
     {"it", "its", "they", "them", "their", "theirs", "this", "these", "those", "he", "him"}
     | {"his", "she", "her", "hers", "same", "former", "latter", "else"}
 )
-#: "one" points back after these ("which one", "the other one", "the first ones"), and
-#: after a comparison ("the cheaper one", "the best one"); after a noun it is a number
-#: ("phase one", "version one": QA-77, a new question searched with the last one's words).
-_ONE_AFTER = frozenset(
-    {"which", "that", "this", "the", "other", "another", "each", "every", "any", "either"}
-    | {"neither", "first", "second", "third", "last", "next", "previous", "new", "old"}
-    | {"same", "best", "worst", "right", "wrong", "only", "better", "worse", "bigger"}
-    | {"smaller", "larger", "cheaper", "faster", "slower", "newer", "older", "higher"}
-    | {"lower", "longer", "shorter", "simpler", "easier", "harder", "safer", "lighter"}
+#: "one" after these is a number, not a word for something said before: "phase one",
+#: "version one" (QA-77: a new question searched with the last one's words). Anywhere
+#: else it points back ("the small one", "the Dell one"): when in doubt, a follow-up.
+_NUMBERED = frozenset(
+    {"phase", "version", "chapter", "step", "stage", "level", "day", "week", "month", "year"}
+    | {"page", "part", "section", "round", "season", "episode", "volume", "book", "lesson"}
+    | {"unit", "item", "option", "number", "no", "server", "node", "team", "player", "room"}
+    | {"floor", "table", "figure", "appendix", "slide", "line", "row", "column", "release"}
+    | {"issue", "case", "test", "type", "grade", "class", "track", "tier", "zone"}
 )
-#: Words ending in "-est" that are no superlatives ("the manifest one" is no comparison).
-_NOT_SUPERLATIVE = frozenset({"request", "interest", "contest", "protest", "manifest", "digest"})
 #: German, French, Spanish ones, matched only as written, in lower case: "ESA", "ER
 #: diagram", "Ella Fitzgerald" name their subject (review). Not their articles ("das",
 #: "la", "lo" open questions too), nor words English has ("dies").
@@ -589,17 +587,15 @@ def points_back(question: str) -> bool:
         found.append(found[0].lower())  # "Elle coûte ...?", but not "Ella Fitzgerald"
     lower = [w.lower() for w in found]
     ones = any(
-        w in ("one", "ones") and i > 0 and _points_with_one(lower[i - 1])
+        w in ("one", "ones") and not _a_number(lower[i - 1 : i], lower[i + 1 : i + 2])
         for i, w in enumerate(lower)
     )
     return ones or bool(set(lower) & _POINTING or set(found) & _POINTING_ELSEWHERE)
 
 
-def _points_with_one(before: str) -> bool:
-    """Whether "one" after ``before`` stands for something said before."""
-    # "the largest one"; not "chapter one", "server one" (nouns end in "-er" as often)
-    superlative = len(before) > 5 and before.endswith("est") and before not in _NOT_SUPERLATIVE
-    return before in _ONE_AFTER or superlative
+def _a_number(before: list[str], after: list[str]) -> bool:
+    """Whether "one" between these words is a number: "phase one", "one of the options"."""
+    return bool(before and before[0] in _NUMBERED) or after == ["of"]
 
 
 #: A question that asks what something is or does ("What is ...", "What does ... do?",

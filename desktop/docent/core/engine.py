@@ -13,7 +13,7 @@ import logging
 import os
 import threading
 from collections.abc import Callable, Mapping, Sequence
-from pathlib import Path
+from pathlib import Path, PurePath
 from typing import TYPE_CHECKING
 
 from docent.core import files as filemod
@@ -572,10 +572,25 @@ class Engine(EngineWatching):
     def names_shown(self, paths: Sequence[str]) -> dict[str, str]:
         """Each path's name as a reader is shown it: with as much of its folders as tells
         it from the library's other files of its name, listed or not ("teamA/notes.md"
-        though teamB's is not among them; QA, sessions 31 and 34)."""
-        alike = self._cat.paths_named([Path(p).name for p in paths])
-        labels = distinct_paths([*alike, *paths])
-        return {p: labels[p] for p in paths}
+        though teamB's is not among them; QA, sessions 31 and 34). One count a folder
+        deeper at a time, not every path of that name: a search at 5,000 "index.md" took
+        50 ms more (review, session 34)."""
+        out: dict[str, str] = {}
+        for path in dict.fromkeys(paths):
+            parts = PurePath(path).parts
+            depth = 1
+            while depth < len(parts):
+                tail = os.sep.join(parts[-depth:]).removeprefix(os.sep)
+                if self._cat.named_alike(parts[-1], tail) <= 1:
+                    break
+                depth += 1
+            shown = parts[-depth:]
+            if depth == len(parts) and PurePath(path).anchor:
+                shown = shown[1:]  # "/" or "C:\\" is no folder to name
+            out[path] = "/".join(shown) if depth > 1 else parts[-1]
+        # two of ``paths`` the catalog does not hold (yet): told apart among themselves
+        among = distinct_paths(out)
+        return {p: out[p] if out[p].count("/") >= among[p].count("/") else among[p] for p in paths}
 
     def grep(
         self, pattern: str, limit: int = GREP_LIMIT, collection: str | None = None

@@ -36,10 +36,8 @@ class EngineWatching(EngineCollections):
                 self.queue, sweep_interval=self.settings.sweep_interval_minutes * 60
             )
             self.watcher.start()
-            bindings = self._cat.folder_bindings()
-            for folder in self.settings.watched_folders:
-                if collection is None or bindings.get(folder, DEFAULT_COLLECTION) == collection:
-                    self.watcher.add(folder)
+            for folder in self.watched_folders(collection):
+                self.watcher.add(folder)
         return self._named(self.watcher.statuses())
 
     def watch(self, path: str | Path, collection: str | None = None) -> FolderStatus | None:
@@ -99,6 +97,15 @@ class EngineWatching(EngineCollections):
         if self.watcher is not None:
             self.watcher.remove(folder)
         self.queue.stop_sweeps(folder)
+
+    def watched_folders(self, collection: str | None = None) -> list[str]:
+        """The watched folders, or those whose files join ``collection`` (an id)."""
+        bindings = self._cat.folder_bindings()
+        return [
+            folder
+            for folder in self.settings.watched_folders
+            if collection is None or bindings.get(folder, DEFAULT_COLLECTION) == collection
+        ]
 
     def sweep(
         self,

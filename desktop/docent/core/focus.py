@@ -71,7 +71,7 @@ def focused(
         if hit is None or not hit.page_breaks or hit.chunk_id != c.chunk_id:
             out.append(c)
             continue
-        if c.source == "retrieved":
+        if c.source in ("retrieved", "closest"):
             page = quoted_page(hit, query)
         else:
             focus = [s.sentence for s in support if c.n in s.cited or s.matched == c.n]

@@ -246,13 +246,13 @@ class CitationPane(QWidget):
             head = f"[{c.n}] {shown(names[c.path])}  {page_label(c)}"
             if c.source == "matched":
                 head += "  · matched by Docent"
-            elif c.source == "retrieved":
+            elif c.source == "closest":
                 head += "  · closest to your question"
             item = QListWidgetItem(f"{head}\n{snippet(c.text)}")
             tip = {
                 "matched": "The model did not cite this passage; Docent matched it.\n",
-                "retrieved": "Docent lists this passage: it is among the closest to your "
-                "question.\n",
+                "closest": "The answer does not cite this passage; Docent lists it: it is the "
+                "closest to your question.\n",
             }.get(c.source, "")
             item.setToolTip(plain_tip(tip + shown(c.path)))
             self.list.addItem(item)

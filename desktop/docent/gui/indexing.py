@@ -397,5 +397,6 @@ class IndexController(QObject):
             if rest:
                 bridge().warning(
                     f"{rest} file{'s' if rest > 1 else ''} could not be indexed; "
-                    "see the State column for why."
+                    # a narrow column cuts the reason short: its tooltip is whole (QA-77)
+                    "see the State column for why (point at a row for the whole reason)."
                 )

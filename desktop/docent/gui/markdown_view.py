@@ -177,7 +177,8 @@ class SafeBrowser(QTextBrowser):
         """Never navigate (a click or a call must not load a file into the view)."""
 
     def set_markdown(self, markdown: str) -> None:
-        self.document().setMarkdown(markdown, MARKDOWN_FEATURES)
+        # a model's summary opening with a rule lost all up to its next one (review, s34)
+        self.document().setMarkdown(_no_front_matter(markdown), MARKDOWN_FEATURES)
         with self.one_edit():
             self.style_chips()
 
@@ -320,5 +321,6 @@ def _no_front_matter(markdown: str) -> str:
     """``markdown`` with an opening "---" line written "***", the same rule: Qt (6.11)
     reads a "---" line opening a text, up to the next one, as YAML front matter and drops
     it. A conversation's tail opens with the rule between turns, and a Retry's tail has a
-    second one before "Asking again": the turn asked again vanished (QA-77)."""
+    second one before "Asking again": the turn asked again vanished (QA-77). Every text
+    the view shows is Docent's or a model's, never a document's own front matter."""
     return _FRONT_MATTER_OPENING.sub("***", markdown, count=1)
