@@ -190,6 +190,9 @@ def cmd_list(args: argparse.Namespace) -> int:
     with _open_engine() as eng:
         docs = eng.documents(cli_collections.chosen(eng, args))
         names = {c.id: c.name for c in eng.collections()}
+    # a file moved or deleted outside the watched folders stays searchable, and was
+    # listed "ready" as if it were there (QA-77): said, with what to do
+    gone = {d.path for d in docs if d.state_label == "ready" and not os.path.lexists(d.path)}
     if args.json:
         print_json(
             [
@@ -202,6 +205,7 @@ def cmd_list(args: argparse.Namespace) -> int:
                     "ocr_pages": d.ocr_pages,
                     "error": d.error,
                     "collections": sorted(names.get(c, c) for c in d.collections),
+                    "file_missing": d.path in gone,
                 }
                 for d in docs
             ]
@@ -213,10 +217,22 @@ def cmd_list(args: argparse.Namespace) -> int:
     labels = distinct_paths(d.path for d in docs)  # two notes.md: with their folders
     for d in docs:
         state = d.state_label + (f": {d.error}" if d.error else "")
+        if d.path in gone:
+            state += " (its file is gone: moved or deleted?)"
         ocr = f" (OCR: {d.ocr_pages} p)" if d.ocr_pages else ""
         unit = f"{d.pages:>5} {unit_short(d.page_unit, d.pages):<6}"
         chunks = "chunk " if d.chunks == 1 else "chunks"
         print(f"{pad(shown(labels[d.path]), 48)} {unit} {d.chunks:>6} {chunks}  {state}{ocr}")
+    if gone:
+        one = len(gone) == 1
+        docs_, stay, it = ("document", "stays", "it") if one else ("documents", "stay", "them")
+        print(
+            f"\n{len(gone)} {docs_} whose file is gone {stay} searchable: `docent index "
+            f"FOLDER` on the folder {it} {'was' if one else 'were'} in drops {it} (or, moved "
+            f"within it, finds {it} again with nothing re-embedded); `docent remove NAME` "
+            f"forgets {'it' if one else 'one'}.",
+            file=sys.stderr,
+        )
     return 0
 
 

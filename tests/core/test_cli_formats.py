@@ -132,3 +132,24 @@ def test_list_and_grep_tell_two_files_of_one_name_apart(
     assert main(["ask", "Where was the meeting?", "--file", oslo, "--json"]) == 0
     cited = json.loads(capsys.readouterr().out)["citations"]
     assert [c["name"] for c in cited] == ["oslo/notes.md"]
+
+
+def test_list_says_which_documents_lost_their_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """QA-77: a file moved away outside the watched folders was listed "ready" as if it
+    were there (and stays searchable)."""
+    monkeypatch.setenv("DOCENT_EXTRACT_IN_SUBPROCESS", "0")
+    for name in ("a.txt", "b.txt"):
+        (tmp_path / name).write_text(f"The note {name} holds a line.\n")
+    assert main(["index", "-q", str(tmp_path / "a.txt"), str(tmp_path / "b.txt")]) == 0
+    (tmp_path / "a.txt").rename(tmp_path / "moved.txt")
+    capsys.readouterr()
+    assert main(["list"]) == 0
+    listed = capsys.readouterr()
+    rows = {line.split()[0]: line for line in listed.out.splitlines()}
+    assert "its file is gone" in rows["a.txt"] and "gone" not in rows["b.txt"]
+    assert "1 document whose file is gone stays searchable" in listed.err
+    assert main(["list", "--json"]) == 0
+    missing = {d["file_name"]: d["file_missing"] for d in json.loads(capsys.readouterr().out)}
+    assert missing == {"a.txt": True, "b.txt": False}
