@@ -183,6 +183,13 @@ class Catalog(CollectionCatalog):
         """How many documents are named ``name`` and have a path ending in ``tail``
         ("notes/meeting.md": the name's index, then their paths; a library may hold
         thousands of "index.md")."""
+        if not is_text_safe(tail):  # a name that is not UTF-8 (kept as bytes): in Python
+            with self._lock:
+                rows = self._db.execute(
+                    "SELECT path FROM documents WHERE file_name = ?", (_to_db(name),)
+                ).fetchall()
+            paths = [_from_db(r[0]) for r in rows]
+            return sum(p == tail or p.endswith(os.sep + tail) for p in paths)
         escaped = tail.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
         with self._lock:
             row = self._db.execute(
