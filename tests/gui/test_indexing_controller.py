@@ -189,7 +189,7 @@ def test_removal_says_what_left_the_library(
     c = make()
     with qtbot.waitSignal(c.documents_changed, timeout=10_000) as refreshed:
         c.remove([str(tmp_path / "gone.pdf")])
-    assert refreshed.args[0] == []
+    assert refreshed.args[0].records == []
     assert Message("info", "Removed gone.pdf from the library.") in posted
 
 
@@ -208,7 +208,7 @@ def test_resume_tracks_the_documents_left_queued(
 def test_refreshes_are_coalesced(qtbot: Any, fake: FakeEngine, make: Any, drain: None) -> None:
     c = make()
     reads: list[int] = []
-    c.documents_changed.connect(lambda records: reads.append(len(records)))
+    c.documents_changed.connect(lambda read: reads.append(len(read.records)))
     for _ in range(5):
         c.refresh()
     qtbot.waitUntil(lambda: len(reads) == 2 and not c._refresh_pending, timeout=10_000)
@@ -226,7 +226,7 @@ def test_jobs_ending_back_to_back_read_the_catalog_once_then_once_more(
     monkeypatch.setattr(indexing, "REREAD_MS", 600_000)  # no second read by itself here
     c = make()
     reads: list[int] = []
-    c.documents_changed.connect(lambda records: reads.append(len(records)))
+    c.documents_changed.connect(lambda read: reads.append(len(read.records)))
     with qtbot.waitSignal(c.documents_changed, timeout=10_000):
         for i in range(20):
             path = str(tmp_path / f"w{i}.txt")

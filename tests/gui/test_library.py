@@ -108,7 +108,7 @@ def test_reindex_and_remove_from_context_menu(
 
     monkeypatch.setattr("docent.gui.library_pane.ask", lambda *a, **k: True)
     with qtbot.waitSignal(
-        lib.controller.documents_changed, check_params_cb=lambda records: records == []
+        lib.controller.documents_changed, check_params_cb=lambda read: read.records == []
     ):
         actions["Remove from library"].trigger()
     assert lib.model.count == 0

@@ -13,7 +13,7 @@ from PySide6.QtCore import Qt
 
 from docent.core.api import JobKind
 from docent.gui.library_pane import LibraryPane
-from docent.gui.library_rows import Row
+from docent.gui.library_rows import Row, _state_tip
 
 
 @pytest.fixture
@@ -386,3 +386,22 @@ def test_a_watched_file_gone_before_its_turn_leaves_the_list_when_its_job_ends(
         fake.emit(JobFinished(waiting, IndexReport()))
     assert pane.controller.busy and pane.model.row_for(str(x)) is None
     fake.release_jobs.set()
+
+
+def test_a_ready_document_whose_file_is_gone_says_so(
+    qtbot: Any, fake: FakeEngine, pane: LibraryPane, tmp_path: Path
+) -> None:
+    """QA-77: a file moved away outside the watched folders stayed "ready" in its row (and
+    searchable, and cited), and Open file then failed. Its row says the file is gone; the
+    check is made where the catalog is read, off the GUI thread."""
+    here = tmp_path / "here.txt"
+    here.write_text("Still here.\n")
+    fake.add_document(str(here))
+    fake.add_document(str(tmp_path / "moved-away.txt"))
+    with qtbot.waitSignal(pane.controller.documents_changed, timeout=10_000) as read:
+        pane.refresh()
+    assert read.args[0].gone == {str(tmp_path / "moved-away.txt")}
+    states = {r.file_name: r.state_text for r in pane.model.rows()}
+    assert states == {"here.txt": "ready", "moved-away.txt": "ready · file gone"}
+    row = pane.model.rows()[[r.file_name for r in pane.model.rows()].index("moved-away.txt")]
+    assert "Its file is gone (moved or deleted?)" in _state_tip(row)

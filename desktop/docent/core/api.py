@@ -43,7 +43,7 @@ from docent.core.conversation import (
 )
 from docent.core.evaluation import Conflict
 from docent.core.extract import READABLE_KINDS, SUPPORTED_SUFFIXES
-from docent.core.files import changed_since_indexed, describe_unsupported
+from docent.core.files import changed_since_indexed, describe_unsupported, files_gone
 from docent.core.index_events import (
     DocumentChanged,
     DocumentProgressed,
@@ -109,6 +109,7 @@ __all__ = [
     "TokenCallback",
     "Turn",
     "changed_since_indexed",
+    "files_gone",
     "describe_unsupported",
     "cited_older",
     "distinct_names",

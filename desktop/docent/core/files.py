@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from docent.core.extract import READABLE_KINDS, is_supported, unsupported_message
-from docent.core.models import DocumentRecord
+from docent.core.models import DocState, DocumentRecord
 from docent.core.userfiles import inside, kind_of, shown
 
 log = logging.getLogger(__name__)
@@ -43,6 +43,13 @@ def changed_since_indexed(
     except OSError:
         return False
     return not rec.same_file(st, status=status)
+
+
+def files_gone(records: list[DocumentRecord]) -> set[str]:
+    """The paths of the ready documents whose file is no longer there (moved or deleted
+    outside a watched folder: they stay searchable until their folder is indexed again;
+    QA-77: listed "ready" as if there). One stat each: not on the GUI thread."""
+    return {r.path for r in records if r.state is DocState.READY and not os.path.lexists(r.path)}
 
 
 def is_temp_name(name: str) -> bool:

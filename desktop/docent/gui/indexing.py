@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import threading
 from collections import deque
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from PySide6.QtCore import QElapsedTimer, QObject, Qt, QTimer, Signal
@@ -27,10 +28,21 @@ from docent.core.api import (
     JobStarted,
     Progress,
     describe_unsupported,
+    files_gone,
 )
 from docent.core.models import DocumentRecord
 from docent.gui.messages import bridge
 from docent.gui.workers import call_in_worker
+
+
+@dataclass(frozen=True, slots=True)
+class LibraryRead:
+    """A read of the catalog: its records, and the paths of the ready ones whose file is
+    gone (moved or deleted outside a watched folder; stated in the worker)."""
+
+    records: list[DocumentRecord]
+    gone: set[str] = field(default_factory=set)
+
 
 #: How much of a file's share of the overall bar extraction is worth (embedding is the rest).
 EXTRACT_SHARE = 0.1
@@ -156,7 +168,7 @@ class IndexController(QObject):
     #: a job the window does not show as a run (a watched folder's) ended: the files it
     #: had told (set[str]), that no later event may name again
     told_ended = Signal(object)
-    #: the catalog's records, after a refresh (list[DocumentRecord])
+    #: the catalog's records, after a refresh (LibraryRead)
     documents_changed = Signal(object)
     #: a refresh began reading the catalog (what the events say after it is newer)
     refresh_started = Signal()
@@ -267,8 +279,13 @@ class IndexController(QObject):
         self.refresh_started.emit()
         engine, collection = self.engine, self.collection_id
         self._reading_for = collection
+
+        def read() -> LibraryRead:
+            records = engine.documents(collection)
+            return LibraryRead(records, files_gone(records))
+
         call_in_worker(
-            lambda: engine.documents(collection),
+            read,
             name="documents",
             on_result=self._on_documents,
             on_finished=self._on_refreshed,
@@ -285,11 +302,11 @@ class IndexController(QObject):
         else:
             self._reread.start(REREAD_MS - elapsed)
 
-    def _on_documents(self, records: list[DocumentRecord]) -> None:
+    def _on_documents(self, read: LibraryRead) -> None:
         if self._reading_for != self.collection_id:  # read for the collection shown before
             self._refresh_again = True
             return
-        self.documents_changed.emit(records)
+        self.documents_changed.emit(read)
 
     def _on_refreshed(self) -> None:
         self._refresh_pending = False

@@ -10,7 +10,7 @@ header answered (a 1,000-row load 0.4-0.7 s; 2.5-7 s in the real window while a 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from itertools import islice
 from pathlib import Path, PurePath
 
@@ -137,6 +137,7 @@ class DocumentTableModel(QStandardItemModel):
         records: list[DocumentRecord],
         keep: set[str] | None = None,
         read_at: int | None = None,
+        gone: set[str] | None = None,
     ) -> None:
         """Replace the rows with the catalog's; ``keep``: paths of rows a run in flight
         knows better than the catalog (kept, and kept as they are while queued, indexing
@@ -157,7 +158,7 @@ class DocumentTableModel(QStandardItemModel):
         for path in [p for p in self._rows if p not in wanted and p not in keep]:
             if self._touched.get(path, 0) <= since:
                 self._drop(path)
-        self._snapshot = _Snapshot(records, keep, since, wanted)
+        self._snapshot = _Snapshot(records, keep, since, wanted, gone or set())
         self._take_snapshot()
 
     def _take_snapshot(self) -> None:
@@ -169,11 +170,12 @@ class DocumentTableModel(QStandardItemModel):
             if self._touched.get(rec.path, 0) > snap.clock:
                 continue  # an event since the read said something newer
             held = self._rows.get(rec.path)
+            row = Row.from_record(rec, gone=rec.path in snap.gone)
             if held is None:
-                self._add(Row.from_record(rec))
+                self._add(row)
             elif rec.path in snap.keep and held.state in ("queued", "indexing", "removing"):
                 continue
-            elif held != (row := Row.from_record(rec)):
+            elif held != row:
                 self._update(held, row)
         snap.next = upto
         if upto >= len(snap.records):
@@ -419,6 +421,8 @@ class _Snapshot:
     clock: int
     #: the paths of its records
     paths: set[str]
+    #: the paths of its ready records whose file is gone
+    gone: set[str] = field(default_factory=set)
     next: int = 0
 
 

@@ -32,9 +32,8 @@ from docent.core.api import (
     inside,
     shown,
 )
-from docent.core.models import DocumentRecord
 from docent.gui.collection_bar import CollectionBar
-from docent.gui.indexing import IndexController
+from docent.gui.indexing import IndexController, LibraryRead
 from docent.gui.library_model import DocumentTableModel, StateDelegate
 from docent.gui.library_rows import CHUNKS, INDEXED, NAME, PAGES, ROW_ROLE, SORT_ROLE, STATE, Row
 from docent.gui.messages import open_file
@@ -304,13 +303,13 @@ class LibraryPane(QWidget):
     def _on_refresh_started(self) -> None:
         self._read_at = self.model.clock
 
-    def _on_documents(self, records: list[DocumentRecord]) -> None:
+    def _on_documents(self, read: LibraryRead) -> None:
         rows = self.model.rows()
         pending = {r.path for r in rows if r.state in ("queued", "indexing")}
         keep = pending if self.controller.busy else pending & self.controller.told()
         if self.controller.removing:  # a read before the removal ran: it says "ready"
             keep |= {r.path for r in rows if r.state == "removing"}
-        self.model.set_records(records, keep, read_at=self._read_at)
+        self.model.set_records(read.records, keep, read_at=self._read_at, gone=read.gone)
         self.empty_hint.setVisible(self.model.count == 0)
 
     def _on_files_found(self, found: FilesFound) -> None:

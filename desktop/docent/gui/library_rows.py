@@ -50,9 +50,11 @@ class Row:
     ocr_pages: int = 0
     #: while reading: the extraction worker's step ("reading scanned page 3 by OCR (1 of 9)")
     step: str = ""
+    #: ready, but its file is gone (moved or deleted outside a watched folder; QA-77)
+    gone: bool = False
 
     @classmethod
-    def from_record(cls, rec: DocumentRecord) -> Row:
+    def from_record(cls, rec: DocumentRecord, *, gone: bool = False) -> Row:
         return cls(
             path=rec.path,
             file_name=rec.file_name,
@@ -65,6 +67,7 @@ class Row:
             doc_id=rec.doc_id,
             page_unit=rec.page_unit,
             ocr_pages=rec.ocr_pages,
+            gone=gone and rec.state is DocState.READY,
         )
 
     @property
@@ -79,6 +82,8 @@ class Row:
             return "cancelled: not indexed"
         if self.state == "removing":
             return "removing…"
+        if self.state == "ready" and self.gone:
+            return "ready · file gone"
         if self.state == "ready" and self.ocr_pages:
             return "ready · OCR"  # how many pages: in the tooltip (a narrow column cut it)
         return self.state
@@ -142,6 +147,11 @@ def _compact(step: str) -> str:
 def _state_tip(row: Row) -> str:
     if row.error:
         return row.error
+    if row.state == "ready" and row.gone:
+        return (
+            f"{shown(row.path)}\nIts file is gone (moved or deleted?). It stays searchable: "
+            "index the folder it was in to drop it or find it again, or remove it."
+        )
     if row.state == "indexing" and row.phase == "reading" and row.step:
         return f"{shown(row.path)}\n{row.step}"
     if row.state == "ready" and row.ocr_pages:
