@@ -187,12 +187,14 @@ def cmd_index(args: argparse.Namespace) -> int:
 
 
 def cmd_list(args: argparse.Namespace) -> int:
+    from docent.core.files import files_gone
+
     with _open_engine() as eng:
         docs = eng.documents(cli_collections.chosen(eng, args))
         names = {c.id: c.name for c in eng.collections()}
     # a file moved or deleted outside the watched folders stays searchable, and was
     # listed "ready" as if it were there (QA-77): said, with what to do
-    gone = {d.path for d in docs if d.state_label == "ready" and not os.path.lexists(d.path)}
+    gone = files_gone(docs)
     if args.json:
         print_json(
             [
