@@ -59,6 +59,7 @@ from docent.core.attribution import (
 )
 from docent.core.citations import (
     Citation,
+    CitationSource,
     citations_for,
     cite_echoed_headers,
     cited_numbers,
@@ -712,10 +713,10 @@ class _Run:
     within: list[str] = field(default_factory=list)
 
 
-def listed(shown: list[Hit], query: str) -> list[Citation]:
+def listed(shown: list[Hit], query: str, source: CitationSource = "retrieved") -> list[Citation]:
     """Passages Docent lists itself (quoted, or the closest to an abstained question),
     each opening on the page of its quote."""
-    return focused(citations_for(range(1, len(shown) + 1), shown, "retrieved"), shown, (), query)
+    return focused(citations_for(range(1, len(shown) + 1), shown, source), shown, (), query)
 
 
 def clearly_supported(answer: Answer) -> bool:
@@ -741,8 +742,9 @@ def _list_closest(answer: Answer, query: str) -> None:
         return
     if any(c.source == "model" for c in cites) and answer.confidence != "low":
         return
-    (closest,) = focused(citations_for([1], answer.offered, "closest"), answer.offered, (), query)
-    answer.citations = sorted([*cites, closest], key=lambda c: c.n)
+    answer.citations = sorted(
+        [*cites, *listed(answer.offered[:1], query, "closest")], key=lambda c: c.n
+    )
 
 
 def _mark_anyway(answer: Answer, verdict: str) -> None:

@@ -482,9 +482,7 @@ def parse_rewrite(output: str, conversation: Conversation, question: str) -> str
             return None
         if len(words - _said(conversation, question)) > REWRITE_NEW_WORDS:
             return None
-        if _NUMBER.findall(text) and not set(_NUMBER.findall(text)) <= _numbers_said(
-            conversation, question
-        ):
+        if set(_NUMBER.findall(text)) - _numbers_said(conversation, question):
             return None
         return text
     return None

@@ -335,7 +335,7 @@ class CitationPane(QWidget):
         self.note.setText("Rendering the page…")
         self._rendering = gen
 
-        engine, doc_id, cited = self.engine, c.doc_id, c
+        engine, doc_id, citation = self.engine, c.doc_id, c
         epoch = self._forgotten.get(path, 0)
 
         def render() -> PageRender:
@@ -352,7 +352,7 @@ class CitationPane(QWidget):
             if not r.rects:
                 rec = engine.document(doc_id) if doc_id else None
                 r.file_changed = changed_since_indexed(rec, path)
-                r.cited_older = cited_older(cited, rec)
+                r.cited_older = cited_older(citation, rec)
             return r
 
         call_in_worker(
