@@ -443,6 +443,38 @@ def test_a_compound_term_with_known_words_is_not_called_absent(
     assert not any("never mention" in issue for issue in res.evaluation.issues)
 
 
+def test_a_name_and_number_are_found_written_together_or_apart(
+    store: Store, embedder: Embedder
+) -> None:
+    """A table writes "NGC4414", the question "NGC 4414" (the fresh questions' f22: "the
+    documents searched never mention 'NGC', '4414'"), or the other way round."""
+    fill(
+        store,
+        embedder,
+        {"galaxies.txt": ["Galaxy velocities: NGC4414 619 17.70 and IC 342 31 3.3."]},
+    )
+    r = Retriever(store, embedder)
+    for question in ("What velocity has NGC 4414?", "What velocity has IC342?"):
+        res = r.search(question, debug=True)
+        assert res.evaluation is not None
+        assert not any("never mention" in i for i in res.evaluation.issues), question
+        assert res.hits[0].file_name == "galaxies.txt", question
+        assert res.confidence != "low", question
+        assert any(n == 1 for n in res.debug["exact_terms"].values()), question
+    # as before, a number no page writes is absent
+    missing = r.search("What velocity has NGC 4415?")
+    assert missing.evaluation is not None and "'4415'" in missing.evaluation.issues[0]
+
+
+def test_spellings_of_a_name_and_its_number() -> None:
+    assert analyse("the galaxy NGC 4414?").spellings == {
+        "NGC": ("NGC4414",),
+        "4414": ("NGC4414",),
+    }
+    assert analyse("Is NGC4414 near?").spellings == {"NGC4414": ("NGC 4414",)}
+    assert analyse("Is the lamp lit at dusk?").spellings == {}
+
+
 def test_a_name_the_library_never_mentions_is_reported(store: Store, embedder: Embedder) -> None:
     res = Retriever(store, embedder).search("Does the Keeper log ships with Harbour Master?")
     assert res.evaluation is not None
@@ -558,6 +590,25 @@ def test_a_word_no_passage_covers_makes_it_low(store: Store, embedder: Embedder)
     covered = checking.search("How often is the lighthouse lens cleaned?")
     assert covered.evaluation is not None and covered.sufficient
     assert sum(covered.evaluation.uncovered.values()) < UNCOVERED_GAIN
+
+
+def test_a_word_the_searched_documents_never_use_needs_less_to_make_it_low(
+    store: Store, embedder: Embedder
+) -> None:
+    """'brand' is in no passage (by its BM25 stem): leaving it out brings the lamp-oil
+    passage 0.04 closer, under the bar of a word the library holds somewhere, over that
+    of one it never uses. A document that says "brands" is searched or not by the scope."""
+    question = "What brand of lamp oil is stored in the cellar?"
+    res = Retriever(store, embedder).search(question)
+    assert res.confidence == "low" and res.evaluation is not None
+    assert "'brand'" in res.evaluation.recommendation
+    assert 0 < res.evaluation.uncovered["brand"] < UNCOVERED_GAIN
+    assert Retriever(store, embedder, RetrievalConfig(unused_gain=0)).search(question).sufficient
+    fill(store, embedder, {"shop.txt": ["The shop sells two brands of candles."]})
+    searched = Retriever(store, embedder).search(question)
+    assert searched.sufficient  # "brands" found: 'brand' is covered
+    for scope in ({"doc_ids": ["lighthouse.txt"]}, {"exclude_doc_ids": ["shop.txt"]}):
+        assert not Retriever(store, embedder).search(question, **scope).sufficient, scope
 
 
 def test_a_question_about_a_page_gets_that_pages_passages_best_first(

@@ -28,6 +28,10 @@ _QUOTED = re.compile(
 )
 _CAMEL = re.compile(r"[a-z][A-Z]")
 _SINGLE_WORD = re.compile(r"[^\W_]+(?: [^\W_]+)*")
+#: A name's letters and its number written apart ("NGC 4414", "DD-214") or together
+#: ("NGC4414"): a page writes either, and the text index has them as two words or one.
+_APART = re.compile(r"(?<![\w.-])([A-Za-z]{2,})[ -](\d[\d./]*)(?![\w-])")
+_TOGETHER = re.compile(r"([A-Za-z]{2,})(\d[\d./]*)")
 #: Words of questions that say nothing about the subject ("how do I ...").
 _QUESTION_FILLER = frozenset(
     [
@@ -192,6 +196,22 @@ class QueryTerms:
         """
         out = [t for t in (*self.exact, *self.names) if _SINGLE_WORD.fullmatch(t)]
         return tuple(dict.fromkeys(out))
+
+    @property
+    def spellings(self) -> dict[str, tuple[str, ...]]:
+        """Other ways of writing an exact term: "NGC" and "4414" of "NGC 4414" are
+        ``NGC4414`` as a table writes it, "NGC4414" is the phrase ``NGC 4414``."""
+        out: dict[str, list[str]] = {}
+        exact = {t.lower(): t for t in self.exact}
+        for m in _APART.finditer(self.question):
+            letters, number = m.groups()
+            for part in (letters, number):
+                if part.lower() in exact:
+                    out.setdefault(exact[part.lower()], []).append(letters + number)
+        for term in self.exact:
+            if whole := _TOGETHER.fullmatch(term):
+                out.setdefault(term, []).append(" ".join(whole.groups()))
+        return {t: tuple(dict.fromkeys(alts)) for t, alts in out.items()}
 
     @property
     def plain_words(self) -> tuple[str, ...]:
