@@ -63,7 +63,14 @@ def main() -> int:
             result = eng.search(q.question)
             plan = context_plan(eng.settings, eng.embedder.count_tokens, q.question)
             prompt = build_prompt(
-                q.question, q.question, result.hits, Conversation(), plan, "", DEFAULT_LAYOUT
+                q.question,
+                q.question,
+                result.hits,
+                Conversation(),
+                plan,
+                "",
+                DEFAULT_LAYOUT,
+                follows=False,
             )
             owner: dict[str, int] = {}  # sentence -> its passage's number, in listed order
             numbers = range(1, len(prompt.offered) + 1)

@@ -454,7 +454,7 @@ def calibrate(eng: Engine, questions: Sequence[Question], windows: Sequence[int]
     for q in answerable:
         hits = eng.search(q.question).hits
         plan = context_plan(eng.settings, eng.embedder.count_tokens, q.question)
-        prompt = build_prompt(q.question, q.question, hits, Conversation(), plan)
+        prompt = build_prompt(q.question, q.question, hits, Conversation(), plan, follows=False)
         gold = {n for n, h in enumerate(prompt.offered, 1) if is_gold(q, h)}
         if not gold:
             continue

@@ -425,7 +425,6 @@ def cmd_ask(args: argparse.Namespace) -> int:
     from docent.core.prompting import DEFAULT_LAYOUT, LeadStream
 
     streamed: list[str] = []
-    tries = [1]  # the model's answers streamed: 1 + each RETRYING
 
     def write(text: str) -> None:
         streamed.append(text)
@@ -451,7 +450,6 @@ def cmd_ask(args: argparse.Namespace) -> int:
                     flush=True,
                 )
             streamed.clear()
-            tries[0] += 1
 
     cancel = threading.Event()
     with _open_engine() as eng:
@@ -479,7 +477,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
         print(answer.text)
     elif answer.mode == "extractive":  # what streamed ("1) 2) 3)") was cut: quotes instead
         print(f"\n\n{answer.text}")
-    elif answer.attempt != tries[0]:  # no later try was clearly supported: the first stands
+    elif answer.attempt < answer.attempts:  # no later try was clearly supported: the first stands
         stands = "No answer since was clearly supported; the first answer stands."
         print(f"\n\n({stands})\n\n{answer.text}")
     elif answer.unsupported_answer:  # the model's words were streamed; Docent's verdict

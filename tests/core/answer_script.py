@@ -1,6 +1,6 @@
 """A scripted model for the stand-in Ollama: it reads Docent's prompts and answers from them.
 
-Each request is recognised by its system message (answer, follow-up rewrite, judge), so
+Each request is recognised by its system message (answer, follow-up rewrite, rerank), so
 one stub can serve a whole question. Answers quote the passage they cite, so the
 faithfulness check has real support to find; ``extra`` adds sentences (e.g. an invented
 one) and ``cite`` overrides the markers written.
@@ -56,8 +56,6 @@ def kind(messages: list[dict[str, Any]]) -> str:
         return "rerank"
     if system.startswith("Rewrite"):
         return "rewrite"
-    if system.startswith("You check whether statements"):
-        return "judge"
     return "answer"
 
 
@@ -71,7 +69,6 @@ class ScriptedModel:
     extra: list[str] = field(default_factory=list)
     #: Reply to a follow-up rewrite request (None: the last question, unchanged).
     rewrite: str | Callable[[str], str] | None = None
-    judge: str = "1: 0.9"
     #: Reply to an LLM rerank request (``llm_rerank``): the schema's JSON.
     rerank: str = '{"best": []}'
     #: Replace the whole answer text.
@@ -87,8 +84,6 @@ class ScriptedModel:
             if callable(self.rewrite):
                 return self.rewrite(question)
             return self.rewrite if self.rewrite is not None else question
-        if what == "judge":
-            return self.judge
         if what == "rerank":
             return self.rerank
         if self.answer is not None:

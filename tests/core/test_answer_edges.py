@@ -290,41 +290,6 @@ def test_a_procedure_that_repeats_a_step_is_not_a_loop() -> None:
     assert guard.finish() is None
 
 
-# 8. The optional judge's scores go to the wrong sentences after a code line ----------
-
-
-def test_judge_scores_line_up_with_sentences_when_the_answer_has_code(
-    ollama_stub: OllamaStub, tmp_path: Path
-) -> None:
-    hits = [hit(1, "The relief valve opens at six bar and closes again at five bar.")]
-    said = (
-        "Check it with:\n```\nvalve status show pressure\n```\n"
-        "The relief valve opens at six bar [1]. Penguins fly the valve to Mars [1]."
-    )
-
-    def model(messages: list[dict[str, Any]], name: str) -> str:
-        system = messages[0]["content"]
-        if system.startswith("You check whether statements"):
-            # rate each statement as listed: the code line is no claim (0), the valve
-            # sentence is supported (1), the penguins are not (0)
-            listed = re.findall(r"^(\d+)\. (.*)$", messages[-1]["content"], re.M)
-            return "\n".join(f"{n}: {1 if 'six bar' in s else 0}" for n, s in listed)
-        return said
-
-    ollama_stub.responder = model
-    settings = Settings.model_validate(
-        {"data_dir": str(tmp_path), "ollama_host": ollama_stub.url, "ollama_model": MODEL}
-    )
-    llm = OllamaClient(ollama_stub.url, MODEL, 1.0, 5.0, 10.0)
-    result = SearchResult("When does the relief valve open?", hits, confidence="high")
-    answer = Answerer(llm, settings, lambda q, rw: result, judge=True).answer(
-        "When does the relief valve open?"
-    )
-    # before the fix: judged_sentences() lists the code line, attribute() skips it, so the valve
-    # sentence gets the code line's 0 and the penguins get the valve sentence's 1
-    assert answer.unsupported_sentences == ["Penguins fly the valve to Mars [1]."]
-
-
 # 9. A loop with a counter in it is never caught by the loop guard ----------------------
 
 

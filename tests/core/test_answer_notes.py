@@ -17,7 +17,7 @@ def test_an_extractive_answer_says_its_confidence_and_why() -> None:
 
 
 def test_an_abstention_says_what_was_missing() -> None:
-    missing = "Retrieval confidence is low: the documents searched never mention 'Neptune'."
+    missing = "Retrieval confidence is low (the documents searched never mention 'Neptune')."
     answer = Answer("q", "I could not find an answer.", "abstained", reason=missing)
     assert notes(answer) == ["Not found in your documents: no passage matched.", missing]
 
@@ -39,7 +39,7 @@ def test_a_generated_answer_lists_each_finding_in_order() -> None:
     )
     said = notes(answer, marked="listed below")
     assert said[0] == "Answered by m:1b in 4 s · low confidence."
-    assert "Dropped citation 7: the model cited passages it was not given." in said
+    assert "Dropped citation [7]: the model cited a passage it was not given." in said
     assert NO_NUMBER in said
     assert (
         "Citation [1] does not support “The valve opens at 5 bar, as the manual says in "
@@ -59,7 +59,7 @@ def test_a_partial_answer_says_it_first_and_a_stopped_one_that_it_was_stopped() 
         "Written by the model.",
     ]
     assert notes(answer, stopped=True) == [
-        "■ Stopped by you after 0 s: the answer is incomplete.",
+        "■ Stopped by you after under a second: the answer is incomplete.",
         "Written by the model.",
     ]
 

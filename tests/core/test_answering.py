@@ -592,6 +592,18 @@ def test_model_saying_not_found_is_an_abstention(
     assert len(answer.citations) == 3 and answer.requests == 1
 
 
+def test_not_found_words_in_an_answer_a_passage_supports_are_no_abstention(
+    engine: Engine, model: ScriptedModel
+) -> None:
+    """Review, session 35: an uncited instruction saying "nicht gefunden" (not found) was
+    taken for the model abstaining, though its first sentence is the best passage's."""
+    model.cite = ""  # the passage's sentence, uncited: Docent matches it
+    model.extra = ["Wenn das Gerät nicht gefunden wird, starten Sie es neu."]
+    answer, _ = ask(engine)
+    assert answer.mode == "generated" and answer.citations
+    assert {c.source for c in answer.citations} == {"matched"}
+
+
 @pytest.mark.parametrize(
     ("confidence", "sufficient", "mode"),
     [("low", True, "abstained"), ("medium", False, "abstained"), ("high", True, "generated")],
@@ -951,6 +963,30 @@ def test_a_follow_up_naming_someone_else_leaves_out_the_name_before() -> None:
     assert fallback_query(conv, "And her budget?") == "And her budget? helga brandt"
 
 
+def test_a_rewrite_that_times_out_still_gets_an_answer(
+    library: Engine, ollama_stub: OllamaStub, model: ScriptedModel
+) -> None:
+    """A timeout is often a model still loading: the follow-up is searched with the
+    words before it, and the answer is still asked for (review, session 35: the rewrite's
+    timeout took the model for down, and no model answered)."""
+    eng = point_at(library, ollama_stub.url, llm_first_token_timeout=0.5)
+    conv = Conversation()
+    ask(eng, MEMORY_Q, conversation=conv)
+    late = threading.Event()
+
+    def loading(question: str) -> str:
+        late.wait(10)  # no token until the answer is in: only the timeout ends the rewrite
+        return question
+
+    model.rewrite = loading
+    try:
+        answer, _ = ask(eng, "And how many registers?", conversation=conv)
+    finally:
+        late.set()
+    assert answer.mode == "generated" and answer.model == MODEL
+    assert "ctss" in answer.query.lower() and answer.rewrites == []
+
+
 def test_request_cap_skips_the_rewrite(
     library: Engine, ollama_stub: OllamaStub, model: ScriptedModel
 ) -> None:
@@ -961,31 +997,6 @@ def test_request_cap_skips_the_rewrite(
     assert answer.requests == 1 and "rewrite" not in model.seen
     assert answer.mode == "generated" and "ctss" in answer.query.lower()
     assert len(ollama_stub.bodies("/api/chat")) == 2
-
-
-def test_llm_judge_and_its_unreadable_reply(engine: Engine, model: ScriptedModel) -> None:
-    answerer = Answerer(
-        engine.llm, engine.settings, lambda q, rw: engine.search(q, rewrites=rw), judge=True
-    )
-    model.judge = "1: 0.9"
-    good = answerer.answer(MEMORY_Q)
-    assert good.requests == 2 and good.unsupported_sentences == []
-    assert good.sentence_support[0][1] == 0.9
-    model.judge = "These statements look fine to me!"
-    bad = answerer.answer(MEMORY_Q)
-    assert bad.unsupported_sentences == [bad.text]  # unparseable -> 0, never "faithful"
-    assert bad.sentence_support[0][1] == 0.0
-
-
-def test_request_cap_leaves_out_the_judge(
-    library: Engine, ollama_stub: OllamaStub, model: ScriptedModel
-) -> None:
-    eng = point_at(library, ollama_stub.url, llm_max_requests_per_question=1)
-    answerer = Answerer(eng.llm, eng.settings, lambda q, rw: eng.search(q), judge=True)
-    model.judge = "nonsense"
-    answer = answerer.answer(MEMORY_Q)
-    assert answer.requests == 1 and "judge" not in model.seen
-    assert answer.unsupported_sentences == []  # term overlap decided
 
 
 def test_export_to_markdown(engine: Engine, model: ScriptedModel) -> None:

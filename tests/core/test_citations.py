@@ -1,4 +1,4 @@
-"""The pure parts of answering: markers, the judge's reply, follow-ups, prompts, confidence."""
+"""The pure parts of answering: markers, follow-ups, prompts, confidence."""
 
 from __future__ import annotations
 
@@ -26,11 +26,9 @@ from docent.core.evaluation import (
     Faithfulness,
     SentenceSupport,
     answer_confidence,
-    parse_judge,
     says_not_found,
     split_sentences,
     stem,
-    support_score,
 )
 from docent.core.models import Hit
 from docent.core.prompting import (
@@ -318,27 +316,6 @@ def test_stem_meets_word_forms() -> None:
     assert stem("status") == "status" and stem("4095") == "4095"
 
 
-def test_support_score_is_term_overlap() -> None:
-    supported = "The console limits lines to about 4095 bytes [1]."
-    assert support_score(supported, [PASSAGE]) == 1.0
-    invented = "Penguins migrate across Jupiter every winter [1]."
-    assert support_score(invented, [PASSAGE]) == 0.0
-
-
-@pytest.mark.parametrize(
-    ("reply", "scores"),
-    [
-        ("1: 0.9\n2: 0.1", [0.9, 0.1]),
-        ("Statement 1 - yes\n2) 80%\n3. 7/10", [1.0, 0.8, 0.7]),
-        ("1: 5\n2: -1\n3: maybe", [0.0, 0.0, 0.0]),
-        ("All statements are supported.", [0.0, 0.0, 0.0]),
-        ("", [0.0, 0.0, 0.0]),
-    ],
-)
-def test_parse_judge_never_defaults_to_faithful(reply: str, scores: list[float]) -> None:
-    assert parse_judge(reply, len(scores)) == scores
-
-
 def conversation_about(question: str) -> Conversation:
     conv = Conversation()
     conv.add(question, question, Answer(question, "It is 4095 bytes [1].", "generated"))
@@ -369,6 +346,11 @@ def test_parse_rewrite() -> None:
     line = "How long can a sink line be in R?"
     assert parse_rewrite("An R console line can be 8191 bytes long.", conv, line) is None
     assert parse_rewrite("Can an R console line be 8191 bytes?", conv, f"{line} 8191?")
+    # a number said in another notation, or in words, is said (review, session 35)
+    assert parse_rewrite("Can an R console line be 8,191 bytes?", conv, f"{line} 8191?")
+    assert parse_rewrite("Is sink line one of R's?", conv, "And sink line 1?")
+    assert parse_rewrite("Is sink line 1 of R's?", conv, "And sink line one?")
+    assert parse_rewrite("Can an R sink line be 8192 bytes?", conv, f"{line} 8191?") is None
 
 
 def test_fallback_query_adds_previous_keywords() -> None:
@@ -380,7 +362,9 @@ def test_fallback_query_adds_previous_keywords() -> None:
 def test_prompt_lists_numbered_passages_within_budget() -> None:
     hits = [hit(n, words=150) for n in range(1, 30)]
     plan = context_plan(Settings(llm_context_tokens=2048), lambda t: len(t.split()))
-    prompt = build_prompt("Q?", "Q?", hits, Conversation(), plan, layout=LAYOUTS["system"])
+    prompt = build_prompt(
+        "Q?", "Q?", hits, Conversation(), plan, layout=LAYOUTS["system"], follows=False
+    )
     user = prompt.messages[-1]["content"]
     assert user.startswith("Passages from the documents:\n\n[1] R-intro.pdf p.1: word1x0")
     assert user.endswith("Question: Q?")
@@ -394,7 +378,7 @@ def test_prompt_lists_numbered_passages_within_budget() -> None:
 def test_the_default_layout_quotes_three_passages_best_last_and_opens_the_reply() -> None:
     hits = [hit(n, words=40) for n in range(1, 10)]
     plan = context_plan(Settings(), lambda t: len(t.split()))
-    prompt = build_prompt("Q?", "Q?", hits, Conversation(), plan)
+    prompt = build_prompt("Q?", "Q?", hits, Conversation(), plan, follows=False)
     assert DEFAULT_LAYOUT.quote and DEFAULT_LAYOUT.max_passages == 3 and DEFAULT_LAYOUT.best_last
     user = prompt.messages[-2]["content"]
     assert user.index("[3] R-intro.pdf p.3") < user.index("[1] R-intro.pdf p.1")
@@ -427,7 +411,9 @@ def test_the_opening_mark_is_kept_only_when_the_model_closed_the_quotation(
 def test_a_best_last_layout_ends_with_the_best_passage_keeping_its_number() -> None:
     hits = [hit(n, words=40) for n in range(1, 10)]
     plan = context_plan(Settings(), lambda t: len(t.split()))
-    prompt = build_prompt("Q?", "Q?", hits, Conversation(), plan, layout=LAYOUTS["quote-3-last"])
+    prompt = build_prompt(
+        "Q?", "Q?", hits, Conversation(), plan, layout=LAYOUTS["quote-3-last"], follows=False
+    )
     user = prompt.messages[-1]["content"]
     # Listed [3] [2] [1]: the best passage is the one next to the question ...
     assert user.index("[3] R-intro.pdf p.3") < user.index("[2] R-intro.pdf p.2")
@@ -444,7 +430,7 @@ def test_a_shot_layout_shows_one_cited_answer_as_an_earlier_turn() -> None:
     hits = [hit(n, words=150) for n in range(1, 30)]
     plan = context_plan(Settings(llm_context_tokens=2048), lambda t: len(t.split()))
     conv = conversation_about("How long can an R console line be?")
-    shot = build_prompt("Q?", "Q?", hits, conv, plan, layout=LAYOUTS["shot-3-last"])
+    shot = build_prompt("Q?", "Q?", hits, conv, plan, layout=LAYOUTS["shot-3-last"], follows=True)
     roles = [m["role"] for m in shot.messages]
     assert roles == ["system", "user", "assistant", "user", "assistant", "user"]
     assert shot.messages[2]["content"] == SHOT_ANSWER
@@ -456,8 +442,10 @@ def test_a_shot_layout_shows_one_cited_answer_as_an_earlier_turn() -> None:
     # As many passages as fit: the example's room is counted (it is longer than one).
     short = [hit(n, words=10) for n in range(1, 200)]
     wide = replace(LAYOUTS["shot-3-last"], max_passages=0)
-    with_shot = build_prompt("Q?", "Q?", short, conv, plan, layout=wide)
-    without = build_prompt("Q?", "Q?", short, conv, plan, layout=replace(wide, shot=False))
+    with_shot = build_prompt("Q?", "Q?", short, conv, plan, layout=wide, follows=True)
+    without = build_prompt(
+        "Q?", "Q?", short, conv, plan, layout=replace(wide, shot=False), follows=True
+    )
     assert len(with_shot.offered) < len(without.offered) < len(short)
 
 
@@ -485,14 +473,37 @@ def test_best_excerpt_centres_on_the_question() -> None:
         "I can't find that in the passages.",
         "The passages do not contain the answer.",
         "It is not mentioned in the documents.",
+        "I'm unable to find that in the passages.",
+        "We could not locate it.",
+        "Unable to find the answer in the passages given.",
+        "This is not stated in the provided passages.",
     ],
 )
 def test_says_not_found(text: str) -> None:
     assert says_not_found(text)
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "You can find the option in the CPU menu.",
+        # review, session 35: instructions, not the model abstaining
+        "If you cannot see the menu, hold the reset button for ten seconds.",
+        "If the file is not found in the documents folder, reinstall the app.",
+    ],
+)
+def test_not_found_words_of_an_answer(text: str) -> None:
+    assert not says_not_found(text)
+
+
+def test_a_markdown_links_text_is_no_citation() -> None:
+    """The window draws "[2](https://...)" as a link (review, session 35)."""
+    text = "See the manual [2](https://example.org/manual). It says so [1]."
+    assert cited_numbers(text) == [1]
+    assert drop_invalid(text, 1) == (text, [])
+
+
 def test_says_not_found_only_for_short_refusals() -> None:
-    assert not says_not_found("You can find the option in the CPU menu.")
     assert not says_not_found("I could not find a limit. " + "But here is more. " * 30)
 
 

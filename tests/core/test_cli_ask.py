@@ -59,7 +59,7 @@ def test_ask_streams_then_lists_citations(
     assert answer.strip().startswith("This is a text from LibreOffice Writer")
     assert f"  [1] {DOC} pp.1-2  (" in listing
     # under the citations: the window's footer, in its words (answer_notes.notes)
-    assert "Dropped citation 5: the model cited passages it was not given." in listing
+    assert "Dropped citation [5]: the model cited a passage it was not given." in listing
     assert "\nAnswered by stub-model:latest" in listing and "confidence." in listing
     assert "[generated, confidence" in err
 

@@ -165,12 +165,19 @@ def test_budget_backstop_follows_num_predict() -> None:
         cut = cut or guard.feed(token)
     assert cut is not None and cut.kind == "budget" and cut.tokens == 49
     assert cut.kept.endswith("w47.")
+    # the budget named is the request's, not the cap's slack (review, session 35)
+    assert cut.reason == "The answer was cut at its budget of 40 tokens."
 
 
 def test_last_sentence_end() -> None:
     assert last_sentence_end("One. Two and thr") == len("One.")
     assert last_sentence_end("One. Two.") == len("One. Two.")
     assert last_sentence_end("no end at all") == 0
+    # an abbreviation's full stop ends no sentence (review, session 35: "... e.g [1].")
+    cipher = "Encrypt it first. Use a strong cipher, e.g. AES-256, before copying it to"
+    assert last_sentence_end(cipher) == len("Encrypt it first.")
+    assert last_sentence_end("Use a cipher, e.g.") == 0
+    assert last_sentence_end("See Fig. 3 for it.") == len("See Fig. 3 for it.")
 
 
 def endless(text: str) -> Iterator[str]:

@@ -12,6 +12,7 @@ import random
 import shutil
 from collections import Counter
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, cast
 
@@ -592,23 +593,25 @@ def test_a_word_no_passage_covers_makes_it_low(store: Store, embedder: Embedder)
     assert sum(covered.evaluation.uncovered.values()) < UNCOVERED_GAIN
 
 
-def test_a_word_the_searched_documents_never_use_needs_less_to_make_it_low(
+def test_a_word_the_library_never_uses_needs_less_to_make_it_low(
     store: Store, embedder: Embedder
 ) -> None:
     """'brand' is in no passage (by its BM25 stem): leaving it out brings the lamp-oil
     passage 0.04 closer, under the bar of a word the library holds somewhere, over that
-    of one it never uses. A document that says "brands" is searched or not by the scope."""
+    of one it never uses. Only in a library large enough (``unused_min_chunks``) for a
+    word it lacks to say something, and by the whole library's words, scoped or not."""
     question = "What brand of lamp oil is stored in the cellar?"
-    res = Retriever(store, embedder).search(question)
+    wide = RetrievalConfig(unused_min_chunks=0)  # this library of 13 passages as a large one
+    res = Retriever(store, embedder, wide).search(question)
     assert res.confidence == "low" and res.evaluation is not None
     assert "'brand'" in res.evaluation.recommendation
     assert 0 < res.evaluation.uncovered["brand"] < UNCOVERED_GAIN
-    assert Retriever(store, embedder, RetrievalConfig(unused_gain=0)).search(question).sufficient
+    assert Retriever(store, embedder, replace(wide, unused_gain=0)).search(question).sufficient
+    # as it is: too small a library for a word it lacks to tell
+    assert Retriever(store, embedder).search(question).sufficient
     fill(store, embedder, {"shop.txt": ["The shop sells two brands of candles."]})
-    searched = Retriever(store, embedder).search(question)
-    assert searched.sufficient  # "brands" found: 'brand' is covered
-    for scope in ({"doc_ids": ["lighthouse.txt"]}, {"exclude_doc_ids": ["shop.txt"]}):
-        assert not Retriever(store, embedder).search(question, **scope).sufficient, scope
+    for scope in ({}, {"doc_ids": ["lighthouse.txt"]}, {"exclude_doc_ids": ["shop.txt"]}):
+        assert Retriever(store, embedder, wide).search(question, **scope).sufficient, scope
 
 
 def test_a_question_about_a_page_gets_that_pages_passages_best_first(

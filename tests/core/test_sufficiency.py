@@ -7,6 +7,7 @@ from collections.abc import Callable, Sequence
 
 import pytest
 
+from docent.core.evaluation import cosine
 from docent.core.models import Hit
 from docent.core.sufficiency import (
     MAX_UNCOVERED,
@@ -14,7 +15,6 @@ from docent.core.sufficiency import (
     UNCOVERED_SENTENCE_GAIN,
     UNUSED_GAIN,
     Gain,
-    cosine,
     evaluate_retrieval,
     keyword_overlap,
     masked_questions,

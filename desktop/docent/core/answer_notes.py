@@ -38,6 +38,8 @@ def ordinal(n: int) -> str:
 
 def seconds_said(seconds: float) -> str:
     s = round(seconds)
+    if s < 1:  # not "after 0 s" (review, session 35)
+        return "under a second"
     return f"{s} s" if s < 60 else f"{s // 60} min {s % 60:02d} s"
 
 
@@ -116,8 +118,12 @@ def notes(
             )
     out += [n for n in (answer.search_note, answer.rerank_note) if n]
     if answer.invalid_citations:
-        nums = ", ".join(str(n) for n in answer.invalid_citations)
-        out.append(f"Dropped citation {nums}: the model cited passages it was not given.")
+        nums = ", ".join(f"[{n}]" for n in answer.invalid_citations)
+        several = len(answer.invalid_citations) > 1
+        out.append(
+            f"Dropped citation{'s' if several else ''} {nums}: the model cited "
+            f"{'passages' if several else 'a passage'} it was not given."
+        )
     if answer.unoffered_pages:
         out.append(dropped_places_note(answer.unoffered_pages))
     if answer.pages_not_given:
@@ -160,9 +166,15 @@ def _citation_checks(answer: Answer, marked: str, outlined: str) -> list[str]:
         )
     if uncited:
         several = len(uncited) > 1
+        # a whole-answer match supports them together (said above): not "no passage"
+        support = (
+            f"no passage supports {'them' if several else 'it'} alone, only [{whole}] the answer as a whole"
+            if answer.mode == "generated" and whole is not None
+            else f"no passage offered to the model supports {'them' if several else 'it'}"
+        )
         out.append(
-            f"⚠ {len(uncited)} sentence{'s cite' if several else ' cites'} nothing, and no "
-            f"passage offered to the model supports {'them' if several else 'it'} ({marked})."
+            f"⚠ {len(uncited)} sentence{'s cite' if several else ' cites'} nothing, and "
+            f"{support} ({marked})."
         )
     for sentence, conflict in answer.conflicts:  # what the passage says instead
         out.append(f"⚠ {conflict.note(sentence)}")

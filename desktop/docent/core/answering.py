@@ -55,14 +55,12 @@ from docent.core.attribution import (
     Attribution,
     EmbedFn,
     attribute,
-    judged_sentences,
 )
 from docent.core.citations import (
     Citation,
     CitationSource,
     citations_for,
     cite_echoed_headers,
-    cited_numbers,
     drop_invalid,
     drop_unoffered_headers,
     pages_not_given,
@@ -86,8 +84,6 @@ from docent.core.errors import Cancelled, LLMError, LLMTimeout, LLMUnavailable, 
 from docent.core.evaluation import (
     answer_confidence,
     gives_no_number,
-    judge_messages,
-    parse_judge,
     says_not_found,
     terms,
 )
@@ -190,7 +186,6 @@ class Answerer:
         *,
         count_tokens: CountFn | None = None,
         embed: EmbedFn | None = None,
-        judge: bool = False,
         layout: Layout = DEFAULT_LAYOUT,
         searched: str = "all documents",
     ) -> None:
@@ -200,8 +195,6 @@ class Answerer:
         self.count_tokens = count_tokens
         #: Dense embeddings for matching sentences to passages (None: term overlap only).
         self.embed = embed
-        #: Ask the model to rate each sentence (one more request) instead of term overlap.
-        self.judge = judge
         self.layout = layout
         #: What a question not scoped to files searches, as an abstention names it
         #: ("all documents", "collection Work").
@@ -316,10 +309,12 @@ class Answerer:
             )
         except Cancelled as exc:
             raise AnswerCancelled(str(exc)) from exc
-        except (LLMUnavailable, ModelNotFound, LLMTimeout) as exc:
+        except (LLMUnavailable, ModelNotFound) as exc:
             requests.down = exc  # the answer request would fail the same way
             return fallback, []
         except LLMError:
+            # a timeout too, as the rerank's: often a model still loading, ready by the
+            # time the answer is asked for (review, session 35)
             return fallback, []
         standalone = parse_rewrite(reply, conv, question)
         if not standalone:
@@ -511,8 +506,8 @@ class Answerer:
         if guard.done_reason == "length":
             kept = text[: last_sentence_end(text)] or text
             reason = (
-                f"The answer was cut at its budget of {plan.answer_tokens} tokens "
-                "(llm_answer_tokens)."
+                f"The answer was cut at its budget of {plan.answer_tokens} tokens; the "
+                "setting llm_answer_tokens allows longer answers."
             )
             return self._cut(run, prompt, guard, kept, reason)
         return self._finish(run, prompt, guard, tokens)
@@ -557,11 +552,12 @@ class Answerer:
         text, unoffered = drop_unoffered_headers(text, prompt.offered)
         text, invalid = drop_invalid(text, len(prompt.offered))
         named = pages_not_given(text, prompt.offered)
-        if not partial and not cut and not cited_numbers(text) and says_not_found(text):
-            reason = "The model found no answer in the passages it was given."
-            return self._abstained(run, prompt.offered[:ABSTAIN_PASSAGES], reason, "", run.model)
         checked = self._attribute(run, prompt, text)
         model, matched = checked.model_cited, checked.matched
+        if not (partial or cut or model or matched) and says_not_found(text):
+            # no sentence of it is in a passage either: the model abstained
+            reason = "The model found no answer in the passages it was given."
+            return self._abstained(run, prompt.offered[:ABSTAIN_PASSAGES], reason, "", run.model)
         # why it is cut or partial; what the checks found is the answer's notes
         # (answer_notes.notes: the window's footer, `docent ask`, the export, --json)
         reasons = [r for r in (partial, cut) if r]
@@ -623,24 +619,8 @@ class Answerer:
         )
 
     def _attribute(self, run: _Run, prompt: Prompt, text: str) -> Attribution:
-        scores: list[float] | None = None
-        sentences = judged_sentences(text)
-        stopped = run.cancel is not None and run.cancel.is_set()
-        if self.judge and sentences and not stopped and run.requests.take():
-            try:
-                reply = self.llm.chat(
-                    judge_messages(sentences, prompt.shown),
-                    model=run.model,
-                    cancel=run.cancel,
-                    options={"temperature": 0, "num_predict": 12 * len(sentences) + 32},
-                )
-                scores = parse_judge(reply, len(sentences))
-            except Cancelled as exc:
-                raise AnswerCancelled(str(exc)) from exc
-            except LLMError:
-                scores = None  # no judge reply: the support scores decide
         layout = {n: hit.text for n, hit in enumerate(prompt.offered, 1)}
-        return attribute(text, prompt.shown, self.embed, judge_scores=scores, layout=layout)
+        return attribute(text, prompt.shown, self.embed, layout=layout)
 
     def _extractive(
         self,
@@ -763,7 +743,8 @@ def _retrieval_verdict(result: SearchResult) -> str:
     evaluation = result.evaluation
     issues = "; ".join(evaluation.issues) if evaluation else ""
     reason = f"Retrieval confidence is {result.confidence or 'low'}"
-    return reason + (f": {issues}." if issues else ".")
+    # in brackets: an issue has a colon of its own ("not in the passages found: fan")
+    return reason + (f" ({issues})." if issues else ".")
 
 
 def pages_asked_of(question: str, conv: Conversation) -> list[str]:

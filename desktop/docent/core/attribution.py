@@ -43,10 +43,9 @@ alone decides, at ``evaluation.SUPPORT_THRESHOLD``.
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from docent.core.binding import changed, contradicted, misplaced
 from docent.core.citations import MARKER, cited_numbers, code_spans, in_spans, markers
@@ -57,6 +56,7 @@ from docent.core.evaluation import (
     Conflict,
     Faithfulness,
     SentenceSupport,
+    cosine,
     split_sentences,
     terms,
     words_of,
@@ -314,15 +314,12 @@ def attribute(
     embed: EmbedFn | None = None,
     *,
     thresholds: Thresholds | None = None,
-    judge_scores: Sequence[float] | None = None,
     layout: Mapping[int, str] | None = None,
 ) -> Attribution:
     """Check the model's citations, match uncited sentences, flag the rest.
 
     ``passages`` maps the offered numbers to the text the model was shown; numbers not in
-    it are ignored (drop them first: ``citations.drop_invalid``). With ``judge_scores``
-    (one per judged sentence, in order, from ``evaluation.parse_judge``) a judge decides
-    whether each sentence is supported; matching still uses the scores above. ``layout``:
+    it are ignored (drop them first: ``citations.drop_invalid``). ``layout``:
     the same passages as their files lay them out (lines, headings), when ``passages``
     flattened them, for telling their statements apart (``binding``).
     """
@@ -332,7 +329,6 @@ def attribute(
     judged = _judged(sentences, cites)
     whole = " ".join(plain(sentences[i]) for i in judged)
     scorer = Scorer([*(sentences[i] for i in judged), whole], passages, embed, t, layout)
-    judge = list(judge_scores) if judge_scores is not None else None
     checks: list[SentenceSupport] = []
     matches: dict[int, int] = {}
     for i, (sentence, (numbers, _)) in enumerate(zip(sentences, cites, strict=True)):
@@ -344,9 +340,6 @@ def attribute(
         check = _check(scorer, k, sentence, cited)
         if check.matched is not None:
             matches[i] = check.matched
-        if judge is not None:
-            score = judge.pop(0) if judge else 0.0
-            check = _with_score(check, score, score >= SUPPORT_THRESHOLD)
         checks.append(check)
     model_cited = [n for n in cited_numbers(answer) if n in passages]
     as_whole = None
@@ -425,13 +418,6 @@ def _check(scorer: Scorer, i: int, sentence: str, cited: tuple[int, ...]) -> Sen
     return SentenceSupport(sentence, (), score, False, conflict=conflict)
 
 
-def _with_score(check: SentenceSupport, score: float, supported: bool) -> SentenceSupport:
-    """A judge's verdict: a sentence it finds supported goes against no statement."""
-    return replace(
-        check, score=score, supported=supported, conflict=None if supported else check.conflict
-    )
-
-
 def insert_markers(text: str, sentences: Sequence[str], matches: Mapping[int, int]) -> str:
     """``text`` with ``[n]`` put at the end of each matched sentence, before its final
     punctuation ("... registers [2]."). The sentences may have their spaces collapsed
@@ -468,13 +454,6 @@ def _sentence_ends(text: str, sentences: Sequence[str]) -> list[int | None]:
         ends.append(found.end() if found else None)
         cursor = found.end() if found else cursor
     return ends
-
-
-def judged_sentences(answer: str) -> list[str]:
-    """The sentences :func:`attribute` scores, in order (what a judge must rate): enough
-    content words, and not a line of code."""
-    sentences = split_sentences(answer)
-    return [sentences[i] for i in _judged(sentences, _cited_by_sentence(answer, sentences))]
 
 
 def _judged(sentences: Sequence[str], cites: Sequence[tuple[tuple[int, ...], bool]]) -> list[int]:
@@ -531,9 +510,3 @@ def copied(words: Sequence[str], k: int, passages: Sequence[str]) -> list[bool]:
         if any(run in hay for hay in passages):
             covered[j : j + k] = [True] * k
     return covered
-
-
-def cosine(a: Sequence[float], b: Sequence[float]) -> float:
-    dot = sum(x * y for x, y in zip(a, b, strict=True))
-    norm = math.sqrt(sum(x * x for x in a)) * math.sqrt(sum(y * y for y in b))
-    return dot / norm if norm else 0.0

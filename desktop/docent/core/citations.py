@@ -20,8 +20,9 @@ from docent.core.passages import Edge
 from docent.core.userfiles import distinct_paths
 
 #: ``[1]``, ``[1, 2]``, ``[1;2]``, ``[1-3]`` (``[1][2]`` is two markers). 1 to 3 digits, no
-#: leading zero, so ``[2005]`` or a character class ``[0-9]`` is not taken for a citation.
-MARKER = re.compile(r"\[\s*([1-9]\d{0,2}(?:\s*(?:[,;]|[-–])\s*[1-9]\d{0,2})*)\s*\]")
+#: leading zero, so ``[2005]`` or a character class ``[0-9]`` is not taken for a citation;
+#: nor a Markdown link's text, ``[2](https://...)``, which the window draws as a link.
+MARKER = re.compile(r"\[\s*([1-9]\d{0,2}(?:\s*(?:[,;]|[-–])\s*[1-9]\d{0,2})*)\s*\](?!\()")
 #: Code the model wrote (a fenced block, an inline span): ``x[6]`` in it is R's indexing,
 #: not a citation.
 _CODE = re.compile(r"```.*?(?:```|\Z)|~~~.*?(?:~~~|\Z)|`[^`\n]+`", re.DOTALL)
@@ -383,18 +384,32 @@ def _pages(m: re.Match[str]) -> list[int]:
 def dropped_places_note(places: Sequence[str]) -> str:
     """What the answer's notes say of ``unoffered_pages``: headers the
     model wrote for a page, slide or lines of a file that it was not given."""
-    lines = all(re.search(r"\blines?\s+\d", p) for p in places)
-    what = "lines" if lines else "a page"
-    return f"Dropped {', '.join(places)}: the model named {what} it was not given."
+    several = len(places) > 1
+    if all(re.search(r"\blines?\s+\d", p) for p in places):
+        what = "lines"
+    elif all(re.search(r"\bslides?\s+\d", p) for p in places):
+        what = "slides" if several else "a slide"
+    else:
+        what = "places" if several else "a page"
+    # each place has a comma in it ("talk.pptx, slide 9"): joined by semicolons
+    return f"Dropped {'; '.join(places)}: the model named {what} it was not given."
+
+
+def _is_range(place: str) -> bool:
+    """ "pp. 40-45", "pages 3 and 4": more than one page."""
+    return bool(re.search(r"\d\s*(?:[-–]|and|or|&|,)\s*\d", place)) or place.lower().startswith(
+        ("pp", "pages")
+    )
 
 
 def named_pages_note(named: Sequence[str]) -> str:
     """What the answer's notes (the window, ``docent ask``) say of ``pages_not_given``."""
     places = ", ".join(named)
-    which = "it" if len(named) == 1 else "them"
+    several = len(named) > 1 or _is_range(named[0])
     return (
         f"The answer names {places}, but no passage given to the model is from "
-        f"{'that page' if len(named) == 1 else 'those pages'}: check {which} in the document."
+        f"{'those pages' if several else 'that page'}: check "
+        f"{'them' if several else 'it'} in the document."
     )
 
 

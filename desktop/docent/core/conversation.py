@@ -32,10 +32,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from docent.core import words as text_words
 from docent.core.citations import Citation, strip_markers
 from docent.core.errors import Cancelled
-from docent.core.evaluation import Conflict, stem
+from docent.core.evaluation import Conflict, terms
 from docent.core.models import Hit
+from docent.core.numbers import MONTH_NAMES, WEEKDAY_NAMES, figures, stated_numbers
 from docent.core.queryterms import analyse, content_words
 
 Mode = Literal["generated", "extractive", "abstained"]
@@ -474,15 +476,18 @@ def parse_rewrite(output: str, conversation: Conversation, question: str) -> str
         text = _REWRITE_PREFIX.sub("", strip_markers(line)).strip().strip("\"'`*“”").strip()
         if not text:
             continue
-        words = {stem(w) for w in content_words(text)}
-        anchor = {stem(w) for w in content_words(question)}
+        words = terms(text)
+        anchor = terms(question)
         if not anchor and conversation.last is not None:
-            anchor = {stem(w) for w in content_words(conversation.last.query)}
+            anchor = terms(conversation.last.query)
         if len(text) > _MAX_REWRITE_CHARS or not words or (anchor and not words & anchor):
             return None
-        if len(words - _said(conversation, question)) > REWRITE_NEW_WORDS:
+        # (its numbers are checked below, whichever way they are written)
+        new = {w for w in words - _said(conversation, question) if not w[:1].isdigit()}
+        if len(new) > REWRITE_NEW_WORDS:
             return None
-        if set(_NUMBER.findall(text)) - _numbers_said(conversation, question):
+        said = set().union(*map(stated_numbers, _texts(conversation, question)))
+        if any(not f.values & said for f in figures(text)):
             return None
         return text
     return None
@@ -490,15 +495,7 @@ def parse_rewrite(output: str, conversation: Conversation, question: str) -> str
 
 def _said(conversation: Conversation, question: str) -> set[str]:
     """The stems of what the person asked in the conversation, and of its answers."""
-    return {stem(w) for text in _texts(conversation, question) for w in content_words(text)}
-
-
-#: A number as written ("1000", "3.5", "1,024"), its markers aside.
-_NUMBER = re.compile(r"(?<![\w\[])\d+(?:[.,]\d+)*(?![\w\]])")
-
-
-def _numbers_said(conversation: Conversation, question: str) -> set[str]:
-    return {n for text in _texts(conversation, question) for n in _NUMBER.findall(text)}
+    return set().union(*map(terms, _texts(conversation, question)))
 
 
 def _texts(conversation: Conversation, question: str) -> list[str]:
@@ -559,7 +556,7 @@ def is_follow_up(question: str) -> bool:
     # asks what an identifier of its own is ("What is a t-test used for?", "What does WRU
     # do?") was searched with the previous question's words and quoted their passages
     # (QA, session 27)
-    return len(content_words(question)) < STANDALONE_WORDS and not _asks_what_it_names(question)
+    return word_count(question) < STANDALONE_WORDS and not _asks_what_it_names(question)
 
 
 #: A short question with at least this many content words may name its own subject
@@ -571,7 +568,18 @@ OWN_SUBJECT_WORDS = 2
 def may_stand_alone(question: str) -> bool:
     """A follow-up only by being short, with a subject of its own: the Answerer searches
     it as asked too when its follow-up words find nothing."""
-    return not points_back(question) and len(content_words(question)) >= OWN_SUBJECT_WORDS
+    return not points_back(question) and word_count(question) >= OWN_SUBJECT_WORDS
+
+
+def word_count(question: str) -> int:
+    """The question's content words; a run of Chinese or Japanese counts a word for each
+    two of its characters (those scripts write no spaces: "北京大学图书馆的电话号码是多少"
+    was one word, so every such question was taken for a follow-up; review, session 35)."""
+    n = 0
+    for w in content_words(question):
+        cjk = sum(map(text_words.is_cjk, w))
+        n += max(1, cjk // 2) if cjk else 1
+    return n
 
 
 def points_back(question: str) -> bool:
@@ -629,9 +637,11 @@ _NAMED_SUBJECT = re.compile(
     r"\s+)*[A-Z][\w'’.-]*)*\s*[?.!]?\s*$"
 )
 #: Months and weekdays are no subject of their own ("Who was there in January?").
+#: (``numbers``' names, whole: not "Jan" or "Mar", which may be someone's.)
 _WHEN_NAMES = re.compile(
-    r"\b(?:January|February|March|April|May|June|July|August|September|October|November|"
-    r"December|Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday)\b"
+    r"\b(?:"
+    + "|".join(sorted(n.title() for n in MONTH_NAMES | WEEKDAY_NAMES if len(n) > 3 or n == "may"))
+    + r")\b"
 )
 
 

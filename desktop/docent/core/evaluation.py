@@ -1,28 +1,28 @@
 """Evaluation: is an answer supported by its passages.
 
 The words of a sentence (``terms``), its term overlap with passages, the per-sentence
-record (``SentenceSupport``), the answer's confidence and the optional LLM judge.
+record (``SentenceSupport``) and the answer's confidence.
 ``attribution.py`` uses them to check and match citations; whether the passages found
 cover a question at all is ``sufficiency.py``'s.
 
 Term overlap is the share of a sentence's content words (stopwords removed, light
-stemming) found in its passages. An optional LLM judge can decide support instead; a
-judge reply that cannot be parsed scores 0 — it never counts as support.
+stemming) found in its passages.
 """
 
 from __future__ import annotations
 
+import math
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
 from docent.core import words
 from docent.core.citations import MARKER, strip_markers
-from docent.core.numbers import figures, spelled_numbers
+from docent.core.numbers import MONTH_NAMES, figures, spelled_numbers
 from docent.core.queryterms import content_words
 
-#: Without embeddings (or for a judge's score): supported at or above this share.
+#: Without embeddings: supported at or above this share.
 SUPPORT_THRESHOLD = 0.5
 #: Sentences with fewer content words than this ("Yes.", "In short:") are not judged.
 MIN_TERMS = 2
@@ -36,6 +36,12 @@ _SENTENCE_END = re.compile(
 _LEADING_MARKERS = re.compile(r"^(?:\s*" + MARKER.pattern + r")+")
 _LIST_PREFIX = re.compile(r"^\s*(?:[-*+•]|\d{1,2}[.)]|#{1,6})\s+")
 _SUFFIXES = (("sses", "ss"), ("ies", "y"), ("ing", ""), ("ed", ""), ("es", ""), ("s", ""))
+
+
+def cosine(a: Sequence[float], b: Sequence[float]) -> float:
+    dot = sum(x * y for x, y in zip(a, b, strict=True))
+    norm = math.sqrt(sum(x * x for x in a)) * math.sqrt(sum(y * y for y in b))
+    return dot / norm if norm else 0.0
 
 
 def stem(word: str) -> str:
@@ -105,17 +111,6 @@ def sentence_bounds(text: str) -> list[tuple[int, int]]:
             out.append((start + lead, start + lead + len(body)))
         start = after
     return out
-
-
-def support_score(sentence: str, passages: Iterable[str]) -> float:
-    """Share (0–1) of the sentence's content words that occur in ``passages``."""
-    wanted = terms(sentence)
-    if not wanted:
-        return 1.0
-    have: set[str] = set()
-    for passage in passages:
-        have |= terms(passage)
-    return len(wanted & have) / len(wanted)
 
 
 @dataclass(frozen=True, slots=True)
@@ -237,8 +232,14 @@ class Faithfulness:
 _LEVELS = ("low", "medium", "high")
 #: A short, uncited answer saying this is the model abstaining (as its prompt asks).
 _NOT_FOUND = re.compile(
-    r"\b(?:(?:could|can|did|do)(?: ?not|n['’]t|['’]t)|unable to) (?:find|see|locate)\b"
-    r"|\bnot (?:mentioned|covered|found|stated|given) in the (?:passages|documents|text)\b"
+    # the model as the subject ("If you cannot see the menu, hold reset" is an answer)
+    r"\b(?:I|we)(?:['’]m| am| was| were| have been| had been)?"
+    r" (?:(?:could|can|did|do)(?: ?not|n['’]t|['’]t)|unable to) (?:find|see|locate)\b"
+    r"|^(?:unable to|(?:could|can)(?: ?not|n['’]t)) (?:find|locate)\b"
+    # the passages as the place, not a folder of that name ("not found in the documents
+    # folder, reinstall" is an answer)
+    r"|\bnot (?:mentioned|covered|found|stated|given) in the (?:provided |given )?"
+    r"(?:passages|documents|text)\b(?!\s+[a-z])"
     r"|\b(?:passages|documents) do(?:es)?(?: not|n['’]t) (?:contain|mention|say|cover)\b"
     # German, French, Spanish, Chinese, the documents as the subject ("Der Kessel enthält
     # keinen Filter" is an answer): "Die Dokumente enthalten dazu keine Angaben", "nicht
@@ -257,8 +258,10 @@ _NOT_FOUND = re.compile(
 
 
 def says_not_found(answer: str) -> bool:
-    """True for a short answer that says the passages do not hold the answer."""
-    return len(answer) <= 400 and bool(_NOT_FOUND.search(answer))
+    """True for a short answer that says the passages do not hold the answer (the answer
+    is an abstention only when no sentence of it is found in a passage, too: "Wenn das
+    Gerät nicht gefunden wird, ..." is an instruction)."""
+    return len(answer) <= 400 and bool(_NOT_FOUND.search(answer.strip()))
 
 
 #: A question that asks for a quantity: "How many parking spaces ...", "How much does it
@@ -276,6 +279,15 @@ _COUNT = re.compile(
 )
 
 
+#: A word that makes the figure after it a year ("in 2019", "since 1998", "until 2030",
+#: "10 November 2025").
+_WHEN_BEFORE = re.compile(
+    r"\b(?:in|since|by|from|until|till|to|before|after|during|of|circa|year|early|late|mid"
+    r"|spring|summer|autumn|fall|winter|" + "|".join(sorted(MONTH_NAMES)) + r")\.?[\s,-]*$",
+    re.I,
+)
+
+
 def gives_no_number(question: str, answer: str) -> bool:
     """Whether ``question`` asks how many or how much and ``answer`` states no number, in
     figures or in words; a date or a year is no count, and its citation markers and page
@@ -284,7 +296,13 @@ def gives_no_number(question: str, answer: str) -> bool:
     if not _ASKS_QUANTITY.search(question):
         return False
     text = strip_markers(answer)
-    counts = [f for f in figures(text) if f.kind == "number"]
+    # a year-like figure is a count unless a word of time leads it: "2000 employees"
+    # (review, session 35), not "in 2019"
+    counts = [
+        f
+        for f in figures(text)
+        if f.kind == "number" or (f.kind == "year" and not _WHEN_BEFORE.search(text, 0, f.start))
+    ]
     # a figure joined to its unit ("512MB", "97k") is one too, and "no", "none", "free",
     # "a dozen", "twice" are counts in words (review, session 32)
     return not (counts or spelled_numbers(text) or _UNIT_FIGURE.search(text) or _COUNT.search(text))
@@ -310,44 +328,3 @@ def answer_confidence(
         return "low"
     level -= (faith.unsupported_share > 1 / 3) + invalid + partial + matched_only + no_number
     return _LEVELS[max(0, level)]
-
-
-# Optional LLM judge -----------------------------------------------------------
-
-_JUDGE_SYSTEM = (
-    "You check whether statements are supported by numbered passages. For each statement, "
-    "reply with its number and a score from 0 to 1: 1 if the passages state it, 0 if they "
-    "do not. One line per statement, like `1: 0.8`. Write nothing else."
-)
-_JUDGE_LINE = re.compile(r"^\s*(?:statement\s*)?(\d{1,3})\s*[:.)=\-]\s*(.+?)\s*$", re.I)
-_WORD_SCORES = {"yes": 1.0, "supported": 1.0, "true": 1.0, "partial": 0.5, "partly": 0.5}
-
-
-def judge_messages(sentences: Sequence[str], passages: Mapping[int, str]) -> list[dict[str, str]]:
-    listed = "\n".join(f"[{n}] {' '.join(text.split())}" for n, text in passages.items())
-    statements = "\n".join(f"{i}. {strip_markers(s)}" for i, s in enumerate(sentences, 1))
-    user = f"Passages:\n{listed}\n\nStatements:\n{statements}"
-    return [{"role": "system", "content": _JUDGE_SYSTEM}, {"role": "user", "content": user}]
-
-
-def _judge_value(raw: str) -> float:
-    word = raw.strip().strip("*`'\".").lower()
-    if word in _WORD_SCORES:
-        return _WORD_SCORES[word]
-    m = re.match(r"^(\d+(?:\.\d+)?)\s*(%|/\s*10\b|/\s*1\b)?", word)
-    if not m:
-        return 0.0
-    value = float(m.group(1))
-    unit = (m.group(2) or "").replace(" ", "")
-    value = value / 100 if unit == "%" else value / 10 if unit == "/10" else value
-    return value if 0.0 <= value <= 1.0 else 0.0
-
-
-def parse_judge(output: str, count: int) -> list[float]:
-    """Scores for statements 1..count from a judge's reply; anything unreadable is 0."""
-    scores = [0.0] * count
-    for line in output.splitlines():
-        m = _JUDGE_LINE.match(line)
-        if m and 1 <= int(m.group(1)) <= count:
-            scores[int(m.group(1)) - 1] = _judge_value(m.group(2))
-    return scores

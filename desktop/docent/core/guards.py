@@ -37,7 +37,13 @@ CutKind = Literal["repeat", "loop", "rambling", "noise", "budget"]
 
 #: The end of a sentence (followed by space) or a line break: where a sentence is complete;
 #: Chinese and Japanese full stops need no space after them.
-_BOUNDARY = re.compile(r"(?<=[.!?])[\"'”’)\]*_`]*\s+|\n\s*|(?<=[。！？])[」』）”’]*\s*")
+#: Not after an abbreviation's full stop ("e.g. AES": ``words.NOT_ABBREVIATION``, as the
+#: evaluation's sentences; a cut answer ended "... a strong cipher, e.g [1].": review).
+_BOUNDARY = re.compile(
+    r"(?<=[.!?])" + words.NOT_ABBREVIATION + r"[\"'”’)\]*_`]*\s+|\n\s*|(?<=[。！？])[」』）”’]*\s*"
+)
+#: Text that ends a finished sentence.
+_FINISHED = re.compile(r"(?:[!?。！？]|\." + words.NOT_ABBREVIATION + r")[\"'”’)\]*_`」』）]*$")
 #: A sentence end inside a token: not a decimal point ("Figure 11.5" ends nothing; a loop
 #: of "shown in Figure 11.5 of ... Figure 11.61 of ..." reset the rambling count at each
 #: number: QA, session 28).
@@ -80,6 +86,9 @@ class GuardLimits:
     max_wordless_lines: int = 8
     #: Tokens in all; None: no client-side cap (the server's num_predict still applies).
     max_tokens: int | None = None
+    #: The budget a cut at ``max_tokens`` names: the request's ``num_predict``, which the
+    #: cap passes by a slack (a cut said "422 tokens" of a budget of 384; review, s35).
+    budget: int | None = None
 
 
 DEFAULT_LIMITS = GuardLimits()
@@ -313,7 +322,7 @@ class OutputGuard:
                 f"{self.limits.max_tokens_without_end} tokens without ending a sentence."
             ),
             "noise": f"{cut} because the model wrote {noise}.",
-            "budget": f"{cut} at its budget of {self.limits.max_tokens} tokens.",
+            "budget": f"{cut} at its budget of {self.limits.budget or self.limits.max_tokens} tokens.",
         }
         return Cut(kind, reasons[kind], self.text[:keep].rstrip(), self.tokens)
 
@@ -334,7 +343,7 @@ class OutputGuard:
 def last_sentence_end(text: str) -> int:
     """The offset just after the last finished sentence or line of ``text`` (0: none)."""
     stripped = text.rstrip()
-    if re.search(r"[.!?。！？][\"'”’)\]*_`」』）]*$", stripped):
+    if _FINISHED.search(stripped):
         return len(stripped)
     ends = [m.start() for m in _BOUNDARY.finditer(stripped)]
     return ends[-1] if ends else 0
@@ -360,5 +369,5 @@ def guard_for(
     always single tokens), so a server that ignores the option is still stopped."""
     predict = (options or {}).get("num_predict")
     if limits.max_tokens is None and isinstance(predict, int) and predict > 0:
-        limits = replace(limits, max_tokens=predict + max(8, predict // 10))
+        limits = replace(limits, max_tokens=predict + max(8, predict // 10), budget=predict)
     return OutputGuard(limits, what)

@@ -16,7 +16,10 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+#: A time of day written with a colon ("10:30", one figure: not 10 and 30), or a number.
+_NUMBER = re.compile(r"(?<![\d:])(?:[01]?\d|2[0-3]):[0-5]\d(?![\d:])|\d+(?:[.,]\d+)*")
+#: Full-width digits ("１０時") read as the digits they are.
+_FULL_WIDTH = str.maketrans("０１２３４５６７８９", "0123456789")
 _NOT_A_PAGE = r"(?![.,]\d|[ \t]*(?:[kmgt]i?b|bytes?|k|m)\b)"
 #: "page 4", "p. 12", "pp. 3-5", "pages 3 and 4", "pp. 3, 7-9 or 12": where, not what
 #: (the prompt labels each passage by page; citations.pages_not_given reads the pages).
@@ -345,15 +348,20 @@ def numbers_in(text: str) -> set[frozenset[str]]:
     """The numbers a text states, each as the values it may be read as: "4,095" is 4095
     (or, written in German, 4.095), "1,5" is 1.5, "1.200" 1200 or 1.2, "1.234,5" 1234.5;
     a version "1.2.3" is itself."""
-    return {_readings(m.group()) for m in _NUMBER.finditer(text)}
+    return {_readings(m.group()) for m in _NUMBER.finditer(text.translate(_FULL_WIDTH))}
 
 
 def _readings(number: str) -> frozenset[str]:
+    if ":" in number:  # "10:30", "09:30": a time, as "10.30" may be one
+        hour, minute = number.split(":")
+        return frozenset({f"{int(hour)}:{minute}"})
     seps = re.findall(r"[.,]", number)
     groups = re.split(r"[.,]", number)
     if not seps:
         return frozenset({number.lstrip("0") or "0"})
     out: set[str] = set()
+    if seps == ["."] and len(groups[1]) == 2 and int(groups[0]) < 24 and int(groups[1]) < 60:
+        out.add(f"{int(groups[0])}:{groups[1]}")  # "10.30": half past ten, or 10.3
     if len(set(seps)) == 2:  # "1,234.5" or "1.234,5": the last one is the decimal mark
         out.add(_decimal("".join(groups[:-1]), groups[-1]))
     else:

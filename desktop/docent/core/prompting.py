@@ -27,7 +27,6 @@ from docent.core.conversation import (
     UNSUPPORTED_LEAD,
     UNSUPPORTED_QUOTES,
     Conversation,
-    is_follow_up,
 )
 from docent.core.errors import LLMError, LLMUnavailable, ModelNotFound, NotOllama
 from docent.core.evaluation import split_sentences, terms
@@ -204,7 +203,6 @@ class Prompt:
     #: ``n`` -> the passage text exactly as the model saw it.
     shown: dict[int, str]
     options: dict[str, Any] = field(default_factory=dict)
-    history_turns: int = 0
     #: What of the reply begun for the model (the last message, ``Layout.prefill``)
     #: starts the answer's text (``with_lead``).
     lead: str = ""
@@ -223,10 +221,10 @@ def build_prompt(
     preamble: str = "",
     layout: Layout = DEFAULT_LAYOUT,
     *,
-    follows: bool | None = None,
+    follows: bool,
 ) -> Prompt:
-    """``follows``: the question was searched as a follow-up, so the turns before it go
-    with it (None: a follow-up by its words, ``conversation.is_follow_up``)."""
+    """``follows``: the question was searched as a follow-up (the Answerer decides, by
+    ``conversation.is_follow_up``), so the turns before it go with it."""
     lead = ROLE if layout.instructions_last else INSTRUCTIONS
     system = f"{preamble.strip()}\n\n{lead}" if preamble.strip() else lead
     ask = f"Question: {question}"
@@ -251,11 +249,7 @@ def build_prompt(
     # only a follow-up is sent the turns before it: a question that names its own subject
     # needs none, and smollm2:135m answered one with the answer before it (QA, session 29);
     # nor a short one answered as asked (the Answerer says: its own search found it)
-    if follows is None:
-        follows = conv.last is not None and is_follow_up(question)
-    history, turns = (
-        _history(conv, plan, int(max(budget, 0) * HISTORY_SHARE)) if follows else ([], 0)
-    )
+    history = _history(conv, plan, int(max(budget, 0) * HISTORY_SHARE)) if follows else []
     budget -= sum(plan.tokens(m["content"]) + MESSAGE_OVERHEAD for m in history)
     lines, offered = _passages(hits[: layout.max_passages or None], plan, budget)
     if layout.best_last:
@@ -273,7 +267,6 @@ def build_prompt(
             "num_predict": plan.answer_tokens,
             **ANSWER_SAMPLING,
         },
-        history_turns=turns,
         lead=layout.lead,
     )
 
@@ -347,15 +340,13 @@ def _shot(layout: Layout) -> list[dict[str, str]]:
     ]
 
 
-def _history(
-    conv: Conversation, plan: ContextPlan, budget: int
-) -> tuple[list[dict[str, str]], int]:
+def _history(conv: Conversation, plan: ContextPlan, budget: int) -> list[dict[str, str]]:
     """The most recent turns (with their passages as markers) that fit ``budget``."""
     for turns in range(min(MAX_HISTORY_TURNS, len(conv.turns)), 0, -1):
         messages = conv.history_messages(turns)
         if sum(plan.tokens(m["content"]) + MESSAGE_OVERHEAD for m in messages) <= budget:
-            return messages, turns
-    return [], 0
+            return messages
+    return []
 
 
 def _passages(hits: Sequence[Hit], plan: ContextPlan, budget: int) -> tuple[list[str], list[Hit]]:

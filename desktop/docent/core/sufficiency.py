@@ -24,13 +24,12 @@ Answers abstain on ``sufficient=False``.
 
 from __future__ import annotations
 
-import math
 import re
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from docent.core.evaluation import stem, words_of
+from docent.core.evaluation import cosine, stem, words_of
 from docent.core.models import Hit
 from docent.core.numbers import MONTH_NAMES, WEEKDAY_NAMES
 from docent.core.queryterms import content_words
@@ -58,10 +57,9 @@ UNCOVERED_GAIN = 0.05
 #: 0.055); checked on the held-out ones (docs/measurements/retrieval.md, session 10).
 UNCOVERED_SENTENCE_GAIN = 0.058
 #: The bar of either gain (the passage's or the best sentence's, the larger) for an
-#: uncovered word the searched documents never use (no passage holds its stem: "dplyr",
-#: "isotope" of a trial report). Lower than the others: no passage anywhere holds the
-#: word for a search to have missed, so the passages found answer it by a paraphrase or
-#: not at all. A word with a digit ("4414" of a table's "NGC4414") is left to the
+#: uncovered word a large library never uses (no passage holds its stem: "dplyr",
+#: "isotope"). Lower than the others: no passage anywhere holds the word for a search to
+#: have missed, so the passages found answer it by a paraphrase or not at all. A word with a digit ("4414" of a table's "NGC4414") is left to the
 #: checks of names and numbers. The retrieval's ``unused_gain`` (this is its default).
 UNUSED_GAIN = 0.02
 #: Uncovered words weighed at most, in the question's order (one short embedding each,
@@ -128,12 +126,6 @@ def masked_questions(question: str, words: Sequence[str]) -> list[str]:
         pattern = r"(?<![\w\-./=])" + re.escape(word) + r"(?![\w\-/=]|\.\w)"
         out.append(" ".join(re.sub(pattern, " ", question, flags=re.IGNORECASE).split()))
     return out
-
-
-def cosine(a: Sequence[float], b: Sequence[float]) -> float:
-    dot = sum(x * y for x, y in zip(a, b, strict=True))
-    norm = math.sqrt(sum(x * x for x in a)) * math.sqrt(sum(y * y for y in b))
-    return dot / norm if norm else 0.0
 
 
 def uncovered_gains(

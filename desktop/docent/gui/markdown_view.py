@@ -71,9 +71,8 @@ MATCHED_TIP = (
     "the sentence. Click to see it."
 )
 
-# [1], [2, 3], [1-3], [1; 2], [1][2] (as the core reads markers) — but not an existing
-# Markdown link [text](url) or a footnote [^1].
-_CITE_GROUP = re.compile(MARKER.pattern + r"(?!\()")
+# Citations are chipped as the core reads them (``MARKER``: [1], [2, 3], [1-3], [1; 2],
+# [1][2]; not a Markdown link's [2](url) nor a footnote [^1]).
 _CHIP_TEXT = QRegularExpression(r"\[\d{1,3}\]")
 _CHIP_FORMAT = QTextCharFormat()
 _CHIP_FORMAT.setBackground(CHIP_BACKGROUND)
@@ -109,7 +108,7 @@ def linkify_citations(markdown: str, turn: int) -> str:
     def chips(m: re.Match[str]) -> str:
         return m.group(0) if in_spans(m.start(), code) else _chips(m, turn)
 
-    return _CITE_GROUP.sub(chips, markdown)
+    return MARKER.sub(chips, markdown)
 
 
 def _chips(m: re.Match[str], turn: int) -> str:
