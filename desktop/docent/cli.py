@@ -20,6 +20,7 @@ from docent.cli_text import pad
 from docent.core.files import describe_unsupported
 from docent.core.models import CANCELLED, unit_long, unit_short
 from docent.core.userfiles import distinct_paths, shown
+from docent.core.watching import FolderState
 
 if TYPE_CHECKING:
     from docent.core.engine import Engine
@@ -239,8 +240,20 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 
 def cmd_status(args: argparse.Namespace) -> int:
-    from docent.core.config import settings_file
+    from docent.core.config import load_settings, settings_file
+    from docent.core.engine import Engine
 
+    settings = load_settings()
+    if not args.json and not settings.catalog_path.exists():
+        # asking is no reason to make a library (QA-78: one appeared in ~/.local/share);
+        # an engine not opened asks Ollama without touching the data folder
+        print(
+            f"No library at {settings.data_path} yet: `docent index <folder>` or the window "
+            "makes one."
+        )
+        print(f"Settings:  {settings_file()}")
+        print(f"Ollama:    {Engine(settings).llm_health(timeout=2.0).message}")
+        return 0
     with _open_engine() as eng:
         st = eng.status()
     # the window's status bar says whether answers will be written: so does this (QA,
@@ -262,7 +275,13 @@ def cmd_status(args: argparse.Namespace) -> int:
     print(f"Embedding: {st.embedding_model}")
     print(f"Ollama:    {health.message}")
     for w in st.watched:
-        print(f"Watching:  {shown(w.path)} ({w.state.value})")
+        # "off" read as switched off: nothing watches it while no window runs (QA-78)
+        state = (
+            "followed while the window or `docent watch` runs; `docent index` sweeps it"
+            if w.state is FolderState.OFF
+            else w.state.value
+        )
+        print(f"Watching:  {shown(w.path)} ({state})")
     return 0
 
 

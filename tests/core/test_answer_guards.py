@@ -183,7 +183,12 @@ def test_a_citation_that_does_not_support_its_sentence_is_reported(
     answer, _ = ask(engine, MEMORY_Q)
     ((sentence, cited, better),) = answer.misattributed
     assert cited == (len(answer.offered),) and better == 1
-    assert any(n.endswith(f"passage [{better}] does.") for n in notes(answer))
+    assert any(
+        n.endswith(f"passage [{better}] does (listed with the sources).") for n in notes(answer)
+    )
+    # the passage the note names is one the sources list (QA-78: it was not)
+    assert {c.n: c.source for c in answer.citations} == {better: "matched", cited[0]: "model"}
+    assert not any(n.startswith("Docent matched") for n in notes(answer))
     assert answer.unsupported_sentences == [sentence]
     assert cited_numbers(answer.text) == list(cited)  # the model's marker is left as written
     (entry,) = answer.as_dict()["misattributed_citations"]

@@ -43,7 +43,7 @@ def test_a_generated_answer_lists_each_finding_in_order() -> None:
     assert NO_NUMBER in said
     assert (
         "Citation [1] does not support “The valve opens at 5 bar, as the manual says in "
-        "its second …”; passage [2] does."
+        "its second …”; passage [2] does (listed with the sources)."
     ) in said
     assert "⚠ 1 sentence is not clearly supported by its citation (listed below)." in said
     assert said[-1].startswith("⚠ 1 sentence cites nothing") and "(listed below)" in said[-1]

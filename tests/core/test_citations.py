@@ -23,6 +23,7 @@ from docent.core.citations import (
 from docent.core.config import Settings
 from docent.core.conversation import Conversation, fallback_query, parse_rewrite
 from docent.core.evaluation import (
+    Conflict,
     Faithfulness,
     SentenceSupport,
     answer_confidence,
@@ -525,6 +526,14 @@ def test_answer_confidence() -> None:
     assert answer_confidence("high", faith(False, False, False, True), **clean) == "low"
     # Citations Docent matched because the model wrote none: one step down.
     assert answer_confidence("high", faith(True), **clean, matched_only=True) == "medium"
+    # A sentence going against its passage's figure: one step down (QA-78: "high").
+    against = Conflict(1, "The yearly fee is 450 kroner.", "changed")
+    sentences = [
+        SentenceSupport("The fee is 450 kroner [1].", (1,), 1.0, True),
+        SentenceSupport("It opens at 9 [1].", (1,), 1.0, True),
+        SentenceSupport("The fee is 26 [1].", (1,), 0.4, False, conflict=against),
+    ]
+    assert answer_confidence("high", Faithfulness(sentences), **clean) == "medium"
 
 
 def test_a_citation_lights_on_each_page_only_its_part_there() -> None:

@@ -165,6 +165,15 @@ def test_a_pdf_without_pages_says_so(tmp_path: Path) -> None:
         extract(path, ocr=False)
 
 
+def test_a_pdf_cut_short_says_so(tmp_path: Path, samples_dir: Path) -> None:
+    """An interrupted download: the first 20 kB of a real PDF. It said "has no pages."
+    (QA-78)."""
+    path = tmp_path / "truncated.pdf"
+    path.write_bytes((samples_dir / "simh__ctss_hardware.pdf").read_bytes()[:20_000])
+    with pytest.raises(DamagedDocument, match=r"truncated.pdf is cut short .*Download or copy"):
+        extract(path, ocr=False)
+
+
 def test_a_short_text_pdf_is_kept(tmp_path: Path) -> None:
     path = tmp_path / "short.pdf"
     path.write_bytes(make_pdf([text_stream("A memo of a few words."), text_stream("Yes.")]))

@@ -43,3 +43,29 @@ def test_index_with_no_path_takes_in_what_changed_in_a_watched_folder(
     assert "not swept, not there (unplugged or moved?)" in said.err and "removed 0" in said.out
     assert main(["list", "--json"]) == 0
     assert len(json.loads(capsys.readouterr().out)) == 2
+
+
+def test_status_of_no_library_makes_none(
+    _isolated_home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """QA-78: `docent status` with DOCENT_HOME unset made a library in ~/.local/share."""
+    assert main(["status"]) == 0
+    said = capsys.readouterr().out
+    assert said.startswith(f"No library at {_isolated_home} yet: `docent index <folder>`")
+    assert not _isolated_home.exists()
+
+
+def test_status_says_what_follows_a_watched_folder_with_no_window(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """ "(off)" read as switched off (QA-78)."""
+    monkeypatch.setenv("DOCENT_EXTRACT_IN_SUBPROCESS", "0")
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    (folder / "a.md").write_text("# Notes\n\nThe boiler is serviced in May.\n")
+    monkeypatch.setenv("DOCENT_WATCHED_FOLDERS", str(folder))
+    assert main(["index", str(folder), "-q"]) == 0
+    capsys.readouterr()
+    assert main(["status"]) == 0
+    said = capsys.readouterr().out
+    assert f"Watching:  {folder} (followed while the window or `docent watch` runs" in said

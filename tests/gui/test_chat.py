@@ -174,3 +174,38 @@ def test_links_in_answers_are_never_followed_to_files(
     click_text(qtbot, view, "the notes")
     assert opened == [] and view.source().isEmpty()
     assert any("file:" in t for t in window.notifications.texts())
+
+
+def test_a_page_opened_while_an_answer_is_written_stays_when_it_comes(
+    qtbot: Any, make_engine: Any, make_window: Any, indexed_pdf: Path, ollama_stub: OllamaStub
+) -> None:
+    """QA-78: the first answer's [1], clicked while the second was streamed, went back to
+    the hint when the second came; its sources now wait for a click of its own chips."""
+    ollama_stub.responder = lambda messages, model: REPLY
+    engine = make_engine(
+        FakeEmbedder(), ollama_host=ollama_stub.url, ollama_model="stub-model:latest"
+    )
+    engine.index([indexed_pdf])
+    window = make_window(engine)
+    chat, sources = window.chat, window.citations
+    first = ask(qtbot, chat, QUESTION)
+    cited = first.answer.citation(1)
+    assert cited is not None
+    # the second answer cites another passage, and waits after three tokens
+    ollama_stub.responder = lambda messages, model: "The timer counts 60 times a second [2]."
+    ollama_stub.stall_after_tokens = 3
+    with qtbot.waitSignal(chat.answer_finished, timeout=ANSWER_TIMEOUT_MS) as done:
+        chat.input.setPlainText("What does the interval timer count?")
+        qtbot.mouseClick(chat.send_button, Qt.MouseButton.LeftButton)
+        assert ollama_stub.stalled.wait(ANSWER_TIMEOUT_MS / 1000)
+        with qtbot.waitSignal(sources.page_shown, timeout=ANSWER_TIMEOUT_MS):
+            click_text(qtbot, chat.view, "[1]")  # the first answer's
+        assert sources.current is cited
+        ollama_stub.release.set()
+    second = done.args[0]
+    assert second.number == 2 and second.citations and second.citations != first.citations
+    assert sources.current is cited and sources.citations == first.citations
+    # its own chip shows its sources
+    with qtbot.waitSignal(sources.page_shown, timeout=ANSWER_TIMEOUT_MS):
+        window.show_citation(2, second.citations[0].n)
+    assert sources.citations == second.citations

@@ -121,3 +121,44 @@ def test_a_passage_not_found_shows_the_part_around_its_cited_lines() -> None:
     block = text.index("Line 01500")
     part = shown_part(text, [], limit=6_000, around=block)
     assert part.spans == [] and part.first_line <= 1_500 <= part.last_line
+
+
+def test_a_citation_of_an_edited_file_says_it_is_the_older_version(
+    qtbot: Any, make_engine: Any, tmp_path: Path, drain: None
+) -> None:
+    """QA-78: after "rack 7, slot 3" became "rack 12, slot 9", the answer's chip lit the
+    words both versions share and said "The cited passage is highlighted."."""
+    from dataclasses import replace
+
+    from docent.gui.citation_pane import CitationPane
+    from fake_embedder import FakeEmbedder
+
+    note = tmp_path / "gamma.md"
+    before = "Gamma's server lives in rack 7, slot 3, beside the tape library."
+    note.write_text(before + "\n", encoding="utf-8")
+    engine = make_engine(FakeEmbedder())
+    engine.index([note])
+    (rec,) = engine.documents()
+    cite = Citation(
+        1, "chunk-1", rec.doc_id, rec.file_name, rec.path, 1, 1, before, sha256=rec.sha256
+    )
+    pane = CitationPane(engine)
+    qtbot.addWidget(pane)
+    pane.show()
+    pane.set_citations([cite])
+    pane.select(1)
+    qtbot.waitUntil(lambda: "highlighted" in pane.note.text(), timeout=10_000)
+    assert pane.note.text().startswith("The cited passage is highlighted.")  # as cited
+
+    note.write_text(before.replace("rack 7, slot 3", "rack 12, slot 9") + "\n", encoding="utf-8")
+    engine.index([note])
+    (now,) = engine.documents()
+    assert now.sha256 != rec.sha256
+    pane.set_citations([replace(cite)])
+    pane.select(1)
+    qtbot.waitUntil(
+        lambda: "changed since this answer cited it" in pane.note.text(), timeout=10_000
+    )
+    said = pane.note.text()
+    assert "only what the file now shown still shares with it is highlighted" in said
+    assert "The cited passage is highlighted" not in said

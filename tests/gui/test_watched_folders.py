@@ -39,6 +39,34 @@ def test_it_lists_each_folder_with_its_state(box: WatchedFoldersBox) -> None:
     assert entries(box) == ["No folders watched. Use Watch folder… to add one."]
 
 
+def test_a_folder_changing_state_asks_for_the_library_again(
+    qtbot: Any, box: WatchedFoldersBox
+) -> None:
+    """A watched folder moved away: its documents' rows say "ready · file gone" only when
+    the library is read again (QA-78: they stayed "ready")."""
+    watching = [FolderStatus("/media/usb", FolderState.WATCHING)]
+    told: list[bool] = []
+    box.states_changed.connect(lambda: told.append(True))
+    box.show_folders(watching)  # the first look: nothing changed
+    box.show_folders(watching)
+    assert told == []
+    with qtbot.waitSignal(box.states_changed, timeout=1_000):
+        box.show_folders([FolderStatus("/media/usb", FolderState.PAUSED, "missing")])
+    with qtbot.waitSignal(box.states_changed, timeout=1_000):
+        box.show_folders(watching)  # back
+
+
+def test_the_library_pane_reads_the_library_when_a_folder_changes_state(
+    qtbot: Any, fake: FakeEngine, drain: None
+) -> None:
+    from docent.gui.library_pane import LibraryPane
+
+    pane = LibraryPane(fake)
+    qtbot.addWidget(pane)
+    with qtbot.waitSignal(pane.controller.refresh_started, timeout=2_000):
+        pane.watched.states_changed.emit()
+
+
 def test_watch_then_unwatch_keeping_or_dropping_documents(
     qtbot: Any, fake: FakeEngine, box: WatchedFoldersBox, tmp_path: Path
 ) -> None:

@@ -137,7 +137,12 @@ def notes(
 def _citation_checks(answer: Answer, marked: str, outlined: str) -> list[str]:
     out: list[str] = []
     whole = answer.answer_match
-    matched = [c.n for c in answer.citations if c.source == "matched" and c.n != whole]
+    better = {b for _, _, b in answer.misattributed}  # their own note names them
+    matched = [
+        c.n
+        for c in answer.citations
+        if c.source == "matched" and c.n != whole and c.n not in better
+    ]
     if answer.mode == "generated" and whole is not None:
         out.append(
             f"Docent matched [{whole}] to the answer as a whole{outlined}: it supports the sentences "
@@ -151,10 +156,11 @@ def _citation_checks(answer: Answer, marked: str, outlined: str) -> list[str]:
             f"{outlined}: "
             f"the model did not cite {'it' if one else 'them'}."
         )
-    for sentence, cited, better in answer.misattributed:
+    for sentence, cited, n in answer.misattributed:
         marks = "".join(f"[{n}]" for n in cited)
         out.append(
-            f"Citation {marks} does not support “{shortened(sentence)}”; passage [{better}] does."
+            f"Citation {marks} does not support “{shortened(sentence)}”; passage [{n}] does "
+            "(listed with the sources)."
         )
     uncited = set(answer.uncited_sentences)
     n = sum(s not in uncited for s in answer.unsupported_sentences)

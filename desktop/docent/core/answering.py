@@ -572,8 +572,11 @@ class Answerer:
             no_number=no_number,
         )
         text = checked.text
+        # a passage a sentence should have cited is listed too, for the note naming it
+        # (QA-78: "passage [2] does" of a passage the sources never showed)
+        better = [s.better for s in checked.misattributed if s.better]
         citations = focused(
-            citations_for(model, prompt.offered, matched=matched),
+            citations_for(model, prompt.offered, matched=[*matched, *better]),
             prompt.offered,
             checked.faith.sentences,
             run.query,

@@ -321,10 +321,13 @@ def answer_confidence(
     """Retrieval's confidence (medium when unknown), lowered for what the checks found:
     low with no citation or over 2/3 of sentences unsupported; one step down each for over
     1/3 unsupported, citations never offered, an incomplete or cut answer, citations
-    that Docent matched when the model cited nothing itself, and no number given to a
-    question asking how many (``gives_no_number``)."""
+    that Docent matched when the model cited nothing itself, no number given to a
+    question asking how many (``gives_no_number``), and a sentence going against its
+    passage (``Faithfulness.conflicts``: "high confidence" over "...gives another figure
+    than passage [1]", QA-78)."""
     level = _LEVELS.index(retrieval) if retrieval in _LEVELS else 1
     if not cited or faith.unsupported_share > 2 / 3:
         return "low"
     level -= (faith.unsupported_share > 1 / 3) + invalid + partial + matched_only + no_number
+    level -= bool(faith.conflicts)
     return _LEVELS[max(0, level)]

@@ -282,6 +282,13 @@ def _extract_pdf(
     read = list(_read_pdf_pages(path, password, on_page, pdfium))
     pages = [page for page, _ok in read]
     if not pages:
+        if _cut_short(path):  # no page read of a file that ends before its end (QA-78)
+            raise DamagedDocument(
+                str(path),
+                f"{shown(path.name)} is cut short (it stops before a PDF's end: an "
+                "interrupted download or copy?); Docent cannot read it. Download or copy it "
+                "again.",
+            )
         raise EmptyDocument(str(path), f"{shown(path.name)} has no pages.")
     if not any(ok for _page, ok in read):
         raise _damaged(path, RuntimeError(f"none of its {len(pages)} pages could be read"))
@@ -368,6 +375,17 @@ def _encrypted(path: Path, password: str | None) -> EncryptedDocument:
             "or `qpdf --decrypt`) and add that."
         )
     return EncryptedDocument(str(path), msg)
+
+
+def _cut_short(path: Path) -> bool:
+    """Whether the PDF lacks the ``%%EOF`` that ends every complete one (in its last KiB:
+    some writers add a few bytes after it)."""
+    try:
+        with path.open("rb") as fh:
+            fh.seek(max(0, path.stat().st_size - 1024))
+            return b"%%EOF" not in fh.read()
+    except OSError:
+        return False
 
 
 def _damaged(path: Path, exc: BaseException) -> DamagedDocument:

@@ -43,6 +43,7 @@ from docent.core.index_report import FailedFile, IndexReport, Progress, Progress
 from docent.core.model_files import EmbeddingError
 from docent.core.models import (
     CANCELLED,
+    CANCELLED_NOTE,
     STAGED_SUFFIX,
     UPDATING,
     Chunk,
@@ -303,7 +304,7 @@ class Indexer:
             unfinished = [current] if current is not None else []
             unfinished += [p for _, p, *_ in pending] + [p for _, p, *_ in queue]
             for path in unfinished:
-                self._note_unfinished(path, CANCELLED, "Indexing was cancelled before it finished.")
+                self._note_unfinished(path, CANCELLED, CANCELLED_NOTE)
         report.cancelled = report.cancelled or cancel.is_set()
         report.seconds = time.perf_counter() - started
         return report
@@ -687,7 +688,7 @@ class Indexer:
             self._salvage(rec.doc_id, rec.doc_id)  # Resume embeds only the rest
             self._drop_vectors(rec.doc_id)
             rec.state, rec.chunks = DocState.QUEUED, 0
-            rec.reason, rec.error = CANCELLED, "Indexing was cancelled before it finished."
+            rec.reason, rec.error = CANCELLED, CANCELLED_NOTE
             self.catalog.put(rec)
             raise
         self.store.delete_chunks(rec.doc_id, from_ordinal=len(chunks))

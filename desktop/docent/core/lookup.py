@@ -269,7 +269,17 @@ def _grep_match(p: ScoredPoint, match: tuple[int, int]) -> GrepMatch:
     text: str = pl["text"]
     at, end = match
     start = max(0, at - GREP_BEFORE) if at >= 0 else 0
-    line = " ".join(text[start : max(end, start) + GREP_AFTER].split())
+    stop = max(end, start) + GREP_AFTER
+    # whole words at both ends, an ellipsis where the passage goes on (QA-78: "a meeting
+    # notes." of "Beta meeting notes.")
+    if start > 0 and not text[start - 1].isspace():
+        space = text.find(" ", start, max(at, start))
+        start = space + 1 if space != -1 else start
+    if stop < len(text) and not text[stop].isspace():
+        space = text.rfind(" ", max(end, start), stop)
+        stop = space if space != -1 else stop
+    line = " ".join(text[start:stop].split())
+    line = ("… " if start > 0 else "") + line + (" …" if stop < len(text) else "")
     first, last = int(pl["page_start"]), int(pl["page_end"])
     breaks = page_breaks_of(pl)
     if at >= 0 and breaks:  # the page the match is on, not the passage's first

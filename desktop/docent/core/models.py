@@ -177,6 +177,11 @@ class DocState(enum.StrEnum):
 #: The ``reason`` of a queued document whose indexing the user cancelled: it waits for
 #: the user's Resume (or Re-index), and nothing resumes it by itself, not even a restart.
 CANCELLED = "cancelled"
+#: What such a document's row says (the window's, ``docent list``): a cancel or Docent
+#: closing mid-run; closing is no cancel a person made (QA-78).
+CANCELLED_NOTE = (
+    "Indexing stopped before it finished (cancelled, or Docent closed): Resume finishes it."
+)
 #: The ``reason`` of a ready document whose changed file's new version is being staged
 #: beside it (``Indexer._stage``): a crash leaves it so, and resume indexes the change
 #: while the old version stays searchable (``Catalog.outdated``).

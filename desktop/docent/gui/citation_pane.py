@@ -349,10 +349,14 @@ class CitationPane(QWidget):
                 ocr_lines=ocr_lines(engine, doc_id, page, passage),
                 edge=edge,
             )
-            if not r.rects:
-                rec = engine.document(doc_id) if doc_id else None
-                r.file_changed = changed_since_indexed(rec, path)
+            # an older version's passage, whatever of it the new page still shares (QA-78:
+            # "The cited passage is highlighted" of the words both versions have): the
+            # record is read when the citation knows its version, or nothing was lit
+            if doc_id and (citation.sha256 or not r.rects):
+                rec = engine.document(doc_id)
                 r.cited_older = cited_older(citation, rec)
+                if not r.rects:
+                    r.file_changed = changed_since_indexed(rec, path)
             return r
 
         call_in_worker(
@@ -404,7 +408,11 @@ class CitationPane(QWidget):
         # the heading names the page shown (◀ ▶ move away from the cited one)
         where = page_label(c) if cited else f"p. {r.page} (the passage is on {page_label(c)})"
         self.header.set_heading(shown(self._name(c)), where)
-        if r.rects:
+        if (cited or r.page == c.page) and r.cited_older:  # QA-77, QA-78
+            self.note.setText(older_note(c, lit=bool(r.rects)))
+            if not r.rects:
+                self.page_scroll.verticalScrollBar().setValue(0)
+        elif r.rects:
             self.note.setText(
                 "Only a few words of the passage were found on the page and are highlighted; "
                 "the passage is quoted above."
@@ -413,9 +421,6 @@ class CitationPane(QWidget):
             )
             first = r.rects[0]
             self.page_scroll.ensureVisible(int(first.center().x()), int(first.top()), 40, 120)
-        elif (cited or r.page == c.page) and r.cited_older:  # QA-77
-            self.note.setText(older_note(c))
-            self.page_scroll.verticalScrollBar().setValue(0)
         elif (cited or r.page == c.page) and r.file_changed:  # review h20
             self.note.setText(
                 f"{shown(c.file_name)} changed since it was indexed: this page of the new "
@@ -493,10 +498,10 @@ class CitationPane(QWidget):
             p, older = loaded
             self.stack.setCurrentIndex(TEXT)
             found = self.text_view.show_passage(p)
-            if found:
+            if older:  # whatever of it the new version shares is lit (QA-78)
+                said = older_note(c, lit=found)
+            elif found:
                 said = "The cited passage is highlighted."
-            elif older:
-                said = older_note(c)
             else:
                 said = "The passage could not be located; it is quoted above."
             self.note.setText(said + p.lines_note())
@@ -539,11 +544,17 @@ class CitationPane(QWidget):
         )
 
 
-def older_note(c: Citation) -> str:
+def older_note(c: Citation, *, lit: bool = False) -> str:
     """What the pane says when the document was indexed again, another text, since the
-    answer cited it: the passage is the old version's (QA-77)."""
+    answer cited it: the passage is the old version's (QA-77). ``lit``: what of it the
+    new version still holds is highlighted (QA-78)."""
+    shown_now = (
+        "only what the file now shown still shares with it is highlighted"
+        if lit
+        else "the file now shown does not hold it here"
+    )
     return (
         f"{shown(c.file_name)} changed since this answer cited it: the passage quoted above "
-        "is from the version indexed then, and the file now shown does not hold it here. "
-        "Ask again to cite the new version."
+        f"is from the version indexed then, and {shown_now}. Ask again to cite the new "
+        "version."
     )

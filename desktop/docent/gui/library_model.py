@@ -25,7 +25,7 @@ from PySide6.QtWidgets import (
 )
 
 from docent.core.api import Progress, distinct_paths
-from docent.core.models import DocumentRecord
+from docent.core.models import CANCELLED_NOTE, DocumentRecord
 from docent.gui.library_rows import (
     COLUMNS,
     FRACTION_ROLE,
@@ -253,7 +253,7 @@ class DocumentTableModel(QStandardItemModel):
                 self._touch(row.path)
                 row.state, row.error, row.fraction, row.phase = (
                     "cancelled",
-                    "Indexing was cancelled before it finished.",
+                    CANCELLED_NOTE,
                     0.0,
                     "",
                 )

@@ -160,6 +160,7 @@ class LibraryPane(QWidget):
         self.resume_row.setVisible(False)
 
         self.watched = WatchedFoldersBox(self.engine, self)
+        self.watched.states_changed.connect(self.controller.refresh)
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(8, 8, 4, 8)

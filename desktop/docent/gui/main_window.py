@@ -94,6 +94,11 @@ class MainWindow(QMainWindow):
         self._status: Status | None = None
         self.dialogs: list[QWidget] = []
         self._citations_turn = 0  # the turn whose sources the citation pane lists
+        #: the question being answered, and whether the person opened a citation since it
+        #: was asked: the answer's sources then wait for a click of its own chips (QA-78:
+        #: the page being read went back to the hint when the answer came)
+        self._asking = False
+        self._opened_while_asking = False
         self._sources_width = 0  # the Sources pane's width before it was narrowed
         #: The panes' sizes before fit_sources narrowed the Sources pane, until the user
         #: lays them out again: what is saved (saved narrowed, each restart gave the
@@ -214,6 +219,7 @@ class MainWindow(QMainWindow):
         lib.collection_bar.collection_changed.connect(self._on_collection_changed)
         lib.collection_bar.collections_changed.connect(self._on_collections_read)
         chat.answer_started.connect(lambda: lib.collection_bar.setEnabled(False))
+        chat.answer_started.connect(self._on_answer_started)
         chat.answer_finished.connect(lambda _: lib.collection_bar.setEnabled(True))
         lib.ask_about_requested.connect(chat.set_scope)
         lib.summarize_requested.connect(self.summarize)
@@ -501,8 +507,14 @@ class MainWindow(QMainWindow):
 
     # Chat <-> citations -------------------------------------------------------
 
+    def _on_answer_started(self) -> None:
+        self._asking, self._opened_while_asking = True, False
+
     def _on_answer_finished(self, turn: Turn) -> None:
-        self._show_sources_of(turn)
+        reading = self._opened_while_asking and self._citations_turn != turn.number
+        self._asking = self._opened_while_asking = False
+        if not reading:
+            self._show_sources_of(turn)
         self._show_model_state()  # an extractive answer with Ollama up offers Retry
         extractive = turn.answer is None or turn.answer.mode == "extractive"
         if extractive and self.health is not None and self.health.ok:
@@ -559,6 +571,7 @@ class MainWindow(QMainWindow):
             return
         if self._citations_turn != turn_number:
             self._show_sources_of(turn)
+        self._opened_while_asking = self._asking
         self.citations.select(n)
 
     def _retry(self) -> None:

@@ -6,7 +6,7 @@ asks it in workers and shows ``Engine.watched()`` every few seconds.
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QFileDialog,
     QGroupBox,
@@ -28,6 +28,10 @@ POLL_MS = 3000
 
 
 class WatchedFoldersBox(QGroupBox):
+    #: A watched folder's state changed (gone, back, paused): its documents' rows may say
+    #: another thing now ("ready · file gone" for a folder moved away; QA-78).
+    states_changed = Signal()
+
     def __init__(self, engine: EngineAPI, parent: QWidget | None = None) -> None:
         super().__init__("Watched folders", parent)
         self.engine = engine
@@ -59,6 +63,7 @@ class WatchedFoldersBox(QGroupBox):
             lambda: self.remove_button.setEnabled(bool(self.list.selectedItems()))
         )
         self._polling = False
+        self._states: dict[str, str] | None = None  # as last shown (None: not yet)
         self._timer = QTimer(self)
         self._timer.setInterval(POLL_MS)
         self._timer.timeout.connect(self.refresh)
@@ -135,6 +140,11 @@ class WatchedFoldersBox(QGroupBox):
         return [str(p) for i in items if (p := i.data(Qt.ItemDataRole.UserRole))]
 
     def show_folders(self, watched: list[FolderStatus]) -> None:
+        states = {st.path: st.state.value for st in watched}
+        changed = self._states is not None and states != self._states
+        self._states = states
+        if changed:
+            self.states_changed.emit()
         selected = {str(i.data(Qt.ItemDataRole.UserRole)) for i in self.list.selectedItems()}
         self.list.clear()
         for st in watched:
