@@ -502,6 +502,9 @@ def test_a_markdown_links_text_is_no_citation() -> None:
     text = "See the manual [2](https://example.org/manual). It says so [1]."
     assert cited_numbers(text) == [1]
     assert drop_invalid(text, 1) == (text, [])
+    # nor a part of a file's name (a small model's header of a passage)
+    assert cited_numbers('"gamma_server[2].md lines 4-5" It is in rack 7 [1].') == [1]
+    assert cited_numbers("It is in rack 7 [1].Then slot 3 [2].") == [1, 2]
 
 
 def test_says_not_found_only_for_short_refusals() -> None:
