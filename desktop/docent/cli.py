@@ -303,6 +303,8 @@ def cmd_search(args: argparse.Namespace) -> int:
             "path": h.path,
             "page_start": h.page_start,
             "page_end": h.page_end,
+            # where, as a citation says it: "p.4", "slide 3", "lines 13-29", "rows 2–26"
+            "location": h.pages_label,
             "score": round(h.score, 6),
             "text": h.text,
             "chunk_id": h.chunk_id,

@@ -153,3 +153,28 @@ def test_list_says_which_documents_lost_their_file(
     assert main(["list", "--json"]) == 0
     missing = {d["file_name"]: d["file_missing"] for d in json.loads(capsys.readouterr().out)}
     assert missing == {"a.txt": True, "b.txt": False}
+
+
+def test_a_csv_is_searched_and_cited_by_its_rows_with_their_column_names(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """QA-78: a CSV's passage said "2024-04-01,Torbjorn,42,187" and nothing of the columns;
+    the model's answer could not say what 42 was. Through the extraction process too."""
+    folder = tmp_path / "runs"
+    folder.mkdir()
+    rows = ["date,runner,km,minutes"]
+    rows += [
+        f"2024-04-{d:02d},{who},{d + 5},{d * 7}"
+        for d in range(1, 29)
+        for who in ("Ingrid", "Torbjorn")
+    ]
+    (folder / "runs.csv").write_text("\n".join(rows) + "\n")
+    assert main(["index", str(folder)]) == 0
+    capsys.readouterr()
+    assert main(["search", "How far did Torbjorn run on 2024-04-03?", "--json"]) == 0
+    hits = json.loads(capsys.readouterr().out)["hits"]
+    first = hits[0]
+    assert first["file_name"] == "runs.csv" and first["location"].startswith("rows ")
+    assert "date: 2024-04-03 | runner: Torbjorn | km: 8 | minutes: 21" in first["text"]
+    assert main(["grep", "2024-04-03"]) == 0
+    assert "runs.csv rows 2–26: " in capsys.readouterr().out

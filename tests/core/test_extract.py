@@ -187,6 +187,42 @@ def test_a_text_file_named_pdf_is_damaged(tmp_path: Path) -> None:
         extract(path)
 
 
+def test_a_csv_table_is_read_as_rows_named_by_its_header(tmp_path: Path) -> None:
+    """QA-78: "2024-04-01,Torbjorn,42,187" reached the model with nothing saying 42 was
+    kilometres. A CSV or TSV that parses as a table is read as a sheet's rows."""
+    rows = ["date,runner,km,minutes"] + [
+        f"2024-04-{d:02d},Torbjorn,{d + 10},{d * 9}" for d in range(1, 31)
+    ]
+    path = tmp_path / "runs.csv"
+    path.write_text("\n".join(rows) + "\n")
+    doc = extract(path)
+    assert doc.kind == "csv" and doc.page_unit == "rows"
+    assert [p.label for p in doc.pages] == ["rows 2–26", "rows 27–31"]  # the file's rows
+    first = doc.pages[0].text.split("\n")
+    assert first[:2] == [
+        "date | runner | km | minutes",
+        "date: 2024-04-01 | runner: Torbjorn | km: 11 | minutes: 9",
+    ]
+    # a TSV, and a semicolon CSV (as a spreadsheet in many countries saves it)
+    (tmp_path / "t.tsv").write_text("city\tpeople\nOslo\t709000\nBergen\t291000\n")
+    assert extract(tmp_path / "t.tsv").pages[0].text.endswith("city: Bergen | people: 291000")
+    (tmp_path / "s.csv").write_text("Name;Age\nAnna;34\nBo;29\n")
+    assert "Name: Anna | Age: 34" in extract(tmp_path / "s.csv").pages[0].text
+
+
+@pytest.mark.parametrize(
+    ("name", "text"),
+    [
+        ("list.csv", "apples\npears\nplums\n"),  # one column: a list
+        ("note.csv", "Remember: the meeting moved to Friday, 3 pm.\n"),  # a line of prose
+    ],
+)
+def test_a_csv_that_is_no_table_stays_text(tmp_path: Path, name: str, text: str) -> None:
+    (tmp_path / name).write_text(text)
+    doc = extract(tmp_path / name)
+    assert doc.kind == "text" and doc.pages[0].text == text.rstrip("\n")
+
+
 # Files and folders -------------------------------------------------------------------
 
 

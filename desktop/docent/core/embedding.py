@@ -73,7 +73,11 @@ MODEL_MAX_TOKENS = 256
 #: 13: a text file's passage cited by its own lines ("lines 13-29"), not its blocks' of 60
 #: (QA, session 32: two passages of one file were both "lines 1-29"); every text and
 #: vector kept, the passages' places written again (session 32).
-INDEX_FORMAT = 13
+#: 14: a CSV or TSV file read as a sheet's rows, each cell named by the header row
+#: ("rows 70–87"; QA-78: its passages reached the model without their column names); text
+#: files are read again (textcache.READERS), every other text and every vector of an
+#: unchanged chunk kept (session 35).
+INDEX_FORMAT = 14
 #: BM25's term-frequency saturation k1 (fastembed's default 1.2): chosen on the dev
 #: questions, where 0.6-0.9 all do better than 1.2 (MRR@10 0.861-0.864 against 0.848 with
 #: the length below); checked once on the held-out ones (docs/measurements/retrieval.md,

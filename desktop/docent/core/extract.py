@@ -12,6 +12,7 @@ plain dataclasses, so it can run in a worker process.
 from __future__ import annotations
 
 import codecs
+import io
 import logging
 import re
 import stat
@@ -65,6 +66,11 @@ READABLE_KINDS = (
 )
 
 TEXT_LINES_PER_PAGE = 60
+#: Text files of rows and columns: read as a sheet's rows when they parse as a table.
+TABLE_SUFFIXES = frozenset({".csv", ".tsv"})
+#: Rows a table file must have, most of them of the same two or more cells, to be read
+#: as one (a one-column list, a note saved as .csv, stays text).
+_MIN_TABLE_ROWS = 2
 #: How much of a text file is looked at for NUL bytes to call it binary.
 BINARY_SNIFF_BYTES = 8192
 
@@ -148,6 +154,8 @@ def extract(
         return normal_form.document(_extract_pdf(p, password, ocr, on_ocr, on_page, pdfium))
     if suffix in FORMAT_SUFFIXES:
         return normal_form.document(extract_format(p))
+    if suffix in TABLE_SUFFIXES:
+        return normal_form.document(_extract_table(p))
     if suffix in TEXT_SUFFIXES:
         return normal_form.document(_extract_text(p))
     raise UnsupportedType(str(p), unsupported_message(p))
@@ -418,7 +426,33 @@ def _os_error(path: Path, exc: OSError) -> DocumentError:
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
 
-def _extract_text(path: Path) -> ExtractedDocument:
+def _extract_table(path: Path) -> ExtractedDocument:
+    """A CSV or TSV file as a sheet (``sheets.extract_rows``): each row's cells named by the
+    header; as text when it does not parse as a table of two or more columns."""
+    import csv
+    from collections import Counter
+
+    from docent.core.formats.sheets import extract_rows
+
+    text = _read_text(path)
+    try:
+        if path.suffix.lower() == ".tsv":
+            dialect: type[csv.Dialect] | csv.Dialect = csv.excel_tab
+        else:
+            dialect = csv.Sniffer().sniff(text[:65536], delimiters=",;\t|")
+        rows = [
+            [" ".join(c.split()) for c in row] for row in csv.reader(io.StringIO(text), dialect)
+        ]
+    except (csv.Error, ValueError):
+        return _extract_text(path, text)
+    widths = Counter(len(r) for r in rows if any(r))
+    width, count = widths.most_common(1)[0] if widths else (0, 0)
+    if width < 2 or count < _MIN_TABLE_ROWS or count < 0.8 * sum(widths.values()):
+        return _extract_text(path, text)
+    return extract_rows(path, rows)
+
+
+def _read_text(path: Path) -> str:
     try:
         with open_regular(path) as fh:
             data = fh.read()
@@ -427,6 +461,12 @@ def _extract_text(path: Path) -> ExtractedDocument:
     text = _decode(path, data)
     if not text.strip():
         raise EmptyDocument(str(path), f"{shown(path.name)} is empty: it contains no text.")
+    return text
+
+
+def _extract_text(path: Path, text: str | None = None) -> ExtractedDocument:
+    """``text``: the file's, read already."""
+    text = _read_text(path) if text is None else text
     # Lines end at a line break only, as an editor and ``grep -n`` count them: splitlines
     # also ends one at a form feed (an RFC's page break) and shifted every later citation.
     lines = [line.rstrip() for line in _LINE_BREAK.split(text)]

@@ -43,9 +43,11 @@ _READ_BLOCK = 1 << 20
 #: and EPUB 9, OpenDocument 8: two marked header rows, a group over a sub-header, name
 #: each column by both, "2021 Q1"; a section row or ``<th>`` data rows stay rows, after
 #: the group too (session 25, after its reviews; its earlier readers, Word 7-8, HTML
-#: and EPUB 7-8, OpenDocument 6-7, merged those into the header).
+#: and EPUB 7-8, OpenDocument 6-7, merged those into the header). Text 3: a CSV or TSV
+#: file that parses as a table is read as a sheet's rows, kind "csv" (session 35, QA-78).
 READERS: dict[str, int] = {
-    "text": 2,
+    "text": 3,
+    "csv": 1,
     "docx": 9,
     "xlsx": 6,
     "html": 9,

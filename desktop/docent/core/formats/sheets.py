@@ -48,6 +48,37 @@ def extract_xlsx(path: Path) -> ExtractedDocument:
         return _extract_book(path, fh, zf)
 
 
+def extract_rows(path: Path, rows: Sequence[Sequence[str]]) -> ExtractedDocument:
+    """A CSV or TSV file's rows (``extract.py`` parses them), read as a sheet's: units of
+    ``ROWS_PER_UNIT`` rows cited by the file's row numbers ("rows 70–87"), a first row
+    that names the columns repeated before every cell (QA-78: "2024-04-01,Torbjorn,42,187"
+    reached the model with nothing saying 42 was kilometres). Kind "csv"."""
+    pages = [
+        Page(number=i, text=text, label=label.strip())
+        for i, (label, text, _used) in enumerate(_sheet_units(_RowsSheet(rows), MAX_ROWS), 1)
+    ]
+    if not pages:
+        raise EmptyDocument(str(path), f"{shown(path.name)} has no values in any row.")
+    return ExtractedDocument(str(path), "csv", pages, page_unit="rows")
+
+
+class _RowsSheet:
+    """Rows as much of an openpyxl sheet as ``_sheet_units`` reads: no name (the file's
+    is the citation's), its rows, how many."""
+
+    title = ""
+
+    def __init__(self, rows: Sequence[Sequence[str]]) -> None:
+        self._rows = rows
+        self.max_row = len(rows)
+
+    def iter_rows(
+        self, *, min_row: int, values_only: bool, max_col: int
+    ) -> Iterator[tuple[str, ...]]:
+        for row in self._rows[min_row - 1 :]:
+            yield tuple(row[:max_col])
+
+
 def _extract_book(path: Path, fh: IO[bytes], zf: zipfile.ZipFile) -> ExtractedDocument:
     import openpyxl
 
