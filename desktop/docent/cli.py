@@ -20,7 +20,6 @@ from docent.cli_text import pad
 from docent.core.files import describe_unsupported
 from docent.core.models import CANCELLED, unit_long, unit_short
 from docent.core.userfiles import distinct_paths, shown
-from docent.core.watching import FolderState
 
 if TYPE_CHECKING:
     from docent.core.engine import Engine
@@ -244,15 +243,23 @@ def cmd_status(args: argparse.Namespace) -> int:
     from docent.core.engine import Engine
 
     settings = load_settings()
-    if not args.json and not settings.catalog_path.exists():
+    if not settings.catalog_path.exists():
         # asking is no reason to make a library (QA-78: one appeared in ~/.local/share);
         # an engine not opened asks Ollama without touching the data folder
+        health = Engine(settings).llm_health(timeout=2.0)
+        if args.json:
+            print_json(
+                {"library": None, "data_dir": str(settings.data_path), "ollama": asdict(health)}
+            )
+            return 0
         print(
             f"No library at {settings.data_path} yet: `docent index <folder>` or the window "
             "makes one."
         )
         print(f"Settings:  {settings_file()}")
-        print(f"Ollama:    {Engine(settings).llm_health(timeout=2.0).message}")
+        print(f"Ollama:    {health.message}")
+        for folder in settings.watched_folders:
+            print(f"Watching:  {shown(folder)} (not indexed yet: `docent index` indexes it)")
         return 0
     with _open_engine() as eng:
         st = eng.status()
@@ -278,7 +285,7 @@ def cmd_status(args: argparse.Namespace) -> int:
         # "off" read as switched off: nothing watches it while no window runs (QA-78)
         state = (
             "followed while the window or `docent watch` runs; `docent index` sweeps it"
-            if w.state is FolderState.OFF
+            if w.state.value == "off"  # (watching.py imports the indexer: not for --help)
             else w.state.value
         )
         print(f"Watching:  {shown(w.path)} ({state})")

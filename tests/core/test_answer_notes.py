@@ -59,7 +59,7 @@ def test_a_partial_answer_says_it_first_and_a_stopped_one_that_it_was_stopped() 
         "Written by the model.",
     ]
     assert notes(answer, stopped=True) == [
-        "■ Stopped by you after under a second: the answer is incomplete.",
+        "■ Stopped by you after less than a second: the answer is incomplete.",
         "Written by the model.",
     ]
 

@@ -505,6 +505,8 @@ def test_a_markdown_links_text_is_no_citation() -> None:
     # nor a part of a file's name (a small model's header of a passage)
     assert cited_numbers('"gamma_server[2].md lines 4-5" It is in rack 7 [1].') == [1]
     assert cited_numbers("It is in rack 7 [1].Then slot 3 [2].") == [1, 2]
+    assert cited_numbers("It is 40 L [2].the end, in bytes[1].") == [2, 1]
+    assert cited_numbers("See notes[2].MD and [3](p. 3).") == [3]
 
 
 def test_says_not_found_only_for_short_refusals() -> None:

@@ -52,6 +52,9 @@ def test_status_of_no_library_makes_none(
     assert main(["status"]) == 0
     said = capsys.readouterr().out
     assert said.startswith(f"No library at {_isolated_home} yet: `docent index <folder>`")
+    assert main(["status", "--json"]) == 0
+    told = json.loads(capsys.readouterr().out)
+    assert told["library"] is None and "ok" in told["ollama"]
     assert not _isolated_home.exists()
 
 

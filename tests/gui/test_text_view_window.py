@@ -162,3 +162,31 @@ def test_a_citation_of_an_edited_file_says_it_is_the_older_version(
     said = pane.note.text()
     assert "only what the file now shown still shares with it is highlighted" in said
     assert "The cited passage is highlighted" not in said
+
+
+def test_a_citation_of_a_file_edited_elsewhere_is_lit_whole_and_says_so(
+    qtbot: Any, make_engine: Any, tmp_path: Path, drain: None
+) -> None:
+    """An edit away from the passage (another version, the passage whole in it): lit, and
+    no "changed since" note, which said only part of it was (review, session 35)."""
+    from docent.gui.citation_pane import CitationPane
+    from fake_embedder import FakeEmbedder
+
+    note = tmp_path / "gamma.md"
+    passage = "Gamma's server lives in rack 7, slot 3, beside the tape library."
+    note.write_text(passage + "\n", encoding="utf-8")
+    engine = make_engine(FakeEmbedder())
+    engine.index([note])
+    (rec,) = engine.documents()
+    cite = Citation(
+        1, "chunk-1", rec.doc_id, rec.file_name, rec.path, 1, 1, passage, sha256=rec.sha256
+    )
+    note.write_text(passage + "\nDelta's server lives in rack 2.\n", encoding="utf-8")
+    engine.index([note])
+    pane = CitationPane(engine)
+    qtbot.addWidget(pane)
+    pane.show()
+    pane.set_citations([cite])
+    pane.select(1)
+    qtbot.waitUntil(lambda: "highlighted" in pane.note.text(), timeout=10_000)
+    assert pane.note.text().startswith("The cited passage is highlighted.")

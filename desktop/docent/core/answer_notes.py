@@ -39,7 +39,7 @@ def ordinal(n: int) -> str:
 def seconds_said(seconds: float) -> str:
     s = round(seconds)
     if s < 1:  # not "after 0 s" (review, session 35)
-        return "under a second"
+        return "less than a second"
     return f"{s} s" if s < 60 else f"{s // 60} min {s % 60:02d} s"
 
 
@@ -174,7 +174,8 @@ def _citation_checks(answer: Answer, marked: str, outlined: str) -> list[str]:
         several = len(uncited) > 1
         # a whole-answer match supports them together (said above): not "no passage"
         support = (
-            f"no passage supports {'them' if several else 'it'} alone, only [{whole}] the answer as a whole"
+            f"no single passage supports {'them' if several else 'it'}; [{whole}] supports the "
+            "answer as a whole"
             if answer.mode == "generated" and whole is not None
             else f"no passage offered to the model supports {'them' if several else 'it'}"
         )

@@ -21,10 +21,15 @@ from docent.core.userfiles import distinct_paths
 
 #: ``[1]``, ``[1, 2]``, ``[1;2]``, ``[1-3]`` (``[1][2]`` is two markers). 1 to 3 digits, no
 #: leading zero, so ``[2005]`` or a character class ``[0-9]`` is not taken for a citation;
-#: nor a Markdown link's text, ``[2](https://...)``, which the window draws as a link;
-#: nor a part of a file's name, ``gamma_server[2].md`` (smollm2:135m's header of a passage,
-#: seen under Xvfb in session 35: chipped as a citation of [2]).
-MARKER = re.compile(r"\[\s*([1-9]\d{0,2}(?:\s*(?:[,;]|[-–])\s*[1-9]\d{0,2})*)\s*\](?!\(|\.[a-z])")
+#: nor a Markdown link's text, ``[2](https://...)``, which the window draws as a link (a
+#: marker before other brackets, "[2](p. 3)", is one); nor a part of a file's name,
+#: ``gamma_server[2].md`` (smollm2:135m's header of a passage, seen under Xvfb in session
+#: 35: chipped as a citation of [2]), while "bytes[1]." and "40 L [2].the" are markers.
+MARKER = re.compile(
+    r"(?:(?<!\w)|(?=\[[^\]\n]{1,40}\](?!\.[A-Za-z])))"
+    r"\[\s*([1-9]\d{0,2}(?:\s*(?:[,;]|[-–])\s*[1-9]\d{0,2})*)\s*\]"
+    r"(?!\((?:[A-Za-z][\w+.-]*:|www\.|[#/]))"
+)
 #: Code the model wrote (a fenced block, an inline span): ``x[6]`` in it is R's indexing,
 #: not a citation.
 _CODE = re.compile(r"```.*?(?:```|\Z)|~~~.*?(?:~~~|\Z)|`[^`\n]+`", re.DOTALL)

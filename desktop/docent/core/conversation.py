@@ -37,7 +37,7 @@ from docent.core.citations import Citation, strip_markers
 from docent.core.errors import Cancelled
 from docent.core.evaluation import Conflict, terms
 from docent.core.models import Hit
-from docent.core.numbers import MONTH_NAMES, WEEKDAY_NAMES, figures, stated_numbers
+from docent.core.numbers import MONTH_NAMES, WEEKDAY_NAMES, numbers_in, stated_numbers
 from docent.core.queryterms import analyse, content_words
 
 Mode = Literal["generated", "extractive", "abstained"]
@@ -108,7 +108,7 @@ class Answer:
     rewrites: list[str] = field(default_factory=list)
     #: The stream broke or was stopped: ``text`` is what arrived.
     partial: bool = False
-    #: Model requests made for this question (rewrite, answer, judge).
+    #: Model requests made for this question (rewrite, rerank, answer, retries).
     requests: int = 0
     #: Why the answer was cut short (a loop, rambling, its budget), or for an extractive
     #: one, why the model's own output could not be used (cut before anything useful, or
@@ -486,8 +486,9 @@ def parse_rewrite(output: str, conversation: Conversation, question: str) -> str
         new = {w for w in words - _said(conversation, question) if not w[:1].isdigit()}
         if len(new) > REWRITE_NEW_WORDS:
             return None
+        # every number, a page's too ("... on page 12?" steers the search to it)
         said = set().union(*map(stated_numbers, _texts(conversation, question)))
-        if any(not f.values & said for f in figures(text)):
+        if any(not readings & said for readings in numbers_in(text)):
             return None
         return text
     return None
@@ -530,6 +531,24 @@ _POINTING_ELSEWHERE = frozenset(
     {"sie", "er", "ihn", "ihm", "ihr", "ihnen", "diese", "dieser", "dieses"}
     | {"il", "elle", "ils", "elles", "lui", "leur", "leurs", "ça", "cela", "celui", "celle"}
     | {"ceux", "él", "ella", "ellos", "ellas", "eso", "esto", "esa", "ese", "esos", "esas"}
+)
+#: Chinese and Japanese ones, found anywhere (no spaces between words): "它的价格是多少？"
+#: ("what is its price?"), "それはいくらですか？" (review, session 35).
+_POINTING_CJK = (
+    "它",
+    "他",
+    "她",
+    "这个",
+    "那个",
+    "这些",
+    "那些",
+    "それ",
+    "あれ",
+    "これ",
+    "彼",
+    "その",
+    "あの",
+    "この",
 )
 #: German "es" ("Wie viel kostet es?"), told from Spanish "es" ("¿Qué es Docker?").
 _GERMAN_ES = re.compile(r"\b(?:ist|kostet|hat|gibt|geht|dauert|funktioniert|hält) es\b", re.I)
@@ -596,7 +615,8 @@ def points_back(question: str) -> bool:
         w in ("one", "ones") and not _a_number(lower[i - 1 : i], lower[i + 1 : i + 2])
         for i, w in enumerate(lower)
     )
-    return ones or bool(set(lower) & _POINTING or set(found) & _POINTING_ELSEWHERE)
+    cjk = any(w in question.replace("其他", "") for w in _POINTING_CJK)  # (其他: "other")
+    return ones or cjk or bool(set(lower) & _POINTING or set(found) & _POINTING_ELSEWHERE)
 
 
 def _a_number(before: list[str], after: list[str]) -> bool:

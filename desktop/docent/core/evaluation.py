@@ -239,7 +239,7 @@ _NOT_FOUND = re.compile(
     # the passages as the place, not a folder of that name ("not found in the documents
     # folder, reinstall" is an answer)
     r"|\bnot (?:mentioned|covered|found|stated|given) in the (?:provided |given )?"
-    r"(?:passages|documents|text)\b(?!\s+[a-z])"
+    r"(?:passages|documents|text)\b(?!\s+(?:folders?|director(?:y|ies)|files?|menus?|tabs?|lists?)\b)"
     r"|\b(?:passages|documents) do(?:es)?(?: not|n['’]t) (?:contain|mention|say|cover)\b"
     # German, French, Spanish, Chinese, the documents as the subject ("Der Kessel enthält
     # keinen Filter" is an answer): "Die Dokumente enthalten dazu keine Angaben", "nicht
@@ -282,7 +282,7 @@ _COUNT = re.compile(
 #: A word that makes the figure after it a year ("in 2019", "since 1998", "until 2030",
 #: "10 November 2025").
 _WHEN_BEFORE = re.compile(
-    r"\b(?:in|since|by|from|until|till|to|before|after|during|of|circa|year|early|late|mid"
+    r"\b(?:in|since|from|until|till|before|after|during|circa|year|early|late|mid"
     r"|spring|summer|autumn|fall|winter|" + "|".join(sorted(MONTH_NAMES)) + r")\.?[\s,-]*$",
     re.I,
 )

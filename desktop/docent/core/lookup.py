@@ -209,6 +209,9 @@ def grep(
 
 #: Characters of a passage shown before and after a match on its line.
 GREP_BEFORE, GREP_AFTER = 60, 120
+#: Characters an excerpt's end moves at most to fall between words.
+_WORD_TRIM = 20
+_SPACE = re.compile(r"\s+")
 #: An apostrophe as typed, and as typeset.
 _APOSTROPHE = re.compile("['’]")
 
@@ -272,12 +275,13 @@ def _grep_match(p: ScoredPoint, match: tuple[int, int]) -> GrepMatch:
     stop = max(end, start) + GREP_AFTER
     # whole words at both ends, an ellipsis where the passage goes on (QA-78: "a meeting
     # notes." of "Beta meeting notes.")
+    # (at most _WORD_TRIM characters: a long URL after the match is cut, not dropped)
     if start > 0 and not text[start - 1].isspace():
-        space = text.find(" ", start, max(at, start))
-        start = space + 1 if space != -1 else start
+        space = _SPACE.search(text, start, min(max(at, start), start + _WORD_TRIM))
+        start = space.end() if space else start
     if stop < len(text) and not text[stop].isspace():
-        space = text.rfind(" ", max(end, start), stop)
-        stop = space if space != -1 else stop
+        spaces = list(_SPACE.finditer(text, max(end, start, stop - _WORD_TRIM), stop))
+        stop = spaces[-1].start() if spaces else stop
     line = " ".join(text[start:stop].split())
     line = ("… " if start > 0 else "") + line + (" …" if stop < len(text) else "")
     first, last = int(pl["page_start"]), int(pl["page_end"])

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 #: A time of day written with a colon ("10:30", one figure: not 10 and 30), or a number.
-_NUMBER = re.compile(r"(?<![\d:])(?:[01]?\d|2[0-3]):[0-5]\d(?![\d:])|\d+(?:[.,]\d+)*")
+_NUMBER = re.compile(r"(?<![\d:])(?:[01]?\d|2[0-3]):[0-5]\d(?::[0-5]\d)?(?![\d:])|\d+(?:[.,]\d+)*")
 #: Full-width digits ("１０時") read as the digits they are.
 _FULL_WIDTH = str.maketrans("０１２３４５６７８９", "0123456789")
 _NOT_A_PAGE = r"(?![.,]\d|[ \t]*(?:[kmgt]i?b|bytes?|k|m)\b)"
@@ -46,7 +46,7 @@ def unstated_numbers(sentence: str, have: set[str]) -> bool:
     stated by one within ``APPROXIMATE`` of it, but not by a year ("nearly 2,000" by 2019;
     "1,987 schools" is a count). A number in words counts from thirteen on
     ("seventeen people"); below, "one" and "a second" are seldom numbers."""
-    text = PAGE_REFERENCE.sub(" ", sentence)
+    text = PAGE_REFERENCE.sub(" ", sentence.translate(_FULL_WIDTH))
     years = [int(x) for x in have if len(x) == 4 and x.isdigit()]
 
     def century_unstated(n: int) -> bool:
@@ -101,7 +101,10 @@ def stated_numbers(text: str) -> set[str]:
     metres", "four hundred members", "thirty-one years"): what a sentence's numbers are
     looked for in. Only the source's words are read as numbers: a sentence's "one of the"
     must not need a 1. Its dates too, as ``dates_in`` reads them."""
+    text = text.translate(_FULL_WIDTH)
     have: set[str] = set().union(*numbers_in(text))
+    # a time states its hour and minutes too: "opens at 10:00" says "10 am" (review, s35)
+    have |= {p.lstrip("0") or "0" for t in have if ":" in t for p in t.split(":")}
     # a count, not a year: as written (whole numbers only: not "0,198" of "0,1987")
     grouped = {m.group() for m in _NUMBER.finditer(text) if _GROUPED.fullmatch(m.group())}
     return have | grouped | spelled_numbers(text) | dates_in(text)
@@ -210,6 +213,7 @@ def figures(text: str) -> list[Figure]:
     """The dates, years and other numbers a text states in figures, in order; a number
     inside a date is the date's, and page references ("p. 4") and numbers joined to
     letters ("RH70", "22b", "GNU2") are none."""
+    text = text.translate(_FULL_WIDTH)  # one character for one: the offsets stand
     dates = _dates(text)
     taken = [(f.start, f.end) for f in dates]
     taken += [m.span() for m in PAGE_REFERENCE.finditer(text)]
@@ -352,9 +356,10 @@ def numbers_in(text: str) -> set[frozenset[str]]:
 
 
 def _readings(number: str) -> frozenset[str]:
-    if ":" in number:  # "10:30", "09:30": a time, as "10.30" may be one
-        hour, minute = number.split(":")
-        return frozenset({f"{int(hour)}:{minute}"})
+    if ":" in number:  # "10:30", "09:30", "10:30:00": a time, as "10.30" may be one
+        hour, minute, *seconds = number.split(":")
+        time = f"{int(hour)}:{minute}"
+        return frozenset({time, *(f"{time}:{s}" for s in seconds)})
     seps = re.findall(r"[.,]", number)
     groups = re.split(r"[.,]", number)
     if not seps:

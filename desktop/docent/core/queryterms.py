@@ -28,10 +28,11 @@ _QUOTED = re.compile(
 )
 _CAMEL = re.compile(r"[a-z][A-Z]")
 _SINGLE_WORD = re.compile(r"[^\W_]+(?: [^\W_]+)*")
-#: A name's letters and its number written apart ("NGC 4414", "DD-214") or together
-#: ("NGC4414"): a page writes either, and the text index has them as two words or one.
-_APART = re.compile(r"(?<![\w.-])([A-Za-z]{2,})[ -](\d[\d./]*)(?![\w-])")
-_TOGETHER = re.compile(r"([A-Za-z]{2,})(\d[\d./]*)")
+#: A name's capitals and its number written apart ("NGC 4414") or together ("NGC4414"): a
+#: page writes either, and the text index has them as two words or one. Capitals only:
+#: "in 2019" or "Windows 10" is no such name (review, session 35).
+_APART = re.compile(r"(?<![\w.-])([A-Z]{2,})[ -](\d[\d./]*)(?![\w-])")
+_TOGETHER = re.compile(r"([A-Z]{2,})(\d[\d./]*)")
 #: Words of questions that say nothing about the subject ("how do I ...").
 _QUESTION_FILLER = frozenset(
     [

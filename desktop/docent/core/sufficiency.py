@@ -140,15 +140,15 @@ def uncovered_gains(
 
 
 #: Where letters meet digits ("ngc|4414"): one word of a page, two of a question.
+#: (The passage's words only: a question's "B12" is not "B6 ... 12 mg"; review, s35.)
 _LETTER_DIGIT = re.compile(r"(?<=[^\W\d_])(?=\d)|(?<=\d)(?=[^\W\d_])")
-_LETTERS_AND_DIGITS = re.compile(r"[^\w]+|_|" + _LETTER_DIGIT.pattern)
 
 
 def _word_stems(word: str) -> list[str]:
-    """``is.na``, ``PDP-11`` or ``NGC4414`` are present when each of their parts is."""
+    """``is.na`` or ``PDP-11`` are present when each of their parts is."""
     # a run of Chinese or Japanese as its character pairs, on both sides: a question's
     # word never matched a passage's "word", a whole sentence of them (review)
-    parts = _LETTERS_AND_DIGITS.split(word.lower())
+    parts = re.split(r"[^\w]+|_", word.lower())
     return [stem(q) for p in parts if p for q in pieces(p)]
 
 

@@ -408,9 +408,13 @@ class CitationPane(QWidget):
         # the heading names the page shown (◀ ▶ move away from the cited one)
         where = page_label(c) if cited else f"p. {r.page} (the passage is on {page_label(c)})"
         self.header.set_heading(shown(self._name(c)), where)
-        if (cited or r.page == c.page) and r.cited_older:  # QA-77, QA-78
+        partial = not r.rects or r.method == "search"  # a phrase of it, or nothing, lit
+        if (cited or r.page == c.page) and r.cited_older and partial:  # QA-77, QA-78
             self.note.setText(older_note(c, lit=bool(r.rects)))
-            if not r.rects:
+            if r.rects:
+                first = r.rects[0]
+                self.page_scroll.ensureVisible(int(first.center().x()), int(first.top()), 40, 120)
+            else:
                 self.page_scroll.verticalScrollBar().setValue(0)
         elif r.rects:
             self.note.setText(
@@ -498,7 +502,7 @@ class CitationPane(QWidget):
             p, older = loaded
             self.stack.setCurrentIndex(TEXT)
             found = self.text_view.show_passage(p)
-            if older:  # whatever of it the new version shares is lit (QA-78)
+            if older and not p.whole_passage_lit(c.text):  # a part of it, or none (QA-78)
                 said = older_note(c, lit=found)
             elif found:
                 said = "The cited passage is highlighted."

@@ -38,6 +38,12 @@ class TextPassage:
     def whole(self) -> bool:
         return self.first_line == 1 and self.last_line >= self.total_lines
 
+    def whole_passage_lit(self, passage: str) -> bool:
+        """Whether the spans light about all of ``passage`` (spacing aside), not a few of
+        its words: an edited file's old passage may be found only in part (QA-78)."""
+        lit = sum(n for _, n in self.spans)
+        return lit >= 0.9 * len(" ".join(passage.split()))
+
     def lines_note(self) -> str:
         """'' for a whole file; else which lines are shown, for the pane's note."""
         if self.whole:
