@@ -149,3 +149,42 @@ def test_a_chinese_question_naming_its_subject_is_searched_as_asked(
     Answerer(llm, settings, search).answer(q2, conv)
 
     assert searched[0] == q2
+
+
+def test_the_second_reviews_cases() -> None:
+    """The session's second review (helper-83): what the first fixes broke, each mended."""
+    from docent.core.conversation import Answer as TurnAnswer
+    from docent.core.conversation import Conversation, is_follow_up, parse_rewrite
+    from docent.core.evaluation import gives_no_number, says_not_found
+    from docent.core.numbers import stated_numbers, unstated_numbers
+    from docent.core.sufficiency import keyword_overlap
+
+    # a time states its hour and minutes; a timestamp its time
+    assert not unstated_numbers("The shop opens at 10 am", stated_numbers("Opens at 10:00."))
+    assert not unstated_numbers("It closes at 17", stated_numbers("Hours: 9:00-17:00."))
+    assert not unstated_numbers("At 10:30 it started", stated_numbers("Logged 10:30:00 UTC."))
+    assert unstated_numbers("It opens at 11 am", stated_numbers("Opens at 10:00."))
+    # the model's usual abstentions
+    for said in (
+        "This is not mentioned in the passages provided.",
+        "The answer is not stated in the documents given.",
+    ):
+        assert says_not_found(said), said
+    # a counted total is a number
+    how_many = "How many employees does it have?"
+    assert not gives_no_number(how_many, "It has a total of 2000 employees [1].")
+    assert not gives_no_number(how_many, "Headcount grew to 1500 employees [1].")
+    # a question's identifier is not its parts elsewhere in a passage
+    passage = hit(1, "Vitamin B6 is given at 12 mg a day.")
+    _, missing = keyword_overlap("How much vitamin B12 is given?", [passage])
+    assert "b12" in missing
+    # pronouns of Chinese and Japanese point back; "其他" (other) does not
+    assert is_follow_up("它的价格是多少？") and is_follow_up("それはいくらですか？")
+    assert not is_follow_up("北京大学图书馆的其他服务有哪些？")
+    # a rewrite's page number must have been said
+    q = "How long can an R console line be?"
+    conv = Conversation()
+    conv.add(q, q, TurnAnswer(q, "About 4095 bytes [1].", "generated"))
+    follow = "And in the manual?"
+    assert parse_rewrite("How long can an R console line be in the manual?", conv, follow)
+    assert parse_rewrite("How long can an R console line be on page 12?", conv, follow) is None
