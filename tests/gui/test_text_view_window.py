@@ -123,6 +123,31 @@ def test_a_passage_not_found_shows_the_part_around_its_cited_lines() -> None:
     assert part.spans == [] and part.first_line <= 1_500 <= part.last_line
 
 
+GAMMA = "Gamma's server lives in rack 7, slot 3, beside the tape library."
+
+
+def _cited_note(make_engine: Any, tmp_path: Path) -> tuple[Any, Path, Citation]:
+    """An engine with gamma.md indexed, the file, and a citation of its passage."""
+    from fake_embedder import FakeEmbedder
+
+    note = tmp_path / "gamma.md"
+    note.write_text(GAMMA + "\n", encoding="utf-8")
+    engine = make_engine(FakeEmbedder())
+    engine.index([note])
+    (rec,) = engine.documents()
+    cite = Citation(
+        1, "chunk-1", rec.doc_id, rec.file_name, rec.path, 1, 1, GAMMA, sha256=rec.sha256
+    )
+    return engine, note, cite
+
+
+def _open(qtbot: Any, pane: Any, cite: Citation, said: str) -> str:
+    pane.set_citations([cite])
+    pane.select(1)
+    qtbot.waitUntil(lambda: said in pane.note.text(), timeout=10_000)
+    return str(pane.note.text())
+
+
 def test_a_citation_of_an_edited_file_says_it_is_the_older_version(
     qtbot: Any, make_engine: Any, tmp_path: Path, drain: None
 ) -> None:
@@ -131,35 +156,16 @@ def test_a_citation_of_an_edited_file_says_it_is_the_older_version(
     from dataclasses import replace
 
     from docent.gui.citation_pane import CitationPane
-    from fake_embedder import FakeEmbedder
 
-    note = tmp_path / "gamma.md"
-    before = "Gamma's server lives in rack 7, slot 3, beside the tape library."
-    note.write_text(before + "\n", encoding="utf-8")
-    engine = make_engine(FakeEmbedder())
-    engine.index([note])
-    (rec,) = engine.documents()
-    cite = Citation(
-        1, "chunk-1", rec.doc_id, rec.file_name, rec.path, 1, 1, before, sha256=rec.sha256
-    )
+    engine, note, cite = _cited_note(make_engine, tmp_path)
     pane = CitationPane(engine)
     qtbot.addWidget(pane)
     pane.show()
-    pane.set_citations([cite])
-    pane.select(1)
-    qtbot.waitUntil(lambda: "highlighted" in pane.note.text(), timeout=10_000)
-    assert pane.note.text().startswith("The cited passage is highlighted.")  # as cited
-
-    note.write_text(before.replace("rack 7, slot 3", "rack 12, slot 9") + "\n", encoding="utf-8")
+    said = _open(qtbot, pane, cite, "highlighted")
+    assert said.startswith("The cited passage is highlighted.")  # as cited
+    note.write_text(GAMMA.replace("rack 7, slot 3", "rack 12, slot 9") + "\n", encoding="utf-8")
     engine.index([note])
-    (now,) = engine.documents()
-    assert now.sha256 != rec.sha256
-    pane.set_citations([replace(cite)])
-    pane.select(1)
-    qtbot.waitUntil(
-        lambda: "changed since this answer cited it" in pane.note.text(), timeout=10_000
-    )
-    said = pane.note.text()
+    said = _open(qtbot, pane, replace(cite), "changed since this answer cited it")
     assert "only what the file now shown still shares with it is highlighted" in said
     assert "The cited passage is highlighted" not in said
 
@@ -170,23 +176,12 @@ def test_a_citation_of_a_file_edited_elsewhere_is_lit_whole_and_says_so(
     """An edit away from the passage (another version, the passage whole in it): lit, and
     no "changed since" note, which said only part of it was (review, session 35)."""
     from docent.gui.citation_pane import CitationPane
-    from fake_embedder import FakeEmbedder
 
-    note = tmp_path / "gamma.md"
-    passage = "Gamma's server lives in rack 7, slot 3, beside the tape library."
-    note.write_text(passage + "\n", encoding="utf-8")
-    engine = make_engine(FakeEmbedder())
-    engine.index([note])
-    (rec,) = engine.documents()
-    cite = Citation(
-        1, "chunk-1", rec.doc_id, rec.file_name, rec.path, 1, 1, passage, sha256=rec.sha256
-    )
-    note.write_text(passage + "\nDelta's server lives in rack 2.\n", encoding="utf-8")
+    engine, note, cite = _cited_note(make_engine, tmp_path)
+    note.write_text(GAMMA + "\nDelta's server lives in rack 2.\n", encoding="utf-8")
     engine.index([note])
     pane = CitationPane(engine)
     qtbot.addWidget(pane)
     pane.show()
-    pane.set_citations([cite])
-    pane.select(1)
-    qtbot.waitUntil(lambda: "highlighted" in pane.note.text(), timeout=10_000)
-    assert pane.note.text().startswith("The cited passage is highlighted.")
+    said = _open(qtbot, pane, cite, "highlighted")
+    assert said.startswith("The cited passage is highlighted.")
