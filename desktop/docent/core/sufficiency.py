@@ -17,7 +17,9 @@
   do I change the *fan* speed of the server?") still has a word no passage found covers,
   and the passages match the rest of it better without that word: they are about the
   rest, not about what was asked. A paraphrase the passage does cover ("overnight" for a
-  page saying "at night") brings it no closer when left out.
+  page saying "at night") brings it no closer when left out. A word a large library
+  never uses ("dplyr" of R's manuals) needs less gain (``UNUSED_GAIN``): no passage
+  anywhere holds it for the search to have missed.
 
 Answers abstain on ``sufficient=False``.
 """
@@ -59,8 +61,9 @@ UNCOVERED_SENTENCE_GAIN = 0.058
 #: The bar of either gain (the passage's or the best sentence's, the larger) for an
 #: uncovered word a large library never uses (no passage holds its stem: "dplyr",
 #: "isotope"). Lower than the others: no passage anywhere holds the word for a search to
-#: have missed, so the passages found answer it by a paraphrase or not at all. A word with a digit ("4414" of a table's "NGC4414") is left to the
-#: checks of names and numbers. The retrieval's ``unused_gain`` (this is its default).
+#: have missed, so the passages found answer it by a paraphrase or not at all. A word
+#: with a digit ("4414" of a table's "NGC4414") is left to the checks of names and
+#: numbers. The retrieval's ``unused_gain`` (this is its default).
 UNUSED_GAIN = 0.02
 #: Uncovered words weighed at most, in the question's order (one short embedding each,
 #: ~12 ms quiet: the search's largest cost after the question's own embedding). On the
@@ -225,7 +228,7 @@ def evaluate_retrieval(
     they only lower the overlap. ``names``: the question's names and exact terms; one
     that no hit, neighbour or heading holds makes it low. ``headings``: the title and
     heading path of each hit. ``unused``: of the uncovered words weighed, those the
-    searched documents never use; their gains meet a lower bar (``unused_gain``).
+    library never uses; their gains meet a lower bar (``unused_gain``).
     """
     top = list(hits[:TOP_HITS])
     if not any(ch.isalnum() for ch in question):
@@ -320,7 +323,7 @@ def _unused_words(
     bar: float,
     named: Sequence[str],
 ) -> list[str]:
-    """The words of ``gains`` not in ``named`` that no searched passage uses and whose
+    """The words of ``gains`` not in ``named`` that the library never uses and whose
     leaving out brings the passage or the best sentence ``bar`` closer."""
     near = [
         w
