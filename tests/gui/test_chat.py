@@ -176,11 +176,18 @@ def test_links_in_answers_are_never_followed_to_files(
     assert any("file:" in t for t in window.notifications.texts())
 
 
+@pytest.mark.parametrize("how", ["chip", "row"])
 def test_a_page_opened_while_an_answer_is_written_stays_when_it_comes(
-    qtbot: Any, make_engine: Any, make_window: Any, indexed_pdf: Path, ollama_stub: OllamaStub
+    qtbot: Any,
+    make_engine: Any,
+    make_window: Any,
+    indexed_pdf: Path,
+    ollama_stub: OllamaStub,
+    how: str,
 ) -> None:
     """QA-78: the first answer's [1], clicked while the second was streamed, went back to
-    the hint when the second came; its sources now wait for a click of its own chips."""
+    the hint when the second came; its sources now wait for a click of its own chips. A
+    row of the Sources list clicked then too (review, session 35)."""
     ollama_stub.responder = lambda messages, model: REPLY
     engine = make_engine(
         FakeEmbedder(), ollama_host=ollama_stub.url, ollama_model="stub-model:latest"
@@ -199,7 +206,10 @@ def test_a_page_opened_while_an_answer_is_written_stays_when_it_comes(
         qtbot.mouseClick(chat.send_button, Qt.MouseButton.LeftButton)
         assert ollama_stub.stalled.wait(ANSWER_TIMEOUT_MS / 1000)
         with qtbot.waitSignal(sources.page_shown, timeout=ANSWER_TIMEOUT_MS):
-            click_text(qtbot, chat.view, "[1]")  # the first answer's
+            if how == "chip":
+                click_text(qtbot, chat.view, "[1]")  # the first answer's
+            else:  # its row in the Sources list, as a click there picks it
+                sources.list.setCurrentRow(first.citations.index(cited))
         assert sources.current is cited
         ollama_stub.release.set()
     second = done.args[0]

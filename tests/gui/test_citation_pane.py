@@ -436,6 +436,7 @@ def test_a_file_no_application_opens_says_what_to_do(
 
     posted: list[Message] = []
     bridge().message_posted.connect(posted.append)
+    posted += bridge().attach()  # as a window does: messages are held until one listens
     monkeypatch.setattr(QDesktopServices, "openUrl", staticmethod(lambda url: False))
     open_file("/docs/manual.pdf")
     (note,) = [m for m in posted if "manual.pdf" in m.text]

@@ -105,6 +105,8 @@ def _is_pdf(c: Citation) -> bool:
 class CitationPane(QWidget):
     #: the page shown changed: (path, page)
     page_shown = Signal(str, int)
+    #: The person opened a citation: a chip (``select``) or a row of the list.
+    citation_opened = Signal()
 
     def __init__(self, engine: EngineAPI, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -277,6 +279,7 @@ class CitationPane(QWidget):
         """Show citation number ``n`` (as printed in the answer)."""
         for row, c in enumerate(self.citations):
             if c.n == n:
+                self.citation_opened.emit()
                 if self.list.currentRow() == row:
                     self.show_citation(c)  # again: back to the cited page
                 else:
@@ -291,6 +294,7 @@ class CitationPane(QWidget):
 
     def _on_row(self, row: int) -> None:
         if 0 <= row < len(self.citations):
+            self.citation_opened.emit()  # (set_citations lists rows with signals blocked)
             self.show_citation(self.citations[row])
 
     def show_citation(self, c: Citation) -> None:

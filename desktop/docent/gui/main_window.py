@@ -95,8 +95,10 @@ class MainWindow(QMainWindow):
         self.dialogs: list[QWidget] = []
         self._citations_turn = 0  # the turn whose sources the citation pane lists
         #: the question being answered, and whether the person opened a citation since it
-        #: was asked: the answer's sources then wait for a click of its own chips (QA-78:
-        #: the page being read went back to the hint when the answer came)
+        #: was asked (a chip, a row of the sources): another question's page then stays,
+        #: the answer's sources waiting for a click of its own chips (QA-78: the page being
+        #: read went back to the hint when the answer came). A Retry's answer replaces its
+        #: earlier attempt's sources, whatever was opened meanwhile.
         self._asking = False
         self._opened_while_asking = False
         self._sources_width = 0  # the Sources pane's width before it was narrowed
@@ -220,6 +222,7 @@ class MainWindow(QMainWindow):
         lib.collection_bar.collections_changed.connect(self._on_collections_read)
         chat.answer_started.connect(lambda: lib.collection_bar.setEnabled(False))
         chat.answer_started.connect(self._on_answer_started)
+        self.citations.citation_opened.connect(self._on_citation_opened)
         chat.answer_finished.connect(lambda _: lib.collection_bar.setEnabled(True))
         lib.ask_about_requested.connect(chat.set_scope)
         lib.summarize_requested.connect(self.summarize)
@@ -510,6 +513,9 @@ class MainWindow(QMainWindow):
     def _on_answer_started(self) -> None:
         self._asking, self._opened_while_asking = True, False
 
+    def _on_citation_opened(self) -> None:
+        self._opened_while_asking = self._asking
+
     def _on_answer_finished(self, turn: Turn) -> None:
         reading = self._opened_while_asking and self._citations_turn != turn.number
         self._asking = self._opened_while_asking = False
@@ -571,7 +577,6 @@ class MainWindow(QMainWindow):
             return
         if self._citations_turn != turn_number:
             self._show_sources_of(turn)
-        self._opened_while_asking = self._asking
         self.citations.select(n)
 
     def _retry(self) -> None:
