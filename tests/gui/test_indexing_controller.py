@@ -193,6 +193,40 @@ def test_removal_says_what_left_the_library(
     assert Message("info", "Removed gone.pdf from the library.") in posted
 
 
+def test_a_watched_folders_rename_and_removal_are_said(
+    qtbot: Any, fake: FakeEngine, make: Any, tmp_path: Path, drain: None
+) -> None:
+    """QA-78: a rename, a move and a delete in a watched folder changed the rows only."""
+    from docent.core.api import JobFinished
+
+    posted = listen()
+    c = make()
+    old, new = str(tmp_path / "beta.txt"), str(tmp_path / "beta-notes.txt")
+    job = Job(JobKind.INDEX, [new], "watch", id=101)
+    with qtbot.waitSignal(c.documents_changed, timeout=10_000):
+        fake.emit(JobStarted(job))
+        fake.emit(JobFinished(job, IndexReport(renamed=[(old, new)])))
+    assert Message("info", "Followed a rename: beta.txt → beta-notes.txt.") in posted
+    gone = Job(JobKind.INDEX, [old], "watch", id=102)
+    with qtbot.waitSignal(c.documents_changed, timeout=10_000):
+        fake.emit(JobStarted(gone))
+        fake.emit(JobFinished(gone, IndexReport(removed=[str(tmp_path / "alpha.md")])))
+    assert (
+        Message(
+            "info",
+            "Removed alpha.md from the library: deleted or moved out of a watched folder.",
+        )
+        in posted
+    )
+    # a watched change that found nothing to say says nothing
+    quiet = Job(JobKind.INDEX, [new], "watch", id=103)
+    before = len(posted)
+    with qtbot.waitSignal(c.documents_changed, timeout=10_000):
+        fake.emit(JobStarted(quiet))
+        fake.emit(JobFinished(quiet, IndexReport(unchanged=[new])))
+    assert len(posted) == before
+
+
 def test_resume_tracks_the_documents_left_queued(
     qtbot: Any, fake: FakeEngine, make: Any, drain: None
 ) -> None:

@@ -305,6 +305,7 @@ def test_at_1024_by_700_a_long_file_name_never_widens_the_window(
     lib.add_paths([str(doc)])  # the indexing row and the status bar name it
     assert fake.job_paused.wait(10)
     qtbot.waitUntil(lambda: name in window.index_label.text(), timeout=10_000)
+    assert "(all files: " in window.index_label.text()  # the run's share, not the file's
     assert lib.progress_row.isVisible()
     window.chat.set_scope([str(doc)])  # "Asking only: <name>"
     bridge().error(f"Could not read {name}: it is damaged.")

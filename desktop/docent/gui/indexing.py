@@ -389,6 +389,8 @@ class IndexController(QObject):
             bridge().info(f"Removed {names}{more} from the library.")
         elif job.id in self._runs:
             self._say_how_it_ended(end.report, self._runs[job.id], job.id in self._found_nothing)
+        else:  # a watched folder's change: the rows change, and this says what happened
+            _say_what_was_followed(end.report)
         self._found_nothing.discard(job.id)
         self._removals.discard(job.id)
         told = self._told.pop(job.id, None)
@@ -417,3 +419,19 @@ class IndexController(QObject):
                     # a narrow column cuts the reason short: its tooltip is whole (QA-77)
                     "see the State column for why (point at a row for the whole reason)."
                 )
+
+
+def _say_what_was_followed(report: IndexReport) -> None:
+    """A rename or a removal a watched folder's change brought, said once (QA-78: only
+    the rows changed; a file renamed away looked like one lost). New and changed files
+    are runs of their own, with their progress and Cancel."""
+    if report.renamed:
+        (old, new), more = report.renamed[0], len(report.renamed) - 1
+        also = f" ({more} more renamed or moved)" if more else ""
+        bridge().info(f"Followed a rename: {Path(old).name} → {Path(new).name}{also}.")
+    if report.removed:
+        names = ", ".join(Path(p).name for p in report.removed[:3])
+        dots = "…" if len(report.removed) > 3 else ""
+        bridge().info(
+            f"Removed {names}{dots} from the library: deleted or moved out of a watched folder."
+        )

@@ -227,7 +227,9 @@ class MainWindow(QMainWindow):
         lib.ask_about_requested.connect(chat.set_scope)
         lib.summarize_requested.connect(self.summarize)
         lib.controller.overall_progressed.connect(
-            lambda f, label: self.index_label.setText(f"{label} ({int(f * 100)}%)")
+            # the run's share, said as such: "(39%)" after a file's name read as that
+            # file's, beside its row's 26% (QA-78)
+            lambda f, label: self.index_label.setText(f"{label} (all files: {int(f * 100)}%)")
         )
         lib.controller.run_finished.connect(lambda _: self._after_run())
         lib.controller.documents_changed.connect(lambda _: self.refresh_status())
