@@ -218,6 +218,13 @@ def test_a_watched_folders_rename_and_removal_are_said(
         )
         in posted
     )
+    # documents dropped with a folder no longer watched: no "deleted or moved out"
+    before = len(posted)
+    drop = Job(JobKind.DROP, [str(tmp_path)], "user", id=104)
+    with qtbot.waitSignal(c.documents_changed, timeout=10_000):
+        fake.emit(JobStarted(drop))
+        fake.emit(JobFinished(drop, IndexReport(removed=[new])))
+    assert len(posted) == before
     # a watched change that found nothing to say says nothing
     quiet = Job(JobKind.INDEX, [new], "watch", id=103)
     before = len(posted)

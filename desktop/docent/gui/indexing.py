@@ -389,7 +389,7 @@ class IndexController(QObject):
             bridge().info(f"Removed {names}{more} from the library.")
         elif job.id in self._runs:
             self._say_how_it_ended(end.report, self._runs[job.id], job.id in self._found_nothing)
-        else:  # a watched folder's change: the rows change, and this says what happened
+        elif job.source in ("watch", "sweep"):  # a watched folder's change (not a drop)
             _say_what_was_followed(end.report)
         self._found_nothing.discard(job.id)
         self._removals.discard(job.id)
