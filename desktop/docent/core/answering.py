@@ -574,7 +574,8 @@ class Answerer:
         text = checked.text
         # a passage a sentence should have cited is listed too, for the note naming it
         # (QA-78: "passage [2] does" of a passage the sources never showed)
-        better = [s.better for s in checked.misattributed if s.better]
+        misattributed = [(s.sentence, s.cited, s.better) for s in checked.misattributed if s.better]
+        better = [n for _, _, n in misattributed]
         citations = focused(
             citations_for(model, prompt.offered, matched=[*matched, *better]),
             prompt.offered,
@@ -612,9 +613,7 @@ class Answerer:
             rewrites=run.rewrites,
             partial=bool(partial),
             cut=cut,
-            misattributed=[
-                (s.sentence, s.cited, s.better) for s in checked.misattributed if s.better
-            ],
+            misattributed=misattributed,
             tokens=guard.tokens,
             budget=int(prompt.options.get("num_predict") or 0),
             unsupported_answer=unsupported,

@@ -171,7 +171,7 @@ class RetrievalConfig:
     #: whole corpus, one answerable scoped question fewer low; 3 lost two (session 21).
     document_words: int = 10
     #: Bar of the passage's or the best sentence's gain (the larger) for an uncovered word
-    #: no passage of the searched documents holds, by its BM25 stem (0: off; see
+    #: no passage of the library holds, by its BM25 stem (0: off; see
     #: ``sufficiency.UNUSED_GAIN``). On the dev and fresh questions 0.02: 5 more of 54
     #: unanswerable low ("dplyr", "lid", "isotope", "vaccine", "surrender"), 1 more of 74
     #: answerable ("protein" for a table's "type"); held-out unchanged (session 35).
@@ -545,7 +545,7 @@ class Retriever:
             names=(*terms.names, *terms.exact),
             headings=[str(c.payload.get("context", "")) for c in top],
             common=self._common(top[0], collection) if top and cfg.document_words else None,
-            unused=self._unused(collection) if self._vocabulary_wide(collection) else None,
+            unused=self._unused(collection) if cfg.unused_gain > 0 else None,
             unused_gain=cfg.unused_gain,
         )
 
@@ -917,18 +917,16 @@ class Retriever:
 
         return common
 
-    def _vocabulary_wide(self, collection: str | None) -> bool:
-        """Whether the library is large enough for a word it never uses to say something
-        (``unused_min_chunks``)."""
-        cfg = self.config
-        return cfg.unused_gain > 0 and self._chunks_in(None, collection) >= cfg.unused_min_chunks
-
     def _unused(self, collection: str | None) -> Callable[[Sequence[str]], list[str]]:
         """The words no passage of the library (the collection searched) holds: none has
         a BM25 stem of them (``used`` and ``uses`` meet; a word BM25 drops, a stopword, is
-        never unused)."""
+        never unused). None in a library too small for a word it lacks to say something
+        (``unused_min_chunks``). Asked only when a word's gain passes the bar: the size is
+        read then, not on every search."""
 
         def unused(words: Sequence[str]) -> list[str]:
+            if self._chunks_in(None, collection) < self.config.unused_min_chunks:
+                return []
             out = []
             for w in words:
                 stems = self.embedder.query_sparse(w).indices
