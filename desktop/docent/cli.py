@@ -18,7 +18,8 @@ from docent.cli_progress import ProgressBar
 from docent.cli_signals import handlers_restored, stop_on_signals
 from docent.cli_text import pad
 from docent.core.files import describe_unsupported
-from docent.core.models import CANCELLED, unit_long, unit_short
+from docent.core.gaps import sentence as gap_sentence
+from docent.core.models import CANCELLED, DocState, unit_long, unit_short
 from docent.core.userfiles import distinct_paths, shown
 
 if TYPE_CHECKING:
@@ -44,6 +45,7 @@ def _report_dict(r: IndexReport) -> dict[str, Any]:
         "failed": [{"path": f.path, "reason": f.reason, "message": f.message} for f in r.failed],
         "skipped": [{"path": f.path, "reason": f.reason, "message": f.message} for f in r.skipped],
         "unsupported": r.unsupported,
+        "read_in_part": [{"path": p, "gaps": g} for p, g in r.gaps],
         "chunks_embedded": r.chunks_embedded,
         "chunks_reused": r.chunks_reused,
         "seconds": round(r.seconds, 3),
@@ -166,6 +168,8 @@ def cmd_index(args: argparse.Namespace) -> int:
         cli_collections.print_regrouped(main, names)
         for f in main.failed:
             print(f"  failed: {shown(f.path)}: {f.message}")
+        for path, gaps in main.gaps:
+            print(f"  read in part: {shown(path)}: {gap_sentence(gaps)}")
         # deleted or moved while the run read them: listed as they were until the next
         # run of their folder finds them gone or moved (it reused their passages then);
         # said, not left to be found (QA, session 31)
@@ -205,6 +209,7 @@ def cmd_list(args: argparse.Namespace) -> int:
                     "pages": d.pages,
                     "chunks": d.chunks,
                     "ocr_pages": d.ocr_pages,
+                    "gaps": d.gaps,
                     "error": d.error,
                     "collections": sorted(names.get(c, c) for c in d.collections),
                     "file_missing": d.path in gone,
@@ -219,6 +224,8 @@ def cmd_list(args: argparse.Namespace) -> int:
     labels = distinct_paths(d.path for d in docs)  # two notes.md: with their folders
     for d in docs:
         state = d.state_label + (f": {d.error}" if d.error else "")
+        if d.gaps and d.state is DocState.READY:
+            state += f" ({d.gaps})"
         if d.path in gone:
             state += " (its file is gone: moved or deleted?)"
         ocr = f" (OCR: {d.ocr_pages} p)" if d.ocr_pages else ""

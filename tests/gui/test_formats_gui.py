@@ -29,6 +29,27 @@ def test_library_row_says_how_many_pages_were_ocrd(qtbot: Any) -> None:
     assert Row.from_record(rec).state_text == "ready"
 
 
+def test_library_row_says_what_was_not_read(qtbot: Any) -> None:
+    """A document indexed with pages left unread (core/gaps.py) says so in its row, and
+    which and why in the tooltip, beside its OCR'd pages."""
+    rec = DocumentRecord(
+        "d1",
+        "/x/log.pdf",
+        "log.pdf",
+        state=DocState.READY,
+        ocr_pages=1,
+        gaps="page 4 could not be read",
+    )
+    assert Row.from_record(rec).state_text == "ready · part unread"
+    model = DocumentTableModel()
+    model.set_records([rec])
+    tip = model.item(0, 3).data(Qt.ItemDataRole.ToolTipRole)
+    assert "1 page read by OCR" in tip
+    assert "Page 4 could not be read; the rest is searchable." in tip
+    rec.gaps = ""
+    assert Row.from_record(rec).state_text == "ready · OCR"
+
+
 def test_library_row_shows_the_scan_page_being_read(qtbot: Any) -> None:
     model = DocumentTableModel()
     step = "reading scanned page 3 by OCR (2 of 9)"

@@ -234,6 +234,30 @@ def test_a_watched_folders_rename_and_removal_are_said(
     assert len(posted) == before
 
 
+def test_a_document_read_in_part_is_said_once_the_run_ends(
+    qtbot: Any, fake: FakeEngine, make: Any, tmp_path: Path, drain: None
+) -> None:
+    """Pages left unread (core/gaps.py) were only logged; now said, whichever job read
+    the file (a run the window started, or a watched folder's)."""
+    from docent.core.api import JobFinished
+
+    posted = listen()
+    c = make()
+    log = str(tmp_path / "log.pdf")
+    for source, job_id in (("user", 201), ("watch", 202)):
+        job = Job(JobKind.INDEX, [log], source, id=job_id)
+        with qtbot.waitSignal(c.documents_changed, timeout=10_000):
+            fake.emit(JobStarted(job))
+            fake.emit(
+                JobFinished(
+                    job, IndexReport(indexed=[log], gaps=[(log, "page 4 could not be read")])
+                )
+            )
+        said = "log.pdf: Page 4 could not be read; the rest is searchable."
+        assert posted.count(Message("warning", said)) == 1, (source, posted)
+        posted.clear()
+
+
 def test_resume_tracks_the_documents_left_queued(
     qtbot: Any, fake: FakeEngine, make: Any, drain: None
 ) -> None:

@@ -44,6 +44,7 @@ from docent.core.conversation import (
 from docent.core.evaluation import Conflict
 from docent.core.extract import READABLE_KINDS, SUPPORTED_SUFFIXES
 from docent.core.files import changed_since_indexed, describe_unsupported, files_gone
+from docent.core.gaps import sentence as gap_sentence
 from docent.core.index_events import (
     DocumentChanged,
     DocumentProgressed,
@@ -67,6 +68,7 @@ from docent.core.watching import FolderState, FolderStatus
 
 __all__ = [
     "Edge",
+    "gap_sentence",
     "Answer",
     "AnswerCancelled",
     "AskStage",

@@ -52,6 +52,7 @@ CREATE TABLE IF NOT EXISTS documents (
     summary TEXT NOT NULL DEFAULT '',
     index_format TEXT NOT NULL DEFAULT '',
     ocr_pages INTEGER NOT NULL DEFAULT 0,
+    gaps TEXT NOT NULL DEFAULT '',
     ctime REAL NOT NULL DEFAULT 0
 );
 CREATE INDEX IF NOT EXISTS documents_sha ON documents(sha256);
@@ -137,6 +138,7 @@ class Catalog(CollectionCatalog):
             ("index_format", "TEXT NOT NULL DEFAULT ''"),
             ("ocr_pages", "INTEGER NOT NULL DEFAULT 0"),
             ("ctime", "REAL NOT NULL DEFAULT 0"),
+            ("gaps", "TEXT NOT NULL DEFAULT ''"),
         ):
             if name not in have:
                 self._db.execute(f"ALTER TABLE documents ADD COLUMN {name} {decl}")
@@ -220,13 +222,14 @@ class Catalog(CollectionCatalog):
             return self._select(order)
         return self._select(f"WHERE {_IN_COLLECTION} {order}", (collection,))
 
-    def outdated(self, index_format: str) -> list[DocumentRecord]:
-        """Ready documents indexed in another format than ``index_format``, and those
-        whose update a crash cut short (``UPDATING``): indexed again, searchable
-        meanwhile."""
+    def outdated(self, index_format: str, gaps_like: str = "") -> list[DocumentRecord]:
+        """Ready documents indexed in another format than ``index_format``, those whose
+        update a crash cut short (``UPDATING``), and (``gaps_like``, a LIKE pattern)
+        those whose gaps match it: indexed again, searchable meanwhile."""
+        gapped = " OR gaps LIKE ?" if gaps_like else ""
         return self._select(
-            "WHERE state = ? AND (index_format != ? OR reason = ?) ORDER BY path",
-            (DocState.READY.value, index_format, UPDATING),
+            f"WHERE state = ? AND (index_format != ? OR reason = ?{gapped}) ORDER BY path",
+            (DocState.READY.value, index_format, UPDATING, *([gaps_like] if gaps_like else [])),
         )
 
     def updating(self) -> list[DocumentRecord]:

@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
-from docent.core import normal_form
+from docent.core import gaps, normal_form
 from docent.core.errors import (
     DamagedDocument,
     DocumentError,
@@ -182,22 +182,22 @@ def iter_pdf_pages(path: str | Path, password: str | None = None) -> Iterator[Pa
     Errors opening the file are raised at the first ``next()``. A page that fails on its
     own is logged and yielded empty, so one bad page does not lose the document.
     """
-    for page, _ok in _read_pdf_pages(Path(path), password, _no_page, True):
-        yield page
+    yield from _read_pdf_pages(Path(path), password, _no_page, True)
 
 
 def _read_pdf_pages(
     p: Path, password: str | None, on_page: PageCallback, pdfium: bool
-) -> Iterator[tuple[Page, bool]]:
+) -> Iterator[Page]:
     """pdfium reads every page; pdfplumber re-reads the weak ones (pdf_text.py), or the
-    whole file when pdfium refuses it (or crashed on it: ``pdfium`` False)."""
+    whole file when pdfium refuses it (or crashed on it: ``pdfium`` False). A page
+    neither could read is empty, and says so (``Page.unread``)."""
     on_page(0)
     with _open_binary(p) as fh:
         pdf = _open_pdfium(p, fh, password) if pdfium else None
         if pdf is None:
             fh.seek(0)
             for number, (raw, ok) in _plumber_pages(p, fh, password, on_page, None):
-                yield Page(number=number, text=clean_pdf_text(raw)), ok
+                yield _pdf_page(number, raw, ok)
             return
         try:
             read = [_pdfium_page(p, pdf, number, on_page) for number in range(1, len(pdf) + 1)]
@@ -214,7 +214,11 @@ def _read_pdf_pages(
         for number, (raw, ok) in enumerate(read, start=1):
             raw2, ok2 = second.get(number, ("", False))
             text = better_text(raw, raw2) if ok2 else raw
-            yield Page(number=number, text=clean_pdf_text(text)), ok or ok2
+            yield _pdf_page(number, text, ok or ok2)
+
+
+def _pdf_page(number: int, raw: str, read: bool) -> Page:
+    return Page(number=number, text=clean_pdf_text(raw), unread="" if read else gaps.UNREADABLE)
 
 
 def _open_pdfium(p: Path, fh: IO[bytes], password: str | None) -> pypdfium2.PdfDocument | None:
@@ -287,8 +291,7 @@ def _extract_pdf(
     on_page: PageCallback,
     pdfium: bool,
 ) -> ExtractedDocument:
-    read = list(_read_pdf_pages(path, password, on_page, pdfium))
-    pages = [page for page, _ok in read]
+    pages = list(_read_pdf_pages(path, password, on_page, pdfium))
     if not pages:
         if _cut_short(path):  # no page read of a file that ends before its end (QA-78)
             raise DamagedDocument(
@@ -298,12 +301,16 @@ def _extract_pdf(
                 "again.",
             )
         raise EmptyDocument(str(path), f"{shown(path.name)} has no pages.")
-    if not any(ok for _page, ok in read):
+    if all(page.unread for page in pages):
         raise _damaged(path, RuntimeError(f"none of its {len(pages)} pages could be read"))
     if ocr:
         from docent.core.ocr_pdf import ocr_pages
 
         pages = ocr_pages(path, password, pages, on_ocr, clean=clean_pdf_text)
+    else:  # its scanned pages, said unread (turning OCR on reads the file again)
+        from docent.core.ocr_pdf import not_ocred
+
+        pages = not_ocred(path, password, pages)
     # a text layer of glyphs with no Unicode meaning is no text layer (OCR off: say so)
     readable = [round(readable_chars(pg.text)) for pg in pages]
     # OCR on and no page needed it: no scan hides behind a short text layer ("Invoice 4471
@@ -322,10 +329,15 @@ def _extract_pdf(
         raise NoTextLayer(
             str(path),
             f"{shown(path.name)} has no text layer (a scan?) and OCR is off; turn on "
-            "“Read scanned pages (OCR)” in the settings to read it.",
+            f"{gaps.OCR_SETTING} to read it.",
         )
     return ExtractedDocument(
-        path=str(path), kind="pdf", pages=pages, page_unit="page", ocr_checked=ocr
+        path=str(path),
+        kind="pdf",
+        pages=pages,
+        page_unit="page",
+        ocr_checked=ocr,
+        gaps=gaps.note(pages),
     )
 
 

@@ -137,13 +137,18 @@ IndexEvent = (
 
 def report_changes(r: IndexReport, names: Mapping[str, str] | None = None) -> list[dict[str, str]]:
     """What changed, one entry per file: event (indexed / renamed / removed / failed /
-    regrouped), path, and ``from`` (renames), ``message`` (failures), ``collections`` (a
+    regrouped), path, and ``from`` (renames), ``gaps`` (what of an indexed file could not
+    be read), ``message`` (failures), ``collections`` (a
     ready document's collections changed with nothing re-embedded: their names from
     ``names``, id -> name, joined by ", "). Unchanged files are left out: a sweep of an
     unchanged folder says nothing."""
     names = names or {}
     regrouped = {path: ", ".join(sorted(names.get(c, c) for c in ids)) for path, ids in r.regrouped}
-    out = [{"event": "indexed", "path": p} for p in r.indexed]
+    gaps = dict(r.gaps)
+    out = [
+        {"event": "indexed", "path": p} | ({"gaps": gaps[p]} if p in gaps else {})
+        for p in r.indexed
+    ]
     for old, new in r.renamed:
         entry = {"event": "renamed", "path": new, "from": old}
         if new in regrouped:

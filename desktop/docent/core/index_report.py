@@ -57,6 +57,8 @@ class IndexReport:
     #: indexed into another collection, a move between watched folders of two, a failed
     #: one's too): the path and the ids of its collections now.
     regrouped: list[tuple[str, list[str]]] = field(default_factory=list)
+    #: Documents indexed with part of them unread (gaps.py): the path and what.
+    gaps: list[tuple[str, str]] = field(default_factory=list)
     chunks_embedded: int = 0
     chunks_reused: int = 0
     seconds: float = 0.0
@@ -69,7 +71,7 @@ class IndexReport:
         done = {*self.indexed, *other.indexed, *(new for _, new in self.renamed)}
         done |= {new for _, new in other.renamed} | {f.path for f in self.failed + other.failed}
         unchanged = dict.fromkeys(p for p in self.unchanged + other.unchanged if p not in done)
-        for name in ("indexed", "renamed", "removed", "failed", "skipped", "unsupported"):
+        for name in ("indexed", "renamed", "removed", "failed", "skipped", "unsupported", "gaps"):
             getattr(self, name).extend(getattr(other, name))
         self.regrouped.extend(other.regrouped)
         self.unchanged = list(unchanged)

@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, replace
 from pathlib import Path
 
-from docent.core import membership
+from docent.core import gaps, membership
 from docent.core.catalog import Catalog, new_doc_id
 from docent.core.config import BUNDLED_MODEL
 from docent.core.context import dense_text
@@ -376,16 +376,23 @@ class Indexer:
         or failed for good)."""
         if rec is None or rec.state not in (DocState.READY, DocState.FAILED):
             return ""
-        if rec.state is DocState.READY and rec.index_format != self.embedder.index_format:
+        if rec.state is DocState.READY and not self._settled(rec):
             return ""
         return "" if rec.reason in self._retry else rec.sha256
+
+    def _settled(self, rec: DocumentRecord) -> bool:
+        """A ready document needs no work: indexed in the current format, and not with
+        scanned pages left unread by OCR now turned on."""
+        return rec.index_format == self.embedder.index_format and not (
+            self._ocr and gaps.scans_left(rec.gaps)
+        )
 
     def _stat_unchanged(
         self, rec: DocumentRecord, st: os.stat_result, retry_costly: bool = True
     ) -> bool:
-        settled = (
-            rec.state is DocState.READY and rec.index_format == self.embedder.index_format
-        ) or (rec.state is DocState.FAILED and not self._retry_now(rec, st, retry_costly))
+        settled = (rec.state is DocState.READY and self._settled(rec)) or (
+            rec.state is DocState.FAILED and not self._retry_now(rec, st, retry_costly)
+        )
         return settled and rec.same_file(st)
 
     def _retry_now(self, rec: DocumentRecord, st: os.stat_result, retry_costly: bool) -> bool:
@@ -406,7 +413,8 @@ class Indexer:
 
     def outdated(self) -> list[DocumentRecord]:
         """Ready documents indexed in an older format (or by another model)."""
-        return self.catalog.outdated(self.embedder.index_format)
+        scans = gaps.SCANS_LEFT_LIKE if self._ocr else ""
+        return self.catalog.outdated(self.embedder.index_format, scans)
 
     def changed(self) -> list[DocumentRecord]:
         """Ready documents (not ``outdated``) whose files changed on disk since they were
@@ -507,6 +515,8 @@ class Indexer:
             self._fail(report, progress, i, n, key, rec, fault, st)
             return
         report.indexed.append(key)
+        if rec.gaps:
+            report.gaps.append((key, rec.gaps))
         if before != rec.sha256:
             self._forget_text(before)
         self._failed_here.pop(key, None)
@@ -670,7 +680,7 @@ class Indexer:
         cancel = cancel or threading.Event()
         rec.state, rec.reason, rec.error = DocState.INDEXING, "", ""
         rec.pages, rec.page_unit = prepared.pages, prepared.page_unit
-        rec.ocr_pages = prepared.ocr_pages
+        rec.ocr_pages, rec.gaps = prepared.ocr_pages, prepared.gaps
         self.catalog.put(rec)
         # Its chunks are written with these collections in their payload.
         rec.collections = membership.wanted(self.catalog, rec, rec.path, self._collection)

@@ -45,6 +45,9 @@ class Page:
     #: The text was recognised from the page's image (OCR), and ``lines`` says where.
     ocr: bool = False
     lines: tuple[LineBox, ...] = ()
+    #: Why its text is missing ("" when it was read): gaps.py's UNREADABLE, OCR_FAILED,
+    #: NOT_OCRED.
+    unread: str = ""
 
 
 def line_span(first: int, last: int) -> str:
@@ -63,6 +66,8 @@ class ExtractedDocument:
     #: Pages without a usable text layer were looked for and OCR'd (a PDF extracted with
     #: OCR off is extracted again once OCR is turned on).
     ocr_checked: bool = False
+    #: What of it could not be read (gaps.note): "page 4 could not be read"; "" for none.
+    gaps: str = ""
 
     @property
     def word_count(self) -> int:
@@ -226,6 +231,8 @@ class DocumentRecord:
     index_format: str = ""
     #: Pages whose text was read from their image (OCR); 0 when none.
     ocr_pages: int = 0
+    #: What of the file could not be read (gaps.py): "page 4 could not be read"; "" none.
+    gaps: str = ""
     #: The file's status-change time (``st_ctime``) when last seen: a write moves it even
     #: when the writer keeps the modification time (``cp -p``, ``rsync -a``, an archive
     #: unpacked: an edit of as many bytes was missed, QA session 29). 0: not known yet (a

@@ -16,9 +16,11 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from docent.core import gaps
 from docent.core.models import Page
 from docent.core.ocr import (
     GARBAGE_SHARE,
@@ -129,11 +131,7 @@ def ocr_pages(
     """``pages`` with those that need it replaced by pdfium's text (tidied by ``clean``,
     as pdfplumber's is) or their OCR'd text."""
     on_ocr(0, 0, 0)
-    try:
-        found = ocr_candidates(path, password, pages)
-    except Exception as exc:  # pdfium cannot open what pdfplumber could: keep the text
-        log.warning("%s: cannot look for pages to OCR (%r)", path, exc)
-        return pages
+    found = _candidates(path, password, pages)
     out = list(pages)
     for number, text in found.items():
         if text:
@@ -147,11 +145,27 @@ def ocr_pages(
             for done, number in enumerate(todo):
                 on_ocr(number, done, len(todo))
                 page = _ocr_page(renderer, engine, path, number)
-                if page is not None:
-                    out[number - 1] = page
+                out[number - 1] = page or replace(out[number - 1], unread=gaps.OCR_FAILED)
     except OcrUnavailable as exc:
         log.error("OCR is unavailable, %s keeps its text layer: %s", path, exc)
+        out = [
+            replace(p, unread=gaps.OCR_FAILED) if p.number in todo and not p.ocr else p for p in out
+        ]
     return out
+
+
+def not_ocred(path: Path, password: str | None, pages: list[Page]) -> list[Page]:
+    """``pages``, those OCR would have read marked so (``gaps.NOT_OCRED``): OCR is off."""
+    scans = {number for number, text in _candidates(path, password, pages).items() if not text}
+    return [replace(p, unread=gaps.NOT_OCRED) if p.number in scans else p for p in pages]
+
+
+def _candidates(path: Path, password: str | None, pages: list[Page]) -> dict[int, str]:
+    try:
+        return ocr_candidates(path, password, pages)
+    except Exception as exc:  # pdfium cannot open what pdfplumber could: keep the text
+        log.warning("%s: cannot look for pages to OCR (%r)", path, exc)
+        return {}
 
 
 def _ocr_page(renderer: PdfRenderer, engine: OcrEngine, path: Path, number: int) -> Page | None:

@@ -145,6 +145,8 @@ class Prepared:
     page_unit: str = "page"
     #: pages read by OCR
     ocr_pages: int = 0
+    #: what of the file could not be read (gaps.py)
+    gaps: str = ""
     reason: str = ""
     message: str = ""
     #: The file read again (a Re-index, OCR turned on, a newer reader) gave another text
@@ -238,6 +240,7 @@ class Preparer:
                 pages=len(doc.pages),
                 page_unit=doc.page_unit,
                 ocr_pages=doc.ocr_pages,
+                gaps=doc.gaps,
                 text_changed=changed,
             )
         except DocumentError as exc:

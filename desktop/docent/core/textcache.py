@@ -111,6 +111,7 @@ class TextCache:
                 pages,
                 data.get("page_unit", "page"),
                 ocr_checked=bool(data.get("ocr_checked", False)),
+                gaps=str(data.get("gaps", "")),
             )
         )
 
@@ -129,6 +130,8 @@ class TextCache:
             "ocr_checked": doc.ocr_checked,
             "reader": READERS.get(doc.kind, 1),
         }
+        if doc.gaps:
+            payload["gaps"] = doc.gaps
         if any(p.label for p in doc.pages):
             labels = [""] * len(texts)
             for p in doc.pages:

@@ -29,6 +29,7 @@ from docent.core.api import (
     Progress,
     describe_unsupported,
     files_gone,
+    gap_sentence,
 )
 from docent.core.models import DocumentRecord
 from docent.gui.messages import bridge
@@ -391,6 +392,8 @@ class IndexController(QObject):
             self._say_how_it_ended(end.report, self._runs[job.id], job.id in self._found_nothing)
         elif job.source in ("watch", "sweep"):  # a watched folder's change (not a drop)
             _say_what_was_followed(end.report)
+        if isinstance(end, JobFinished):
+            _say_what_was_not_read(end.report)
         self._found_nothing.discard(job.id)
         self._removals.discard(job.id)
         told = self._told.pop(job.id, None)
@@ -419,6 +422,15 @@ class IndexController(QObject):
                     # a narrow column cuts the reason short: its tooltip is whole (QA-77)
                     "see the State column for why (point at a row for the whole reason)."
                 )
+
+
+def _say_what_was_not_read(report: IndexReport) -> None:
+    """A document indexed with pages it could not read (gaps.py), said once: its row says
+    "ready · part unread" and its tooltip why, but a row is easily passed over."""
+    if report.gaps:
+        (path, gaps), more = report.gaps[0], len(report.gaps) - 1
+        also = f" ({more} more read in part: see their rows)" if more else ""
+        bridge().warning(f"{Path(path).name}: {gap_sentence(gaps)}{also}")
 
 
 def _say_what_was_followed(report: IndexReport) -> None:

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from PySide6.QtCore import Qt
 
-from docent.core.api import Progress, shown
+from docent.core.api import Progress, gap_sentence, shown
 from docent.core.models import DocState, DocumentRecord, unit_short
 from docent.gui.plain import plain_tip
 
@@ -52,6 +52,8 @@ class Row:
     step: str = ""
     #: ready, but its file is gone (moved or deleted outside a watched folder; QA-77)
     gone: bool = False
+    #: what of it could not be read (core/gaps.py): "page 4 could not be read"
+    gaps: str = ""
 
     @classmethod
     def from_record(cls, rec: DocumentRecord, *, gone: bool = False) -> Row:
@@ -68,6 +70,7 @@ class Row:
             page_unit=rec.page_unit,
             ocr_pages=rec.ocr_pages,
             gone=gone and rec.state is DocState.READY,
+            gaps=rec.gaps,
         )
 
     @property
@@ -84,6 +87,8 @@ class Row:
             return "removing…"
         if self.state == "ready" and self.gone:
             return "ready · file gone"
+        if self.state == "ready" and self.gaps:
+            return "ready · part unread"  # which and why: in the tooltip
         if self.state == "ready" and self.ocr_pages:
             return "ready · OCR"  # how many pages: in the tooltip (a narrow column cut it)
         return self.state
@@ -154,9 +159,10 @@ def _state_tip(row: Row) -> str:
         )
     if row.state == "indexing" and row.phase == "reading" and row.step:
         return f"{shown(row.path)}\n{row.step}"
-    if row.state == "ready" and row.ocr_pages:
+    if row.state == "ready" and (row.ocr_pages or row.gaps):
         pages = f"{row.ocr_pages} page{'s' if row.ocr_pages > 1 else ''}"
-        return f"{shown(row.path)}\n{pages} read by OCR"
+        lines = [shown(row.path), f"{pages} read by OCR" if row.ocr_pages else ""]
+        return "\n".join([*filter(None, lines), gap_sentence(row.gaps)]).strip()
     return shown(row.path)
 
 

@@ -11,7 +11,7 @@ Formulas are not evaluated: the value Excel last saved is read (``data_only``).
 Sheets can claim far more rows than they hold (a formatted column down to row 1,048,576):
 empty rows cost nothing but the time to skip them, and ``MAX_EMPTY_RUN`` of them in a
 row end the sheet. A workbook with more than ``MAX_ROWS`` rows of data is cut there, and
-says so in the log.
+its document says so (``ExtractedDocument.gaps``).
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ import posixpath
 import re
 import zipfile
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import zip_longest
 from pathlib import Path
 from typing import IO, Any
@@ -53,13 +53,27 @@ def extract_rows(path: Path, rows: Sequence[Sequence[str]]) -> ExtractedDocument
     ``ROWS_PER_UNIT`` rows cited by the file's row numbers ("rows 70–87"), a first row
     that names the columns repeated before every cell (QA-78: "2024-04-01,Torbjorn,42,187"
     reached the model with nothing saying 42 was kilometres). Kind "csv"."""
+    budget = RowBudget()
     pages = [
         Page(number=i, text=text, label=label.strip())
-        for i, (label, text, _used) in enumerate(_sheet_units(_RowsSheet(rows), MAX_ROWS), 1)
+        for i, (label, text) in enumerate(_sheet_units(_RowsSheet(rows), budget), 1)
     ]
     if not pages:
         raise EmptyDocument(str(path), f"{shown(path.name)} has no values in any row.")
-    return ExtractedDocument(str(path), "csv", pages, page_unit="rows")
+    return ExtractedDocument(str(path), "csv", pages, page_unit="rows", gaps=budget.gaps)
+
+
+@dataclass(slots=True)
+class RowBudget:
+    """The rows of data a file may still give (``MAX_ROWS`` in all), and whether one
+    past them was left unread."""
+
+    rows: int = field(default_factory=lambda: MAX_ROWS)
+    cut: bool = False
+
+    @property
+    def gaps(self) -> str:
+        return f"only its first {MAX_ROWS:,} rows of data are read" if self.cut else ""
 
 
 class _RowsSheet:
@@ -93,18 +107,17 @@ def _extract_book(path: Path, fh: IO[bytes], zf: zipfile.ZipFile) -> ExtractedDo
     # formulas are read beside the values then, and stand in for the missing ones.
     formulas = None
     pages: list[Page] = []
-    budget = MAX_ROWS
+    budget = RowBudget()
     try:
         formulas = _formulas_book(fh) if _uncached_formulas(zf) else None
         headers = _table_headers(zf)
         for i, sheet in enumerate(book.worksheets):
-            if budget <= 0:
+            if budget.cut:
                 log.warning("%s: more than %d rows of data; the rest is not read", path, MAX_ROWS)
                 break
             written = formulas.worksheets[i] if formulas is not None else None
             tables = headers[i] if i < len(headers) else []
-            for label, text, used in _sheet_units(sheet, budget, written, tables):
-                budget -= used
+            for label, text in _sheet_units(sheet, budget, written, tables):
                 pages.append(Page(number=len(pages) + 1, text=text, label=label))
     except Exception as exc:  # a sheet's XML breaks midway
         raise damaged(path, f"a sheet cannot be read ({exc})") from exc
@@ -114,7 +127,7 @@ def _extract_book(path: Path, fh: IO[bytes], zf: zipfile.ZipFile) -> ExtractedDo
             formulas.close()
     if not pages:
         raise EmptyDocument(str(path), f"{shown(path.name)} has no values in any sheet.")
-    return ExtractedDocument(str(path), "xlsx", pages, page_unit="rows")
+    return ExtractedDocument(str(path), "xlsx", pages, page_unit="rows", gaps=budget.gaps)
 
 
 #: A formula cell saved without its value: ``<c r="B4"><f>SUM(B2:B3)</f></c>``, or with an
@@ -149,9 +162,10 @@ def _formulas_book(fh: IO[bytes]) -> Any:
 
 
 def _sheet_units(
-    sheet: Any, budget: int, written: Any = None, tables: Sequence[TableRange] = ()
-) -> Iterator[tuple[str, str, int]]:
-    """(label, text, rows used) per block of ROWS_PER_UNIT data rows of ``sheet``;
+    sheet: Any, budget: RowBudget, written: Any = None, tables: Sequence[TableRange] = ()
+) -> Iterator[tuple[str, str]]:
+    """(label, text) per block of ROWS_PER_UNIT data rows of ``sheet``, taking each row
+    from ``budget`` (a row past it ends the sheet, and says so there);
     ``written``: the same sheet with its formulas, for the values it was saved without;
     ``tables``: the sheet's tables (``_table_headers``). The sheet's first row is weighed
     as a header; a table's header row further down (a table under a title, or a second
@@ -170,12 +184,12 @@ def _sheet_units(
     for t in tables:
         starting.setdefault(t.first_row, []).append(t)
 
-    def units() -> list[tuple[str, str, int]]:
+    def units() -> list[tuple[str, str]]:
         nonlocal block, shown
         if block:
-            out = [(*_unit(name, header, block), len(block))]
+            out = [_unit(name, header, block)]
         elif header is not None and not shown:
-            out = [(f"{name} row {header_at}", " | ".join(c for c in header if c), 0)]
+            out = [(f"{name} row {header_at}", " | ".join(c for c in header if c))]
         else:
             return []
         block, shown = [], True
@@ -196,12 +210,16 @@ def _sheet_units(
             header, header_at, shown = cells, number, False
             until = max((t.last_row for t in heads), default=0)
             continue
+        if budget.rows <= 0:  # a row past the budget: what was read is kept, said cut
+            budget.cut = True
+            if block:
+                yield from units()
+            return
         block.append((number, cells))
         used += 1
-        if len(block) == ROWS_PER_UNIT or used >= budget:
+        budget.rows -= 1
+        if len(block) == ROWS_PER_UNIT:
             yield from units()
-            if used >= budget:
-                return
     yield from units()
 
 
