@@ -258,6 +258,25 @@ def test_a_document_read_in_part_is_said_once_the_run_ends(
         posted.clear()
 
 
+def test_a_ready_documents_file_gone_mid_run_is_said_apart_from_failures(
+    qtbot: Any, make: Any, drain: None
+) -> None:
+    """Review 81: a ready document whose file went while the run went on keeps its
+    version (skipped, not failed): still said, and not counted among the failures."""
+    from docent.core.api import FailedFile
+
+    posted = listen()
+    c = make()
+    gone = "c.txt disappeared before it was read. The version indexed stays searchable."
+    report = IndexReport(
+        skipped=[FailedFile("/d/c.txt", "missing", gone)],
+        failed=[FailedFile("/d/x.pdf", "damaged", "x.pdf is damaged.")],
+    )
+    c._say_how_it_ended(report, "d", False)
+    assert Message("warning", gone) in posted
+    assert any(m.text.startswith("1 file could not be indexed") for m in posted), posted
+
+
 def test_resume_tracks_the_documents_left_queued(
     qtbot: Any, fake: FakeEngine, make: Any, drain: None
 ) -> None:

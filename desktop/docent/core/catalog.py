@@ -246,6 +246,16 @@ class Catalog(CollectionCatalog):
         with self._lock:
             self._db.execute(_PUT, _row(record))
 
+    def restamp(self, record: DocumentRecord) -> None:
+        """The version of its file ``record`` was made from (``DocumentRecord.stamp``),
+        and its reason, written alone: a run that found the file unchanged puts back
+        nothing else of the record it read when it started."""
+        with self._lock:
+            self._db.execute(
+                "UPDATE documents SET size = ?, mtime = ?, ctime = ?, reason = ? WHERE doc_id = ?",
+                (record.size, record.mtime, record.ctime, record.reason, record.doc_id),
+            )
+
     def learn_ctimes(self, records: Sequence[DocumentRecord]) -> None:
         """The status-change times of records that had none (an older Docent's), in one
         transaction: a sweep of a big library found them all unchanged at once."""

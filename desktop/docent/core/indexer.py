@@ -261,6 +261,12 @@ class Indexer:
         pending: deque[tuple[int, Path, DocumentRecord | None, os.stat_result, int]] = deque()
         queue = iter(todo)
         current: Path | None = None  # the file being read or written
+
+        def unfinished() -> list[Path]:
+            """The file in hand, those read ahead, and those the run did not reach."""
+            ahead = [p for _, p, *_ in pending] + [p for _, p, *_ in queue]
+            return ([current] if current is not None else []) + ahead
+
         try:
             while True:
                 while len(pending) < LOOKAHEAD and not cancel.is_set():
@@ -291,9 +297,7 @@ class Indexer:
         except LIBRARY_FAULTS as exc:
             # No file can be written now: what the run did not finish is queued, not left
             # half-written as "indexing" or never listed; the next run indexes it.
-            unfinished = [current] if current is not None else []
-            unfinished += [p for _, p, *_ in pending] + [p for _, p, *_ in queue]
-            for path in unfinished:
+            for path in unfinished():
                 with contextlib.suppress(*LIBRARY_FAULTS):  # the first fault is the one raised
                     self._note_unfinished(path, "", f"Not indexed yet: {exc}")
             raise
@@ -301,9 +305,7 @@ class Indexer:
             if pending or cancel.is_set():
                 self.close()  # files in flight (a cancel, Ctrl-C): stop reading them now
         if cancel.is_set():  # what the run did not finish stays listed, cancelled
-            unfinished = [current] if current is not None else []
-            unfinished += [p for _, p, *_ in pending] + [p for _, p, *_ in queue]
-            for path in unfinished:
+            for path in unfinished():
                 self._note_unfinished(path, CANCELLED, CANCELLED_NOTE)
         report.cancelled = report.cancelled or cancel.is_set()
         report.seconds = time.perf_counter() - started
@@ -462,7 +464,11 @@ class Indexer:
             return
         if rec and prepared.unchanged:
             rec.stamp(st)
-            self.catalog.put(rec)
+            if rec.reason == UPDATING:  # an update a crash cut short, the edit since undone
+                rec.reason = ""
+            # its stamp only: the rest of the record read when the run started may be
+            # older than the catalog's (a summary made meanwhile; review 81)
+            self.catalog.restamp(rec)
             self._note_unchanged(report, progress, i, n, rec)
             return
         listed = rec is not None and rec.state is DocState.QUEUED and not rec.sha256
@@ -470,6 +476,8 @@ class Indexer:
             report, progress, i, n, key, prepared.sha256, st, rec if listed else None
         ):
             return
+        if rec is not None and (now := self.catalog.get(rec.doc_id)) is not None:
+            rec.summary = now.summary  # made since the run read the record (review 81)
         # a ready document whose file changed: searchable as it was until the new version
         # is whole (a cancel midway left it with no passages at all: QA, session 27)
         kept = replace(rec) if rec is not None and rec.state is DocState.READY else None
@@ -535,7 +543,20 @@ class Indexer:
         sha256: str = "",
     ) -> None:
         """``sha256``: the content that failed, when it was read (then an unchanged
-        file is not read again)."""
+        file is not read again). A ready document's file gone since the run listed it
+        (renamed, moved or deleted while the run went on) is no failure: the version
+        indexed stays, searchable, for the watcher's move or the next sweep to settle.
+        Failed, its passages were dropped, and the rename's move found a failed record
+        and indexed the file anew: every passage embedded again, its collections lost
+        (review 81)."""
+        if err.reason == FileVanished.reason and rec is not None and rec.state is DocState.READY:
+            report.skipped.append(
+                FailedFile(key, err.reason, f"{err} The version indexed stays searchable.")
+            )
+            progress(
+                Progress("unchanged", i, n, key, rec.doc_id, rec.chunks, rec.chunks, record=rec)
+            )
+            return
         if rec is not None and rec.chunks:
             self._drop_vectors(rec.doc_id)  # the old version's chunks no longer match the file
         rec = rec or DocumentRecord(doc_id=new_doc_id(), path=key, file_name=Path(key).name)

@@ -340,10 +340,6 @@ class IndexQueue:
         with self._cond:
             return list(self._pending)
 
-    @property
-    def running(self) -> Job | None:
-        return self._running
-
     def is_idle(self) -> bool:
         with self._cond:
             return not self._pending and self._running is None

@@ -77,9 +77,6 @@ class TextCache:
     def _file(self, sha256: str) -> Path:
         return self.root / sha256[:2] / f"{sha256}.json"
 
-    def has(self, sha256: str) -> bool:
-        return self._file(sha256).exists()
-
     def get(self, sha256: str, *, stale: bool = False) -> ExtractedDocument | None:
         """The text cached for ``sha256``; None when there is none or (unless ``stale``)
         its kind's reader has changed since (``READERS``)."""

@@ -410,12 +410,13 @@ class IndexController(QObject):
             bridge().info(f"Nothing to index in {what}: it holds no file Docent reads.")
         elif report.cancelled:
             bridge().info("Indexing cancelled; the documents that finished are kept.")
-        elif report.failed:
-            gone = [f for f in report.failed if f.reason == "missing"]
+        elif report.failed or report.skipped:
+            # a ready document's file gone is skipped, its version kept (review 81)
+            gone = [f for f in report.failed + report.skipped if f.reason == "missing"]
             if gone:  # no row says why: a document whose file is gone (review)
                 more = f" ({len(gone) - 1} more like it)" if len(gone) > 1 else ""
                 bridge().warning(gone[0].message + more)
-            rest = len(report.failed) - len(gone)
+            rest = sum(1 for f in report.failed if f.reason != "missing")
             if rest:
                 bridge().warning(
                     f"{rest} file{'s' if rest > 1 else ''} could not be indexed; "
