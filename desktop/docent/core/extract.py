@@ -329,7 +329,7 @@ def _extract_pdf(
         raise NoTextLayer(
             str(path),
             f"{shown(path.name)} has no text layer (a scan?) and OCR is off; turn on "
-            f"{gaps.OCR_SETTING} to read it.",
+            f"{gaps.OCR_SETTING}, to read it.",
         )
     return ExtractedDocument(
         path=str(path),

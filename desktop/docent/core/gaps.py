@@ -22,7 +22,7 @@ OCR_FAILED = "ocr failed"
 NOT_OCRED = "ocr off"
 
 #: How the settings' OCR switch is named to a reader (the Settings dialog's row).
-OCR_SETTING = "“Scanned pages” in Settings (`ocr_enabled` in the settings file)"
+OCR_SETTING = "“Scanned pages” in Settings, or `ocr_enabled` in settings.toml"
 #: What the clause of pages left unread with OCR off says: a document whose gaps hold it
 #: is read again once OCR is on (``scans_left``).
 _OCR_OFF = "not read: OCR is off"
