@@ -182,5 +182,5 @@ def test_a_file_saved_while_it_is_read_is_read_again_not_cached_as_the_old_one(
     note.write_text(old)
     saves[:] = [old, "The harbour opens at dusk.\n"]  # read as dusk, then as dawn
     failed = here.prepare(str(note), str(cache), known_sha="")
-    assert failed.reason == "unreadable" and "kept changing while Docent read it" in failed.message
+    assert failed.reason == "changing" and "kept changing while Docent read it" in failed.message
     assert TextCache(cache).get(old_sha) is None

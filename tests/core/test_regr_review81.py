@@ -175,3 +175,45 @@ def test_a_touched_file_keeps_the_summary_made_while_the_run_went_on(
         assert rec.summary == point.get("summary")  # the catalog lost it
     finally:
         eng.close()
+
+
+def test_a_ready_document_saved_at_every_read_keeps_its_version(
+    tmp_path: Path, embedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The reviewer's wording 2: a ready document whose file was saved again at every
+    read ("kept changing while Docent read it") was failed and its passages dropped,
+    though nothing said the version indexed was gone. It stays now, searchable, and the
+    run says the file was skipped; the next run reads the file once saving stops."""
+    from docent.core.preparing import Preparer
+
+    docs = tmp_path / "docs"
+    note = _write(docs, "log.txt", "lantern")
+    eng = _open(embedder)
+    try:
+        eng.index([note])
+        before = eng._cat.by_path(str(note))
+        real = Preparer._extract
+        saves = iter(range(100))
+
+        def saved_meanwhile(self: Preparer, *args: object, **kw: object) -> object:
+            st = note.stat()  # a save of as many bytes, a moment later, at every read
+            note.write_text(note.read_text().replace("lantern", "lampion"))
+            os.utime(note, ns=(st.st_atime_ns, st.st_mtime_ns + 10**7 * (next(saves) + 1)))
+            return real(self, *args, **kw)  # type: ignore[arg-type]
+
+        monkeypatch.setattr(Preparer, "_extract", saved_meanwhile)
+        _write(docs, "log.txt", "lampion")
+        report = eng.index([note])
+        assert not report.failed
+        assert [(s.reason, "stays searchable" in s.message) for s in report.skipped] == [
+            ("changing", True)
+        ]
+        after = eng._cat.by_path(str(note))
+        assert after is not None and after.state is DocState.READY
+        assert (after.doc_id, after.chunks) == (before.doc_id, before.chunks)
+        assert eng.grep("lantern notes"), "the version indexed is still searchable"
+        monkeypatch.setattr(Preparer, "_extract", real)  # the saving stops
+        assert eng.index([note]).indexed == [str(note)]
+        assert eng.grep("lampion notes") and not eng.grep("lantern notes")
+    finally:
+        eng.close()

@@ -57,6 +57,8 @@ class FileChanging(UnreadableFile):
     """The file was saved again while it was read, each time it was read: tried again by
     the next run (and by a watched folder when the saving ends)."""
 
+    reason = "changing"
+
 
 class TooLarge(DocumentError):
     """The file is bigger, or expands to more, than Docent reads. Fix: split it, or raise

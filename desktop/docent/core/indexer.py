@@ -34,6 +34,7 @@ from docent.core.errors import (
     Cancelled,
     DataFolderError,
     DocumentError,
+    FileChanging,
     FileVanished,
     IndexingFault,
     StoreError,
@@ -88,7 +89,12 @@ FLUSH_POINTS = 5000
 #: What a run says while the store indexes a step's worth of points (see _build_index).
 INDEXING = "building the search index"
 #: Failures that say nothing about the file itself: try again on the next run.
-RETRY_REASONS = frozenset({CRASHED, IndexingFault.reason, "missing", "unreadable"})
+RETRY_REASONS = frozenset(
+    {CRASHED, IndexingFault.reason, FileVanished.reason, "unreadable", FileChanging.reason}
+)
+#: A ready document's file gone (renamed, moved or deleted) or being saved while a run
+#: reads it: the version indexed stays, searchable (``Indexer._fail``).
+KEEP_READY = frozenset({FileVanished.reason, FileChanging.reason})
 #: Of those, the ones that may cost minutes to meet again (the whole file read, then a
 #: crash or a fault of Docent's): tried again when Docent next starts, on Re-index, or
 #: when the file changes; not by every sweep of a watched folder in between.
@@ -544,12 +550,12 @@ class Indexer:
     ) -> None:
         """``sha256``: the content that failed, when it was read (then an unchanged
         file is not read again). A ready document's file gone since the run listed it
-        (renamed, moved or deleted while the run went on) is no failure: the version
-        indexed stays, searchable, for the watcher's move or the next sweep to settle.
-        Failed, its passages were dropped, and the rename's move found a failed record
-        and indexed the file anew: every passage embedded again, its collections lost
-        (review 81)."""
-        if err.reason == FileVanished.reason and rec is not None and rec.state is DocState.READY:
+        (renamed, moved or deleted while the run went on), or saved again at every read,
+        is no failure: the version indexed stays, searchable, for the watcher's move or
+        the next sweep to settle. Failed, its passages were dropped, and the rename's
+        move found a failed record and indexed the file anew: every passage embedded
+        again, its collections lost (review 81)."""
+        if err.reason in KEEP_READY and rec is not None and rec.state is DocState.READY:
             report.skipped.append(
                 FailedFile(key, err.reason, f"{err} The version indexed stays searchable.")
             )
