@@ -154,3 +154,30 @@ def test_what_is_kept_for_a_document_no_longer_listed_goes_at_the_next_open(
     with Engine(settings, embedder=CountingEmbedder()):
         pass
     assert Salvage(home / "salvage").kept() == []
+
+
+def test_a_cancelled_update_then_undone_leaves_nothing_kept(tmp_path: Path) -> None:
+    """Review 81: a changed file's update cancelled midway keeps the staged vectors for
+    the next try; the edit then undone, the file is found unchanged and no try comes: the
+    vectors stayed in ``salvage/`` for good. They go when the file is found as indexed."""
+    path, home = tmp_path / "herd.txt", tmp_path / "home"
+    _long_text(path)
+    original = path.read_bytes()
+    settings = Settings(data_dir=str(home), extract_in_subprocess=False)
+    cancel = threading.Event()
+
+    def progress(p: Progress) -> None:
+        if p.phase == "embedding" and p.chunks_done >= 2 * EMBED_BATCH:
+            cancel.set()
+
+    with Engine(settings, embedder=CountingEmbedder()) as eng:
+        eng.index([str(path)])
+        _long_text(path, animal="llama")
+        eng.index([str(path)], progress=progress, cancel=cancel)
+        assert list((home / "salvage").glob("*.json")), "kept for the next try"
+        path.write_bytes(original)  # the edit undone
+        report = eng.index([str(path)])
+        assert report.unchanged == [str(path)]
+        [rec] = eng.documents()
+        assert rec.state is DocState.READY
+    assert not list((home / "salvage").glob("*.json"))

@@ -475,6 +475,8 @@ class Indexer:
             # its stamp only: the rest of the record read when the run started may be
             # older than the catalog's (a summary made meanwhile; review 81)
             self.catalog.restamp(rec)
+            # what a cancelled update kept for its next try: none comes (review 81)
+            self.salvage.drop(rec.doc_id)
             self._note_unchanged(report, progress, i, n, rec)
             return
         listed = rec is not None and rec.state is DocState.QUEUED and not rec.sha256
