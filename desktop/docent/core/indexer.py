@@ -87,7 +87,7 @@ _Todo = tuple[int, Path, "DocumentRecord | None", os.stat_result]
 #: volume only, to bound the log's replay on the next open, and at close.
 FLUSH_POINTS = 5000
 #: What a run says while the store indexes a step's worth of points (see _build_index).
-INDEXING = "building the search index"
+BUILDING_INDEX = "building the search index"
 #: Failures that say nothing about the file itself: try again on the next run.
 RETRY_REASONS = frozenset(
     {CRASHED, IndexingFault.reason, FileVanished.reason, "unreadable", FileChanging.reason}
@@ -297,7 +297,9 @@ class Indexer:
                 self._handle(report, progress, cancel, i, n, path, rec, st, prepared)
                 current = None
                 if not cancel.is_set() and self.store.index_due():
-                    self._build_index(progress, Progress("optimizing", i, n, key, message=INDEXING))
+                    self._build_index(
+                        progress, Progress("optimizing", i, n, key, message=BUILDING_INDEX)
+                    )
         except Cancelled:
             pass
         except LIBRARY_FAULTS as exc:

@@ -50,7 +50,7 @@ FINAL_PHASES = frozenset({"ready", "unchanged", "renamed", "failed", "removed"})
 #: Sources whose pending jobs a user's Cancel drops (the watcher's come back by themselves).
 USER_SOURCES = frozenset({"user", "command", "resume"})
 #: The jobs a Cancel of indexing stops: not removals, which the user confirmed.
-INDEXING = frozenset({JobKind.INDEX, JobKind.RESUME, JobKind.SWEEP})
+INDEXING_KINDS = frozenset({JobKind.INDEX, JobKind.RESUME, JobKind.SWEEP})
 #: Seconds ``run`` gives its job, cancelled by Ctrl-C, to end and report what it did;
 #: one stuck in a step that checks no cancel is left to ``Engine.close``.
 STOP_WAIT = 10.0
@@ -356,9 +356,9 @@ class IndexQueue:
         them, and Cancel undid a document's or a collection's removal (review)."""
         with self._cond:
             for j in self._pending:
-                if j.source in USER_SOURCES and j.kind in INDEXING:
+                if j.source in USER_SOURCES and j.kind in INDEXING_KINDS:
                     j.cancel.set()
-            if self._running not in (None, self._ending) and self._running.kind in INDEXING:
+            if self._running not in (None, self._ending) and self._running.kind in INDEXING_KINDS:
                 self._running.cancel.set()
             self._cond.notify_all()
 
