@@ -218,6 +218,32 @@ def test_show_extracted_text_opens_a_dialog(
     dialog.close()
 
 
+def test_a_long_extracted_text_is_shown_in_part_and_copied_whole(qtbot: Any) -> None:
+    """Review 82: 10 MB of a log's text laid out at once held the window's thread 0.5 s.
+    The dialog holds the first SHOWN_CHARS and says so; Copy gives all of it."""
+    from PySide6.QtGui import QGuiApplication
+    from PySide6.QtWidgets import QDialogButtonBox, QWidget
+
+    from docent.gui.text_dialog import TextDialog
+    from docent.gui.text_passage import SHOWN_CHARS
+
+    text = "".join(f"line {i} of the service log\n" for i in range(30_000))
+    assert len(text) > SHOWN_CHARS
+    parent = QWidget()
+    qtbot.addWidget(parent)
+    dialog = TextDialog("Extracted text", text, parent)
+    view = dialog.view.toPlainText()
+    assert view.startswith(text[:1000]) and len(view) < SHOWN_CHARS + 200
+    assert view.endswith(
+        f"the first {SHOWN_CHARS:,} of {len(text):,} characters are shown; Copy copies all of it]"
+    )
+    copy = next(b for b in dialog.findChild(QDialogButtonBox).buttons() if b.text() == "Copy")
+    copy.click()
+    assert QGuiApplication.clipboard().text() == text
+    short = TextDialog("Extracted text", "Page two.", parent)
+    assert short.view.toPlainText() == "Page two."
+
+
 def test_a_wide_pane_shows_cancelled_not_indexed_whole(
     qtbot: Any, fake: FakeEngine, pane: LibraryPane, tmp_path: Path
 ) -> None:

@@ -70,8 +70,10 @@ class EngineCollections:
     def submit_leave(self, paths: Sequence[str], collection_id: str) -> list[Job]:
         """Quick: queue taking these documents (files or folders) out of a collection;
         one in no other collection then is removed from the index (files untouched)."""
-        jobs = [self.queue.leave(str(filemod.normalise(p)), collection_id) for p in paths]
-        return [j for j in jobs if j is not None]
+        job = self.queue.leave(
+            *(str(filemod.normalise(p)) for p in paths), collection=collection_id
+        )
+        return [job] if job is not None else []
 
     def submit_collection_removal(self, collection_id: str) -> Job | None:
         """Stop watching the collection's folders, then queue removing it: its documents

@@ -65,7 +65,7 @@ class EngineWatching(EngineCollections):
             # left, so none is ever in no collection; as a sweep would (what the user
             # removed from the folder stays out).
             self.queue.index([folder], source="sweep", collection=target)
-            self.queue.leave(folder, before, source="sweep")
+            self.queue.leave(folder, collection=before, source="sweep")
         if self.watcher is None:
             return None
         for old in replaced:

@@ -244,23 +244,37 @@ def _move_one(q: QueueOps, rec: DocumentRecord, new: str, job: Job, report: Inde
 
 
 def run_leave(q: QueueOps, job: Job, report: IndexReport) -> None:
-    """The documents at the path (a file, or a folder's) leave ``job.collection``."""
-    path = job.paths[0]
-    rec = q.catalog.by_path(path)
+    """The documents at the paths (files, or folders') leave ``job.collection``."""
     # Taken out of the collection its watched folder fills, and so out of the index: its
     # folder's next sweep would add it again, as for "Remove from library" (review).
     bound = q.catalog.folder_bindings() if job.source in ASKED else {}
     filling = [f for f, c in bound.items() if c == job.collection]
-    for r in [rec] if rec else q.catalog.under(path):
-        filled = any(inside(r.path, f) for f in filling)
-        if job.collection not in r.collections:
-            continue
-        kept_out = filled or _left_its_folder(q, r, bound)
-        if _leave(q, r, job, report):
-            if kept_out:
-                q.catalog.leave_out(r.path)
-        elif filled:  # another collection keeps it: the folder must not put it back
-            q.catalog.leave_collection(r.doc_id, job.collection)
+    for path in job.paths:
+        if job.cancel.is_set():
+            return
+        rec = q.catalog.by_path(path)
+        for r in [rec] if rec else q.catalog.under(path):
+            _leave_one(q, r, job, report, bound, filling)
+
+
+def _leave_one(
+    q: QueueOps,
+    r: DocumentRecord,
+    job: Job,
+    report: IndexReport,
+    bound: dict[str, str],
+    filling: list[str],
+) -> None:
+    """``r`` leaves ``job.collection``; ``filling``: the watched folders filling it."""
+    if job.collection not in r.collections:
+        return
+    filled = any(inside(r.path, f) for f in filling)
+    kept_out = filled or _left_its_folder(q, r, bound)
+    if _leave(q, r, job, report):
+        if kept_out:
+            q.catalog.leave_out(r.path)
+    elif filled:  # another collection keeps it: the folder must not put it back
+        q.catalog.leave_collection(r.doc_id, job.collection)
 
 
 def _left_its_folder(q: QueueOps, rec: DocumentRecord, bound: dict[str, str]) -> bool:

@@ -18,7 +18,7 @@ import os
 import threading
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from docent.core import files as filemod
@@ -38,7 +38,7 @@ from docent.core.index_events import (
 from docent.core.indexer import FailedFile, Indexer, IndexReport, Progress, ProgressCallback
 from docent.core.job_runners import ASKED, RUNNERS, WATCHER
 from docent.core.models import DocumentRecord
-from docent.core.userfiles import inside
+from docent.core.userfiles import folder_set, inside, inside_any
 
 log = logging.getLogger(__name__)
 
@@ -138,8 +138,11 @@ class IndexQueue:
     def resume(self) -> Job | None:
         return self.submit(Job(JobKind.RESUME, [], "resume"))
 
-    def leave(self, path: str, collection: str, source: str = "user") -> Job | None:
-        return self.submit(Job(JobKind.LEAVE, [path], source, collection=collection))
+    def leave(self, *paths: str, collection: str, source: str = "user") -> Job | None:
+        """Take the documents at ``paths`` out of ``collection``, in one job (as ``drop``:
+        a job each made 3,000 selected rows take seconds on the window's thread, 10,000
+        over 20 s: review 82)."""
+        return self.submit(Job(JobKind.LEAVE, list(paths), source, collection=collection))
 
     def remove_collection(self, collection: str, source: str = "user") -> Job | None:
         return self.submit(Job(JobKind.REMOVE_COLLECTION, [], source, collection=collection))
@@ -218,8 +221,7 @@ class IndexQueue:
         if job.kind in (JobKind.REMOVE, JobKind.MOVE, JobKind.DROP):
             # Before looking for the same job queued: "remove, add, remove" must not keep
             # the add queued after the first removal.
-            for path in job.paths[:1] if job.kind is JobKind.MOVE else job.paths:
-                self._settle_removal(job, path, pending)
+            self._settle_removal(job, job.paths[:1] if job.kind is JobKind.MOVE else job.paths)
         # A person's job is not folded into a watcher's or a sweep's: it does more (what
         # the user removed from a watched folder comes back only when they add it). Nor a
         # watcher's into a person's: their Cancel drops it, and the edit it was for was
@@ -275,43 +277,50 @@ class IndexQueue:
                 return tail
         return job
 
-    def _settle_removal(self, job: Job, path: str, pending: list[Job]) -> None:
-        """The file (or folder) is gone from ``path``, or forgotten: pending indexing of
-        it is moot, and a running one stops (a sweep too, for a forgotten folder)."""
-        self._drop_pending_index(path)
+    def _settle_removal(self, job: Job, paths: Sequence[str]) -> None:
+        """The files (or folders) are gone from ``paths``, or forgotten: pending indexing
+        of them is moot, and a running one stops (a sweep too, for a forgotten folder).
+        All paths at once, each pending path looked up by its folders: a pass per removed
+        path made removing 3,000 of 6,000 queued files take 3.5 s (review 82)."""
+        gone = folder_set(paths)
+        pending = [j for j in self._pending if not j.cancel.is_set()]
+        self._drop_pending_index(gone)
         if job.kind is not JobKind.MOVE:
-            self._cancel_running_index(path, sweep=job.kind is JobKind.DROP)
+            self._cancel_running_index(gone, sweep=job.kind is JobKind.DROP)
         if job.kind is JobKind.DROP:  # forgetting the folder: no point sweeping it
             for j in pending:
-                if j.kind is JobKind.SWEEP and inside(j.paths[0], path):
+                if j.kind is JobKind.SWEEP and inside_any(j.paths[0], gone):
                     j.cancel.set()
         if job.kind is not JobKind.MOVE:
             # moved here, then deleted (a watcher's REMOVE too: a rename then a delete
             # while the queue was busy left the source's document behind; review): drop
             # the source instead
             for j in pending:
-                if j.kind is JobKind.MOVE and inside(j.paths[1], path):
+                if j.kind is JobKind.MOVE and inside_any(j.paths[1], gone):
                     j.kind, j.paths = JobKind.REMOVE, [j.paths[0]]
 
-    def _drop_pending_index(self, path: str) -> None:
+    def _drop_pending_index(self, gone: frozenset[str]) -> None:
         # An emptied job stays queued and runs as a no-op: every job submitted ends with
         # JobFinished or JobFailed, so whoever waits for it is told.
         for j in self._pending:
             if j.kind is JobKind.INDEX:
-                kept = [p for p in j.paths if not inside(p, path)]
-                if j.source == "watch" and len(kept) < len(j.paths):
-                    self._dropped_files.append((j, [p for p in j.paths if inside(p, path)]))
-                j.paths = kept
+                dropped = [p for p in j.paths if inside_any(p, gone)]
+                if not dropped:
+                    continue
+                if j.source == "watch":
+                    self._dropped_files.append((j, dropped))
+                out = set(dropped)
+                j.paths = [p for p in j.paths if p not in out]
 
-    def _cancel_running_index(self, path: str, *, sweep: bool = False) -> None:
+    def _cancel_running_index(self, gone: frozenset[str], *, sweep: bool = False) -> None:
         """Cancel the running index job (``sweep``: or sweep) if all it reads is under
-        ``path``."""
+        ``gone`` (``folder_set``)."""
         run = self._running
         kinds = (JobKind.INDEX, JobKind.SWEEP) if sweep else (JobKind.INDEX,)
         if (
             run not in (None, self._ending)
             and run.kind in kinds
-            and all(inside(p, path) for p in run.paths)
+            and all(inside_any(p, gone) for p in run.paths)
         ):
             run.cancel.set()
 
@@ -330,7 +339,7 @@ class IndexQueue:
     def discard(self, path: str) -> None:
         """Forget pending indexing of ``path`` (a file or a folder)."""
         with self._cond:
-            self._drop_pending_index(path)
+            self._drop_pending_index(folder_set([path]))
             self._cond.notify_all()
         self._tell_queued()  # a watched file taken out: said removed now
 

@@ -77,6 +77,24 @@ def inside(path: str, folder: str) -> bool:
     return path == folder or path.startswith(folder.rstrip("/\\") + os.sep)
 
 
+def folder_set(paths: Iterable[str]) -> frozenset[str]:
+    """``paths`` as ``inside_any`` looks them up."""
+    return frozenset(p.rstrip("/\\") or os.sep for p in paths)
+
+
+def inside_any(path: str, folders: frozenset[str]) -> bool:
+    """``path`` is ``inside`` one of ``folders`` (made by ``folder_set``): ``path`` and
+    each folder above it looked up once, not each folder compared in turn."""
+    if path in folders or os.sep in folders:
+        return True
+    end = path.rfind(os.sep)
+    while end > 0:
+        if path[:end] in folders:
+            return True
+        end = path.rfind(os.sep, 0, end)
+    return False
+
+
 def shown(name: str | Path) -> str:
     r"""``name`` as it may be printed: undecodable bytes as ``\xff``, controls as ``\x1b``,
     ``\n`` and ``\t`` escaped. Names without such characters are returned unchanged."""

@@ -10,7 +10,6 @@ from __future__ import annotations
 import re
 import time
 from dataclasses import dataclass
-from pathlib import Path
 
 from PySide6.QtCore import Qt
 
@@ -117,10 +116,6 @@ class Row:
         elif p.phase in ("ready", "unchanged", "renamed"):
             self.state, self.fraction = "ready", 1.0
         self.doc_id = p.doc_id or self.doc_id
-
-    @property
-    def is_pdf(self) -> bool:
-        return Path(self.path).suffix.lower() == ".pdf"
 
 
 #: The extraction worker's OCR step (core/preparing.py), long for a table cell.

@@ -216,10 +216,6 @@ def _retire(worker: Worker[Any, Any]) -> None:
     _active.discard(worker)
 
 
-def active_workers() -> int:
-    return len(_active)
-
-
 def cancel_all() -> None:
     """Ask every running worker to stop (on quit)."""
     for worker in list(_active):
