@@ -174,6 +174,22 @@ def test_apply_settings_validates_saves_once_and_applies_what_is_live(
     assert len(writes) == 1, "an unchanged save wrote the file"
 
 
+def test_a_restart_change_undone_before_the_restart_is_saved(engine: Engine) -> None:
+    """QA-79: OCR turned off (waits for a restart), then on again: weighed against the
+    running value (on), the undo was no change, never saved, and the next start ran
+    with OCR off. Changes are weighed against what is saved now."""
+    assert engine.settings.ocr_enabled and engine.saved_settings.ocr_enabled
+    off = engine.apply_settings({"ocr_enabled": False})
+    assert off.changed == ["ocr_enabled"] and off.restart == ["ocr_enabled"]
+    assert engine.settings.ocr_enabled, "a restart key applied live"
+    assert not engine.saved_settings.ocr_enabled and not off.saved.ocr_enabled
+    assert load_settings().ocr_enabled is False
+    undone = engine.apply_settings({"ocr_enabled": True})
+    assert undone.changed == ["ocr_enabled"]
+    assert undone.restart == [], "nothing waits: the running value is the saved one again"
+    assert load_settings().ocr_enabled is True and engine.saved_settings.ocr_enabled
+
+
 def test_an_extraction_limit_applied_live_is_the_one_the_next_file_is_held_to(
     engine: Engine, tmp_path: Path
 ) -> None:

@@ -54,7 +54,7 @@ from docent.core.api import (
     SummaryResult,
     TokenCallback,
 )
-from docent.core.config import Settings, plan_change
+from docent.core.config import RESTART_KEYS, Settings, plan_change
 from docent.core.errors import (
     AmbiguousFile,
     Cancelled,
@@ -136,6 +136,8 @@ class SummarizeCall(NamedTuple):
 class FakeEngine:
     def __init__(self, settings: Settings) -> None:
         self._settings = settings
+        #: as saved, once a change waits for a restart (``apply_settings``)
+        self._saved: Settings | None = None
         self._recovered: list[DocumentRecord] = []
         #: what ``changed`` says (ready documents saved again since they were indexed)
         self.changed_files: list[DocumentRecord] = []
@@ -696,13 +698,21 @@ class FakeEngine:
             )
         return self.health
 
+    @property
+    def saved_settings(self) -> Settings:
+        return self._saved or self._settings
+
     def apply_settings(self, changes: Mapping[str, object]) -> SettingsApplied:
-        plan = plan_change(self.settings, dict(changes))
+        """As LiveSettings.apply: weighed against what is saved."""
+        plan = plan_change(self.saved_settings, dict(changes))
         if self.save_error is not None:
             raise SettingsError(f"The settings could not be saved: {self.save_error}")
         self.applied.append({k: getattr(plan.wanted, k) for k in plan.changed})
-        self._settings = plan.live
-        return SettingsApplied(plan.live, plan.changed, plan.restart)
+        live = {k: getattr(plan.wanted, k) for k in plan.changed if k not in RESTART_KEYS}
+        self._settings = self._settings.model_copy(update=live)
+        self._saved = plan.wanted
+        waiting = [k for k in plan.restart if getattr(plan.wanted, k) != getattr(self._settings, k)]
+        return SettingsApplied(self._settings, plan.changed, waiting, plan.wanted)
 
 
 def as_api(engine: FakeEngine) -> EngineAPI:

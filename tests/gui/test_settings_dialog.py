@@ -421,3 +421,24 @@ def test_fields_an_environment_variable_sets_are_named(
     assert text.startswith("Set by environment variables, which win again when Docent starts")
     assert "Ollama host (DOCENT_OLLAMA_HOST)" in text and "LLM rerank (DOCENT_LLM_RERANK)" in text
     assert "EXTRACT" not in text
+
+
+def test_the_dialog_shows_a_change_waiting_for_a_restart_and_saves_its_undo(
+    qtbot: Any, fake: FakeEngine, drain: None
+) -> None:
+    """QA-79: OCR turned off (it waits for a restart), the dialog opened again showed it
+    on (the running value), and ticking it back saved nothing."""
+    dialog = SettingsDialog(fake)
+    qtbot.addWidget(dialog)
+    dialog.ocr_check.setChecked(False)
+    with qtbot.waitSignal(dialog.settings_applied, timeout=10_000) as done:
+        save(qtbot, dialog)
+    assert done.args[0].restart == ["ocr_enabled"] and fake.settings.ocr_enabled
+    again = SettingsDialog(fake)
+    qtbot.addWidget(again)
+    assert not again.ocr_check.isChecked(), "the saved value, waiting for the restart"
+    again.ocr_check.setChecked(True)
+    with qtbot.waitSignal(again.settings_applied, timeout=10_000) as undone:
+        save(qtbot, again)
+    assert undone.args[0].changed == ["ocr_enabled"] and undone.args[0].restart == []
+    assert fake.saved_settings.ocr_enabled

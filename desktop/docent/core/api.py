@@ -160,6 +160,8 @@ class SettingsApplied:
     changed: list[str]
     #: Changed keys that take effect only when Docent starts again.
     restart: list[str]
+    #: The settings as saved: ``settings`` and the changes waiting for a restart.
+    saved: Settings
 
 
 class EngineAPI(Protocol):
@@ -170,6 +172,12 @@ class EngineAPI(Protocol):
     @property
     def settings(self) -> Settings:
         """The settings in force (a snapshot: replaced, never changed in place)."""
+        ...
+
+    @property
+    def saved_settings(self) -> Settings:
+        """The settings as saved: those in force and the changes waiting for a restart
+        (what the Settings dialog shows)."""
         ...
 
     @property

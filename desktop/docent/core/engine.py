@@ -239,6 +239,10 @@ class Engine(EngineWatching):
         self._live.replace(new)
 
     @property
+    def saved_settings(self) -> Settings:
+        return self._live.wanted
+
+    @property
     def recovered(self) -> list[DocumentRecord]:
         return list(self._recovered)
 
@@ -378,7 +382,7 @@ class Engine(EngineWatching):
                 self.watcher.remove(folder)
             for folder in (f for f in after if f not in before):
                 self.watcher.add(folder)
-        return SettingsApplied(self.settings, plan.changed, plan.restart)
+        return SettingsApplied(self.settings, plan.changed, plan.restart, plan.wanted)
 
     # Looking things up ------------------------------------------------------
 

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from docent.core import files as filemod
 from docent.core.config import (
+    RESTART_KEYS,
     Settings,
     SettingsChange,
     plan_change,
@@ -70,6 +71,8 @@ def _llm_key(s: Settings) -> tuple[object, ...]:
 class LiveSettings:
     def __init__(self, settings: Settings, make_llm: LLMFactory | None = None) -> None:
         self._settings = settings
+        #: What is saved: ``_settings`` but for changes that wait for a restart.
+        self._wanted = settings
         self._make_llm = make_llm or ollama_client
         self._lock = threading.RLock()
         self._llm: OllamaClient | None = None
@@ -81,10 +84,15 @@ class LiveSettings:
         """A snapshot: replaced when they change, never changed in place by the engine."""
         return self._settings
 
+    @property
+    def wanted(self) -> Settings:
+        """The settings as saved: those in force, and those waiting for a restart."""
+        return self._wanted
+
     def replace(self, new: Settings) -> None:
         """Put ``new`` in force without saving it (tests, tools)."""
         with self._lock:
-            self._settings = new
+            self._settings = self._wanted = new
 
     @property
     def llm(self) -> OllamaClient:
@@ -109,25 +117,35 @@ class LiveSettings:
 
     def apply(self, changes: Mapping[str, object]) -> SettingsChange:
         """Validate, save once what changed, put the live part in force and swap the
-        client if its settings changed. SettingsError (naming the key) changes nothing."""
+        client if its settings changed. SettingsError (naming the key) changes nothing.
+
+        Changes are weighed against what is saved, not what runs: a restart-only change
+        (OCR off) undone before the restart was "no change" against the running value,
+        never saved, and the next start ran with the value undone (QA-79). ``restart``:
+        the changed keys whose saved value is not the running one."""
         with self._lock:
             values = dict(changes)
             folders = values.get("watched_folders")
             if isinstance(folders, list):
                 values["watched_folders"] = self._checked_folders(folders)
-            plan = plan_change(self._settings, values)
+            plan = plan_change(self._wanted, values)
             if plan.changed:
                 saved = {k: getattr(plan.wanted, k) for k in plan.changed}
                 if "watched_folders" in saved:
                     before = self._settings.watched_folders
                     saved["watched_folders"] = _saved_folders(before, saved["watched_folders"])
                 self._persist(saved)
-                self._settings = plan.live
-                key = _llm_key(plan.live)
+                self._wanted = plan.wanted
+                live = {k: getattr(plan.wanted, k) for k in plan.changed if k not in RESTART_KEYS}
+                self._settings = self._settings.model_copy(update=live)
+                key = _llm_key(self._settings)
                 if self._llm is not None and key != self._llm_key:
                     self._retired.append(self._llm)
-                    self._llm, self._llm_key = self._make_llm(plan.live), key
-            return plan
+                    self._llm, self._llm_key = self._make_llm(self._settings), key
+            waiting = [
+                k for k in plan.restart if getattr(plan.wanted, k) != getattr(self._settings, k)
+            ]
+            return SettingsChange(plan.wanted, self._settings, plan.changed, waiting)
 
     def change_folders(self, change: Callable[[list[str]], list[str]]) -> list[str]:
         """The watched folders changed by ``change`` (given the current ones, it returns
@@ -139,6 +157,7 @@ class LiveSettings:
             if after != before:
                 self._persist({"watched_folders": _saved_folders(before, after)})
                 self._settings = self._settings.model_copy(update={"watched_folders": after})
+                self._wanted = self._wanted.model_copy(update={"watched_folders": after})
             return after
 
     def _persist(self, values: Mapping[str, object]) -> None:

@@ -88,7 +88,9 @@ class SettingsDialog(QDialog):
         super().__init__(parent)
         self.setWindowTitle("Docent settings")
         self.engine = engine
-        self.settings = engine.settings
+        # as saved: a restart-only change shows as made, waiting (QA-79: the running
+        # value was shown, and undoing the change then saved nothing)
+        self.settings = engine.saved_settings
         self.applied: SettingsApplied | None = None
         self.fields: dict[str, QWidget] = {}
         #: the fields refused by the last Save or Test, with why; and a failure not
