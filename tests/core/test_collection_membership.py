@@ -390,3 +390,33 @@ def test_a_failed_file_belongs_to_its_collection(engine: Engine, tmp_path: Path)
     [rec] = engine.documents(work.id)
     assert rec.state is DocState.FAILED
     assert engine.collection("Work").documents == 1
+
+
+def test_removing_a_collection_stops_indexing_into_it(engine: Engine, tmp_path: Path) -> None:
+    """QA-79: a collection removed while its files were being added waited for the run
+    (a big PDF embedding for minutes), then took them out. The run into it stops; what it
+    had not finished is taken out with the collection."""
+    from docent.core.index_events import DocumentProgressed, JobKind
+
+    lib = tmp_path / "lib"
+    for i in range(3):
+        note(lib, f"long{i}.txt", " ".join(f"Paragraph {j} on lamp {i}." for j in range(3000)))
+    tmp = engine.create_collection("Tmp")
+    embedding = threading.Event()
+    ended: list[JobFinished] = []
+
+    def heard(e: IndexEvent) -> None:
+        if isinstance(e, DocumentProgressed) and e.progress.phase == "embedding":
+            embedding.set()
+        if isinstance(e, JobFinished):
+            ended.append(e)
+
+    engine.subscribe(heard)
+    run = engine.queue.index([str(lib)], collection=tmp.id)
+    assert run is not None and embedding.wait(TIMEOUT)
+    engine.submit_collection_removal(tmp.id)
+    assert engine.queue.wait_idle(TIMEOUT)
+    by_kind = {e.job.kind: e.report for e in ended}
+    assert by_kind[JobKind.INDEX].cancelled, "the run into the collection went on"
+    assert len(by_kind[JobKind.REMOVE_COLLECTION].removed) == 3
+    assert engine.documents() == [] and "Tmp" not in [c.name for c in engine.collections()]

@@ -12,6 +12,8 @@ import pytest
 from PySide6.QtCore import Qt
 from test_user_stops import GatedEmbedder, open_engine
 
+from docent.core.index_events import JobKind
+
 TIMEOUT = 30_000
 
 
@@ -63,7 +65,11 @@ def test_cancel_leaves_a_confirmed_removal_to_happen(
         else:
             bar.select(made.id)
             qtbot.waitUntil(lambda: bar.current_id == made.id, timeout=TIMEOUT)
-            bar.ask_remove()
+            bar.ask_remove()  # asked once the collection's counts are read
+            qtbot.waitUntil(
+                lambda: any(j.kind is JobKind.REMOVE_COLLECTION for j in engine.queue.pending()),
+                timeout=TIMEOUT,
+            )
         with qtbot.waitSignal(lib.controller.run_finished, timeout=TIMEOUT):
             qtbot.mouseClick(lib.cancel_button, Qt.MouseButton.LeftButton)  # then stops the run
             gated.release.set()

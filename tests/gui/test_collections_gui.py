@@ -101,9 +101,14 @@ def test_new_rename_and_remove_from_the_selector(
         return True
 
     monkeypatch.setattr(collection_bar, "ask", confirm)
+    # added since the selector last read the collections (QA-79: "0 documents" was said
+    # of a collection whose files were still being added): the question reads them now
+    (tmp_path / "late.pdf").write_text("The text of late.pdf.\n")
+    fake.add_document(str(tmp_path / "late.pdf"), collection=work)
+    assert bar.current is not None and bar.current.documents == 2
     with qtbot.waitSignal(window.library.controller.documents_changed, timeout=10_000):
         bar.remove_action.trigger()
-    assert "1 document in no other collection will leave" in asked[0]
+    assert "2 documents in no other collection will leave" in asked[0]
     assert "1 document stays in other collections" in asked[0]
     assert "No file is deleted" in asked[0]
     qtbot.waitUntil(lambda: work not in fake.collection_names, timeout=10_000)

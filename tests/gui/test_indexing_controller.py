@@ -277,6 +277,27 @@ def test_a_ready_documents_file_gone_mid_run_is_said_apart_from_failures(
     assert any(m.text.startswith("1 file could not be indexed") for m in posted), posted
 
 
+def test_a_collections_removal_says_what_left_the_library(
+    qtbot: Any, fake: FakeEngine, make: Any, tmp_path: Path, drain: None
+) -> None:
+    """QA-79: a collection removed, its documents left the library with nothing said."""
+    from docent.core.api import JobFinished
+
+    posted = listen()
+    c = make()
+    for collection, removed, said in (
+        ("c1", ["/d/a.pdf", "/d/b.pdf"], "Removed the collection: 2 documents left the library"),
+        ("c1", [], "Removed the collection: no document left the library"),
+        ("default", ["/d/a.pdf"], "Emptied the default collection: 1 document left the library"),
+    ):
+        job = Job(JobKind.REMOVE_COLLECTION, [], "user", id=301, collection=collection)
+        with qtbot.waitSignal(c.documents_changed, timeout=10_000):
+            fake.emit(JobStarted(job))
+            fake.emit(JobFinished(job, IndexReport(removed=removed)))
+        assert Message("info", f"{said} (no file was deleted).") in posted, posted
+        posted.clear()
+
+
 def test_resume_tracks_the_documents_left_queued(
     qtbot: Any, fake: FakeEngine, make: Any, drain: None
 ) -> None:

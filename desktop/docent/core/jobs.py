@@ -145,6 +145,15 @@ class IndexQueue:
         return self.submit(Job(JobKind.LEAVE, list(paths), source, collection=collection))
 
     def remove_collection(self, collection: str, source: str = "user") -> Job | None:
+        """Indexing into the collection, queued or running, stops first: it would only add
+        files to a collection about to go (QA-79: a big PDF went on embedding for minutes,
+        then left the library with the collection). What it did not finish stays listed
+        in the collection, for the removal to take out."""
+        with self._cond:
+            running = self._running if self._running is not self._ending else None
+            for j in [*self._pending, *([running] if running else [])]:
+                if j.kind is JobKind.INDEX and j.collection == collection:
+                    j.cancel.set()
         return self.submit(Job(JobKind.REMOVE_COLLECTION, [], source, collection=collection))
 
     def submit(self, job: Job, *, coalesce: bool = True) -> Job | None:

@@ -214,8 +214,23 @@ class CollectionBar(QWidget):
             self.rename(one, name)
 
     def ask_remove(self) -> None:
+        """Asked with the collection's counts read now: those of the last read said "0
+        documents" of one whose files were still being added (QA-79)."""
         one = self.current
         if one is None:
+            return
+        engine = self.engine
+        call_in_worker(
+            lambda: next((c for c in engine.collections() if c.id == one.id), None),
+            name="read-collection",
+            on_result=self._ask_remove,
+            error_text=f"Could not read '{one.name}'",
+            owner=self,
+        )
+
+    def _ask_remove(self, one: Collection | None) -> None:
+        if one is None:  # removed meanwhile
+            self.refresh()
             return
         title = "Empty collection" if one.is_default else "Remove collection"
         if ask(self, title, removal_question(one), "Empty" if one.is_default else "Remove"):

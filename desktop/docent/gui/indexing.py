@@ -25,13 +25,14 @@ from docent.core.api import (
     Job,
     JobFailed,
     JobFinished,
+    JobKind,
     JobStarted,
     Progress,
     describe_unsupported,
     files_gone,
     gap_sentence,
 )
-from docent.core.models import DocumentRecord
+from docent.core.models import DEFAULT_COLLECTION, DocumentRecord
 from docent.gui.messages import bridge
 from docent.gui.workers import call_in_worker
 
@@ -390,6 +391,8 @@ class IndexController(QObject):
             bridge().info(f"Removed {names}{more} from the library.")
         elif job.id in self._runs:
             self._say_how_it_ended(end.report, self._runs[job.id], job.id in self._found_nothing)
+        elif job.kind is JobKind.REMOVE_COLLECTION:
+            _say_collection_removed(end.report, job.collection == DEFAULT_COLLECTION)
         elif job.source in ("watch", "sweep"):  # a watched folder's change (not a drop)
             _say_what_was_followed(end.report)
         if isinstance(end, JobFinished):
@@ -423,6 +426,18 @@ class IndexController(QObject):
                     # a narrow column cuts the reason short: its tooltip is whole (QA-77)
                     "see the State column for why (point at a row for the whole reason)."
                 )
+
+
+def _say_collection_removed(report: IndexReport, default: bool) -> None:
+    """QA-79: a collection's removal ended and its documents left with nothing said."""
+    if report.cancelled:  # Docent closing
+        what = "Emptying the default collection" if default else "Removing the collection"
+        bridge().info(f"{what} stopped; the documents it took out stay out.")
+        return
+    done = "Emptied the default collection" if default else "Removed the collection"
+    n = len(report.removed)
+    docs = f"{n} document{'s' if n > 1 else ''} left" if n else "no document left"
+    bridge().info(f"{done}: {docs} the library (no file was deleted).")
 
 
 def _say_what_was_not_read(report: IndexReport) -> None:
