@@ -111,7 +111,8 @@ def cmd_index(args: argparse.Namespace) -> int:
                         file=sys.stderr,
                     )
                     swept = [f for f in swept if f not in away]
-                if not (args.paths or eng.recovered or eng.outdated or eng.changed or away + swept):
+                left = eng.recovered or eng.outdated or eng.changed or eng.awaiting_ocr
+                if not (args.paths or left or away + swept):
                     print(
                         "docent index: give files or folders to index (or --rebuild); "
                         "nothing is left to resume",
@@ -123,7 +124,7 @@ def cmd_index(args: argparse.Namespace) -> int:
             named = not resuming and any(os.path.lexists(p) for p in args.paths)
             collection = cli_collections.made(eng, args) if named else None
             try:
-                if eng.recovered or eng.outdated or eng.changed:
+                if eng.recovered or eng.outdated or eng.changed or eng.awaiting_ocr:
                     reports.append(eng.resume(bar, cancel))
                 for folder in swept:
                     if cancel.is_set():

@@ -148,8 +148,9 @@ def test_the_library_lists_what_was_not_read(
     assert cli.main(["list", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)[0]["gaps"].startswith("page 3 is scanned")
     with Engine(Settings(data_dir=str(home), extract_in_subprocess=False)) as eng:
-        # OCR on: the document is one to bring up to date (the window resumes those)
-        assert [r.file_name for r in eng.outdated] == ["harbour.pdf"]
+        # OCR on: the document is one to read again (the window resumes those)
+        assert [r.file_name for r in eng.awaiting_ocr] == ["harbour.pdf"]
+        assert eng.outdated == []
         report = eng.index([path])
         assert report.gaps == [] and report.indexed == [str(path)]
         rec = eng.resolve("harbour.pdf")
@@ -169,3 +170,25 @@ def test_a_catalog_of_an_older_docent_gains_the_column(tmp_path: Path) -> None:
     with Engine(settings) as eng:
         rec = eng.resolve("a.txt")
         assert rec.state is DocState.READY and rec.gaps == ""
+
+
+def test_a_scan_failed_with_ocr_off_is_read_by_the_next_resume_with_ocr_on(
+    tmp_path: Path,
+) -> None:
+    """QA-79: a scan failed "no text layer ... OCR is off"; with OCR on, `docent index`
+    said nothing was left to resume and the window kept the failure, though the README
+    said it is read the next time Docent indexes with OCR on."""
+    lines = ["Minutes of the harbour board", "The board met in May to paint the tower."]
+    scan = save_scan(tmp_path / "minutes.pdf", [page_image(lines)])
+    home = str(tmp_path / "home")
+    off = Settings(data_dir=home, extract_in_subprocess=False, ocr_enabled=False)
+    with Engine(off) as eng:
+        assert [f.reason for f in eng.index([scan]).failed] == ["no_text"]
+        assert eng.awaiting_ocr == []  # OCR still off: nothing to read
+    with Engine(Settings(data_dir=home, extract_in_subprocess=False)) as eng:
+        assert [r.file_name for r in eng.awaiting_ocr] == ["minutes.pdf"]
+        report = eng.resume()
+        assert report.indexed == [str(scan)]
+        rec = eng.resolve("minutes.pdf")
+        assert rec.state is DocState.READY and rec.ocr_pages == 1 and rec.error == ""
+        assert eng.awaiting_ocr == []

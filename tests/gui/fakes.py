@@ -141,6 +141,8 @@ class FakeEngine:
         self._recovered: list[DocumentRecord] = []
         #: what ``changed`` says (ready documents saved again since they were indexed)
         self.changed_files: list[DocumentRecord] = []
+        #: what ``awaiting_ocr`` says
+        self.scans_awaiting_ocr: list[DocumentRecord] = []
         self.records: dict[str, DocumentRecord] = {}  # by path
         self.texts: dict[str, list[str]] = {}  # extracted pages by path
         self._listeners: list[IndexListener] = []
@@ -220,6 +222,10 @@ class FakeEngine:
     @property
     def outdated(self) -> Sequence[DocumentRecord]:
         return []
+
+    @property
+    def awaiting_ocr(self) -> Sequence[DocumentRecord]:
+        return list(self.scans_awaiting_ocr)
 
     @property
     def changed(self) -> Sequence[DocumentRecord]:

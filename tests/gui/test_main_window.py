@@ -133,6 +133,20 @@ def test_documents_saved_again_since_they_were_indexed_are_indexed_again_at_star
     assert any(said in t for t in window.notifications.texts())
 
 
+def test_scans_indexed_without_ocr_are_read_at_start_once_it_is_on(
+    qtbot: Any, fake: FakeEngine, make_window: Any
+) -> None:
+    """QA-79: a scan failed with OCR off stayed failed once OCR was on."""
+    fake.scans_awaiting_ocr = [
+        DocumentRecord("d1", "/docs/minutes.pdf", "minutes.pdf", state=DocState.FAILED)
+    ]
+    window = started(qtbot, fake, make_window)
+    qtbot.waitUntil(lambda: bool(fake.submitted), timeout=10_000)  # once the model loaded
+    assert [j.kind for j in fake.submitted] == [JobKind.RESUME]
+    said = "Reading the scanned pages of 1 document now that OCR is on."
+    assert any(said in t for t in window.notifications.texts())
+
+
 def test_a_model_that_does_not_load_is_said_once_and_resumes_nothing(
     qtbot: Any, fake: FakeEngine, make_window: Any
 ) -> None:

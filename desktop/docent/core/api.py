@@ -199,6 +199,12 @@ class EngineAPI(Protocol):
         ...
 
     @property
+    def awaiting_ocr(self) -> Sequence[DocumentRecord]:
+        """With OCR on, documents indexed without it when the library was opened (scans
+        failed for want of it, scanned pages left unread); a resume reads them."""
+        ...
+
+    @property
     def changed(self) -> Sequence[DocumentRecord]:
         """Ready documents whose files changed on disk since they were indexed (edited
         while Docent was closed or not watching, an update cancelled, or a chmod); a

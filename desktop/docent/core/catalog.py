@@ -225,14 +225,21 @@ class Catalog(CollectionCatalog):
             return self._select(order)
         return self._select(f"WHERE {_IN_COLLECTION} {order}", (collection,))
 
-    def outdated(self, index_format: str, gaps_like: str = "") -> list[DocumentRecord]:
-        """Ready documents indexed in another format than ``index_format``, those whose
-        update a crash cut short (``UPDATING``), and (``gaps_like``, a LIKE pattern)
-        those whose gaps match it: indexed again, searchable meanwhile."""
-        gapped = " OR gaps LIKE ?" if gaps_like else ""
+    def outdated(self, index_format: str) -> list[DocumentRecord]:
+        """Ready documents indexed in another format than ``index_format``, and those
+        whose update a crash cut short (``UPDATING``): indexed again, searchable
+        meanwhile."""
         return self._select(
-            f"WHERE state = ? AND (index_format != ? OR reason = ?{gapped}) ORDER BY path",
-            (DocState.READY.value, index_format, UPDATING, *([gaps_like] if gaps_like else [])),
+            "WHERE state = ? AND (index_format != ? OR reason = ?) ORDER BY path",
+            (DocState.READY.value, index_format, UPDATING),
+        )
+
+    def unread_for(self, gaps_like: str, reason: str) -> list[DocumentRecord]:
+        """Ready documents whose gaps match ``gaps_like`` (a LIKE pattern), and failed
+        ones of ``reason``: what turning OCR on reads (``Indexer.awaiting_ocr``)."""
+        return self._select(
+            "WHERE (state = ? AND gaps LIKE ?) OR (state = ? AND reason = ?) ORDER BY path",
+            (DocState.READY.value, gaps_like, DocState.FAILED.value, reason),
         )
 
     def updating(self) -> list[DocumentRecord]:

@@ -111,6 +111,7 @@ class Engine(EngineWatching):
         self._recovered: list[DocumentRecord] = []
         #: Ready documents indexed in an older format: a resume re-indexes them.
         self._outdated: list[DocumentRecord] = []
+        self._awaiting_ocr: list[DocumentRecord] = []
         #: Computed by ``warm_up`` (a worker's) or at first use: a stat per document.
         self._changed: list[DocumentRecord] | None = None
         #: What opening the library changed to make the store and the catalog agree, and
@@ -150,6 +151,7 @@ class Engine(EngineWatching):
             # An older library's points, or a membership change a crash cut short.
             membership.sync_payloads(self.catalog, self.store)
             self._outdated = self._indexer.outdated()
+            self._awaiting_ocr = self._indexer.awaiting_ocr()
             self._queue = IndexQueue(self._indexer, self.catalog, self.settings.data_path)
         except BaseException:
             self.close()
@@ -253,6 +255,12 @@ class Engine(EngineWatching):
         return list(self._outdated)
 
     @property
+    def awaiting_ocr(self) -> list[DocumentRecord]:
+        """With OCR on, the documents indexed without it when the engine opened
+        (``Indexer.awaiting_ocr``); a resume reads them."""
+        return list(self._awaiting_ocr)
+
+    @property
     def changed(self) -> list[DocumentRecord]:
         """Ready documents whose files changed on disk since they were indexed
         (``Indexer.changed``), as ``warm_up`` found them, else now: a stat each."""
@@ -345,6 +353,7 @@ class Engine(EngineWatching):
         user cancelled wait for them: index them again to resume them."""
         report = self._run(Job(JobKind.RESUME, [], "resume"), progress, cancel)
         self._outdated = self.indexer.outdated()
+        self._awaiting_ocr = self.indexer.awaiting_ocr()
         self._changed = self.indexer.changed()
         return report
 

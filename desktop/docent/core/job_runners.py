@@ -181,10 +181,12 @@ def run_drop(q: QueueOps, job: Job, report: IndexReport) -> None:
 
 def run_resume(q: QueueOps, job: Job, report: IndexReport) -> None:
     """Documents left queued (not those the user cancelled: they wait for the user),
-    ready ones indexed in an older format, and ready ones whose files changed since."""
+    ready ones indexed in an older format, ready ones whose files changed since, and
+    those indexed without OCR, now on."""
     queued = [r for r in q.catalog.in_states(DocState.QUEUED) if r.reason != CANCELLED]
-    todo = [*queued, *q.indexer.outdated(), *q.indexer.changed()]
-    q.index_files([r.path for r in todo if os.path.exists(r.path)], job, report)
+    todo = [*queued, *q.indexer.outdated(), *q.indexer.changed(), *q.indexer.awaiting_ocr()]
+    paths = dict.fromkeys(r.path for r in todo if os.path.exists(r.path))
+    q.index_files(list(paths), job, report)
     for rec in queued:
         q.remove_gone(rec, job, report)
 

@@ -344,7 +344,8 @@ class MainWindow(QMainWindow):
         """Index what the last session left queued, and what an older index format or
         another embedding model left outdated: once the model loaded, since indexing
         needs it (a model that fails would fail the resume too, with a second error)."""
-        if self.engine.recovered or self.engine.outdated or self.engine.changed:
+        scans = self.engine.awaiting_ocr
+        if self.engine.recovered or self.engine.outdated or self.engine.changed or scans:
             n = len(self.engine.recovered)
             if n:
                 s = "s" if n > 1 else ""
@@ -352,6 +353,9 @@ class MainWindow(QMainWindow):
             if m := len(self.engine.outdated):
                 s = "s" if m > 1 else ""
                 bridge().info(f"Updating the search index of {m} document{s} (still searchable).")
+            if scans:
+                which = "1 document" if len(scans) == 1 else f"{len(scans)} documents"
+                bridge().info(f"Reading the scanned pages of {which} now that OCR is on.")
             if c := len(self.engine.changed):
                 which = "1 document" if c == 1 else f"{c} documents"
                 bridge().info(
