@@ -365,3 +365,28 @@ def test_new_counts_are_written_in_place_without_closing_the_list(
     assert removed and [bar.combo.itemData(i) for i in range(1, bar.combo.count())] == [
         c.id for c in renamed
     ]
+
+
+def test_a_rename_is_said_and_a_name_refused_is_a_warning_that_fades(
+    qtbot: Any, fake: FakeEngine, make_window: Any, tmp_path: Path, monkeypatch: Any
+) -> None:
+    """QA-79: "Could not rename 'Work notes': A collection named 'statistics' already
+    exists." stayed on screen over the rename that then worked, which said nothing."""
+    from docent.gui.messages import Message, bridge
+
+    posted: list[Message] = []
+    bridge().message_posted.connect(posted.append)
+    work, _ = two_collections(fake, tmp_path)
+    window = started(qtbot, fake, make_window)
+    bar = window.library.collection_bar
+    choose(qtbot, window, "Work")
+    for name in ("Home", "Office"):
+        monkeypatch.setattr(QInputDialog, "getText", lambda *a, n=name, **k: (n, True))
+        with qtbot.waitSignal(bar.collections_changed, timeout=10_000):
+            bar.rename_action.trigger()
+    assert (
+        Message("warning", "Could not rename 'Work': A collection named 'Home' already exists.")
+        in posted
+    )
+    assert Message("info", "Renamed 'Work' to 'Office'.") in posted
+    assert not [m for m in posted if m.level == "error"]

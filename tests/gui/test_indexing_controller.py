@@ -298,6 +298,30 @@ def test_a_collections_removal_says_what_left_the_library(
         posted.clear()
 
 
+def test_adding_documents_to_a_collection_says_what_it_did(
+    qtbot: Any, fake: FakeEngine, make: Any, tmp_path: Path, drain: None
+) -> None:
+    """QA-79: "Add to collection" said nothing, whether the documents joined it or were
+    in it already."""
+    from docent.gui import indexing
+
+    lib = folder(tmp_path, ["a.txt"])
+    posted = listen()
+    c = make()
+    work = fake.create_collection("Retro").id
+    with qtbot.waitSignal(c.run_finished, timeout=10_000):
+        c.add([str(lib / "a.txt")], collection=work, joining="Retro")
+    assert Message("info", "Added a.txt to 'Retro'.") in posted, posted
+    posted.clear()
+    a, b = str(lib / "a.txt"), str(lib / "b.txt")
+    indexing._say_joined(IndexReport(regrouped=[(a, [work])], unchanged=[b]), "Retro")
+    indexing._say_joined(IndexReport(unchanged=[a, b]), "Retro")
+    assert [m.text for m in posted] == [
+        "Added a.txt to 'Retro' (nothing re-embedded); b.txt was in it already.",
+        "a.txt, b.txt were in 'Retro' already.",
+    ]
+
+
 def test_resume_tracks_the_documents_left_queued(
     qtbot: Any, fake: FakeEngine, make: Any, drain: None
 ) -> None:

@@ -3,6 +3,8 @@ Remove. The engine does the work (in workers); this bar shows ``Engine.collectio
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QComboBox,
@@ -16,6 +18,7 @@ from PySide6.QtWidgets import (
 )
 
 from docent.core.api import ALL_COLLECTIONS, Collection, EngineAPI, Status
+from docent.core.errors import CollectionError
 from docent.gui.messages import bridge
 from docent.gui.plain import ask
 from docent.gui.workers import call_in_worker
@@ -46,6 +49,19 @@ def status_text(st: Status, shown: Collection | None) -> str:
         f"{shown.name}: {shown.ready:,} of {_plural(st.ready, 'document')}"
         f" · {_plural(shown.chunks, 'chunk')}{tail}"
     )
+
+
+def _refused(what: str) -> Callable[[Exception], None]:
+    """How a collection's make or rename that failed is said: a name refused (taken,
+    unusable) as a warning that fades, anything else as an error that stays."""
+
+    def say(exc: Exception) -> None:
+        if isinstance(exc, CollectionError):
+            bridge().warning(f"{what}: {exc}")
+        else:
+            bridge().error(f"{what}: {exc}")
+
+    return say
 
 
 def removal_question(c: Collection) -> str:
@@ -242,7 +258,7 @@ class CollectionBar(QWidget):
             lambda: engine.create_collection(name),
             name="create-collection",
             on_result=self._on_created,
-            error_text="Could not make the collection",
+            on_error=_refused("Could not make the collection"),
         )
 
     def _on_created(self, made: Collection) -> None:
@@ -251,12 +267,15 @@ class CollectionBar(QWidget):
         self.refresh()
 
     def rename(self, one: Collection, name: str) -> None:
+        """Said when done; a name refused (taken, unusable) is a warning that fades, not
+        an error that stays: it stayed over the rename that followed (QA-79)."""
         engine = self.engine
         call_in_worker(
             lambda: engine.rename_collection(one.id, name),
             name="rename-collection",
+            on_result=lambda done: bridge().info(f"Renamed '{one.name}' to '{done.name}'."),
+            on_error=_refused(f"Could not rename '{one.name}'"),
             on_finished=self.refresh,
-            error_text=f"Could not rename '{one.name}'",
         )
 
     def remove(self, one: Collection) -> None:

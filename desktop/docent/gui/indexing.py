@@ -186,6 +186,9 @@ class IndexController(QObject):
         self._told: dict[int, set[str]] = {}
         #: Runs whose walk found no file at all (said when they end).
         self._found_nothing: set[int] = set()
+        #: Runs that add indexed documents to a collection: id -> the collection's name
+        #: (what they did is said when they end: nothing was, QA-79).
+        self._joins: dict[int, str] = {}
         self._fractions = RunProgress()
         self._refresh_pending = False
         self._refresh_again = False
@@ -234,8 +237,11 @@ class IndexController(QObject):
         recursive: bool = True,
         force: bool = False,
         collection: str | None = None,
+        joining: str = "",
     ) -> None:
-        """Index ``paths`` into ``collection`` (an id; None: the one shown, if any)."""
+        """Index ``paths`` into ``collection`` (an id; None: the one shown, if any);
+        ``joining``: its name, when the paths are documents added to it ("Add to
+        collection"), said once they are."""
         if paths:
             job = self.engine.submit_index(
                 paths,
@@ -244,6 +250,8 @@ class IndexController(QObject):
                 collection=collection or self.collection_id,
             )
             self._track(job, paths)
+            if job is not None and joining:
+                self._joins[job.id] = joining
 
     def resume(self) -> None:
         """Index what is queued from an earlier session (crash or cancel)."""
@@ -391,6 +399,8 @@ class IndexController(QObject):
             bridge().info(f"Removed {names}{more} from the library.")
         elif job.id in self._runs:
             self._say_how_it_ended(end.report, self._runs[job.id], job.id in self._found_nothing)
+            if (name := self._joins.pop(job.id, None)) and isinstance(end, JobFinished):
+                _say_joined(end.report, name)
         elif job.kind is JobKind.REMOVE_COLLECTION:
             _say_collection_removed(end.report, job.collection == DEFAULT_COLLECTION)
         elif job.source in ("watch", "sweep"):  # a watched folder's change (not a drop)
@@ -426,6 +436,28 @@ class IndexController(QObject):
                     # a narrow column cuts the reason short: its tooltip is whole (QA-77)
                     "see the State column for why (point at a row for the whole reason)."
                 )
+
+
+def _say_joined(report: IndexReport, name: str) -> None:
+    """What "Add to collection" did: documents that joined it, those already in it."""
+    if report.cancelled:
+        return
+    joined = [p for p, _ in report.regrouped] + report.indexed
+    already = [p for p in report.unchanged if p not in joined]
+
+    def names(paths: list[str]) -> str:
+        listed = ", ".join(Path(p).name for p in paths[:3])
+        return listed + (f" and {len(paths) - 3} more" if len(paths) > 3 else "")
+
+    def were(paths: list[str]) -> str:
+        return "was" if len(paths) == 1 else "were"
+
+    if joined:
+        how = "" if report.indexed else " (nothing re-embedded)"
+        also = f"; {names(already)} {were(already)} in it already" if already else ""
+        bridge().info(f"Added {names(joined)} to '{name}'{how}{also}.")
+    elif already:
+        bridge().info(f"{names(already)} {were(already)} in '{name}' already.")
 
 
 def _say_collection_removed(report: IndexReport, default: bool) -> None:

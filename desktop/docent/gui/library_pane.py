@@ -421,7 +421,7 @@ class LibraryPane(QWidget):
         if others:
             add_to = menu.addMenu("Add to collection")
             for c in others:
-                action = add_to.addAction(as_written(c.name), self._adder(paths, c.id))
+                action = add_to.addAction(as_written(c.name), self._adder(paths, c))
                 action.setEnabled(bool(paths))
         current = self.collection
         if current is not None:
@@ -449,8 +449,10 @@ class LibraryPane(QWidget):
     def _show_dump(self, row: Row, text: str) -> None:
         show_text(self, f"Extracted text — {shown(row.file_name)}", text)
 
-    def _adder(self, paths: list[str], collection_id: str) -> Callable[[], None]:
-        return lambda: self.add_paths(paths, collection=collection_id)
+    def _adder(self, paths: list[str], collection: Collection) -> Callable[[], None]:
+        return lambda: self.controller.add(
+            paths, collection=collection.id, joining=as_written(collection.name)
+        )
 
     def _leave(self, rows: list[Row], collection: Collection) -> None:
         names = ", ".join(shown(r.file_name) for r in rows[:3]) + ("…" if len(rows) > 3 else "")
