@@ -51,6 +51,9 @@ FINAL_PHASES = frozenset({"ready", "unchanged", "renamed", "failed", "removed"})
 USER_SOURCES = frozenset({"user", "command", "resume"})
 #: The jobs a Cancel of indexing stops: not removals, which the user confirmed.
 INDEXING_KINDS = frozenset({JobKind.INDEX, JobKind.RESUME, JobKind.SWEEP})
+#: With no job for this long, the extraction worker is stopped (its memory freed); the
+#: next job starts another (a second or two).
+READER_IDLE_SECONDS = 120.0
 #: Seconds ``run`` gives its job, cancelled by Ctrl-C, to end and report what it did;
 #: one stuck in a step that checks no cancel is left to ``Engine.close``.
 STOP_WAIT = 10.0
@@ -90,6 +93,8 @@ class IndexQueue:
         #: once (listed "queued" early, they stayed so until that job's turn; s30).
         self._dropped_files: list[tuple[Job, list[str]]] = []
         self._telling = threading.RLock()
+        #: After this long with no job, the extraction worker is stopped.
+        self.reader_idle_seconds = READER_IDLE_SECONDS
 
     # Listeners -------------------------------------------------------------
 
@@ -408,9 +413,19 @@ class IndexQueue:
             self._thread.start()
 
     def _loop(self) -> None:
+        def work() -> bool:
+            return bool(self._pending) or self._stopping
+
         while True:
             with self._cond:
-                self._cond.wait_for(lambda: self._pending or self._stopping)
+                busy = self._cond.wait_for(work, self.reader_idle_seconds)
+            if not busy:
+                # idle: the extraction worker's memory goes back (QA-79: ~1 GB kept after
+                # OCR, for good); the next job starts a new one. Outside the lock: a
+                # submit from the window never waits for the worker to stop.
+                self.indexer.close()
+            with self._cond:
+                self._cond.wait_for(work)
                 if self._stopping:
                     left, self._pending = list(self._pending), deque()
                     self._running = None
