@@ -448,8 +448,12 @@ def test_an_answer_too_short_to_judge_is_not_called_unsupported(
     model.answer = "At dusk."  # no sentence with enough content words to check
     answer, _ = ask(engine)
     assert answer.mode == "generated" and not answer.unsupported_answer
-    assert answer.text == "At dusk." and answer.citations == []
     assert answer.unsupported_sentences == [] and answer.confidence == "low"
+    # ... but not left with no source to check it by (QA-79: "The PRESIDENT." came with
+    # none): the passage closest to the question is listed, and the notes say so
+    assert answer.text == "At dusk."
+    assert [(c.n, c.source) for c in answer.citations] == [(1, "closest")]
+    assert any("does not cite passage [1], the closest" in n for n in notes(answer))
 
 
 def test_a_cut_answer_nothing_supports_keeps_its_cut_line_above_the_passages(

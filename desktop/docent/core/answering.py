@@ -716,9 +716,11 @@ def _list_closest(answer: Answer, query: str) -> None:
     ([1]) lists it too, as "closest", when the model cited nothing itself or the answer is
     little trusted (asked anyway over retrieval's verdict included: after ``_mark_anyway``).
     QA-77: a sentence copied from a manual's page [3] was matched and shown alone, and the
-    recipe's "Bake for 35 minutes", [1], never was."""
+    recipe's "Bake for 35 minutes", [1], never was. Also an answer left with no citation
+    and no sentence to check ("The PRESIDENT.": too short to judge, so not flagged as
+    unsupported either), which came with no source at all (QA-79)."""
     cites = answer.citations
-    if answer.mode != "generated" or answer.unsupported_answer or not cites or not answer.offered:
+    if answer.mode != "generated" or answer.unsupported_answer or not answer.offered:
         return
     if any(c.n == 1 for c in cites):
         return
