@@ -139,3 +139,23 @@ def test_a_ca_file_must_exist_and_go_with_https(tmp_path: Path) -> None:
         SettingsError, match="qdrant_ca_file.*only used with an https:// server URL"
     ):
         validate_change(Settings(), qdrant_url="http://127.0.0.1:6333", qdrant_ca_file=str(pem))
+
+
+def test_a_library_on_a_server_not_there_says_where_the_setting_is_and_the_way_back(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """QA-79: a Qdrant URL saved in Settings, and the window would not start again: it
+    named neither the settings file nor how to go back to the embedded store."""
+    from docent.core.config import Settings, settings_file
+    from docent.core.engine import Engine
+
+    monkeypatch.delenv("DOCENT_QDRANT_URL", raising=False)
+    url = f"http://127.0.0.1:{closed_port()}"
+    with pytest.raises(StoreUnavailable) as err:
+        Engine(Settings(data_dir=str(tmp_path / "home"), qdrant_url=url)).open()
+    msg = str(err.value)
+    assert "cannot be reached" in msg and f"qdrant_url in {settings_file()}" in msg
+    assert msg.endswith("clear it to use the library's own embedded store again.")
+    monkeypatch.setenv("DOCENT_QDRANT_URL", url)
+    with pytest.raises(StoreUnavailable, match="set by DOCENT_QDRANT_URL: clear it"):
+        Engine(Settings(data_dir=str(tmp_path / "home"), qdrant_url=url)).open()

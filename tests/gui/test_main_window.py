@@ -227,6 +227,9 @@ def test_settings_applied_say_what_waits_for_a_restart(
         "Data folder: takes effect when Docent starts again" in t
         for t in window.notifications.texts()
     )
+    # QA-79: the next start showed an empty library, as if it were lost
+    said = f"The library in {fake.settings.data_path} stays there (nothing is moved)"
+    assert any(said in t for t in window.notifications.texts())
 
 
 def test_summarize_opens_a_dialog_with_progress_and_the_summary(

@@ -32,7 +32,7 @@ from docent.core.consistency import Reconciled, open_catalog, open_embedded_stor
 from docent.core.datafolder import check_data_folder
 from docent.core.embedding import Embedder
 from docent.core.engine_watching import EngineWatching
-from docent.core.errors import NotIndexed
+from docent.core.errors import NotIndexed, StoreError
 from docent.core.index_events import Job, JobKind
 from docent.core.indexer import Indexer, IndexReport, ProgressCallback
 from docent.core.jobs import IndexQueue
@@ -160,9 +160,20 @@ class Engine(EngineWatching):
 
     def _open_store(self, s: Settings, rebuild: bool, notes: list[str]) -> Store:
         if s.qdrant_url:
+            from docent.core.config import env_overridden, settings_file
             from docent.core.store_server import ServerOptions
 
-            return open_store(server=ServerOptions.of(s), dim=self.embedder.dim)
+            try:
+                return open_store(server=ServerOptions.of(s), dim=self.embedder.dim)
+            except StoreError as exc:
+                # where the setting is, and the way back (QA-79: a URL saved in Settings,
+                # then the window would not start and said neither)
+                where = env_overridden().get("qdrant_url") or f"qdrant_url in {settings_file()}"
+                exc.args = (
+                    f"{exc} The server is set by {where}: clear it to use the library's own "
+                    "embedded store again.",
+                )
+                raise
         store, more = open_embedded_store(s.store_path, self.embedder.dim, rebuild, self._cat)
         notes += more
         return store

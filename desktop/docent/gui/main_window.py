@@ -671,7 +671,13 @@ class MainWindow(QMainWindow):
         self.notifications.clear()
         if applied.restart:
             names = ", ".join(FIELD_LABELS.get(k, k) for k in applied.restart)
-            bridge().info(f"Saved. {names}: takes effect when Docent starts again.")
+            moved = ""
+            if "data_dir" in applied.restart:  # QA-79: the next start looked like a loss
+                moved = (
+                    f" The library in {self.engine.settings.data_path} stays there (nothing "
+                    "is moved): the new folder starts empty, or opens the library it holds."
+                )
+            bridge().info(f"Saved. {names}: takes effect when Docent starts again.{moved}")
         else:
             bridge().info("Settings saved and applied.")
 
