@@ -48,6 +48,24 @@ def test_section_summaries_show_as_they_finish_then_the_summary_replaces_them(
     dialog.close()
 
 
+def test_cancelled_with_sections_done_says_so_and_copies_them(
+    qtbot: Any, fake: FakeEngine, make_window: Any
+) -> None:
+    """QA-79: after Cancel the view still said "The summary comes once every section is
+    done. The sections so far:", and Copy stayed off though a section was shown."""
+    _, dialog = opened(qtbot, fake, make_window)
+    qtbot.waitUntil(lambda: "Section 1 of a.pdf." in dialog.view.toPlainText(), timeout=10_000)
+    assert not dialog.copy_button.isEnabled()
+    with qtbot.waitSignal(dialog.summary_finished, timeout=10_000) as done:
+        dialog.cancel()
+    assert done.args[0] is None
+    shown = dialog.view.toPlainText()
+    assert shown.startswith("The summary was cancelled before every section was done.")
+    assert "Section 1 of a.pdf." in shown and "The sections so far" not in shown
+    assert dialog.copy_button.isEnabled()
+    dialog.close()
+
+
 def test_over_the_limit_extractive_now_shows_at_once_and_the_model_goes_on(
     qtbot: Any, fake: FakeEngine, make_window: Any
 ) -> None:

@@ -56,9 +56,9 @@ def extractive_left_note(why: str) -> str:
     return f"_Shown: the extractive summary (the model's summary {why})._"
 
 
-def sections_markdown(parts: list[SectionSummary]) -> str:
+def sections_markdown(parts: list[SectionSummary], heading: str = SECTIONS_NOTE) -> str:
     """The section summaries finished so far, in page order, each saying who wrote it."""
-    lines = [SECTIONS_NOTE]
+    lines = [heading]
     for part in sorted(parts, key=lambda p: p.section):
         a, b = part.pages
         pages = part.where or (f"p. {a}" if a == b else f"pp. {a}–{b}")
@@ -287,8 +287,11 @@ class SummaryDialog(QDialog):
     def _offer_extractive(self) -> None:
         left = self.tracker.left
         limit = self.engine.settings.summary_seconds_per_page
+        # the time left is not the limit's measure: "takes about 55 s more: over your limit
+        # of 4 s a page" read as a contradiction for 15 pages (QA-79)
         pace = (
-            f"At this pace the model's summary takes about {elapsed_text(left)} more: over"
+            f"At this pace the model's summary needs about {elapsed_text(left)} more, which "
+            "puts the whole over"
             if left is not None
             else "At this pace the model's summary goes past"
         )
@@ -372,6 +375,12 @@ class SummaryDialog(QDialog):
             self.extractive_button.setVisible(False)
             self.offer.setVisible(False)
             self._extractive_left(self._failed_why or "was cancelled")
+            if self.extractive is None and self.sections:
+                # QA-79: still "The summary comes once every section is done", and no Copy
+                why = self._failed_why or "was cancelled"
+                heading = f"_The summary {why} before every section was done. Those done:_"
+                self.view.set_markdown(sections_markdown(self.sections, heading))
+                self.copy_button.setEnabled(True)
         self.start_button.setEnabled(True)
         self.cancel_button.setEnabled(False)
         self.type_combo.setEnabled(True)
