@@ -57,6 +57,38 @@ def test_cancelled_documents_wait_for_the_user_across_a_restart(tmp_path: Path) 
         eng.close()
 
 
+def test_resumed_documents_no_longer_wait_for_the_user_once_the_run_takes_them_up(
+    tmp_path: Path,
+) -> None:
+    """QA-79: after Resume, the status line still counted the documents cancelled while
+    the run went on, and a kill -9 then left them "cancelled" again, waiting for another
+    Resume. Taken up by a run, they are queued: a crash resumes them by itself."""
+    files = []
+    for name in ("a.txt", "b.txt", "c.txt"):
+        f = tmp_path / name
+        f.write_text(f"{name} is about lamps, wicks and the keeper who trims them.\n")
+        files.append(f)
+    cancel = threading.Event()
+    eng = open_engine()
+    try:
+        eng.index(
+            files,
+            progress=lambda p: cancel.set() if p.phase == "embedding" else None,
+            cancel=cancel,
+        )
+        assert {r.reason for r in eng.documents()} == {CANCELLED}
+        seen: list[set[tuple[DocState, str]]] = []
+
+        def on_progress(p: Progress) -> None:
+            if p.phase == "extracting" and not seen:  # the run has begun: what is listed
+                seen.append({(r.state, r.reason) for r in eng.documents()})
+
+        eng.index(files, progress=on_progress)
+        assert seen == [{(DocState.QUEUED, "")}]
+    finally:
+        eng.close()
+
+
 def test_a_crash_still_resumes_what_it_interrupted(tmp_path: Path) -> None:
     f = tmp_path / "a.txt"
     f.write_text("The lamp is lit at dusk.\n")

@@ -266,6 +266,17 @@ class Catalog(CollectionCatalog):
                 (record.size, record.mtime, record.ctime, record.reason, record.doc_id),
             )
 
+    def resumed(self, records: Sequence[DocumentRecord]) -> None:
+        """Queued documents a run now takes up: no longer waiting for the user (their
+        reason and note cleared), in one transaction."""
+        with self._transaction() as db:
+            db.executemany(
+                "UPDATE documents SET reason = '', error = '' WHERE doc_id = ? AND state = ?",
+                [(r.doc_id, DocState.QUEUED.value) for r in records],
+            )
+        for r in records:
+            r.reason = r.error = ""
+
     def learn_ctimes(self, records: Sequence[DocumentRecord]) -> None:
         """The status-change times of records that had none (an older Docent's), in one
         transaction: a sweep of a big library found them all unchanged at once."""

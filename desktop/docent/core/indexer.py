@@ -264,6 +264,14 @@ class Indexer:
         if learnt:
             self.catalog.learn_ctimes(learnt)
         todo = self._list_new(todo)
+        # Cancelled ones this run takes up no longer wait for the user: a kill before the
+        # run reached them left them "cancelled" again, and the status line counted them
+        # cancelled while the run went on (QA-79)
+        taken = [
+            r for *_, r, _ in todo if r and r.state is DocState.QUEUED and r.reason == CANCELLED
+        ]
+        if taken:
+            self.catalog.resumed(taken)
 
         pending: deque[tuple[int, Path, DocumentRecord | None, os.stat_result, int]] = deque()
         queue = iter(todo)
