@@ -452,6 +452,11 @@ def test_no_ollama_gives_an_extractive_summary(engine: Engine, ollama_down_host:
         numbers.append(int(page))
     assert numbers == sorted(numbers)  # page order
     assert engine.summarize(CTSS, type="bullets").cached  # extractive results are cached too
+    # a brief one says where each sentence is too (QA-79: it said no page at all)
+    brief = engine.summarize(CTSS, type="brief").summary.split("\n\n", 1)[1]
+    placed = re.findall(r"(.+?) \(p\. (\d+)\)(?: |$)", brief)
+    assert placed and "".join(f"{t} (p. {n}) " for t, n in placed).strip() == brief.strip()
+    assert all(normal(t) in pages[int(n)] for t, n in placed), placed
 
 
 def test_model_not_pulled_gives_an_extractive_summary(engine: Engine, stub: OllamaStub) -> None:

@@ -537,4 +537,6 @@ def _compose_extractive(
     ordered = [s for s in flat if s in chosen]  # back to page order
     if kind == "bullets":
         return "\n".join(f"- {s.text} ({where(s)})" for s in ordered)
-    return " ".join(s.text for s in ordered)
+    # each sentence with its place, as the other kinds: a brief summary had none, and a
+    # reader could not find where a sentence came from (QA-79)
+    return " ".join(f"{s.text} ({where(s)})" for s in ordered)
