@@ -53,7 +53,7 @@ def test_page_lists_are_short_and_exact() -> None:
     said = gaps.note(pages)
     assert said == "page 2 could not be read; page 3 is scanned and OCR could not read it"
     assert gaps.sentence(said).startswith("Page 2 could not be read; ")
-    assert gaps.sentence(said).endswith("; the rest is searchable.")
+    assert gaps.sentence(said).endswith("; what was read is searchable.")
     assert gaps.note([Page(1, "x")]) == "" and gaps.sentence("") == ""
 
 
@@ -123,6 +123,7 @@ def test_the_text_cache_keeps_the_gaps(tmp_path: Path) -> None:
     cache.put("ab" * 32, doc)
     back = cache.get("ab" * 32)
     assert back is not None and back.gaps == doc.gaps
+    assert back.scans_unread == doc.scans_unread == 1
 
 
 def test_the_library_lists_what_was_not_read(
@@ -138,7 +139,7 @@ def test_the_library_lists_what_was_not_read(
         assert report.gaps == [(str(path), extract(path, ocr=False).gaps)]
         rec = eng.resolve("harbour.pdf")
         assert rec.state is DocState.READY and rec.gaps.startswith("page 3 is scanned")
-        assert rec.pages == 3
+        assert rec.pages == 3 and rec.scans_unread == 1  # a count decides the re-read
     from docent import cli
 
     monkeypatch.setattr(cli, "_open_engine", lambda rebuild=False: Engine(settings).open())
@@ -154,7 +155,7 @@ def test_the_library_lists_what_was_not_read(
         report = eng.index([path])
         assert report.gaps == [] and report.indexed == [str(path)]
         rec = eng.resolve("harbour.pdf")
-        assert rec.gaps == "" and rec.ocr_pages == 1
+        assert rec.gaps == "" and rec.ocr_pages == 1 and rec.scans_unread == 0
         assert [m.page_start for m in eng.grep("lists the boats")] == [3]
 
 
@@ -165,11 +166,12 @@ def test_a_catalog_of_an_older_docent_gains_the_column(tmp_path: Path) -> None:
         eng.index([tmp_path / "a.txt"])
     con = sqlite3.connect(str(settings.catalog_path))
     con.execute("ALTER TABLE documents DROP COLUMN gaps")
+    con.execute("ALTER TABLE documents DROP COLUMN scans_unread")
     con.commit()
     con.close()
     with Engine(settings) as eng:
         rec = eng.resolve("a.txt")
-        assert rec.state is DocState.READY and rec.gaps == ""
+        assert rec.state is DocState.READY and rec.gaps == "" and rec.scans_unread == 0
 
 
 def test_a_scan_failed_with_ocr_off_is_read_by_the_next_resume_with_ocr_on(

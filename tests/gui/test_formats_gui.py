@@ -45,7 +45,7 @@ def test_library_row_says_what_was_not_read(qtbot: Any) -> None:
     model.set_records([rec])
     tip = model.item(0, 3).data(Qt.ItemDataRole.ToolTipRole)
     assert "1 page read by OCR" in tip
-    assert "Page 4 could not be read; the rest is searchable." in tip
+    assert "Page 4 could not be read; what was read is searchable." in tip
     rec.gaps = ""
     assert Row.from_record(rec).state_text == "ready · OCR"
 

@@ -253,7 +253,7 @@ def test_a_document_read_in_part_is_said_once_the_run_ends(
                     job, IndexReport(indexed=[log], gaps=[(log, "page 4 could not be read")])
                 )
             )
-        said = "log.pdf: Page 4 could not be read; the rest is searchable."
+        said = "log.pdf: Page 4 could not be read; what was read is searchable."
         assert posted.count(Message("warning", said)) == 1, (source, posted)
         posted.clear()
 
@@ -272,7 +272,7 @@ def test_a_ready_documents_file_gone_mid_run_is_said_apart_from_failures(
         skipped=[FailedFile("/d/c.txt", "missing", gone)],
         failed=[FailedFile("/d/x.pdf", "damaged", "x.pdf is damaged.")],
     )
-    c._say_how_it_ended(report, "d", False)
+    c._say_how_it_ended(report, "d", False, Job(JobKind.INDEX, ["/d"], "user"))
     assert Message("warning", gone) in posted
     assert any(m.text.startswith("1 file could not be indexed") for m in posted), posted
 

@@ -53,6 +53,7 @@ CREATE TABLE IF NOT EXISTS documents (
     index_format TEXT NOT NULL DEFAULT '',
     ocr_pages INTEGER NOT NULL DEFAULT 0,
     gaps TEXT NOT NULL DEFAULT '',
+    scans_unread INTEGER NOT NULL DEFAULT 0,
     ctime REAL NOT NULL DEFAULT 0
 );
 CREATE INDEX IF NOT EXISTS documents_sha ON documents(sha256);
@@ -139,6 +140,7 @@ class Catalog(CollectionCatalog):
             ("ocr_pages", "INTEGER NOT NULL DEFAULT 0"),
             ("ctime", "REAL NOT NULL DEFAULT 0"),
             ("gaps", "TEXT NOT NULL DEFAULT ''"),
+            ("scans_unread", "INTEGER NOT NULL DEFAULT 0"),
         ):
             if name not in have:
                 self._db.execute(f"ALTER TABLE documents ADD COLUMN {name} {decl}")
@@ -234,12 +236,12 @@ class Catalog(CollectionCatalog):
             (DocState.READY.value, index_format, UPDATING),
         )
 
-    def unread_for(self, gaps_like: str, reason: str) -> list[DocumentRecord]:
-        """Ready documents whose gaps match ``gaps_like`` (a LIKE pattern), and failed
+    def unread_scans(self, reason: str) -> list[DocumentRecord]:
+        """Ready documents with scanned pages left unread (``scans_unread``), and failed
         ones of ``reason``: what turning OCR on reads (``Indexer.awaiting_ocr``)."""
         return self._select(
-            "WHERE (state = ? AND gaps LIKE ?) OR (state = ? AND reason = ?) ORDER BY path",
-            (DocState.READY.value, gaps_like, DocState.FAILED.value, reason),
+            "WHERE (state = ? AND scans_unread > 0) OR (state = ? AND reason = ?) ORDER BY path",
+            (DocState.READY.value, DocState.FAILED.value, reason),
         )
 
     def updating(self) -> list[DocumentRecord]:

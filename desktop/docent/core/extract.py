@@ -307,7 +307,8 @@ def _extract_pdf(
         from docent.core.ocr_pdf import ocr_pages
 
         pages = ocr_pages(path, password, pages, on_ocr, clean=clean_pdf_text)
-    else:  # its scanned pages, said unread (turning OCR on reads the file again)
+    elif pdfium:  # its scanned pages, said unread (turning OCR on reads the file again);
+        # not in the careful read of a PDF pdfium crashed on (review 83)
         from docent.core.ocr_pdf import not_ocred
 
         pages = not_ocred(path, password, pages)
@@ -338,6 +339,7 @@ def _extract_pdf(
         page_unit="page",
         ocr_checked=ocr,
         gaps=gaps.note(pages),
+        scans_unread=sum(1 for page in pages if page.unread == gaps.NOT_OCRED),
     )
 
 

@@ -23,9 +23,6 @@ NOT_OCRED = "ocr off"
 
 #: How the settings' OCR switch is named to a reader (the Settings dialog's row).
 OCR_SETTING = "“Scanned pages” in Settings, or `ocr_enabled` in settings.toml"
-#: What the clause of pages left unread with OCR off says: a document whose gaps hold it
-#: is read again once OCR is on (``scans_left``).
-_OCR_OFF = "not read: OCR is off"
 
 #: Page numbers named one by one at most; past them, how many and the first few.
 _LISTED = 6
@@ -56,7 +53,7 @@ def note(pages: Sequence[Page]) -> str:
     for why, said in (
         (UNREADABLE, "could not be read"),
         (OCR_FAILED, "{are} scanned and OCR could not read {them}"),
-        (NOT_OCRED, f"{{are}} scanned and {_OCR_OFF} (turn on {OCR_SETTING})"),
+        (NOT_OCRED, f"{{are}} scanned and not read: OCR is off (turn on {OCR_SETTING})"),
     ):
         numbers = [p.number for p in pages if p.unread == why]
         if numbers:
@@ -66,18 +63,10 @@ def note(pages: Sequence[Page]) -> str:
     return "; ".join(clauses)
 
 
-def scans_left(gaps: str) -> bool:
-    """``gaps`` (a document's) says scanned pages were left unread with OCR off."""
-    return _OCR_OFF in gaps
-
-
-#: The same as a LIKE pattern, for the catalog to find those documents.
-SCANS_LEFT_LIKE = f"%{_OCR_OFF}%"
-
-
 def sentence(gaps: str) -> str:
-    """``gaps`` as a sentence of its own ("Page 4 could not be read; the rest is
-    searchable."); "" for none."""
+    """``gaps`` as a sentence of its own ("Page 4 could not be read; what was read is
+    searchable."); "" for none. Not "the rest": of a sheet cut at its rows, the rest is
+    what was not read (review 83)."""
     if not gaps:
         return ""
-    return f"{gaps[0].upper()}{gaps[1:]}; the rest is searchable."
+    return f"{gaps[0].upper()}{gaps[1:]}; what was read is searchable."

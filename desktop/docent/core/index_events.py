@@ -59,6 +59,9 @@ class Job:
     #: none: their watched folder's, else the default); LEAVE / REMOVE_COLLECTION take
     #: documents out of it.
     collection: str = ""
+    #: Set when the queue, not a person, cancelled it: why ("the collection it was
+    #: adding to is being removed"), for the window to say instead of "cancelled".
+    stopped_because: str = ""
 
     def describe(self) -> str:
         """What the job does, for "Could not ..." sentences."""

@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, replace
 from pathlib import Path
 
-from docent.core import gaps, membership
+from docent.core import membership
 from docent.core.catalog import Catalog, new_doc_id
 from docent.core.config import BUNDLED_MODEL
 from docent.core.context import dense_text
@@ -403,7 +403,7 @@ class Indexer:
         """A ready document needs no work: indexed in the current format, and not with
         scanned pages left unread by OCR now turned on."""
         return rec.index_format == self.embedder.index_format and not (
-            self._ocr and gaps.scans_left(rec.gaps)
+            self._ocr and rec.scans_unread
         )
 
     def _stat_unchanged(
@@ -440,7 +440,10 @@ class Indexer:
         only when indexed again by hand, though the README said "the next time")."""
         if not self._ocr:
             return []
-        return self.catalog.unread_for(gaps.SCANS_LEFT_LIKE, NoTextLayer.reason)
+        # those whose files are there: a scan deleted since was announced, and read, at
+        # every start for nothing (review 83)
+        found = self.catalog.unread_scans(NoTextLayer.reason)
+        return [r for r in found if os.path.isfile(r.path)]
 
     def changed(self) -> list[DocumentRecord]:
         """Ready documents (not ``outdated``) whose files changed on disk since they were
@@ -728,6 +731,7 @@ class Indexer:
         rec.state, rec.reason, rec.error = DocState.INDEXING, "", ""
         rec.pages, rec.page_unit = prepared.pages, prepared.page_unit
         rec.ocr_pages, rec.gaps = prepared.ocr_pages, prepared.gaps
+        rec.scans_unread = prepared.scans_unread
         self.catalog.put(rec)
         # Its chunks are written with these collections in their payload.
         rec.collections = membership.wanted(self.catalog, rec, rec.path, self._collection)

@@ -158,6 +158,7 @@ class IndexQueue:
             running = self._running if self._running is not self._ending else None
             for j in [*self._pending, *([running] if running else [])]:
                 if j.kind is JobKind.INDEX and j.collection == collection:
+                    j.stopped_because = "the collection it was adding to is being removed"
                     j.cancel.set()
         return self.submit(Job(JobKind.REMOVE_COLLECTION, [], source, collection=collection))
 

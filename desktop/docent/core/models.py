@@ -68,6 +68,8 @@ class ExtractedDocument:
     ocr_checked: bool = False
     #: What of it could not be read (gaps.note): "page 4 could not be read"; "" for none.
     gaps: str = ""
+    #: Scanned pages left unread because OCR was off (read once it is on).
+    scans_unread: int = 0
 
     @property
     def word_count(self) -> int:
@@ -233,6 +235,9 @@ class DocumentRecord:
     ocr_pages: int = 0
     #: What of the file could not be read (gaps.py): "page 4 could not be read"; "" none.
     gaps: str = ""
+    #: Of those, scanned pages left unread with OCR off: read again once it is on
+    #: (``Indexer.awaiting_ocr``). A count, not the words of ``gaps``, decides it.
+    scans_unread: int = 0
     #: The file's status-change time (``st_ctime``) when last seen: a write moves it even
     #: when the writer keeps the modification time (``cp -p``, ``rsync -a``, an archive
     #: unpacked: an edit of as many bytes was missed, QA session 29). 0: not known yet (a

@@ -145,8 +145,10 @@ class Prepared:
     page_unit: str = "page"
     #: pages read by OCR
     ocr_pages: int = 0
-    #: what of the file could not be read (gaps.py)
+    #: what of the file could not be read (gaps.py), and how many scanned pages of it
+    #: for want of OCR
     gaps: str = ""
+    scans_unread: int = 0
     reason: str = ""
     message: str = ""
     #: The file read again (a Re-index, OCR turned on, a newer reader) gave another text
@@ -241,6 +243,7 @@ class Preparer:
                 page_unit=doc.page_unit,
                 ocr_pages=doc.ocr_pages,
                 gaps=doc.gaps,
+                scans_unread=doc.scans_unread,
                 text_changed=changed,
             )
         except DocumentError as exc:

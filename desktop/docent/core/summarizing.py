@@ -495,6 +495,8 @@ def retrieval_text(result: SummaryResult) -> str:
 
     if result.unsupported:
         return searchable(result.summary, result.unsupported)
+    if result.mode == "extractive":  # its sentences, not the places shown after each
+        return " ".join(s.summary for s in result.section_summaries if s.summary).strip()
     paragraphs = [p for p in result.summary.split("\n\n") if not p.startswith("_")]
     return "\n\n".join(paragraphs).strip()
 

@@ -109,6 +109,7 @@ class TextCache:
                 data.get("page_unit", "page"),
                 ocr_checked=bool(data.get("ocr_checked", False)),
                 gaps=str(data.get("gaps", "")),
+                scans_unread=int(data.get("scans_unread", 0)),
             )
         )
 
@@ -129,6 +130,8 @@ class TextCache:
         }
         if doc.gaps:
             payload["gaps"] = doc.gaps
+        if doc.scans_unread:
+            payload["scans_unread"] = doc.scans_unread
         if any(p.label for p in doc.pages):
             labels = [""] * len(texts)
             for p in doc.pages:

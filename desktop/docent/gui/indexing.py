@@ -398,7 +398,9 @@ class IndexController(QObject):
             more = "…" if len(end.report.removed) > 3 else ""
             bridge().info(f"Removed {names}{more} from the library.")
         elif job.id in self._runs:
-            self._say_how_it_ended(end.report, self._runs[job.id], job.id in self._found_nothing)
+            self._say_how_it_ended(
+                end.report, self._runs[job.id], job.id in self._found_nothing, job
+            )
             if (name := self._joins.pop(job.id, None)) and isinstance(end, JobFinished):
                 _say_joined(end.report, name)
         elif job.kind is JobKind.REMOVE_COLLECTION:
@@ -416,26 +418,36 @@ class IndexController(QObject):
             self.run_finished.emit(end.report if isinstance(end, JobFinished) else None)
         self._refresh_soon()
 
-    def _say_how_it_ended(self, report: IndexReport, what: str, found_nothing: bool) -> None:
+    def _say_how_it_ended(
+        self, report: IndexReport, what: str, found_nothing: bool, job: Job
+    ) -> None:
         """``found_nothing``: the run's walk found no file at all (an empty folder); a run
         whose report is empty for another reason (a removal made it moot) says nothing."""
         if found_nothing and not report.cancelled and not report.removed:
             bridge().info(f"Nothing to index in {what}: it holds no file Docent reads.")
+        elif report.cancelled and job.stopped_because:  # not the user's Cancel (review 83)
+            bridge().info(f"Stopped adding {what}: {job.stopped_because}.")
         elif report.cancelled:
             bridge().info("Indexing cancelled; the documents that finished are kept.")
         elif report.failed or report.skipped:
-            # a ready document's file gone is skipped, its version kept (review 81)
-            gone = [f for f in report.failed + report.skipped if f.reason == "missing"]
-            if gone:  # no row says why: a document whose file is gone (review)
-                more = f" ({len(gone) - 1} more like it)" if len(gone) > 1 else ""
-                bridge().warning(gone[0].message + more)
-            rest = sum(1 for f in report.failed if f.reason != "missing")
+            # a ready document's file gone, or saved at every read, is skipped, its version
+            # kept (review 81); no row says why (reviews)
+            kept = [f for f in report.failed + report.skipped if f.reason in _SAID_APART]
+            if kept:
+                more = f" ({len(kept) - 1} more like it)" if len(kept) > 1 else ""
+                bridge().warning(kept[0].message + more)
+            rest = sum(1 for f in report.failed if f.reason not in _SAID_APART)
             if rest:
                 bridge().warning(
                     f"{rest} file{'s' if rest > 1 else ''} could not be indexed; "
                     # a narrow column cuts the reason short: its tooltip is whole (QA-77)
                     "see the State column for why (point at a row for the whole reason)."
                 )
+
+
+#: Reasons a file was not indexed that its row does not show (a ready document keeps its
+#: version; a file gone has no row to show it): said by their own message.
+_SAID_APART = ("missing", "changing")
 
 
 def _say_joined(report: IndexReport, name: str) -> None:
