@@ -100,20 +100,11 @@ def test_a_careful_read_with_ocr_off_never_opens_the_pdf_with_pdfium(
     each weak page, so the crash recurs, careful is already True, and the PDF fails
     "crashed" instead of being read by pdfplumber. Shown by counting pdfium opens."""
     import pypdfium2
+    from test_gaps import mixed_pdf
 
-    import pdf_files
     from docent.core.extract import extract
 
-    text = pdf_files.text_pdf([["The harbour log records the tides of May."] * 2])
-    (tmp_path / "text.pdf").write_bytes(text)
-    save_scan(tmp_path / "scan.pdf", [page_image(["The third page lists the boats."])])
-    out = pypdfium2.PdfDocument.new()
-    for name in ("text.pdf", "scan.pdf"):
-        src = pypdfium2.PdfDocument(str(tmp_path / name))
-        out.import_pages(src)
-        src.close()
-    out.save(str(tmp_path / "harbour.pdf"))
-    out.close()
+    mixed_pdf(tmp_path)  # harbour.pdf: two pages of text, then a scanned one
 
     opened: list[str] = []
     real = pypdfium2.PdfDocument
