@@ -269,6 +269,19 @@ def test_the_menu_takes_a_document_out_of_the_collection_or_adds_it_to_another(
     with qtbot.waitSignal(lib.controller.documents_changed, timeout=10_000):
         add_to["Home"].trigger()
     assert sorted(fake.records[str(tmp_path / "budget.pdf")].collections) == sorted([work, home])
+    # a collection every selected document is in already is not offered (QA-79:
+    # offered, it did nothing)
+    budget = str(tmp_path / "budget.pdf")
+    qtbot.waitUntil(lambda: home in getattr(lib.model.row_for(budget), "collections", ()))
+
+    def offered(names: list[str]) -> set[str]:
+        picked = [r for r in lib.model.rows() if r.file_name in names]
+        menu = lib.build_menu(picked)
+        add = next(a for a in menu.actions() if a.text() == "Add to collection")
+        return {a.text() for a in add.menu().actions()}
+
+    assert offered(["budget.pdf"]) == {"default"}
+    assert offered(["budget.pdf", "both.pdf"]) == {"default"}  # both are in Home
 
     monkeypatch.setattr(library_pane, "ask", lambda *a: True)
     menu = lib.build_menu([rows["budget.pdf"]])

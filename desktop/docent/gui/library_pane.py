@@ -417,7 +417,12 @@ class LibraryPane(QWidget):
 
     def _collection_actions(self, menu: QMenu, rows: list[Row]) -> None:
         paths = [r.path for r in rows if r.doc_id]
-        others = [c for c in self.collection_bar.collections if c != self.collection]
+        # not one every selected document is in already (QA-79: offered, it did nothing)
+        others = [
+            c
+            for c in self.collection_bar.collections
+            if c != self.collection and not all(c.id in r.collections for r in rows)
+        ]
         if others:
             add_to = menu.addMenu("Add to collection")
             for c in others:

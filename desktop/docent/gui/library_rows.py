@@ -53,6 +53,8 @@ class Row:
     gone: bool = False
     #: what of it could not be read (core/gaps.py): "page 4 could not be read"
     gaps: str = ""
+    #: the ids of the collections it is in (Add to collection offers the others)
+    collections: tuple[str, ...] = ()
 
     @classmethod
     def from_record(cls, rec: DocumentRecord, *, gone: bool = False) -> Row:
@@ -70,6 +72,7 @@ class Row:
             ocr_pages=rec.ocr_pages,
             gone=gone and rec.state is DocState.READY,
             gaps=rec.gaps,
+            collections=tuple(rec.collections),
         )
 
     @property
