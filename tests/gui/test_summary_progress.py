@@ -77,10 +77,11 @@ def test_the_time_left_is_the_summarizers_estimate() -> None:
     timed = SummaryProgress(
         "section", 2, 3, (2, 2), "", sections_done=1, sections_total=3, seconds_left=150.0
     )
-    tracker.update(timed)
+    tracker.update(timed, at=40)
     assert tracker.label(40).endswith("· 40 s · about 2 min 30 s left")
     assert not tracker.over_limit
-    tracker.update(SummaryProgress("section", 3, 3, (3, 3), "", seconds_left=80.0, over_limit=True))
+    last = SummaryProgress("section", 3, 3, (3, 3), "", seconds_left=80.0, over_limit=True)
+    tracker.update(last, at=70)
     assert tracker.over_limit and tracker.label(70).endswith("about 1 min 20 s left")
     tracker.update(SummaryProgress("done", 1, 1, (1, 3), "brief summary ready"))
     assert "left" not in tracker.label(120)
@@ -96,3 +97,16 @@ def test_checking_the_summary_comes_after_every_call() -> None:
     assert label.startswith("Checking the summary against the document")
     assert "4 of 4 model calls done" in label
     assert fraction is not None and fraction < 1.0  # full only once it is done
+
+
+def test_the_time_left_counts_down_between_estimates() -> None:
+    """QA-79: "about 55 s left" stood still from 40 s to 53 s, until the next estimate."""
+    tracker = SummaryTracker("brief")
+    first = SummaryProgress("section", 2, 4, (2, 2), "section 2 of 4", seconds_left=55.0)
+    tracker.update(first, at=40.0)
+    assert tracker.label(40.0).endswith("about 55 s left")
+    assert tracker.label(53.0).endswith("about 42 s left")
+    assert tracker.label(200.0).endswith("about 1 s left")  # late: never "0 s" or less
+    again = SummaryProgress("section", 3, 4, (3, 3), "section 3 of 4", seconds_left=30.0)
+    tracker.update(again, at=60.0)
+    assert tracker.label(65.0).endswith("about 25 s left")

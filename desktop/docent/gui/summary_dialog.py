@@ -275,7 +275,7 @@ class SummaryDialog(QDialog):
         self.extractive_worker = None
 
     def _on_progress(self, p: SummaryProgress) -> None:
-        self.tracker.update(p)
+        self.tracker.update(p, time.monotonic() - self._started)
         if p.finished is not None:
             self.sections.append(p.finished)
             if self.extractive is None:

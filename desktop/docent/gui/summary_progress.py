@@ -52,12 +52,17 @@ class SummaryTracker:
     #: the summarizer's estimate from the calls it timed (None before the first), and
     #: whether it passed the user's limit (summary_seconds_per_page)
     left: float | None = None
+    #: the run's seconds when ``left`` was given: the label counts down from there
+    _left_at: float = 0.0
     over_limit: bool = False
     #: the highest fraction shown: calls found later (a reduce round) slow the bar down
     #: rather than send it back
     _high: float = 0.0
 
-    def update(self, p: SummaryProgress) -> None:
+    def update(self, p: SummaryProgress, at: float = 0.0) -> None:
+        """``at``: the run's seconds when ``p`` came (the time left counts down from it)."""
+        if p.seconds_left != self.left or p.phase == "done":
+            self._left_at = at
         self.left = p.seconds_left if p.phase != "done" else None
         self.over_limit = self.over_limit or p.over_limit
         if p.phase == "done":
@@ -135,5 +140,7 @@ class SummaryTracker:
             calls = f" · {self.done} of {self.total} model calls done"
         left = ""
         if self.left is not None and not self.finished:
-            left = f" · about {elapsed_text(max(self.left, 1))} left"
+            # counted down between estimates (QA-79: "about 55 s left" stood still 13 s)
+            now = self.left - max(seconds - self._left_at, 0.0)
+            left = f" · about {elapsed_text(max(now, 1))} left"
         return f"{self.stage}{calls} · {elapsed_text(seconds)}{left}"
