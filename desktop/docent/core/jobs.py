@@ -236,7 +236,8 @@ class IndexQueue:
         if job.kind in (JobKind.REMOVE, JobKind.MOVE, JobKind.DROP):
             # Before looking for the same job queued: "remove, add, remove" must not keep
             # the add queued after the first removal.
-            self._settle_removal(job, job.paths[:1] if job.kind is JobKind.MOVE else job.paths)
+            paths = job.paths[:1] if job.kind is JobKind.MOVE else job.paths
+            self._settle_removal(job, paths, pending)
         # A person's job is not folded into a watcher's or a sweep's: it does more (what
         # the user removed from a watched folder comes back only when they add it). Nor a
         # watcher's into a person's: their Cancel drops it, and the edit it was for was
@@ -292,13 +293,12 @@ class IndexQueue:
                 return tail
         return job
 
-    def _settle_removal(self, job: Job, paths: Sequence[str]) -> None:
+    def _settle_removal(self, job: Job, paths: Sequence[str], pending: list[Job]) -> None:
         """The files (or folders) are gone from ``paths``, or forgotten: pending indexing
         of them is moot, and a running one stops (a sweep too, for a forgotten folder).
         All paths at once, each pending path looked up by its folders: a pass per removed
         path made removing 3,000 of 6,000 queued files take 3.5 s (review 82)."""
         gone = folder_set(paths)
-        pending = [j for j in self._pending if not j.cancel.is_set()]
         self._drop_pending_index(gone)
         if job.kind is not JobKind.MOVE:
             self._cancel_running_index(gone, sweep=job.kind is JobKind.DROP)

@@ -394,9 +394,7 @@ class IndexController(QObject):
         if isinstance(end, JobFailed):
             bridge().warning(end.error)
         elif job.id in self._removals and end.report.removed:
-            names = ", ".join(Path(p).name for p in end.report.removed[:3])
-            more = "…" if len(end.report.removed) > 3 else ""
-            bridge().info(f"Removed {names}{more} from the library.")
+            bridge().info(f"Removed {_names(end.report.removed)} from the library.")
         elif job.id in self._runs:
             self._say_how_it_ended(
                 end.report, self._runs[job.id], job.id in self._found_nothing, job
@@ -445,6 +443,15 @@ class IndexController(QObject):
                 )
 
 
+def _names(paths: list[str], *, counted: bool = False) -> str:
+    """The first three files' names: "a.pdf, b.txt, c.md…", or ``counted``, "… and 4
+    more"."""
+    listed = ", ".join(Path(p).name for p in paths[:3])
+    if len(paths) <= 3:
+        return listed
+    return f"{listed} and {len(paths) - 3} more" if counted else f"{listed}…"
+
+
 #: Reasons a file was not indexed that its row does not show (a ready document keeps its
 #: version; a file gone has no row to show it): said by their own message.
 _SAID_APART = ("missing", "changing")
@@ -458,8 +465,7 @@ def _say_joined(report: IndexReport, name: str) -> None:
     already = [p for p in report.unchanged if p not in joined]
 
     def names(paths: list[str]) -> str:
-        listed = ", ".join(Path(p).name for p in paths[:3])
-        return listed + (f" and {len(paths) - 3} more" if len(paths) > 3 else "")
+        return _names(paths, counted=True)
 
     def were(paths: list[str]) -> str:
         return "was" if len(paths) == 1 else "were"
@@ -502,8 +508,7 @@ def _say_what_was_followed(report: IndexReport) -> None:
         also = f" ({more} more renamed or moved)" if more else ""
         bridge().info(f"Followed a rename: {Path(old).name} → {Path(new).name}{also}.")
     if report.removed:
-        names = ", ".join(Path(p).name for p in report.removed[:3])
-        dots = "…" if len(report.removed) > 3 else ""
         bridge().info(
-            f"Removed {names}{dots} from the library: deleted or moved out of a watched folder."
+            f"Removed {_names(report.removed)} from the library: deleted or moved out of a "
+            "watched folder."
         )
