@@ -578,7 +578,7 @@ def cmd_summarize(args: argparse.Namespace) -> int:
     import threading
 
     from docent.core.errors import UnknownFile
-    from docent.core.summarizing import SummaryProgress, changed_note
+    from docent.core.summarizing import SummaryProgress, changed_note, shown_text
     from docent.core.summary_support import check_note
 
     offered = False
@@ -619,7 +619,7 @@ def cmd_summarize(args: argparse.Namespace) -> int:
     if args.json:
         print_json(asdict(result))
         return 0
-    print(result.summary)
+    print(shown_text(result))
     how = "cached" if result.cached else f"{result.seconds:.1f} s"
     print(
         f"\n[{result.type} summary of {result.document}: {result.mode} by {result.model}, "

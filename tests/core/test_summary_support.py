@@ -5,6 +5,7 @@ Engine over a text file made here, the model being the stand-in Ollama."""
 from __future__ import annotations
 
 import itertools
+import json
 import threading
 from collections.abc import Iterator
 from dataclasses import replace
@@ -20,9 +21,9 @@ from docent.core.engine import Engine
 from docent.core.errors import Cancelled, StoreError
 from docent.core.evaluation import words_of
 from docent.core.models import DocState
-from docent.core.summarizing import SummaryProgress, SummaryResult, retrieval_text
+from docent.core.summarizing import SummaryProgress, SummaryResult, retrieval_text, shown_text
 from docent.core.summary_parts import as_bullets
-from docent.core.summary_support import check_note, claims, unsupported_sentences, unwritten_names
+from docent.core.summary_support import check_note, check_summary, claims, unwritten_names
 from ollama_stub import OllamaStub
 
 NAME = "harbour-light.txt"
@@ -145,7 +146,7 @@ def test_an_extractive_summary_is_not_checked(engine: Engine, stub: OllamaStub) 
 
 def test_a_summary_with_no_sentence_to_judge_is_not_checked(engine: Engine) -> None:
     """Not "each sentence of this summary was found" (helper-60)."""
-    found = unsupported_sentences(
+    found = unsupported(
         "## Harbour\n\n_Sections: 1 of 1._", engine.resolve(NAME).doc_id, DOCUMENT,
         engine._store, engine.embedder,
     )  # fmt: skip
@@ -153,7 +154,7 @@ def test_a_summary_with_no_sentence_to_judge_is_not_checked(engine: Engine) -> N
 
 
 def test_a_document_with_no_passages_in_the_library_is_not_checked(engine: Engine) -> None:
-    found = unsupported_sentences(
+    found = unsupported(
         summary_of(FAITHFUL, INVENTED), "no-such-doc", DOCUMENT, engine._store, engine.embedder
     )
     assert found is None  # not "every sentence is made up"
@@ -193,7 +194,7 @@ def test_numbers_the_document_spells_out_are_numbers_it_states(engine: Engine) -
         "Anne Polwarth lit the lamp every evening for 31 years.",
         "Today the society has about 400 members who meet each month in the museum.",
     ]
-    found = unsupported_sentences(
+    found = unsupported(
         summary_of(*said, WRONG_NUMBER), rec.doc_id, DOCUMENT, engine._store, engine.embedder
     )
     assert found == [WRONG_NUMBER]
@@ -233,9 +234,7 @@ def test_a_short_list_item_is_found_by_its_words(
     item, wrong = "- Python 2.6 and 3.1", "- Python 2.7 and 3.4"
 
     def check() -> list[str] | None:
-        return unsupported_sentences(
-            f"{item}\n{wrong}", rec.doc_id, DOCUMENT, store, engine.embedder
-        )
+        return unsupported(f"{item}\n{wrong}", rec.doc_id, DOCUMENT, store, engine.embedder)
 
     assert check() == [wrong]
     monkeypatch.setattr(summary_support, "BY_WORDS", 0)
@@ -253,7 +252,7 @@ def test_what_a_summary_says_the_document_does_is_not_held_against_it(
     framed = "This chapter describes the keepers and discusses various key topics of the harbour."
 
     def check() -> list[str] | None:
-        return unsupported_sentences(framed, rec.doc_id, DOCUMENT, engine._store, engine.embedder)
+        return unsupported(framed, rec.doc_id, DOCUMENT, engine._store, engine.embedder)
 
     assert check() == []
     monkeypatch.setattr(summary_support, "_FRAMING", frozenset())
@@ -423,7 +422,7 @@ def test_a_summary_in_a_language_that_capitalises_its_nouns_is_not_name_checked(
     assert unwritten_names(said, set(words_of(text))) == ["Errichtung"]  # taken alone
     store, embedder = engine.store, engine.embedder
     assert store is not None
-    found = unsupported_sentences(said, rec.doc_id, text, store, embedder, file_name=rec.file_name)
+    found = unsupported(said, rec.doc_id, text, store, embedder, file_name=rec.file_name)
     assert found == []
     engine.remove("bruecke.txt")
 
@@ -463,8 +462,92 @@ def test_a_fact_moved_under_another_heading_is_named(tmp_path: Path) -> None:
             "## Team Beta (software)\n- Budget: EUR 96,000 for 2025.\n"
             "- Priya Natarajan's team did not write the inventory sync service."
         )
-        found = unsupported_sentences(summary, rec.doc_id, HERON, eng.store, eng.embedder)
+        found = unsupported(summary, rec.doc_id, HERON, eng.store, eng.embedder)
         assert found == [
             moved,
             "- Priya Natarajan's team did not write the inventory sync service.",
         ]
+
+
+def unsupported(*args: Any, **kwargs: Any) -> list[str] | None:
+    """The sentences ``check_summary`` finds unsupported; None when it judged nothing."""
+    check = check_summary(*args, **kwargs)
+    return None if check is None else check.unsupported
+
+
+def harbour_pdf(path: Path) -> Path:
+    """The history as a PDF, a paragraph a page (its lines wrapped at 90 characters)."""
+    import textwrap
+
+    from pdf_files import text_pdf
+
+    text = DOCUMENT.replace("•", ",")  # (Latin-1 only)
+    pages = [textwrap.wrap(" ".join(p.split()), 90) for p in text.split("\n\n")]
+    path.write_bytes(text_pdf(pages))
+    return path
+
+
+def test_each_sentence_the_document_bears_out_is_shown_with_its_page(
+    tmp_path: Path, engine: Engine, stub: OllamaStub
+) -> None:
+    """QA-79: a model's summary named no page at all, and a reader could not find where a
+    sentence came from. Each sentence the check finds in the document is followed by the
+    page of the passage that bears it out; one it does not find has none."""
+    doc = harbour_pdf(tmp_path / "harbour.pdf")
+    assert not engine.index([doc]).failed
+    stub.responder = replying(summary_of(FAITHFUL, INVENTED, ALSO_FAITHFUL))
+    result = engine.summarize("harbour.pdf", type="brief")
+    assert result.mode == "generated" and result.unsupported == [INVENTED]
+    assert result.places == {FAITHFUL: "p. 1", ALSO_FAITHFUL: "p. 3"}
+    shown = shown_text(result)
+    assert shown == (
+        f"{FAITHFUL[:-1]} (p. 1). {INVENTED} {ALSO_FAITHFUL[:-1]} (p. 3)."
+    )  # fmt: skip
+    assert "(p." not in retrieval_text(result)  # what the document is searched by
+    again = engine.summarize("harbour.pdf", type="brief")  # kept with the summary
+    assert again.cached and again.places == result.places
+    engine.remove("harbour.pdf")
+
+
+def test_a_text_files_sentences_are_placed_by_their_lines(engine: Engine, stub: OllamaStub) -> None:
+    stub.responder = replying(summary_of(FAITHFUL, ALSO_FAITHFUL))
+    result = engine.summarize(NAME, type="brief")
+    assert set(result.places) == {FAITHFUL, ALSO_FAITHFUL}
+    assert all(p.startswith("line") for p in result.places.values()), result.places
+    assert f"({result.places[FAITHFUL]})." in shown_text(result)
+
+
+def test_a_summary_checked_before_places_were_kept_is_checked_again(
+    engine: Engine, stub: OllamaStub
+) -> None:
+    stub.responder = replying(summary_of(ALSO_FAITHFUL, INVENTED))
+    made = engine.summarize(NAME, type="brief")
+    assert made.places and made.unsupported == [INVENTED]
+    rec = engine.resolve(NAME)
+    older = json.loads(made.to_json())
+    del older["places"]  # as the Docent before cached it
+    engine._cat.put_summary(rec.sha256, "brief", made.model, json.dumps(older))
+    requests = len(stub.bodies("/api/chat"))
+    shown = engine.summarize(NAME, type="brief")
+    assert shown.cached and shown.places == made.places and shown.unsupported == [INVENTED]
+    assert len(stub.bodies("/api/chat")) == requests  # the check again, not the model
+
+
+def test_docent_summarize_prints_the_places(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    doc = harbour_pdf(tmp_path / "harbour.pdf")
+    with OllamaStub(responder=replying(summary_of(FAITHFUL, INVENTED))) as server:
+        monkeypatch.setenv("DOCENT_HOME", str(tmp_path / "home"))
+        monkeypatch.setenv("DOCENT_OLLAMA_HOST", server.url)
+        monkeypatch.setenv("DOCENT_OLLAMA_MODEL", "stub-model:latest")
+        monkeypatch.setenv("DOCENT_EXTRACT_IN_SUBPROCESS", "false")
+        assert cli.main(["index", "-q", str(doc)]) == 0
+        capsys.readouterr()
+        assert cli.main(["summarize", "-q", "harbour.pdf"]) == 0
+        out, _ = capsys.readouterr()
+        assert out.strip() == f"{FAITHFUL[:-1]} (p. 1). {INVENTED}"
+        assert cli.main(["summarize", "-q", "--json", "harbour.pdf"]) == 0
+        data = json.loads(capsys.readouterr().out)
+    assert data["summary"] == summary_of(FAITHFUL, INVENTED)
+    assert data["places"] == {FAITHFUL: "p. 1"}

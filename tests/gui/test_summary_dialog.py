@@ -206,10 +206,12 @@ def test_sentences_the_document_does_not_say_are_underlined_and_counted(
     result = a_summary(fake)
     result.summary = f"{said} {invented}"
     result.unsupported = [invented]
+    result.places = {said: "p. 2"}  # where the document says it
     dialog = shown(qtbot, fake, make_window, result)
     status = dialog.status.text()
     assert "1 sentence of this summary (underlined) is not clearly supported" in status
     text = dialog.view.toPlainText()
+    assert text == f"{said[:-1]} (p. 2). {invented}"
     doc = dialog.view.document()
     wave = QTextCharFormat.UnderlineStyle.WaveUnderline
     inside = text.index("racing pigeons") + 2

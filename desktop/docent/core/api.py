@@ -61,7 +61,13 @@ from docent.core.llm import Health
 from docent.core.lookup import GrepMatch
 from docent.core.models import Collection, DocumentRecord, ExtractedDocument
 from docent.core.passages import Edge, locate_spans, passage_boxes
-from docent.core.summarizing import SectionSummary, SummaryProgress, SummaryResult, changed_note
+from docent.core.summarizing import (
+    SectionSummary,
+    SummaryProgress,
+    SummaryResult,
+    changed_note,
+    shown_text,
+)
 from docent.core.summary_support import check_note
 from docent.core.userfiles import distinct_paths, inside, shown
 from docent.core.watching import FolderState, FolderStatus
@@ -119,6 +125,7 @@ __all__ = [
     "locate_spans",
     "check_note",
     "changed_note",
+    "shown_text",
     "named_pages_note",
     "conversation_markdown",
     "notes",

@@ -423,16 +423,23 @@ def insert_markers(text: str, sentences: Sequence[str], matches: Mapping[int, in
     punctuation ("... registers [2]."). The sentences may have their spaces collapsed
     ("•   Item" in the text, "• Item" as split): found with any run of spaces between
     their words. A sentence not found at all is left as is."""
+    return insert_after(text, sentences, {i: f"[{n}]" for i, n in matches.items()})
+
+
+def insert_after(text: str, sentences: Sequence[str], labels: Mapping[int, str]) -> str:
+    """``text`` with ``labels[i]`` put at the end of sentence ``i`` of ``sentences`` (in
+    the order ``text`` has them), before its final punctuation ("... registers [2].",
+    "... every evening (p. 4).")."""
     out: list[str] = []
     cursor = 0
     for i, end in enumerate(_sentence_ends(text, sentences)):
         if end is None:
             continue
-        if i in matches:
+        if i in labels:
             head = text[cursor:end]
             punct = _END_PUNCT.search(head)
             cut = punct.start() if punct else len(head)
-            out.append(f"{head[:cut].rstrip()} [{matches[i]}]{head[cut:]}")
+            out.append(f"{head[:cut].rstrip()} {labels[i]}{head[cut:]}")
         else:
             out.append(text[cursor:end])
         cursor = end

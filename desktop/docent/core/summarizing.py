@@ -106,6 +106,10 @@ class SummaryResult:
     #: None when not checked: an extractive summary (its sentences are the document's),
     #: or one cached before the check (checked when next shown).
     unsupported: list[str] | None = None
+    #: Where the document says each sentence of a model's summary the check found it
+    #: bears out ("p. 4", "lines 121-180", "slide 3"), by sentence: shown after it
+    #: (``shown_text``). An extractive summary writes its places into its text.
+    places: dict[str, str] = field(default_factory=dict)
     #: The file was saved again after it was indexed, and not indexed again yet: the
     #: summary is of the text indexed (set each time it is served, never cached as such).
     file_changed: bool = False
@@ -143,6 +147,8 @@ class SummaryResult:
             FailedSection(f["section"], _pair(f["pages"]), f["error"], f.get("where", ""))
             for f in data.get("failed_sections", [])
         ]
+        if "places" not in data:  # checked before the check kept pages: checked again
+            data["unsupported"] = None
         return cls(**data)
 
 
@@ -220,7 +226,7 @@ class Summarizer:
         (summary_support.py); left unchecked (None) when the document is not ready with
         this text (being indexed again: its passages may be the new text's) or the check
         fails: it never costs the summary. ``doc``: its text, when already read."""
-        from docent.core.summary_support import unsupported_sentences
+        from docent.core.summary_support import check_summary
 
         n = result.sections_processed
         pages = (1, max(result.pages, 1))
@@ -229,8 +235,9 @@ class Summarizer:
         if not self._same_text(rec):
             return result
         try:
-            text = "\n\n".join(p.text for p in (doc or self._text(rec)).pages)
-            found = unsupported_sentences(
+            doc = doc or self._text(rec)
+            text = "\n\n".join(p.text for p in doc.pages)
+            check = check_summary(
                 result.summary, rec.doc_id, text, self.store, self.embedder, cancel, rec.file_name
             )
         except Cancelled:
@@ -238,8 +245,8 @@ class Summarizer:
         except Exception:  # noqa: BLE001 - a check that fails leaves the summary unchecked
             log.warning("the summary of %s was not checked", rec.file_name, exc_info=True)
             return result
-        if self._same_text(rec):  # (not re-indexed meanwhile)
-            result.unsupported = found
+        if check is not None and self._same_text(rec):  # (not re-indexed meanwhile)
+            result.unsupported, result.places = check.unsupported, check.places
         return result
 
     def _same_text(self, rec: DocumentRecord) -> bool:
@@ -485,6 +492,19 @@ def _note(why: str) -> str:
     # (not what answers do meanwhile: "(... `ollama serve` (answers are extractive ...))")
     why = why.replace(ANSWERS_EXTRACTIVE, "").rstrip(".")
     return ASKED_NOTE if why == ASKED else EXTRACTIVE_NOTE.format(why=why)
+
+
+def shown_text(result: SummaryResult) -> str:
+    """The summary as the window and ``docent summarize`` show it: each sentence the
+    check found in the document followed by where it is ("... every evening (p. 4).")."""
+    from docent.core.attribution import insert_after
+    from docent.core.summary_support import claims
+
+    if not result.places:
+        return result.summary
+    placed = [s for s in claims(result.summary) if s in result.places]
+    labels = {i: f"({result.places[s]})" for i, s in enumerate(placed)}
+    return insert_after(result.summary, placed, labels)
 
 
 def retrieval_text(result: SummaryResult) -> str:

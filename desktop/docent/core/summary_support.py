@@ -33,6 +33,11 @@ against, so each sentence is scored against the document's own passages closest 
   plan where that is Team Beta's date; QA, session 32), a sense turned, a name in
   another's place.
 
+A sentence the document bears out is followed, where the summary is shown, by the place
+of the passage that bears it out best ("(p. 4)": its page, of a passage over two the one
+holding the sentence's words; a text file's lines, a slide), as an extractive summary's
+sentences are.
+
 Only sentences with enough content words are judged (``evaluation.MIN_TERMS``), as in
 answers; Docent's own notes (italic paragraphs), section headings and a line that only
 introduces a list ("The document's key points are:") are not claims. What is not found
@@ -44,15 +49,18 @@ from __future__ import annotations
 import re
 import threading
 from collections.abc import Collection, Sequence
+from dataclasses import dataclass, field
 
 from docent.core.attribution import THRESHOLDS, cosine, plain
 from docent.core.binding import contradicted, misplaced, names_in
 from docent.core.embedding import Embedder
 from docent.core.errors import Cancelled
 from docent.core.evaluation import MIN_TERMS, split_sentences, stem, terms, words_of
+from docent.core.focus import focus_page
 from docent.core.numbers import PAGE_REFERENCE, stated_numbers, unstated_numbers
 from docent.core.queryterms import is_english
-from docent.core.sentence_vectors import best_cosines
+from docent.core.retrieval import hit_from_point
+from docent.core.sentence_vectors import best_cosine
 from docent.core.store import ScoredPoint, Store
 from docent.core.summary_parts import LIST_ITEM, PLACE_LABEL
 
@@ -176,7 +184,20 @@ def _is_note(paragraph: str) -> bool:
     return paragraph.startswith("_") and paragraph.endswith("_")
 
 
-def unsupported_sentences(
+@dataclass(frozen=True, slots=True)
+class SummaryCheck:
+    """What the document says of a model's summary (``check_summary``)."""
+
+    #: The sentences it does not clearly say, in order.
+    unsupported: list[str]
+    #: For each sentence it bears out, where the passage that does best is: its page
+    #: ("p. 4"; of a passage over two, the one holding the sentence's words), or its own
+    #: place ("lines 13-29", "slide 3"). A model's summary named no page: a reader could
+    #: not find where a sentence came from (QA-79).
+    places: dict[str, str] = field(default_factory=dict)
+
+
+def check_summary(
     summary: str,
     doc_id: str,
     text: str,
@@ -184,11 +205,12 @@ def unsupported_sentences(
     embedder: Embedder,
     cancel: threading.Event | None = None,
     file_name: str = "",
-) -> list[str] | None:
+) -> SummaryCheck | None:
     """The sentences of ``summary`` the document (``doc_id``, whose whole extracted text
-    is ``text``, its file ``file_name``) does not clearly say, in order; None when the
-    summary has no sentence to judge, or the library holds no passage of it to check
-    against (it is being indexed again). Raises Cancelled."""
+    is ``text``, its file ``file_name``) does not clearly say, and where it says each
+    of the others (``SummaryCheck.places``); None when the summary has no sentence to
+    judge, or the library holds no passage of it to check against (it is being indexed
+    again). Raises Cancelled."""
     headed = headed_claims(summary)
     sentences = [sentence for sentence, _ in headed]
     if not sentences:
@@ -203,6 +225,7 @@ def unsupported_sentences(
     lower = frozenset(re.findall(r"\b[a-z][a-z'’-]*\b", text))
     t = THRESHOLDS
     found: list[str] = []
+    places: dict[str, str] = {}
     searched = False
     for (sentence, heading), vector in zip(
         headed, embedder.query_dense_many([plain(s) for s in sentences]), strict=True
@@ -214,14 +237,18 @@ def unsupported_sentences(
             continue
         searched = True
         wanted = (terms(sentence) - _FRAMING) or terms(sentence)
-        support = _support(store, vector, wanted, near, [h.score for h in near])
+        scored = _scored(store, vector, near, [h.score for h in near])
+        support = _together(wanted, scored)
         if support < t.support:
             # or the chunk richest in its words, alone: a short sentence ("Python 2.6 and
             # 3.1") is not near the chunk that lists it, whose other lines its vector blurs
             sparse = embedder.query_sparse(plain(sentence))
             for hit in store.query(sparse=sparse, limit=BY_WORDS, doc_ids=[doc_id]):
                 whole = [cosine(vector, v) for v in store.dense_vectors([hit.id]).values()]
-                support = max(support, _support(store, vector, wanted, [hit], whole))
+                alone = _scored(store, vector, [hit], [max([0.0, *whole])])
+                if _together(wanted, alone) > support:
+                    support = _together(wanted, alone)
+                    scored = [*scored, *alone]
         texts = [str(h.payload.get("text", "")) for h in near]
         if (
             support < t.support
@@ -231,27 +258,44 @@ def unsupported_sentences(
             or contradicted(plain(sentence), texts)
         ):
             found.append(sentence)
-    return found if searched else None
+        elif not PAGE_REFERENCE.search(sentence):  # (one naming its pages needs no more)
+            best = hit_from_point(max(scored, key=lambda s: _together(wanted, [s])).hit)
+            places[sentence] = best.location or f"p. {focus_page(best, [sentence])}"
+    return SummaryCheck(found, places) if searched else None
 
 
-def _support(
-    store: Store,
-    vector: list[float],
-    wanted: set[str],
-    hits: Sequence[ScoredPoint],
-    whole: Sequence[float],
-) -> float:
-    """An answer's support score (attribution.py) of a sentence (its vector, its content
-    words ``wanted``) by the chunks ``hits`` together: the share of its words they hold,
-    weighed with its best cosine with one of them (``whole``: a dense search's scores are
-    those) or with one of their sentences (the stored vectors: nothing is embedded
-    again)."""
-    ids = [h.id for h in hits]
-    sentences = best_cosines(list(store.sentence_vectors(ids).values()), [vector]) or []
-    said: set[str] = set().union(*(terms(str(h.payload["text"])) for h in hits))
+@dataclass(frozen=True, slots=True)
+class _Scored:
+    """A chunk a sentence is scored against: the content words it holds, and its best
+    cosine with the sentence (the whole chunk's or one of its sentences')."""
+
+    hit: ScoredPoint
+    said: frozenset[str]
+    cosine: float
+
+
+def _scored(
+    store: Store, vector: list[float], hits: Sequence[ScoredPoint], whole: Sequence[float]
+) -> list[_Scored]:
+    """``hits`` with their cosines: ``whole`` (a dense search's scores are those) or one
+    of their sentences' (the stored vectors: nothing is embedded again)."""
+    packed = store.sentence_vectors([h.id for h in hits])
+    out = []
+    for hit, cos in zip(hits, whole, strict=True):
+        best = best_cosine(packed.get(hit.id, ""), vector) if packed.get(hit.id) else None
+        said = frozenset(terms(str(hit.payload["text"])))
+        out.append(_Scored(hit, said, max(0.0, cos, best if best is not None else 0.0)))
+    return out
+
+
+def _together(wanted: set[str], scored: Sequence[_Scored]) -> float:
+    """An answer's support score (attribution.py) of a sentence (its content words
+    ``wanted``) by the chunks ``scored`` together: the share of its words they hold,
+    weighed with its best cosine with one of them."""
     t = THRESHOLDS
+    said: set[str] = set().union(*(s.said for s in scored))
     overlap = len(wanted & said) / len(wanted)
-    return t.weight * overlap + (1 - t.weight) * max([0.0, *whole, *sentences])
+    return t.weight * overlap + (1 - t.weight) * max([0.0, *(s.cosine for s in scored)])
 
 
 def check_note(unsupported: Sequence[str] | None, how: str = "") -> str:

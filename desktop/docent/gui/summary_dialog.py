@@ -32,6 +32,7 @@ from docent.core.api import (
     SummaryResult,
     changed_note,
     check_note,
+    shown_text,
 )
 from docent.core.errors import Cancelled
 from docent.gui.markdown_view import SafeBrowser
@@ -317,7 +318,7 @@ class SummaryDialog(QDialog):
 
     def _on_result(self, result: SummaryResult) -> None:
         self.summary = result
-        text = result.summary
+        text = shown_text(result)
         self.view.set_markdown(text)
         kind = result.type.capitalize()
         took = elapsed_text(time.monotonic() - self._started)
