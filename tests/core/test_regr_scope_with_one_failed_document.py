@@ -1,4 +1,4 @@
-"""Regression (a104b2f, engine._searchable via Engine.scope_ids): a search (or a question)
+"""Regression (a104b2f, engine._searchable via Engine._scope): a search (or a question)
 scoped to several documents raises NotIndexed as soon as *one* of them is not ready (it
 failed, waits its turn, is being re-indexed after an edit), so the ready ones can no
 longer be searched at all. Before the commit the ready documents were searched and the

@@ -90,6 +90,7 @@ from docent.core.evaluation import (
 from docent.core.focus import focused
 from docent.core.guards import OutputCut, OutputGuard, guard_for, last_sentence_end
 from docent.core.llm import OllamaClient
+from docent.core.lookup import named_files
 from docent.core.models import Hit
 from docent.core.prompting import (
     DEFAULT_LAYOUT,
@@ -305,7 +306,13 @@ class Answerer:
                 rewrite_messages(conv, question),
                 model=model,
                 cancel=cancel,
-                options={"temperature": 0, "num_predict": 64},
+                # the answer's context size: Ollama loads a model again for another one
+                # (review 84: the rewrite and then the answer each reloaded it)
+                options={
+                    "temperature": 0,
+                    "num_predict": 64,
+                    "num_ctx": self.settings.llm_context_tokens,
+                },
             )
         except Cancelled as exc:
             raise AnswerCancelled(str(exc)) from exc
@@ -755,15 +762,22 @@ def pages_asked_of(question: str, conv: Conversation) -> list[str]:
     """The documents a question about whole pages ("And on page 3?", "What is on page
     3?": nothing asked but the page) means: those the last answer that found its passages
     cited, by path (an abstained answer lists passages that do not answer, and a "no page
-    90" none at all: review, session 31). None for any other question, or with no such
-    answer before it."""
+    90" none at all: review, session 31); of those, the ones it names ("page 2 of the
+    CTSS manual"). None for any other question, or with no such answer before it, or
+    when it names another document ("page 2 of the forensics text" was asked of the
+    manual the last answer cited: review 84).
+    """
     page = page_request(question)
     if page is None or analyse(page.rest).words:
         return []
     for turn in reversed(conv.answered):
         answer = turn.answer
         if answer is not None and answer.mode != "abstained" and answer.citations:
-            return list(dict.fromkeys(c.path for c in answer.citations))
+            cited = answer.citations
+            if page.document:
+                named = set(named_files(page.document, [c.file_name for c in cited]))
+                cited = [c for c in cited if c.file_name in named]
+            return list(dict.fromkeys(c.path for c in cited))
     return []
 
 

@@ -446,10 +446,14 @@ def _history_answer(answer: Answer) -> str:
 
 
 def rewrite_messages(conversation: Conversation, question: str) -> list[dict[str, str]]:
+    """The request for a follow-up's rewrite. An answer no passage supports is left out,
+    as ``history_messages`` leaves it out, and counts as unsaid (``_texts``): a rewrite
+    built on its invention was searched in place of the question (review 84)."""
     lines = []
     for turn, answer in _answered(conversation.turns)[-MAX_HISTORY_TURNS:]:
         lines.append(f"User: {turn.question}")
-        lines.append(f"Assistant: {_history_answer(answer)[:300]}")
+        if not answer.unsupported_answer:
+            lines.append(f"Assistant: {_history_answer(answer)[:300]}")
     history = "\n".join(lines)
     user = f"Conversation:\n{history}\n\nFollow-up: {question}\nStandalone question:"
     return [{"role": "system", "content": _REWRITE_SYSTEM}, {"role": "user", "content": user}]
@@ -500,11 +504,12 @@ def _said(conversation: Conversation, question: str) -> set[str]:
 
 
 def _texts(conversation: Conversation, question: str) -> list[str]:
-    """The question, and every question and answer of the conversation."""
+    """The question, and every question and answer of the conversation (but an answer no
+    passage supports)."""
     texts = [question]
     for turn in conversation.turns:
         texts.append(turn.question)
-        if turn.answer is not None:
+        if turn.answer is not None and not turn.answer.unsupported_answer:
             texts.append(turn.answer.text)
     return texts
 

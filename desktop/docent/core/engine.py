@@ -506,11 +506,6 @@ class Engine(EngineWatching):
         staged = self._indexer.staging if self._indexer is not None else frozenset()
         return busy + sorted(staged)
 
-    def scope_ids(
-        self, names: Sequence[str] | None, collection: str | None = None
-    ) -> list[str] | None:
-        return self._scope(names, collection)[0]
-
     def _scope(
         self, names: Sequence[str] | None, collection: str | None
     ) -> tuple[list[str] | None, list[str]]:

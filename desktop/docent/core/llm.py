@@ -24,6 +24,7 @@ text before the degenerate part. Answers, summaries and query rewrites all get i
 from __future__ import annotations
 
 import contextlib
+import json
 import logging
 import queue
 import socket
@@ -58,6 +59,10 @@ _END = object()  # queue item: the stream finished normally
 #: How long past the total deadline the stream's read timeout (a backstop) ends.
 READ_BACKSTOP_MARGIN = 5.0
 _local = threading.local()  # the _Call of the stream running on this thread
+CUT_MID_ANSWER = (
+    "The connection to Ollama was cut mid-answer: Ollama stopped or restarted. "
+    "Check that it is running, then Retry."
+)
 
 log = logging.getLogger(__name__)
 
@@ -81,6 +86,11 @@ class _Call:
         self._aborted = False
         #: The server's reason for ending the stream ("stop", "length"), once it ended.
         self.done_reason = ""
+        #: Ollama's last message (``done``) came: a stream that ends without it was cut
+        #: (a proxy or a server going away between chunks closes it cleanly; review 84).
+        self.done = False
+        #: Messages of Ollama's read so far.
+        self.parts = 0
 
     @property
     def aborted(self) -> bool:
@@ -259,12 +269,18 @@ class OllamaClient:
             while True:
                 item = self._next_item(call, cancel, start, got_first, total_timeout)
                 if item is _END:
+                    if not call.done:
+                        log.warning("Ollama's stream ended without its last message")
+                        raise LLMStreamError(CUT_MID_ANSWER)
                     watch.done_reason = call.done_reason
                     cut = watch.finish()
                     if cut is not None:
                         raise OutputCut(cut)
                     return
                 if isinstance(item, BaseException):
+                    if isinstance(item, json.JSONDecodeError) and call.parts:
+                        # a line cut short after Ollama's own: not another server
+                        raise LLMStreamError(CUT_MID_ANSWER) from item
                     raise self._map_error(item, name, self._read_backstop) from item
                 got_first = True
                 if item:
@@ -318,8 +334,9 @@ class OllamaClient:
                 for part in parts:
                     if call.aborted:
                         return
+                    call.parts += 1
                     if part.done:
-                        call.done_reason = part.done_reason or ""
+                        call.done, call.done_reason = True, part.done_reason or ""
                     call.items.put(echo.strip(part.message.content or ""))
             finally:
                 close = getattr(parts, "close", None)  # a generator: exits its `with stream`
@@ -426,14 +443,20 @@ class OllamaClient:
                 return LLMStreamError(f"Ollama stopped the answer with an error: {exc.error}")
             said = str(exc.error or "").strip()  # a proxy's 502 may say nothing
             return LLMError(f"Ollama failed (HTTP {exc.status_code}){': ' + said if said else '.'}")
+        if isinstance(exc, json.JSONDecodeError):
+            # HTTP 200 and no JSON: a web server (nginx's welcome page), not Ollama; "cut
+            # mid-answer" was said of it, where no answer was asked for (review 84)
+            log.warning("what answers at %s is not JSON: %s", redact_url(self.host), exc)
+            return NotOllama(
+                f"What answers at {redact_url(self.host)} is not Ollama (its reply is not "
+                f"Ollama's JSON). Check the Ollama host (Ollama listens on {OLLAMA_PORT})"
+                f"{ANSWERS_EXTRACTIVE}."
+            )
         if isinstance(exc, httpx.RemoteProtocolError | httpx.ReadError | ValueError):
             # the transport's own words ("peer closed connection without sending complete
             # message body (incomplete chunked read)") go to the log, not to the reader
             log.warning("the connection to Ollama was cut: %s", exc)
-            return LLMStreamError(
-                "The connection to Ollama was cut mid-answer: Ollama stopped or restarted. "
-                "Check that it is running, then Retry."
-            )
+            return LLMStreamError(CUT_MID_ANSWER)
         return LLMError(f"Ollama request failed: {exc}")
 
 

@@ -4,6 +4,7 @@ document's text as Markdown."""
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -114,20 +115,24 @@ def _name_words(text: str) -> set[str]:
 
 
 def named_by(phrase: str, records: list[DocumentRecord]) -> list[DocumentRecord]:
-    """The documents whose file names ``phrase`` names ("R-intro", "the Debian
-    reference", "harbour.pptx"): those whose name holds the most of its words, at least
-    half of them (letters and digits; "-", "_", "." and spaces alike). None when no name
-    holds that many: the phrase may name a title instead."""
+    """The documents whose file names ``phrase`` names (``named_files``)."""
+    names = set(named_files(phrase, [r.file_name for r in records]))
+    return [r for r in records if r.file_name in names]
+
+
+def named_files(phrase: str, file_names: Sequence[str]) -> list[str]:
+    """The file names ``phrase`` names ("R-intro", "the Debian reference",
+    "harbour.pptx"): those holding the most of its words, at least half of them (letters
+    and digits; "-", "_", "." and spaces alike). None when no name holds that many: the
+    phrase may name a title instead."""
     wanted = _name_words(phrase)
     if not wanted:
         return []
-    scored = [
-        (len(wanted & _name_words(Path(r.file_name).stem + " " + r.file_name)), r) for r in records
-    ]
+    scored = [(len(wanted & _name_words(Path(n).stem + " " + n)), n) for n in file_names]
     best = max((n for n, _ in scored), default=0)
     if best == 0 or 2 * best < len(wanted):
         return []
-    return [r for n, r in scored if n == best]
+    return [name for n, name in scored if n == best]
 
 
 def grep(

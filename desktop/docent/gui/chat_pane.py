@@ -421,12 +421,12 @@ class ChatPane(QWidget):
         if anyway is None:
             anyway = last.answer is not None and last.answer.asked_anyway
         self._retrying = last
-        following = self.scope  # the next question's, when a collection waits for it
-        self.set_scope([p for p in last.scope or [] if p not in self._forgotten])
+        # the retry asks as the question was asked; the next question, as chosen since
+        # ("Ask about" b.pdf, then Retry: the next one asked everything; review 84)
+        following = self.scope
+        self.scope = [p for p in last.scope or [] if p not in self._forgotten]
         self._start(last.question, attempt=last.next_attempt, anyway=anyway)
-        if self._next_collection is not None:
-            self.scope = following
-            self._update_scope_label()
+        self.set_scope([p for p in following if p not in self._forgotten])
 
     def _start(self, question: str, *, attempt: int = 1, anyway: bool = False) -> None:
         conversation = self.conversation  # the worker's until it finishes
