@@ -124,6 +124,10 @@ class QdrantStandin:
     # Requests -----------------------------------------------------------------
 
     def answer(self, method: str, path: str, body: Any) -> tuple[int, dict[str, Any]]:
+        if (method, path) == ("GET", "/collections"):  # the list (Settings' Test)
+            with self._local_lock:
+                names = [c.name for c in self.local.get_collections().collections]
+            return 200, _ok({"collections": [{"name": n} for n in names]})
         m = re.fullmatch(r"/collections/([^/]+)(/.*)?", path)
         if m is None:
             return 404, {"status": {"error": f"Not found: {path}"}}

@@ -47,6 +47,7 @@ from docent.core.api import (
     JobStarted,
     Progress,
     SectionSummary,
+    ServerCheck,
     SettingsApplied,
     StageCallback,
     Status,
@@ -703,6 +704,14 @@ class FakeEngine:
                 f"Ollama is not running at {settings.ollama_host}: start it with `ollama serve`.",
             )
         return self.health
+
+    def probe_store(self, settings: Settings) -> ServerCheck:
+        """The real one (store_server.probe): the tests point it at a stand-in server."""
+        from docent.core.store import CHUNKS
+        from docent.core.store_server import ServerOptions, probe
+
+        self.probed.append(settings)
+        return probe(ServerOptions.of(settings), CHUNKS)
 
     @property
     def saved_settings(self) -> Settings:

@@ -442,3 +442,43 @@ def test_the_dialog_shows_a_change_waiting_for_a_restart_and_saves_its_undo(
         save(qtbot, again)
     assert undone.args[0].changed == ["ocr_enabled"] and undone.args[0].restart == []
     assert fake.saved_settings.ocr_enabled
+
+
+def test_the_qdrant_url_is_tested_before_it_is_saved(
+    qtbot: Any, fake: FakeEngine, drain: None
+) -> None:
+    """QA-79: a wrong Qdrant URL was found only by a restart that failed. Test asks the
+    server the unsaved URL and key name for its collections, in a worker."""
+    from qdrant_standin import closed_port, qdrant_standin
+
+    dialog = SettingsDialog(fake)
+    qtbot.addWidget(dialog)
+    assert not dialog.qdrant_test_button.isEnabled()  # empty: the embedded store
+
+    def test(url: str, key: str = "") -> str:
+        dialog.qdrant_edit.setText(url)
+        dialog.qdrant_key_edit.setText(key)
+        dialog.qdrant_test_button.click()
+        assert not dialog.qdrant_test_button.isEnabled(), "Test ran on the GUI thread"
+        qtbot.waitUntil(dialog.qdrant_test_button.isEnabled, timeout=20_000)
+        return dialog.qdrant_test_label.text()
+
+    with qdrant_standin() as server:
+        said = test(server.url)
+        assert said == f"✓ Qdrant answers at {server.url}; it holds no Docent library yet " + (
+            "(one is made there when Docent next starts)."
+        )
+        server.local.create_collection("chunks", vectors_config={})
+        assert test(server.url) == f"✓ Qdrant answers at {server.url} and holds a Docent library."
+        server.api_key = "right-key"
+        refused = test(server.url, "wrong-key")
+        assert refused.startswith("✗") and "refused the API key (HTTP 401)" in refused
+    nothing = f"http://127.0.0.1:{closed_port()}"
+    down = test(nothing)
+    assert down.startswith("✗") and "cannot be reached" in down and nothing in down
+    assert fake.applied == [], "testing applied the settings"
+    dialog.qdrant_edit.setText("ftp://nowhere")
+    dialog.qdrant_test_button.click()
+    assert dialog.qdrant_test_label.text().startswith("✗ Not tested")
+    dialog.qdrant_edit.setText("")
+    assert not dialog.qdrant_test_button.isEnabled()

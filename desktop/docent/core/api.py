@@ -61,6 +61,7 @@ from docent.core.llm import Health
 from docent.core.lookup import GrepMatch
 from docent.core.models import Collection, DocumentRecord, ExtractedDocument
 from docent.core.passages import Edge, locate_spans, passage_boxes
+from docent.core.store import ServerCheck
 from docent.core.summarizing import (
     SectionSummary,
     SummaryProgress,
@@ -96,6 +97,7 @@ __all__ = [
     "FolderStatus",
     "GrepMatch",
     "Health",
+    "ServerCheck",
     "IndexEvent",
     "IndexListener",
     "IndexReport",
@@ -330,6 +332,7 @@ class EngineAPI(Protocol):
     def llm_health(self, timeout: float = 1.0) -> Health: ...
     def list_models(self) -> list[str]: ...
     def probe_llm(self, settings: Settings, timeout: float = 1.0) -> Health: ...
+    def probe_store(self, settings: Settings) -> ServerCheck: ...
 
     def apply_settings(self, changes: Mapping[str, object]) -> SettingsApplied:
         """Validate, save once, apply what can change live; SettingsError names the key."""

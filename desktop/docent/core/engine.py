@@ -50,7 +50,7 @@ from docent.core.oslock import FileLock
 from docent.core.preparing import Limits
 from docent.core.queryterms import PageRequest, page_request
 from docent.core.retrieval import Retriever, SearchResult, unanswered
-from docent.core.store import Store, open_store
+from docent.core.store import CHUNKS, ServerCheck, Store, open_store
 from docent.core.textcache import TextCache
 from docent.core.userfiles import distinct_paths, shown
 
@@ -636,6 +636,13 @@ class Engine(EngineWatching):
         The settings dialog's Test button: no engine state changes.
         """
         return self._live.probe(settings, timeout)
+
+    def probe_store(self, settings: Settings) -> ServerCheck:
+        """The Qdrant server ``settings.qdrant_url`` names (maybe not yet saved), asked for
+        its collections; never raises. The settings dialog's Test of the URL."""
+        from docent.core.store_server import ServerOptions, probe
+
+        return probe(ServerOptions.of(settings), CHUNKS)
 
     def list_models(self) -> list[str]:
         """Installed Ollama models; LLMUnavailable etc. when Ollama cannot be asked."""

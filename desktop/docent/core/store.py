@@ -47,6 +47,7 @@ from docent.core.store_base import (
     ChunkVectors,
     LockedBackend,
     ScoredPoint,
+    ServerCheck,
     chunk_point_id,
     document_point_id,
 )
@@ -55,6 +56,7 @@ if TYPE_CHECKING:
     from docent.core.store_server import ServerOptions
 
 __all__ = [
+    "ServerCheck",
     "CHUNKS",
     "COLLECTIONS",
     "DENSE",

@@ -42,6 +42,14 @@ SCROLL_PAGE = 256
 _NAMESPACE = uuid.UUID("6f0b7c4e-3d5a-5b8e-9c1d-2a4f6e8b0d13")
 
 
+@dataclass(frozen=True, slots=True)
+class ServerCheck:
+    """What the Settings dialog's Test found at a Qdrant URL (``store_server.probe``)."""
+
+    ok: bool
+    message: str
+
+
 @dataclass(slots=True)
 class ChunkPoint:
     id: str

@@ -10,6 +10,7 @@ look at. qdrant-client wraps every transport error of httpx in ``ResponseHandlin
 
 from __future__ import annotations
 
+import logging
 import os
 import ssl
 import warnings
@@ -19,8 +20,9 @@ from typing import TYPE_CHECKING, Any
 import httpx
 from qdrant_client.http.exceptions import ResponseHandlingException, UnexpectedResponse
 
-from docent.core.config import redact_url
+from docent.core.config import QDRANT_PORT, redact_url
 from docent.core.errors import SettingsError, StoreUnavailable
+from docent.core.store_base import ServerCheck
 
 if TYPE_CHECKING:
     from qdrant_client import QdrantClient
@@ -34,6 +36,8 @@ _NOT_READY = (
     "the window's next indexing) does it again."
 )
 OPENING = "open the library"
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,6 +104,37 @@ def connect(opts: ServerOptions) -> QdrantClient:
             check_compatibility=False,  # its probe would cost a request at every start
             **extra,
         )
+
+
+def probe(opts: ServerOptions, library: str) -> ServerCheck:
+    """Ask the server at ``opts.url`` for its collections (nothing is made or changed):
+    whether it answers, takes the key, and holds a library (its collection ``library``).
+    Never raises. Before, a wrong URL was found only by a restart that failed (QA-79)."""
+    try:
+        client = connect(opts)
+    except SettingsError as exc:
+        return ServerCheck(False, str(exc))
+    try:
+        names = {c.name for c in client.get_collections().collections}
+    except Exception as exc:  # noqa: BLE001 - said, never raised: a Test
+        said = unavailable(opts, "list its collections", exc) if is_server_failure(exc) else None
+        if said is not None:
+            return ServerCheck(False, said.what_happened)
+        log.info("what answers at %s is not Qdrant: %s", opts.shown, _short(exc))
+        return ServerCheck(
+            False,
+            f"What answers at {opts.shown} is not a Qdrant server (its reply to a list of "
+            f"collections is not Qdrant's). Qdrant's REST port is {QDRANT_PORT}.",
+        )
+    finally:
+        client.close()
+    if library in names:
+        return ServerCheck(True, f"Qdrant answers at {opts.shown} and holds a Docent library.")
+    return ServerCheck(
+        True,
+        f"Qdrant answers at {opts.shown}; it holds no Docent library yet (one is made there "
+        "when Docent next starts).",
+    )
 
 
 def is_server_failure(exc: BaseException) -> bool:

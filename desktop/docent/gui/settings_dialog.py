@@ -133,6 +133,18 @@ class SettingsDialog(QDialog):
         )
         self.qdrant_key_edit = self._line("qdrant_api_key", "empty: none (a server's key)")
         self.qdrant_key_edit.setEchoMode(QLineEdit.EchoMode.Password)
+        # a wrong URL was found only by a restart that failed (QA-79)
+        self.qdrant_test_button = QPushButton("Test")
+        self.qdrant_test_button.setToolTip(
+            "Check that a Qdrant server answers at this URL and takes the key below"
+        )
+        self.qdrant_test_button.setAccessibleName("Test the Qdrant server")
+        qdrant_row = QHBoxLayout()
+        qdrant_row.addWidget(self.qdrant_edit, 1)
+        qdrant_row.addWidget(self.qdrant_test_button)
+        self.qdrant_test_label = QLabel("")
+        self.qdrant_test_label.setWordWrap(True)
+        self.qdrant_test_label.setTextFormat(Qt.TextFormat.RichText)  # (banner_html)
         self.folders = QListWidget()
         self.folders.setObjectName("watched_folders")
         self.folders.setMaximumHeight(90)
@@ -197,8 +209,9 @@ class SettingsDialog(QDialog):
         form.addRow("", self.test_label)
         self._row(form, "embedding_model", self.embedding_edit)
         self._row(form, "data_dir", data_row)
-        self._row(form, "qdrant_url", self.qdrant_edit)
+        self._row(form, "qdrant_url", qdrant_row)
         self._row(form, "qdrant_api_key", self.qdrant_key_edit)
+        form.addRow("", self.qdrant_test_label)
         self._row(form, "watched_folders", folder_row)
         self._row(form, "summary_type", self.summary_combo)
         self._row(form, "summary_seconds_per_page", limit_row)
@@ -251,6 +264,10 @@ class SettingsDialog(QDialog):
         self.buttons.accepted.connect(self.save)
         self.buttons.rejected.connect(self.reject)
         self.test_button.clicked.connect(self.test_connection)
+        self.qdrant_test_button.clicked.connect(self.test_store)
+        self.qdrant_edit.textChanged.connect(
+            lambda text: self.qdrant_test_button.setEnabled(bool(text.strip()))
+        )
         layout = QVBoxLayout(self)
         layout.addLayout(form)
         layout.addWidget(self.env_label)
@@ -274,6 +291,7 @@ class SettingsDialog(QDialog):
         self.embedding_edit.setText(s.embedding_model)
         self.data_edit.setText(s.data_dir)
         self.qdrant_edit.setText(s.qdrant_url)
+        self.qdrant_test_button.setEnabled(bool(s.qdrant_url))  # (nothing to test: embedded)
         self.qdrant_key_edit.setText(s.qdrant_api_key)
         self.folders.addItems(s.watched_folders)
         self.summary_combo.setCurrentText(s.summary_type)
@@ -408,18 +426,46 @@ class SettingsDialog(QDialog):
 
     # Test ---------------------------------------------------------------------
 
-    def test_connection(self) -> None:
-        """Ollama as the unsaved values describe it (nothing is saved or applied)."""
+    def _candidate(self, label: QLabel) -> Settings | None:
+        """The settings the unsaved values describe, for a Test (nothing is saved or
+        applied); None, said in ``label``, when a value is refused."""
         self._reset_problems()
         try:
             # the reranker's folder and the embedding model are checked on Save, in a
             # worker: they read the disk (and the model check imports fastembed)
             on_save = ("rerank_model_dir", "embedding_model")
             changes = {k: v for k, v in self.changes().items() if k not in on_save}
-            candidate = validate_change(self.settings, **changes)
+            return validate_change(self.settings, **changes)
         except SettingsError as exc:
-            self.test_label.setText("✗ Not tested: fix the value marked in red first.")
+            label.setText("✗ Not tested: fix the value marked in red first.")
             self.show_error(exc)
+            return None
+
+    def test_store(self) -> None:
+        """The Qdrant server the unsaved URL and key name, asked for its collections."""
+        candidate = self._candidate(self.qdrant_test_label)
+        if candidate is None or not candidate.qdrant_url:
+            return
+        self.qdrant_test_button.setEnabled(False)
+        self.qdrant_test_label.setText("Testing…")
+        engine = self.engine
+        call_in_worker(
+            lambda: engine.probe_store(candidate),
+            name="test Qdrant",
+            on_result=lambda check: self.qdrant_test_label.setText(
+                banner_html(("✓ " if check.ok else "✗ ") + check.message)
+            ),
+            on_error=lambda exc: self.qdrant_test_label.setText(banner_html(f"Test failed: {exc}")),
+            on_finished=lambda: self.qdrant_test_button.setEnabled(
+                bool(self.qdrant_edit.text().strip())
+            ),
+            owner=self,
+        )
+
+    def test_connection(self) -> None:
+        """Ollama as the unsaved values describe it (nothing is saved or applied)."""
+        candidate = self._candidate(self.test_label)
+        if candidate is None:
             return
         self.test_button.setEnabled(False)
         self.test_label.setText("Testing…")
