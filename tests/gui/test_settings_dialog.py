@@ -466,7 +466,7 @@ def test_the_qdrant_url_is_tested_before_it_is_saved(
     with qdrant_standin() as server:
         said = test(server.url)
         assert said == f"✓ Qdrant answers at {server.url}; it holds no Docent library yet " + (
-            "(one is made there when Docent next starts)."
+            "(one is made there when Docent starts with this URL)."
         )
         server.local.create_collection("chunks", vectors_config={})
         assert test(server.url) == f"✓ Qdrant answers at {server.url} and holds a Docent library."

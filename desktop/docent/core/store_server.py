@@ -133,7 +133,7 @@ def probe(opts: ServerOptions, library: str) -> ServerCheck:
     return ServerCheck(
         True,
         f"Qdrant answers at {opts.shown}; it holds no Docent library yet (one is made there "
-        "when Docent next starts).",
+        "when Docent starts with this URL).",
     )
 
 
