@@ -16,7 +16,7 @@ from docent import cli_collections, cli_store, cli_watch
 from docent.cli_json import print_json
 from docent.cli_progress import ProgressBar
 from docent.cli_signals import handlers_restored, stop_on_signals
-from docent.cli_text import pad
+from docent.cli_text import pad, unbold
 from docent.core.files import describe_unsupported
 from docent.core.gaps import sentence as gap_sentence
 from docent.core.models import CANCELLED, DocState, unit_long, unit_short
@@ -510,17 +510,17 @@ def cmd_ask(args: argparse.Namespace) -> int:
         return 0
     stream[0].flush()
     if not streamed:
-        print(answer.text)
+        print(unbold(answer.text))
     elif answer.mode == "extractive":  # what streamed ("1) 2) 3)") was cut: quotes instead
-        print(f"\n\n{answer.text}")
+        print(f"\n\n{unbold(answer.text)}")
     elif answer.attempt < answer.attempts:  # no later try was clearly supported: the first stands
         stands = "No answer since was clearly supported; the first answer stands."
-        print(f"\n\n({stands})\n\n{answer.text}")
+        print(f"\n\n({stands})\n\n{unbold(answer.text)}")
     elif answer.unsupported_answer:  # the model's words were streamed; Docent's verdict
         lead, words, quotes = answer.parts()
         cut = (answer.cut or answer.partial) and "\n\n(" in words
         tail = words[words.rindex("\n\n(") :] if cut else ""
-        print(f"{tail}\n\n{lead}\n\n{quotes}")
+        print(unbold(f"{tail}\n\n{lead}\n\n{quotes}"))
     elif answer.partial and INCOMPLETE in answer.text:
         print("\n\n" + answer.text[answer.text.rindex(INCOMPLETE) :])
     elif answer.cut and answer.mode == "generated":
@@ -542,7 +542,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
     # footer said "Docent matched 2 sentences" of an answer shown without them)
     marked = len(MARKER.findall(answer.text)) > len(MARKER.findall("".join(streamed)))
     if streamed and (marked or any(c.source == "matched" for c in answer.citations)):
-        print("\nThe answer with its matched citations:\n" + answer.text)
+        print("\nThe answer with its matched citations:\n" + unbold(answer.text))
     # what the answer is and what its checks found: the window's footer, in its words
     print("\n" + "\n".join(notes(answer, marked="listed below", outlined=False)))
     for heading, sentences in unsupported_groups(answer):

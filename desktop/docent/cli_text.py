@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import unicodedata
 
 ELLIPSIS = "…"
@@ -37,3 +38,13 @@ def _cells(ch: str) -> int:
     if unicodedata.combining(ch) or unicodedata.category(ch) in ("Mn", "Me", "Cf"):
         return 0
     return 2 if unicodedata.east_asian_width(ch) in ("W", "F") else 1
+
+
+#: Docent's bold leads ("**Not generated — no language model answered.**"): the window
+#: draws them; a terminal showed the asterisks (QA-80).
+_BOLD = re.compile(r"\*\*(?=\S)(.+?)(?<=\S)\*\*", re.DOTALL)
+
+
+def unbold(text: str) -> str:
+    """``text`` without Markdown's bold marks, for a terminal."""
+    return _BOLD.sub(r"\1", text)

@@ -46,6 +46,7 @@ from docent.core.conversation import (
 )
 from docent.core.engine import Engine
 from docent.core.errors import (
+    LLMConnectionCut,
     LLMError,
     LLMStreamError,
     LLMTimeout,
@@ -1040,6 +1041,9 @@ def test_engine_llm_health_and_models(
     [
         (LLMTimeout("Ollama at http://127.0.0.1:11434 did not answer within 120 s."), "running"),
         (LLMStreamError("Ollama stopped the answer with an error: out of memory"), "running"),
+        # cut: Ollama may be gone, its message says to check ("Ollama is running" was
+        # said under a banner saying it was not; QA-80)
+        (LLMConnectionCut("The connection to Ollama was cut before it answered: …"), ""),
         (LLMError("Ollama failed (HTTP 500): boom"), "running"),
         (LLMTimeout("Ollama took too long."), "running"),  # no word of the old pattern
         (LLMUnavailable("Ollama is not running at x — start it with `ollama serve`."), "once"),

@@ -306,7 +306,23 @@ def test_a_connection_cut_mid_answer_is_said_in_plain_words(ollama_stub: OllamaS
     assert received == ["a", "b"]
     said = str(info.value)
     assert said.startswith("The connection to Ollama was cut mid-answer: Ollama stopped or")
-    assert "Retry" in said and "chunked" not in said and "peer" not in said
+    assert "ask again" in said and "chunked" not in said and "peer" not in said
+
+
+def test_a_connection_cut_before_any_word_is_not_said_mid_answer(ollama_stub: OllamaStub) -> None:
+    """QA-80: Ollama stopped before its first word: "cut mid-answer", and under it "Ollama
+    is running: try again", while the banner said Ollama was not running."""
+    from docent.core.prompting import extractive_text
+
+    ollama_stub.responder = lambda messages, model: ["a", "b"]
+    ollama_stub.stall_after_tokens = 0
+    ollama_stub.max_stall = 0.2  # then the stub drops the connection, no word sent
+    with pytest.raises(LLMStreamError) as info:
+        list(make_client(ollama_stub.url, first=30, total=30).stream_chat(QUESTION))
+    said = str(info.value)
+    assert said.startswith("The connection to Ollama was cut before it answered: Ollama")
+    text = extractive_text("q", [], said, "m", failure=info.value)
+    assert "Ollama is running" not in text and said in text
 
 
 def test_an_http_error_with_no_words_ends_its_sentence(ollama_stub: OllamaStub) -> None:

@@ -212,3 +212,8 @@ class LLMTimeout(LLMError):
 
 class LLMStreamError(LLMError):
     """The answer stream was cut or the server reported an error mid-answer."""
+
+
+class LLMConnectionCut(LLMStreamError):
+    """The connection to Ollama was cut (it stopped or restarted, or a stream ended without
+    its last message): unlike an error Ollama sent, nothing says it still runs."""

@@ -38,6 +38,7 @@ from docent.core.config import OLLAMA_PORT, redact_url, with_port
 from docent.core.errors import (
     ANSWERS_EXTRACTIVE,
     Cancelled,
+    LLMConnectionCut,
     LLMError,
     LLMStreamError,
     LLMTimeout,
@@ -61,7 +62,13 @@ READ_BACKSTOP_MARGIN = 5.0
 _local = threading.local()  # the _Call of the stream running on this thread
 CUT_MID_ANSWER = (
     "The connection to Ollama was cut mid-answer: Ollama stopped or restarted. "
-    "Check that it is running, then Retry."
+    "Check that it is running, then ask again."
+)
+#: The same before any word came: "mid-answer" was said of an answer never begun (QA-80).
+#: ("ask again", not "Retry": the command line has no Retry.)
+CUT_BEFORE_ANSWER = (
+    "The connection to Ollama was cut before it answered: Ollama stopped or restarted. "
+    "Check that it is running, then ask again."
 )
 
 log = logging.getLogger(__name__)
@@ -270,8 +277,8 @@ class OllamaClient:
                 item = self._next_item(call, cancel, start, got_first, total_timeout)
                 if item is _END:
                     if not call.done:
-                        log.warning("Ollama's stream ended without its last message")
-                        raise LLMStreamError(CUT_MID_ANSWER)
+                        log.info("Ollama's stream ended without its last message")
+                        raise LLMConnectionCut(CUT_MID_ANSWER if got_first else CUT_BEFORE_ANSWER)
                     watch.done_reason = call.done_reason
                     cut = watch.finish()
                     if cut is not None:
@@ -280,8 +287,11 @@ class OllamaClient:
                 if isinstance(item, BaseException):
                     if isinstance(item, json.JSONDecodeError) and call.parts:
                         # a line cut short after Ollama's own: not another server
-                        raise LLMStreamError(CUT_MID_ANSWER) from item
-                    raise self._map_error(item, name, self._read_backstop) from item
+                        raise LLMConnectionCut(CUT_MID_ANSWER) from item
+                    error = self._map_error(item, name, self._read_backstop)
+                    if isinstance(error, LLMConnectionCut) and not got_first:
+                        error = LLMConnectionCut(CUT_BEFORE_ANSWER)
+                    raise error from item
                 got_first = True
                 if item:
                     cut = watch.feed(str(item))
@@ -446,7 +456,7 @@ class OllamaClient:
         if isinstance(exc, json.JSONDecodeError):
             # HTTP 200 and no JSON: a web server (nginx's welcome page), not Ollama; "cut
             # mid-answer" was said of it, where no answer was asked for (review 84)
-            log.warning("what answers at %s is not JSON: %s", redact_url(self.host), exc)
+            log.info("what answers at %s is not JSON: %s", redact_url(self.host), exc)
             return NotOllama(
                 f"What answers at {redact_url(self.host)} is not Ollama (its reply is not "
                 f"Ollama's JSON). Check the Ollama host (Ollama listens on {OLLAMA_PORT})"
@@ -455,8 +465,8 @@ class OllamaClient:
         if isinstance(exc, httpx.RemoteProtocolError | httpx.ReadError | ValueError):
             # the transport's own words ("peer closed connection without sending complete
             # message body (incomplete chunked read)") go to the log, not to the reader
-            log.warning("the connection to Ollama was cut: %s", exc)
-            return LLMStreamError(CUT_MID_ANSWER)
+            log.info("the connection to Ollama was cut: %s", exc)
+            return LLMConnectionCut(CUT_MID_ANSWER)
         return LLMError(f"Ollama request failed: {exc}")
 
 

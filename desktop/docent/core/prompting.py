@@ -28,7 +28,13 @@ from docent.core.conversation import (
     UNSUPPORTED_QUOTES,
     Conversation,
 )
-from docent.core.errors import LLMError, LLMUnavailable, ModelNotFound, NotOllama
+from docent.core.errors import (
+    LLMConnectionCut,
+    LLMError,
+    LLMUnavailable,
+    ModelNotFound,
+    NotOllama,
+)
 from docent.core.evaluation import split_sentences, terms
 from docent.core.models import Hit
 
@@ -440,9 +446,11 @@ def _model_advice(failure: LLMError | None, model: str) -> str:
     """How to get written answers, less what the failure's message says already: each
     error of llm.py names its own fix ("start it with `ollama serve`", "run `ollama pull
     x`", "set the Ollama host to …"). After a timeout or a server error Ollama is running,
-    so "start Ollama" would be wrong advice (QA, session 26)."""
+    so "start Ollama" would be wrong advice (QA, session 26); after a cut connection it may
+    not be ("Ollama is running: try again" under a banner saying it was not; QA-80): that
+    error's message says to check."""
     pull = f"`ollama pull {model}`"
-    if isinstance(failure, ModelNotFound | NotOllama):
+    if isinstance(failure, ModelNotFound | NotOllama | LLMConnectionCut):
         return ""
     if isinstance(failure, LLMUnavailable):  # its message says how to start it
         return f"Once it runs, make sure the model is installed ({pull})."
