@@ -87,3 +87,27 @@ def test_a_summary_opening_with_a_rule_is_shown_whole(qtbot: Any) -> None:
     qtbot.addWidget(view)
     view.set_markdown("---\n\nA summary intro.\n\n---\n\nThe rest.")
     assert "A summary intro." in view.toPlainText() and "The rest." in view.toPlainText()
+
+
+def test_while_a_question_is_answered_the_bar_offers_nothing_of_the_one_before(
+    qtbot: Any, fake: FakeEngine, chat: ChatPane
+) -> None:
+    """QA-80: after a withheld answer, the next question (or a Retry after a Stop) showed
+    "Ask anyway" of the question before all the while it was answered: the bar was drawn
+    before the worker that makes the pane busy existed."""
+    withheld = answer("I could not find an answer to this in your documents.", mode="abstained")
+    withheld.model, withheld.offered = "", [citation(1, "/d/s.pdf")]  # retrieval's verdict
+    fake.answers = [
+        withheld,
+        answer("The PDP-11/40 uses the Unibus [1].", [citation(1, "/d/p.pdf")]),
+    ]
+    ask_and_wait(qtbot, chat, "Welche Tastenkombination unterbricht SIMH?")
+    assert chat.answer_bar.anyway_button.isVisibleTo(chat)  # offered for that answer
+    fake.hold_answer.set()
+    chat.ask("Which bus does the PDP-11/40 use?")
+    assert fake.answer_paused.wait(10)
+    bar = chat.answer_bar
+    assert not bar.anyway_button.isVisibleTo(chat) and not bar.retry_button.isVisibleTo(chat)
+    with qtbot.waitSignal(chat.answer_finished, timeout=10_000):
+        fake.release_answer.set()
+    assert bar.retry_button.isVisibleTo(chat) and not bar.anyway_button.isVisibleTo(chat)

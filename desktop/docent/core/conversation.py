@@ -621,7 +621,34 @@ def points_back(question: str) -> bool:
         for i, w in enumerate(lower)
     )
     cjk = any(w in question.replace("其他", "") for w in _POINTING_CJK)  # (其他: "other")
-    return ones or cjk or bool(set(lower) & _POINTING or set(found) & _POINTING_ELSEWHERE)
+    pointing = bool(set(lower) & _POINTING or set(found) & _POINTING_ELSEWHERE)
+    return ones or cjk or (pointing and not _points_inside(question))
+
+
+#: Pointing words that may stand for a subject the question itself named before them.
+_PRONOUNS = frozenset({"it", "its", "they", "them", "their", "he", "him", "his", "she", "her"})
+#: Where a question's second clause begins: "…, and how much memory can it address?"
+_CLAUSE_BREAK = re.compile(r",|;|\s(?:and|or|but)\s", re.I)
+
+
+def _points_inside(question: str) -> bool:
+    """Its pointing words come in a later clause than a subject it names itself, an
+    identifier or a name: "Which bus does the emulated PDP-11/40 model use, and how much
+    memory can it address at most?" (its "it" is the PDP-11/40; searched with the words
+    of an unrelated question before it, QA-80). Not "What does Debian Edu say about it?"
+    (one clause: "it" is what was said before) nor "Does it run on the VAX?", nor one
+    with "this", "those" or "else" anywhere."""
+    words = {w.lower() for w in re.findall(r"[^\W\d_]+", question)}
+    if words & (_POINTING - _PRONOUNS) or set(re.findall(r"\w+", question)) & _POINTING_ELSEWHERE:
+        return False  # "this", "those", "else": what was said before
+    first = re.search(r"\b(?:" + "|".join(sorted(_PRONOUNS)) + r")\b", question, re.I)
+    if first is None:
+        return False
+    breaks = list(_CLAUSE_BREAK.finditer(question, 0, first.start()))
+    if not breaks:
+        return False
+    own = analyse(question[: breaks[-1].start()])
+    return bool(own.exact or own.names) and word_count(question[: breaks[-1].start()]) >= 3
 
 
 def _a_number(before: list[str], after: list[str]) -> bool:

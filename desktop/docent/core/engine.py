@@ -581,6 +581,14 @@ class Engine(EngineWatching):
         )
         if result.evaluation is not None:
             result.evaluation.issues.extend(unsearched)
+            if not result.hits and scope is None and not self._library_size(collection)[0]:
+                # "Index documents that cover this" of a library with none (QA-80)
+                where = "This collection" if collection else "Your library"
+                result.evaluation.issues[:] = [f"{where.lower()} has no document ready yet"]
+                result.evaluation.recommendation = (
+                    f"{where} has no document ready yet: add files or a folder (Add files… "
+                    "in the window, or `docent index FOLDER`), then ask again."
+                )
         names = self.names_shown([h.path for h in result.hits])
         records = self._cat.by_paths(list(names))
         for h in result.hits:

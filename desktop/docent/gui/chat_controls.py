@@ -119,6 +119,7 @@ class AnswerBar(QWidget):
             "Ask the last question again (the model samples anew); its current answer "
             "stays until the new one is done"
         )
+        self.retry_button.setAccessibleName("Ask the last question again")
         self.anyway_button = QPushButton("Ask anyway")
         self.anyway_button.setToolTip(
             "Docent judged that the passages found do not answer this question, and no "

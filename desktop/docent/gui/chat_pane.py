@@ -140,6 +140,8 @@ class ChatPane(QWidget):
         self.banner_label.setAccessibleName("Language model status")
         self.retry_button = QPushButton("Retry")
         self.retry_button.setToolTip("Check for Ollama again and re-ask the last question")
+        # two "Retry" buttons read alike to a screen reader (QA-80)
+        self.retry_button.setAccessibleName("Check Ollama and ask again")
         row = QHBoxLayout(self.banner)
         row.setContentsMargins(10, 6, 6, 6)
         row.addWidget(self.banner_label, 1)
@@ -530,7 +532,9 @@ class ChatPane(QWidget):
 
     def _update_answer_bar(self) -> None:
         turns = self.conversation.turns
-        if self.streaming or not turns:
+        # (asking: its worker is not made yet when the buttons change; the turn before's
+        # bar showed, "Ask anyway" of an earlier question during a Retry; QA-80)
+        if self.streaming or self._asking is not None or not turns:
             self.answer_bar.set_attempts(1, 1, can_retry=False)
             return
         last = turns[-1]
