@@ -705,6 +705,12 @@ class FakeEngine:
             )
         return self.health
 
+    def keep_conversation(self, markdown: str) -> Path:
+        """The real one (a file in the test's data folder)."""
+        from docent.core.datafolder import keep_conversation
+
+        return keep_conversation(self.settings.data_path, markdown)
+
     def probe_store(self, settings: Settings) -> ServerCheck:
         """The real one (store_server.probe): the tests point it at a stand-in server."""
         from docent.core.store import CHUNKS

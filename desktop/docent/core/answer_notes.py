@@ -130,8 +130,22 @@ def notes(
         out.append(named_pages_note(answer.pages_not_given))
     if answer.no_number:
         out.append(NO_NUMBER)
+    if answer.unsourced_code:
+        out.append(unsourced_code_note(answer.unsourced_code))
     out += _citation_checks(answer, marked, " (outlined)" if outlined else "")
     return out
+
+
+def unsourced_code_note(lines: list[str]) -> str:
+    """What the notes say of code no passage holds (``Answer.unsourced_code``)."""
+    first = lines[0] if len(lines[0]) <= 60 else lines[0][:59] + "…"
+    more = (
+        f" and {len(lines) - 1} more line{'s' if len(lines) > 2 else ''}" if len(lines) > 1 else ""
+    )
+    return (
+        f"⚠ Code in this answer is in none of its passages (“{first}”{more}): the model "
+        "may have made it up. Check it against your documents before you run it."
+    )
 
 
 def _citation_checks(answer: Answer, marked: str, outlined: str) -> list[str]:

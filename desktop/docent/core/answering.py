@@ -65,6 +65,7 @@ from docent.core.citations import (
     drop_unoffered_headers,
     pages_not_given,
     strip_markers,
+    unsourced_code,
 )
 from docent.core.config import Settings
 from docent.core.conversation import (
@@ -625,6 +626,7 @@ class Answerer:
             budget=int(prompt.options.get("num_predict") or 0),
             unsupported_answer=unsupported,
             no_number=no_number,
+            unsourced_code=unsourced_code(text, [h.text for h in prompt.offered]),
         )
 
     def _attribute(self, run: _Run, prompt: Prompt, text: str) -> Attribution:

@@ -187,6 +187,31 @@ def code_spans(text: str) -> list[tuple[int, int]]:
     return [m.span() for m in _CODE.finditer(text)] if "`" in text or "~~~" in text else []
 
 
+#: A line of code shorter than this is no command to check ("ls", "-p", "`x`").
+CODE_CHECK_CHARS = 8
+_FENCE = re.compile(r"^(?:```|~~~)[\w+-]*\s*$")
+
+
+def unsourced_code(text: str, passages: Sequence[str]) -> list[str]:
+    """The lines of code in ``text`` (fenced blocks, inline spans) that none of
+    ``passages`` holds (spaces aside), in order: a small model invents commands ("sudo
+    setup.local -b libs/…" in no document), and the checks of an answer's sentences
+    leave code out (code is no claim). Lines shorter than ``CODE_CHECK_CHARS`` are left
+    alone (QA-80)."""
+    hay = " ".join(" ".join(p.split()) for p in passages).casefold()
+    out: list[str] = []
+    for a, b in code_spans(text):
+        for line in text[a:b].strip("`~").splitlines():
+            said = " ".join(line.split())
+            if _FENCE.match(line.strip()) or said.strip("`~").isidentifier():
+                continue  # a fence's language tag ("```bash"), one word
+            said = said.strip("`~ ")
+            new = said not in out and said.casefold() not in hay  # ("SET" of "set")
+            if len(said) >= CODE_CHECK_CHARS and new:
+                out.append(said)
+    return out
+
+
 def in_spans(at: int, spans: Sequence[tuple[int, int]]) -> bool:
     return any(a <= at < b for a, b in spans)
 

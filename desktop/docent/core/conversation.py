@@ -146,6 +146,10 @@ class Answer:
     #: A question asking how many or how much, answered with no count
     #: (``evaluation.gives_no_number``): one confidence step lower, and noted.
     no_number: bool = False
+    #: Lines of code the model wrote that no passage offered holds
+    #: (``citations.unsourced_code``): an invented command, which the sentence checks
+    #: (code is no claim) let pass unmarked (QA-80).
+    unsourced_code: list[str] = field(default_factory=list)
     #: Extractive because the question left the model's context no room for a passage:
     #: no model was asked (a Retry would do the same; a shorter question would not).
     too_long: bool = False
@@ -263,6 +267,7 @@ class Answer:
             "overrode": self.overrode,
             "too_long": self.too_long,
             "no_number": self.no_number,
+            "unsourced_code": self.unsourced_code,
             "seconds": round(self.seconds, 3),
         }
 

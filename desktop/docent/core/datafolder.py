@@ -90,3 +90,26 @@ def disk_full(folder: Path, free: int, needed_mb: int = MIN_FREE_MB) -> DataFold
         f"{needed_mb} MB free to work on its library safely. Nothing was changed: free "
         "some space, then try again."
     )
+
+
+#: Where the conversations the window is done with are kept, in the data folder.
+CONVERSATIONS_DIR = "conversations"
+
+
+def keep_conversation(data_path: Path, markdown: str) -> Path:
+    """Write a conversation the window is done with (a new one started, or Docent
+    closed) to ``conversations/`` in the data folder, as Markdown (the export's text),
+    named by the time; returns the file. Closing the window or Ctrl+N lost it for good
+    (QA-80); it is kept, not shown again when Docent starts."""
+    import time
+
+    folder = data_path / CONVERSATIONS_DIR
+    folder.mkdir(parents=True, exist_ok=True)
+    stamp = time.strftime("%Y-%m-%d %H-%M-%S")
+    path = folder / f"{stamp}.md"
+    n = 1
+    while path.exists():  # two in one second (each collection's conversation, at quit)
+        n += 1
+        path = folder / f"{stamp} ({n}).md"
+    path.write_text(markdown, encoding="utf-8")
+    return path

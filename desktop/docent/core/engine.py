@@ -29,7 +29,7 @@ from docent.core.api import (
 from docent.core.catalog import Catalog
 from docent.core.config import Settings, load_settings
 from docent.core.consistency import Reconciled, open_catalog, open_embedded_store, reconcile
-from docent.core.datafolder import check_data_folder
+from docent.core.datafolder import check_data_folder, keep_conversation
 from docent.core.embedding import Embedder
 from docent.core.engine_watching import EngineWatching
 from docent.core.errors import NotIndexed, StoreError
@@ -62,6 +62,7 @@ if TYPE_CHECKING:
     from docent.core.watching import Watcher
 
 log = logging.getLogger(__name__)
+
 #: Seconds close() gives a run that did not stop when cancelled, once its file reading
 #: is stopped, before it leaves the store open for the exit.
 CLOSE_WAIT = 60.0
@@ -644,6 +645,10 @@ class Engine(EngineWatching):
         The settings dialog's Test button: no engine state changes.
         """
         return self._live.probe(settings, timeout)
+
+    def keep_conversation(self, markdown: str) -> Path:
+        """Keep a conversation the window is done with (``datafolder.keep_conversation``)."""
+        return keep_conversation(self.settings.data_path, markdown)
 
     def probe_store(self, settings: Settings) -> ServerCheck:
         """The Qdrant server ``settings.qdrant_url`` names (maybe not yet saved), asked for

@@ -609,6 +609,16 @@ class ChatPane(QWidget):
                 "documents; use Open file in the library or citation pane instead."
             )
 
+    def kept_markdown(self) -> list[str]:
+        """Each conversation with turns (one a collection), as Markdown: the one shown as
+        shown (``export_markdown``), to be kept when the window closes."""
+        shown = self.conversation
+        out = [self.export_markdown()] if self.shown_turns() else []
+        for conv in self._conversations.values():
+            if conv is not shown and conv.turns:
+                out.append(conversation_markdown(conv))
+        return out
+
     def export_markdown(self) -> str:
         """The conversation as shown (during a Retry, with the answer being asked again)."""
         conv = self.conversation

@@ -608,8 +608,27 @@ class MainWindow(QMainWindow):
         self.check_health(then=then)
 
     def new_conversation(self) -> None:
+        done = self.chat.export_markdown() if self.chat.shown_turns() else ""
         if not self.chat.new_conversation():
             bridge().info("Stop the answer being written first (Esc), then start anew.")
+            return
+        if done:
+            self._keep(done, say=True)
+
+    def _keep(self, markdown: str, *, say: bool) -> None:
+        """Keep a conversation the window is done with in the data folder, in a worker
+        (Ctrl+N and closing lost it for good; QA-80)."""
+        engine = self.engine
+        call_in_worker(
+            lambda: engine.keep_conversation(markdown),
+            name="keep conversation",
+            on_result=(
+                (lambda path: bridge().info(f"The last conversation is kept in {path}."))
+                if say
+                else None
+            ),
+            error_text="Could not keep the conversation",
+        )
 
     # Actions ------------------------------------------------------------------
 
@@ -738,5 +757,7 @@ class MainWindow(QMainWindow):
         self.status_soon.stop()
         self.health_timer.stop()
         self.library.controller.detach()
+        for markdown in self.chat.kept_markdown():  # (the quit waits for the workers)
+            self._keep(markdown, say=False)
         self.chat.stop()
         super().closeEvent(event)
