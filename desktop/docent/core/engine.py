@@ -45,7 +45,7 @@ from docent.core.models import (
     ExtractedDocument,
     unit_long,
 )
-from docent.core.normal_form import typed
+from docent.core.normal_form import scripts_apart, typed
 from docent.core.oslock import FileLock
 from docent.core.preparing import Limits
 from docent.core.queryterms import PageRequest, page_request
@@ -562,7 +562,7 @@ class Engine(EngineWatching):
             raise RuntimeError("Engine is not open")
         self._retriever.apply_settings(self.settings)
         scope, unsearched = self._scope(files, collection)
-        query = typed(query)  # as the passages are (normal_form.py)
+        query = scripts_apart(typed(query))  # as the passages are (normal_form.py)
         pages = page_request(query)
         if pages is not None:  # "What does it say on page 3?": that page of a PDF
             scope, named = self._paged(scope, collection, pages)

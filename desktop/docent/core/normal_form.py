@@ -45,6 +45,20 @@ def typed(text: str) -> str:
     return nfc(text.encode("utf-8", "replace").decode("utf-8"))
 
 
+#: Where a run of Latin letters or digits meets one of Chinese or Japanese (which write
+#: no spaces): "SIMHのシミュレーション" was one word, and SIMH was never searched (QA-80).
+_SCRIPTS_MEET = re.compile(
+    r"(?<=[A-Za-z0-9])(?=[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff])"
+    r"|(?<=[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff])(?=[A-Za-z0-9])"
+)
+
+
+def scripts_apart(text: str) -> str:
+    """A question with a space where Latin letters or digits meet Chinese or Japanese
+    ("SIMH のシミュレーション"), for the search: its words are the index's words."""
+    return _SCRIPTS_MEET.sub(" ", text)
+
+
 def composed(text: str) -> tuple[str, list[int]]:
     """``text`` composed, and for each of its offsets (and its end) the offset in ``text``.
 
