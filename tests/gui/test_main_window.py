@@ -209,9 +209,19 @@ def test_export_writes_the_conversation(
     with qtbot.waitSignal(window.chat.answer_finished, timeout=10_000):
         window.chat.ask("Why?")
     target = tmp_path / "chat.md"
-    monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (str(target), ""))
+    offered: list[str] = []
+
+    def choose(parent: Any, title: str, suggested: str, kinds: str) -> tuple[str, str]:
+        offered.append(suggested)
+        return str(target), ""
+
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", choose)
     window.export_chat()
     qtbot.waitUntil(target.exists, timeout=10_000)
+    # in the home folder, dated (QA-80: the folder Docent was started from)
+    (suggested,) = offered
+    assert Path(suggested).parent == Path.home()
+    assert Path(suggested).name.startswith("docent-chat-20")
     assert target.read_text(encoding="utf-8") == conversation_markdown(window.chat.conversation)
 
 

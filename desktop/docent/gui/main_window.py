@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -655,8 +656,11 @@ class MainWindow(QMainWindow):
         if not self.chat.shown_turns():
             bridge().info("There is no conversation to export yet.")
             return
+        # in the home folder, dated: a bare name opened the folder Docent was started
+        # from (QA-80)
+        suggested = Path.home() / f"docent-chat-{time.strftime('%Y-%m-%d')}.md"
         name, _ = QFileDialog.getSaveFileName(
-            self, "Export chat", "docent-chat.md", "Markdown (*.md)"
+            self, "Export chat", str(suggested), "Markdown (*.md)"
         )
         if not name:
             return

@@ -25,6 +25,9 @@ WIDGET_KEYS = (
     ("Enter", "In the library: ask about the selected documents"),
     ("Delete", "In the library: remove the selected documents from the library"),
     ("Menu key / Shift+F10", "In the library: the selected document's actions"),
+    # (QA-80: neither was listed, though both work from the keyboard)
+    ("Tab to a citation [n], Enter", "In an answer: open the cited page, the passage lit"),
+    ("Tab to ◀ / ▶, Space", "Under a retried answer: its earlier / later answer"),
 )
 
 
