@@ -136,7 +136,10 @@ class SummarizeCall(NamedTuple):
 
 class FakeEngine:
     def __init__(self, settings: Settings) -> None:
+        from docent.core.conversation_store import ConversationFile
+
         self._settings = settings
+        self._conversation_file = ConversationFile(settings.data_path)
         #: as saved, once a change waits for a restart (``apply_settings``)
         self._saved: Settings | None = None
         self._recovered: list[DocumentRecord] = []
@@ -704,6 +707,13 @@ class FakeEngine:
                 f"Ollama is not running at {settings.ollama_host}: start it with `ollama serve`.",
             )
         return self.health
+
+    def saved_conversations(self) -> list[Conversation]:
+        """The real file (conversation_store.py) in the test's data folder."""
+        return self._conversation_file.load()
+
+    def save_conversations(self, text: str, generation: int) -> bool:
+        return self._conversation_file.save(text, generation)
 
     def keep_conversation(self, markdown: str) -> Path:
         """The real one (a file in the test's data folder)."""

@@ -36,15 +36,54 @@ def test_a_new_conversation_keeps_the_last_one_and_says_where(
     assert len(kept(fake)) == 1
 
 
-def test_closing_the_window_keeps_its_conversation(
+def test_a_conversation_comes_back_when_docent_starts_again(
     qtbot: Any, fake: FakeEngine, make_window: Any
 ) -> None:
+    """QA-80: quitting lost the conversation. It is kept after each answer and on close,
+    and the next window shows it again, each in its collection; asking on goes on with it."""
     from docent.gui.workers import wait_for_all
 
-    fake.answers = [answer("Ingrid owns the beta [1].", [citation(1, "/d/plan.md", 1)])]
+    fake.answers = [
+        answer("Ingrid owns the beta [1].", [citation(1, "/d/plan.md", 1)]),
+        answer("She took it over in May [1].", [citation(1, "/d/plan.md", 2)]),
+    ]
     window = make_window(fake)
     ask_and_wait(qtbot, window.chat, "Who is the beta owner?")
     window.close()
     assert wait_for_all(10_000)
-    (path,) = kept(fake)
-    assert "Who is the beta owner?" in path.read_text(encoding="utf-8")
+    again = make_window(fake)
+    qtbot.waitUntil(lambda: "Ingrid owns the beta" in again.chat.view.toPlainText())
+    shown = again.chat.view.toPlainText()
+    assert "Who is the beta owner?" in shown
+    (turn,) = again.chat.conversation.turns
+    assert turn.answer is not None and turn.answer.citations[0].path == "/d/plan.md"
+    ask_and_wait(qtbot, again.chat, "Since when?")  # a follow-up of the restored turn
+    assert [t.question for t in again.chat.conversation.turns] == [
+        "Who is the beta owner?",
+        "Since when?",
+    ]
+    assert kept(fake) == []  # nothing needed keeping as Markdown
+
+
+def test_a_kept_conversation_is_not_written_over_by_one_begun_before_it_was_read(
+    qtbot: Any, fake: FakeEngine, make_window: Any
+) -> None:
+    from docent.core.api import conversations_json
+    from docent.core.conversation import Conversation
+
+    posted: list[Message] = []
+    bridge().message_posted.connect(posted.append)
+    fake.answers = [answer("Ingrid owns the beta [1].", [citation(1, "/d/plan.md", 1)])]
+    earlier = make_window(fake)
+    ask_and_wait(qtbot, earlier.chat, "Who is the beta owner?")
+    old = earlier.chat.open_conversations()
+    fake.answers = [answer("The console line holds 4095 bytes [1].", [citation(1, "/d/r.pdf")])]
+    window = make_window(fake)
+    ask_and_wait(qtbot, window.chat, "How long can an R console line be?")
+    left = window.chat.restore(old)  # read only now: a question came first
+    assert [c.turns[0].question for c in left] == ["Who is the beta owner?"]
+    window._restore_conversations(old)
+    qtbot.waitUntil(lambda: len(kept(fake)) == 1)
+    assert "Who is the beta owner?" in kept(fake)[0].read_text(encoding="utf-8")
+    assert "4095 bytes" in window.chat.view.toPlainText()
+    assert conversations_json([Conversation()]).endswith('"conversations": []}')

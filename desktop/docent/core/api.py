@@ -41,6 +41,7 @@ from docent.core.conversation import (
     StageCallback,
     Turn,
 )
+from docent.core.conversation_store import dumps as conversations_json
 from docent.core.evaluation import Conflict
 from docent.core.extract import READABLE_KINDS, SUPPORTED_SUFFIXES
 from docent.core.files import changed_since_indexed, describe_unsupported, files_gone
@@ -130,6 +131,7 @@ __all__ = [
     "shown_text",
     "named_pages_note",
     "conversation_markdown",
+    "conversations_json",
     "notes",
     "passage_boxes",
     "inside",
@@ -334,6 +336,8 @@ class EngineAPI(Protocol):
     def probe_llm(self, settings: Settings, timeout: float = 1.0) -> Health: ...
     def probe_store(self, settings: Settings) -> ServerCheck: ...
     def keep_conversation(self, markdown: str) -> Path: ...
+    def saved_conversations(self) -> list[Conversation]: ...
+    def save_conversations(self, text: str, generation: int) -> bool: ...
 
     def apply_settings(self, changes: Mapping[str, object]) -> SettingsApplied:
         """Validate, save once, apply what can change live; SettingsError names the key."""

@@ -29,6 +29,7 @@ from docent.core.api import (
 from docent.core.catalog import Catalog
 from docent.core.config import Settings, load_settings
 from docent.core.consistency import Reconciled, open_catalog, open_embedded_store, reconcile
+from docent.core.conversation_store import ConversationFile
 from docent.core.datafolder import check_data_folder, keep_conversation
 from docent.core.embedding import Embedder
 from docent.core.engine_watching import EngineWatching
@@ -97,6 +98,7 @@ class Engine(EngineWatching):
         self._live = LiveSettings(settings or load_settings(), llm)
         s = self.settings
         self._lock = FileLock(s.data_path / "docent.lock", _locked_message(s.data_path))
+        self._conversation_file = ConversationFile(s.data_path)
         self.embedder = embedder or Embedder(
             s.embedding_model,
             s.model_cache_path,
@@ -645,6 +647,15 @@ class Engine(EngineWatching):
         The settings dialog's Test button: no engine state changes.
         """
         return self._live.probe(settings, timeout)
+
+    def saved_conversations(self) -> list[Conversation]:
+        """The conversations the window held when it last saved them (conversation_store.py)."""
+        return self._conversation_file.load()
+
+    def save_conversations(self, text: str, generation: int) -> bool:
+        """Keep the window's conversations (``conversations_json``'s text, made at
+        ``generation``); False when a later generation was kept already."""
+        return self._conversation_file.save(text, generation)
 
     def keep_conversation(self, markdown: str) -> Path:
         """Keep a conversation the window is done with (``datafolder.keep_conversation``)."""

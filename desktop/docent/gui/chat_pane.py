@@ -609,15 +609,31 @@ class ChatPane(QWidget):
                 "documents; use Open file in the library or citation pane instead."
             )
 
-    def kept_markdown(self) -> list[str]:
-        """Each conversation with turns (one a collection), as Markdown: the one shown as
-        shown (``export_markdown``), to be kept when the window closes."""
+    def open_conversations(self) -> list[Conversation]:
+        """Each conversation (one a collection), the one shown as shown: during a Retry
+        with the turn asked again (taken out of it until its new answer is in)."""
         shown = self.conversation
-        out = [self.export_markdown()] if self.shown_turns() else []
-        for conv in self._conversations.values():
-            if conv is not shown and conv.turns:
-                out.append(conversation_markdown(conv))
-        return out
+        current = Conversation(self.shown_turns(), shown.scope, shown.collection)
+        return [current if c is shown else c for c in self._conversations.values()]
+
+    def restore(self, conversations: list[Conversation]) -> list[Conversation]:
+        """Show again the conversations kept when Docent last closed (QA-80: they were
+        lost), each in its collection; returns those not taken back: a conversation of
+        that collection was begun since the window opened (the caller keeps them)."""
+        shown = self.collection.id if self.collection else None
+        left: list[Conversation] = []
+        for conv in conversations:
+            now = self._conversations.get(conv.collection)
+            busy = self.streaming and conv.collection == shown
+            if busy or (now is not None and now.turns):
+                left.append(conv)
+            else:
+                self._conversations[conv.collection] = conv
+        if not self.streaming:
+            self.scope = [p for p in self.conversation.scope or [] if p not in self._forgotten]
+            self._update_scope_label()
+            self._show_conversation()
+        return left
 
     def export_markdown(self) -> str:
         """The conversation as shown (during a Retry, with the answer being asked again)."""

@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
 from docent.core.api import (
     SUPPORTED_SUFFIXES,
     Collection,
+    Conversation,
     DocumentChanged,
     EngineAPI,
     FolderStatus,
@@ -37,6 +38,8 @@ from docent.core.api import (
     SettingsApplied,
     Status,
     Turn,
+    conversation_markdown,
+    conversations_json,
 )
 from docent.gui.chat_pane import ChatPane
 from docent.gui.citation_pane import CitationPane
@@ -112,6 +115,8 @@ class MainWindow(QMainWindow):
         self._wire()
         self._restore()
         self._timers()
+        #: Snapshots of the conversations handed to be kept (``save_conversations``).
+        self._conversations_saved = 0
         QTimer.singleShot(0, self, self._start)
 
     # Building -----------------------------------------------------------------
@@ -287,6 +292,12 @@ class MainWindow(QMainWindow):
             # error is said once (not again by a resume that needs the same model)
             on_result=self._on_warmed_up,  # a method: dropped if the window is gone
             error_text="Loading the embedding model failed",
+        )
+        call_in_worker(  # the conversations kept when Docent last closed (QA-80)
+            self.engine.saved_conversations,
+            name="read conversations",
+            on_result=self._restore_conversations,
+            error_text="The conversations kept last time could not be read",
         )
         self.library.refresh()
         self.refresh_status()
@@ -523,7 +534,28 @@ class MainWindow(QMainWindow):
     def _on_citation_opened(self) -> None:
         self._opened_while_asking = self._asking
 
+    def _restore_conversations(self, conversations: list[Conversation]) -> None:
+        """Those kept at the last close, shown again; one whose collection has a new
+        conversation already (a question asked before they were read) is kept as
+        Markdown instead, never written over."""
+        for conv in self.chat.restore(conversations):
+            self._keep(conversation_markdown(conv), say=True)
+
+    def save_conversations(self) -> None:
+        """Keep the conversations as they are now (a worker writes them; the latest
+        snapshot wins). After each answer, Ctrl+N, and on close: a crash loses at most
+        the answer being written."""
+        self._conversations_saved += 1
+        text = conversations_json(self.chat.open_conversations())
+        engine, generation = self.engine, self._conversations_saved
+        call_in_worker(
+            lambda: engine.save_conversations(text, generation),
+            name="save conversations",
+            error_text="Could not keep the conversations",
+        )
+
     def _on_answer_finished(self, turn: Turn) -> None:
+        self.save_conversations()
         reading = self._opened_while_asking and self._citations_turn != turn.number
         self._asking = self._opened_while_asking = False
         if not reading:
@@ -613,6 +645,7 @@ class MainWindow(QMainWindow):
         if not self.chat.new_conversation():
             bridge().info("Stop the answer being written first (Esc), then start anew.")
             return
+        self.save_conversations()
         if done:
             self._keep(done, say=True)
 
@@ -761,7 +794,6 @@ class MainWindow(QMainWindow):
         self.status_soon.stop()
         self.health_timer.stop()
         self.library.controller.detach()
-        for markdown in self.chat.kept_markdown():  # (the quit waits for the workers)
-            self._keep(markdown, say=False)
+        self.save_conversations()  # shown again at the next start (the quit waits for it)
         self.chat.stop()
         super().closeEvent(event)
