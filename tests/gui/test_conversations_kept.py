@@ -79,11 +79,16 @@ def test_a_kept_conversation_is_not_written_over_by_one_begun_before_it_was_read
     old = earlier.chat.open_conversations()
     fake.answers = [answer("The console line holds 4095 bytes [1].", [citation(1, "/d/r.pdf")])]
     window = make_window(fake)
+    # its own read at start first (it reads what ``earlier`` kept: taken back)
+    qtbot.waitUntil(lambda: window._conversations_read, timeout=10_000)
+    assert [t.question for t in window.chat.conversation.turns] == ["Who is the beta owner?"]
+    window.new_conversation()  # (kept as Markdown: one file)
+    qtbot.waitUntil(lambda: len(kept(fake)) == 1)
     ask_and_wait(qtbot, window.chat, "How long can an R console line be?")
     left = window.chat.restore(old)  # read only now: a question came first
     assert [c.turns[0].question for c in left] == ["Who is the beta owner?"]
     window._restore_conversations(old)
-    qtbot.waitUntil(lambda: len(kept(fake)) == 1)
-    assert "Who is the beta owner?" in kept(fake)[0].read_text(encoding="utf-8")
+    qtbot.waitUntil(lambda: len(kept(fake)) == 2)
+    assert all("Who is the beta owner?" in p.read_text(encoding="utf-8") for p in kept(fake))
     assert "4095 bytes" in window.chat.view.toPlainText()
     assert conversations_json([Conversation()]).endswith('"conversations": []}')

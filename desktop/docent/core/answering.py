@@ -105,7 +105,7 @@ from docent.core.prompting import (
     unsupported_text,
     with_lead,
 )
-from docent.core.queryterms import analyse, page_request
+from docent.core.queryterms import analyse, content_words, page_request
 from docent.core.retrieval import SearchResult
 
 # Answer and AnswerCancelled are plain data of the conversation (conversation.py); they
@@ -776,11 +776,24 @@ def pages_asked_of(question: str, conv: Conversation) -> list[str]:
         answer = turn.answer
         if answer is not None and answer.mode != "abstained" and answer.citations:
             cited = answer.citations
-            if page.document:
+            if page.document and not _points_back(page.document):
                 named = set(named_files(page.document, [c.file_name for c in cited]))
                 cited = [c for c in cited if c.file_name in named]
             return list(dict.fromkeys(c.path for c in cited))
     return []
+
+
+#: What a page question calls the document the last answer cited ("page 2 of this
+#: document", "of it", "of the PDF", "of the same file"): no name of another.
+_SAME_DOCUMENT = frozenset(
+    {"document", "documents", "doc", "pdf", "file", "text", "paper", "same", "this", "it"}
+)
+
+
+def _points_back(document: str) -> bool:
+    """``document`` (a page question's "of …") names no document but the one before:
+    "this document", "it", "the PDF" (review 85: they asked page 2 of every PDF)."""
+    return all(w in _SAME_DOCUMENT for w in content_words(document))
 
 
 def should_abstain(result: SearchResult) -> bool:

@@ -189,26 +189,42 @@ def code_spans(text: str) -> list[tuple[int, int]]:
 
 #: A line of code shorter than this is no command to check ("ls", "-p", "`x`").
 CODE_CHECK_CHARS = 8
-_FENCE = re.compile(r"^(?:```|~~~)[\w+-]*\s*$")
+#: A shell's prompt before a command ("$ sudo apt install simh").
+_PROMPT = re.compile(r"^(?:\$|%|>)\s+")
+#: A comment line (or a root prompt: read as a comment when the passages lack it).
+_COMMENT = re.compile(r"^(?:#|//)\s*")
+_QUOTES = str.maketrans({"“": '"', "”": '"', "‘": "'", "’": "'"})
 
 
 def unsourced_code(text: str, passages: Sequence[str]) -> list[str]:
     """The lines of code in ``text`` (fenced blocks, inline spans) that none of
-    ``passages`` holds (spaces aside), in order: a small model invents commands ("sudo
-    setup.local -b libs/…" in no document), and the checks of an answer's sentences
-    leave code out (code is no claim). Lines shorter than ``CODE_CHECK_CHARS`` are left
-    alone (QA-80)."""
-    hay = " ".join(" ".join(p.split()) for p in passages).casefold()
+    ``passages`` holds (spaces, case, a prompt sign and curly quotes aside), in order: a
+    small model invents commands ("sudo setup.local -b libs/…" in no document), and the
+    checks of an answer's sentences leave code out (code is no claim). A comment the
+    model added, a fence's language tag and lines shorter than ``CODE_CHECK_CHARS`` are
+    left alone (QA-80; review 85)."""
+
+    def norm(t: str) -> str:
+        return " ".join(t.translate(_QUOTES).split()).casefold()
+
+    hay = " ".join(norm(p) for p in passages)
     out: list[str] = []
     for a, b in code_spans(text):
-        for line in text[a:b].strip("`~").splitlines():
+        span = text[a:b]
+        if span.startswith(("```", "~~~")):
+            lines = span.splitlines()[1:]  # (the first holds the fence and its language)
+            if lines and lines[-1].strip().startswith(("```", "~~~")):
+                lines = lines[:-1]
+        else:
+            lines = [span.strip("`")]
+        for line in lines:
             said = " ".join(line.split())
-            if _FENCE.match(line.strip()) or said.strip("`~").isidentifier():
-                continue  # a fence's language tag ("```bash"), one word
-            said = said.strip("`~ ")
-            new = said not in out and said.casefold() not in hay  # ("SET" of "set")
-            if len(said) >= CODE_CHECK_CHARS and new:
-                out.append(said)
+            bare = _PROMPT.sub("", said)
+            if len(bare) < CODE_CHECK_CHARS or norm(bare) in hay or said in out:
+                continue
+            if _COMMENT.match(bare) and norm(_COMMENT.sub("", bare)) not in hay:
+                continue  # a comment the model wrote: prose, not a command
+            out.append(said)
     return out
 
 

@@ -632,6 +632,12 @@ def points_back(question: str) -> bool:
 
 #: Pointing words that may stand for a subject the question itself named before them.
 _PRONOUNS = frozenset({"it", "its", "they", "them", "their", "he", "him", "his", "she", "her"})
+#: Words a question opens with: a first clause that opens so asks of its own subject.
+_ASKS = frozenset(
+    {"what", "which", "who", "whom", "whose", "where", "when", "why", "how", "is", "are"}
+    | {"was", "were", "do", "does", "did", "can", "could", "should", "would", "will"}
+    | {"has", "have", "had", "may", "might", "must", "shall"}
+)
 #: Where a question's second clause begins: "…, and how much memory can it address?"
 _CLAUSE_BREAK = re.compile(r",|;|\s(?:and|or|but)\s", re.I)
 
@@ -650,7 +656,10 @@ def _points_inside(question: str) -> bool:
     if first is None:
         return False
     breaks = list(_CLAUSE_BREAK.finditer(question, 0, first.start()))
-    if not breaks:
+    opening = re.match(r"\s*([^\W\d_]+)", question)
+    if not breaks or opening is None or opening.group(1).lower() not in _ASKS:
+        # (a first clause that sets a scene, "Using Docker Compose v2, how do I configure
+        # it?", is no question of its own: "it" is what was said before; review 85)
         return False
     own = analyse(question[: breaks[-1].start()])
     return bool(own.exact or own.names) and word_count(question[: breaks[-1].start()]) >= 3

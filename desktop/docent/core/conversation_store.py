@@ -87,15 +87,13 @@ def read(data_path: Path) -> list[Conversation]:
     (set aside, logged)."""
     path = path_in(data_path)
     try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return []
-    try:
-        data = json.loads(text)
+        data = json.loads(path.read_text(encoding="utf-8"))
         if data.get("version") != VERSION:
             raise ValueError(f"version {data.get('version')!r}, not {VERSION}")
         return [_conversation_in(c) for c in data["conversations"]]
-    except (ValueError, KeyError, TypeError, AttributeError) as exc:
+    except FileNotFoundError:
+        return []
+    except (ValueError, KeyError, TypeError, AttributeError) as exc:  # (UnicodeDecodeError)
         aside = path.with_name(f"{OPEN_FILE}.unreadable")
         log.warning(
             "the conversations in %s cannot be read (%s): set aside as %s", path, exc, aside

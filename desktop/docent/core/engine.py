@@ -584,13 +584,18 @@ class Engine(EngineWatching):
         )
         if result.evaluation is not None:
             result.evaluation.issues.extend(unsearched)
-            if not result.hits and scope is None and not self._library_size(collection)[0]:
+            counts = self._cat.counts(collection) if not result.hits and scope is None else {}
+            if counts and not counts.get(DocState.READY.value):
                 # "Index documents that cover this" of a library with none (QA-80)
                 where = "This collection" if collection else "Your library"
+                coming = sum(counts.get(s.value, 0) for s in (DocState.QUEUED, DocState.INDEXING))
                 result.evaluation.issues[:] = [f"{where.lower()} has no document ready yet"]
                 result.evaluation.recommendation = (
-                    f"{where} has no document ready yet: add files or a folder (Add files… "
-                    "in the window, or `docent index FOLDER`), then ask again."
+                    f"{where} has no document ready yet: {coming} being indexed; ask "
+                    "again when they are ready."
+                    if coming  # (not "add files": they were just added; review 85)
+                    else f"{where} has no document ready yet: add files or a folder (Add "
+                    "files… in the window, or `docent index FOLDER`), then ask again."
                 )
         names = self.names_shown([h.path for h in result.hits])
         records = self._cat.by_paths(list(names))

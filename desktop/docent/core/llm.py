@@ -272,13 +272,14 @@ class OllamaClient:
         start = time.monotonic()
         worker.start()
         got_first = False
+        said = False
         try:
             while True:
                 item = self._next_item(call, cancel, start, got_first, total_timeout)
                 if item is _END:
                     if not call.done:
                         log.info("Ollama's stream ended without its last message")
-                        raise LLMConnectionCut(CUT_MID_ANSWER if got_first else CUT_BEFORE_ANSWER)
+                        raise LLMConnectionCut(CUT_MID_ANSWER if said else CUT_BEFORE_ANSWER)
                     watch.done_reason = call.done_reason
                     cut = watch.finish()
                     if cut is not None:
@@ -289,11 +290,12 @@ class OllamaClient:
                         # a line cut short after Ollama's own: not another server
                         raise LLMConnectionCut(CUT_MID_ANSWER) from item
                     error = self._map_error(item, name, self._read_backstop)
-                    if isinstance(error, LLMConnectionCut) and not got_first:
+                    if isinstance(error, LLMConnectionCut) and not said:
                         error = LLMConnectionCut(CUT_BEFORE_ANSWER)
                     raise error from item
                 got_first = True
                 if item:
+                    said = True  # a word came (empty messages: a thinking model's, the end's)
                     cut = watch.feed(str(item))
                     if cut is not None:
                         raise OutputCut(cut)

@@ -117,6 +117,8 @@ class MainWindow(QMainWindow):
         self._timers()
         #: Snapshots of the conversations handed to be kept (``save_conversations``).
         self._conversations_saved = 0
+        #: The conversations kept last time were read back (``_restore_conversations``).
+        self._conversations_read = False
         QTimer.singleShot(0, self, self._start)
 
     # Building -----------------------------------------------------------------
@@ -540,11 +542,17 @@ class MainWindow(QMainWindow):
         Markdown instead, never written over."""
         for conv in self.chat.restore(conversations):
             self._keep(conversation_markdown(conv), say=True)
+        self._conversations_read = True
+        if any(c.turns for c in self.chat.open_conversations()):
+            self.save_conversations()  # (one asked before they were read: not saved yet)
 
     def save_conversations(self) -> None:
         """Keep the conversations as they are now (a worker writes them; the latest
         snapshot wins). After each answer, Ctrl+N, and on close: a crash loses at most
-        the answer being written."""
+        the answer being written. Not before the kept ones are read back: a window
+        closed first wrote over them with none (review 85)."""
+        if not self._conversations_read:
+            return
         self._conversations_saved += 1
         text = conversations_json(self.chat.open_conversations())
         engine, generation = self.engine, self._conversations_saved
@@ -794,6 +802,11 @@ class MainWindow(QMainWindow):
         self.status_soon.stop()
         self.health_timer.stop()
         self.library.controller.detach()
-        self.save_conversations()  # shown again at the next start (the quit waits for it)
+        if self._conversations_read:
+            self.save_conversations()  # shown again at the next start (the quit waits)
+        else:  # closed before the kept ones were read back: these are kept aside
+            for conv in self.chat.open_conversations():
+                if conv.turns:
+                    self._keep(conversation_markdown(conv), say=False)
         self.chat.stop()
         super().closeEvent(event)

@@ -93,6 +93,8 @@ class SettingsDialog(QDialog):
         self.settings = engine.saved_settings
         self.applied: SettingsApplied | None = None
         self.fields: dict[str, QWidget] = {}
+        #: Qdrant Tests started, and edits of the URL or key since (``test_store``).
+        self._qdrant_tests = 0
         #: the fields refused by the last Save or Test, with why; and a failure not
         #: about one field
         self._problems: dict[str, str] = {}
@@ -265,9 +267,8 @@ class SettingsDialog(QDialog):
         self.buttons.rejected.connect(self.reject)
         self.test_button.clicked.connect(self.test_connection)
         self.qdrant_test_button.clicked.connect(self.test_store)
-        self.qdrant_edit.textChanged.connect(
-            lambda text: self.qdrant_test_button.setEnabled(bool(text.strip()))
-        )
+        self.qdrant_edit.textChanged.connect(self._qdrant_edited)
+        self.qdrant_key_edit.textChanged.connect(self._qdrant_edited)
         layout = QVBoxLayout(self)
         layout.addLayout(form)
         layout.addWidget(self.env_label)
@@ -441,6 +442,13 @@ class SettingsDialog(QDialog):
             self.show_error(exc)
             return None
 
+    def _qdrant_edited(self) -> None:
+        """A verdict on the URL and key before this edit says nothing of them: gone, and
+        a test still running is no longer waited for."""
+        self._qdrant_tests += 1
+        self.qdrant_test_label.setText("")
+        self.qdrant_test_button.setEnabled(bool(self.qdrant_edit.text().strip()))
+
     def test_store(self) -> None:
         """The Qdrant server the unsaved URL and key name, asked for its collections."""
         candidate = self._candidate(self.qdrant_test_label)
@@ -448,17 +456,23 @@ class SettingsDialog(QDialog):
             return
         self.qdrant_test_button.setEnabled(False)
         self.qdrant_test_label.setText("Testing…")
-        engine = self.engine
+        self._qdrant_tests += 1
+        n, engine = self._qdrant_tests, self.engine
+
+        def say(text: str) -> None:  # only the latest test's (review 85: an earlier,
+            if n == self._qdrant_tests:  # slower one's verdict replaced the new one's)
+                self.qdrant_test_label.setText(banner_html(text))
+
+        def done() -> None:
+            if n == self._qdrant_tests:
+                self.qdrant_test_button.setEnabled(bool(self.qdrant_edit.text().strip()))
+
         call_in_worker(
             lambda: engine.probe_store(candidate),
             name="test Qdrant",
-            on_result=lambda check: self.qdrant_test_label.setText(
-                banner_html(("✓ " if check.ok else "✗ ") + check.message)
-            ),
-            on_error=lambda exc: self.qdrant_test_label.setText(banner_html(f"Test failed: {exc}")),
-            on_finished=lambda: self.qdrant_test_button.setEnabled(
-                bool(self.qdrant_edit.text().strip())
-            ),
+            on_result=lambda check: say(("✓ " if check.ok else "✗ ") + check.message),
+            on_error=lambda exc: say(f"Test failed: {exc}"),
+            on_finished=done,
             owner=self,
         )
 
