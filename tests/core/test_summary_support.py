@@ -551,3 +551,26 @@ def test_docent_summarize_prints_the_places(
         data = json.loads(capsys.readouterr().out)
     assert data["summary"] == summary_of(FAITHFUL, INVENTED)
     assert data["places"] == {FAITHFUL: "p. 1"}
+
+
+def test_a_summary_placed_again_keeps_its_verdict_when_the_check_fails(
+    engine: Engine, stub: OllamaStub, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Review 85: a summary cached before places were kept was reset to unchecked; when
+    the check then failed, the sentences found unsupported went back into what the
+    document is searched by."""
+    stub.responder = replying(summary_of(ALSO_FAITHFUL, INVENTED))
+    made = engine.summarize(NAME, type="detailed")
+    assert made.unsupported == [INVENTED]
+    rec = engine.resolve(NAME)
+    older = json.loads(made.to_json())
+    del older["places"], older["placed"]  # as the Docent before cached it
+    engine._cat.put_summary(rec.sha256, "detailed", made.model, json.dumps(older))
+
+    def broken(*args: object, **kw: object) -> list[Any]:
+        raise StoreError("the store went away")
+
+    monkeypatch.setattr(engine._store, "query", broken)
+    shown = engine.summarize(NAME, type="detailed")
+    assert shown.cached and shown.unsupported == [INVENTED] and not shown.placed
+    assert INVENTED not in engine.resolve(NAME).summary

@@ -110,6 +110,10 @@ class SummaryResult:
     #: bears out ("p. 4", "lines 121-180", "slide 3"), by sentence: shown after it
     #: (``shown_text``). An extractive summary writes its places into its text.
     places: dict[str, str] = field(default_factory=dict)
+    #: False for a summary cached before the check kept ``places``: checked again when
+    #: shown (its ``unsupported`` kept meanwhile: a check that fails must not put its
+    #: flagged sentences back into what the document is searched by; review 85).
+    placed: bool = True
     #: The file was saved again after it was indexed, and not indexed again yet: the
     #: summary is of the text indexed (set each time it is served, never cached as such).
     file_changed: bool = False
@@ -147,8 +151,7 @@ class SummaryResult:
             FailedSection(f["section"], _pair(f["pages"]), f["error"], f.get("where", ""))
             for f in data.get("failed_sections", [])
         ]
-        if "places" not in data:  # checked before the check kept pages: checked again
-            data["unsupported"] = None
+        data["placed"] = "places" in data  # (cached before the check kept places)
         return cls(**data)
 
 
@@ -203,8 +206,9 @@ class Summarizer:
         else:
             hit = cached
             # cached before the check: checked now, and cached again with what it found
-            unchecked = hit.unsupported is None and hit.mode == "generated"
-            if unchecked and self._checked(rec, hit, report, cancel).unsupported is not None:
+            unchecked = (hit.unsupported is None or not hit.placed) and hit.mode == "generated"
+            checked = self._checked(rec, hit, report, cancel) if unchecked else None
+            if checked is not None and checked.unsupported is not None and checked.placed:
                 self.catalog.put_summary(
                     rec.sha256, kind, model, replace(hit, cached=False).to_json()
                 )
@@ -247,6 +251,7 @@ class Summarizer:
             return result
         if check is not None and self._same_text(rec):  # (not re-indexed meanwhile)
             result.unsupported, result.places = check.unsupported, check.places
+            result.placed = True
         return result
 
     def _same_text(self, rec: DocumentRecord) -> bool:
