@@ -118,9 +118,11 @@ class _NoDoneHandler(_Handler):
 
 
 class _NoDoneStub(OllamaStub):
+    handler: type[_Handler] = _NoDoneHandler
+
     def start(self) -> OllamaStub:
         self.stopping.clear()
-        self._server = _Server(("127.0.0.1", 0), _NoDoneHandler)
+        self._server = _Server(("127.0.0.1", 0), self.handler)
         self._server.stub = self
         self._thread = threading.Thread(
             target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
@@ -159,16 +161,8 @@ class _CutLineHandler(_NoDoneHandler):
         self.close_connection = True
 
 
-class _CutLineStub(OllamaStub):
-    def start(self) -> OllamaStub:
-        self.stopping.clear()
-        self._server = _Server(("127.0.0.1", 0), _CutLineHandler)
-        self._server.stub = self
-        self._thread = threading.Thread(
-            target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
-        )
-        self._thread.start()
-        return self
+class _CutLineStub(_NoDoneStub):
+    handler = _CutLineHandler
 
 
 def test_a_line_cut_short_after_ollamas_own_is_a_cut_answer_not_another_server(
