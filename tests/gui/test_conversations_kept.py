@@ -92,3 +92,15 @@ def test_a_kept_conversation_is_not_written_over_by_one_begun_before_it_was_read
     assert all("Who is the beta owner?" in p.read_text(encoding="utf-8") for p in kept(fake))
     assert "4095 bytes" in window.chat.view.toPlainText()
     assert conversations_json([Conversation()]).endswith('"conversations": []}')
+
+
+def test_reading_back_no_conversation_leaves_the_window_as_it_is(
+    qtbot: Any, fake: FakeEngine, make_window: Any
+) -> None:
+    """The read at start ends in a worker: with nothing kept, it drew the chat again and
+    cleared the sources a citation had opened meanwhile (a CI run's flake)."""
+    window = make_window(fake)
+    qtbot.waitUntil(lambda: window._conversations_read, timeout=10_000)
+    window.citations.set_citations([citation(1, "/d/plan.md", 1, "Ingrid owns the beta.")])
+    window._restore_conversations([])  # a late read, with nothing kept
+    assert [c.n for c in window.citations.citations] == [1]

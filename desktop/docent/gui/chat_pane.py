@@ -622,6 +622,7 @@ class ChatPane(QWidget):
         that collection was begun since the window opened (the caller keeps them)."""
         shown = self.collection.id if self.collection else None
         left: list[Conversation] = []
+        taken = False
         for conv in conversations:
             now = self._conversations.get(conv.collection)
             busy = self.streaming and conv.collection == shown
@@ -629,7 +630,10 @@ class ChatPane(QWidget):
                 left.append(conv)
             else:
                 self._conversations[conv.collection] = conv
-        if not self.streaming:
+                taken = taken or conv.collection == shown
+        # the view drawn again only for a conversation taken back into it: nothing kept
+        # cleared the sources a citation had opened meanwhile (a CI flake)
+        if taken and not self.streaming:
             self.scope = [p for p in self.conversation.scope or [] if p not in self._forgotten]
             self._update_scope_label()
             self._show_conversation()
