@@ -626,8 +626,10 @@ def points_back(question: str) -> bool:
         for i, w in enumerate(lower)
     )
     cjk = any(w in question.replace("其他", "") for w in _POINTING_CJK)  # (其他: "other")
-    pointing = bool(set(lower) & _POINTING or set(found) & _POINTING_ELSEWHERE)
-    return ones or cjk or (pointing and not _points_inside(question))
+    pointing = set(lower) & _POINTING | set(found) & _POINTING_ELSEWHERE
+    # ("this", "those", "else" anywhere: what was said before, whatever the clauses)
+    inside = pointing <= _PRONOUNS and _points_inside(question)
+    return ones or cjk or (bool(pointing) and not inside)
 
 
 #: Pointing words that may stand for a subject the question itself named before them.
@@ -647,11 +649,8 @@ def _points_inside(question: str) -> bool:
     identifier or a name: "Which bus does the emulated PDP-11/40 model use, and how much
     memory can it address at most?" (its "it" is the PDP-11/40; searched with the words
     of an unrelated question before it, QA-80). Not "What does Debian Edu say about it?"
-    (one clause: "it" is what was said before) nor "Does it run on the VAX?", nor one
-    with "this", "those" or "else" anywhere."""
-    words = {w.lower() for w in re.findall(r"[^\W\d_]+", question)}
-    if words & (_POINTING - _PRONOUNS) or set(re.findall(r"\w+", question)) & _POINTING_ELSEWHERE:
-        return False  # "this", "those", "else": what was said before
+    (one clause: "it" is what was said before) nor "Does it run on the VAX?". Asked of
+    a question whose pointing words are all ``_PRONOUNS`` (``points_back``)."""
     first = re.search(r"\b(?:" + "|".join(sorted(_PRONOUNS)) + r")\b", question, re.I)
     if first is None:
         return False

@@ -97,10 +97,11 @@ CONVERSATIONS_DIR = "conversations"
 
 
 def keep_conversation(data_path: Path, markdown: str) -> Path:
-    """Write a conversation the window is done with (a new one started, or Docent
-    closed) to ``conversations/`` in the data folder, as Markdown (the export's text),
-    named by the time; returns the file. Closing the window or Ctrl+N lost it for good
-    (QA-80); it is kept, not shown again when Docent starts."""
+    """Write a conversation the window no longer shows (a new one started; one kept at
+    the last close whose collection began another before it was read back; those open
+    when the window closed before that read) to ``conversations/`` in the data folder,
+    as Markdown (the export's text), named by the time; returns the file. Ctrl+N lost it
+    for good (QA-80). The conversations the window shows are kept by conversation_store.py."""
     import time
 
     folder = data_path / CONVERSATIONS_DIR

@@ -71,6 +71,12 @@ CUT_BEFORE_ANSWER = (
     "Check that it is running, then ask again."
 )
 
+
+def _cut(said: bool) -> LLMConnectionCut:
+    """The connection was cut, after a word of the answer came (``said``) or before."""
+    return LLMConnectionCut(CUT_MID_ANSWER if said else CUT_BEFORE_ANSWER)
+
+
 log = logging.getLogger(__name__)
 
 
@@ -279,7 +285,7 @@ class OllamaClient:
                 if item is _END:
                     if not call.done:
                         log.info("Ollama's stream ended without its last message")
-                        raise LLMConnectionCut(CUT_MID_ANSWER if said else CUT_BEFORE_ANSWER)
+                        raise _cut(said)
                     watch.done_reason = call.done_reason
                     cut = watch.finish()
                     if cut is not None:
@@ -288,11 +294,9 @@ class OllamaClient:
                 if isinstance(item, BaseException):
                     if isinstance(item, json.JSONDecodeError) and call.parts:
                         # a line cut short after Ollama's own: not another server
-                        raise LLMConnectionCut(CUT_MID_ANSWER) from item
+                        raise _cut(said) from item
                     error = self._map_error(item, name, self._read_backstop)
-                    if isinstance(error, LLMConnectionCut) and not said:
-                        error = LLMConnectionCut(CUT_BEFORE_ANSWER)
-                    raise error from item
+                    raise (_cut(said) if isinstance(error, LLMConnectionCut) else error) from item
                 got_first = True
                 if item:
                     said = True  # a word came (empty messages: a thinking model's, the end's)

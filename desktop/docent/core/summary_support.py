@@ -246,9 +246,8 @@ def check_summary(
             for hit in store.query(sparse=sparse, limit=BY_WORDS, doc_ids=[doc_id]):
                 whole = [cosine(vector, v) for v in store.dense_vectors([hit.id]).values()]
                 alone = _scored(store, vector, [hit], [max([0.0, *whole])])
-                if _together(wanted, alone) > support:
-                    support = _together(wanted, alone)
-                    scored = [*scored, *alone]
+                if (by_words := _together(wanted, alone)) > support:
+                    support, scored = by_words, [*scored, *alone]
         texts = [str(h.payload.get("text", "")) for h in near]
         if (
             support < t.support
@@ -282,9 +281,9 @@ def _scored(
     packed = store.sentence_vectors([h.id for h in hits])
     out = []
     for hit, cos in zip(hits, whole, strict=True):
-        best = best_cosine(packed.get(hit.id, ""), vector) if packed.get(hit.id) else None
+        best = best_cosine(packed.get(hit.id, ""), vector)  # (None: no sentence vectors)
         said = frozenset(terms(str(hit.payload["text"])))
-        out.append(_Scored(hit, said, max(0.0, cos, best if best is not None else 0.0)))
+        out.append(_Scored(hit, said, max(0.0, cos, best or 0.0)))
     return out
 
 

@@ -119,13 +119,7 @@ class SettingsDialog(QDialog):
         self.fields["ollama_model"] = self.model_combo
         self.test_button = QPushButton("Test")
         self.test_button.setToolTip("Check that Ollama answers and has the model")
-        model_row = QHBoxLayout()
-        model_row.addWidget(self.model_combo, 1)
-        model_row.addWidget(self.test_button)
-        self.test_label = QLabel("")
-        self.test_label.setWordWrap(True)
-        # rich text of Docent's own making only (``banner_html``): commands in code type
-        self.test_label.setTextFormat(Qt.TextFormat.RichText)
+        model_row, self.test_label = _tested(self.model_combo, self.test_button)
         self.embedding_edit = self._line("embedding_model")
         self.data_edit = self._line("data_dir", "default (DOCENT_HOME or the platform folder)")
         data_row = self._folder_row(self.data_edit, "the data folder", "Data folder")
@@ -141,12 +135,7 @@ class SettingsDialog(QDialog):
             "Check that a Qdrant server answers at this URL and takes the key below"
         )
         self.qdrant_test_button.setAccessibleName("Test the Qdrant server")
-        qdrant_row = QHBoxLayout()
-        qdrant_row.addWidget(self.qdrant_edit, 1)
-        qdrant_row.addWidget(self.qdrant_test_button)
-        self.qdrant_test_label = QLabel("")
-        self.qdrant_test_label.setWordWrap(True)
-        self.qdrant_test_label.setTextFormat(Qt.TextFormat.RichText)  # (banner_html)
+        qdrant_row, self.qdrant_test_label = _tested(self.qdrant_edit, self.qdrant_test_button)
         self.folders = QListWidget()
         self.folders.setObjectName("watched_folders")
         self.folders.setMaximumHeight(90)
@@ -521,3 +510,15 @@ class SettingsDialog(QDialog):
         folder = QFileDialog.getExistingDirectory(self, "Watch folder")
         if folder and not self.folders.findItems(folder, Qt.MatchFlag.MatchExactly):
             self.folders.addItem(folder)
+
+
+def _tested(field: QWidget, button: QPushButton) -> tuple[QHBoxLayout, QLabel]:
+    """``field`` with its Test ``button`` beside it, and the label its verdict goes in
+    (rich text of Docent's own making only, ``banner_html``: commands in code type)."""
+    row = QHBoxLayout()
+    row.addWidget(field, 1)
+    row.addWidget(button)
+    verdict = QLabel("")
+    verdict.setWordWrap(True)
+    verdict.setTextFormat(Qt.TextFormat.RichText)
+    return row, verdict
